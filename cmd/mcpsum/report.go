@@ -1,0 +1,91 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Exit codes: the contract scripts rely on (README "Exit codes").
+const (
+	exitOK        = 0 // everything checked and fine
+	exitVerdict   = 1 // security verdict: drift, digest mismatch, bad signature, policy denial
+	exitUsage     = 2 // bad command line
+	exitUndecided = 3 // could not decide: I/O, server failed or timed out, malformed lockfile, sandbox unavailable
+)
+
+// exitError carries an explicit exit code chosen by a subcommand.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+// verdict marks err as a security verdict (exit 1).
+func verdict(err error) error { return &exitError{code: exitVerdict, err: err} }
+
+// usageErr is a command-line mistake (exit 2).
+func usageErr(format string, args ...any) error {
+	return &exitError{code: exitUsage, err: fmt.Errorf(format, args...)}
+}
+
+// silent is an error whose message was already written (e.g. a verify report);
+// only its exit code matters.
+type silent struct{ code int }
+
+func (s silent) Error() string { return fmt.Sprintf("exit %d", s.code) }
+
+// exitCode is the one place that maps errors to exit codes.
+func exitCode(err error) int {
+	if err == nil {
+		return exitOK
+	}
+	var s silent
+	if errors.As(err, &s) {
+		return s.code
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return ee.code
+	}
+	if code, ok := libraryExitCode(err); ok {
+		return code
+	}
+	if isFlagError(err) {
+		return exitUsage
+	}
+	return exitUndecided // fail closed: anything unclassified is "could not decide"
+}
+
+// isFlagError reports errors produced by the flag package while parsing.
+func isFlagError(err error) bool {
+	msg := err.Error()
+	return strings.HasPrefix(msg, "flag provided but not defined") ||
+		strings.HasPrefix(msg, "invalid value") ||
+		strings.HasPrefix(msg, "invalid boolean") ||
+		strings.HasPrefix(msg, "flag needs an argument") ||
+		strings.HasPrefix(msg, "bad flag syntax") ||
+		strings.Contains(msg, "error parsing env var")
+}
+
+// report writes err to stderr (unless already reported) and returns the exit code.
+func report(stderr io.Writer, err error) int {
+	code := exitCode(err)
+	if err == nil || errors.Is(err, flag.ErrHelp) {
+		return code
+	}
+	var s silent
+	if !errors.As(err, &s) {
+		fmt.Fprintf(stderr, "mcpsum: %v\n", err)
+	}
+	return code
+}
+
+// libraryExitCode maps the typed errors of the pkg/ libraries.
+func libraryExitCode(err error) (int, bool) {
+	return 0, false
+}
