@@ -1,0 +1,150 @@
+// Package e2e drives the built mcpsum binary against pinned real MCP servers:
+// the official npm servers (installed by `npm ci` in this directory), the
+// go-sdk v1.8.0 and mcp-go v1.2.1 example servers (built from the versions
+// pinned in go.mod), and small servers of our own under e2e/servers.
+package e2e
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// bin holds the paths of everything TestMain built.
+var bin struct {
+	dir        string
+	mcpsum     string
+	gosrv      string // e2e/servers/gosrv: go-sdk server with drift knobs
+	hostile    string // e2e/servers/hostile: a FAKE misbehaving server
+	goEvery    string // go-sdk examples/server/everything (dual-era)
+	goMemory   string // go-sdk examples/server/memory
+	goSeq      string // go-sdk examples/server/sequentialthinking
+	mcpgoEvery string // mcp-go v1.2.1 examples/everything
+}
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "mcpsum-e2e-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	bin.dir = dir
+	code := 1
+	if err := buildAll(dir); err != nil {
+		fmt.Fprintln(os.Stderr, "e2e: building binaries:", err)
+	} else {
+		code = m.Run()
+	}
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func buildAll(dir string) error {
+	targets := []struct {
+		dst *string
+		out string
+		pkg string
+	}{
+		{&bin.mcpsum, "mcpsum", "github.com/mcpsum/mcpsum/cmd/mcpsum"},
+		{&bin.gosrv, "gosrv", "github.com/mcpsum/mcpsum/e2e/servers/gosrv"},
+		{&bin.hostile, "hostile", "github.com/mcpsum/mcpsum/e2e/servers/hostile"},
+		{&bin.goEvery, "go-everything", "github.com/modelcontextprotocol/go-sdk/examples/server/everything"},
+		{&bin.goMemory, "go-memory", "github.com/modelcontextprotocol/go-sdk/examples/server/memory"},
+		{&bin.goSeq, "go-sequentialthinking", "github.com/modelcontextprotocol/go-sdk/examples/server/sequentialthinking"},
+		{&bin.mcpgoEvery, "mcpgo-everything", "github.com/mark3labs/mcp-go/examples/everything"},
+	}
+	var pkgs []string
+	for _, t := range targets {
+		*t.dst = filepath.Join(dir, t.out)
+		pkgs = append(pkgs, t.pkg)
+	}
+	// One go build per target, but in a single invocation for the shared cache;
+	// `go build -o dir/` names each binary after its package directory, so
+	// build one by one to control names.
+	var wg sync.WaitGroup
+	errs := make([]error, len(targets))
+	sem := make(chan struct{}, runtime.NumCPU())
+	for i, t := range targets {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			cmd := exec.Command("go", "build", "-o", *t.dst, t.pkg)
+			cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+			if out, err := cmd.CombinedOutput(); err != nil {
+				errs[i] = fmt.Errorf("go build %s: %v\n%s", t.pkg, err, out)
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	_ = pkgs
+	return nil
+}
+
+// npmServer returns the entry point of an official npm server installed by
+// `npm ci` in e2e/, skipping the test when it is missing (failing in CI).
+func npmServer(t testing.TB, name string) string {
+	t.Helper()
+	p, err := filepath.Abs(filepath.Join("node_modules", "@modelcontextprotocol", name, "dist", "index.js"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(p); err != nil {
+		requirePeers(t, "npm package @modelcontextprotocol/"+name+" is not installed; run `npm ci` in e2e/")
+	}
+	return p
+}
+
+// inspector returns the @modelcontextprotocol/inspector CLI launcher.
+func inspector(t testing.TB) string {
+	t.Helper()
+	p, err := filepath.Abs(filepath.Join("node_modules", "@modelcontextprotocol", "inspector", "clients", "launcher", "build", "index.js"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(p); err != nil {
+		requirePeers(t, "@modelcontextprotocol/inspector is not installed; run `npm ci` in e2e/")
+	}
+	return p
+}
+
+// requirePeers skips locally but fails in CI (MCPSUM_E2E_REQUIRE=1): a
+// missing peer must never be a silent pass there.
+func requirePeers(t testing.TB, why string) {
+	t.Helper()
+	if os.Getenv("MCPSUM_E2E_REQUIRE") == "1" {
+		t.Fatal(why)
+	}
+	t.Skip(why)
+}
+
+// mcpsum runs the built binary in dir and returns stdout, stderr and the exit code.
+func mcpsum(t testing.TB, dir string, env []string, args ...string) (string, string, int) {
+	t.Helper()
+	cmd := exec.Command(bin.mcpsum, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	code := 0
+	if err != nil {
+		ee, ok := err.(*exec.ExitError)
+		if !ok {
+			t.Fatalf("running mcpsum %v: %v", args, err)
+		}
+		code = ee.ExitCode()
+	}
+	return stdout.String(), stderr.String(), code
+}
