@@ -2,22 +2,31 @@ package main
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"regexp"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
+
+	"github.com/mcpsum/mcpsum/pkg/lockfile"
+	"github.com/mcpsum/mcpsum/pkg/pin"
 )
 
 func (a *app) lockCommand() *ffcli.Command {
 	fs := a.flagSet("lock")
-	lockfile := lockfileFlag(fs)
+	lockfilePath := lockfileFlag(fs)
 	name := fs.String("name", "", "server entry to add, replace or re-lock")
 	var envs stringList
 	fs.Var(&envs, "env", "name of an environment variable passed to the server (repeatable; values are never stored)")
-	timeout := fs.Int("timeout-secs", 30, "seconds to wait for each server to answer")
-	_, _, _ = lockfile, name, timeout
+	timeout := fs.Int("timeout-secs", 10, "seconds to wait for each answer of a server (the era probe, the handshake, each list page)")
 	return &ffcli.Command{
 		Name:       "lock",
-		ShortUsage: "mcpsum lock [--lockfile F] --name N [--env VAR]... [--timeout-secs S] -- COMMAND [ARG]...\n       mcpsum lock [--lockfile F] [--name N]",
+		ShortUsage: "mcpsum lock [--lockfile F] --name N [--env VAR]... [--timeout-secs S] -- COMMAND [ARG]...\n  or   mcpsum lock [--lockfile F] [--name N]",
 		ShortHelp:  "run servers and pin their command and surface in mcp.lock",
 		LongHelp: strings.TrimSpace(`
 With a command after --, lock runs it, detects its protocol era, lists its
@@ -25,10 +34,137 @@ tools, prompts, resources and templates, and adds or replaces the entry N.
 Without a command, lock re-locks the existing entries (or just N) with their
 locked command and environment names, in their locked era first, several in
 parallel. A server's policy is kept; taint labels of tools that no longer exist
-are dropped and printed. A failed lock leaves mcp.lock untouched.`),
+are dropped and printed. A failed lock leaves mcp.lock untouched.
+
+The server sees only the variables named with --env, plus PATH, HOME and
+TMPDIR. mcpsum declares no client capabilities while locking, so the surface
+pinned is the one every client gets (some servers add tools for clients that
+declare roots, sampling or elicitation).`),
 		FlagSet: fs,
 		Exec: func(ctx context.Context, args []string) error {
-			return notAvailable("mcpsum lock")
+			if *timeout <= 0 {
+				return usageErr("--timeout-secs must be positive, got %d", *timeout)
+			}
+			opts := pin.Options{Lockfile: *lockfilePath, Timeout: time.Duration(*timeout) * time.Second}
+			if len(args) == 0 {
+				if len(envs) > 0 {
+					return usageErr("--env applies to a new entry: give the server command after --")
+				}
+				return a.relock(ctx, *lockfilePath, *name, opts)
+			}
+			return a.lockNew(ctx, *lockfilePath, *name, envs, args, opts)
 		},
 	}
+}
+
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// lockNew adds or replaces one entry with an explicit command.
+func (a *app) lockNew(ctx context.Context, path, name string, envs, command []string, opts pin.Options) error {
+	if name == "" {
+		return usageErr("lock needs --name for the new entry (the name you will pass to proxy and verify)")
+	}
+	if err := lockfile.ValidName(name); err != nil {
+		return usageErr("--name %s: %v", quoteArg(name), err)
+	}
+	for _, e := range envs {
+		if !envName.MatchString(e) {
+			return usageErr("--env %s: give the name of an environment variable, not its value", quoteArg(e))
+		}
+		if _, ok := os.LookupEnv(e); !ok {
+			fmt.Fprintf(a.stderr, "lock: note: %s is not set here; the server will start without it\n", e)
+		}
+	}
+	slices.Sort(envs)
+	envs = slices.Compact(envs)
+
+	// Keep the locked era and sandbox of an entry locked with the same command.
+	prefer := ""
+	var policy *lockfile.Policy
+	old, err := lockfile.Load(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return err
+	default:
+		if e := old.Servers[name]; e != nil {
+			policy = e.Policy
+			if slices.Equal(e.Command, command) {
+				prefer = e.Era()
+			}
+		}
+	}
+	p := newProgress(a.stderr, []string{name})
+	entry, err := pin.Lock(ctx, name, command, envs, prefer, policy, opts)
+	p.done(name, entry, err)
+	p.stop()
+	if err != nil {
+		return err
+	}
+	return a.write(path, map[string]*lockfile.Server{name: entry})
+}
+
+// relock re-pins existing entries with their locked command, in parallel.
+// Either every selected server is re-locked or the file is left untouched.
+func (a *app) relock(ctx context.Context, path, name string, opts pin.Options) error {
+	f, err := loadLock(path)
+	if err != nil {
+		return err
+	}
+	names, err := selectServers(f, path, name)
+	if err != nil {
+		return err
+	}
+	if len(names) == 0 {
+		return usageErr("%s has no servers yet: add one with mcpsum lock --name NAME -- COMMAND [ARG]...", path)
+	}
+	p := newProgress(a.stderr, names)
+	results := parallel(ctx, names, func(ctx context.Context, n string) (*lockfile.Server, error) {
+		e := f.Servers[n]
+		entry, err := pin.Lock(ctx, n, e.Command, e.EnvPassthrough, e.Era(), e.Policy, opts)
+		p.done(n, entry, err)
+		return entry, err
+	})
+	p.stop()
+	entries := map[string]*lockfile.Server{}
+	var failed []string
+	for i, r := range results {
+		if r.err != nil {
+			failed = append(failed, names[i])
+			continue
+		}
+		entries[names[i]] = r.entry
+	}
+	if len(failed) > 0 {
+		return fmt.Errorf("lock failed for %s; %s was left untouched", strings.Join(failed, ", "), path)
+	}
+	return a.write(path, entries)
+}
+
+// write merges entries into the lockfile under its file lock, keeping each
+// server's policy and printing the taint labels that had to be dropped.
+func (a *app) write(path string, entries map[string]*lockfile.Server) error {
+	var notes []string
+	err := lockfile.Update(path, func(f *lockfile.File) error {
+		notes = notes[:0]
+		for n, e := range entries {
+			if old := f.Servers[n]; old != nil {
+				for _, d := range lockfile.KeepPolicy(old, e) {
+					notes = append(notes, fmt.Sprintf("lock: %s: dropped taint label %s: the tool no longer exists (label its new name again if it was renamed)", n, d))
+				}
+			}
+			f.Servers[n] = e
+		}
+		f.Generator = "mcpsum " + moduleVersion()
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	slices.Sort(notes)
+	for _, n := range notes {
+		fmt.Fprintln(a.stderr, n)
+	}
+	fmt.Fprintf(a.stderr, "lock: wrote %s\n", path)
+	return nil
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/mcpsum/mcpsum/pkg/lockfile"
 )
 
 // Exit codes: the contract scripts rely on (README "Exit codes").
@@ -87,5 +89,13 @@ func report(stderr io.Writer, err error) int {
 
 // libraryExitCode maps the typed errors of the pkg/ libraries.
 func libraryExitCode(err error) (int, bool) {
+	var integrity *lockfile.IntegrityError
+	if errors.As(err, &integrity) {
+		return exitVerdict, true // I3: the lockfile does not match its digests
+	}
+	var format *lockfile.FormatError
+	if errors.As(err, &format) {
+		return exitUndecided, true // malformed: nothing could be checked
+	}
 	return 0, false
 }

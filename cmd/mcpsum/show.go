@@ -2,17 +2,23 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"sort"
 	"strings"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
+
+	"github.com/mcpsum/mcpsum/pkg/lockfile"
 )
 
 func (a *app) showCommand() *ffcli.Command {
 	fs := a.flagSet("show")
-	lockfile := lockfileFlag(fs)
+	lockfilePath := lockfileFlag(fs)
 	name := fs.String("name", "", "show only this server")
 	asJSON := fs.Bool("json", false, "print JSON instead of text")
-	_, _, _ = lockfile, name, asJSON
 	return &ffcli.Command{
 		Name:       "show",
 		ShortUsage: "mcpsum show [--lockfile F] [--name N] [--json]",
@@ -24,7 +30,217 @@ server wrote is shown escaped; items with control, ANSI, bidi or zero-width
 characters are flagged as suspicious.`),
 		FlagSet: fs,
 		Exec: func(ctx context.Context, args []string) error {
-			return notAvailable("mcpsum show")
+			if len(args) > 0 {
+				return usageErr("show takes no arguments (got %q)", args[0])
+			}
+			f, err := loadLock(*lockfilePath)
+			if err != nil {
+				return err
+			}
+			names, err := selectServers(f, *lockfilePath, *name)
+			if err != nil {
+				return err
+			}
+			v := buildShow(f, names)
+			if *asJSON {
+				return writeJSON(a.stdout, v)
+			}
+			printShow(a.stdout, *lockfilePath, v)
+			return nil
 		},
 	}
+}
+
+// loadLock reads the lockfile, checking every digest (I3).
+func loadLock(path string) (*lockfile.File, error) {
+	f, err := lockfile.Load(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("no lockfile at %s: create one with mcpsum lock --name NAME -- COMMAND [ARG]... (or pass --lockfile)", path)
+	}
+	return f, err
+}
+
+// selectServers returns the sorted server names, or just name if given.
+func selectServers(f *lockfile.File, path, name string) ([]string, error) {
+	if name != "" {
+		if _, ok := f.Servers[name]; !ok {
+			return nil, usageErr("no server %s in %s (locked: %s)", quoteArg(name), path, strings.Join(sortedNames(f), ", "))
+		}
+		return []string{name}, nil
+	}
+	return sortedNames(f), nil
+}
+
+func sortedNames(f *lockfile.File) []string {
+	names := make([]string, 0, len(f.Servers))
+	for n := range f.Servers {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// showFile is show's model, also its --json output.
+type showFile struct {
+	LockfileVersion int                    `json:"lockfileVersion"`
+	Generator       string                 `json:"generator,omitempty"`
+	Servers         map[string]*showServer `json:"servers"`
+	order           []string
+}
+
+type showServer struct {
+	Command           []string          `json:"command"`
+	EnvPassthrough    []string          `json:"envPassthrough"`
+	Era               string            `json:"era"`
+	ProtocolVersion   string            `json:"protocolVersion"`
+	SupportedVersions []string          `json:"supportedVersions,omitempty"`
+	ServerInfo        json.RawMessage   `json:"serverInfo"`
+	Instructions      *showText         `json:"instructions"`
+	Counts            map[string]int    `json:"counts"`
+	Surface           string            `json:"surfaceDigest"`
+	Items             map[string][]item `json:"items"`
+	Policy            *lockfile.Policy  `json:"policy,omitempty"`
+	Suspicious        int               `json:"suspiciousItems"`
+}
+
+type showText struct {
+	Chars      int    `json:"chars"`
+	Digest     string `json:"digest"`
+	Suspicious bool   `json:"suspicious"`
+	text       string
+}
+
+// item is one tool, prompt, resource or template as show presents it.
+type item struct {
+	Key         string          `json:"key"`
+	Title       string          `json:"title,omitempty"`
+	Description string          `json:"description,omitempty"`
+	Annotations json.RawMessage `json:"annotations,omitempty"`
+	Digest      string          `json:"digest"`
+	Suspicious  []string        `json:"suspiciousFields,omitempty"`
+}
+
+var kindOrder = []struct{ kind, plural string }{
+	{lockfile.KindTool, "tools"},
+	{lockfile.KindPrompt, "prompts"},
+	{lockfile.KindResource, "resources"},
+	{lockfile.KindResourceTemplate, "resourceTemplates"},
+}
+
+func kindItems(s *lockfile.Server, kind string) ([]json.RawMessage, map[string]string) {
+	switch kind {
+	case lockfile.KindTool:
+		return s.Tools, s.Digests.Tools
+	case lockfile.KindPrompt:
+		return s.Prompts, s.Digests.Prompts
+	case lockfile.KindResource:
+		return s.Resources, s.Digests.Resources
+	default:
+		return s.ResourceTemplates, s.Digests.ResourceTemplates
+	}
+}
+
+func buildShow(f *lockfile.File, names []string) *showFile {
+	v := &showFile{LockfileVersion: f.Version, Generator: f.Generator, Servers: map[string]*showServer{}, order: names}
+	for _, n := range names {
+		s := f.Servers[n]
+		ss := &showServer{
+			Command: s.Command, EnvPassthrough: s.EnvPassthrough, Era: s.Era(),
+			ProtocolVersion: s.ProtocolVersion, SupportedVersions: s.SupportedVersions,
+			ServerInfo: s.ServerInfo, Counts: map[string]int{}, Items: map[string][]item{},
+			Surface: s.Digests.Surface, Policy: s.Policy,
+		}
+		if s.Instructions != nil {
+			_, sus := quoteText(*s.Instructions)
+			ss.Instructions = &showText{Chars: len([]rune(*s.Instructions)), Digest: deref(s.Digests.Instructions), Suspicious: sus, text: *s.Instructions}
+		}
+		for _, k := range kindOrder {
+			raw, digests := kindItems(s, k.kind)
+			ss.Counts[k.plural] = len(raw)
+			list := []item{}
+			for _, r := range raw {
+				it := describeItem(k.kind, r)
+				it.Digest = digests[it.Key]
+				if len(it.Suspicious) > 0 {
+					ss.Suspicious++
+				}
+				list = append(list, it)
+			}
+			ss.Items[k.plural] = list
+		}
+		v.Servers[n] = ss
+	}
+	return v
+}
+
+func deref(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}
+
+// describeItem pulls the fields a reviewer reads first and lists every string
+// field (at any depth) that holds suspicious characters.
+func describeItem(kind string, raw json.RawMessage) item {
+	var it item
+	it.Key, _ = lockfile.ItemKey(kind, raw)
+	var m map[string]json.RawMessage
+	_ = json.Unmarshal(raw, &m)
+	it.Title = jsonString(m["title"])
+	it.Description = jsonString(m["description"])
+	if a, ok := m["annotations"]; ok && kind == lockfile.KindTool {
+		it.Annotations = a
+	}
+	it.Suspicious = suspiciousPaths(raw)
+	return it
+}
+
+func jsonString(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		return ""
+	}
+	return s
+}
+
+// suspiciousPaths walks a JSON value and returns the paths of strings (keys
+// included) that contain characters a terminal or a model could be fooled by.
+func suspiciousPaths(raw json.RawMessage) []string {
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return []string{"(unreadable)"}
+	}
+	var out []string
+	var walk func(path string, v any)
+	walk = func(path string, v any) {
+		switch x := v.(type) {
+		case string:
+			if _, sus := quoteText(x); sus {
+				out = append(out, path)
+			}
+		case []any:
+			for i, e := range x {
+				walk(fmt.Sprintf("%s[%d]", path, i), e)
+			}
+		case map[string]any:
+			keys := make([]string, 0, len(x))
+			for k := range x {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			for _, k := range keys {
+				p := k
+				if path != "" {
+					p = path + "." + k
+				}
+				if _, sus := quoteText(k); sus {
+					out = append(out, p+" (key)")
+				}
+				walk(p, x[k])
+			}
+		}
+	}
+	walk("", v)
+	return out
 }

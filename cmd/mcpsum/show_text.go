@@ -1,0 +1,186 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/mcpsum/mcpsum/pkg/mcpwire"
+)
+
+// quoteText renders server-written text for a terminal (see mcpwire.Quote).
+func quoteText(s string) (string, bool) { return mcpwire.Quote(s) }
+
+// quoteArg renders a command-line word so that it can be pasted back into a
+// shell and never carries raw control characters.
+func quoteArg(s string) string {
+	q, sus := mcpwire.Quote(s)
+	if !sus && q == s && s != "" && !strings.ContainsAny(s, " \t'\"\\$`!*?[](){}<>|&;#~") {
+		return s
+	}
+	if !sus && q == s {
+		return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	}
+	return "$'" + strings.ReplaceAll(q, "'", `\'`) + "'"
+}
+
+func quoteArgs(args []string) string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		out[i] = quoteArg(a)
+	}
+	return strings.Join(out, " ")
+}
+
+// oneLine is the first line of text, escaped and cut to max runes.
+func oneLine(s string, max int) string {
+	first, rest, more := strings.Cut(strings.TrimSpace(s), "\n")
+	q, _ := quoteText(strings.TrimRight(first, "\r"))
+	r := []rune(q)
+	if len(r) > max {
+		return string(r[:max]) + "…"
+	}
+	if more && strings.TrimSpace(rest) != "" {
+		return q + " …"
+	}
+	return q
+}
+
+func printShow(w io.Writer, path string, v *showFile) {
+	fmt.Fprintf(w, "%s: lockfileVersion %d", path, v.LockfileVersion)
+	if v.Generator != "" {
+		fmt.Fprintf(w, ", written by %s", oneLine(v.Generator, 40))
+	}
+	fmt.Fprintf(w, "; %d server(s); all digests verified\n", len(v.order))
+	for _, n := range v.order {
+		printServer(w, n, v.Servers[n])
+	}
+}
+
+func printServer(w io.Writer, name string, s *showServer) {
+	fmt.Fprintf(w, "\nserver %s\n", quoteArg(name))
+	fmt.Fprintf(w, "  command       %s\n", quoteArgs(s.Command))
+	env := "(none: every variable is withheld)"
+	if len(s.EnvPassthrough) > 0 {
+		env = strings.Join(s.EnvPassthrough, ", ")
+	}
+	fmt.Fprintf(w, "  env           %s\n", env)
+	if s.Era == "modern" {
+		fmt.Fprintf(w, "  era           modern (server/discover), protocolVersion %s, supports %s\n",
+			oneLine(s.ProtocolVersion, 20), oneLine(strings.Join(s.SupportedVersions, ", "), 120))
+	} else {
+		fmt.Fprintf(w, "  era           legacy (initialize), protocolVersion %s\n", oneLine(s.ProtocolVersion, 20))
+	}
+	fmt.Fprintf(w, "  serverInfo    %s\n", serverInfoLine(s.ServerInfo))
+	if s.Instructions == nil {
+		fmt.Fprintf(w, "  instructions  none\n")
+	} else {
+		flag := ""
+		if s.Instructions.Suspicious {
+			flag = "  !! SUSPICIOUS characters"
+		}
+		fmt.Fprintf(w, "  instructions  %d chars, %s%s\n    %s\n", s.Instructions.Chars, s.Instructions.Digest, flag, oneLine(s.Instructions.text, 100))
+	}
+	fmt.Fprintf(w, "  surface       %s\n", s.Surface)
+	fmt.Fprintf(w, "  counts        %d tools, %d prompts, %d resources, %d templates\n",
+		s.Counts["tools"], s.Counts["prompts"], s.Counts["resources"], s.Counts["resourceTemplates"])
+	if s.Suspicious > 0 {
+		fmt.Fprintf(w, "  !! %d item(s) contain control, ANSI, bidi or zero-width characters: review them before trusting this server\n", s.Suspicious)
+	}
+	for _, k := range kindOrder {
+		items := s.Items[k.plural]
+		if len(items) == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "  %s\n", k.plural)
+		for _, it := range items {
+			key, _ := quoteText(it.Key)
+			fmt.Fprintf(w, "    %s  %s", key, it.Digest)
+			if a := annotationSummary(it.Annotations); a != "" {
+				fmt.Fprintf(w, "  [%s]", a)
+			}
+			fmt.Fprintln(w)
+			if it.Description != "" {
+				fmt.Fprintf(w, "      %s\n", oneLine(it.Description, 100))
+			}
+			if len(it.Suspicious) > 0 {
+				fmt.Fprintf(w, "      !! SUSPICIOUS characters in: %s\n", oneLine(strings.Join(it.Suspicious, ", "), 200))
+			}
+		}
+	}
+	printPolicy(w, s)
+}
+
+func serverInfoLine(raw json.RawMessage) string {
+	var si struct {
+		Name    string `json:"name"`
+		Title   string `json:"title"`
+		Version string `json:"version"`
+	}
+	if json.Unmarshal(raw, &si) != nil {
+		return oneLine(string(raw), 100)
+	}
+	out := oneLine(si.Name, 60) + " " + oneLine(si.Version, 30)
+	if si.Title != "" {
+		out += " (" + oneLine(si.Title, 60) + ")"
+	}
+	return out
+}
+
+// annotationSummary lists the hints a server declared, as it declared them.
+func annotationSummary(raw json.RawMessage) string {
+	if len(raw) == 0 {
+		return ""
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) != nil {
+		return "annotations unreadable"
+	}
+	var parts []string
+	for _, k := range []string{"readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"} {
+		if v, ok := m[k]; ok {
+			parts = append(parts, strings.TrimSuffix(k, "Hint")+"="+oneLine(string(v), 10))
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+func printPolicy(w io.Writer, s *showServer) {
+	p := s.Policy
+	if p == nil {
+		fmt.Fprintf(w, "  policy        none (no taint tracking, no sandbox)\n")
+		return
+	}
+	if p.Taint != nil {
+		fmt.Fprintf(w, "  taint sources %s\n", listOrNone(p.Taint.Sources))
+		fmt.Fprintf(w, "  taint sinks   %s\n", listOrNone(p.Taint.Sinks))
+	}
+	if sb := p.Sandbox; sb != nil {
+		fmt.Fprintf(w, "  sandbox read  %s\n", listOrNone(sb.Filesystem.Read))
+		fmt.Fprintf(w, "  sandbox write %s (plus its private ${TMP})\n", listOrNone(sb.Filesystem.Write))
+		if len(sb.Network.Allow) == 0 {
+			fmt.Fprintf(w, "  network       none\n")
+		} else {
+			fmt.Fprintf(w, "  network       only %s, through the audited egress proxy\n", strings.Join(sb.Network.Allow, ", "))
+		}
+	}
+}
+
+func listOrNone(l []string) string {
+	if len(l) == 0 {
+		return "(none)"
+	}
+	q := make([]string, len(l))
+	for i, s := range l {
+		q[i], _ = quoteText(s)
+	}
+	return strings.Join(q, ", ")
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}

@@ -1,0 +1,152 @@
+// Package pin runs a server the way mcp.lock says and turns what it answers
+// into a lock entry. It is shared by lock, verify and the proxy, so a server
+// is started the same way (exact argv, withheld environment, sandbox) whoever
+// starts it.
+package pin
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/mcpsum/mcpsum/pkg/lockfile"
+	"github.com/mcpsum/mcpsum/pkg/mcpwire"
+)
+
+// Options are shared by every server start.
+type Options struct {
+	Lockfile string        // path of mcp.lock (protected from sandbox write paths)
+	Timeout  time.Duration // per server: probe, handshake and each list call
+	MaxLine  int           // stdout line limit; 0 = mcpwire.DefaultMaxLine
+	Stderr   io.Writer     // raw copy of the server's stderr; nil = captured tail only
+}
+
+// stopGrace is how long a server gets to exit after its stdin closes.
+const stopGrace = 2 * time.Second
+
+// Spec builds how to start a locked entry: exactly entry.Command, only the
+// variables named in entry.EnvPassthrough (plus PATH, HOME, TMPDIR), and the
+// sandbox when the entry's policy asks for one. cleanup must run after the
+// process has stopped.
+func Spec(name string, entry *lockfile.Server, opts Options) (mcpwire.Spec, func(), error) {
+	spec := mcpwire.Spec{
+		Argv:    entry.Command,
+		Env:     mcpwire.Environ(entry.EnvPassthrough),
+		MaxLine: opts.MaxLine,
+		Stderr:  opts.Stderr,
+	}
+	if entry.Policy == nil || entry.Policy.Sandbox == nil {
+		return spec, func() {}, nil
+	}
+	return sandboxed(name, entry.Policy.Sandbox, spec, opts)
+}
+
+// Entry turns what a server answered into a lock entry with digests.
+func Entry(command, env []string, h *mcpwire.Hello, s *mcpwire.Surface) (*lockfile.Server, error) {
+	e := &lockfile.Server{
+		Command:           append([]string{}, command...),
+		EnvPassthrough:    append([]string{}, env...),
+		ProtocolVersion:   h.ProtocolVersion,
+		ServerInfo:        h.ServerInfo,
+		Instructions:      h.Instructions,
+		Capabilities:      h.Capabilities,
+		Tools:             s.Tools,
+		Prompts:           s.Prompts,
+		Resources:         s.Resources,
+		ResourceTemplates: s.ResourceTemplates,
+	}
+	if h.Era == lockfile.EraModern {
+		e.SupportedVersions = append([]string{}, h.SupportedVersions...)
+	}
+	if len(e.ServerInfo) == 0 {
+		e.ServerInfo = json.RawMessage(`{}`)
+	}
+	if len(e.Capabilities) == 0 {
+		e.Capabilities = json.RawMessage(`{}`)
+	}
+	if err := lockfile.NewServer(e); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// Lock runs command with the named environment variables and returns its lock
+// entry. prefer is the era to try first ("" probes as the seed says: modern
+// first, then legacy); a failed preferred era falls back to the probe.
+func Lock(ctx context.Context, name string, command, env []string, prefer string, policy *lockfile.Policy, opts Options) (*lockfile.Server, error) {
+	entry := &lockfile.Server{Command: command, EnvPassthrough: env, Policy: policy}
+	h, s, err := observe(ctx, name, entry, prefer, opts)
+	if err != nil {
+		return nil, err
+	}
+	return Entry(command, env, h, s)
+}
+
+// Observe runs a locked entry in its locked era first and returns what it
+// serves now, as an entry to compare with the lock (lockfile.Compare).
+func Observe(ctx context.Context, name string, entry *lockfile.Server, opts Options) (*lockfile.Server, error) {
+	h, s, err := observe(ctx, name, entry, entry.Era(), opts)
+	if err != nil {
+		return nil, err
+	}
+	return Entry(entry.Command, entry.EnvPassthrough, h, s)
+}
+
+func observe(ctx context.Context, name string, entry *lockfile.Server, prefer string, opts Options) (*mcpwire.Hello, *mcpwire.Surface, error) {
+	spec, cleanup, err := Spec(name, entry, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer cleanup()
+	start := func() (*mcpwire.Process, error) { return mcpwire.Start(spec) }
+
+	var c *mcpwire.Client
+	var h *mcpwire.Hello
+	if prefer != "" {
+		c, h, err = handshake(ctx, start, prefer, opts.Timeout)
+	}
+	if c == nil {
+		c, h, err = mcpwire.Probe(ctx, start, opts.Timeout)
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("server %q: %w", name, err)
+	}
+	defer c.Close(stopGrace)
+	s, err := mcpwire.ListAll(ctx, c, h)
+	if err != nil {
+		return nil, nil, fmt.Errorf("server %q: %w", name, err)
+	}
+	return h, s, nil
+}
+
+// handshake speaks the locked era directly. On failure it returns a nil
+// client, so the caller falls back to the full probe.
+func handshake(ctx context.Context, start func() (*mcpwire.Process, error), era string, timeout time.Duration) (*mcpwire.Client, *mcpwire.Hello, error) {
+	p, err := start()
+	if err != nil {
+		return nil, nil, err
+	}
+	c := mcpwire.NewClient(p, &mcpwire.ClientOptions{Timeout: timeout})
+	h, err := mcpwire.Handshake(ctx, c, era)
+	if err != nil {
+		c.Close(stopGrace)
+		return nil, nil, err
+	}
+	return c, h, nil
+}
+
+// protectedPaths are what a sandbox write path may never cover.
+func protectedPaths(lockPath string) []string {
+	var out []string
+	if abs, err := filepath.Abs(lockPath); err == nil {
+		out = append(out, abs, filepath.Dir(abs))
+	}
+	if exe, err := os.Executable(); err == nil {
+		out = append(out, exe)
+	}
+	return out
+}
