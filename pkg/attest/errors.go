@@ -1,0 +1,80 @@
+package attest
+
+import (
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/sigstore/sigstore-go/pkg/verify"
+)
+
+// VerificationError is a negative verdict: the bundle does not prove that the
+// data was signed by the expected key or identity. The CLI maps it to exit 1.
+type VerificationError struct {
+	// Reason is a complete, lower-case sentence fragment for humans, e.g.
+	// `signature does not match the data: ...`.
+	Reason string
+	// Err is the underlying sigstore-go error, if any.
+	Err error
+}
+
+func (e *VerificationError) Error() string { return "signature check failed: " + e.Reason }
+func (e *VerificationError) Unwrap() error { return e.Err }
+
+// UsageError is an operator mistake in what was passed to Sign* or Verify: a
+// bad option combination, an unreadable key or trusted root, a wrong
+// passphrase. The CLI maps it to exit 2.
+type UsageError struct {
+	// Option names what is wrong the way the CLI spells it: "--key",
+	// "--trusted-root", "--certificate-identity", "SIGSTORE_ID_TOKEN", ...
+	Option string
+	Err    error
+}
+
+func (e *UsageError) Error() string { return e.Option + ": " + e.Err.Error() }
+func (e *UsageError) Unwrap() error { return e.Err }
+
+func usagef(option, format string, args ...any) *UsageError {
+	return &UsageError{Option: option, Err: fmt.Errorf(format, args...)}
+}
+
+func verdict(err error, format string, args ...any) *VerificationError {
+	return &VerificationError{Reason: fmt.Sprintf(format, args...), Err: err}
+}
+
+// explain turns a sigstore-go verification failure into a VerificationError
+// whose reason says what failed, most specific cause first.
+func explain(err error, keyMode bool, keyNote string) *VerificationError {
+	msg := err.Error()
+	var mismatch *verify.ErrValueMismatch
+	var reMismatch *verify.ErrValueRegexMismatch
+	var certErr x509.CertificateInvalidError
+	switch {
+	case errors.As(err, &mismatch) || errors.As(err, &reMismatch):
+		if errors.As(err, &mismatch) {
+			return verdict(err, "certificate identity does not match: %s", mismatch.Error())
+		}
+		return verdict(err, "certificate identity does not match: %s", reMismatch.Error())
+	case strings.Contains(msg, "expected key signature, not certificate"):
+		return verdict(err, "the bundle is signed keyless (with a certificate), not with a key; verify it with --certificate-identity and --certificate-oidc-issuer")
+	case strings.Contains(msg, "integrated time outside certificate validity"),
+		errors.As(err, &certErr) && (certErr.Reason == x509.Expired),
+		strings.Contains(msg, "certificate has expired or is not yet valid"):
+		return verdict(err, "the signing certificate was not valid at the signature's trusted time (expired or not yet valid): %v", err)
+	case strings.Contains(msg, "failed to verify log inclusion"):
+		return verdict(err, "the transparency-log (Rekor) entry does not verify against the trusted root: %v", err)
+	case strings.Contains(msg, "failed to verify timestamps"):
+		return verdict(err, "no trusted time for the signature (a verified Rekor entry or RFC 3161 timestamp is required): %v", err)
+	case strings.Contains(msg, "failed to verify leaf certificate"):
+		return verdict(err, "the signing certificate does not chain to a CA in the trusted root: %v", err)
+	case strings.Contains(msg, "failed to verify signed certificate timestamp"):
+		return verdict(err, "the signing certificate has no valid certificate-transparency SCT: %v", err)
+	case strings.Contains(msg, "failed to verify signature"), strings.Contains(msg, "failed to get signature verifier"):
+		if keyMode {
+			return verdict(err, "signature does not verify with the given public key%s: the data changed after signing, the bundle was altered, or another key signed it: %v", keyNote, err)
+		}
+		return verdict(err, "signature does not match the data: the data changed after signing or the bundle was altered: %v", err)
+	}
+	return verdict(err, "%v", err)
+}
