@@ -99,7 +99,7 @@ func (a *app) lockNew(ctx context.Context, path, name string, envs, command []st
 	p.done(name, entry, err)
 	p.stop()
 	if err != nil {
-		return err
+		return withCode(err, fmt.Errorf("lock failed for %s; %s was left untouched", name, path))
 	}
 	return a.write(path, map[string]*lockfile.Server{name: entry})
 }
@@ -136,7 +136,8 @@ func (a *app) relock(ctx context.Context, path, name string, opts pin.Options) e
 		entries[names[i]] = r.entry
 	}
 	if len(failed) > 0 {
-		return fmt.Errorf("lock failed for %s; %s was left untouched", strings.Join(failed, ", "), path)
+		return withCode(results[slices.Index(names, failed[0])].err,
+			fmt.Errorf("lock failed for %s; %s was left untouched", strings.Join(failed, ", "), path))
 	}
 	return a.write(path, entries)
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"sync"
+	"time"
 
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 )
@@ -13,6 +14,7 @@ const maxParallel = 8
 type result struct {
 	entry *lockfile.Server
 	err   error
+	took  time.Duration
 }
 
 // parallel runs fn for every name, at most maxParallel at a time, and returns
@@ -27,8 +29,9 @@ func parallel(ctx context.Context, names []string, fn func(context.Context, stri
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
+			start := time.Now()
 			e, err := fn(ctx, n)
-			out[i] = result{e, err}
+			out[i] = result{e, err, time.Since(start)}
 		}()
 	}
 	wg.Wait()

@@ -2,43 +2,166 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"strings"
+	"time"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
+
+	"github.com/mcpsum/mcpsum/pkg/lockfile"
+	"github.com/mcpsum/mcpsum/pkg/pin"
 )
+
+type verifyFlags struct {
+	lockfile, name                            *string
+	strict, asJSON                            *bool
+	timeout                                   *int
+	signature, key, identity, issuer, trusted *string
+}
 
 func (a *app) verifyCommand() *ffcli.Command {
 	fs := a.flagSet("verify")
-	lockfile := lockfileFlag(fs)
-	name := fs.String("name", "", "verify only this server")
-	strict := fs.Bool("strict", false, "treat informational drift (serverInfo, capabilities, versions) as failure")
-	asJSON := fs.Bool("json", false, "print one machine-readable result object")
-	timeout := fs.Int("timeout-secs", 30, "seconds to wait for each server to answer")
-	signature := fs.String("signature", "", "check this Sigstore bundle over the lockfile instead of running servers")
-	key := fs.String("key", "", "public key (PEM) the signature must verify with")
-	identity := fs.String("certificate-identity", "", "expected signer identity of a keyless signature")
-	issuer := fs.String("certificate-oidc-issuer", "", "expected OIDC issuer of a keyless signature")
-	root := fs.String("trusted-root", "", "Sigstore trusted_root.json for offline verification")
-	_, _, _, _, _, _, _, _, _, _ = lockfile, name, strict, asJSON, timeout, signature, key, identity, issuer, root
+	v := verifyFlags{
+		lockfile:  lockfileFlag(fs),
+		name:      fs.String("name", "", "verify only this server"),
+		strict:    fs.Bool("strict", false, "treat informational drift (serverInfo, capabilities, versions) as failure"),
+		asJSON:    fs.Bool("json", false, "print one machine-readable result object on stdout"),
+		timeout:   fs.Int("timeout-secs", 10, "seconds to wait for each answer of a server"),
+		signature: fs.String("signature", "", "check this Sigstore bundle over the lockfile instead of running servers"),
+		key:       fs.String("key", "", "public key (PEM) the signature must verify with"),
+		identity:  fs.String("certificate-identity", "", "expected signer identity of a keyless signature"),
+		issuer:    fs.String("certificate-oidc-issuer", "", "expected OIDC issuer of a keyless signature"),
+		trusted:   fs.String("trusted-root", "", "Sigstore trusted_root.json for offline verification"),
+	}
 	return &ffcli.Command{
 		Name:       "verify",
-		ShortUsage: "mcpsum verify [--lockfile F] [--name N] [--strict] [--json] [--timeout-secs S]\n       mcpsum verify [--lockfile F] --signature B (--key PUB | --certificate-identity I --certificate-oidc-issuer O) [--trusted-root R]",
+		ShortUsage: "mcpsum verify [--lockfile F] [--name N] [--strict] [--json] [--timeout-secs S]\n  or   mcpsum verify [--lockfile F] --signature B (--key PUB | --certificate-identity I --certificate-oidc-issuer O) [--trusted-root R]",
 		ShortHelp:  "re-check servers (or a signature) against mcp.lock; the CI gate",
 		LongHelp: strings.TrimSpace(`
 verify loads mcp.lock (checking its digests first), runs every server (or just
 N) with its locked command in its locked era, lists its surface again and
-compares. It never writes the lockfile.
+compares. Servers run in parallel. It never writes the lockfile.
 
 Exit 1 on definitional drift (a tool, prompt, resource or template added,
 removed or changed; instructions; the protocol era), and on informational
 drift (serverInfo, capabilities, protocol versions) with --strict. Exit 3 when
-a server cannot be started or does not answer.
+a server cannot be started or does not answer (unless another server drifted:
+drift wins, exit 1). --json prints one result object for CI bots.
 
 With --signature, verify checks a Sigstore bundle over the exact bytes of the
 lockfile and the lockfile's own digests, without running any server.`),
 		FlagSet: fs,
 		Exec: func(ctx context.Context, args []string) error {
-			return notAvailable("mcpsum verify")
+			if len(args) > 0 {
+				return usageErr("verify takes no arguments (got %q); use --name to pick a server", args[0])
+			}
+			if *v.signature != "" {
+				return a.verifySignature(ctx, v)
+			}
+			if *v.key != "" || *v.identity != "" || *v.issuer != "" || *v.trusted != "" {
+				return usageErr("--key, --certificate-identity, --certificate-oidc-issuer and --trusted-root need --signature")
+			}
+			if *v.timeout <= 0 {
+				return usageErr("--timeout-secs must be positive, got %d", *v.timeout)
+			}
+			return a.verifyServers(ctx, v)
 		},
 	}
+}
+
+// serverResult is one server's verify outcome (also its --json form).
+type serverResult struct {
+	Status          string           `json:"status"` // ok, informational, drift, error
+	Era             string           `json:"era"`
+	ProtocolVersion string           `json:"protocolVersion"`
+	Error           string           `json:"error,omitempty"`
+	Findings        []findingJSON    `json:"findings"`
+	Seconds         float64          `json:"seconds"`
+	locked          *lockfile.Server `json:"-"`
+	observed        *lockfile.Server `json:"-"`
+	findings        []lockfile.Finding
+}
+
+type findingJSON struct {
+	Class    string   `json:"class"`
+	Kind     string   `json:"kind"`
+	Name     string   `json:"name,omitempty"`
+	Change   string   `json:"change"`
+	Fields   []string `json:"fields,omitempty"`
+	Locked   string   `json:"locked"`
+	Observed string   `json:"observed"`
+}
+
+type verifyResult struct {
+	Lockfile string                   `json:"lockfile"`
+	Strict   bool                     `json:"strict"`
+	ExitCode int                      `json:"exitCode"`
+	Servers  map[string]*serverResult `json:"servers"`
+	order    []string
+}
+
+func (a *app) verifyServers(ctx context.Context, v verifyFlags) error {
+	f, err := loadLock(*v.lockfile)
+	if err != nil {
+		return err
+	}
+	names, err := selectServers(f, *v.lockfile, *v.name)
+	if err != nil {
+		return err
+	}
+	if len(names) == 0 {
+		return fmt.Errorf("%s has no servers: nothing to verify (add one with mcpsum lock --name NAME -- COMMAND)", *v.lockfile)
+	}
+	opts := pin.Options{Lockfile: *v.lockfile, Timeout: time.Duration(*v.timeout) * time.Second}
+	res := &verifyResult{Lockfile: *v.lockfile, Strict: *v.strict, Servers: map[string]*serverResult{}, order: names}
+	obs := parallel(ctx, names, func(ctx context.Context, n string) (*lockfile.Server, error) {
+		return pin.Observe(ctx, n, f.Servers[n], opts)
+	})
+	for i, n := range names {
+		res.Servers[n] = classify(f.Servers[n], obs[i], *v.strict)
+	}
+	res.ExitCode = res.exitCode()
+	if *v.asJSON {
+		if err := writeJSON(a.stdout, res); err != nil {
+			return err
+		}
+	} else {
+		printVerify(a.stdout, res, isTerminal(a.stdout))
+	}
+	return silent{code: res.ExitCode}
+}
+
+func classify(locked *lockfile.Server, o result, strict bool) *serverResult {
+	r := &serverResult{Era: locked.Era(), ProtocolVersion: locked.ProtocolVersion, locked: locked, Findings: []findingJSON{}, Seconds: o.took.Round(time.Millisecond).Seconds()}
+	if o.err != nil {
+		r.Status, r.Error = "error", o.err.Error()
+		return r
+	}
+	r.observed = o.entry
+	r.findings = lockfile.Compare(locked, o.entry)
+	r.Status = "ok"
+	for _, fd := range r.findings {
+		r.Findings = append(r.Findings, findingJSON{fd.Class.String(), fd.Kind, fd.Name, fd.Change, fd.Fields, fd.Locked, fd.Observed})
+		switch {
+		case fd.Class == lockfile.Definitional:
+			r.Status = "drift"
+		case r.Status == "ok":
+			r.Status = "informational"
+		}
+	}
+	return r
+}
+
+// exitCode: drift beats could-not-decide beats ok.
+func (v *verifyResult) exitCode() int {
+	code := exitOK
+	for _, s := range v.Servers {
+		switch {
+		case s.Status == "drift", s.Status == "informational" && v.Strict:
+			return exitVerdict
+		case s.Status == "error":
+			code = exitUndecided
+		}
+	}
+	return code
 }
