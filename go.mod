@@ -104,3 +104,10 @@ require (
 	google.golang.org/protobuf v1.36.11 // indirect
 	k8s.io/klog/v2 v2.140.0 // indirect
 )
+
+tool (
+	github.com/mark3labs/mcp-go/examples/everything
+	github.com/modelcontextprotocol/go-sdk/examples/server/everything
+	github.com/modelcontextprotocol/go-sdk/examples/server/memory
+	github.com/modelcontextprotocol/go-sdk/examples/server/sequentialthinking
+)
