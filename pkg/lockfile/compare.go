@@ -1,0 +1,271 @@
+package lockfile
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Class is the drift class of a finding (LOCKFILE.md, "Drift classes").
+type Class int
+
+const (
+	// Definitional drift fails verify (exit 1) and quarantines the server in the proxy.
+	Definitional Class = iota + 1
+	// Informational drift is reported (exit 0, 1 with --strict); the client still sees the locked values.
+	Informational
+)
+
+func (c Class) String() string {
+	switch c {
+	case Definitional:
+		return "definitional"
+	case Informational:
+		return "informational"
+	}
+	return fmt.Sprintf("Class(%d)", int(c))
+}
+
+// Finding kinds besides the item kinds (KindTool, KindPrompt, KindResource,
+// KindResourceTemplate).
+const (
+	KindInstructions      = "instructions"      // definitional
+	KindEra               = "era"               // definitional: legacy vs modern
+	KindServerInfo        = "serverInfo"        // informational
+	KindCapabilities      = "capabilities"      // informational
+	KindProtocolVersion   = "protocolVersion"   // informational
+	KindSupportedVersions = "supportedVersions" // informational
+	// KindVersionDropped is definitional: a modern server whose observed
+	// supportedVersions no longer lists the locked protocolVersion cannot be
+	// spoken to as locked (verify and lock fail, the proxy quarantines).
+	// Change is "removed", Locked the locked protocolVersion, Observed the
+	// observed supportedVersions as a JSON array. It comes in addition to the
+	// informational supportedVersions finding.
+	KindVersionDropped = "protocolVersionDropped"
+)
+
+// Changes.
+const (
+	Added   = "added"
+	Removed = "removed"
+	Changed = "changed"
+)
+
+// Finding is one difference between a locked and an observed server entry.
+//
+// Locked and Observed hold: for items and instructions, the digests ("" on
+// the side where it is absent); for era, "legacy"/"modern"; for
+// protocolVersion, the versions; for serverInfo, capabilities and
+// supportedVersions, compact JSON ("" when absent). They may hold server text:
+// quote them before printing.
+type Finding struct {
+	Class            Class
+	Kind             string
+	Name             string   // item key for item kinds, else ""
+	Change           string   // "added", "removed" or "changed"
+	Fields           []string // for a changed item: its top-level fields that differ, sorted
+	Locked, Observed string
+}
+
+// String renders a finding for people, with server text quoted.
+func (f Finding) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %s", f.Class, f.Kind)
+	if f.Name != "" {
+		b.WriteString(" " + quote(f.Name))
+	}
+	b.WriteString(" " + f.Change)
+	if len(f.Fields) > 0 {
+		q := make([]string, len(f.Fields))
+		for i, fl := range f.Fields {
+			q[i] = quote(fl)
+		}
+		b.WriteString(" (" + strings.Join(q, ", ") + ")")
+	}
+	switch f.Kind {
+	case KindEra, KindProtocolVersion, KindVersionDropped, KindSupportedVersions:
+		fmt.Fprintf(&b, ": locked %s, observed %s", quote(f.Locked), quote(f.Observed))
+	}
+	return b.String()
+}
+
+// HasDefinitional reports whether any finding is definitional.
+func HasDefinitional(fs []Finding) bool {
+	for _, f := range fs {
+		if f.Class == Definitional {
+			return true
+		}
+	}
+	return false
+}
+
+// Compare lists the drift from locked to observed, in a fixed order: era,
+// protocolVersionDropped, instructions, then tools, prompts, resources and
+// resource templates (each by key), then protocolVersion, supportedVersions,
+// serverInfo and capabilities. Item order is not drift (items are matched by
+// key); a rename is a removal plus an addition. Items are compared by their
+// RFC 8785 form, so whitespace and key order inside an item are not drift.
+func Compare(locked, observed *Server) []Finding {
+	var out []Finding
+	def := func(kind, name, change, l, o string, fields []string) {
+		out = append(out, Finding{Definitional, kind, name, change, fields, l, o})
+	}
+	if l, o := locked.Era(), observed.Era(); l != o {
+		def(KindEra, "", Changed, l, o, nil)
+	} else if l == EraModern && !contains(observed.SupportedVersions, locked.ProtocolVersion) {
+		def(KindVersionDropped, "", Removed, locked.ProtocolVersion, jsonStrings(observed.SupportedVersions), nil)
+	}
+	li, oi := instrDigest(locked.Instructions), instrDigest(observed.Instructions)
+	if ch := change(li, oi); ch != "" {
+		def(KindInstructions, "", ch, li, oi, nil)
+	}
+	for i, k := range kinds {
+		lm, om := keyed(*locked.items(i), k.key), keyed(*observed.items(i), k.key)
+		keys := make([]string, 0, len(lm)+len(om))
+		for key := range lm {
+			keys = append(keys, key)
+		}
+		for key := range om {
+			if _, ok := lm[key]; !ok {
+				keys = append(keys, key)
+			}
+		}
+		sort.Strings(keys)
+		for _, key := range keys {
+			l, o := lm[key], om[key]
+			switch {
+			case l == nil:
+				def(k.kind, key, Added, "", digestOf(canon(o)), nil)
+			case o == nil:
+				def(k.kind, key, Removed, digestOf(canon(l)), "", nil)
+			default:
+				lc, oc := canon(l), canon(o)
+				if !bytes.Equal(lc, oc) {
+					def(k.kind, key, Changed, digestOf(lc), digestOf(oc), changedFields(l, o))
+				}
+			}
+		}
+	}
+	info := func(kind, l, o string) {
+		if ch := change(l, o); ch != "" {
+			out = append(out, Finding{Informational, kind, "", ch, nil, l, o})
+		}
+	}
+	info(KindProtocolVersion, locked.ProtocolVersion, observed.ProtocolVersion)
+	if !sameSet(locked.SupportedVersions, observed.SupportedVersions) {
+		info(KindSupportedVersions, jsonStrings(locked.SupportedVersions), jsonStrings(observed.SupportedVersions))
+	}
+	if !bytes.Equal(canon(locked.ServerInfo), canon(observed.ServerInfo)) {
+		info(KindServerInfo, string(compact(locked.ServerInfo)), string(compact(observed.ServerInfo)))
+	}
+	if !bytes.Equal(canon(locked.Capabilities), canon(observed.Capabilities)) {
+		info(KindCapabilities, string(compact(locked.Capabilities)), string(compact(observed.Capabilities)))
+	}
+	return out
+}
+
+func change(l, o string) string {
+	switch {
+	case l == o:
+		return ""
+	case l == "":
+		return Added
+	case o == "":
+		return Removed
+	}
+	return Changed
+}
+
+// canon returns the RFC 8785 form, or the compact bytes if raw cannot be
+// canonicalised (Compare never fails; Parse and NewServer refuse such input).
+func canon(raw []byte) []byte {
+	if len(raw) == 0 {
+		return nil
+	}
+	if c, err := Canonical(raw); err == nil {
+		return c
+	}
+	return compact(raw)
+}
+
+func instrDigest(p *string) string {
+	if p == nil {
+		return ""
+	}
+	var b bytes.Buffer
+	encodeString(&b, *p)
+	return digestOf(canon(b.Bytes()))
+}
+
+func keyed(items []json.RawMessage, field string) map[string]json.RawMessage {
+	m := make(map[string]json.RawMessage, len(items))
+	for _, it := range items {
+		if key, err := itemKey(it, field); err == nil {
+			m[key] = it
+		}
+	}
+	return m
+}
+
+// changedFields lists the top-level fields whose values differ (or exist on
+// one side only), sorted.
+func changedFields(l, o json.RawMessage) []string {
+	lm, _ := objectMembers(l)
+	om, _ := objectMembers(o)
+	vals := map[string][2][]byte{}
+	for _, m := range lm {
+		v := vals[m.key]
+		v[0] = canon(m.val)
+		vals[m.key] = v
+	}
+	for _, m := range om {
+		v := vals[m.key]
+		v[1] = canon(m.val)
+		vals[m.key] = v
+	}
+	var fields []string
+	for k, v := range vals {
+		if v[0] == nil || v[1] == nil || !bytes.Equal(v[0], v[1]) {
+			fields = append(fields, k)
+		}
+	}
+	sort.Strings(fields)
+	return fields
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func sameSet(a, b []string) bool {
+	if (a == nil) != (b == nil) {
+		return false
+	}
+	for _, x := range a {
+		if !contains(b, x) {
+			return false
+		}
+	}
+	for _, x := range b {
+		if !contains(a, x) {
+			return false
+		}
+	}
+	return true
+}
+
+func jsonStrings(list []string) string {
+	if list == nil {
+		return ""
+	}
+	var b bytes.Buffer
+	appendStrings(&b, list)
+	return b.String()
+}

@@ -1,0 +1,254 @@
+package lockfile
+
+import (
+	"bytes"
+	"encoding/json"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// NewServer checks a freshly observed server entry, brings it into the
+// canonical shape (items compacted and sorted by key, nil lists made empty)
+// and fills s.Digests:
+//
+//   - each item: "sha256:" + hex(sha256(JCS(item)));
+//   - instructions: the same over the JSON string, nil when there are none;
+//   - surface: the same over the whole entry without "digests" and "policy"
+//     (command, envPassthrough, protocolVersion, supportedVersions, serverInfo,
+//     instructions, capabilities and all items).
+//
+// It refuses (with a *FormatError naming the item) non-object items, items
+// without a string key, duplicate keys, duplicate JSON object keys, invalid
+// UTF-8, and numbers that change when canonicalised (9007199254740993, 1e400;
+// 0.1 and 1.0 are fine), so that two different surfaces never share a digest.
+// A policy, if set, is validated against the tools.
+func NewServer(s *Server) error {
+	if err := normalize(s); err != nil {
+		return err
+	}
+	d, err := computeDigests(s)
+	if err != nil {
+		return err
+	}
+	s.Digests = d
+	return nil
+}
+
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// normalize validates s and canonicalises its shape. Errors are *FormatError
+// with Item set; the caller fills File and Server.
+func normalize(s *Server) *FormatError {
+	fe := func(item string, err error) *FormatError { return &FormatError{Item: item, Err: err} }
+	if len(s.Command) == 0 || s.Command[0] == "" {
+		return fe("command", errf("want a non-empty argv whose first element is the program"))
+	}
+	for i, a := range s.Command {
+		if !utf8.ValidString(a) || strings.IndexByte(a, 0) >= 0 {
+			return fe("command", errf("argument %d is not valid UTF-8 or contains a NUL byte", i))
+		}
+	}
+	if s.EnvPassthrough == nil {
+		s.EnvPassthrough = []string{}
+	}
+	seen := map[string]bool{}
+	for _, n := range s.EnvPassthrough {
+		if !envName.MatchString(n) {
+			return fe("envPassthrough", errf("%s is not an environment variable name", quote(n)))
+		}
+		if seen[n] {
+			return fe("envPassthrough", errf("%s is listed twice", quote(n)))
+		}
+		seen[n] = true
+	}
+	if s.ProtocolVersion == "" || !utf8.ValidString(s.ProtocolVersion) {
+		return fe("protocolVersion", errf("want a non-empty protocol version"))
+	}
+	if s.SupportedVersions != nil {
+		found := false
+		for _, v := range s.SupportedVersions {
+			if !utf8.ValidString(v) {
+				return fe("supportedVersions", errf("a version is not valid UTF-8"))
+			}
+			found = found || v == s.ProtocolVersion
+		}
+		if !found {
+			return fe("supportedVersions", errf("does not list protocolVersion %s", quote(s.ProtocolVersion)))
+		}
+	}
+	var err error
+	if s.ServerInfo, err = checkObject(s.ServerInfo); err != nil {
+		return fe("serverInfo", err)
+	}
+	if s.Capabilities, err = checkObject(s.Capabilities); err != nil {
+		return fe("capabilities", err)
+	}
+	if s.Instructions != nil && !utf8.ValidString(*s.Instructions) {
+		return fe("instructions", errf("not valid UTF-8"))
+	}
+	for i, k := range kinds {
+		list := s.items(i)
+		if *list == nil {
+			*list = []json.RawMessage{}
+		}
+		keys := make([]string, len(*list))
+		byKey := map[string]int{}
+		for j, it := range *list {
+			c, key, err := checkItem(it, k.key)
+			if err != nil {
+				item := k.kind + " " + quote(key)
+				if key == "" {
+					item = k.kind + " #" + strconv.Itoa(j)
+				}
+				return fe(item, err)
+			}
+			if prev, dup := byKey[key]; dup {
+				return fe(k.kind+" "+quote(key), errf("listed twice (items %d and %d); keys must be unique", prev, j))
+			}
+			byKey[key] = j
+			(*list)[j], keys[j] = c, key
+		}
+		sortItems(*list, keys)
+	}
+	if s.Policy != nil {
+		if err := checkPolicy(s.Policy, s.Tools); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkObject validates a raw JSON object and returns it compacted.
+func checkObject(raw json.RawMessage) (json.RawMessage, error) {
+	if len(raw) == 0 {
+		return nil, errf("missing (want a JSON object)")
+	}
+	if !utf8.Valid(raw) || !json.Valid(raw) {
+		return nil, errf("not valid UTF-8 JSON")
+	}
+	if kindOf(raw) != '{' {
+		return nil, errf("want an object, got %s", typeName(raw))
+	}
+	if err := scanValue(raw); err != nil {
+		return nil, err
+	}
+	return compact(raw), nil
+}
+
+// checkItem validates one raw item and returns it compacted with its key.
+// The key is returned even on some errors so the message can name the item.
+func checkItem(raw json.RawMessage, keyField string) (json.RawMessage, string, error) {
+	if !utf8.Valid(raw) || !json.Valid(raw) {
+		return nil, "", errf("not valid UTF-8 JSON")
+	}
+	key, err := itemKey(raw, keyField)
+	if err != nil {
+		return nil, "", err
+	}
+	if err := scanValue(raw); err != nil {
+		return nil, key, err
+	}
+	return compact(raw), key, nil
+}
+
+type byKeys struct {
+	items []json.RawMessage
+	keys  []string
+}
+
+func (b byKeys) Len() int           { return len(b.keys) }
+func (b byKeys) Less(i, j int) bool { return b.keys[i] < b.keys[j] }
+func (b byKeys) Swap(i, j int) {
+	b.items[i], b.items[j] = b.items[j], b.items[i]
+	b.keys[i], b.keys[j] = b.keys[j], b.keys[i]
+}
+
+func sortItems(items []json.RawMessage, keys []string) { sort.Stable(byKeys{items, keys}) }
+
+// computeDigests computes every digest of a normalized server.
+func computeDigests(s *Server) (Digests, error) {
+	var d Digests
+	for i, k := range kinds {
+		m := make(map[string]string, len(*s.items(i)))
+		for _, it := range *s.items(i) {
+			key, err := itemKey(it, k.key)
+			if err != nil {
+				return d, &FormatError{Item: k.kind, Err: err}
+			}
+			dg, err := Digest(it)
+			if err != nil {
+				return d, &FormatError{Item: k.kind + " " + quote(key), Err: err}
+			}
+			m[key] = dg
+		}
+		*d.items(i) = m
+	}
+	if s.Instructions != nil {
+		var b bytes.Buffer
+		encodeString(&b, *s.Instructions)
+		dg, err := Digest(b.Bytes())
+		if err != nil {
+			return d, &FormatError{Item: "instructions", Err: err}
+		}
+		d.Instructions = &dg
+	}
+	var b bytes.Buffer
+	if err := appendEntry(&b, s, false); err != nil {
+		return d, err
+	}
+	dg, err := Digest(b.Bytes())
+	if err != nil {
+		return d, &FormatError{Item: "surface", Err: err}
+	}
+	d.Surface = dg
+	return d, nil
+}
+
+// verify compares the digests written in s with those of its content. It
+// checks instructions and items first (they name what changed) and the
+// surface last.
+func verify(file, name string, s *Server) error {
+	got, err := computeDigests(s)
+	if err != nil {
+		fe := err.(*FormatError)
+		fe.File, fe.Server = file, name
+		return fe
+	}
+	ie := func(kind, item, locked, computed string) error {
+		return &IntegrityError{File: file, Server: name, Kind: kind, Item: item, Locked: locked, Computed: computed}
+	}
+	if l, c := orNull(s.Digests.Instructions), orNull(got.Instructions); l != c {
+		return ie("instructions", "", l, c)
+	}
+	for i, k := range kinds {
+		locked := *s.Digests.items(i)
+		for _, key := range sortedKeys(*got.items(i)) {
+			if c := (*got.items(i))[key]; locked[key] != c {
+				return ie(k.kind, key, locked[key], c)
+			}
+		}
+	}
+	if s.Digests.Surface != got.Surface {
+		return ie("surface", "", s.Digests.Surface, got.Surface)
+	}
+	return nil
+}
+
+func orNull(p *string) string {
+	if p == nil {
+		return "null"
+	}
+	return *p
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

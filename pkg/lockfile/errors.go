@@ -1,0 +1,92 @@
+package lockfile
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// FormatError is a malformed lockfile or a surface that cannot be locked:
+// bad JSON, unknown keys, wrong types, duplicate keys, unknown versions, bad
+// digests syntax, policy names that are not locked tools, bad sandbox paths or
+// hosts, numbers that RFC 8785 would change. The cmd maps it to exit 3.
+type FormatError struct {
+	File   string // path given to Parse; "" for NewServer
+	Server string // server name; "" outside a server entry or for NewServer
+	Item   string // where in the entry, e.g. `tool "fetch"`, `policy.taint.sources[1]`; may be ""
+	Err    error  // what is wrong
+}
+
+func (e *FormatError) Error() string {
+	var b strings.Builder
+	if e.File != "" {
+		b.WriteString("lockfile ")
+		b.WriteString(e.File)
+	} else {
+		b.WriteString("surface")
+	}
+	if e.Server != "" {
+		b.WriteString(": server ")
+		b.WriteString(quote(e.Server))
+	}
+	if e.Item != "" {
+		b.WriteString(": ")
+		b.WriteString(e.Item)
+	}
+	b.WriteString(": ")
+	b.WriteString(e.Err.Error())
+	if e.File != "" {
+		b.WriteString(" (fix the file by hand or restore it from git)")
+	}
+	return b.String()
+}
+
+func (e *FormatError) Unwrap() error { return e.Err }
+
+// IntegrityError is a digest that does not match the content it covers: the
+// file was edited after it was locked. The cmd maps it to exit 1.
+type IntegrityError struct {
+	File     string
+	Server   string
+	Kind     string // "surface", "instructions", "tool", "prompt", "resource", "resourceTemplate"
+	Item     string // the item key; "" for surface and instructions
+	Locked   string // digest written in the file ("null" when absent)
+	Computed string // digest of the content ("null" when absent)
+}
+
+func (e *IntegrityError) Error() string {
+	var what string
+	switch e.Kind {
+	case "surface":
+		what = "the surface digest (command, envPassthrough, protocolVersion, supportedVersions, " +
+			"serverInfo, instructions, capabilities and items)"
+	case "instructions":
+		what = "the instructions"
+	default:
+		what = e.Kind + " " + quote(e.Item)
+	}
+	return fmt.Sprintf("lockfile %s: server %s: %s does not match its digest "+
+		"(locked %s, computed %s): the file was edited after it was locked; "+
+		"review the change with git diff and mcpsum verify --name %s, "+
+		"and re-lock with mcpsum lock --name %s only if the change is intended",
+		e.File, quote(e.Server), what, e.Locked, e.Computed, e.Server, e.Server)
+}
+
+var errUnknownKind = errors.New("unknown item kind (want tool, prompt, resource or resourceTemplate)")
+
+// quote renders text that may come from a server or a user for an error
+// message: Go-quoted (control, bidi and zero-width characters escaped) and
+// truncated.
+func quote(s string) string {
+	const max = 80
+	if len(s) > max {
+		cut := max
+		for cut > 0 && s[cut]&0xC0 == 0x80 { // do not split a UTF-8 sequence
+			cut--
+		}
+		return fmt.Sprintf("%q… (%d bytes)", s[:cut], len(s))
+	}
+	return fmt.Sprintf("%q", s)
+}
+
+func errf(format string, args ...any) error { return fmt.Errorf(format, args...) }

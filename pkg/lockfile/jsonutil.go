@@ -1,0 +1,192 @@
+package lockfile
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/gowebpki/jcs"
+)
+
+// Canonical returns the RFC 8785 (JCS) form of raw, after checking that raw is
+// valid UTF-8 and valid JSON. It does not check numbers; see NewServer.
+func Canonical(raw []byte) ([]byte, error) {
+	if !utf8.Valid(raw) {
+		return nil, errors.New("not valid UTF-8")
+	}
+	if !json.Valid(raw) {
+		return nil, errors.New("not valid JSON")
+	}
+	c, err := jcs.Transform(raw)
+	if err != nil {
+		// jcs messages are capitalised and already quote input fragments.
+		return nil, fmt.Errorf("cannot canonicalise (RFC 8785): %s", strings.ToLower(err.Error()[:1])+err.Error()[1:])
+	}
+	return c, nil
+}
+
+// Digest returns "sha256:" + hex(sha256(Canonical(raw))).
+func Digest(raw []byte) (string, error) {
+	c, err := Canonical(raw)
+	if err != nil {
+		return "", err
+	}
+	return digestOf(c), nil
+}
+
+func digestOf(canonical []byte) string {
+	sum := sha256.Sum256(canonical)
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// validDigest reports whether d is "sha256:" followed by 64 lowercase hex digits.
+func validDigest(d string) error {
+	alg, hexpart, ok := strings.Cut(d, ":")
+	if !ok {
+		return errf("digest %s has no algorithm prefix (want sha256:<64 hex digits>)", quote(d))
+	}
+	if alg != "sha256" {
+		return errf("digest %s uses unknown algorithm %s (only sha256 is supported)", quote(d), quote(alg))
+	}
+	if len(hexpart) != 64 {
+		return errf("digest %s: want 64 hex digits after sha256:, got %d characters", quote(d), len(hexpart))
+	}
+	for i := 0; i < len(hexpart); i++ {
+		c := hexpart[i]
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return errf("digest %s: malformed hex (want lowercase 0-9a-f)", quote(d))
+		}
+	}
+	return nil
+}
+
+// kindOf returns the first significant byte of a JSON value: '{', '[', '"',
+// 'n' (null), 't'/'f' (booleans) or a number's first character.
+func kindOf(raw []byte) byte {
+	raw = bytes.TrimLeft(raw, " \t\r\n")
+	if len(raw) == 0 {
+		return 0
+	}
+	return raw[0]
+}
+
+func typeName(raw []byte) string {
+	switch c := kindOf(raw); c {
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case '"':
+		return "a string"
+	case 'n':
+		return "null"
+	case 't', 'f':
+		return "a boolean"
+	case 0:
+		return "nothing"
+	default:
+		return "a number"
+	}
+}
+
+func asString(raw json.RawMessage) (string, error) {
+	if kindOf(raw) != '"' {
+		return "", errf("want a string, got %s", typeName(raw))
+	}
+	var s string
+	err := json.Unmarshal(raw, &s)
+	return s, err
+}
+
+// asStrings decodes an array of strings; the result is never nil.
+func asStrings(raw json.RawMessage) ([]string, error) {
+	if kindOf(raw) != '[' {
+		return nil, errf("want an array of strings, got %s", typeName(raw))
+	}
+	elems, err := arrayElements(raw)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, 0, len(elems))
+	for i, e := range elems {
+		s, err := asString(e)
+		if err != nil {
+			return nil, errf("element %d: %v", i, err)
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// compact removes insignificant whitespace; key order and escapes are kept.
+func compact(raw []byte) json.RawMessage {
+	var b bytes.Buffer
+	if err := json.Compact(&b, raw); err != nil {
+		return append(json.RawMessage(nil), raw...)
+	}
+	return b.Bytes()
+}
+
+// checkNumber refuses a JSON number literal whose exact decimal value differs
+// from the value RFC 8785 writes for it (the shortest form of the nearest
+// IEEE double): 9007199254740993 becomes 9007199254740992, 1e400 cannot be
+// represented, 1e-400 becomes 0. Differences of form only (1.0 and 1, 1e2
+// and 100, -0 and 0) are fine.
+func checkNumber(lit string) error {
+	f, err := strconv.ParseFloat(lit, 64)
+	if err != nil {
+		return errf("number %s is out of range for an IEEE double, which RFC 8785 requires", quote(lit))
+	}
+	es6, _ := jcs.NumberToJSON(f)
+	want, ok1 := decimalOf(lit)
+	got, ok2 := decimalOf(strconv.FormatFloat(f, 'e', -1, 64))
+	if !ok1 || !ok2 || want != got {
+		return errf("number %s would change to %s when canonicalised (RFC 8785 keeps IEEE doubles); "+
+			"two different values must not share a digest", quote(lit), es6)
+	}
+	return nil
+}
+
+// decimalOf normalises a JSON number literal to "sign digits e exponent" with
+// no leading or trailing zeros in digits, so that equal values compare equal.
+func decimalOf(lit string) (string, bool) {
+	neg := strings.HasPrefix(lit, "-")
+	lit = strings.TrimPrefix(lit, "-")
+	mant, expPart, hasExp := strings.Cut(strings.ToLower(lit), "e")
+	var exp int64
+	if hasExp {
+		e, err := strconv.ParseInt(expPart, 10, 64)
+		if err != nil || e > 1<<40 || e < -(1<<40) {
+			return "", false
+		}
+		exp = e
+	}
+	intPart, frac, _ := strings.Cut(mant, ".")
+	digits := intPart + frac
+	exp -= int64(len(frac))
+	digits = strings.TrimLeft(digits, "0")
+	if digits == "" {
+		return "0", true
+	}
+	trimmed := strings.TrimRight(digits, "0")
+	exp += int64(len(digits) - len(trimmed))
+	sign := ""
+	if neg {
+		sign = "-"
+	}
+	return fmt.Sprintf("%s%se%d", sign, trimmed, exp), true
+}
+
+// encodeString writes s as a JSON string without HTML escaping.
+func encodeString(b *bytes.Buffer, s string) {
+	enc := json.NewEncoder(b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s) // cannot fail for a string
+	b.Truncate(b.Len() - 1)
+}

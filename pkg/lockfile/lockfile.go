@@ -1,0 +1,202 @@
+// Package lockfile reads, checks, writes and compares mcp.lock, the reviewed,
+// pinned MCP surface of each server (see the seed's LOCKFILE.md, versions 1 and 2).
+//
+// Parse is strict (unknown keys, wrong types, duplicate keys and bad policy
+// entries are *FormatError) and recomputes every digest on every load (a
+// mismatch is *IntegrityError). Marshal is deterministic. Update is the only
+// writer: an exclusive lock beside the file, then an atomic rename.
+//
+// Items (tools, prompts, resources, resource templates) are kept as the raw
+// JSON the server sent, compacted (whitespace removed; key order and string
+// escapes untouched), so a field mcpsum does not model is still pinned and the
+// proxy can serve an item on one JSON-RPC line. Items are sorted by key in byte
+// order (tool and prompt name, resource uri, template uriTemplate).
+package lockfile
+
+import (
+	"encoding/json"
+	"os"
+)
+
+// Era names, as returned by Server.Era and used in era findings.
+const (
+	EraLegacy = "legacy" // initialize handshake (protocol versions up to 2025-11-25)
+	EraModern = "modern" // 2026-07-28 server/discover, versions listed in supportedVersions
+)
+
+// File is a whole mcp.lock.
+type File struct {
+	// Version is the lockfileVersion read from the file. Marshal ignores it and
+	// writes 2 when any server is modern, else 1 (see Marshal).
+	Version int
+	// Generator is the mcpsum version that wrote the file ("mcpsum 0.1.0").
+	// Informational: read as-is, set by the writer, omitted when empty.
+	Generator string
+	Servers   map[string]*Server
+}
+
+// Server is one servers.<name> entry.
+type Server struct {
+	Command        []string
+	EnvPassthrough []string
+
+	ProtocolVersion   string
+	SupportedVersions []string // nil => legacy era; non-nil => modern (must list ProtocolVersion)
+
+	ServerInfo   json.RawMessage // a JSON object, compact
+	Instructions *string         // nil when the server sent none
+	Capabilities json.RawMessage // a JSON object, compact
+
+	// Raw items, compact, sorted by key.
+	Tools, Prompts, Resources, ResourceTemplates []json.RawMessage
+
+	Policy *Policy // nil when absent; written by the user, never by the server
+
+	Digests Digests
+}
+
+// Era reports "legacy" or "modern" ("modern" iff SupportedVersions != nil).
+func (s *Server) Era() string {
+	if s.SupportedVersions != nil {
+		return EraModern
+	}
+	return EraLegacy
+}
+
+// Digests are "sha256:<64 lowercase hex>" strings; see NewServer.
+type Digests struct {
+	Surface      string
+	Instructions *string // nil iff Server.Instructions is nil
+	// Item key -> digest.
+	Tools, Prompts, Resources, ResourceTemplates map[string]string
+}
+
+// Policy is the optional, user-written policy section. It is not covered by
+// digests and is kept across re-lock (KeepPolicy).
+type Policy struct {
+	Taint   *Taint
+	Sandbox *Sandbox
+}
+
+// Taint lists tool names (or the wildcards "resources:*" and "prompts:*").
+// Parse returns non-nil slices; the order is the user's and is preserved.
+type Taint struct {
+	Sources, Sinks []string
+}
+
+// Wildcards allowed in taint lists besides locked tool names.
+const (
+	AllResources = "resources:*" // every resources/read
+	AllPrompts   = "prompts:*"   // every prompts/get
+)
+
+// Sandbox is policy.sandbox. Missing sub-sections mean "nothing extra":
+// no extra paths and no network.
+type Sandbox struct {
+	Filesystem Filesystem
+	Network    Network
+}
+
+// Filesystem paths are absolute, "~", "~/...", "${TMP}" or "${TMP}/...", with
+// no ".." component. Whether they exist is checked by the sandbox at run time.
+type Filesystem struct {
+	Read, Write []string
+}
+
+// Network.Allow lists host:port entries. A non-nil empty slice means no
+// network; Parse never returns nil, and Marshal writes nil as [] (no network),
+// so an unset value fails closed.
+type Network struct {
+	Allow []string
+}
+
+// Item kinds as used in Finding.Kind, IntegrityError.Kind and ItemKey.
+const (
+	KindTool             = "tool"
+	KindPrompt           = "prompt"
+	KindResource         = "resource"
+	KindResourceTemplate = "resourceTemplate"
+)
+
+// kindSpec describes one item list of a server entry.
+type kindSpec struct {
+	kind  string // singular, as in findings: "tool"
+	field string // entry and digests key: "tools"
+	key   string // the item's key field: "name"
+}
+
+var kinds = [4]kindSpec{
+	{KindTool, "tools", "name"},
+	{KindPrompt, "prompts", "name"},
+	{KindResource, "resources", "uri"},
+	{KindResourceTemplate, "resourceTemplates", "uriTemplate"},
+}
+
+func (s *Server) items(i int) *[]json.RawMessage {
+	switch i {
+	case 0:
+		return &s.Tools
+	case 1:
+		return &s.Prompts
+	case 2:
+		return &s.Resources
+	default:
+		return &s.ResourceTemplates
+	}
+}
+
+func (d *Digests) items(i int) *map[string]string {
+	switch i {
+	case 0:
+		return &d.Tools
+	case 1:
+		return &d.Prompts
+	case 2:
+		return &d.Resources
+	default:
+		return &d.ResourceTemplates
+	}
+}
+
+func specOf(kind string) (int, bool) {
+	for i, k := range kinds {
+		if k.kind == kind {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+// Find returns the locked item of kind ("tool", "prompt", "resource",
+// "resourceTemplate") whose key is key, or nil.
+func (s *Server) Find(kind, key string) json.RawMessage {
+	i, ok := specOf(kind)
+	if !ok {
+		return nil
+	}
+	for _, it := range *s.items(i) {
+		if k, err := itemKey(it, kinds[i].key); err == nil && k == key {
+			return it
+		}
+	}
+	return nil
+}
+
+// ItemKey returns the key of a raw item of the given kind: the "name" of a
+// tool or prompt, the "uri" of a resource, the "uriTemplate" of a template.
+func ItemKey(kind string, item json.RawMessage) (string, error) {
+	i, ok := specOf(kind)
+	if !ok {
+		return "", &FormatError{Item: "kind " + quote(kind), Err: errUnknownKind}
+	}
+	return itemKey(item, kinds[i].key)
+}
+
+// Load reads and parses the lockfile at path (strict, digests recomputed).
+func Load(path string) (*File, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(path, data)
+}

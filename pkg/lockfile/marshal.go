@@ -1,0 +1,193 @@
+package lockfile
+
+import (
+	"bytes"
+	"encoding/json"
+	"sort"
+	"strconv"
+)
+
+// Marshal writes f deterministically: 2-space indent, a trailing newline, no
+// HTML escaping; top-level keys lockfileVersion, generator (omitted when
+// empty), servers (sorted by name); entry keys in the seed's order (command,
+// envPassthrough, protocolVersion, supportedVersions (modern only),
+// serverInfo, instructions, capabilities, tools, prompts, resources,
+// resourceTemplates, policy (when set), digests); items sorted by key and
+// re-indented with their own key order and string escapes kept.
+//
+// lockfileVersion is computed, not taken from f.Version: 2 when any server
+// is modern (2026-07-28), else 1, so a file without a modern server stays
+// readable by mcpsum 0.2.0 and older (LOCKFILE.md).
+//
+// Digests are written as found in each Server (NewServer fills them); Marshal
+// does not recompute them. Update re-parses what Marshal produced before
+// writing, so a wrong digest never reaches the disk.
+func Marshal(f *File) ([]byte, error) {
+	version := 1
+	names := make([]string, 0, len(f.Servers))
+	for n, s := range f.Servers {
+		if s == nil {
+			return nil, errf("marshal lockfile: server %s is nil", quote(n))
+		}
+		if s.Era() == EraModern {
+			version = 2
+		}
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var b bytes.Buffer
+	b.WriteString(`{"lockfileVersion":`)
+	b.WriteByte(byte('0' + version))
+	if f.Generator != "" {
+		b.WriteString(`,"generator":`)
+		encodeString(&b, f.Generator)
+	}
+	b.WriteString(`,"servers":{`)
+	for i, n := range names {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		encodeString(&b, n)
+		b.WriteByte(':')
+		if err := appendEntry(&b, f.Servers[n], true); err != nil {
+			if fe, ok := err.(*FormatError); ok {
+				fe.Server = n
+			}
+			return nil, err
+		}
+	}
+	b.WriteString("}}")
+	var out bytes.Buffer
+	out.Grow(b.Len() * 2)
+	if err := json.Indent(&out, b.Bytes(), "", "  "); err != nil {
+		return nil, errf("marshal lockfile: %v (an item or object is not valid JSON; build entries with NewServer)", err)
+	}
+	out.WriteByte('\n')
+	return out.Bytes(), nil
+}
+
+// appendEntry writes a server entry as compact JSON in the fixed key order.
+// Without full, policy and digests are left out: that is the object the
+// surface digest covers.
+func appendEntry(b *bytes.Buffer, s *Server, full bool) error {
+	if len(s.ServerInfo) == 0 || len(s.Capabilities) == 0 {
+		return &FormatError{Item: "serverInfo/capabilities", Err: errf("missing (build entries with NewServer)")}
+	}
+	b.WriteString(`{"command":`)
+	appendStrings(b, s.Command)
+	b.WriteString(`,"envPassthrough":`)
+	appendStrings(b, s.EnvPassthrough)
+	b.WriteString(`,"protocolVersion":`)
+	encodeString(b, s.ProtocolVersion)
+	if s.SupportedVersions != nil {
+		b.WriteString(`,"supportedVersions":`)
+		appendStrings(b, s.SupportedVersions)
+	}
+	b.WriteString(`,"serverInfo":`)
+	b.Write(compact(s.ServerInfo))
+	b.WriteString(`,"instructions":`)
+	appendOptString(b, s.Instructions)
+	b.WriteString(`,"capabilities":`)
+	b.Write(compact(s.Capabilities))
+	for i, k := range kinds {
+		b.WriteString(`,"` + k.field + `":[`)
+		items, err := sortedItems(*s.items(i), k)
+		if err != nil {
+			return err
+		}
+		for j, it := range items {
+			if j > 0 {
+				b.WriteByte(',')
+			}
+			b.Write(compact(it))
+		}
+		b.WriteByte(']')
+	}
+	if !full {
+		b.WriteByte('}')
+		return nil
+	}
+	if p := s.Policy; p != nil {
+		b.WriteString(`,"policy":{`)
+		if p.Taint != nil {
+			b.WriteString(`"taint":{"sources":`)
+			appendStrings(b, p.Taint.Sources)
+			b.WriteString(`,"sinks":`)
+			appendStrings(b, p.Taint.Sinks)
+			b.WriteByte('}')
+		}
+		if sb := p.Sandbox; sb != nil {
+			if p.Taint != nil {
+				b.WriteByte(',')
+			}
+			b.WriteString(`"sandbox":{"filesystem":{"read":`)
+			appendStrings(b, sb.Filesystem.Read)
+			b.WriteString(`,"write":`)
+			appendStrings(b, sb.Filesystem.Write)
+			b.WriteString(`},"network":{"allow":`)
+			appendStrings(b, sb.Network.Allow)
+			b.WriteString(`}}`)
+		}
+		b.WriteByte('}')
+	}
+	d := &s.Digests
+	b.WriteString(`,"digests":{"surface":`)
+	encodeString(b, d.Surface)
+	b.WriteString(`,"instructions":`)
+	appendOptString(b, d.Instructions)
+	for i, k := range kinds {
+		b.WriteString(`,"` + k.field + `":{`)
+		m := *d.items(i)
+		for j, key := range sortedKeys(m) {
+			if j > 0 {
+				b.WriteByte(',')
+			}
+			encodeString(b, key)
+			b.WriteByte(':')
+			encodeString(b, m[key])
+		}
+		b.WriteByte('}')
+	}
+	b.WriteString("}}")
+	return nil
+}
+
+// sortedItems returns items in key order, without copying when they already
+// are (the usual case after NewServer or Parse).
+func sortedItems(items []json.RawMessage, k kindSpec) ([]json.RawMessage, error) {
+	keys := make([]string, len(items))
+	sorted := true
+	for i, it := range items {
+		key, err := itemKey(it, k.key)
+		if err != nil {
+			return nil, &FormatError{Item: k.kind + " #" + strconv.Itoa(i), Err: err}
+		}
+		keys[i] = key
+		sorted = sorted && (i == 0 || keys[i-1] <= key)
+	}
+	if sorted {
+		return items, nil
+	}
+	cp := append([]json.RawMessage(nil), items...)
+	sortItems(cp, keys)
+	return cp, nil
+}
+
+func appendStrings(b *bytes.Buffer, list []string) {
+	b.WriteByte('[')
+	for i, s := range list {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		encodeString(b, s)
+	}
+	b.WriteByte(']')
+}
+
+func appendOptString(b *bytes.Buffer, p *string) {
+	if p == nil {
+		b.WriteString("null")
+		return
+	}
+	encodeString(b, *p)
+}

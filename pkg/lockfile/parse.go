@@ -1,0 +1,291 @@
+package lockfile
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/gowebpki/jcs"
+)
+
+var serverName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+
+// ValidName checks a server name (servers.<name>, --name): 1 to 64 letters,
+// digits, '.', '_' or '-', starting with a letter or digit.
+func ValidName(name string) error {
+	if !serverName.MatchString(name) {
+		return errf("server name %s: want 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit", quote(name))
+	}
+	return nil
+}
+
+// Parse reads a lockfile strictly and recomputes every digest. path is used
+// in messages only. Problems with the format are *FormatError; a digest that
+// does not match its content is *IntegrityError. Items may appear in any
+// order in the file; they are returned sorted by key.
+func Parse(path string, data []byte) (*File, error) {
+	fe := func(server, item string, err error) error {
+		return &FormatError{File: path, Server: server, Item: item, Err: err}
+	}
+	if !utf8.Valid(data) {
+		return nil, fe("", "", errf("not valid UTF-8 (%s)", position(data, invalidUTF8At(data))))
+	}
+	var probe json.RawMessage
+	if err := json.Unmarshal(data, &probe); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			return nil, fe("", "", errf("not valid JSON at %s: %v", position(data, int(se.Offset)), se))
+		}
+		return nil, fe("", "", errf("not valid JSON: %v", err))
+	}
+	top, err := objectMembers(data)
+	if err != nil {
+		return nil, fe("", "top level", err)
+	}
+	f := &File{Servers: map[string]*Server{}}
+	var servers json.RawMessage
+	for _, m := range top {
+		switch m.key {
+		case "lockfileVersion":
+			switch v := string(bytes.TrimSpace(m.val)); v {
+			case "1", "2":
+				f.Version = int(v[0] - '0')
+			default:
+				return nil, fe("", "lockfileVersion", errf("unsupported version %s: this mcpsum reads 1 and 2 (a newer file needs a newer mcpsum)", quote(v)))
+			}
+		case "generator":
+			if f.Generator, err = asString(m.val); err != nil {
+				return nil, fe("", "generator", err)
+			}
+		case "servers":
+			servers = m.val
+		default:
+			return nil, fe("", "top level", errf("unknown key %s (want lockfileVersion, generator or servers)", quote(m.key)))
+		}
+	}
+	if f.Version == 0 {
+		return nil, fe("", "top level", errf("missing lockfileVersion"))
+	}
+	if servers == nil {
+		return nil, fe("", "top level", errf("missing servers"))
+	}
+	entries, err := objectMembers(servers)
+	if err != nil {
+		return nil, fe("", "servers", err)
+	}
+	for _, e := range entries {
+		if err := ValidName(e.key); err != nil {
+			return nil, fe("", "servers", err)
+		}
+		s, ferr := parseServer(e.val, f.Version)
+		if ferr != nil {
+			ferr.File, ferr.Server = path, e.key
+			return nil, ferr
+		}
+		f.Servers[e.key] = s
+	}
+	// Backstop: the whole file must be canonicalisable (this also refuses
+	// escapes such as lone surrogates that encoding/json would replace).
+	if _, err := jcs.Transform(data); err != nil {
+		_, cerr := Canonical(data)
+		return nil, fe("", "", cerr)
+	}
+	names := make([]string, 0, len(f.Servers))
+	for n := range f.Servers {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		if err := verify(path, n, f.Servers[n]); err != nil {
+			return nil, err
+		}
+	}
+	return f, nil
+}
+
+var entryKeys = []string{"command", "envPassthrough", "protocolVersion", "supportedVersions",
+	"serverInfo", "instructions", "capabilities", "tools", "prompts", "resources",
+	"resourceTemplates", "policy", "digests"}
+
+// parseServer decodes one entry strictly and normalizes it (items sorted).
+func parseServer(raw json.RawMessage, version int) (*Server, *FormatError) {
+	fe := func(item string, err error) *FormatError { return &FormatError{Item: item, Err: err} }
+	ms, err := objectMembers(raw)
+	if err != nil {
+		return nil, fe("", err)
+	}
+	s := &Server{}
+	have := map[string]bool{}
+	var digests json.RawMessage
+	for _, m := range ms {
+		have[m.key] = true
+		switch m.key {
+		case "command":
+			s.Command, err = asStrings(m.val)
+		case "envPassthrough":
+			s.EnvPassthrough, err = asStrings(m.val)
+		case "protocolVersion":
+			s.ProtocolVersion, err = asString(m.val)
+		case "supportedVersions":
+			if version == 1 {
+				return nil, fe("supportedVersions", errf("a 2026-07-28 (modern) entry needs lockfileVersion 2, and this file says 1"))
+			}
+			s.SupportedVersions, err = asStrings(m.val)
+		case "serverInfo":
+			s.ServerInfo = m.val
+		case "capabilities":
+			s.Capabilities = m.val
+		case "instructions":
+			if kindOf(m.val) != 'n' {
+				var ins string
+				ins, err = asString(m.val)
+				s.Instructions = &ins
+				if err != nil {
+					err = errf("want a string or null: %v", err)
+				}
+			}
+		case "tools", "prompts", "resources", "resourceTemplates":
+			i := indexOfField(m.key)
+			if kindOf(m.val) != '[' {
+				err = errf("want an array of items, got %s", typeName(m.val))
+			} else {
+				*s.items(i), err = arrayElements(m.val)
+			}
+		case "policy":
+			p, ferr := parsePolicy(m.val)
+			if ferr != nil {
+				return nil, ferr
+			}
+			s.Policy = p
+		case "digests":
+			digests = m.val
+		default:
+			return nil, fe("", errf("unknown key %s (want one of %s)", quote(m.key), strings.Join(entryKeys, ", ")))
+		}
+		if err != nil {
+			return nil, fe(m.key, err)
+		}
+	}
+	for _, k := range entryKeys {
+		if !have[k] && k != "supportedVersions" && k != "policy" {
+			return nil, fe("", errf("missing key %q", k))
+		}
+	}
+	if ferr := normalize(s); ferr != nil {
+		return nil, ferr
+	}
+	d, ferr := parseDigests(digests)
+	if ferr != nil {
+		return nil, ferr
+	}
+	s.Digests = d
+	for i, k := range kinds {
+		locked := *d.items(i)
+		keys := map[string]bool{}
+		for _, it := range *s.items(i) {
+			key, _ := itemKey(it, k.key)
+			keys[key] = true
+			if _, ok := locked[key]; !ok {
+				return nil, fe(k.kind+" "+quote(key), errf("has no digest in digests.%s", k.field))
+			}
+		}
+		for _, key := range sortedKeys(locked) {
+			if !keys[key] {
+				return nil, fe("digests."+k.field, errf("has a digest for %s %s, which is not locked", k.kind, quote(key)))
+			}
+		}
+	}
+	return s, nil
+}
+
+func indexOfField(field string) int {
+	for i, k := range kinds {
+		if k.field == field {
+			return i
+		}
+	}
+	return -1
+}
+
+// parseDigests decodes the digests object strictly.
+func parseDigests(raw json.RawMessage) (Digests, *FormatError) {
+	fe := func(item string, err error) *FormatError { return &FormatError{Item: item, Err: err} }
+	var d Digests
+	ms, err := objectMembers(raw)
+	if err != nil {
+		return d, fe("digests", err)
+	}
+	have := map[string]bool{}
+	for _, m := range ms {
+		have[m.key] = true
+		where := "digests." + m.key
+		switch m.key {
+		case "surface":
+			if d.Surface, err = asString(m.val); err == nil {
+				err = validDigest(d.Surface)
+			}
+		case "instructions":
+			if kindOf(m.val) != 'n' {
+				var s string
+				if s, err = asString(m.val); err == nil {
+					err = validDigest(s)
+				}
+				d.Instructions = &s
+			}
+		case "tools", "prompts", "resources", "resourceTemplates":
+			var items []member
+			if items, err = objectMembers(m.val); err != nil {
+				break
+			}
+			dst := d.items(indexOfField(m.key))
+			*dst = make(map[string]string, len(items))
+			for _, it := range items {
+				var s string
+				if s, err = asString(it.val); err == nil {
+					err = validDigest(s)
+				}
+				if err != nil {
+					return d, fe(where+"["+quote(it.key)+"]", err)
+				}
+				(*dst)[it.key] = s
+			}
+		default:
+			return d, fe("digests", errf("unknown key %s (want surface, instructions, tools, prompts, resources or resourceTemplates)", quote(m.key)))
+		}
+		if err != nil {
+			return d, fe(where, err)
+		}
+	}
+	for _, k := range []string{"surface", "instructions", "tools", "prompts", "resources", "resourceTemplates"} {
+		if !have[k] {
+			return d, fe("digests", errf("missing key %q", k))
+		}
+	}
+	return d, nil
+}
+
+func invalidUTF8At(data []byte) int {
+	for i := 0; i < len(data); {
+		r, n := utf8.DecodeRune(data[i:])
+		if r == utf8.RuneError && n <= 1 {
+			return i
+		}
+		i += n
+	}
+	return len(data)
+}
+
+// position renders a byte offset as "line L, column C".
+func position(data []byte, off int) string {
+	if off > len(data) {
+		off = len(data)
+	}
+	line := 1 + bytes.Count(data[:off], []byte("\n"))
+	col := off - bytes.LastIndexByte(data[:off], '\n')
+	return "line " + strconv.Itoa(line) + ", column " + strconv.Itoa(col)
+}

@@ -1,0 +1,14 @@
+//go:build !unix
+
+package lockfile
+
+import "errors"
+
+// LockSuffix names the lock file Update keeps beside the lockfile.
+const LockSuffix = ".lck"
+
+// Update is not available on this platform (no flock(2), and renameio's
+// atomic replace is Unix-only); mcp.lock can still be read with Load.
+func Update(path string, fn func(f *File) error) error {
+	return errors.New("lockfile update: writing mcp.lock is supported on Linux and macOS only")
+}

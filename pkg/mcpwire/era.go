@@ -1,0 +1,384 @@
+package mcpwire
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Modern is the 2026-07-28 protocol version (no initialize; _meta on every request).
+const Modern = "2026-07-28"
+
+// Era names, as in a lock entry.
+const (
+	EraLegacy = "legacy"
+	EraModern = "modern"
+)
+
+// LegacyVersion is the version mcpsum asks for in initialize.
+const LegacyVersion = "2025-11-25"
+
+// LegacyVersions are the initialize versions mcpsum accepts in a reply.
+var LegacyVersions = []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"}
+
+// ClientName and ClientVersion are sent as mcpsum's clientInfo. cmd/mcpsum sets
+// ClientVersion to its own version at startup.
+var (
+	ClientName    = "mcpsum"
+	ClientVersion = "dev"
+)
+
+// Client capabilities. mcpsum declares none, in both eras: {} in initialize and
+// in every modern request's _meta. That is the most reproducible choice: the
+// surface some servers show depends on what the client declares (the npm
+// server-everything lists 13 tools with {}, 14 with roots, 19 with roots,
+// sampling, elicitation and tasks), and with {} the server never sends mcpsum
+// sampling, elicitation or roots requests. The proxy re-lists with the same
+// {} so the comparison is like for like.
+var clientCapabilities = json.RawMessage(`{}`)
+
+// Meta keys of 2026-07-28.
+const (
+	MetaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"
+	MetaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
+	MetaClientInfo         = "io.modelcontextprotocol/clientInfo"
+	MetaServerInfo         = "io.modelcontextprotocol/serverInfo"
+)
+
+// Hello is what a server said about itself at the start of a session.
+type Hello struct {
+	Era             string // EraLegacy or EraModern
+	ProtocolVersion string
+	// SupportedVersions is server/discover's list as sent (modern only; nil for legacy).
+	SupportedVersions []string
+	ServerInfo        json.RawMessage // raw Implementation object as sent
+	Capabilities      json.RawMessage // raw ServerCapabilities object as sent
+	Instructions      *string         // nil when absent
+	// Note says how the era was decided, for verbose output (e.g. why mcpsum fell back).
+	Note string
+}
+
+// Meta returns the per-request _meta of a modern session (nil for legacy):
+// protocolVersion, clientCapabilities {} and mcpsum's clientInfo.
+func Meta(h *Hello) json.RawMessage {
+	if h == nil || h.Era != EraModern {
+		return nil
+	}
+	return metaFor(h.ProtocolVersion)
+}
+
+func metaFor(version string) json.RawMessage {
+	b, _ := json.Marshal(map[string]any{
+		MetaProtocolVersion:    version,
+		MetaClientCapabilities: clientCapabilities,
+		MetaClientInfo:         clientInfo(),
+	})
+	return b
+}
+
+func clientInfo() map[string]string {
+	return map[string]string{"name": ClientName, "version": ClientVersion}
+}
+
+// EraError reports a server whose answer rules out locking it (no fallback):
+// a recognised 2026-07-28 error, or a bad DiscoverResult or InitializeResult.
+type EraError struct{ Msg string }
+
+func (e *EraError) Error() string { return e.Msg }
+
+// Probe starts a server and finds its era exactly as LOCKFILE.md's "Protocol
+// era" says:
+//
+//  1. server/discover first, with 2026-07-28, clientCapabilities {} and
+//     mcpsum's clientInfo in _meta. A DiscoverResult listing 2026-07-28 makes
+//     the session modern.
+//  2. -32021, -32022, or a DiscoverResult without 2026-07-28, without serverInfo
+//     in _meta or with a resultType other than "complete", fails (*EraError).
+//     One exception, deliberately: a -32022 whose data.supported lists only
+//     legacy versions (< 2026-07-28) is the server saying it speaks only the
+//     legacy era — go-sdk's legacy-only servers answer exactly so — and falls
+//     back like rule 3, as the wire notes (§5.1) and go-sdk's client do.
+//     Failing there would make every legacy-only go-sdk server unlockable.
+//  3. Any other error, or no answer within timeout, means legacy: initialize
+//     (protocolVersion 2025-11-25, capabilities {}) then
+//     notifications/initialized. If the child exited after the probe, start
+//     is called again and initialize goes to the new child first. A child that
+//     did not answer in time is not killed: initialize goes to it, and a late
+//     DiscoverResult that arrives meanwhile fails the probe (the server was
+//     modern but slow; raise the timeout).
+//
+// timeout bounds each request and becomes the client's per-call timeout. On
+// error every process started is stopped. The caller closes the client.
+func Probe(ctx context.Context, start func() (*Process, error), timeout time.Duration) (*Client, *Hello, error) {
+	c, err := startClient(start, timeout)
+	if err != nil {
+		return nil, nil, err
+	}
+	discoverID, res, err := c.call(ctx, "server/discover", discoverParams())
+	var h *Hello
+	switch {
+	case err == nil:
+		h, err = parseDiscover(res)
+		if err == nil {
+			return c, h, nil
+		}
+	case ctx.Err() != nil:
+		err = fmt.Errorf("probe era: %w", ctx.Err())
+	default:
+		var note string
+		note, err = legacySignal(err)
+		if err == nil {
+			c, h, err = fallback(ctx, c, start, timeout, note, discoverID)
+			if err == nil {
+				return c, h, nil
+			}
+		}
+	}
+	if c != nil {
+		c.Close(stopGrace)
+	}
+	return nil, nil, err
+}
+
+// stopGrace is how long a failed probe waits for a server to exit on stdin EOF.
+const stopGrace = 2 * time.Second
+
+func startClient(start func() (*Process, error), timeout time.Duration) (*Client, error) {
+	p, err := start()
+	if err != nil {
+		return nil, err
+	}
+	return NewClient(p, &ClientOptions{Timeout: timeout}), nil
+}
+
+// legacySignal classifies a failed server/discover: nil error plus a note for
+// "fall back to initialize", or the error that fails the probe.
+func legacySignal(err error) (string, error) {
+	var rpc *Error
+	var exit *ExitError
+	var to *TimeoutError
+	switch {
+	case errors.As(err, &rpc) && rpc.Code == CodeMissingClientCapability:
+		return "", &EraError{Msg: fmt.Sprintf("server/discover: the server answered -32021 (a 2026-07-28 server requiring client capabilities %s); mcpsum declares none, so it cannot lock it: %v",
+			TruncateQuote(string(rpc.Data), 200), rpc)}
+	case errors.As(err, &rpc) && rpc.Code == CodeUnsupportedVersion:
+		supported, ok := legacyOnly(rpc.Data)
+		if ok {
+			return fmt.Sprintf("server/discover answered -32022 listing only legacy versions %s; using initialize", supported), nil
+		}
+		return "", &EraError{Msg: fmt.Sprintf("server/discover: the server answered -32022 (unsupported protocol version) with supported versions %s; mcpsum speaks %s and the legacy versions %s: %v",
+			TruncateQuote(supported, 200), Modern, strings.Join(LegacyVersions, ", "), rpc)}
+	case errors.As(err, &rpc):
+		return fmt.Sprintf("server/discover answered %d %q; using initialize", rpc.Code, TruncateQuote(rpc.Message, 100)), nil
+	case errors.As(err, &to):
+		return fmt.Sprintf("server/discover got no answer within %s; using initialize", to.After), nil
+	case errors.As(err, &exit):
+		return fmt.Sprintf("the server exited on server/discover (%s); restarted it for initialize", exit.State), nil
+	}
+	return "", fmt.Errorf("probe era: %w", err)
+}
+
+// legacyOnly reports whether -32022's data.supported is a non-empty list of
+// versions all older than 2026-07-28; it also renders the list.
+func legacyOnly(data json.RawMessage) (string, bool) {
+	var d struct {
+		Supported []string `json:"supported"`
+	}
+	if json.Unmarshal(data, &d) != nil || len(d.Supported) == 0 {
+		return "(none)", false
+	}
+	s := fmt.Sprintf("%q", d.Supported)
+	for _, v := range d.Supported {
+		if !isVersion(v) || v >= Modern {
+			return s, false
+		}
+	}
+	return s, true
+}
+
+func isVersion(v string) bool {
+	if len(v) != 10 || v[4] != '-' || v[7] != '-' {
+		return false
+	}
+	for i, c := range v {
+		if i != 4 && i != 7 && (c < '0' || c > '9') {
+			return false
+		}
+	}
+	return true
+}
+
+func fallback(ctx context.Context, c *Client, start func() (*Process, error), timeout time.Duration, note string, discoverID int64) (*Client, *Hello, error) {
+	select {
+	case <-c.Done(): // it exited (or broke the stream): start afresh
+		var exit *ExitError
+		if err := c.Err(); !errors.As(err, &exit) {
+			return c, nil, fmt.Errorf("probe era: %w", err)
+		}
+		c.Close(stopGrace)
+		var err error
+		if c, err = startClient(start, timeout); err != nil {
+			return nil, nil, err
+		}
+	default:
+	}
+	h, err := initialize(ctx, c)
+	if m := c.lateReply(discoverID); m != nil && m.Result != nil {
+		if _, derr := parseDiscover(m.Result); derr == nil {
+			return c, nil, &EraError{Msg: fmt.Sprintf("server/discover: the server answered after the %s timeout with a 2026-07-28 DiscoverResult; it is a slow 2026-07-28 server: lock it again with a longer timeout", timeout)}
+		}
+	}
+	if err != nil {
+		return c, nil, err
+	}
+	h.Note = note
+	return c, h, nil
+}
+
+// Handshake speaks a known era directly (verify, re-lock, proxy): for
+// EraModern server/discover with the same checks as Probe (no fallback); for
+// EraLegacy initialize then notifications/initialized. Each request is bounded
+// by the client's timeout.
+func Handshake(ctx context.Context, c *Client, era string) (*Hello, error) {
+	switch era {
+	case EraLegacy:
+		return initialize(ctx, c)
+	case EraModern:
+		res, err := c.Call(ctx, "server/discover", discoverParams())
+		if err != nil {
+			var rpc *Error
+			if errors.As(err, &rpc) && rpc.Code == CodeUnsupportedVersion {
+				s, _ := legacyOnly(rpc.Data)
+				return nil, &EraError{Msg: fmt.Sprintf("server/discover: the server no longer speaks %s (it answered -32022, supported versions %s): %v", Modern, TruncateQuote(s, 200), rpc)}
+			}
+			return nil, err
+		}
+		return parseDiscover(res)
+	}
+	return nil, fmt.Errorf("handshake: unknown era %q (want %q or %q)", era, EraLegacy, EraModern)
+}
+
+func discoverParams() json.RawMessage {
+	b, _ := json.Marshal(map[string]json.RawMessage{"_meta": metaFor(Modern)})
+	return b
+}
+
+// parseDiscover validates a DiscoverResult and turns it into a modern Hello.
+func parseDiscover(res json.RawMessage) (*Hello, error) {
+	bad := func(format string, a ...any) error {
+		return &EraError{Msg: "server/discover: " + fmt.Sprintf(format, a...) + "; mcpsum does not fall back to initialize after a DiscoverResult, so this server cannot be locked until it is fixed"}
+	}
+	var r struct {
+		ResultType        *string                    `json:"resultType"`
+		SupportedVersions []string                   `json:"supportedVersions"`
+		Capabilities      json.RawMessage            `json:"capabilities"`
+		Instructions      *string                    `json:"instructions"`
+		Meta              map[string]json.RawMessage `json:"_meta"`
+	}
+	if err := json.Unmarshal(res, &r); err != nil || !isObject(res) {
+		return nil, bad("the result is not a valid DiscoverResult (%s)", TruncateQuote(errString(err, "not an object"), 200))
+	}
+	if r.ResultType != nil && *r.ResultType != "complete" {
+		q, _ := Quote(*r.ResultType)
+		return nil, bad("resultType is %q, not \"complete\"", q)
+	}
+	if !slices.Contains(r.SupportedVersions, Modern) {
+		return nil, bad("supportedVersions %q does not list %s", quoteAll(r.SupportedVersions), Modern)
+	}
+	si := r.Meta[MetaServerInfo]
+	if !isObject(si) {
+		return nil, bad("the result has no serverInfo object in _meta[%q]", MetaServerInfo)
+	}
+	if !isObject(r.Capabilities) {
+		return nil, bad("capabilities is missing or not an object")
+	}
+	return &Hello{
+		Era:               EraModern,
+		ProtocolVersion:   Modern,
+		SupportedVersions: r.SupportedVersions,
+		ServerInfo:        si,
+		Capabilities:      r.Capabilities,
+		Instructions:      r.Instructions,
+		Note:              "server/discover listed " + Modern,
+	}, nil
+}
+
+// initialize runs the legacy handshake on c.
+func initialize(ctx context.Context, c *Client) (*Hello, error) {
+	params, _ := json.Marshal(map[string]any{
+		"protocolVersion": LegacyVersion,
+		"capabilities":    clientCapabilities,
+		"clientInfo":      clientInfo(),
+	})
+	res, err := c.Call(ctx, "initialize", params)
+	if err != nil {
+		var rpc *Error
+		if errors.As(err, &rpc) && rpc.Code == CodeUnsupportedVersion {
+			return nil, &EraError{Msg: fmt.Sprintf("initialize: the server refused the legacy handshake with -32022 (supported versions %s); it looks like a 2026-07-28 server that was too slow to answer server/discover: lock it again with a longer timeout: %v",
+				TruncateQuote(string(rpc.Data), 200), rpc)}
+		}
+		return nil, err
+	}
+	var r struct {
+		ProtocolVersion string          `json:"protocolVersion"`
+		Capabilities    json.RawMessage `json:"capabilities"`
+		ServerInfo      json.RawMessage `json:"serverInfo"`
+		Instructions    *string         `json:"instructions"`
+	}
+	if err := json.Unmarshal(res, &r); err != nil || !isObject(res) {
+		return nil, &EraError{Msg: "initialize: the result is not a valid InitializeResult (" + TruncateQuote(errString(err, "not an object"), 200) + ")"}
+	}
+	if !slices.Contains(LegacyVersions, r.ProtocolVersion) {
+		q, _ := Quote(r.ProtocolVersion)
+		return nil, &EraError{Msg: fmt.Sprintf("initialize: the server chose protocolVersion %q, which mcpsum does not speak (it accepts %s)", q, strings.Join(LegacyVersions, ", "))}
+	}
+	if !isObject(r.ServerInfo) {
+		return nil, &EraError{Msg: "initialize: the result has no serverInfo object"}
+	}
+	if !isObject(r.Capabilities) {
+		return nil, &EraError{Msg: "initialize: the result has no capabilities object"}
+	}
+	if err := c.Notify("notifications/initialized", nil); err != nil {
+		return nil, fmt.Errorf("notifications/initialized: %w", err)
+	}
+	return &Hello{
+		Era:             EraLegacy,
+		ProtocolVersion: r.ProtocolVersion,
+		ServerInfo:      r.ServerInfo,
+		Capabilities:    r.Capabilities,
+		Instructions:    r.Instructions,
+		Note:            "initialize negotiated " + r.ProtocolVersion,
+	}, nil
+}
+
+func isObject(b json.RawMessage) bool {
+	for _, c := range b {
+		switch c {
+		case ' ', '\t', '\r', '\n':
+			continue
+		case '{':
+			return true
+		}
+		return false
+	}
+	return false
+}
+
+func errString(err error, def string) string {
+	if err != nil {
+		return err.Error()
+	}
+	return def
+}
+
+func quoteAll(vs []string) []string {
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i], _ = Quote(v)
+	}
+	return out
+}

@@ -1,0 +1,169 @@
+package mcpwire
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+)
+
+// MaxItems is mcpsum's cap on the items of one kind (tools, prompts, …).
+const MaxItems = 1000
+
+// maxPages bounds pagination even when pages are empty.
+const maxPages = MaxItems
+
+// Surface is a server's full listed surface. Items are raw JSON exactly as the
+// server sent them, in the order sent; kinds the server did not advertise are
+// empty (non-nil) slices.
+type Surface struct {
+	Hello
+	Tools, Prompts, Resources, ResourceTemplates []json.RawMessage
+}
+
+// kind describes one list method.
+type kind struct {
+	capability string // server capability that enables it
+	method     string
+	field      string // result array
+	key        string // identity member of an item
+	noun       string // for messages
+}
+
+var kinds = []kind{
+	{"tools", "tools/list", "tools", "name", "tool"},
+	{"prompts", "prompts/list", "prompts", "name", "prompt"},
+	{"resources", "resources/list", "resources", "uri", "resource"},
+	{"resources", "resources/templates/list", "resourceTemplates", "uriTemplate", "resource template"},
+}
+
+// ListAll lists every kind the server advertised in h.Capabilities (tools →
+// tools/list; prompts → prompts/list; resources → resources/list and
+// resources/templates/list), following every nextCursor ("" is a cursor; only
+// an absent or null nextCursor ends the list). Modern requests carry Meta(h).
+// A repeated cursor, more than MaxItems items of a kind, an item without its
+// key (name, uri or uriTemplate) or a duplicate key fails with a clear error,
+// as does a modern result whose resultType is not "complete". Result envelope
+// fields (resultType, ttlMs, cacheScope, _meta, nextCursor) are not kept.
+func ListAll(ctx context.Context, c Caller, h *Hello) (*Surface, error) {
+	var caps map[string]json.RawMessage
+	if err := json.Unmarshal(h.Capabilities, &caps); err != nil {
+		return nil, fmt.Errorf("list surface: server capabilities are not a JSON object: %w", err)
+	}
+	s := &Surface{Hello: *h}
+	out := []*[]json.RawMessage{&s.Tools, &s.Prompts, &s.Resources, &s.ResourceTemplates}
+	for i, k := range kinds {
+		*out[i] = []json.RawMessage{}
+		if v, ok := caps[k.capability]; !ok || string(v) == "null" {
+			continue
+		}
+		items, err := listKind(ctx, c, h, k)
+		if err != nil {
+			return nil, err
+		}
+		*out[i] = items
+	}
+	return s, nil
+}
+
+func listKind(ctx context.Context, c Caller, h *Hello, k kind) ([]json.RawMessage, error) {
+	meta := Meta(h)
+	items := []json.RawMessage{}
+	seenKeys := map[string]bool{}
+	seenCursors := map[string]bool{}
+	var cursor *string
+	for page := 0; ; page++ {
+		if page == maxPages {
+			return nil, fmt.Errorf("%s: more than %d pages; mcpsum stops there", k.method, maxPages)
+		}
+		res, err := c.Call(ctx, k.method, listParams(cursor, meta))
+		if err != nil {
+			return nil, err
+		}
+		next, pageItems, err := parsePage(res, k, h.Era == EraModern)
+		if err != nil {
+			return nil, fmt.Errorf("%s (page %d): %w", k.method, page+1, err)
+		}
+		for _, it := range pageItems {
+			key, err := itemKey(it, k)
+			if err != nil {
+				return nil, fmt.Errorf("%s (page %d): %w", k.method, page+1, err)
+			}
+			if seenKeys[key] {
+				return nil, fmt.Errorf("%s: the server lists more than one %s with %s %q; keys must be unique to lock them", k.method, k.noun, k.key, TruncateQuote(key, 200))
+			}
+			seenKeys[key] = true
+			items = append(items, it)
+			if len(items) > MaxItems {
+				return nil, fmt.Errorf("%s: the server lists more than %d %ss; mcpsum locks at most %d of a kind", k.method, MaxItems, k.noun, MaxItems)
+			}
+		}
+		if next == nil {
+			return items, nil
+		}
+		if seenCursors[*next] {
+			return nil, fmt.Errorf("%s: the server repeated the cursor %q (a pagination loop); the list cannot be read completely", k.method, TruncateQuote(*next, 100))
+		}
+		seenCursors[*next] = true
+		cursor = next
+	}
+}
+
+func listParams(cursor *string, meta json.RawMessage) json.RawMessage {
+	if cursor == nil && meta == nil {
+		return nil // legacy first page: params may be omitted
+	}
+	p := map[string]any{}
+	if cursor != nil {
+		p["cursor"] = *cursor
+	}
+	if meta != nil {
+		p["_meta"] = meta
+	}
+	b, _ := json.Marshal(p)
+	return b
+}
+
+// parsePage returns the page's nextCursor (nil at the end) and its items as
+// copies of the raw bytes sent.
+func parsePage(res json.RawMessage, k kind, modern bool) (*string, []json.RawMessage, error) {
+	var r map[string]json.RawMessage
+	if err := json.Unmarshal(res, &r); err != nil || r == nil {
+		return nil, nil, fmt.Errorf("the result is not a JSON object: %q", TruncateQuote(string(res), 200))
+	}
+	if rt, ok := r["resultType"]; ok && modern {
+		var s string
+		if json.Unmarshal(rt, &s) != nil || s != "complete" {
+			return nil, nil, fmt.Errorf("resultType is %q, not \"complete\"", TruncateQuote(string(rt), 100))
+		}
+	}
+	var next *string
+	if nc, ok := r["nextCursor"]; ok && string(nc) != "null" {
+		var s string
+		if err := json.Unmarshal(nc, &s); err != nil {
+			return nil, nil, fmt.Errorf("nextCursor is not a string: %q", TruncateQuote(string(nc), 100))
+		}
+		next = &s
+	}
+	raw, ok := r[k.field]
+	if !ok {
+		return nil, nil, fmt.Errorf("the result has no %q array", k.field)
+	}
+	var items []json.RawMessage
+	if err := json.Unmarshal(raw, &items); err != nil {
+		return nil, nil, fmt.Errorf("%q is not an array: %q", k.field, TruncateQuote(string(raw), 100))
+	}
+	return next, items, nil
+}
+
+// itemKey returns the identity key of one item (a JSON string member).
+func itemKey(item json.RawMessage, k kind) (string, error) {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(item, &m); err != nil || m == nil {
+		return "", fmt.Errorf("a %s is not a JSON object: %q", k.noun, TruncateQuote(string(item), 200))
+	}
+	var key string
+	if err := json.Unmarshal(m[k.key], &key); err != nil {
+		return "", fmt.Errorf("a %s has no string %q: %q", k.noun, k.key, TruncateQuote(string(item), 200))
+	}
+	return key, nil
+}

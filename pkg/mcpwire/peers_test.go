@@ -1,0 +1,148 @@
+package mcpwire
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// Real peers for the tests, built once per test binary into a temp dir (only
+// when a test needs them), plus the npm servers installed in e2e/node_modules.
+
+var binDir string
+
+func TestMain(m *testing.M) {
+	d, err := os.MkdirTemp("", "mcpwire-peers-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binDir = d
+	code := m.Run()
+	os.RemoveAll(d)
+	os.Exit(code)
+}
+
+// goPeers maps a peer name to the package that builds it.
+var goPeers = map[string]string{
+	"gosdk-everything": "github.com/modelcontextprotocol/go-sdk/examples/server/everything",
+	"mcpgo-everything": "github.com/mark3labs/mcp-go/examples/everything",
+	"gosrv":            "github.com/mcpsum/mcpsum/e2e/servers/gosrv",
+	"hostile":          "github.com/mcpsum/mcpsum/e2e/servers/hostile",
+}
+
+var (
+	buildMu   sync.Mutex
+	buildOnce = map[string]*sync.Once{}
+	buildErr  = map[string]error{}
+)
+
+// peer returns the path of a built Go peer.
+func peer(t testing.TB, name string) string {
+	t.Helper()
+	buildMu.Lock()
+	once := buildOnce[name]
+	if once == nil {
+		once = new(sync.Once)
+		buildOnce[name] = once
+	}
+	buildMu.Unlock()
+	out := filepath.Join(binDir, name)
+	once.Do(func() {
+		goBin := filepath.Join(runtime.GOROOT(), "bin", "go")
+		if _, err := os.Stat(goBin); err != nil {
+			goBin = "go"
+		}
+		cmd := exec.Command(goBin, "build", "-o", out, goPeers[name])
+		if b, err := cmd.CombinedOutput(); err != nil {
+			buildMu.Lock()
+			buildErr[name] = fmt.Errorf("go build %s: %v\n%s", goPeers[name], err, b)
+			buildMu.Unlock()
+		}
+	})
+	buildMu.Lock()
+	err := buildErr[name]
+	buildMu.Unlock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// nodeServer returns the argv of an npm server, skipping the test when it is
+// not installed (failing instead when MCPSUM_E2E_REQUIRE=1).
+func nodeServer(t testing.TB, name string, args ...string) []string {
+	t.Helper()
+	script, _ := filepath.Abs(filepath.Join("..", "..", "e2e", "node_modules", "@modelcontextprotocol", name, "dist", "index.js"))
+	node, err := exec.LookPath("node")
+	if err == nil {
+		_, err = os.Stat(script)
+	}
+	if err != nil {
+		msg := fmt.Sprintf("npm server %s not available (%v); run `npm ci` in e2e/", name, err)
+		if os.Getenv("MCPSUM_E2E_REQUIRE") == "1" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	return append([]string{node, script}, args...)
+}
+
+// starter returns a start func for Probe that records every process started.
+type starter struct {
+	spec  Spec
+	mu    sync.Mutex
+	procs []*Process
+}
+
+func (s *starter) start() (*Process, error) {
+	p, err := Start(s.spec)
+	if err == nil {
+		s.mu.Lock()
+		s.procs = append(s.procs, p)
+		s.mu.Unlock()
+	}
+	return p, err
+}
+
+func newStarter(argv ...string) *starter {
+	return &starter{spec: Spec{Argv: argv, Env: Environ(nil)}}
+}
+
+// assertNoLeftovers fails unless every process group started is gone.
+func (s *starter) assertNoLeftovers(t testing.TB) {
+	t.Helper()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, p := range s.procs {
+		assertGroupGone(t, p)
+	}
+}
+
+// assertGroupGone checks kill(-pgid, 0) == ESRCH: nothing of the group is
+// left, not even an unreaped zombie.
+func assertGroupGone(t testing.TB, p *Process) {
+	t.Helper()
+	select {
+	case <-p.Done():
+	default:
+		t.Errorf("process %d was not reaped", p.Pid())
+		return
+	}
+	if err := syscall.Kill(-p.Pgid(), 0); err != syscall.ESRCH {
+		t.Errorf("process group %d still exists (kill 0: %v)", p.Pgid(), err)
+	}
+}
+
+func ctxTimeout(t testing.TB, d time.Duration) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	t.Cleanup(cancel)
+	return ctx
+}

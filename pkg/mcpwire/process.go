@@ -1,0 +1,402 @@
+package mcpwire
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Spec says how to start a server.
+type Spec struct {
+	// Argv is run exactly: Argv[0] is looked up in the PATH of Env (or, when Env
+	// has no PATH, mcpsum's own PATH) unless it contains a slash, and Argv is
+	// passed unchanged as the child's argv.
+	Argv []string
+	// Env is exactly the child's environment, "NAME=value" entries. nil means an
+	// empty environment, never mcpsum's own. Build it with Environ.
+	Env []string
+	// Dir is the working directory ("" = mcpsum's).
+	Dir        string
+	ExtraFiles []*os.File
+	// SysProcAttr is merged: mcpsum always puts the child in its own process
+	// group (Setpgid, unless the caller asks for Setsid, which makes a new group
+	// too) and, on Linux, sets Pdeathsig to SIGKILL unless the caller set one.
+	SysProcAttr *syscall.SysProcAttr
+	// MaxLine is the stdout line limit; 0 means DefaultMaxLine.
+	MaxLine int
+	// Stderr, if set, receives a raw copy of everything the child writes to
+	// stderr (the proxy copies it to its own stderr). The escaped tail is kept
+	// either way.
+	Stderr io.Writer
+}
+
+// baseEnv are the variables every server gets when mcpsum has them set.
+var baseEnv = []string{"HOME", "PATH", "TMPDIR"}
+
+// Environ builds a server environment from mcpsum's own: only the variables
+// named in names (a lock's envPassthrough) plus PATH, HOME and TMPDIR, each
+// only when set. Values are copied, never stored elsewhere. The result is
+// sorted by name, so the same inputs give the same environment.
+func Environ(names []string) []string {
+	all := slices.Concat(names, baseEnv)
+	slices.Sort(all)
+	all = slices.Compact(all)
+	env := make([]string, 0, len(all))
+	for _, n := range all {
+		if n == "" || strings.Contains(n, "=") {
+			continue
+		}
+		if v, ok := os.LookupEnv(n); ok {
+			env = append(env, n+"="+v)
+		}
+	}
+	return env
+}
+
+// Process is a running server: its stdio, its process group and its exit.
+type Process struct {
+	// Stdin is the child's stdin; write with a LineWriter. Stop closes it.
+	Stdin io.WriteCloser
+	// Stdout reads the child's stdout, one message line at a time.
+	Stdout *LineReader
+
+	argv0   string
+	cmd     *exec.Cmd
+	pgid    int
+	stdoutR *os.File
+	stderrR *os.File
+
+	done       chan struct{} // closed once the child is reaped
+	waitErr    error
+	stderrDone chan struct{} // closed when the stderr reader has seen EOF
+	tail       stderrTail
+
+	stopOnce sync.Once
+	stopErr  error
+}
+
+// Start starts spec.Argv in its own process group with exactly spec.Env. The
+// child is reaped by a goroutine; Done is closed then. Always call Stop.
+func Start(spec Spec) (*Process, error) {
+	if len(spec.Argv) == 0 || spec.Argv[0] == "" {
+		return nil, errors.New("start server: empty command")
+	}
+	env := spec.Env
+	if env == nil {
+		env = []string{}
+	}
+	path, err := lookPath(spec.Argv[0], env, spec.Dir)
+	if err != nil {
+		return nil, err
+	}
+	stdinR, stdinW, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("start server %q: %w", spec.Argv[0], err)
+	}
+	stdoutR, stdoutW, err := os.Pipe()
+	if err != nil {
+		closeAll(stdinR, stdinW)
+		return nil, fmt.Errorf("start server %q: %w", spec.Argv[0], err)
+	}
+	stderrR, stderrW, err := os.Pipe()
+	if err != nil {
+		closeAll(stdinR, stdinW, stdoutR, stdoutW)
+		return nil, fmt.Errorf("start server %q: %w", spec.Argv[0], err)
+	}
+	cmd := &exec.Cmd{
+		Path:        path,
+		Args:        slices.Clone(spec.Argv),
+		Env:         env,
+		Dir:         spec.Dir,
+		Stdin:       stdinR,
+		Stdout:      stdoutW,
+		Stderr:      stderrW,
+		ExtraFiles:  spec.ExtraFiles,
+		SysProcAttr: procAttr(spec.SysProcAttr),
+	}
+	err = cmd.Start()
+	closeAll(stdinR, stdoutW, stderrW) // the child holds its own copies
+	if err != nil {
+		closeAll(stdinW, stdoutR, stderrR)
+		return nil, fmt.Errorf("start server %q: %w", spec.Argv[0], err)
+	}
+	p := &Process{
+		Stdin:      stdinW,
+		Stdout:     NewLineReader(stdoutR, spec.MaxLine),
+		argv0:      spec.Argv[0],
+		cmd:        cmd,
+		pgid:       cmd.Process.Pid, // Setpgid(0) and Setsid both make pgid == pid
+		stdoutR:    stdoutR,
+		stderrR:    stderrR,
+		done:       make(chan struct{}),
+		stderrDone: make(chan struct{}),
+	}
+	go p.readStderr(spec.Stderr)
+	go func() {
+		p.waitErr = cmd.Wait()
+		close(p.done)
+	}()
+	return p, nil
+}
+
+func procAttr(in *syscall.SysProcAttr) *syscall.SysProcAttr {
+	a := &syscall.SysProcAttr{}
+	if in != nil {
+		*a = *in
+	}
+	if !a.Setsid {
+		a.Setpgid, a.Pgid = true, 0
+	}
+	setPdeathsig(a)
+	return a
+}
+
+func closeAll(fs ...*os.File) {
+	for _, f := range fs {
+		f.Close()
+	}
+}
+
+// lookPath resolves argv0 the way a shell would with the child's PATH.
+func lookPath(argv0 string, env []string, dir string) (string, error) {
+	if strings.Contains(argv0, "/") {
+		p := argv0
+		if !filepath.IsAbs(p) && dir != "" {
+			p = filepath.Join(dir, p)
+		}
+		if err := checkExecutable(p); err != nil {
+			return "", fmt.Errorf("start server: %q %w", argv0, err)
+		}
+		return argv0, nil
+	}
+	pathEnv, fromChild := "", false
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			pathEnv, fromChild = v, true
+		}
+	}
+	if !fromChild {
+		pathEnv = os.Getenv("PATH")
+	}
+	for _, d := range filepath.SplitList(pathEnv) {
+		if d == "" {
+			d = "."
+		}
+		p := filepath.Join(d, argv0)
+		if checkExecutable(p) == nil {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("start server: executable %q not found in PATH %q; install it, or put its absolute path in the command: %w",
+		argv0, pathEnv, exec.ErrNotFound)
+}
+
+func checkExecutable(p string) error {
+	fi, err := os.Stat(p)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return fmt.Errorf("does not exist; check the path, or install the server: %w", exec.ErrNotFound)
+	case err != nil:
+		return fmt.Errorf("cannot be examined: %w", err)
+	case fi.IsDir():
+		return errors.New("is a directory, not an executable")
+	case fi.Mode()&0o111 == 0:
+		return fmt.Errorf("is not executable; chmod +x it: %w", os.ErrPermission)
+	}
+	return nil
+}
+
+// Pid is the child's process id; Pgid its process group (the same number).
+func (p *Process) Pid() int  { return p.cmd.Process.Pid }
+func (p *Process) Pgid() int { return p.pgid }
+
+// Done is closed once the child has exited and been reaped.
+func (p *Process) Done() <-chan struct{} { return p.done }
+
+// StderrTail returns the last lines the child wrote to stderr (at most 20),
+// each already escaped with TruncateQuote.
+func (p *Process) StderrTail() []string { return p.tail.lines() }
+
+// ExitError describes a server that exited: its exit status and stderr tail.
+type ExitError struct {
+	Argv0  string
+	State  string   // "exit status 1", "signal: killed", …
+	Code   int      // exit code; -1 when killed by a signal
+	Stderr []string // escaped stderr tail
+}
+
+func (e *ExitError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "server %q exited (%s)", e.Argv0, e.State)
+	if len(e.Stderr) == 0 {
+		b.WriteString(" and wrote nothing to stderr")
+		return b.String()
+	}
+	b.WriteString("; last stderr lines:")
+	for _, l := range e.Stderr {
+		b.WriteString("\n    | ")
+		b.WriteString(l)
+	}
+	return b.String()
+}
+
+// ExitError returns nil while the child runs; after it exited, an *ExitError
+// with its status and stderr tail (waiting briefly for the rest of stderr).
+func (p *Process) ExitError() *ExitError {
+	select {
+	case <-p.done:
+	default:
+		return nil
+	}
+	select {
+	case <-p.stderrDone:
+	case <-time.After(500 * time.Millisecond): // a grandchild may still hold stderr
+	}
+	e := &ExitError{Argv0: p.argv0, Code: -1, Stderr: p.StderrTail()}
+	if st := p.cmd.ProcessState; st != nil {
+		e.State, e.Code = st.String(), st.ExitCode()
+	} else {
+		e.State = fmt.Sprint(p.waitErr)
+	}
+	return e
+}
+
+// Stop ends the server and reaps it: close stdin, wait up to grace for it to
+// exit, then SIGTERM its process group, wait up to grace again, then SIGKILL
+// the group and wait. Members of the group still alive after the child exited
+// get the same SIGTERM/SIGKILL treatment. Safe to call more than once and
+// concurrently; later calls wait for the first and return its result. It
+// returns an error only if live processes remain in the group afterwards.
+func (p *Process) Stop(grace time.Duration) error {
+	p.stopOnce.Do(func() { p.stopErr = p.stop(grace) })
+	return p.stopErr
+}
+
+func (p *Process) stop(grace time.Duration) error {
+	p.Stdin.Close()
+	if !waitChan(p.done, grace) {
+		p.signalGroup(syscall.SIGTERM)
+		if !waitChan(p.done, grace) {
+			p.signalGroup(syscall.SIGKILL)
+			<-p.done
+		}
+	}
+	var err error
+	if groupAlive(p.pgid) { // leftovers: the child exited, its children did not
+		p.signalGroup(syscall.SIGTERM)
+		if !waitGroup(p.pgid, grace) {
+			p.signalGroup(syscall.SIGKILL)
+			if !waitGroup(p.pgid, 2*time.Second) {
+				err = fmt.Errorf("stop server %q: process group %d still has live processes after SIGKILL", p.argv0, p.pgid)
+			}
+		}
+	}
+	waitChan(p.stderrDone, 500*time.Millisecond)
+	p.stdoutR.Close() // unblocks a reader if something outside the group holds the pipe
+	p.stderrR.Close()
+	return err
+}
+
+func (p *Process) signalGroup(sig syscall.Signal) {
+	if err := syscall.Kill(-p.pgid, sig); err != nil {
+		p.cmd.Process.Signal(sig) // group gone or not ours: at least the child
+	}
+}
+
+func waitChan(c <-chan struct{}, d time.Duration) bool {
+	if d <= 0 {
+		select {
+		case <-c:
+			return true
+		default:
+			return false
+		}
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-c:
+		return true
+	case <-t.C:
+		return false
+	}
+}
+
+// waitGroup polls until no live member of the group is left.
+func waitGroup(pgid int, d time.Duration) bool {
+	deadline := time.Now().Add(d)
+	for groupAlive(pgid) {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return true
+}
+
+const (
+	tailLines   = 20
+	tailLineMax = 300 // bytes of escaped rendering kept per line
+	rawLineMax  = 4096
+)
+
+type stderrTail struct {
+	mu sync.Mutex
+	l  []string
+}
+
+func (t *stderrTail) add(raw []byte) {
+	raw = trimCR(raw)
+	if isBlank(raw) {
+		return
+	}
+	s := TruncateQuote(string(raw), tailLineMax)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if len(t.l) == tailLines {
+		t.l = append(t.l[:0], t.l[1:]...)
+	}
+	t.l = append(t.l, s)
+}
+
+func (t *stderrTail) lines() []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return slices.Clone(t.l)
+}
+
+// readStderr keeps the tail (lines cut to rawLineMax bytes) and copies raw
+// bytes to copyTo until EOF.
+func (p *Process) readStderr(copyTo io.Writer) {
+	defer close(p.stderrDone)
+	br := bufio.NewReaderSize(p.stderrR, rawLineMax)
+	var cur []byte
+	for {
+		frag, err := br.ReadSlice('\n')
+		if copyTo != nil && len(frag) > 0 {
+			copyTo.Write(frag)
+		}
+		if room := rawLineMax - len(cur); room > 0 {
+			cur = append(cur, frag[:min(room, len(frag))]...)
+		}
+		switch {
+		case err == nil:
+			p.tail.add(bytes.TrimSuffix(cur, []byte("\n")))
+			cur = cur[:0]
+		case err == bufio.ErrBufferFull:
+		default:
+			p.tail.add(cur)
+			return
+		}
+	}
+}

@@ -1,0 +1,115 @@
+package mcpwire
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Quote renders s, something a server sent, as one printable line that cannot
+// move the cursor, recolour a terminal or reorder text. It adds no surrounding
+// quotes. Escapes:
+//
+//   - a backslash becomes \\ (so the rendering is unambiguous);
+//   - newline, tab and carriage return become \n, \t and \r;
+//   - every other C0 control and DEL (ESC of an ANSI sequence included), C1
+//     controls, bidi controls (U+061C, U+200E, U+200F, U+202A-U+202E,
+//     U+2066-U+2069), zero-width and invisible characters (U+200B-U+200D,
+//     U+2060-U+2064, U+FEFF), tag characters (U+E0000-U+E007F), variation
+//     selectors supplement (U+E0100-U+E01EF), line/paragraph separators and
+//     every other rune that unicode.IsPrint rejects become \uXXXX (or
+//     \UXXXXXXXX above U+FFFF), except that the plain space stays as is;
+//   - each byte of invalid UTF-8 becomes \xNN.
+//
+// suspicious is true when anything was escaped other than what ordinary
+// multi-line text contains: "\n", "\t", "\r\n", backslashes, and Unicode space
+// separators such as U+00A0 (escaped for visibility, not suspicious). So a
+// lone "\r", an ANSI escape, a bidi or zero-width character, a tag character or
+// invalid UTF-8 makes a description suspicious; a long description with line
+// breaks and indentation does not.
+func Quote(s string) (quoted string, suspicious bool) {
+	var b strings.Builder
+	_, suspicious = quoteInto(&b, s, -1)
+	return b.String(), suspicious
+}
+
+// TruncateQuote is Quote for error messages: at most about max bytes of
+// rendering (max <= 0 means 200), cut at an escape boundary, followed by
+// "…(N more bytes)" when s was cut.
+func TruncateQuote(s string, max int) string {
+	if max <= 0 {
+		max = 200
+	}
+	var b strings.Builder
+	n, _ := quoteInto(&b, s, max)
+	if n < len(s) {
+		fmt.Fprintf(&b, "…(%d more bytes)", len(s)-n)
+	}
+	return b.String()
+}
+
+// quoteInto appends the rendering of s to b, stopping before the output would
+// exceed limit bytes (limit < 0: no limit). It returns how many bytes of s were
+// rendered.
+func quoteInto(b *strings.Builder, s string, limit int) (consumed int, suspicious bool) {
+	var esc [16]byte
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		var out []byte
+		sus := false
+		switch {
+		case r == utf8.RuneError && size == 1:
+			out = fmt.Appendf(esc[:0], `\x%02x`, s[i])
+			sus = true
+		case r == '\\':
+			out = append(esc[:0], `\\`...)
+		case r == '\n':
+			out = append(esc[:0], `\n`...)
+		case r == '\t':
+			out = append(esc[:0], `\t`...)
+		case r == '\r':
+			out = append(esc[:0], `\r`...)
+			sus = i+1 >= len(s) || s[i+1] != '\n'
+		case r == ' ':
+			out = append(esc[:0], ' ')
+		case needsEscape(r):
+			if r > 0xFFFF {
+				out = fmt.Appendf(esc[:0], `\U%08x`, r)
+			} else {
+				out = fmt.Appendf(esc[:0], `\u%04x`, r)
+			}
+			sus = !unicode.Is(unicode.Zs, r)
+		default:
+			if limit >= 0 && b.Len()+size > limit {
+				return i, suspicious
+			}
+			b.WriteString(s[i : i+size])
+			i += size
+			continue
+		}
+		if limit >= 0 && b.Len()+len(out) > limit {
+			return i, suspicious
+		}
+		b.Write(out)
+		suspicious = suspicious || sus
+		i += size
+	}
+	return len(s), suspicious
+}
+
+// needsEscape reports runes that must not reach a terminal or a review as is.
+func needsEscape(r rune) bool {
+	switch {
+	case r < 0x20, r == 0x7f, r >= 0x80 && r <= 0x9f:
+		return true
+	case r == 0x061c, r == 0x200e, r == 0x200f,
+		r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069:
+		return true // bidi controls
+	case r >= 0x200b && r <= 0x200d, r >= 0x2060 && r <= 0x2064, r == 0xfeff:
+		return true // zero-width and invisible operators
+	case r >= 0xe0000 && r <= 0xe007f, r >= 0xe0100 && r <= 0xe01ef:
+		return true // tags, variation selectors supplement (used to smuggle text)
+	}
+	return !unicode.IsPrint(r)
+}
