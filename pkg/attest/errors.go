@@ -72,9 +72,9 @@ func explain(err error, keyMode bool, keyNote string) *VerificationError {
 		return verdict(err, "the signing certificate has no valid certificate-transparency SCT: %v", err)
 	case strings.Contains(msg, "failed to verify signature"), strings.Contains(msg, "failed to get signature verifier"):
 		if keyMode {
-			return verdict(err, "signature does not verify with the given public key%s: the data changed after signing, the bundle was altered, or another key signed it: %v", keyNote, err)
+			return verdict(err, "signature does not verify with the given public key%s: the data changed after signing, the bundle was altered, or another key signed it", keyNote)
 		}
-		return verdict(err, "signature does not match the data: the data changed after signing or the bundle was altered: %v", err)
+		return verdict(err, "signature does not match the data: the data changed after signing or the bundle was altered")
 	}
 	return verdict(err, "%v", err)
 }

@@ -167,11 +167,11 @@ func TestVerifyKeyRejects(t *testing.T) {
 		wantVerdict(t, err, "signature does not verify")
 	})
 	t.Run("tampered bundle bytes", func(t *testing.T) {
-		flipEveryByte(t, b, 1, func(bad []byte) error { _, err := attest.Verify(lock, bad, key); return err })
+		flipEveryByte(t, b, 1, func(bad []byte) (*attest.Result, error) { return attest.Verify(lock, bad, key) })
 	})
 	t.Run("wrong key", func(t *testing.T) {
 		_, err := attest.Verify(lock, b, attest.VerifyOptions{PublicKeyPEM: otherPub})
-		wantVerdict(t, err, "with the given public key (hint ")
+		wantVerdict(t, err, "with the given public key (the bundle names key hint ")
 	})
 	t.Run("missing bundle", func(t *testing.T) {
 		for _, empty := range [][]byte{nil, {}, []byte(" \n")} {

@@ -91,10 +91,20 @@ func SignKeyless(ctx context.Context, data []byte, opts KeylessOptions) ([]byte,
 	if opts.IDToken == "" {
 		return nil, usagef("SIGSTORE_ID_TOKEN", "no OIDC identity token for keyless signing; set SIGSTORE_ID_TOKEN, run in GitHub Actions with `permissions: id-token: write`, or sign with --key")
 	}
+	if _, _, err := IDTokenClaims(opts.IDToken); err != nil {
+		return nil, &UsageError{Option: "SIGSTORE_ID_TOKEN", Err: err}
+	}
 	if opts.NoTransparencyLog && opts.TSAURL == "" {
 		return nil, usagef("--tsa-url", "a keyless signature without Rekor needs an RFC 3161 timestamp authority for its trusted time")
 	}
-	fulcioURL := or(opts.FulcioURL, DefaultFulcioURL)
+	fulcioURL, rekorURL := or(opts.FulcioURL, DefaultFulcioURL), or(opts.RekorURL, DefaultRekorURL)
+	where := "Fulcio " + fulcioURL
+	if !opts.NoTransparencyLog {
+		where += ", Rekor " + rekorURL
+	}
+	if opts.TSAURL != "" {
+		where += ", TSA " + opts.TSAURL
+	}
 	bo := sign.BundleOptions{
 		Context:                    ctx,
 		CertificateProvider:        sign.NewFulcio(&sign.FulcioOptions{BaseURL: fulcioURL, Timeout: opts.Timeout, Retries: 1}),
@@ -104,7 +114,7 @@ func SignKeyless(ctx context.Context, data []byte, opts KeylessOptions) ([]byte,
 		bo.TimestampAuthorities = []*sign.TimestampAuthority{sign.NewTimestampAuthority(&sign.TimestampAuthorityOptions{URL: opts.TSAURL, Timeout: opts.Timeout, Retries: 1})}
 	}
 	if !opts.NoTransparencyLog {
-		bo.TransparencyLogs = []sign.Transparency{sign.NewRekor(&sign.RekorOptions{BaseURL: or(opts.RekorURL, DefaultRekorURL), Timeout: opts.Timeout, Retries: 1})}
+		bo.TransparencyLogs = []sign.Transparency{sign.NewRekor(&sign.RekorOptions{BaseURL: rekorURL, Timeout: opts.Timeout, Retries: 1})}
 	}
 	if opts.TrustedRootJSON != nil {
 		tr, err := root.NewTrustedRootFromJSON(opts.TrustedRootJSON)
@@ -120,9 +130,9 @@ func SignKeyless(ctx context.Context, data []byte, opts KeylessOptions) ([]byte,
 	pb, err := sign.Bundle(&sign.PlainData{Data: data}, kp, bo)
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, fmt.Errorf("keyless signing via %s: %w", fulcioURL, ctx.Err())
+			err = ctx.Err()
 		}
-		return nil, fmt.Errorf("keyless signing via %s: %w", fulcioURL, err)
+		return nil, fmt.Errorf("keyless signing (%s): %w", where, err)
 	}
 	return marshalBundle(pb)
 }

@@ -2,7 +2,9 @@ package attest
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -13,8 +15,8 @@ import (
 
 // Environment variables IDTokenFromEnv reads.
 const (
-	EnvIDToken           = "SIGSTORE_ID_TOKEN"
-	EnvGitHubRequestURL  = "ACTIONS_ID_TOKEN_REQUEST_URL"
+	EnvIDToken            = "SIGSTORE_ID_TOKEN"
+	EnvGitHubRequestURL   = "ACTIONS_ID_TOKEN_REQUEST_URL"
 	EnvGitHubRequestToken = "ACTIONS_ID_TOKEN_REQUEST_TOKEN"
 )
 
@@ -85,4 +87,28 @@ func truncate(s string, n int) string {
 		return s[:n] + "..."
 	}
 	return s
+}
+
+// IDTokenClaims returns the subject (the "email" claim if present, else
+// "sub") and the issuer ("iss") of an OIDC identity token, without checking
+// its signature (Fulcio does that). Use it to say whom a keyless signature
+// will name; an error means the token is not a JWT with those claims.
+func IDTokenClaims(token string) (subject, issuer string, err error) {
+	parts := strings.Split(strings.TrimSpace(token), ".")
+	if len(parts) != 3 {
+		return "", "", errors.New("not an OIDC identity token (a JWT: three dot-separated parts)")
+	}
+	raw, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(parts[1], "="))
+	var c struct{ Iss, Sub, Email string }
+	if err != nil || json.Unmarshal(raw, &c) != nil {
+		return "", "", errors.New("not an OIDC identity token (the JWT payload is not base64url JSON)")
+	}
+	subject = c.Sub
+	if c.Email != "" {
+		subject = c.Email
+	}
+	if c.Iss == "" || subject == "" {
+		return "", "", errors.New("the OIDC identity token has no issuer (iss) or subject (sub/email) claim")
+	}
+	return subject, c.Iss, nil
 }

@@ -78,7 +78,7 @@ func Verify(data, bundleJSON []byte, opts VerifyOptions) (*Result, error) {
 	var tm root.TrustedMaterial
 	var vopts []verify.VerifierOption
 	var popts []verify.PolicyOption
-	keyNote := ""
+	var givenHint, keyNote string
 	if keyMode {
 		pub, err := loadVerifyKey(opts.PublicKeyPEM)
 		if err != nil {
@@ -92,7 +92,7 @@ func Verify(data, bundleJSON []byte, opts VerifyOptions) (*Result, error) {
 		tm = root.NewTrustedPublicKeyMaterial(func(string) (root.TimeConstrainedVerifier, error) { return key, nil })
 		vopts = []verify.VerifierOption{verify.WithNoObserverTimestamps()}
 		popts = []verify.PolicyOption{verify.WithKey()}
-		keyNote = fmt.Sprintf(" (hint %s)", keyHint(pub))
+		givenHint = keyHint(pub)
 	} else {
 		id, err := identity(opts)
 		if err != nil {
@@ -121,8 +121,13 @@ func Verify(data, bundleJSON []byte, opts VerifyOptions) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if hint := b.VerificationMaterial.GetPublicKey().GetHint(); !keyMode && b.VerificationMaterial.GetPublicKey() != nil {
-		return nil, verdict(nil, "the bundle is signed with a key (hint %q), not keyless; verify it with --key", hint)
+	if pk := b.VerificationMaterial.GetPublicKey(); pk != nil {
+		if !keyMode {
+			return nil, verdict(nil, "the bundle is signed with a key (hint %q), not keyless; verify it with --key", pk.GetHint())
+		}
+		if pk.GetHint() != "" && pk.GetHint() != givenHint {
+			keyNote = fmt.Sprintf(" (the bundle names key hint %q, the given key's hint is %q)", pk.GetHint(), givenHint)
+		}
 	}
 	res, err := v.Verify(b, verify.NewPolicy(verify.WithArtifact(bytes.NewReader(data)), popts...))
 	if err != nil {

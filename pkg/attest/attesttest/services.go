@@ -28,7 +28,8 @@ import (
 )
 
 // serveFulcio implements POST /api/v2/signingCert for a public key, trusting
-// the bearer token's claims without checking its signature.
+// the bearer token's claims without checking its signature (but refusing an
+// expired token, as Fulcio does).
 func (s *Sigstore) serveFulcio(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost || r.URL.Path != "/api/v2/signingCert" {
 		httpError(w, http.StatusNotFound, "virtual fulcio: no route %s %s", r.Method, r.URL.Path)
@@ -43,9 +44,14 @@ func (s *Sigstore) serveFulcio(w http.ResponseWriter, r *http.Request) {
 	raw, err := base64.RawURLEncoding.DecodeString(parts[1])
 	var claims struct {
 		Iss, Sub, Email string
+		Exp             int64
 	}
 	if err != nil || json.Unmarshal(raw, &claims) != nil || claims.Iss == "" {
 		httpError(w, http.StatusUnauthorized, "virtual fulcio: unreadable token claims")
+		return
+	}
+	if claims.Exp != 0 && time.Unix(claims.Exp, 0).Before(time.Now()) {
+		httpError(w, http.StatusUnauthorized, "virtual fulcio: the identity token has expired")
 		return
 	}
 	subject := claims.Sub
@@ -91,8 +97,7 @@ func (s *Sigstore) serveFulcio(w http.ResponseWriter, r *http.Request) {
 	}
 	resp.SignedCertificateEmbeddedSct.Chain.Certificates = []string{pemCert(leaf), pemCert(s.fulcioCert), pemCert(s.rootCert)}
 	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(http.StatusCreated)
-	_ = json.NewEncoder(w).Encode(resp)
+	_ = json.NewEncoder(w).Encode(resp) // 200, as Fulcio's v2 API answers
 }
 
 // serveTSA implements an RFC 3161 timestamp authority.
