@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/mcpsum/mcpsum/pkg/attest"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 )
 
@@ -98,6 +99,14 @@ func libraryExitCode(err error) (int, bool) {
 	var integrity *lockfile.IntegrityError
 	if errors.As(err, &integrity) {
 		return exitVerdict, true // I3: the lockfile does not match its digests
+	}
+	var sig *attest.VerificationError
+	if errors.As(err, &sig) {
+		return exitVerdict, true // bad or missing signature
+	}
+	var sigUsage *attest.UsageError
+	if errors.As(err, &sigUsage) {
+		return exitUsage, true
 	}
 	var format *lockfile.FormatError
 	if errors.As(err, &format) {

@@ -6,9 +6,12 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/mcpsum/mcpsum/pkg/attest/attesttest"
 )
 
 // The CLI scripts in testdata/script run the real command tree in-process
@@ -23,13 +26,25 @@ func TestMain(m *testing.M) {
 }
 
 func TestScripts(t *testing.T) {
+	// Signing fixtures and a running virtual Sigstore (offline, loopback).
+	fix := t.TempDir()
+	attesttest.WriteFixtures(t, fix, "fixture.lock", []byte("{}\n"))
+	ss := attesttest.Start(t)
+	if err := os.WriteFile(fix+"/virtual_root.json", ss.TrustedRootJSON, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
-		Cmds:                map[string]func(*testscript.TestScript, bool, []string){"exits": exits},
+		Cmds:                map[string]func(*testscript.TestScript, bool, []string){"exits": exits, "replace": replace},
 		RequireExplicitExec: true,
 		Setup: func(env *testscript.Env) error {
 			// Shared fixtures: the top-level testdata lockfiles.
 			env.Setenv("LOCKS", mustAbs(t, "../../testdata/lockfiles"))
+			env.Setenv("FIX", fix)
+			env.Setenv("FULCIO", ss.FulcioURL)
+			env.Setenv("REKOR", ss.RekorURL)
+			env.Setenv("TSA", ss.TSAURL)
+			env.Setenv("IDTOKEN", ss.IDToken(attesttest.Identity, attesttest.Issuer))
 			return nil
 		},
 	})
@@ -64,4 +79,28 @@ func exits(ts *testscript.TestScript, neg bool, args []string) {
 	if got != want {
 		ts.Fatalf("%s exited %d, want %d", args[1], got, want)
 	}
+}
+
+// replace FILE OLD NEW replaces the first OLD in FILE by NEW, failing if OLD
+// is absent. An argument written go:"..." is a Go-quoted string ("\u202e").
+func replace(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 3 {
+		ts.Fatalf("usage: replace FILE OLD NEW")
+	}
+	unq := func(s string) string {
+		if q, ok := strings.CutPrefix(s, "go:"); ok {
+			u, err := strconv.Unquote(q)
+			ts.Check(err)
+			return u
+		}
+		return s
+	}
+	path := ts.MkAbs(args[0])
+	data, err := os.ReadFile(path)
+	ts.Check(err)
+	old, repl := unq(args[1]), unq(args[2])
+	if !strings.Contains(string(data), old) {
+		ts.Fatalf("replace: %q not found in %s", old, args[0])
+	}
+	ts.Check(os.WriteFile(path, []byte(strings.Replace(string(data), old, repl, 1)), 0o644))
 }

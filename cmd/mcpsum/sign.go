@@ -2,17 +2,35 @@ package main
 
 import (
 	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io/fs"
+	"os"
 	"strings"
 
+	"github.com/google/renameio/v2"
 	"github.com/peterbourgon/ff/v3/ffcli"
+
+	"github.com/mcpsum/mcpsum/pkg/attest"
+	"github.com/mcpsum/mcpsum/pkg/lockfile"
+)
+
+// Environment variables for the private key's passphrase (never a flag, so
+// it stays out of shell history and process listings).
+const (
+	envKeyPassword    = "MCPSUM_KEY_PASSWORD"
+	envCosignPassword = "COSIGN_PASSWORD"
 )
 
 func (a *app) signCommand() *ffcli.Command {
 	fs := a.flagSet("sign")
-	lockfile := lockfileFlag(fs)
-	key := fs.String("key", "", "private key (PEM) to sign with; without it, sign keyless with the OIDC token from the environment")
+	lockfilePath := lockfileFlag(fs)
+	key := fs.String("key", "", "private key (PEM, as cosign writes it) to sign with; without it, sign keyless with the OIDC token from the environment")
 	bundle := fs.String("bundle", "", "where to write the Sigstore bundle (default: <lockfile>.sigstore.json)")
-	_, _, _ = lockfile, key, bundle
+	fulcio := fs.String("fulcio-url", attest.DefaultFulcioURL, "Fulcio URL for keyless signing")
+	rekor := fs.String("rekor-url", attest.DefaultRekorURL, "Rekor URL for keyless signing")
+	tsa := fs.String("tsa-url", "", "RFC 3161 timestamp authority URL for keyless signing (optional)")
 	return &ffcli.Command{
 		Name:       "sign",
 		ShortUsage: "mcpsum sign [--lockfile F] [--key K] [--bundle B]",
@@ -20,11 +38,141 @@ func (a *app) signCommand() *ffcli.Command {
 		LongHelp: strings.TrimSpace(`
 sign checks the lockfile's digests, then writes a Sigstore bundle (v0.3, as
 'cosign verify-blob --bundle' accepts) over its exact bytes, atomically, beside
-it. Keyless signing (Fulcio + Rekor) uses the OIDC token from the environment,
-as in CI; --key signs with a long-lived key.`),
+it (mcp.lock.sigstore.json).
+
+Keyless (the default) gets a short-lived Fulcio certificate for the OIDC
+identity in SIGSTORE_ID_TOKEN, or GitHub Actions' token (permissions:
+id-token: write), and records the signature in Rekor. With --key it signs
+with a long-lived key; its passphrase comes from MCPSUM_KEY_PASSWORD (or
+COSIGN_PASSWORD).`),
 		FlagSet: fs,
 		Exec: func(ctx context.Context, args []string) error {
-			return notAvailable("mcpsum sign")
+			if len(args) > 0 {
+				return usageErr("sign takes no arguments (got %q)", args[0])
+			}
+			data, err := readCheckedLock(*lockfilePath)
+			if err != nil {
+				return err
+			}
+			var out []byte
+			if *key != "" {
+				keyPEM, err := os.ReadFile(*key)
+				if err != nil {
+					return usageErr("--key: %v", err)
+				}
+				pass := os.Getenv(envKeyPassword)
+				if pass == "" {
+					pass = os.Getenv(envCosignPassword)
+				}
+				out, err = attest.SignWithKey(ctx, data, keyPEM, []byte(pass))
+				if err != nil {
+					return err
+				}
+			} else {
+				token, source, err := attest.IDTokenFromEnv(ctx, os.Getenv)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(a.stderr, "sign: keyless, identity token from %s\n", source)
+				out, err = attest.SignKeyless(ctx, data, attest.KeylessOptions{IDToken: token, FulcioURL: *fulcio, RekorURL: *rekor, TSAURL: *tsa})
+				if err != nil {
+					return err
+				}
+			}
+			dst := bundlePath(*lockfilePath, *bundle)
+			if err := renameio.WriteFile(dst, out, 0o644); err != nil {
+				return fmt.Errorf("write bundle: %w", err)
+			}
+			fmt.Fprintf(a.stderr, "sign: wrote %s for %s\n", dst, *lockfilePath)
+			return nil
 		},
 	}
+}
+
+func bundlePath(lockPath, bundle string) string {
+	if bundle != "" {
+		return bundle
+	}
+	return lockPath + ".sigstore.json"
+}
+
+// readCheckedLock reads the exact bytes of the lockfile and checks its
+// digests (I3): a signature over a file that does not match itself is useless.
+func readCheckedLock(path string) ([]byte, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("no lockfile at %s: create one with mcpsum lock --name NAME -- COMMAND [ARG]... (or pass --lockfile)", path)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if _, err := lockfile.Parse(path, data); err != nil {
+		return nil, err
+	}
+	return data, nil
+}
+
+// sigFlags are the signature-checking flags of verify and proxy.
+type sigFlags struct {
+	bundle, key, identity, issuer, trusted *string
+}
+
+func registerSigFlags(fs *flag.FlagSet, bundleFlag, bundleHelp string) sigFlags {
+	return sigFlags{
+		bundle:   fs.String(bundleFlag, "", bundleHelp),
+		key:      fs.String("key", "", "public key (PEM) the lockfile's signature must verify with"),
+		identity: fs.String("certificate-identity", "", "expected signer identity (certificate SAN) of a keyless signature"),
+		issuer:   fs.String("certificate-oidc-issuer", "", "expected OIDC issuer of a keyless signature"),
+		trusted:  fs.String("trusted-root", "", "Sigstore trusted_root.json for offline verification of a keyless signature"),
+	}
+}
+
+func (s sigFlags) any() bool {
+	return *s.key != "" || *s.identity != "" || *s.issuer != "" || *s.trusted != ""
+}
+
+// check verifies the bundle over the lockfile's exact bytes and the
+// lockfile's own digests, without running any server.
+func (s sigFlags) check(lockPath string) (*attest.Result, error) {
+	if *s.key == "" && (*s.identity == "" || *s.issuer == "") {
+		return nil, usageErr("checking a signature needs --key PUB, or --certificate-identity and --certificate-oidc-issuer")
+	}
+	if *s.key != "" && (*s.identity != "" || *s.issuer != "") {
+		return nil, usageErr("give either --key or --certificate-identity/--certificate-oidc-issuer, not both")
+	}
+	data, err := readCheckedLock(lockPath)
+	if err != nil {
+		return nil, err
+	}
+	bundlePath := bundlePath(lockPath, *s.bundle)
+	bundle, err := os.ReadFile(bundlePath)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, verdict(fmt.Errorf("no signature: %s does not exist (sign the lockfile with mcpsum sign)", bundlePath))
+	}
+	if err != nil {
+		return nil, err
+	}
+	opts := attest.VerifyOptions{CertificateIdentity: *s.identity, CertificateOIDCIssuer: *s.issuer}
+	if *s.key != "" {
+		if opts.PublicKeyPEM, err = os.ReadFile(*s.key); err != nil {
+			return nil, usageErr("--key: %v", err)
+		}
+	}
+	if *s.trusted != "" {
+		if opts.TrustedRootJSON, err = os.ReadFile(*s.trusted); err != nil {
+			return nil, usageErr("--trusted-root: %v", err)
+		}
+	}
+	return attest.Verify(data, bundle, opts)
+}
+
+func describeSigner(r *attest.Result) string {
+	if !r.Keyless {
+		return "the given key"
+	}
+	s := fmt.Sprintf("%s (issuer %s)", oneLine(r.Identity, 100), oneLine(r.Issuer, 100))
+	for _, t := range r.Timestamps {
+		s += fmt.Sprintf(", %s time %s", t.Source, t.Time.UTC().Format("2006-01-02T15:04:05Z"))
+	}
+	return s
 }

@@ -13,25 +13,21 @@ import (
 )
 
 type verifyFlags struct {
-	lockfile, name                            *string
-	strict, asJSON                            *bool
-	timeout                                   *int
-	signature, key, identity, issuer, trusted *string
+	lockfile, name *string
+	strict, asJSON *bool
+	timeout        *int
+	sig            sigFlags
 }
 
 func (a *app) verifyCommand() *ffcli.Command {
 	fs := a.flagSet("verify")
 	v := verifyFlags{
-		lockfile:  lockfileFlag(fs),
-		name:      fs.String("name", "", "verify only this server"),
-		strict:    fs.Bool("strict", false, "treat informational drift (serverInfo, capabilities, versions) as failure"),
-		asJSON:    fs.Bool("json", false, "print one machine-readable result object on stdout"),
-		timeout:   fs.Int("timeout-secs", 10, "seconds to wait for each answer of a server"),
-		signature: fs.String("signature", "", "check this Sigstore bundle over the lockfile instead of running servers"),
-		key:       fs.String("key", "", "public key (PEM) the signature must verify with"),
-		identity:  fs.String("certificate-identity", "", "expected signer identity of a keyless signature"),
-		issuer:    fs.String("certificate-oidc-issuer", "", "expected OIDC issuer of a keyless signature"),
-		trusted:   fs.String("trusted-root", "", "Sigstore trusted_root.json for offline verification"),
+		lockfile: lockfileFlag(fs),
+		name:     fs.String("name", "", "verify only this server"),
+		strict:   fs.Bool("strict", false, "treat informational drift (serverInfo, capabilities, versions) as failure"),
+		asJSON:   fs.Bool("json", false, "print one machine-readable result object on stdout"),
+		timeout:  fs.Int("timeout-secs", 10, "seconds to wait for each answer of a server"),
+		sig:      registerSigFlags(fs, "signature", "check this Sigstore bundle over the lockfile instead of running servers"),
 	}
 	return &ffcli.Command{
 		Name:       "verify",
@@ -55,10 +51,10 @@ lockfile and the lockfile's own digests, without running any server.`),
 			if len(args) > 0 {
 				return usageErr("verify takes no arguments (got %q); use --name to pick a server", args[0])
 			}
-			if *v.signature != "" {
-				return a.verifySignature(ctx, v)
+			if *v.sig.bundle != "" {
+				return a.verifySignature(*v.lockfile, v.sig)
 			}
-			if *v.key != "" || *v.identity != "" || *v.issuer != "" || *v.trusted != "" {
+			if v.sig.any() {
 				return usageErr("--key, --certificate-identity, --certificate-oidc-issuer and --trusted-root need --signature")
 			}
 			if *v.timeout <= 0 {
