@@ -149,7 +149,7 @@ func (s *Sigstore) IssueExpiredCertificates(on bool) {
 // virtual Fulcio trusts it as is; the real one would not.
 func (s *Sigstore) IDToken(identity, issuer string) string {
 	claims := map[string]any{"iss": issuer, "sub": identity, "aud": "sigstore",
-		"iat": time.Now().Unix(), "exp": time.Now().Add(10 * time.Minute).Unix()}
+		"iat": time.Now().Unix(), "exp": time.Now().Add(time.Hour).Unix()}
 	if strings.Contains(identity, "@") && !strings.Contains(identity, "://") {
 		claims["email"], claims["email_verified"] = identity, true
 	}
