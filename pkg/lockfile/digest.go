@@ -1,7 +1,6 @@
 package lockfile
 
 import (
-	"bytes"
 	"encoding/json"
 	"regexp"
 	"sort"
@@ -168,43 +167,127 @@ func (b byKeys) Swap(i, j int) {
 
 func sortItems(items []json.RawMessage, keys []string) { sort.Stable(byKeys{items, keys}) }
 
-// computeDigests computes every digest of a normalized server.
+// computeDigests computes every digest of a normalized server (items valid,
+// compact and sorted by key).
+//
+// The surface digest is defined as sha256 over JCS(the entry without
+// "digests" and "policy"), i.e. over JCS of appendEntry(s, false). Rather than
+// canonicalising every item a second time inside the entry, the canonical
+// entry is assembled from the items' canonical forms: JCS sorts the entry's
+// (ASCII) keys, and a canonical array is its canonical elements joined by
+// commas. TestSurfaceComposition checks this equals the definition.
 func computeDigests(s *Server) (Digests, error) {
 	var d Digests
+	var canon [4][][]byte
 	for i, k := range kinds {
-		m := make(map[string]string, len(*s.items(i)))
-		for _, it := range *s.items(i) {
+		items := *s.items(i)
+		m := make(map[string]string, len(items))
+		canon[i] = make([][]byte, len(items))
+		for j, it := range items {
 			key, err := itemKey(it, k.key)
 			if err != nil {
 				return d, &FormatError{Item: k.kind, Err: err}
 			}
-			dg, err := Digest(it)
+			c, err := Canonical(it)
 			if err != nil {
 				return d, &FormatError{Item: k.kind + " " + quote(key), Err: err}
 			}
-			m[key] = dg
+			canon[i][j] = c
+			m[key] = digestOf(c)
 		}
 		*d.items(i) = m
 	}
 	if s.Instructions != nil {
-		var b bytes.Buffer
-		encodeString(&b, *s.Instructions)
-		dg, err := Digest(b.Bytes())
-		if err != nil {
-			return d, &FormatError{Item: "instructions", Err: err}
-		}
+		dg := digestOf(jcsString(nil, *s.Instructions))
 		d.Instructions = &dg
 	}
-	var b bytes.Buffer
-	if err := appendEntry(&b, s, false); err != nil {
-		return d, err
-	}
-	dg, err := Digest(b.Bytes())
+	serverInfo, err := Canonical(s.ServerInfo)
 	if err != nil {
-		return d, &FormatError{Item: "surface", Err: err}
+		return d, &FormatError{Item: "serverInfo", Err: err}
 	}
-	d.Surface = dg
+	capabilities, err := Canonical(s.Capabilities)
+	if err != nil {
+		return d, &FormatError{Item: "capabilities", Err: err}
+	}
+	strs := func(b []byte, list []string) []byte {
+		b = append(b, '[')
+		for i, v := range list {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = jcsString(b, v)
+		}
+		return append(b, ']')
+	}
+	items := func(b []byte, list [][]byte) []byte {
+		b = append(b, '[')
+		for i, c := range list {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, c...)
+		}
+		return append(b, ']')
+	}
+	// Keys in RFC 8785 order (UTF-16 code units; all ASCII here).
+	size := 1024 + len(serverInfo) + len(capabilities)
+	for _, list := range canon {
+		for _, c := range list {
+			size += len(c) + 1
+		}
+	}
+	b := append(make([]byte, 0, size), `{"capabilities":`...)
+	b = append(b, capabilities...)
+	b = strs(append(b, `,"command":`...), s.Command)
+	b = strs(append(b, `,"envPassthrough":`...), s.EnvPassthrough)
+	b = append(b, `,"instructions":`...)
+	if s.Instructions == nil {
+		b = append(b, "null"...)
+	} else {
+		b = jcsString(b, *s.Instructions)
+	}
+	b = items(append(b, `,"prompts":`...), canon[1])
+	b = jcsString(append(b, `,"protocolVersion":`...), s.ProtocolVersion)
+	b = items(append(b, `,"resourceTemplates":`...), canon[3])
+	b = items(append(b, `,"resources":`...), canon[2])
+	b = append(append(b, `,"serverInfo":`...), serverInfo...)
+	if s.SupportedVersions != nil {
+		b = strs(append(b, `,"supportedVersions":`...), s.SupportedVersions)
+	}
+	b = items(append(b, `,"tools":`...), canon[0])
+	b = append(b, '}')
+	d.Surface = digestOf(b)
 	return d, nil
+}
+
+// jcsString appends the RFC 8785 form of a string (valid UTF-8): only '"',
+// '\\' and control characters are escaped, with the short forms \b \f \n \r
+// \t and \u00xx (lower-case hex) for the rest.
+func jcsString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '"' || c == '\\':
+			b = append(b, '\\', c)
+		case c == '\b':
+			b = append(b, '\\', 'b')
+		case c == '\f':
+			b = append(b, '\\', 'f')
+		case c == '\n':
+			b = append(b, '\\', 'n')
+		case c == '\r':
+			b = append(b, '\\', 'r')
+		case c == '\t':
+			b = append(b, '\\', 't')
+		case c < 0x20:
+			b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+		default:
+			b = append(b, c)
+		}
+	}
+	return append(b, '"')
 }
 
 // verify compares the digests written in s with those of its content. It

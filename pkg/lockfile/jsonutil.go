@@ -99,9 +99,45 @@ func asString(raw json.RawMessage) (string, error) {
 	if kindOf(raw) != '"' {
 		return "", errf("want a string, got %s", typeName(raw))
 	}
+	if err := checkSurrogates(raw); err != nil {
+		return "", err
+	}
 	var s string
 	err := json.Unmarshal(raw, &s)
 	return s, err
+}
+
+// checkSurrogates refuses \u escapes of UTF-16 surrogates that do not form a
+// pair: encoding/json would silently turn them into U+FFFD, and RFC 8785
+// refuses them.
+func checkSurrogates(tok []byte) error {
+	for i := 0; i+5 < len(tok); i++ {
+		if tok[i] != '\\' {
+			continue
+		}
+		if tok[i+1] != 'u' {
+			i++ // skip the escaped character
+			continue
+		}
+		u, err := strconv.ParseUint(string(tok[i+2:i+6]), 16, 16)
+		if err != nil {
+			return errf("bad \\u escape")
+		}
+		switch {
+		case 0xDC00 <= u && u <= 0xDFFF:
+			return errf("lone UTF-16 surrogate \\u%04x", u)
+		case 0xD800 <= u && u <= 0xDBFF:
+			if i+11 < len(tok) && tok[i+6] == '\\' && tok[i+7] == 'u' {
+				if l, err := strconv.ParseUint(string(tok[i+8:i+12]), 16, 16); err == nil && 0xDC00 <= l && l <= 0xDFFF {
+					i += 11
+					continue
+				}
+			}
+			return errf("lone UTF-16 surrogate \\u%04x", u)
+		}
+		i += 5
+	}
+	return nil
 }
 
 // asStrings decodes an array of strings; the result is never nil.

@@ -9,8 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/gowebpki/jcs"
 )
 
 var serverName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
@@ -36,7 +34,7 @@ func Parse(path string, data []byte) (*File, error) {
 		return nil, fe("", "", errf("not valid UTF-8 (%s)", position(data, invalidUTF8At(data))))
 	}
 	var probe json.RawMessage
-	if err := json.Unmarshal(data, &probe); err != nil {
+	if err := json.Unmarshal(data, &probe); !json.Valid(data) && err != nil {
 		var se *json.SyntaxError
 		if errors.As(err, &se) {
 			return nil, fe("", "", errf("not valid JSON at %s: %v", position(data, int(se.Offset)), se))
@@ -88,12 +86,6 @@ func Parse(path string, data []byte) (*File, error) {
 			return nil, ferr
 		}
 		f.Servers[e.key] = s
-	}
-	// Backstop: the whole file must be canonicalisable (this also refuses
-	// escapes such as lone surrogates that encoding/json would replace).
-	if _, err := jcs.Transform(data); err != nil {
-		_, cerr := Canonical(data)
-		return nil, fe("", "", cerr)
 	}
 	names := make([]string, 0, len(f.Servers))
 	for n := range f.Servers {

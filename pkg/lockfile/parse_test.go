@@ -144,7 +144,7 @@ func TestParseStrict(t *testing.T) {
 		{name: "invalid server name", muts: []mut{{"\"time\": {\n      \"command\"", "\"time now\": {\n      \"command\""}},
 			item: "servers", message: `server name "time now"`},
 		{name: "lone surrogate in a command", muts: []mut{{`"mcp-server-time==2026.8.18"`, `"mcp-server-time==2026.8.18\ud800"`}},
-			message: "surrogate"},
+			server: "time", item: "command", message: `element 1: lone UTF-16 surrogate \ud800`},
 		{name: "invalid JSON", muts: []mut{{`"lockfileVersion": 1,`, `"lockfileVersion": 1,,`}},
 			message: "not valid JSON at line 2"},
 		{name: "invalid UTF-8", muts: []mut{{`"generator": "mcpsum 0.1.0",`, "\"generator\": \"mcpsum \xff\","}},
