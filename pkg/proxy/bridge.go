@@ -1,0 +1,176 @@
+package proxy
+
+import (
+	"bytes"
+	"encoding/json"
+	"sort"
+	"strings"
+
+	"github.com/mcpsum/mcpsum/pkg/lockfile"
+	"github.com/mcpsum/mcpsum/pkg/mcpwire"
+)
+
+// Era bridging of requests. A request crosses to the server with only its id
+// replaced when both sides speak the same era. A legacy client's request to
+// a 2026-07-28 server gains the per-request _meta the server requires
+// (protocol version, the capabilities and clientInfo the client declared in
+// initialize, the log level it set). A 2026-07-28 client's request to a
+// legacy server loses the io.modelcontextprotocol/ keys of its _meta, which
+// legacy servers may reject. Everything else keeps its bytes.
+
+// edit replaces b[s:e] with repl (an insertion when s == e).
+type edit struct {
+	s, e int
+	repl []byte
+}
+
+// applyEdits returns b with the edits applied, as pieces sharing b's memory.
+func applyEdits(b []byte, edits []edit) [][]byte {
+	sort.Slice(edits, func(i, j int) bool { return edits[i].s < edits[j].s })
+	parts := make([][]byte, 0, 2*len(edits)+1)
+	at := 0
+	for _, e := range edits {
+		parts = append(parts, b[at:e.s], e.repl)
+		at = e.e
+	}
+	return append(parts, b[at:])
+}
+
+// upstreamParts is r as sent to the server under id u; extra holds members
+// to add to params (an MRTR retry's inputResponses and requestState).
+func (p *Proxy) upstreamParts(r *request, u int64, extra []byte) [][]byte {
+	line := r.line
+	edits := []edit{{r.env.id.s, r.env.id.e, itoa(u)}}
+	upModern := p.srv.upEra == lockfile.EraModern
+	switch {
+	case !r.modern && upModern:
+		edits = append(edits, p.injectMeta(r, extra)...)
+	case r.modern && !upModern && r.meta.ok():
+		edits = append(edits, edit{r.meta.s, r.meta.e, stripReserved(line, r.meta)})
+	}
+	if extra != nil && !(!r.modern && upModern) {
+		edits = append(edits, insertMembers(line, r.env, extra)...)
+	}
+	return applyEdits(line, edits)
+}
+
+// injectMeta adds the 2026-07-28 _meta members (and extra) to r's params.
+func (p *Proxy) injectMeta(r *request, extra []byte) []edit {
+	line, env := r.line, r.env
+	m := p.modernMeta()
+	withExtra := func(b []byte) []byte {
+		if extra != nil {
+			b = append(append(b, ','), extra...)
+		}
+		return b
+	}
+	switch {
+	case !env.params.ok():
+		b := withExtra(append(append([]byte(`,"params":{"_meta":{`), m...), '}'))
+		return []edit{{env.close, env.close, append(b, '}')}}
+	case !r.meta.ok():
+		b := withExtra(append(append([]byte(`"_meta":{`), m...), '}'))
+		if !emptyObject(line, env.params.s) {
+			b = append(b, ',')
+		}
+		return []edit{{env.params.s + 1, env.params.s + 1, b}}
+	}
+	b := append([]byte(nil), m...)
+	if !emptyObject(line, r.meta.s) {
+		b = append(b, ',')
+	}
+	edits := []edit{{r.meta.s + 1, r.meta.s + 1, b}}
+	if extra != nil {
+		edits = append(edits, edit{env.params.s + 1, env.params.s + 1, append(append([]byte(nil), extra...), ',')})
+	}
+	return edits
+}
+
+// insertMembers adds members to params (creating params when absent).
+func insertMembers(line []byte, env envelope, members []byte) []edit {
+	if !env.params.ok() {
+		b := append(append([]byte(`,"params":{`), members...), '}')
+		return []edit{{env.close, env.close, b}}
+	}
+	b := append([]byte(nil), members...)
+	if !emptyObject(line, env.params.s) {
+		b = append(b, ',')
+	}
+	return []edit{{env.params.s + 1, env.params.s + 1, b}}
+}
+
+func emptyObject(b []byte, open int) bool {
+	i := skipWS(b, open+1)
+	return i < len(b) && b[i] == '}'
+}
+
+// modernMeta is the members of the _meta a legacy client's requests carry to
+// a 2026-07-28 server.
+func (p *Proxy) modernMeta() []byte {
+	p.mu.Lock()
+	caps, info, level := p.clientCaps, p.clientInfo, p.logLevel
+	p.mu.Unlock()
+	if len(info) == 0 || info[0] != '{' {
+		info = p.clientInfoJSON()
+	}
+	b := []byte(`"` + mcpwire.MetaProtocolVersion + `":"` + mcpwire.Modern + `","` + mcpwire.MetaClientCapabilities + `":`)
+	b = append(b, modernClientCaps(caps)...)
+	b = append(b, `,"`+mcpwire.MetaClientInfo+`":`...)
+	b = append(b, info...)
+	if level != "" {
+		b = append(b, `,"`+metaLogLevel+`":`...)
+		b = appendJSON(b, level)
+	}
+	return b
+}
+
+// modernClientCaps translates legacy client capabilities: roots loses
+// listChanged, tasks is dropped (an extension in 2026-07-28).
+func modernClientCaps(legacy json.RawMessage) json.RawMessage {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(legacy, &m) != nil || m == nil {
+		return json.RawMessage(`{}`)
+	}
+	delete(m, "tasks")
+	if _, ok := m["roots"]; ok {
+		m["roots"] = json.RawMessage(`{}`)
+	}
+	return mustJSON(m)
+}
+
+// stripReserved returns the _meta object at sp without its
+// io.modelcontextprotocol/ members.
+func stripReserved(line []byte, sp span) []byte {
+	out := []byte{'{'}
+	n := 0
+	members(line[:sp.e], sp.s, func(key string, ks int, v span) error {
+		if strings.HasPrefix(key, "io.modelcontextprotocol/") {
+			return nil
+		}
+		if n > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, line[ks:v.e]...)
+		n++
+		return nil
+	})
+	return append(out, '}')
+}
+
+// hasClientCap reports whether a 2026-07-28 request declared capability key.
+func hasClientCap(r *request, key string) bool {
+	mf, _, _ := fields(r.line, r.meta, mcpwire.MetaClientCapabilities)
+	cf, ok, _ := fields(r.line, mf[0], key)
+	return ok && cf[0].ok() && !bytes.Equal(cf[0].of(r.line), []byte("null"))
+}
+
+// needsBridge reports whether a forwarded request's result may need MRTR
+// bridging (so the request is kept): a call that can return input_required
+// or provoke server->client requests while the two sides speak different eras.
+func (p *Proxy) needsBridge(r *request) bool {
+	switch r.method {
+	case "tools/call", "prompts/get", "resources/read":
+		return r.modern != (p.srv.upEra == lockfile.EraModern)
+	}
+	return false
+}

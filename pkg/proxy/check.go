@@ -1,0 +1,186 @@
+package proxy
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/mcpsum/mcpsum/pkg/lockfile"
+	"github.com/mcpsum/mcpsum/pkg/mcpwire"
+	"github.com/mcpsum/mcpsum/pkg/pin"
+)
+
+// The proxy's upstream handshake declares exactly what lock and verify
+// declare (mcpwire's fixed set: no client capabilities, mcpsum's clientInfo),
+// because servers change their surface with the client's capabilities: the
+// live surface must be listed the way it was locked.
+
+func (p *Proxy) clientInfoJSON() json.RawMessage {
+	return mustJSON(map[string]string{"name": mcpwire.ClientName, "version": mcpwire.ClientVersion})
+}
+
+// eraLost is a handshake failure that means the server no longer speaks the
+// locked era: definitional drift.
+type eraLost struct {
+	finding lockfile.Finding
+	detail  string
+}
+
+func (e *eraLost) Error() string { return e.detail }
+
+func eraFinding(locked, observed string) lockfile.Finding {
+	return lockfile.Finding{Class: lockfile.Definitional, Kind: lockfile.KindEra, Change: lockfile.Changed, Locked: locked, Observed: observed}
+}
+
+// handshake speaks the locked era: initialize + notifications/initialized,
+// or server/discover.
+func (p *Proxy) handshake(ctx context.Context) (*mcpwire.Hello, error) {
+	if p.srv.upEra == lockfile.EraModern {
+		return p.discover(ctx)
+	}
+	params := mustJSON(map[string]any{
+		"protocolVersion": mcpwire.LegacyVersion,
+		"capabilities":    json.RawMessage(`{}`),
+		"clientInfo":      p.clientInfoJSON(),
+	})
+	res, err := p.Call(ctx, "initialize", params)
+	var rpc *mcpwire.Error
+	if errors.As(err, &rpc) {
+		observed := lockfile.EraLegacy
+		if rpc.Code == mcpwire.CodeUnsupportedVersion {
+			observed = lockfile.EraModern
+		}
+		return nil, &eraLost{eraFinding(lockfile.EraLegacy, observed), fmt.Sprintf("the server refused initialize: %v", err)}
+	}
+	if err != nil {
+		return nil, err
+	}
+	var r struct {
+		ProtocolVersion string          `json:"protocolVersion"`
+		Capabilities    json.RawMessage `json:"capabilities"`
+		ServerInfo      json.RawMessage `json:"serverInfo"`
+		Instructions    *string         `json:"instructions"`
+	}
+	if err := json.Unmarshal(res, &r); err != nil || !slices.Contains(mcpwire.LegacyVersions, r.ProtocolVersion) {
+		q := mcpwire.TruncateQuote(string(res), 200)
+		return nil, &eraLost{eraFinding(lockfile.EraLegacy, "unknown"), fmt.Sprintf("the server's InitializeResult is not one mcpsum can speak: %s", q)}
+	}
+	if err := p.notify("notifications/initialized", nil); err != nil {
+		return nil, err
+	}
+	return &mcpwire.Hello{Era: mcpwire.EraLegacy, ProtocolVersion: r.ProtocolVersion,
+		ServerInfo: r.ServerInfo, Capabilities: r.Capabilities, Instructions: r.Instructions}, nil
+}
+
+func (p *Proxy) discover(ctx context.Context) (*mcpwire.Hello, error) {
+	meta := mustJSON(map[string]any{
+		mcpwire.MetaProtocolVersion:    mcpwire.Modern,
+		mcpwire.MetaClientCapabilities: json.RawMessage(`{}`),
+		mcpwire.MetaClientInfo:         p.clientInfoJSON(),
+	})
+	res, err := p.Call(ctx, "server/discover", mustJSON(map[string]any{"_meta": meta}))
+	var rpc *mcpwire.Error
+	if errors.As(err, &rpc) {
+		return nil, &eraLost{eraFinding(lockfile.EraModern, lockfile.EraLegacy), fmt.Sprintf("the server no longer answers server/discover: %v", err)}
+	}
+	if err != nil {
+		return nil, err
+	}
+	var r struct {
+		ResultType        *string                    `json:"resultType"`
+		SupportedVersions []string                   `json:"supportedVersions"`
+		Capabilities      json.RawMessage            `json:"capabilities"`
+		Instructions      *string                    `json:"instructions"`
+		Meta              map[string]json.RawMessage `json:"_meta"`
+	}
+	if err := json.Unmarshal(res, &r); err != nil || (r.ResultType != nil && *r.ResultType != "complete") {
+		return nil, &eraLost{eraFinding(lockfile.EraModern, "unknown"), "the server's DiscoverResult is malformed: " + mcpwire.TruncateQuote(string(res), 200)}
+	}
+	if !slices.Contains(r.SupportedVersions, mcpwire.Modern) {
+		f := lockfile.Finding{Class: lockfile.Definitional, Kind: lockfile.KindVersionDropped, Change: lockfile.Removed,
+			Locked: p.srv.lock.ProtocolVersion, Observed: string(mustJSON(r.SupportedVersions))}
+		return nil, &eraLost{f, "the server no longer lists " + mcpwire.Modern}
+	}
+	return &mcpwire.Hello{Era: mcpwire.EraModern, ProtocolVersion: mcpwire.Modern, SupportedVersions: r.SupportedVersions,
+		ServerInfo: r.Meta[mcpwire.MetaServerInfo], Capabilities: r.Capabilities, Instructions: r.Instructions}, nil
+}
+
+func (p *Proxy) handshakeFailed(err error) {
+	var lost *eraLost
+	if errors.As(err, &lost) {
+		p.quarantineWith(fmt.Sprintf("%s (%s)", describe([]lockfile.Finding{lost.finding}), lost.detail), []lockfile.Finding{lost.finding})
+		return
+	}
+	p.fail(fmt.Errorf("server %q did not complete the %s handshake: %w", p.opts.Name, p.srv.upEra, err))
+}
+
+// listenUpstream opens the proxy's own 2026-07-28 listen stream, so list
+// changes trigger a new check. Its answer (if any) is ignored.
+func (p *Proxy) listenUpstream(h *mcpwire.Hello) {
+	params := mustJSON(map[string]any{
+		"_meta":         mcpwire.Meta(h),
+		"notifications": map[string]bool{"toolsListChanged": true, "promptsListChanged": true, "resourcesListChanged": true},
+	})
+	p.mu.Lock()
+	p.nextUp++
+	u := p.nextUp
+	p.upPending[u] = &call{own: make(chan ownReply, 1), method: "subscriptions/listen"}
+	up := p.up
+	p.mu.Unlock()
+	up.write(requestLine(itoa(u), "subscriptions/listen", params))
+}
+
+// check lists the live surface and compares it with the lock. Calls wait
+// while it runs; definitional drift quarantines, informational drift is
+// logged once and allowed.
+func (p *Proxy) check(ctx context.Context) {
+	p.closeGate()
+	s, err := mcpwire.ListAll(ctx, p, p.hello)
+	if err != nil {
+		p.mu.Lock()
+		st := p.state
+		p.mu.Unlock()
+		var rpc *mcpwire.Error
+		switch {
+		case st != gateChecking:
+			return // failed, quarantined or closing meanwhile
+		case errors.As(err, &rpc) || !isTransport(err):
+			p.quarantineWith("the live surface could not be listed as locked: "+err.Error(), nil)
+		default:
+			p.fail(fmt.Errorf("server %q did not answer the surface check: %w", p.opts.Name, err))
+		}
+		return
+	}
+	lock := p.srv.lock
+	observed, err := pin.Entry(lock.Command, lock.EnvPassthrough, p.hello, s)
+	if err != nil {
+		p.quarantineWith("the live surface cannot be pinned: "+err.Error(), nil)
+		return
+	}
+	var def []lockfile.Finding
+	for _, f := range lockfile.Compare(lock, observed) {
+		if f.Class == lockfile.Definitional {
+			def = append(def, f)
+			continue
+		}
+		if s := f.String(); !p.seenInfo[s] {
+			p.seenInfo[s] = true
+			p.logf("informational drift (allowed; the client still sees the locked value): %s", s)
+		}
+	}
+	if len(def) > 0 {
+		p.quarantineWith("its definitions changed since they were locked: "+describe(def), def)
+		return
+	}
+	p.openGate()
+}
+
+// isTransport reports errors about the connection rather than the answer.
+func isTransport(err error) bool {
+	var to *mcpwire.TimeoutError
+	var exit *mcpwire.ExitError
+	return errors.As(err, &to) || errors.As(err, &exit) || errors.Is(err, mcpwire.ErrClosed) ||
+		errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+}

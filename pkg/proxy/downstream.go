@@ -1,0 +1,380 @@
+package proxy
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/mcpsum/mcpsum/pkg/mcpwire"
+)
+
+// request is a client request the proxy forwards to the server.
+type request struct {
+	line     []byte // the original bytes, owned
+	env      envelope
+	id       []byte // the client's id (points into line)
+	method   string
+	modern   bool // it carried 2026-07-28 _meta
+	meta     span // params._meta
+	logLevel bool // modern: it asked for log messages
+}
+
+// call is a request sent to the server that awaits its response.
+type call struct {
+	clientID  []byte           // forwarded: the client's id
+	method    string           //
+	own       chan ownReply    // the proxy's own request (handshake, lists)
+	cancelled bool             //
+	logLevel  bool             // counted in logWanted
+	req       *request         // kept when the result may need era bridging
+	bridge    *bridge          // MRTR bridging state, if any
+	upReq     *serverRequest   // a legacy server's request waiting for the client's retry
+	queue     []*serverRequest // more of them
+	parked    []byte           // the final response, when it came before the retry
+	rounds    int              // input_required rounds bridged so far
+}
+
+type ownReply struct {
+	result json.RawMessage
+	err    error
+}
+
+// readClient reads the client until EOF or an error.
+func (p *Proxy) readClient(r *mcpwire.LineReader) {
+	for {
+		line, err := r.Next()
+		if err != nil {
+			if errors.Is(err, mcpwire.ErrLineTooLong) {
+				p.logf("the client sent %v; closing the session", err)
+				p.out.write(errorLine(nil, &rpcError{Code: mcpwire.CodeInvalidRequest, Message: "mcpsum: " + err.Error()}))
+			}
+			return
+		}
+		p.fromClient(line)
+	}
+}
+
+func (p *Proxy) fromClient(line []byte) {
+	env, id, err := scanEnvelope(line)
+	switch {
+	case err != nil:
+		p.out.write(errorLine(nil, &rpcError{Code: mcpwire.CodeParseError, Message: "mcpsum: parse error: " + err.Error()}))
+	case env.isRequest():
+		p.clientRequest(line, env, id)
+	case env.isNotification():
+		p.clientNotification(line, env)
+	case env.isResponse():
+		p.clientResponse(line, env, id)
+	default:
+		if !env.id.ok() || env.nullID {
+			id = nil
+		}
+		p.out.write(errorLine(id, &rpcError{Code: mcpwire.CodeInvalidRequest, Message: "mcpsum: invalid request: not a JSON-RPC request, notification or response"}))
+	}
+}
+
+func (p *Proxy) reply(id, result []byte)         { p.out.write(resultLine(id, result)) }
+func (p *Proxy) replyErr(id []byte, e *rpcError) { p.out.write(errorLine(id, e)) }
+
+func invalidParams(format string, a ...any) *rpcError {
+	return &rpcError{Code: mcpwire.CodeInvalidParams, Message: "mcpsum: " + fmt.Sprintf(format, a...)}
+}
+
+const metaLogLevel = "io.modelcontextprotocol/logLevel"
+
+func (p *Proxy) clientRequest(line []byte, env envelope, id []byte) {
+	method, _ := stringAt(line, env.method)
+	pf, isObj, err := fields(line, env.params, "_meta", "name", "uri", "cursor", "ref", "requestState", "inputResponses")
+	if err != nil || !isObj {
+		p.replyErr(id, invalidParams("params of %q must be a JSON object", mcpwire.TruncateQuote(method, 80)))
+		return
+	}
+	mf, metaObj, err := fields(line, pf[0], mcpwire.MetaProtocolVersion, mcpwire.MetaClientCapabilities, metaLogLevel)
+	if err != nil || !metaObj {
+		p.replyErr(id, invalidParams("params._meta must be a JSON object"))
+		return
+	}
+	r := &request{line: line, env: env, id: id, method: method, meta: pf[0], modern: mf[0].ok(), logLevel: mf[2].ok()}
+	if r.modern {
+		v, _ := stringAt(line, mf[0])
+		if v != mcpwire.Modern {
+			p.replyErr(id, &rpcError{Code: mcpwire.CodeUnsupportedVersion, Message: "unsupported protocol version",
+				Data: map[string]any{"supported": p.srv.supportedVersions(), "requested": v}})
+			return
+		}
+		if !mf[1].ok() {
+			p.replyErr(id, invalidParams("missing _meta %q", mcpwire.MetaClientCapabilities))
+			return
+		}
+	}
+	p.mu.Lock()
+	q, legacy := p.quarantine, p.legacyClient
+	p.mu.Unlock()
+	if q != nil {
+		p.replyErr(id, q.rpc())
+		return
+	}
+	if !r.modern && !legacy && method != "initialize" && method != "ping" {
+		p.replyErr(id, &rpcError{Code: mcpwire.CodeInvalidRequest, Message: fmt.Sprintf("mcpsum: %q before initialize: send initialize first (or 2026-07-28 _meta on every request)", mcpwire.TruncateQuote(method, 80))})
+		return
+	}
+	notFound := &rpcError{Code: mcpwire.CodeMethodNotFound, Message: fmt.Sprintf("method not found: %q", mcpwire.TruncateQuote(method, 80))}
+	upModern := p.srv.upEra == mcpwire.EraModern
+	switch method {
+	case "initialize":
+		if r.modern {
+			p.replyErr(id, notFound)
+			return
+		}
+		p.initialize(line, env, id)
+	case "server/discover":
+		if !r.modern {
+			p.replyErr(id, notFound)
+			return
+		}
+		p.reply(id, p.srv.discoverResult())
+	case "ping":
+		if r.modern {
+			p.replyErr(id, notFound)
+			return
+		}
+		p.reply(id, []byte(`{}`))
+	case "tools/list", "prompts/list", "resources/list", "resources/templates/list":
+		var cursor *string
+		if pf[3].ok() {
+			s, ok := stringAt(line, pf[3])
+			if !ok {
+				p.replyErr(id, invalidParams("cursor must be a string"))
+				return
+			}
+			cursor = &s
+		}
+		res, e := p.srv.listResult(p.srv.listKind(method), cursor, r.modern)
+		if e != nil {
+			p.replyErr(id, e)
+			return
+		}
+		p.reply(id, res)
+	case "tools/call", "prompts/get", "resources/read":
+		if r.modern && !upModern && pf[5].ok() && p.bridgeRetryFromClient(r, pf[5], pf[6]) {
+			return
+		}
+		if method == "resources/read" {
+			if _, ok := stringAt(line, pf[2]); !ok {
+				p.replyErr(id, invalidParams("resources/read needs a string uri"))
+				return
+			}
+			p.submit(r)
+			return
+		}
+		name, ok := stringAt(line, pf[1])
+		kind, locked := "tool", p.srv.tools
+		if method == "prompts/get" {
+			kind, locked = "prompt", p.srv.prompts
+		}
+		if !ok || !locked[name] {
+			q, _ := mcpwire.Quote(name)
+			p.replyErr(id, invalidParams("unknown %s %q: it is not in the lock for server %q, so mcpsum does not forward it", kind, q, p.opts.Name))
+			return
+		}
+		p.submit(r)
+	case "completion/complete":
+		if e := p.checkCompletionRef(line, pf[4]); e != nil {
+			p.replyErr(id, e)
+			return
+		}
+		p.submit(r)
+	case "logging/setLevel":
+		if r.modern {
+			p.replyErr(id, notFound)
+			return
+		}
+		if upModern {
+			pl, _, _ := fields(line, env.params, "level")
+			lvl, _ := stringAt(line, pl[0])
+			p.mu.Lock()
+			p.logLevel = lvl
+			p.mu.Unlock()
+			p.reply(id, []byte(`{}`))
+			return
+		}
+		p.submit(r)
+	case "resources/subscribe", "resources/unsubscribe":
+		if r.modern || upModern {
+			p.replyErr(id, notFound)
+			return
+		}
+		p.submit(r)
+	case "subscriptions/listen":
+		if !r.modern {
+			p.replyErr(id, notFound)
+			return
+		}
+		p.listen(line, env, id)
+	case "tasks/get", "tasks/result", "tasks/list", "tasks/cancel":
+		if r.modern || upModern {
+			p.replyErr(id, notFound)
+			return
+		}
+		p.submit(r)
+	default:
+		notFound.Message = fmt.Sprintf("method not found: mcpsum proxy does not forward %q", mcpwire.TruncateQuote(method, 80))
+		p.replyErr(id, notFound)
+	}
+}
+
+// checkCompletionRef refuses completions for prompts that are not locked.
+func (p *Proxy) checkCompletionRef(line []byte, ref span) *rpcError {
+	rf, ok, err := fields(line, ref, "type", "name")
+	if err != nil || !ok || !ref.ok() {
+		return invalidParams("completion/complete needs a ref object")
+	}
+	if t, _ := stringAt(line, rf[0]); t == "ref/prompt" {
+		name, _ := stringAt(line, rf[1])
+		if !p.srv.prompts[name] {
+			q, _ := mcpwire.Quote(name)
+			return invalidParams("unknown prompt %q: it is not in the lock for server %q", q, p.opts.Name)
+		}
+	}
+	return nil
+}
+
+// initialize answers a legacy client's handshake from the lock.
+func (p *Proxy) initialize(line []byte, env envelope, id []byte) {
+	f, _, _ := fields(line, env.params, "protocolVersion", "capabilities", "clientInfo")
+	requested, _ := stringAt(line, f[0])
+	version := p.srv.initializeVersion(requested)
+	p.mu.Lock()
+	p.legacyClient = true
+	p.clientVersion = version
+	p.clientCaps = append(json.RawMessage(nil), f[1].of(line)...)
+	p.clientInfo = append(json.RawMessage(nil), f[2].of(line)...)
+	p.mu.Unlock()
+	p.reply(id, p.srv.initializeResult(version))
+}
+
+// listen acknowledges a modern client's subscriptions/listen. The served
+// surface is the lock, which never changes while the proxy runs, so no
+// list_changed is ever sent on it; the stream stays open until the client
+// cancels it or the session ends.
+func (p *Proxy) listen(line []byte, env envelope, id []byte) {
+	f, _, _ := fields(line, env.params, "notifications")
+	nf, _, _ := fields(line, f[0], "toolsListChanged", "promptsListChanged", "resourcesListChanged")
+	ack := map[string]any{}
+	for i, k := range []string{"toolsListChanged", "promptsListChanged", "resourcesListChanged"} {
+		if string(nf[i].of(line)) == "true" {
+			ack[k] = true
+		}
+	}
+	p.mu.Lock()
+	p.listens[string(id)] = true
+	p.mu.Unlock()
+	params := appendJSON(nil, ack)
+	b := []byte(`{"notifications":`)
+	b = append(b, params...)
+	b = append(b, `,"_meta":{"io.modelcontextprotocol/subscriptionId":`...)
+	b = append(b, id...)
+	b = append(b, "}}"...)
+	p.out.write(requestLine(nil, "notifications/subscriptions/acknowledged", b))
+}
+
+func (p *Proxy) clientNotification(line []byte, env envelope) {
+	method, _ := stringAt(line, env.method)
+	switch method {
+	case "notifications/initialized":
+		return // the proxy sent its own to the server
+	case "notifications/cancelled":
+		f, _, _ := fields(line, env.params, "requestId")
+		if f[0].ok() {
+			p.cancelFromClient(line, f[0])
+		}
+		return
+	}
+	// Other client notifications (progress of a server->client request,
+	// roots/list_changed, ...) exist only in the legacy era.
+	p.mu.Lock()
+	up, ok := p.up, p.state == gateOpen || p.state == gateChecking
+	p.mu.Unlock()
+	if up != nil && ok && p.srv.upEra == mcpwire.EraLegacy {
+		up.write(line)
+	}
+}
+
+// cancelFromClient forwards the client's cancellation of request rid with
+// the id the server knows, or drops a request that was not forwarded yet.
+func (p *Proxy) cancelFromClient(line []byte, rid span) {
+	key := string(line[rid.s:rid.e])
+	if p.cancelCollecting(key) {
+		return
+	}
+	p.mu.Lock()
+	for i, r := range p.held {
+		if string(r.id) == key {
+			p.held = append(p.held[:i], p.held[i+1:]...)
+			p.cond.Broadcast()
+			p.mu.Unlock()
+			return
+		}
+	}
+	if p.listens[key] {
+		delete(p.listens, key)
+		p.mu.Unlock()
+		return
+	}
+	u, ok := p.byClient[key]
+	var c *call
+	if ok {
+		c = p.upPending[u]
+		p.dropCall(u, c)
+	}
+	up := p.up
+	p.mu.Unlock()
+	if c == nil || up == nil {
+		return
+	}
+	p.cancelBridge(c)
+	parts := splice(line, rid, strconv.AppendInt(nil, u, 10))
+	up.write(parts[0], parts[1], parts[2])
+}
+
+// dropCall forgets a pending call (p.mu held).
+func (p *Proxy) dropCall(u int64, c *call) {
+	if c == nil {
+		return
+	}
+	delete(p.upPending, u)
+	if c.own == nil {
+		if p.byClient[string(c.clientID)] == u {
+			delete(p.byClient, string(c.clientID))
+		}
+		if c.logLevel {
+			p.logWanted--
+		}
+		c.cancelled = true
+	}
+}
+
+// clientResponse routes the client's answer to a request the proxy sent it.
+func (p *Proxy) clientResponse(line []byte, env envelope, id []byte) {
+	d, ok := parseID(id)
+	p.mu.Lock()
+	r := p.downPending[d]
+	delete(p.downPending, d)
+	up := p.up
+	p.mu.Unlock()
+	if !ok || r == nil || up == nil {
+		return // not ours, or late
+	}
+	if r.bridge != nil {
+		p.bridgeAnswer(d, r, line, env)
+		return
+	}
+	parts := splice(line, env.id, r.upID)
+	up.write(parts[0], parts[1], parts[2])
+}
+
+func parseID(id []byte) (int64, bool) {
+	n, err := strconv.ParseInt(string(id), 10, 64)
+	return n, err == nil
+}

@@ -1,0 +1,141 @@
+package proxy
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/mcpsum/mcpsum/pkg/lockfile"
+	"github.com/mcpsum/mcpsum/pkg/mcpwire"
+)
+
+// CodeQuarantined is the JSON-RPC error code of every request to a
+// quarantined server: the user's choice (DESIGN I4). It is also the legacy
+// spec's "resource not found" and is reserved in 2026-07-28, so the error's
+// data always carries {"mcpsum":"quarantined", ...} to tell them apart.
+const CodeQuarantined = -32002
+
+// rpcError is a JSON-RPC error the proxy sends.
+type rpcError struct {
+	Code    int    `json:"code"`
+	Message string `json:"message"`
+	Data    any    `json:"data,omitempty"`
+}
+
+func (e *rpcError) Error() string { return e.Message }
+
+// resultLine builds a response with a raw result.
+func resultLine(id []byte, result []byte) []byte {
+	b := make([]byte, 0, len(result)+len(id)+32)
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	b = append(b, id...)
+	b = append(b, `,"result":`...)
+	b = append(b, result...)
+	return append(b, '}')
+}
+
+// errorLine builds an error response; a nil id is written as null.
+func errorLine(id []byte, e *rpcError) []byte {
+	if id == nil {
+		id = []byte("null")
+	}
+	b := []byte(`{"jsonrpc":"2.0","id":`)
+	b = append(b, id...)
+	b = append(b, `,"error":`...)
+	b = appendJSON(b, e)
+	return append(b, '}')
+}
+
+// requestLine builds a request (id != nil) or a notification.
+func requestLine(id []byte, method string, params []byte) []byte {
+	b := []byte(`{"jsonrpc":"2.0"`)
+	if id != nil {
+		b = append(b, `,"id":`...)
+		b = append(b, id...)
+	}
+	b = append(b, `,"method":`...)
+	b = appendJSON(b, method)
+	if params != nil {
+		b = append(b, `,"params":`...)
+		b = append(b, params...)
+	}
+	return append(b, '}')
+}
+
+// QuarantineError is what Run returns after it quarantined the server: a
+// security verdict (exit 1).
+type QuarantineError struct {
+	Server   string
+	Reason   string             // one line, server text quoted
+	Findings []lockfile.Finding // definitional findings (may be empty, e.g. an unreadable surface)
+	Next     string             // the command to run
+}
+
+func (e *QuarantineError) Error() string {
+	return fmt.Sprintf("server %q was quarantined: %s; %s", e.Server, e.Reason, e.Next)
+}
+
+// rpc renders the quarantine as the -32002 error every later request gets.
+func (e *QuarantineError) rpc() *rpcError {
+	type finding struct {
+		Kind   string   `json:"kind"`
+		Name   string   `json:"name,omitempty"`
+		Change string   `json:"change"`
+		Fields []string `json:"fields,omitempty"`
+	}
+	fs := make([]finding, 0, len(e.Findings))
+	for _, f := range e.Findings {
+		fs = append(fs, finding{f.Kind, f.Name, f.Change, f.Fields})
+	}
+	return &rpcError{
+		Code:    CodeQuarantined,
+		Message: fmt.Sprintf("mcpsum: server %q is quarantined: %s; run %s", e.Server, e.Reason, e.Next),
+		Data: map[string]any{
+			"mcpsum":   "quarantined",
+			"server":   e.Server,
+			"reason":   e.Reason,
+			"findings": fs,
+			"next":     e.Next,
+		},
+	}
+}
+
+// describe renders definitional findings as one line for people.
+func describe(fs []lockfile.Finding) string {
+	var parts []string
+	for _, f := range fs {
+		s := f.Kind
+		if f.Name != "" {
+			q, _ := mcpwire.Quote(f.Name)
+			s += fmt.Sprintf(" %q", q)
+		}
+		s += " " + f.Change
+		if len(f.Fields) > 0 {
+			s += " (" + strings.Join(quoteAll(f.Fields), ", ") + ")"
+		}
+		switch f.Kind {
+		case lockfile.KindEra, lockfile.KindVersionDropped:
+			l, _ := mcpwire.Quote(f.Locked)
+			o, _ := mcpwire.Quote(f.Observed)
+			s += fmt.Sprintf(": locked %s, now %s", l, o)
+		}
+		parts = append(parts, s)
+	}
+	if len(parts) > 5 {
+		parts = append(parts[:5], fmt.Sprintf("and %d more", len(parts)-5))
+	}
+	return strings.Join(parts, "; ")
+}
+
+func quoteAll(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i], _ = mcpwire.Quote(s)
+	}
+	return out
+}
+
+// mustJSON is json.Marshal for values that cannot fail.
+func mustJSON(v any) json.RawMessage {
+	return appendJSON(nil, v)
+}

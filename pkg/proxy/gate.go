@@ -1,0 +1,170 @@
+package proxy
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/mcpsum/mcpsum/pkg/lockfile"
+	"github.com/mcpsum/mcpsum/pkg/mcpwire"
+)
+
+// submit forwards a client request once the gate is open: at once when it
+// is and nothing is held, else after the running check passed (in order).
+func (p *Proxy) submit(r *request) {
+	p.mu.Lock()
+	for p.state == gateChecking && len(p.held) >= maxHeld {
+		p.cond.Wait()
+	}
+	switch p.state {
+	case gateQuarantined:
+		e := p.quarantine.rpc()
+		p.mu.Unlock()
+		p.replyErr(r.id, e)
+		return
+	case gateFailed, gateClosing:
+		e := p.failureRPC()
+		p.mu.Unlock()
+		p.replyErr(r.id, e)
+		return
+	case gateOpen:
+		if len(p.held) == 0 {
+			u := p.register(r)
+			up := p.up
+			p.mu.Unlock()
+			p.sendUp(up, r, u)
+			return
+		}
+	}
+	p.held = append(p.held, r)
+	p.mu.Unlock()
+}
+
+// register records a forwarded request and returns its upstream id (p.mu held).
+func (p *Proxy) register(r *request) int64 {
+	p.nextUp++
+	u := p.nextUp
+	c := &call{clientID: r.id, method: r.method, logLevel: r.logLevel}
+	if p.needsBridge(r) {
+		c.req = r
+	}
+	p.upPending[u] = c
+	p.byClient[string(r.id)] = u
+	if r.logLevel {
+		p.logWanted++
+	}
+	return u
+}
+
+func (p *Proxy) sendUp(up *lineWriter, r *request, u int64) {
+	parts := p.upstreamParts(r, u, nil)
+	up.write(parts...) // a failed write surfaces as the server's exit on its reader
+}
+
+// closeGate holds new calls while a check runs.
+func (p *Proxy) closeGate() {
+	p.mu.Lock()
+	if p.state == gateOpen {
+		p.state = gateChecking
+	}
+	p.mu.Unlock()
+}
+
+// openGate forwards the held requests in order, then lets calls through.
+func (p *Proxy) openGate() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for p.state == gateChecking && len(p.held) > 0 {
+		r := p.held[0]
+		p.held = p.held[1:]
+		p.cond.Broadcast()
+		u := p.register(r)
+		up := p.up
+		p.mu.Unlock()
+		p.sendUp(up, r, u)
+		p.mu.Lock()
+	}
+	if p.state == gateChecking {
+		p.state = gateOpen
+	}
+}
+
+// quarantineWith stops the server and makes every later request fail with
+// -32002; held and in-flight requests get the same error now.
+func (p *Proxy) quarantineWith(reason string, findings []lockfile.Finding) {
+	q := &QuarantineError{
+		Server:   p.opts.Name,
+		Reason:   reason,
+		Findings: findings,
+		Next:     fmt.Sprintf("`mcpsum verify --lockfile %s --name %s` to review the change, then `mcpsum lock --lockfile %s --name %s` if you accept it", p.opts.Lockfile, p.opts.Name, p.opts.Lockfile, p.opts.Name),
+	}
+	p.mu.Lock()
+	if p.state == gateQuarantined || p.state == gateFailed || p.state == gateClosing {
+		p.mu.Unlock()
+		return
+	}
+	p.state = gateQuarantined
+	p.quarantine = q
+	proc := p.proc
+	p.mu.Unlock()
+	close(p.quarDone)
+	p.logf("QUARANTINED: %s; every request now gets error %d; run %s", reason, CodeQuarantined, q.Next)
+	p.failWaiting(q.rpc())
+	if proc != nil {
+		go proc.Stop(p.grace)
+	}
+}
+
+// fail records that the server failed (exited, broke the stream, did not
+// answer the check) and answers everything waiting.
+func (p *Proxy) fail(err error) {
+	p.mu.Lock()
+	if p.state == gateQuarantined || p.state == gateFailed || p.state == gateClosing {
+		p.mu.Unlock()
+		return
+	}
+	p.state = gateFailed
+	p.failure = err
+	p.mu.Unlock()
+	p.logf("%v", err)
+	p.failWaiting(p.failureRPCLocked())
+	close(p.upFailed)
+}
+
+func (p *Proxy) failureRPCLocked() *rpcError {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.failureRPC()
+}
+
+// failureRPC is the error requests get after a failure or during shutdown (p.mu held).
+func (p *Proxy) failureRPC() *rpcError {
+	msg := fmt.Sprintf("mcpsum: server %q is not available", p.opts.Name)
+	if p.failure != nil {
+		msg = fmt.Sprintf("mcpsum: server %q failed: %v", p.opts.Name, p.failure)
+	}
+	return &rpcError{Code: mcpwire.CodeInternalError, Message: msg}
+}
+
+// writeLines writes lines to the client, giving up after a while when the
+// client does not read (shutdown must not hang on a stuck client).
+func (p *Proxy) writeLines(lines [][]byte) {
+	if len(lines) == 0 {
+		return
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for _, l := range lines {
+			if p.out.write(l) != nil {
+				return
+			}
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(time.Second):
+	}
+}
+
+func itoa(n int64) []byte { return strconv.AppendInt(nil, n, 10) }

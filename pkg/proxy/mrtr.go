@@ -1,0 +1,314 @@
+package proxy
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+
+	"github.com/mcpsum/mcpsum/pkg/mcpwire"
+)
+
+// MRTR bridging: a 2026-07-28 server asks for client input with an
+// input_required result; a legacy server sends server->client requests
+// (elicitation/create, sampling/createMessage, roots/list) while a call is
+// running. The proxy translates between the two so both client eras work in
+// front of both server eras.
+//
+// Legacy client, modern server: an input_required result becomes one
+// request to the client per inputRequests entry; once all are answered the
+// proxy retries the call upstream under a new id with inputResponses and the
+// requestState, and the final result goes to the client's original id.
+//
+// Modern client, legacy server: the server's request becomes an
+// input_required answer to the client's running call (whose _meta declared
+// the capability), with a requestState token of the proxy's own; the
+// client's retry (new id, inputResponses, that token) is not forwarded: its
+// answer goes to the server's request, and the running call now answers the
+// retry's id.
+
+const maxRounds = 10
+
+// downReq is a request the proxy sent to the client.
+type downReq struct {
+	upID   []byte // a legacy server's request id: the answer is forwarded
+	method string
+	bridge *bridge // or: part of an input_required being bridged
+	key    string
+}
+
+// bridge collects a legacy client's answers to one input_required result.
+type bridge struct {
+	c         *call
+	state     []byte // requestState (a JSON string) or nil
+	responses map[string][]byte
+	waiting   map[int64]bool
+	done      bool
+}
+
+// serverRequest is a legacy server's request waiting for a modern client's retry.
+type serverRequest struct {
+	upID, params []byte
+	method, key  string
+}
+
+// bridgeResult handles a response to a call kept for bridging; it reports
+// whether the response was consumed.
+func (p *Proxy) bridgeResult(c *call, line []byte, env envelope) bool {
+	if c.req.modern {
+		return false
+	}
+	rf, ok, _ := fields(line, env.result, "resultType", "inputRequests", "requestState")
+	if rt, _ := stringAt(line, rf[0]); !ok || rt != "input_required" {
+		return false
+	}
+	if c.rounds >= maxRounds {
+		p.replyErr(c.clientID, &rpcError{Code: mcpwire.CodeInternalError, Message: fmt.Sprintf("mcpsum: the server asked for input more than %d times for one call", maxRounds)})
+		return true
+	}
+	b := &bridge{c: c, responses: map[string][]byte{}, waiting: map[int64]bool{}}
+	if rf[2].ok() {
+		b.state = append([]byte(nil), rf[2].of(line)...)
+	}
+	var lines [][]byte
+	p.mu.Lock()
+	if rf[1].ok() {
+		members(line[:rf[1].e], rf[1].s, func(key string, _ int, v span) error {
+			f, _, _ := fields(line, v, "method", "params")
+			method, _ := stringAt(line, f[0])
+			p.nextDown++
+			d := p.nextDown
+			p.downPending[d] = &downReq{bridge: b, key: key, method: method}
+			b.waiting[d] = true
+			lines = append(lines, requestLine(itoa(d), method, f[1].of(line)))
+			return nil
+		})
+	}
+	p.bridges[string(c.clientID)] = b
+	p.mu.Unlock()
+	if len(lines) == 0 {
+		p.bridgeRetry(b)
+		return true
+	}
+	for _, l := range lines {
+		p.out.write(l)
+	}
+	return true
+}
+
+// bridgeAnswer records the client's answer to one bridged input request.
+func (p *Proxy) bridgeAnswer(d int64, r *downReq, line []byte, env envelope) {
+	b := r.bridge
+	p.mu.Lock()
+	delete(b.waiting, d)
+	if b.done {
+		p.mu.Unlock()
+		return
+	}
+	if env.errv.ok() {
+		b.done = true
+		delete(p.bridges, string(b.c.clientID))
+		for k := range b.waiting {
+			delete(p.downPending, k)
+		}
+		p.mu.Unlock()
+		p.replyErr(b.c.clientID, &rpcError{Code: mcpwire.CodeInternalError,
+			Message: fmt.Sprintf("mcpsum: the server asked for input (%s) and the client answered with an error: %s", r.method, mcpwire.TruncateQuote(string(env.errv.of(line)), 300))})
+		return
+	}
+	b.responses[r.key] = append([]byte(nil), env.result.of(line)...)
+	left := len(b.waiting)
+	p.mu.Unlock()
+	if left == 0 {
+		p.bridgeRetry(b)
+	}
+}
+
+// bridgeRetry sends the call again with the collected inputResponses.
+func (p *Proxy) bridgeRetry(b *bridge) {
+	extra := []byte(`"inputResponses":{`)
+	i := 0
+	for k, v := range b.responses {
+		if i > 0 {
+			extra = append(extra, ',')
+		}
+		extra = appendJSON(extra, k)
+		extra = append(append(extra, ':'), v...)
+		i++
+	}
+	extra = append(extra, '}')
+	if b.state != nil {
+		extra = append(append(extra, `,"requestState":`...), b.state...)
+	}
+	p.mu.Lock()
+	b.done = true
+	delete(p.bridges, string(b.c.clientID))
+	if p.state != gateOpen && p.state != gateChecking {
+		e := p.failureRPC()
+		if p.quarantine != nil {
+			e = p.quarantine.rpc()
+		}
+		p.mu.Unlock()
+		p.replyErr(b.c.clientID, e)
+		return
+	}
+	p.nextUp++
+	u := p.nextUp
+	c := &call{clientID: b.c.clientID, method: b.c.method, req: b.c.req, rounds: b.c.rounds + 1}
+	p.upPending[u] = c
+	p.byClient[string(c.clientID)] = u
+	up := p.up
+	p.mu.Unlock()
+	up.write(p.upstreamParts(c.req, u, extra)...)
+}
+
+// cancelBridge cleans up the bridging state of a call the client cancelled.
+func (p *Proxy) cancelBridge(c *call) {
+	p.mu.Lock()
+	sr := c.upReq
+	c.upReq, c.queue = nil, nil
+	up := p.up
+	p.mu.Unlock()
+	if sr != nil && up != nil {
+		up.write(errorLine(sr.upID, &rpcError{Code: mcpwire.CodeInternalError, Message: "mcpsum: the client cancelled the call this request belongs to"}))
+	}
+}
+
+// cancelCollecting drops a legacy client's call whose input is being
+// collected, telling the client its outstanding requests are void.
+func (p *Proxy) cancelCollecting(key string) bool {
+	p.mu.Lock()
+	b := p.bridges[key]
+	if b == nil {
+		p.mu.Unlock()
+		return false
+	}
+	b.done = true
+	delete(p.bridges, key)
+	var ds []int64
+	for d := range b.waiting {
+		delete(p.downPending, d)
+		ds = append(ds, d)
+	}
+	p.mu.Unlock()
+	for _, d := range ds {
+		p.out.write(requestLine(nil, "notifications/cancelled", append(append([]byte(`{"requestId":`), itoa(d)...), '}')))
+	}
+	return true
+}
+
+var capOf = map[string]string{"elicitation/create": "elicitation", "sampling/createMessage": "sampling", "roots/list": "roots"}
+
+// bridgeServerRequest turns a legacy server's request into an input_required
+// answer to a modern client's running call; false when no call can carry it.
+func (p *Proxy) bridgeServerRequest(line []byte, env envelope, id []byte, method string) bool {
+	capKey := capOf[method]
+	if capKey == "" {
+		return false
+	}
+	params := append([]byte(nil), env.params.of(line)...)
+	if params == nil {
+		params = []byte(`{}`)
+	}
+	p.mu.Lock()
+	var best int64 = -1
+	var c *call
+	for u, k := range p.upPending {
+		if k.own == nil && k.req != nil && k.req.modern && u > best && hasClientCap(k.req, capKey) {
+			best, c = u, k
+		}
+	}
+	if c == nil {
+		p.mu.Unlock()
+		return false
+	}
+	p.nextToken++
+	sr := &serverRequest{upID: append([]byte(nil), id...), params: params, method: method, key: fmt.Sprintf("mcpsum-up-%d", p.nextToken)}
+	if c.upReq != nil {
+		c.queue = append(c.queue, sr)
+		p.mu.Unlock()
+		return true
+	}
+	res := p.askClient(best, c, sr)
+	p.mu.Unlock()
+	p.reply(c.clientID, res)
+	return true
+}
+
+// askClient makes sr the call's outstanding input request and returns the
+// input_required result for the client (p.mu held).
+func (p *Proxy) askClient(u int64, c *call, sr *serverRequest) []byte {
+	c.upReq = sr
+	token := newToken()
+	p.tokens[token] = u
+	delete(p.byClient, string(c.clientID)) // answered now; the client retries under a new id
+	b := []byte(`{"resultType":"input_required","inputRequests":{`)
+	b = appendJSON(b, sr.key)
+	b = append(b, `:{"method":`...)
+	b = appendJSON(b, sr.method)
+	b = append(b, `,"params":`...)
+	b = append(b, sr.params...)
+	b = append(b, `}},"requestState":`...)
+	b = appendJSON(b, token)
+	return append(b, '}')
+}
+
+func newToken() string {
+	var r [16]byte
+	rand.Read(r[:])
+	return "mcpsum-" + hex.EncodeToString(r[:])
+}
+
+// bridgeRetryFromClient handles a modern client's retry carrying one of the
+// proxy's requestState tokens; false when the token is not the proxy's.
+func (p *Proxy) bridgeRetryFromClient(r *request, stateSp, respSp span) bool {
+	token, ok := stringAt(r.line, stateSp)
+	p.mu.Lock()
+	u, mine := p.tokens[token]
+	if !ok || !mine {
+		p.mu.Unlock()
+		return false
+	}
+	delete(p.tokens, token)
+	c := p.upPending[u]
+	if c == nil || c.upReq == nil {
+		p.mu.Unlock()
+		p.replyErr(r.id, &rpcError{Code: mcpwire.CodeInternalError, Message: "mcpsum: the call this input belongs to is no longer running"})
+		return true
+	}
+	sr := c.upReq
+	c.upReq = nil
+	c.clientID, c.req = r.id, r
+	p.byClient[string(r.id)] = u
+	if r.logLevel && !c.logLevel {
+		c.logLevel = true
+		p.logWanted++
+	}
+	var next []byte
+	if len(c.queue) > 0 {
+		nx := c.queue[0]
+		c.queue = c.queue[1:]
+		next = p.askClient(u, c, nx)
+	}
+	parked := c.parked
+	if parked != nil && next == nil {
+		p.dropCall(u, c)
+	}
+	up := p.up
+	p.mu.Unlock()
+
+	rf, _, _ := fields(r.line, respSp, sr.key)
+	if resp := rf[0].of(r.line); resp != nil {
+		up.write(resultLine(sr.upID, resp))
+	} else {
+		up.write(errorLine(sr.upID, &rpcError{Code: mcpwire.CodeInternalError, Message: "mcpsum: the client gave no answer to " + sr.method}))
+	}
+	switch {
+	case next != nil:
+		p.reply(r.id, next)
+	case parked != nil:
+		env, _, _ := scanEnvelope(parked)
+		parts := splice(parked, env.id, r.id)
+		p.out.write(parts[0], parts[1], parts[2])
+	}
+	return true
+}

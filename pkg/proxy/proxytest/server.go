@@ -1,0 +1,184 @@
+// Package proxytest is a real MCP server built on the official go-sdk
+// (github.com/modelcontextprotocol/go-sdk), with the behaviours the proxy's
+// tests need: drift on demand, big results, slow and crashing calls,
+// progress floods, list_changed at run time, and input requests (2026-07-28
+// MRTR, turned into server->client requests by the SDK for legacy clients).
+// Every reply comes from the SDK; only -never-answer is a fake (a server that
+// reads and never answers), named as such.
+//
+// It is used by pkg/proxy's tests (re-executing the test binary) and by
+// e2e/servers/proxysrv.
+package proxytest
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// ServeFlag is the first argument that makes a test binary act as this server.
+const ServeFlag = "-proxytest.serve"
+
+// MaybeServe runs the server and exits when os.Args[1] is ServeFlag; call it
+// first thing in TestMain.
+func MaybeServe() {
+	if len(os.Args) > 1 && os.Args[1] == ServeFlag {
+		os.Exit(Main(os.Args[2:]))
+	}
+}
+
+type addIn struct {
+	A int `json:"a" jsonschema:"first addend"`
+	B int `json:"b" jsonschema:"second addend"`
+}
+
+type addOut struct {
+	Sum int `json:"sum"`
+}
+
+type textIn struct {
+	Text string `json:"text" jsonschema:"text to echo"`
+}
+
+type bigIn struct {
+	Bytes int `json:"bytes" jsonschema:"size of the text to return"`
+}
+
+type floodIn struct {
+	Count int `json:"count" jsonschema:"progress notifications to send"`
+}
+
+type askIn struct {
+	Kind string `json:"kind" jsonschema:"roots, sampling or elicitation"`
+}
+
+var cancelled atomic.Int64
+
+// Main runs the server with args (flags below) on stdin/stdout and returns
+// the exit code.
+func Main(args []string) int {
+	fs := flag.NewFlagSet("proxytest", flag.ContinueOnError)
+	versions := fs.String("versions", "", "comma-separated protocol versions (default: all go-sdk knows)")
+	desc := fs.String("desc", "echo text", "description of the echo tool")
+	pageSize := fs.Int("pagesize", 0, "list page size")
+	tools := fs.Int("tools", 0, "extra tools named t0001... (for big locks)")
+	startDelay := fs.Duration("start-delay", 0, "sleep before serving")
+	neverAnswer := fs.Bool("never-answer", false, "FAKE: read stdin, never answer")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	time.Sleep(*startDelay)
+	if *neverAnswer {
+		fmt.Fprintln(os.Stderr, "proxytest: never answering (fake server)")
+		io.Copy(io.Discard, os.Stdin)
+		return 0
+	}
+	opts := &mcp.ServerOptions{Instructions: "proxy test server", PageSize: *pageSize}
+	if *versions != "" {
+		opts.SupportedProtocolVersions = strings.Split(*versions, ",")
+	}
+	s := mcp.NewServer(&mcp.Implementation{Name: "proxytest", Version: "1.0.0"}, opts)
+	addTools(s, *desc)
+	for i := 1; i <= *tools; i++ {
+		mcp.AddTool(s, &mcp.Tool{Name: fmt.Sprintf("t%04d", i), Description: "numbered tool"}, echo)
+	}
+	s.AddPrompt(&mcp.Prompt{Name: "greet", Arguments: []*mcp.PromptArgument{{Name: "who", Required: true}}},
+		func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+			return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{
+				Role: "user", Content: &mcp.TextContent{Text: "hello " + req.Params.Arguments["who"]},
+			}}}, nil
+		})
+	read := func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{
+			URI: req.Params.URI, MIMEType: "text/plain", Text: "contents of " + req.Params.URI,
+		}}}, nil
+	}
+	s.AddResource(&mcp.Resource{URI: "test://static/readme", Name: "readme", MIMEType: "text/plain"}, read)
+	s.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: "test://item/{id}", Name: "item", MIMEType: "text/plain"}, read)
+	if err := s.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
+		fmt.Fprintln(os.Stderr, "proxytest:", err)
+		return 1
+	}
+	return 0
+}
+
+func echo(ctx context.Context, req *mcp.CallToolRequest, in textIn) (*mcp.CallToolResult, any, error) {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: in.Text}}}, nil, nil
+}
+
+func text(s string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}
+}
+
+func addTools(s *mcp.Server, desc string) {
+	mcp.AddTool(s, &mcp.Tool{Name: "add", Description: "add two ints"},
+		func(ctx context.Context, req *mcp.CallToolRequest, in addIn) (*mcp.CallToolResult, addOut, error) {
+			return nil, addOut{Sum: in.A + in.B}, nil
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: desc}, echo)
+	mcp.AddTool(s, &mcp.Tool{Name: "big", Description: "return a text of the given size"},
+		func(ctx context.Context, req *mcp.CallToolRequest, in bigIn) (*mcp.CallToolResult, any, error) {
+			b := make([]byte, in.Bytes)
+			for i := range b {
+				b[i] = 'a' + byte(i%26)
+			}
+			return text(string(b)), nil, nil
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "slow", Description: "wait until cancelled"},
+		func(ctx context.Context, req *mcp.CallToolRequest, in textIn) (*mcp.CallToolResult, any, error) {
+			<-ctx.Done()
+			cancelled.Add(1)
+			return nil, nil, ctx.Err()
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "cancelled", Description: "how many slow calls were cancelled"},
+		func(ctx context.Context, req *mcp.CallToolRequest, in textIn) (*mcp.CallToolResult, any, error) {
+			return text(fmt.Sprint(cancelled.Load())), nil, nil
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "crash", Description: "exit in the middle of the call"},
+		func(ctx context.Context, req *mcp.CallToolRequest, in textIn) (*mcp.CallToolResult, any, error) {
+			fmt.Fprintln(os.Stderr, "proxytest: crashing as asked \x1b[31mred\x1b[0m")
+			os.Exit(7)
+			return nil, nil, nil
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "flood", Description: "send progress notifications"},
+		func(ctx context.Context, req *mcp.CallToolRequest, in floodIn) (*mcp.CallToolResult, any, error) {
+			token := req.Params.GetProgressToken()
+			for i := 0; i < in.Count && token != nil; i++ {
+				err := req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token, Progress: float64(i + 1), Total: float64(in.Count), Message: strings.Repeat("p", 200)})
+				if err != nil {
+					return nil, nil, err
+				}
+			}
+			return text(fmt.Sprintf("sent %d", in.Count)), nil, nil
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "mutate", Description: "change the echo tool's description (list_changed)"},
+		func(ctx context.Context, req *mcp.CallToolRequest, in textIn) (*mcp.CallToolResult, any, error) {
+			mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: in.Text}, echo)
+			return text("mutated"), nil, nil
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "ask", Description: "ask the client for input (roots, sampling or elicitation)"},
+		func(ctx context.Context, req *mcp.CallToolRequest, in askIn) (*mcp.CallToolResult, any, error) {
+			if len(req.Params.InputResponses) > 0 {
+				b, _ := json.Marshal(req.Params.InputResponses["q"])
+				return text("answer: " + string(b)), nil, nil
+			}
+			var ir mcp.InputRequest
+			switch in.Kind {
+			case "roots":
+				ir = &mcp.ListRootsParams{}
+			case "sampling":
+				ir = &mcp.CreateMessageParams{MaxTokens: 10, Messages: []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: "say hi"}}}}
+			default:
+				ir = &mcp.ElicitParams{Message: "your name?", RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{"name": map[string]any{"type": "string"}}}}
+			}
+			return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"q": ir}, RequestState: "state-1"}, nil, nil
+		})
+}

@@ -1,0 +1,233 @@
+package proxy
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/mcpsum/mcpsum/pkg/lockfile"
+	"github.com/mcpsum/mcpsum/pkg/mcpwire"
+)
+
+// DefaultPageSize is how many items one served list page holds.
+const DefaultPageSize = 100
+
+// served is the locked surface, ready to be served to the client at once,
+// before the server has even started (I4).
+type served struct {
+	lock     *lockfile.Server
+	upEra    string                     // the era the server is spoken to in
+	caps     map[string]json.RawMessage // locked capabilities
+	tools    map[string]bool            // locked tool names
+	prompts  map[string]bool            // locked prompt names
+	lists    [4]kindList
+	pageSize int
+
+	legacyCaps, modernCaps json.RawMessage // what each client era is shown
+}
+
+type kindList struct {
+	method, field, capability string
+	items                     []json.RawMessage
+}
+
+func newServed(lock *lockfile.Server, pageSize int) (*served, error) {
+	if pageSize <= 0 {
+		pageSize = DefaultPageSize
+	}
+	s := &served{lock: lock, upEra: lock.Era(), pageSize: pageSize}
+	if err := json.Unmarshal(lock.Capabilities, &s.caps); err != nil || s.caps == nil {
+		return nil, fmt.Errorf("locked capabilities are not a JSON object")
+	}
+	s.lists = [4]kindList{
+		{"tools/list", "tools", "tools", lock.Tools},
+		{"prompts/list", "prompts", "prompts", lock.Prompts},
+		{"resources/list", "resources", "resources", lock.Resources},
+		{"resources/templates/list", "resourceTemplates", "resources", lock.ResourceTemplates},
+	}
+	var err error
+	if s.tools, err = nameSet(lockfile.KindTool, lock.Tools); err != nil {
+		return nil, err
+	}
+	if s.prompts, err = nameSet(lockfile.KindPrompt, lock.Prompts); err != nil {
+		return nil, err
+	}
+	s.legacyCaps = lock.Capabilities
+	s.modernCaps = modernCaps(s.caps)
+	return s, nil
+}
+
+func nameSet(kind string, items []json.RawMessage) (map[string]bool, error) {
+	m := make(map[string]bool, len(items))
+	for _, it := range items {
+		k, err := lockfile.ItemKey(kind, it)
+		if err != nil {
+			return nil, err
+		}
+		m[k] = true
+	}
+	return m, nil
+}
+
+// modernCaps adapts locked capabilities for a 2026-07-28 client: "tasks" is a
+// legacy-only key (tasks became an extension), and resource subscriptions
+// ride on subscriptions/listen, which the proxy acknowledges but does not
+// relay, so "subscribe" is not advertised to such a client.
+func modernCaps(caps map[string]json.RawMessage) json.RawMessage {
+	out := make(map[string]json.RawMessage, len(caps))
+	for k, v := range caps {
+		if k == "tasks" {
+			continue
+		}
+		if k == "resources" {
+			var r map[string]json.RawMessage
+			if json.Unmarshal(v, &r) == nil && r != nil {
+				delete(r, "subscribe")
+				v, _ = json.Marshal(r)
+			}
+		}
+		out[k] = v
+	}
+	b, _ := json.Marshal(out)
+	return b
+}
+
+// has reports whether the locked capabilities advertise key.
+func (s *served) has(key string) bool {
+	v, ok := s.caps[key]
+	return ok && string(v) != "null"
+}
+
+// initializeVersion picks the version the proxy answers a legacy client's
+// initialize with: the client's own when the proxy can serve it (any legacy
+// version not newer than the locked one, or any legacy version when the
+// server is spoken to in 2026-07-28), else the locked one (or 2025-11-25).
+func (s *served) initializeVersion(requested string) string {
+	known := slices.Contains(mcpwire.LegacyVersions, requested)
+	if s.upEra == lockfile.EraModern {
+		if known {
+			return requested
+		}
+		return mcpwire.LegacyVersion
+	}
+	if known && requested <= s.lock.ProtocolVersion {
+		return requested
+	}
+	return s.lock.ProtocolVersion
+}
+
+// initializeResult is the InitializeResult served to a legacy client.
+func (s *served) initializeResult(version string) []byte {
+	b := []byte(`{"protocolVersion":`)
+	b = appendJSON(b, version)
+	b = append(b, `,"capabilities":`...)
+	b = append(b, s.legacyCaps...)
+	b = append(b, `,"serverInfo":`...)
+	b = append(b, s.lock.ServerInfo...)
+	if s.lock.Instructions != nil {
+		b = append(b, `,"instructions":`...)
+		b = appendJSON(b, *s.lock.Instructions)
+	}
+	return append(b, '}')
+}
+
+// supportedVersions is what the proxy lists in server/discover: the locked
+// list (versions it knows) for a modern entry; for a legacy entry 2026-07-28
+// (bridged) and the locked version.
+func (s *served) supportedVersions() []string {
+	if s.upEra == lockfile.EraModern {
+		var out []string
+		for _, v := range s.lock.SupportedVersions {
+			if v == mcpwire.Modern || slices.Contains(mcpwire.LegacyVersions, v) {
+				out = append(out, v)
+			}
+		}
+		return out
+	}
+	return []string{mcpwire.Modern, s.lock.ProtocolVersion}
+}
+
+// discoverResult is the DiscoverResult served to a 2026-07-28 client.
+func (s *served) discoverResult() []byte {
+	b := []byte(`{"resultType":"complete","supportedVersions":`)
+	b = appendJSON(b, s.supportedVersions())
+	b = append(b, `,"capabilities":`...)
+	b = append(b, s.modernCaps...)
+	if s.lock.Instructions != nil {
+		b = append(b, `,"instructions":`...)
+		b = appendJSON(b, *s.lock.Instructions)
+	}
+	b = append(b, `,"ttlMs":0,"cacheScope":"public"`...)
+	return s.appendServerInfoMeta(b)
+}
+
+func (s *served) appendServerInfoMeta(b []byte) []byte {
+	b = append(b, `,"_meta":{"`+mcpwire.MetaServerInfo+`":`...)
+	b = append(b, s.lock.ServerInfo...)
+	return append(b, "}}"...)
+}
+
+// listKind returns the index of a list method in lists, or -1.
+func (s *served) listKind(method string) int {
+	for i, l := range s.lists {
+		if l.method == method {
+			return i
+		}
+	}
+	return -1
+}
+
+const cursorPrefix = "mcpsum-page-"
+
+// listResult serves one page of a locked list. Cursors are the proxy's own
+// ("mcpsum-page-<offset>"); anything else is -32602.
+func (s *served) listResult(kind int, cursor *string, modern bool) ([]byte, *rpcError) {
+	l := s.lists[kind]
+	if !s.has(l.capability) {
+		return nil, &rpcError{Code: mcpwire.CodeMethodNotFound, Message: fmt.Sprintf("method not found: %s (the locked server does not advertise %q)", l.method, l.capability)}
+	}
+	off := 0
+	if cursor != nil {
+		n, err := strconv.Atoi(strings.TrimPrefix(*cursor, cursorPrefix))
+		if !strings.HasPrefix(*cursor, cursorPrefix) || err != nil || n <= 0 || n >= len(l.items) || n%s.pageSize != 0 {
+			return nil, &rpcError{Code: mcpwire.CodeInvalidParams, Message: fmt.Sprintf("invalid cursor %q for %s", mcpwire.TruncateQuote(*cursor, 80), l.method)}
+		}
+		off = n
+	}
+	end := min(off+s.pageSize, len(l.items))
+	b := []byte(`{`)
+	if modern {
+		b = append(b, `"resultType":"complete",`...)
+	}
+	b = append(b, '"')
+	b = append(b, l.field...)
+	b = append(b, `":[`...)
+	for i, it := range l.items[off:end] {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, it...)
+	}
+	b = append(b, ']')
+	if end < len(l.items) {
+		b = append(b, `,"nextCursor":`...)
+		b = appendJSON(b, cursorPrefix+strconv.Itoa(end))
+	}
+	if !modern {
+		return append(b, '}'), nil
+	}
+	b = append(b, `,"ttlMs":0,"cacheScope":"public"`...)
+	return s.appendServerInfoMeta(b), nil
+}
+
+// appendJSON appends v as compact JSON without HTML escaping.
+func appendJSON(b []byte, v any) []byte {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.Encode(v)
+	return append(b, bytes.TrimSuffix(buf.Bytes(), []byte("\n"))...)
+}

@@ -1,0 +1,303 @@
+package proxy
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/mcpsum/mcpsum/pkg/mcpwire"
+	"github.com/mcpsum/mcpsum/pkg/pin"
+)
+
+// supervise starts the server, speaks its locked era, and runs the surface
+// check now and after every list_changed, until ctx ends or the session
+// fails or is quarantined.
+func (p *Proxy) supervise(ctx context.Context) {
+	proc, cleanup, err := p.start()
+	if err != nil {
+		p.fail(fmt.Errorf("server %q could not be started: %w", p.opts.Name, err))
+		return
+	}
+	defer cleanup()
+	p.mu.Lock()
+	if p.state == gateClosing || p.state == gateFailed {
+		p.mu.Unlock()
+		proc.Stop(p.grace)
+		return
+	}
+	p.proc = proc
+	p.up = newLineWriter(proc.Stdin)
+	p.mu.Unlock()
+	readerDone := make(chan struct{})
+	go func() {
+		defer close(readerDone)
+		p.readServer(proc)
+	}()
+	go p.watchExit(proc, readerDone)
+	defer proc.Stop(p.grace) // quarantine or shutdown already stopped it; this only waits
+
+	h, err := p.handshake(ctx)
+	if err != nil {
+		p.handshakeFailed(err)
+		return
+	}
+	p.hello = h
+	if h.Era == mcpwire.EraModern {
+		p.listenUpstream(h)
+	}
+	for {
+		p.check(ctx)
+		select {
+		case <-ctx.Done():
+			return
+		case <-p.upFailed:
+			return
+		case <-p.quarDone:
+			return
+		case <-p.recheck:
+		}
+	}
+}
+
+func (p *Proxy) start() (*mcpwire.Process, func(), error) {
+	if p.opts.Start != nil {
+		return p.opts.Start()
+	}
+	po := p.opts.Pin
+	po.Stderr = newEscapedLines(p.log, fmt.Sprintf("server %q stderr: ", p.opts.Name))
+	spec, cleanup, err := pin.Spec(p.opts.Name, p.opts.Entry, po)
+	if err != nil {
+		return nil, nil, err
+	}
+	proc, err := mcpwire.Start(spec)
+	if err != nil {
+		cleanup()
+		return nil, nil, err
+	}
+	return proc, cleanup, nil
+}
+
+// readServer reads the server's stdout until it ends.
+func (p *Proxy) readServer(proc *mcpwire.Process) {
+	for {
+		line, err := proc.Stdout.Next()
+		if err != nil {
+			p.serverEnded(proc, err)
+			return
+		}
+		p.fromServer(line)
+	}
+}
+
+func (p *Proxy) serverEnded(proc *mcpwire.Process, err error) {
+	switch {
+	case errors.Is(err, mcpwire.ErrLineTooLong):
+		p.fail(fmt.Errorf("server %q: %w", p.opts.Name, err))
+	case errors.Is(err, io.EOF) || errors.Is(err, os.ErrClosed):
+		select {
+		case <-proc.Done():
+			p.fail(proc.ExitError())
+		case <-time.After(2 * time.Second):
+			p.fail(fmt.Errorf("server %q closed its stdout but is still running", p.opts.Name))
+		}
+	default:
+		p.fail(fmt.Errorf("read from server %q: %w", p.opts.Name, err))
+	}
+}
+
+// watchExit fails the session when the server exited but something else (a
+// grandchild) keeps its stdout open.
+func (p *Proxy) watchExit(proc *mcpwire.Process, readerDone <-chan struct{}) {
+	select {
+	case <-readerDone:
+		return
+	case <-proc.Done():
+	}
+	select {
+	case <-readerDone:
+	case <-time.After(time.Second):
+		p.fail(proc.ExitError())
+	}
+}
+
+func (p *Proxy) fromServer(line []byte) {
+	env, id, err := scanEnvelope(line)
+	switch {
+	case err != nil:
+		p.logf("dropped a malformed message from the server (%v): %s", err, mcpwire.TruncateQuote(string(line), 200))
+	case env.isResponse():
+		p.serverResponse(line, env, id)
+	case env.isRequest():
+		p.serverRequest(line, env, id)
+	case env.isNotification():
+		p.serverNotification(line, env)
+	}
+}
+
+func (p *Proxy) serverResponse(line []byte, env envelope, id []byte) {
+	u, ok := parseID(id)
+	p.mu.Lock()
+	c := p.upPending[u]
+	if ok && c != nil {
+		if c.upReq != nil && c.own == nil {
+			c.parked = line // the client has yet to retry; it gets this then
+			p.mu.Unlock()
+			return
+		}
+		p.dropCall(u, c)
+		c.cancelled = false
+	}
+	p.mu.Unlock()
+	if !ok || c == nil {
+		return // a late answer to a cancelled request, or not ours
+	}
+	if c.own != nil {
+		r := ownReply{result: env.result.of(line)}
+		if env.errv.ok() {
+			e := &mcpwire.Error{}
+			if json.Unmarshal(env.errv.of(line), e) != nil {
+				e = &mcpwire.Error{Code: mcpwire.CodeInternalError, Message: "malformed error object"}
+			}
+			r = ownReply{err: e}
+		}
+		c.own <- r
+		return
+	}
+	if c.req != nil && p.bridgeResult(c, line, env) {
+		return
+	}
+	parts := splice(line, env.id, c.clientID)
+	p.out.write(parts[0], parts[1], parts[2])
+}
+
+// serverRequest handles a legacy server's request to the client.
+func (p *Proxy) serverRequest(line []byte, env envelope, id []byte) {
+	method, _ := stringAt(line, env.method)
+	if method == "ping" {
+		p.up.write(resultLine(id, []byte(`{}`)))
+		return
+	}
+	p.mu.Lock()
+	if p.legacyClient {
+		p.nextDown++
+		d := p.nextDown
+		p.downPending[d] = &downReq{upID: append([]byte(nil), id...), method: method}
+		p.mu.Unlock()
+		parts := splice(line, env.id, itoa(d))
+		p.out.write(parts[0], parts[1], parts[2])
+		return
+	}
+	p.mu.Unlock()
+	if p.bridgeServerRequest(line, env, id, method) {
+		return
+	}
+	if method == "roots/list" {
+		p.up.write(resultLine(id, []byte(`{"roots":[]}`)))
+		return
+	}
+	p.up.write(errorLine(id, &rpcError{Code: mcpwire.CodeMethodNotFound,
+		Message: fmt.Sprintf("mcpsum: the client cannot answer %q now", mcpwire.TruncateQuote(method, 80))}))
+}
+
+func (p *Proxy) serverNotification(line []byte, env envelope) {
+	method, _ := stringAt(line, env.method)
+	switch method {
+	case "notifications/tools/list_changed", "notifications/prompts/list_changed", "notifications/resources/list_changed":
+		select {
+		case p.recheck <- struct{}{}:
+		default:
+		}
+		return // the client sees the lock, which did not change
+	case "notifications/subscriptions/acknowledged":
+		return // the proxy's own listen stream
+	case "notifications/cancelled":
+		p.serverCancelled(line, env)
+		return
+	case "notifications/message":
+		p.mu.Lock()
+		drop := !p.legacyClient && p.srv.upEra == mcpwire.EraLegacy && p.logWanted == 0
+		p.mu.Unlock()
+		if drop {
+			return // a 2026-07-28 client gets log messages only for requests that asked
+		}
+	}
+	p.out.write(line)
+}
+
+// serverCancelled forwards a legacy server's cancellation of its own request
+// to the client, with the id the client knows.
+func (p *Proxy) serverCancelled(line []byte, env envelope) {
+	f, _, _ := fields(line, env.params, "requestId")
+	rid := f[0].of(line)
+	if rid == nil {
+		return
+	}
+	p.mu.Lock()
+	var d int64 = -1
+	for k, r := range p.downPending {
+		if r.upID != nil && string(r.upID) == string(rid) {
+			d = k
+			delete(p.downPending, k)
+			break
+		}
+	}
+	p.mu.Unlock()
+	if d < 0 {
+		return
+	}
+	parts := splice(line, f[0], itoa(d))
+	p.out.write(parts[0], parts[1], parts[2])
+}
+
+// Call sends one of the proxy's own requests to the server and waits for
+// the answer, at most the configured timeout (it implements mcpwire.Caller).
+func (p *Proxy) Call(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	ch := make(chan ownReply, 1)
+	p.mu.Lock()
+	if p.state >= gateQuarantined {
+		p.mu.Unlock()
+		return nil, fmt.Errorf("%s: %w", method, mcpwire.ErrClosed)
+	}
+	p.nextUp++
+	u := p.nextUp
+	p.upPending[u] = &call{own: ch, method: method}
+	up := p.up
+	p.mu.Unlock()
+	forget := func() {
+		p.mu.Lock()
+		delete(p.upPending, u)
+		p.mu.Unlock()
+	}
+	if err := up.write(requestLine(itoa(u), method, params)); err != nil {
+		forget()
+		return nil, fmt.Errorf("%s: write to server %q: %w", method, p.opts.Name, err)
+	}
+	timeout := p.opts.Pin.Timeout
+	if timeout <= 0 {
+		timeout = 30 * time.Second
+	}
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	select {
+	case r := <-ch:
+		if r.err != nil {
+			return nil, fmt.Errorf("%s: %w", method, r.err)
+		}
+		return r.result, nil
+	case <-t.C:
+		forget()
+		return nil, &mcpwire.TimeoutError{Method: method, After: timeout}
+	case <-ctx.Done():
+		forget()
+		return nil, fmt.Errorf("%s: %w", method, ctx.Err())
+	}
+}
+
+// notify sends one of the proxy's own notifications to the server.
+func (p *Proxy) notify(method string, params json.RawMessage) error {
+	return p.up.write(requestLine(nil, method, params))
+}
