@@ -66,17 +66,20 @@ policy denial), 2 usage, 3 could not decide (I/O, server failed, timeout).`),
 			if len(args) > 0 {
 				return usageErr("unknown command %q (run 'mcpsum -h' for the list)", args[0])
 			}
-			fmt.Fprintln(a.stderr, ffcli.DefaultUsageFunc(root))
+			fmt.Fprintln(a.stderr, usage(root))
 			return silent{code: exitUsage}
 		},
 	}
+	root.UsageFunc = usage
 	for _, c := range root.Subcommands {
+		c.UsageFunc = usage
 		c.Options = envTwins()
 		if c.FlagSet == nil {
 			c.FlagSet = a.flagSet(c.Name)
 		}
 		c.FlagSet.SetOutput(a.stderr)
 		for _, sc := range c.Subcommands {
+			sc.UsageFunc = usage
 			sc.Options = envTwins()
 			sc.FlagSet.SetOutput(a.stderr)
 		}
