@@ -92,6 +92,8 @@ func NewClient(p *Process, opts *ClientOptions) *Client {
 	return c
 }
 
+func (c *Client) validatesJSON() {}
+
 // Process returns the server process.
 func (c *Client) Process() *Process { return c.p }
 

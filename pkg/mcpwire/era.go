@@ -111,10 +111,28 @@ func (e *EraError) Error() string { return e.Msg }
 //     DiscoverResult that arrives meanwhile fails the probe (the server was
 //     modern but slow; raise the timeout).
 //
-// timeout bounds each request and becomes the client's per-call timeout. On
-// error every process started is stopped. The caller closes the client.
+// timeout bounds each request and becomes the client's per-call timeout
+// (<= 0: DefaultTimeout). On error every process started is stopped. The
+// caller closes the client.
 func Probe(ctx context.Context, start func() (*Process, error), timeout time.Duration) (*Client, *Hello, error) {
-	c, err := startClient(start, timeout)
+	return ProbeWithOptions(ctx, start, &ClientOptions{Timeout: timeout})
+}
+
+// DefaultTimeout is the per-request timeout when none is given. Real clients
+// use about 10 s; a server that is still starting must not be taken for legacy.
+const DefaultTimeout = 10 * time.Second
+
+// ProbeWithOptions is Probe with full client options (Trace, Handle) for
+// every client it creates; opts.Timeout is the probe timeout.
+func ProbeWithOptions(ctx context.Context, start func() (*Process, error), opts *ClientOptions) (*Client, *Hello, error) {
+	o := ClientOptions{}
+	if opts != nil {
+		o = *opts
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = DefaultTimeout
+	}
+	c, err := startClient(start, &o)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -132,7 +150,7 @@ func Probe(ctx context.Context, start func() (*Process, error), timeout time.Dur
 		var note string
 		note, err = legacySignal(err)
 		if err == nil {
-			c, h, err = fallback(ctx, c, start, timeout, note, discoverID)
+			c, h, err = fallback(ctx, c, start, &o, note, discoverID)
 			if err == nil {
 				return c, h, nil
 			}
@@ -147,12 +165,12 @@ func Probe(ctx context.Context, start func() (*Process, error), timeout time.Dur
 // stopGrace is how long a failed probe waits for a server to exit on stdin EOF.
 const stopGrace = 2 * time.Second
 
-func startClient(start func() (*Process, error), timeout time.Duration) (*Client, error) {
+func startClient(start func() (*Process, error), opts *ClientOptions) (*Client, error) {
 	p, err := start()
 	if err != nil {
 		return nil, err
 	}
-	return NewClient(p, &ClientOptions{Timeout: timeout}), nil
+	return NewClient(p, opts), nil
 }
 
 // legacySignal classifies a failed server/discover: nil error plus a note for
@@ -164,16 +182,16 @@ func legacySignal(err error) (string, error) {
 	switch {
 	case errors.As(err, &rpc) && rpc.Code == CodeMissingClientCapability:
 		return "", &EraError{Msg: fmt.Sprintf("server/discover: the server answered -32021 (a 2026-07-28 server requiring client capabilities %s); mcpsum declares none, so it cannot lock it: %v",
-			TruncateQuote(string(rpc.Data), 200), rpc)}
+			truncRaw(string(rpc.Data), 200), rpc)}
 	case errors.As(err, &rpc) && rpc.Code == CodeUnsupportedVersion:
 		supported, ok := legacyOnly(rpc.Data)
 		if ok {
 			return fmt.Sprintf("server/discover answered -32022 listing only legacy versions %s; using initialize", supported), nil
 		}
 		return "", &EraError{Msg: fmt.Sprintf("server/discover: the server answered -32022 (unsupported protocol version) with supported versions %s; mcpsum speaks %s and the legacy versions %s: %v",
-			TruncateQuote(supported, 200), Modern, strings.Join(LegacyVersions, ", "), rpc)}
+			supported, Modern, strings.Join(LegacyVersions, ", "), rpc)}
 	case errors.As(err, &rpc):
-		return fmt.Sprintf("server/discover answered %d %q; using initialize", rpc.Code, TruncateQuote(rpc.Message, 100)), nil
+		return fmt.Sprintf("server/discover answered %d %s; using initialize", rpc.Code, quoted(rpc.Message, 100)), nil
 	case errors.As(err, &to):
 		return fmt.Sprintf("server/discover got no answer within %s; using initialize", to.After), nil
 	case errors.As(err, &exit):
@@ -191,7 +209,7 @@ func legacyOnly(data json.RawMessage) (string, bool) {
 	if json.Unmarshal(data, &d) != nil || len(d.Supported) == 0 {
 		return "(none)", false
 	}
-	s := fmt.Sprintf("%q", d.Supported)
+	s := quoteList(d.Supported)
 	for _, v := range d.Supported {
 		if !isVersion(v) || v >= Modern {
 			return s, false
@@ -212,7 +230,7 @@ func isVersion(v string) bool {
 	return true
 }
 
-func fallback(ctx context.Context, c *Client, start func() (*Process, error), timeout time.Duration, note string, discoverID int64) (*Client, *Hello, error) {
+func fallback(ctx context.Context, c *Client, start func() (*Process, error), opts *ClientOptions, note string, discoverID int64) (*Client, *Hello, error) {
 	select {
 	case <-c.Done(): // it exited (or broke the stream): start afresh
 		var exit *ExitError
@@ -221,7 +239,7 @@ func fallback(ctx context.Context, c *Client, start func() (*Process, error), ti
 		}
 		c.Close(stopGrace)
 		var err error
-		if c, err = startClient(start, timeout); err != nil {
+		if c, err = startClient(start, opts); err != nil {
 			return nil, nil, err
 		}
 	default:
@@ -229,7 +247,7 @@ func fallback(ctx context.Context, c *Client, start func() (*Process, error), ti
 	h, err := initialize(ctx, c)
 	if m := c.lateReply(discoverID); m != nil && m.Result != nil {
 		if _, derr := parseDiscover(m.Result); derr == nil {
-			return c, nil, &EraError{Msg: fmt.Sprintf("server/discover: the server answered after the %s timeout with a 2026-07-28 DiscoverResult; it is a slow 2026-07-28 server: lock it again with a longer timeout", timeout)}
+			return c, nil, &EraError{Msg: fmt.Sprintf("server/discover: the server answered after the %s timeout with a 2026-07-28 DiscoverResult; it is a slow 2026-07-28 server: lock it again with a longer timeout", opts.Timeout)}
 		}
 	}
 	if err != nil {
@@ -253,7 +271,7 @@ func Handshake(ctx context.Context, c *Client, era string) (*Hello, error) {
 			var rpc *Error
 			if errors.As(err, &rpc) && rpc.Code == CodeUnsupportedVersion {
 				s, _ := legacyOnly(rpc.Data)
-				return nil, &EraError{Msg: fmt.Sprintf("server/discover: the server no longer speaks %s (it answered -32022, supported versions %s): %v", Modern, TruncateQuote(s, 200), rpc)}
+				return nil, &EraError{Msg: fmt.Sprintf("server/discover: the server no longer speaks %s (it answered -32022, supported versions %s): %v", Modern, s, rpc)}
 			}
 			return nil, err
 		}
@@ -280,14 +298,13 @@ func parseDiscover(res json.RawMessage) (*Hello, error) {
 		Meta              map[string]json.RawMessage `json:"_meta"`
 	}
 	if err := json.Unmarshal(res, &r); err != nil || !isObject(res) {
-		return nil, bad("the result is not a valid DiscoverResult (%s)", TruncateQuote(errString(err, "not an object"), 200))
+		return nil, bad("the result is not a valid DiscoverResult (%s)", errString(err, "not an object"))
 	}
 	if r.ResultType != nil && *r.ResultType != "complete" {
-		q, _ := Quote(*r.ResultType)
-		return nil, bad("resultType is %q, not \"complete\"", q)
+		return nil, bad("resultType is %s, not \"complete\"", quoted(*r.ResultType, 100))
 	}
 	if !slices.Contains(r.SupportedVersions, Modern) {
-		return nil, bad("supportedVersions %q does not list %s", quoteAll(r.SupportedVersions), Modern)
+		return nil, bad("supportedVersions %s does not list %s", quoteList(r.SupportedVersions), Modern)
 	}
 	si := r.Meta[MetaServerInfo]
 	if !isObject(si) {
@@ -319,7 +336,7 @@ func initialize(ctx context.Context, c *Client) (*Hello, error) {
 		var rpc *Error
 		if errors.As(err, &rpc) && rpc.Code == CodeUnsupportedVersion {
 			return nil, &EraError{Msg: fmt.Sprintf("initialize: the server refused the legacy handshake with -32022 (supported versions %s); it looks like a 2026-07-28 server that was too slow to answer server/discover: lock it again with a longer timeout: %v",
-				TruncateQuote(string(rpc.Data), 200), rpc)}
+				truncRaw(string(rpc.Data), 200), rpc)}
 		}
 		return nil, err
 	}
@@ -330,11 +347,10 @@ func initialize(ctx context.Context, c *Client) (*Hello, error) {
 		Instructions    *string         `json:"instructions"`
 	}
 	if err := json.Unmarshal(res, &r); err != nil || !isObject(res) {
-		return nil, &EraError{Msg: "initialize: the result is not a valid InitializeResult (" + TruncateQuote(errString(err, "not an object"), 200) + ")"}
+		return nil, &EraError{Msg: "initialize: the result is not a valid InitializeResult (" + errString(err, "not an object") + ")"}
 	}
 	if !slices.Contains(LegacyVersions, r.ProtocolVersion) {
-		q, _ := Quote(r.ProtocolVersion)
-		return nil, &EraError{Msg: fmt.Sprintf("initialize: the server chose protocolVersion %q, which mcpsum does not speak (it accepts %s)", q, strings.Join(LegacyVersions, ", "))}
+		return nil, &EraError{Msg: fmt.Sprintf("initialize: the server chose protocolVersion %s, which mcpsum does not speak (it accepts %s)", quoted(r.ProtocolVersion, 100), strings.Join(LegacyVersions, ", "))}
 	}
 	if !isObject(r.ServerInfo) {
 		return nil, &EraError{Msg: "initialize: the result has no serverInfo object"}
@@ -375,10 +391,14 @@ func errString(err error, def string) string {
 	return def
 }
 
-func quoteAll(vs []string) []string {
+// quoteList renders a server's list of strings for a message: ["a", "b"].
+func quoteList(vs []string) string {
+	if len(vs) > 20 {
+		return quoteList(vs[:20]) + fmt.Sprintf("…(%d more)", len(vs)-20)
+	}
 	out := make([]string, len(vs))
 	for i, v := range vs {
-		out[i], _ = Quote(v)
+		out[i] = quoted(v, 60)
 	}
-	return out
+	return "[" + strings.Join(out, ", ") + "]"
 }

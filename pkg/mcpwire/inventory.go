@@ -3,6 +3,7 @@ package mcpwire
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 )
 
@@ -79,6 +80,9 @@ func listKind(ctx context.Context, c Caller, h *Hello, k kind) ([]json.RawMessag
 		if err != nil {
 			return nil, err
 		}
+		if _, ok := c.(validatedCaller); !ok && !json.Valid(res) {
+			return nil, fmt.Errorf("%s (page %d): the result is not valid JSON: %s", k.method, page+1, truncRaw(string(res), 200))
+		}
 		next, pageItems, err := parsePage(res, k, h.Era == EraModern)
 		if err != nil {
 			return nil, fmt.Errorf("%s (page %d): %w", k.method, page+1, err)
@@ -89,7 +93,7 @@ func listKind(ctx context.Context, c Caller, h *Hello, k kind) ([]json.RawMessag
 				return nil, fmt.Errorf("%s (page %d): %w", k.method, page+1, err)
 			}
 			if seenKeys[key] {
-				return nil, fmt.Errorf("%s: the server lists more than one %s with %s %q; keys must be unique to lock them", k.method, k.noun, k.key, TruncateQuote(key, 200))
+				return nil, fmt.Errorf("%s: the server lists more than one %s with %s %s; keys must be unique to lock them", k.method, k.noun, k.key, quoted(key, 200))
 			}
 			seenKeys[key] = true
 			items = append(items, it)
@@ -101,12 +105,16 @@ func listKind(ctx context.Context, c Caller, h *Hello, k kind) ([]json.RawMessag
 			return items, nil
 		}
 		if seenCursors[*next] {
-			return nil, fmt.Errorf("%s: the server repeated the cursor %q (a pagination loop); the list cannot be read completely", k.method, TruncateQuote(*next, 100))
+			return nil, fmt.Errorf("%s: the server repeated the cursor %s (a pagination loop); the list cannot be read completely", k.method, quoted(*next, 100))
 		}
 		seenCursors[*next] = true
 		cursor = next
 	}
 }
+
+// validatedCaller marks Callers whose results are known to be valid JSON
+// (a Client's replies all passed Decode), so ListAll need not check again.
+type validatedCaller interface{ validatesJSON() }
 
 func listParams(cursor *string, meta json.RawMessage) json.RawMessage {
 	if cursor == nil && meta == nil {
@@ -124,46 +132,73 @@ func listParams(cursor *string, meta json.RawMessage) json.RawMessage {
 }
 
 // parsePage returns the page's nextCursor (nil at the end) and its items as
-// copies of the raw bytes sent.
+// copies of the raw bytes sent. res must be valid JSON.
 func parsePage(res json.RawMessage, k kind, modern bool) (*string, []json.RawMessage, error) {
-	var r map[string]json.RawMessage
-	if err := json.Unmarshal(res, &r); err != nil || r == nil {
-		return nil, nil, fmt.Errorf("the result is not a JSON object: %q", TruncateQuote(string(res), 200))
-	}
-	if rt, ok := r["resultType"]; ok && modern {
-		var s string
-		if json.Unmarshal(rt, &s) != nil || s != "complete" {
-			return nil, nil, fmt.Errorf("resultType is %q, not \"complete\"", TruncateQuote(string(rt), 100))
-		}
-	}
 	var next *string
-	if nc, ok := r["nextCursor"]; ok && string(nc) != "null" {
-		var s string
-		if err := json.Unmarshal(nc, &s); err != nil {
-			return nil, nil, fmt.Errorf("nextCursor is not a string: %q", TruncateQuote(string(nc), 100))
-		}
-		next = &s
-	}
-	raw, ok := r[k.field]
-	if !ok {
-		return nil, nil, fmt.Errorf("the result has no %q array", k.field)
-	}
 	var items []json.RawMessage
-	if err := json.Unmarshal(raw, &items); err != nil {
-		return nil, nil, fmt.Errorf("%q is not an array: %q", k.field, TruncateQuote(string(raw), 100))
+	found := false
+	err := eachMember(res, func(name string, val []byte) error {
+		switch name {
+		case "resultType":
+			var s string
+			if modern && (json.Unmarshal(val, &s) != nil || s != "complete") {
+				return fmt.Errorf("resultType is %s, not \"complete\"", truncRaw(string(val), 100))
+			}
+		case "nextCursor":
+			next = nil
+			if string(val) != "null" {
+				var s string
+				if err := json.Unmarshal(val, &s); err != nil {
+					return fmt.Errorf("nextCursor is not a string: %s", truncRaw(string(val), 100))
+				}
+				next = &s
+			}
+		case k.field:
+			var err error
+			if items, err = splitArray(val); err != nil {
+				return fmt.Errorf("%q is not an array: %s", k.field, truncRaw(string(val), 100))
+			}
+			found = true
+		}
+		return nil
+	})
+	switch {
+	case errors.Is(err, errNotObject) || errors.Is(err, errMalformed):
+		return nil, nil, fmt.Errorf("the result is not a JSON object: %s", truncRaw(string(res), 200))
+	case err != nil:
+		return nil, nil, err
+	case !found:
+		return nil, nil, fmt.Errorf("the result has no %q array", k.field)
 	}
 	return next, items, nil
 }
 
-// itemKey returns the identity key of one item (a JSON string member).
+// itemKey returns the identity key of one item (a JSON string member). An
+// item naming its key twice is refused: which one counts would depend on
+// the parser.
 func itemKey(item json.RawMessage, k kind) (string, error) {
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(item, &m); err != nil || m == nil {
-		return "", fmt.Errorf("a %s is not a JSON object: %q", k.noun, TruncateQuote(string(item), 200))
+	var key *string
+	err := eachMember(item, func(name string, val []byte) error {
+		if name != k.key {
+			return nil
+		}
+		if key != nil {
+			return fmt.Errorf("a %s has %q twice: %s", k.noun, k.key, truncRaw(string(item), 200))
+		}
+		var s string
+		if json.Unmarshal(val, &s) != nil {
+			return fmt.Errorf("a %s has no string %q: %s", k.noun, k.key, truncRaw(string(item), 200))
+		}
+		key = &s
+		return nil
+	})
+	switch {
+	case errors.Is(err, errNotObject) || errors.Is(err, errMalformed):
+		return "", fmt.Errorf("a %s is not a JSON object: %s", k.noun, truncRaw(string(item), 200))
+	case err != nil:
+		return "", err
+	case key == nil:
+		return "", fmt.Errorf("a %s has no string %q: %s", k.noun, k.key, truncRaw(string(item), 200))
 	}
-	var key string
-	if err := json.Unmarshal(m[k.key], &key); err != nil {
-		return "", fmt.Errorf("a %s has no string %q: %q", k.noun, k.key, TruncateQuote(string(item), 200))
-	}
-	return key, nil
+	return *key, nil
 }

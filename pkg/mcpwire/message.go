@@ -72,7 +72,7 @@ type Error struct {
 }
 
 func (e *Error) Error() string {
-	return fmt.Sprintf("server error %d %q", e.Code, TruncateQuote(e.Message, 300))
+	return fmt.Sprintf("server error %d %s", e.Code, quoted(e.Message, 300))
 }
 
 // DecodeError reports a line that is not a JSON-RPC message.
@@ -82,7 +82,7 @@ type DecodeError struct {
 }
 
 func (e *DecodeError) Error() string {
-	return fmt.Sprintf("%s: %q", e.Reason, TruncateQuote(string(e.Line), 200))
+	return fmt.Sprintf("%s: %s", e.Reason, quoted(string(e.Line), 200))
 }
 
 // ErrNotMessage is matched (errors.Is) by every *DecodeError.

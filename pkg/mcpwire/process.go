@@ -149,18 +149,6 @@ func Start(spec Spec) (*Process, error) {
 	return p, nil
 }
 
-func procAttr(in *syscall.SysProcAttr) *syscall.SysProcAttr {
-	a := &syscall.SysProcAttr{}
-	if in != nil {
-		*a = *in
-	}
-	if !a.Setsid {
-		a.Setpgid, a.Pgid = true, 0
-	}
-	setPdeathsig(a)
-	return a
-}
-
 func closeAll(fs ...*os.File) {
 	for _, f := range fs {
 		f.Close()
@@ -224,7 +212,7 @@ func (p *Process) Pgid() int { return p.pgid }
 func (p *Process) Done() <-chan struct{} { return p.done }
 
 // StderrTail returns the last lines the child wrote to stderr (at most 20),
-// each already escaped with TruncateQuote.
+// each already escaped as by Quote (and cut to about 300 bytes).
 func (p *Process) StderrTail() []string { return p.tail.lines() }
 
 // ExitError describes a server that exited: its exit status and stderr tail.
@@ -307,12 +295,6 @@ func (p *Process) stop(grace time.Duration) error {
 	return err
 }
 
-func (p *Process) signalGroup(sig syscall.Signal) {
-	if err := syscall.Kill(-p.pgid, sig); err != nil {
-		p.cmd.Process.Signal(sig) // group gone or not ours: at least the child
-	}
-}
-
 func waitChan(c <-chan struct{}, d time.Duration) bool {
 	if d <= 0 {
 		select {
@@ -360,7 +342,7 @@ func (t *stderrTail) add(raw []byte) {
 	if isBlank(raw) {
 		return
 	}
-	s := TruncateQuote(string(raw), tailLineMax)
+	s := truncRaw(string(raw), tailLineMax)
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if len(t.l) == tailLines {

@@ -1,9 +1,10 @@
+//go:build unix
+
 package mcpwire
 
 import (
 	"bytes"
 	"errors"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,9 +21,8 @@ func TestEnviron(t *testing.T) {
 	t.Setenv("MCPWIRE_SECRET", "no")
 	t.Setenv("PATH", "/usr/bin:/bin")
 	t.Setenv("HOME", "/home/x")
-	os.Unsetenv("TMPDIR") // restored by the Setenv below at cleanup
-	t.Setenv("TMPDIR", "")
-	os.Unsetenv("TMPDIR")
+	t.Setenv("TMPDIR", "") // restored at cleanup…
+	os.Unsetenv("TMPDIR")  // …so it can be unset here
 	got := Environ([]string{"MCPWIRE_PASS", "MCPWIRE_UNSET", "MCPWIRE_PASS", "BAD=NAME"})
 	want := []string{"HOME=/home/x", "MCPWIRE_PASS=yes", "PATH=/usr/bin:/bin"}
 	if !slices.Equal(got, want) {
@@ -227,5 +227,4 @@ func TestProcessStdoutLongLines(t *testing.T) {
 	}
 	p.Stop(time.Second)
 	assertGroupGone(t, p)
-	_ = io.EOF
 }

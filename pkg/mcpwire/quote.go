@@ -30,29 +30,56 @@ import (
 // breaks and indentation does not.
 func Quote(s string) (quoted string, suspicious bool) {
 	var b strings.Builder
-	_, suspicious = quoteInto(&b, s, -1)
+	_, suspicious = quoteInto(&b, s, -1, false)
 	return b.String(), suspicious
 }
 
 // TruncateQuote is Quote for error messages: at most about max bytes of
 // rendering (max <= 0 means 200), cut at an escape boundary, followed by
-// "…(N more bytes)" when s was cut.
+// "…(N more bytes)" when s was cut. Like Quote it adds no quotes and leaves
+// '"' as is (mcpwire's own messages use a variant that quotes; see quoted).
 func TruncateQuote(s string, max int) string {
-	if max <= 0 {
-		max = 200
-	}
 	var b strings.Builder
-	n, _ := quoteInto(&b, s, max)
+	if n := truncInto(&b, s, max, false); n < len(s) {
+		fmt.Fprintf(&b, "…(%d more bytes)", len(s)-n)
+	}
+	return b.String()
+}
+
+// quoted renders s inside double quotes for a message: Quote's escaping plus
+// \" for a double quote, cut like TruncateQuote.
+func quoted(s string, max int) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	n := truncInto(&b, s, max, true)
+	b.WriteByte('"')
 	if n < len(s) {
 		fmt.Fprintf(&b, "…(%d more bytes)", len(s)-n)
 	}
 	return b.String()
 }
 
-// quoteInto appends the rendering of s to b, stopping before the output would
-// exceed limit bytes (limit < 0: no limit). It returns how many bytes of s were
-// rendered.
-func quoteInto(b *strings.Builder, s string, limit int) (consumed int, suspicious bool) {
+// truncRaw is TruncateQuote, for raw JSON snippets and stderr lines.
+func truncRaw(s string, max int) string {
+	var b strings.Builder
+	if n := truncInto(&b, s, max, false); n < len(s) {
+		fmt.Fprintf(&b, "…(%d more bytes)", len(s)-n)
+	}
+	return b.String()
+}
+
+func truncInto(b *strings.Builder, s string, max int, escQuote bool) int {
+	if max <= 0 {
+		max = 200
+	}
+	n, _ := quoteInto(b, s, b.Len()+max, escQuote)
+	return n
+}
+
+// quoteInto appends the rendering of s to b, stopping before b would exceed
+// limit bytes (limit < 0: no limit). It returns how many bytes of s were
+// rendered. escQuote also escapes '"'.
+func quoteInto(b *strings.Builder, s string, limit int, escQuote bool) (consumed int, suspicious bool) {
 	var esc [16]byte
 	for i := 0; i < len(s); {
 		r, size := utf8.DecodeRuneInString(s[i:])
@@ -64,6 +91,8 @@ func quoteInto(b *strings.Builder, s string, limit int) (consumed int, suspiciou
 			sus = true
 		case r == '\\':
 			out = append(esc[:0], `\\`...)
+		case r == '"' && escQuote:
+			out = append(esc[:0], `\"`...)
 		case r == '\n':
 			out = append(esc[:0], `\n`...)
 		case r == '\t':

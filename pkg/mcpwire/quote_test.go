@@ -62,16 +62,19 @@ func TestQuoteOutputIsSafe(t *testing.T) {
 
 func TestTruncateQuote(t *testing.T) {
 	s := strings.Repeat("é", 100) + "\x1b"
-	got := TruncateQuote(s, 21)
-	if !strings.HasPrefix(got, strings.Repeat("é", 10)+"…") || !strings.Contains(got, "(181 more bytes)") {
+	got := TruncateQuote(s, 20)
+	if got != strings.Repeat("é", 10)+`…(181 more bytes)` {
 		t.Fatalf("got %q", got)
 	}
 	// An escape is never cut in half.
 	got = TruncateQuote("ab\x1bcd", 5)
-	if got != "ab…(3 more bytes)" {
+	if got != `ab…(3 more bytes)` {
 		t.Fatalf("got %q", got)
 	}
-	if got := TruncateQuote("short", 0); got != "short" {
+	if got := TruncateQuote(`say "hi"\`, 0); got != `say "hi"\\` {
+		t.Fatalf("got %q", got)
+	}
+	if got := quoted(`say "hi"\`+"\x1b", 0); got != `"say \"hi\"\\\u001b"` {
 		t.Fatalf("got %q", got)
 	}
 }
@@ -90,7 +93,7 @@ func FuzzQuote(f *testing.F) {
 				t.Fatalf("unescaped %U in %q", r, got)
 			}
 		}
-		if t2 := TruncateQuote(s, 50); len(t2) > 50+len("…(99999999 more bytes)") {
+		if t2 := TruncateQuote(s, 50); len(t2) > 52+len("…(99999999 more bytes)") {
 			t.Fatalf("truncation too long: %d", len(t2))
 		}
 	})
