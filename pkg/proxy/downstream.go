@@ -87,7 +87,7 @@ func (p *Proxy) clientRequest(line []byte, env envelope, id []byte) {
 	method, _ := stringAt(line, env.method)
 	pf, isObj, err := fields(line, env.params, "_meta", "name", "uri", "cursor", "ref", "requestState", "inputResponses")
 	if err != nil || !isObj {
-		p.replyErr(id, invalidParams("params of %q must be a JSON object", mcpwire.TruncateQuote(method, 80)))
+		p.replyErr(id, invalidParams("params of \"%s\" must be a JSON object", mcpwire.TruncateQuote(method, 80)))
 		return
 	}
 	mf, metaObj, err := fields(line, pf[0], mcpwire.MetaProtocolVersion, mcpwire.MetaClientCapabilities, metaLogLevel)
@@ -115,11 +115,11 @@ func (p *Proxy) clientRequest(line []byte, env envelope, id []byte) {
 		p.replyErr(id, q.rpc())
 		return
 	}
-	if !r.modern && !legacy && method != "initialize" && method != "ping" {
-		p.replyErr(id, &rpcError{Code: mcpwire.CodeInvalidRequest, Message: fmt.Sprintf("mcpsum: %q before initialize: send initialize first (or 2026-07-28 _meta on every request)", mcpwire.TruncateQuote(method, 80))})
+	if !r.modern && !legacy && method != "initialize" && method != "ping" && method != "server/discover" {
+		p.replyErr(id, &rpcError{Code: mcpwire.CodeInvalidRequest, Message: fmt.Sprintf("mcpsum: \"%s\" before initialize: send initialize first (or 2026-07-28 _meta on every request)", mcpwire.TruncateQuote(method, 80))})
 		return
 	}
-	notFound := &rpcError{Code: mcpwire.CodeMethodNotFound, Message: fmt.Sprintf("method not found: %q", mcpwire.TruncateQuote(method, 80))}
+	notFound := &rpcError{Code: mcpwire.CodeMethodNotFound, Message: fmt.Sprintf("method not found: \"%s\"", mcpwire.TruncateQuote(method, 80))}
 	upModern := p.srv.upEra == mcpwire.EraModern
 	switch method {
 	case "initialize":
@@ -175,7 +175,7 @@ func (p *Proxy) clientRequest(line []byte, env envelope, id []byte) {
 		}
 		if !ok || !locked[name] {
 			q, _ := mcpwire.Quote(name)
-			p.replyErr(id, invalidParams("unknown %s %q: it is not in the lock for server %q, so mcpsum does not forward it", kind, q, p.opts.Name))
+			p.replyErr(id, invalidParams("unknown %s \"%s\": it is not in the lock for server %q, so mcpsum does not forward it", kind, q, p.opts.Name))
 			return
 		}
 		p.submit(r)
@@ -219,7 +219,7 @@ func (p *Proxy) clientRequest(line []byte, env envelope, id []byte) {
 		}
 		p.submit(r)
 	default:
-		notFound.Message = fmt.Sprintf("method not found: mcpsum proxy does not forward %q", mcpwire.TruncateQuote(method, 80))
+		notFound.Message = fmt.Sprintf("method not found: mcpsum proxy does not forward \"%s\"", mcpwire.TruncateQuote(method, 80))
 		p.replyErr(id, notFound)
 	}
 }
@@ -234,7 +234,7 @@ func (p *Proxy) checkCompletionRef(line []byte, ref span) *rpcError {
 		name, _ := stringAt(line, rf[1])
 		if !p.srv.prompts[name] {
 			q, _ := mcpwire.Quote(name)
-			return invalidParams("unknown prompt %q: it is not in the lock for server %q", q, p.opts.Name)
+			return invalidParams("unknown prompt \"%s\": it is not in the lock for server %q", q, p.opts.Name)
 		}
 	}
 	return nil

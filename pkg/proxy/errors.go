@@ -107,7 +107,7 @@ func describe(fs []lockfile.Finding) string {
 		s := f.Kind
 		if f.Name != "" {
 			q, _ := mcpwire.Quote(f.Name)
-			s += fmt.Sprintf(" %q", q)
+			s += ` "` + q + `"`
 		}
 		s += " " + f.Change
 		if len(f.Fields) > 0 {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"unicode/utf8"
 )
 
 // The proxy never decodes a message it only forwards. It walks the envelope
@@ -254,14 +255,35 @@ func decodeString(raw []byte) (string, error) {
 	if len(raw) < 2 || raw[0] != '"' {
 		return "", errScan
 	}
-	if bytes.IndexByte(raw, '\\') < 0 {
-		return string(raw[1 : len(raw)-1]), nil
+	if in := raw[1 : len(raw)-1]; plainString(in) {
+		return string(in), nil
 	}
 	var s string
 	if err := json.Unmarshal(raw, &s); err != nil {
 		return "", errScan
 	}
 	return s, nil
+}
+
+// plainString reports a string body that decodes to itself: no escapes, no
+// control characters, valid UTF-8 (encoding/json turns invalid bytes into
+// U+FFFD, and the proxy must read what its peers read).
+func plainString(b []byte) bool {
+	for _, c := range b {
+		if c < 0x20 || c == '\\' || c >= utf8.RuneSelf {
+			return utf8.Valid(b) && bytes.IndexByte(b, '\\') < 0 && !hasControl(b)
+		}
+	}
+	return true
+}
+
+func hasControl(b []byte) bool {
+	for _, c := range b {
+		if c < 0x20 {
+			return true
+		}
+	}
+	return false
 }
 
 // stringAt decodes the string value at sp; ok is false when absent or not a string.

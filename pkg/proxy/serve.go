@@ -193,7 +193,7 @@ func (s *served) listResult(kind int, cursor *string, modern bool) ([]byte, *rpc
 	if cursor != nil {
 		n, err := strconv.Atoi(strings.TrimPrefix(*cursor, cursorPrefix))
 		if !strings.HasPrefix(*cursor, cursorPrefix) || err != nil || n <= 0 || n >= len(l.items) || n%s.pageSize != 0 {
-			return nil, &rpcError{Code: mcpwire.CodeInvalidParams, Message: fmt.Sprintf("invalid cursor %q for %s", mcpwire.TruncateQuote(*cursor, 80), l.method)}
+			return nil, &rpcError{Code: mcpwire.CodeInvalidParams, Message: fmt.Sprintf("invalid cursor \"%s\" for %s", mcpwire.TruncateQuote(*cursor, 80), l.method)}
 		}
 		off = n
 	}

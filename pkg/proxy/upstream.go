@@ -200,7 +200,7 @@ func (p *Proxy) serverRequest(line []byte, env envelope, id []byte) {
 		return
 	}
 	p.up.write(errorLine(id, &rpcError{Code: mcpwire.CodeMethodNotFound,
-		Message: fmt.Sprintf("mcpsum: the client cannot answer %q now", mcpwire.TruncateQuote(method, 80))}))
+		Message: fmt.Sprintf("mcpsum: the client cannot answer \"%s\" now", mcpwire.TruncateQuote(method, 80))}))
 }
 
 func (p *Proxy) serverNotification(line []byte, env envelope) {

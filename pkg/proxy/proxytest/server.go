@@ -48,6 +48,8 @@ type textIn struct {
 	Text string `json:"text" jsonschema:"text to echo"`
 }
 
+type noIn struct{}
+
 type bigIn struct {
 	Bytes int `json:"bytes" jsonschema:"size of the text to return"`
 }
@@ -133,17 +135,17 @@ func addTools(s *mcp.Server, desc string) {
 			return text(string(b)), nil, nil
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "slow", Description: "wait until cancelled"},
-		func(ctx context.Context, req *mcp.CallToolRequest, in textIn) (*mcp.CallToolResult, any, error) {
+		func(ctx context.Context, req *mcp.CallToolRequest, in noIn) (*mcp.CallToolResult, any, error) {
 			<-ctx.Done()
 			cancelled.Add(1)
 			return nil, nil, ctx.Err()
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "cancelled", Description: "how many slow calls were cancelled"},
-		func(ctx context.Context, req *mcp.CallToolRequest, in textIn) (*mcp.CallToolResult, any, error) {
+		func(ctx context.Context, req *mcp.CallToolRequest, in noIn) (*mcp.CallToolResult, any, error) {
 			return text(fmt.Sprint(cancelled.Load())), nil, nil
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "crash", Description: "exit in the middle of the call"},
-		func(ctx context.Context, req *mcp.CallToolRequest, in textIn) (*mcp.CallToolResult, any, error) {
+		func(ctx context.Context, req *mcp.CallToolRequest, in noIn) (*mcp.CallToolResult, any, error) {
 			fmt.Fprintln(os.Stderr, "proxytest: crashing as asked \x1b[31mred\x1b[0m")
 			os.Exit(7)
 			return nil, nil, nil

@@ -1,0 +1,187 @@
+package proxy
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestCancellationReachesServer(t *testing.T) {
+	for _, era := range []string{"legacy", "modern"} {
+		t.Run(era, func(t *testing.T) {
+			wrap := modern
+			args := []string{}
+			if era == "legacy" {
+				wrap, args = func(p string) string { return p }, []string{legacyOnly}
+			}
+			s := startProxy(t, lockServer(t, args...))
+			if era == "legacy" {
+				s.initialize()
+			}
+			s.send(`{"jsonrpc":"2.0","id":"slow-1","method":"tools/call","params":` + wrap(`{"name":"slow","arguments":{}}`) + `}`)
+			// Wait until the server runs it (the gate may still be closed).
+			var n string
+			for i := 0; i < 100; i++ {
+				s.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"slow-1","reason":"test"}}`)
+				_, m := s.request("tools/call", wrap(`{"name":"cancelled","arguments":{}}`))
+				if n = string(m.Result); strings.Contains(n, `"text":"1"`) {
+					break
+				}
+				s.send(`{"jsonrpc":"2.0","id":"slow-1","method":"tools/call","params":` + wrap(`{"name":"slow","arguments":{}}`) + `}`)
+				time.Sleep(20 * time.Millisecond)
+			}
+			if !strings.Contains(n, `"text":"1"`) {
+				t.Fatalf("the server never saw the cancellation: %s", n)
+			}
+			for _, l := range s.notes {
+				if strings.Contains(l, `"slow-1"`) {
+					t.Errorf("a cancelled request was answered: %s", l)
+				}
+			}
+		})
+	}
+}
+
+func TestProgressFlood(t *testing.T) {
+	s := startProxy(t, lockServer(t, legacyOnly))
+	s.initialize()
+	const n = 3000
+	_, m := s.request("tools/call", `{"name":"flood","arguments":{"count":3000},"_meta":{"progressToken":"tok"}}`)
+	if m.Error != nil || !strings.Contains(string(m.Result), "sent 3000") {
+		t.Fatalf("flood: %s %+v", m.Result, m.Error)
+	}
+	got := 0
+	for _, l := range s.notes {
+		if strings.Contains(l, `"notifications/progress"`) && strings.Contains(l, `"progressToken":"tok"`) {
+			got++
+		}
+	}
+	if got != n {
+		t.Errorf("%d progress notifications reached the client, want %d", got, n)
+	}
+}
+
+func TestBigResultByteIdentical(t *testing.T) {
+	e := lockServer(t, legacyOnly)
+	s := startProxy(t, e)
+	s.initialize()
+	params := `{"name":"big","arguments":{"bytes":10485760}}`
+	line, m := s.request("tools/call", params)
+	if m.Error != nil {
+		t.Fatalf("big: %+v", m.Error)
+	}
+	want := direct(t, e, "tools/call", params)
+	if got := resultOf(t, line); !bytes.Equal(got, want) {
+		t.Errorf("10 MiB result differs from the direct one (%d vs %d bytes)", len(got), len(want))
+	}
+}
+
+func TestServerCrashMidCall(t *testing.T) {
+	s := startProxy(t, lockServer(t, legacyOnly))
+	s.initialize()
+	_, m := s.request("tools/call", `{"name":"crash","arguments":{}}`)
+	if m.Error == nil || !strings.Contains(m.Error.Message, "exited") {
+		t.Fatalf("crash mid-call: want an error saying the server exited, got %s %+v", m.Result, m.Error)
+	}
+	err := s.close()
+	if err == nil || !strings.Contains(err.Error(), "crashing as asked") || strings.Contains(err.Error(), "\x1b") {
+		t.Errorf("Run's error must carry the escaped stderr tail: %v", err)
+	}
+}
+
+func TestServerNeverAnswers(t *testing.T) {
+	e := lockServer(t, legacyOnly)
+	s := startProxy(t, withCommand(t, e, "-never-answer"), func(o *Options) { o.Pin.Timeout = 300 * time.Millisecond })
+	s.initialize() // served from the lock
+	_, m := s.request("tools/call", `{"name":"add","arguments":{"a":1,"b":2}}`)
+	if m.Error == nil || !strings.Contains(m.Error.Message, "no answer within") {
+		t.Fatalf("want a timeout error, got %s %+v", m.Result, m.Error)
+	}
+	if err := s.close(); err == nil {
+		t.Error("Run must fail when the server never answered")
+	}
+}
+
+func TestClientLeavesWithCallInFlight(t *testing.T) {
+	s := startProxy(t, lockServer(t, legacyOnly))
+	s.initialize()
+	s.send(`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"slow","arguments":{}}}`)
+	s.request("tools/call", `{"name":"add","arguments":{"a":1,"b":2}}`) // the gate is open
+	start := time.Now()
+	if err := s.close(); err != nil {
+		t.Errorf("Run: %v", err)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("ending took %s", d)
+	}
+}
+
+func TestUnknownEraAndBadRequests(t *testing.T) {
+	s := startProxy(t, lockServer(t))
+	_, m := s.request("tools/list", "")
+	if m.Error == nil || m.Error.Code != -32600 {
+		t.Errorf("legacy request before initialize: %+v", m.Error)
+	}
+	_, m = s.request("tools/list", `{"_meta":{"io.modelcontextprotocol/protocolVersion":"2099-01-01","io.modelcontextprotocol/clientCapabilities":{}}}`)
+	if m.Error == nil || m.Error.Code != -32022 || !strings.Contains(string(m.Error.Data), "2026-07-28") {
+		t.Errorf("unknown version: %+v", m.Error)
+	}
+	_, m = s.request("server/discover", `{}`)
+	if m.Error == nil || m.Error.Code != -32601 {
+		t.Errorf("discover without _meta: %+v", m.Error)
+	}
+	_, m = s.request("tools/list", `{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}`)
+	if m.Error == nil || m.Error.Code != -32602 {
+		t.Errorf("modern request without clientCapabilities: %+v", m.Error)
+	}
+	// A duplicate "name" must not let one name be checked and another run.
+	_, m = s.request("tools/call", modern(`{"name":"add","name":"evil","arguments":{}}`))
+	if m.Error == nil || m.Error.Code != -32602 {
+		t.Errorf("duplicate name: %+v", m.Error)
+	}
+	s.send(`{not json`)
+	if l := s.recv(); !strings.Contains(string(l), "-32700") {
+		t.Errorf("parse error: %s", l)
+	}
+}
+
+func TestPagination(t *testing.T) {
+	e := lockServer(t, "-tools=250", "-pagesize=7")
+	s := startProxy(t, e)
+	var all []json.RawMessage
+	var cursor string
+	for page := 0; ; page++ {
+		params := `{}`
+		if cursor != "" {
+			params = fmt.Sprintf(`{"cursor":%q}`, cursor)
+		}
+		_, m := s.request("tools/list", modern(params))
+		var r struct {
+			Tools      []json.RawMessage
+			NextCursor *string
+		}
+		if err := json.Unmarshal(m.Result, &r); err != nil || m.Error != nil {
+			t.Fatalf("page %d: %s %+v", page, m.Result, m.Error)
+		}
+		all = append(all, r.Tools...)
+		if r.NextCursor == nil {
+			break
+		}
+		cursor = *r.NextCursor
+	}
+	if len(all) != len(e.Tools) {
+		t.Fatalf("served %d tools over pages, locked %d", len(all), len(e.Tools))
+	}
+	for i := range all {
+		if !bytes.Equal(all[i], e.Tools[i]) {
+			t.Fatalf("tool %d differs from the lock", i)
+		}
+	}
+	_, m := s.request("tools/list", modern(`{"cursor":"bogus"}`))
+	if m.Error == nil || m.Error.Code != -32602 {
+		t.Errorf("bad cursor: %+v", m.Error)
+	}
+}

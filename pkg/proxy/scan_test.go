@@ -1,0 +1,131 @@
+package proxy
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+)
+
+func TestScanEnvelope(t *testing.T) {
+	for _, tc := range []struct {
+		line             string
+		id, method, kind string // kind: req, note, resp, err
+	}{
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x"}}`, "1", "tools/call", "req"},
+		{`{"result":{"content":[{"type":"text","text":"a\"}{][\\"}]},"jsonrpc":"2.0","id":"s-1"}`, `"s-1"`, "", "resp"},
+		{` { "method" : "notifications/progress" , "params" : { "progressToken" : 1 } } `, "", "notifications/progress", "note"},
+		{`{"jsonrpc":"2.0","id":7,"error":{"code":-32601,"message":"nope"}}`, "7", "", "resp"},
+		{`{"\u0069d":3,"method":"ping"}`, "3", "ping", "req"},
+		{`{"id":1,"id":2,"method":"ping"}`, "", "", "err"},
+		{`{"id":1,"method":"ping"`, "", "", "err"},
+		{`[{"id":1,"method":"ping"}]`, "", "", "err"},
+		{`{"id":1,"method":"ping"} x`, "", "", "err"},
+		{`{"id":null,"error":{"code":-32700,"message":"parse"}}`, "null", "", "resp"},
+		{`{"id":1,"method":5}`, "", "", "err"},
+	} {
+		env, id, err := scanEnvelope([]byte(tc.line))
+		if tc.kind == "err" {
+			if err == nil {
+				t.Errorf("%s: want an error", tc.line)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", tc.line, err)
+			continue
+		}
+		m, _ := stringAt([]byte(tc.line), env.method)
+		if string(id) != tc.id || m != tc.method {
+			t.Errorf("%s: id %s method %q", tc.line, id, m)
+		}
+		kind := map[bool]string{true: "req"}[env.isRequest()] + map[bool]string{true: "note"}[env.isNotification()] + map[bool]string{true: "resp"}[env.isResponse()]
+		if kind != tc.kind {
+			t.Errorf("%s: kind %q, want %q", tc.line, kind, tc.kind)
+		}
+	}
+}
+
+func TestSpliceKeepsBytes(t *testing.T) {
+	line := []byte(`{"result":{"z":1,"a":"\u00e9<&>"},"jsonrpc":"2.0","id":42}`)
+	env, _, _ := scanEnvelope(line)
+	parts := splice(line, env.id, []byte(`"client-7"`))
+	got := concat(parts[:]...)
+	want := `{"result":{"z":1,"a":"\u00e9<&>"},"jsonrpc":"2.0","id":"client-7"}`
+	if string(got) != want {
+		t.Errorf("got %s", got)
+	}
+}
+
+func TestStripAndInjectMeta(t *testing.T) {
+	line := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","progressToken":"p","io.modelcontextprotocol/clientCapabilities":{}},"name":"x"}}`)
+	env, _, _ := scanEnvelope(line)
+	f, _, _ := fields(line, env.params, "_meta")
+	if got := string(stripReserved(line, f[0])); got != `{"progressToken":"p"}` {
+		t.Errorf("strip: %s", got)
+	}
+	p := &Proxy{srv: &served{upEra: "modern"}}
+	p.clientCaps = json.RawMessage(`{"roots":{"listChanged":true},"tasks":{}}`)
+	for _, in := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call"}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x"}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","_meta":{"progressToken":3}}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":{}}}`,
+	} {
+		b := []byte(in)
+		env, id, _ := scanEnvelope(b)
+		pf, _, _ := fields(b, env.params, "_meta")
+		r := &request{line: b, env: env, id: id, meta: pf[0]}
+		for _, extra := range [][]byte{nil, []byte(`"requestState":"s"`)} {
+			out := bytes.Join(p.upstreamParts(r, 9, extra), nil)
+			var m struct {
+				ID     int
+				Params struct {
+					Meta         map[string]json.RawMessage `json:"_meta"`
+					RequestState string
+				}
+			}
+			if err := json.Unmarshal(out, &m); err != nil {
+				t.Errorf("%s -> invalid %s: %v", in, out, err)
+				continue
+			}
+			if m.ID != 9 || string(m.Params.Meta["io.modelcontextprotocol/protocolVersion"]) != `"2026-07-28"` ||
+				string(m.Params.Meta["io.modelcontextprotocol/clientCapabilities"]) != `{"roots":{}}` ||
+				(extra != nil) != (m.Params.RequestState == "s") {
+				t.Errorf("%s -> %s", in, out)
+			}
+		}
+	}
+}
+
+// FuzzScanEnvelope checks that the scanner never disagrees with
+// encoding/json about the id and method of a message both accept.
+func FuzzScanEnvelope(f *testing.F) {
+	for _, s := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x"}}`,
+		`{"result":{"t":"a\"b\\"},"id":"x"}`,
+		`{"\u0069d":3,"method":"p\u0069ng"}`,
+		`{"id":[1,{"a":"]"}],"method":"m"}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		env, id, err := scanEnvelope(b)
+		if err != nil || !json.Valid(b) {
+			return
+		}
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method *string         `json:"method"`
+		}
+		if json.Unmarshal(b, &m) != nil {
+			return
+		}
+		if id != nil && !bytes.Equal(bytes.TrimSpace(m.ID), id) {
+			t.Errorf("id: scanner %s, encoding/json %s", id, m.ID)
+		}
+		if method, ok := stringAt(b, env.method); ok && (m.Method == nil || *m.Method != method) {
+			t.Errorf("method: scanner %q, encoding/json %v", method, m.Method)
+		}
+	})
+}
