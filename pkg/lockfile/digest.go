@@ -19,7 +19,8 @@ import (
 //     (command, envPassthrough, protocolVersion, supportedVersions, serverInfo,
 //     instructions, capabilities and all items).
 //
-// It refuses (with a *FormatError naming the item) non-object items, items
+// It refuses (with a *FormatError naming the item) more than MaxItems items
+// of a kind, non-object items, items
 // without a string key, duplicate keys, duplicate JSON object keys, invalid
 // UTF-8, and numbers that change when canonicalised (9007199254740993, 1e400;
 // 0.1 and 1.0 are fine), so that two different surfaces never share a digest.
@@ -35,6 +36,10 @@ func NewServer(s *Server) error {
 	s.Digests = d
 	return nil
 }
+
+// MaxItems is the most items of one kind (tools, prompts, resources,
+// resource templates) a server entry may hold (LOCKFILE.md).
+const MaxItems = 1000
 
 var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
@@ -92,6 +97,9 @@ func normalize(s *Server) *FormatError {
 		list := s.items(i)
 		if *list == nil {
 			*list = []json.RawMessage{}
+		}
+		if len(*list) > MaxItems {
+			return fe(k.field, errf("%d items: a lockfile holds at most %d per kind, and mcpsum never truncates", len(*list), MaxItems))
 		}
 		keys := make([]string, len(*list))
 		byKey := map[string]int{}

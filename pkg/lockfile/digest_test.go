@@ -192,6 +192,7 @@ func TestNewServer(t *testing.T) {
 		{"missing serverInfo", func(s *Server) { s.ServerInfo = nil }, "serverInfo", "missing"},
 		{"capabilities not an object", func(s *Server) { s.Capabilities = item(`null`) }, "capabilities", "want an object, got null"},
 		{"instructions invalid UTF-8", func(s *Server) { ins := "a\xffb"; s.Instructions = &ins }, "instructions", "UTF-8"},
+		{"more than 1,000 tools", func(s *Server) { s.Tools = syntheticServer(MaxItems + 1).Tools }, "tools", "1001 items: a lockfile holds at most 1000"},
 		{"policy names an unknown tool", func(s *Server) { s.Policy = &Policy{Taint: &Taint{Sinks: []string{"rm_rf"}}} },
 			"policy.taint.sinks[0]", "not a locked tool"},
 	}

@@ -26,7 +26,11 @@ func Canonical(raw []byte) ([]byte, error) {
 	c, err := jcs.Transform(raw)
 	if err != nil {
 		// jcs messages are capitalised and already quote input fragments.
-		return nil, fmt.Errorf("cannot canonicalise (RFC 8785): %s", strings.ToLower(err.Error()[:1])+err.Error()[1:])
+		msg := err.Error()
+		if msg != "" {
+			msg = strings.ToLower(msg[:1]) + msg[1:]
+		}
+		return nil, fmt.Errorf("cannot canonicalise (RFC 8785): %s", msg)
 	}
 	return c, nil
 }
