@@ -2,32 +2,101 @@ package main
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"slices"
 	"strings"
+	"syscall"
+	"time"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
+
+	"github.com/mcpsum/mcpsum/pkg/lockfile"
+	"github.com/mcpsum/mcpsum/pkg/pin"
+	"github.com/mcpsum/mcpsum/pkg/proxy"
 )
 
 func (a *app) proxyCommand() *ffcli.Command {
 	fs := a.flagSet("proxy")
-	lockfile := lockfileFlag(fs)
+	lockfilePath := lockfileFlag(fs)
 	name := fs.String("name", "", "locked server to run (required)")
 	requireSig := fs.Bool("require-signature", false, "refuse to start unless the lockfile's Sigstore bundle verifies")
-	_, _, _ = lockfile, name, requireSig
+	timeout := fs.Int("timeout-secs", 30, "seconds to wait for the server's handshake and for each list page of a surface check")
 	return &ffcli.Command{
 		Name:       "proxy",
-		ShortUsage: "mcpsum proxy [--lockfile F] --name N",
+		ShortUsage: "mcpsum proxy [--lockfile F] --name N [--timeout-secs S]",
 		ShortHelp:  "serve the locked surface to an MCP client and forward calls to the server",
 		LongHelp: strings.TrimSpace(`
 proxy speaks MCP on its stdin/stdout. It answers the client's handshake and
 list requests from the lock, starts exactly the locked command with only the
 locked environment names, checks the live surface against the lock before any
-call goes through, and quarantines the server on definitional drift.
+call goes through, and quarantines the server on definitional drift: every
+later request then gets error -32002 whose data says {"mcpsum":"quarantined"},
+which item changed, and to run 'mcpsum verify'. Informational drift is logged
+to stderr and allowed. Calls and their results pass byte for byte (only ids
+are rewritten); a call to a tool or prompt that is not locked is refused.
+
+Clients of either protocol era work in front of servers of either era.
+stdout carries only JSON-RPC; diagnostics and the server's stderr (escaped)
+go to stderr. Exit 0 when the client leaves, 1 after a quarantine, 3 when the
+server could not be started, checked, or died.
 
 Client configuration:
   {"command": "mcpsum", "args": ["proxy", "--lockfile", "/abs/mcp.lock", "--name", "time"]}`),
 		FlagSet: fs,
 		Exec: func(ctx context.Context, args []string) error {
-			return notAvailable("mcpsum proxy")
+			if len(args) > 0 {
+				return usageErr("proxy takes no arguments: the server's command comes from the lock only (got %s)", quoteArg(args[0]))
+			}
+			if *name == "" {
+				return usageErr("proxy needs --name (the entry in %s to run)", quoteArg(*lockfilePath))
+			}
+			if *timeout <= 0 {
+				return usageErr("--timeout-secs must be positive, got %d", *timeout)
+			}
+			if *requireSig {
+				return &exitError{code: exitUndecided, err: errors.New("--require-signature is not available yet in this build of mcpsum; check the bundle with 'mcpsum verify --signature' before starting the proxy, or drop the flag")}
+			}
+			return a.runProxy(ctx, *lockfilePath, *name, time.Duration(*timeout)*time.Second)
 		},
 	}
+}
+
+func (a *app) runProxy(ctx context.Context, path, name string, timeout time.Duration) error {
+	f, err := lockfile.Load(path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return &exitError{code: exitUndecided, err: fmt.Errorf("lockfile %s does not exist; create it with 'mcpsum lock --lockfile %s --name %s -- COMMAND...'", quoteArg(path), path, name)}
+		}
+		return err
+	}
+	entry := f.Servers[name]
+	if entry == nil {
+		names := make([]string, 0, len(f.Servers))
+		for n := range f.Servers {
+			names = append(names, n)
+		}
+		slices.Sort(names)
+		return usageErr("no server %s in %s (locked: %s); lock it first with 'mcpsum lock --name %s -- COMMAND...'", quoteArg(name), quoteArg(path), strings.Join(names, ", "), name)
+	}
+	// A client that dies closes our stdout: get EPIPE from the write instead
+	// of being killed by SIGPIPE, so the server's process group is still ended.
+	pipe := make(chan os.Signal, 1)
+	signal.Notify(pipe, syscall.SIGPIPE)
+	defer signal.Stop(pipe)
+
+	err = proxy.Run(ctx, a.stdin, a.stdout, proxy.Options{
+		Name:     name,
+		Lockfile: path,
+		Entry:    entry,
+		Pin:      pin.Options{Lockfile: path, Timeout: timeout},
+		Stderr:   a.stderr,
+	})
+	var q *proxy.QuarantineError
+	if errors.As(err, &q) {
+		return verdict(err)
+	}
+	return err
 }
