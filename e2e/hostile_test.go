@@ -2,8 +2,10 @@ package e2e
 
 import (
 	"os"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // A FAKE hostile server (e2e/servers/hostile -mode ansi) puts ANSI escapes,
@@ -30,5 +32,90 @@ func TestShowEscapesHostileText(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("show output lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// leftovers lists live processes whose command line mentions marker.
+func leftovers(t *testing.T, marker string) []string {
+	t.Helper()
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Skip("no /proc: cannot check the process table")
+	}
+	var out []string
+	for _, e := range entries {
+		if _, err := strconv.Atoi(e.Name()); err != nil {
+			continue
+		}
+		cmdline, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if err != nil || !strings.Contains(string(cmdline), marker) {
+			continue
+		}
+		stat, _ := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if strings.Contains(string(stat), ") Z ") {
+			continue // a zombie is already dead; its parent reaps it
+		}
+		out = append(out, e.Name()+": "+strings.ReplaceAll(string(cmdline), "\x00", " "))
+	}
+	return out
+}
+
+// Broken and hostile servers (all FAKES, e2e/servers/hostile) through the
+// real binary: each either locks correctly or fails with exit 3 and a clear
+// message, within the timeout, leaving mcp.lock byte-identical and no
+// process behind.
+func TestLockHostileServers(t *testing.T) {
+	cases := []struct {
+		mode string
+		code int
+		msg  string // in stderr when the lock fails
+	}{
+		{"longline", 0, ""},
+		{"exit-on-probe", 0, ""}, // restarted and initialized after the probe killed it
+		{"err32022-legacy", 0, ""},
+		{"badutf8", 3, "UTF-8"},
+		{"nonjson", 3, "not JSON"},
+		{"silent", 3, "no answer"},
+		{"loop", 3, "cursor"},
+		{"many", 3, "1000"},
+		{"dupnames", 3, "more than one tool"},
+		{"exit-mid", 3, "exit status 7"},
+		{"wrongversion", 3, "2099-01-01"},
+		{"discover-noinfo", 3, "serverInfo"},
+		{"err32021", 3, "-32021"},
+		{"stubborn", 0, ""},
+		{"spawn", 0, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.mode, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			mustLock(t, dir, nil, "--name", "good", "--", bin.gosrv)
+			before, _ := os.ReadFile(dir + "/mcp.lock")
+			marker := "-mode " + c.mode + " " + dir
+			start := time.Now()
+			_, stderr, code := mcpsum(t, dir, nil, "lock", "--timeout-secs", "2", "--name", "h", "--", bin.hostile, "-mode", c.mode, dir)
+			if code != c.code {
+				t.Errorf("lock of hostile -mode %s: exit %d, want %d\n%s", c.mode, code, c.code, stderr)
+			}
+			if took := time.Since(start); took > 20*time.Second {
+				t.Errorf("lock took %s with --timeout-secs 2", took)
+			}
+			if c.code != 0 {
+				if !strings.Contains(stderr, c.msg) {
+					t.Errorf("stderr lacks %q:\n%s", c.msg, stderr)
+				}
+				if after, _ := os.ReadFile(dir + "/mcp.lock"); string(after) != string(before) {
+					t.Errorf("a failed lock changed mcp.lock")
+				}
+			}
+			if strings.Contains(stderr, "\x1b") {
+				t.Errorf("raw escape on stderr")
+			}
+			time.Sleep(100 * time.Millisecond)
+			if left := leftovers(t, marker); len(left) > 0 {
+				t.Errorf("processes left behind: %v", left)
+			}
+		})
 	}
 }
