@@ -32,7 +32,8 @@ type ClientOptions struct {
 	// are positive JSON integers; a forwarder should use string ids.
 	Handle func(line []byte, m *Message) bool
 	// Trace, if set, sees every line sent ("send") and received ("recv"),
-	// before any processing. It must not keep or modify line.
+	// before any processing. It may be called from several goroutines at
+	// once and must not keep or modify line.
 	Trace func(dir string, line []byte)
 }
 
