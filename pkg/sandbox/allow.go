@@ -1,0 +1,287 @@
+package sandbox
+
+import (
+	"context"
+	"fmt"
+	"net/netip"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// allowRule is one network.allow entry: a name (exact, or a "*." wildcard that
+// matches strict subdomains only) or an IP address, with a port.
+type allowRule struct {
+	name     string // lower case, no trailing dot; the suffix without "*." for a wildcard
+	wildcard bool
+	ip       netip.Addr // valid for an IP entry (unmapped, no zone)
+	port     uint16
+}
+
+// allowList is a parsed network.allow.
+type allowList struct{ rules []allowRule }
+
+// parseAllow parses network.allow entries; any malformed entry is an error.
+func parseAllow(entries []string) (*allowList, error) {
+	l := &allowList{}
+	for _, e := range entries {
+		r, err := parseAllowEntry(e)
+		if err != nil {
+			return nil, &PolicyError{Field: "network.allow", Value: e, Reason: err.Error()}
+		}
+		l.rules = append(l.rules, r)
+	}
+	return l, nil
+}
+
+func parseAllowEntry(e string) (allowRule, error) {
+	hostPart, portPart, err := splitHostPort(e)
+	if err != nil {
+		return allowRule{}, err
+	}
+	port, err := parsePort(portPart)
+	if err != nil {
+		return allowRule{}, err
+	}
+	if strings.HasPrefix(e, "[") {
+		ip, err := parseIPLiteral(hostPart)
+		if err != nil {
+			return allowRule{}, fmt.Errorf("want an IPv6 address in brackets, as in \"[2001:db8::1]:443\" (no zone)")
+		}
+		return allowRule{ip: ip, port: port}, nil
+	}
+	if ip, err := netip.ParseAddr(hostPart); err == nil {
+		if !ip.Is4() {
+			return allowRule{}, fmt.Errorf("write an IPv6 address in brackets, as in \"[2001:db8::1]:443\"")
+		}
+		return allowRule{ip: ip, port: port}, nil
+	}
+	if looksNumeric(hostPart) {
+		return allowRule{}, fmt.Errorf("%q is not a valid IPv4 address", hostPart)
+	}
+	name := strings.ToLower(hostPart)
+	wildcard := false
+	if rest, ok := strings.CutPrefix(name, "*."); ok {
+		wildcard, name = true, rest
+		if !strings.Contains(strings.TrimSuffix(name, "."), ".") {
+			return allowRule{}, fmt.Errorf("a wildcard must name a domain below a top-level domain, as in \"*.example.com:443\"")
+		}
+	}
+	name, ok := normalizeName(name)
+	if !ok {
+		return allowRule{}, fmt.Errorf("want host:port with a DNS name (letters, digits, '-', '.'; a leading \"*.\" for subdomains), an IPv4 address or a bracketed IPv6 address")
+	}
+	return allowRule{name: name, wildcard: wildcard, port: port}, nil
+}
+
+// splitHostPort splits "host:port" or "[v6]:port" strictly.
+func splitHostPort(s string) (host, port string, err error) {
+	if strings.HasPrefix(s, "[") {
+		end := strings.Index(s, "]")
+		if end < 0 || !strings.HasPrefix(s[end+1:], ":") {
+			return "", "", fmt.Errorf("want \"[IPv6]:port\"")
+		}
+		return s[1:end], s[end+2:], nil
+	}
+	i := strings.LastIndex(s, ":")
+	if i < 0 {
+		return "", "", fmt.Errorf("missing \":port\" (entries are host:port, as in \"api.example.com:443\")")
+	}
+	host, port = s[:i], s[i+1:]
+	if strings.Contains(host, ":") {
+		return "", "", fmt.Errorf("write an IPv6 address in brackets, as in \"[2001:db8::1]:443\"")
+	}
+	if host == "" {
+		return "", "", fmt.Errorf("missing host before \":%s\"", port)
+	}
+	return host, port, nil
+}
+
+func parsePort(s string) (uint16, error) {
+	if s == "" || len(s) > 5 || strings.TrimLeft(s, "0123456789") != "" || (len(s) > 1 && s[0] == '0') {
+		return 0, fmt.Errorf("port %q is not a number from 1 to 65535", s)
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 || n > 65535 {
+		return 0, fmt.Errorf("port %q is not a number from 1 to 65535", s)
+	}
+	return uint16(n), nil
+}
+
+// parseIPLiteral parses an address; zones are refused and IPv4-mapped IPv6
+// addresses become IPv4.
+func parseIPLiteral(s string) (netip.Addr, error) {
+	ip, err := netip.ParseAddr(s)
+	if err != nil {
+		return netip.Addr{}, err
+	}
+	if ip.Zone() != "" {
+		return netip.Addr{}, fmt.Errorf("zoned address")
+	}
+	return ip.Unmap(), nil
+}
+
+func looksNumeric(s string) bool {
+	return s != "" && strings.TrimLeft(s, "0123456789.") == ""
+}
+
+// normalizeName lower-cases a DNS name, drops one trailing dot and checks its
+// syntax (LDH labels, underscores tolerated, 1..63 bytes each, 253 in all).
+func normalizeName(s string) (string, bool) {
+	s = strings.ToLower(strings.TrimSuffix(s, "."))
+	if s == "" || len(s) > 253 {
+		return "", false
+	}
+	for _, label := range strings.Split(s, ".") {
+		if label == "" || len(label) > 63 || label[0] == '-' || label[len(label)-1] == '-' {
+			return "", false
+		}
+		for i := 0; i < len(label); i++ {
+			c := label[i]
+			if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+				return "", false
+			}
+		}
+	}
+	if looksNumeric(s) {
+		return "", false
+	}
+	return s, true
+}
+
+// lookupFunc resolves a name to addresses.
+type lookupFunc func(ctx context.Context, host string) ([]netip.Addr, error)
+
+// decision is the egress proxy's verdict on one CONNECT.
+type decision struct {
+	Allow  bool
+	Host   string       // normalized host (name or address)
+	Port   uint16       //
+	IPs    []netip.Addr // vetted addresses to dial, in order
+	Reason string       // why it was refused
+}
+
+// decide applies the rules of notes/sandbox.md §4.3 to a CONNECT authority.
+func (l *allowList) decide(ctx context.Context, authority string, lookup lookupFunc) decision {
+	hostPart, portPart, err := splitHostPort(authority)
+	if err != nil {
+		return decision{Host: authority, Reason: "malformed CONNECT target: " + err.Error()}
+	}
+	port, err := parsePort(portPart)
+	if err != nil {
+		return decision{Host: hostPart, Reason: err.Error()}
+	}
+	d := decision{Host: hostPart, Port: port}
+	if ip, err := netip.ParseAddr(hostPart); err == nil {
+		if ip.Zone() != "" {
+			d.Reason = "zoned IPv6 addresses are refused"
+			return d
+		}
+		ip = ip.Unmap()
+		d.Host = ip.String()
+		if !l.ipListed(ip, port) {
+			d.Reason = "ip:port not in allowlist"
+			return d
+		}
+		d.Allow, d.IPs = true, []netip.Addr{ip}
+		return d
+	}
+	name, ok := normalizeName(hostPart)
+	if !ok {
+		d.Reason = "not a valid host name"
+		return d
+	}
+	d.Host = name
+	if !l.nameListed(name, port) {
+		d.Reason = "host:port not in allowlist"
+		return d
+	}
+	addrs, err := lookup(ctx, name)
+	if err != nil {
+		d.Reason = "cannot resolve: " + err.Error()
+		return d
+	}
+	var refused []string
+	for _, a := range addrs {
+		a = a.Unmap().WithZone("")
+		if !a.IsValid() || slices.Contains(d.IPs, a) {
+			continue
+		}
+		if nonPublic(a) && !l.ipListed(a, port) {
+			refused = append(refused, a.String())
+			continue
+		}
+		d.IPs = append(d.IPs, a)
+	}
+	if len(d.IPs) == 0 {
+		if len(refused) == 0 {
+			d.Reason = "name has no addresses"
+		} else {
+			d.Reason = fmt.Sprintf("%s resolves only to non-public [%s], not listed as IP", name, strings.Join(refused, " "))
+		}
+		return d
+	}
+	d.Allow = true
+	return d
+}
+
+func (l *allowList) ipListed(ip netip.Addr, port uint16) bool {
+	for _, r := range l.rules {
+		if r.ip.IsValid() && r.ip == ip && r.port == port {
+			return true
+		}
+	}
+	return false
+}
+
+func (l *allowList) nameListed(name string, port uint16) bool {
+	for _, r := range l.rules {
+		if r.ip.IsValid() || r.port != port {
+			continue
+		}
+		if r.wildcard {
+			if strings.HasSuffix(name, "."+r.name) {
+				return true
+			}
+		} else if name == r.name {
+			return true
+		}
+	}
+	return false
+}
+
+var nonPublicPrefixes = func() []netip.Prefix {
+	var ps []netip.Prefix
+	for _, s := range []string{
+		"0.0.0.0/8", "10.0.0.0/8", "100.64.0.0/10", "127.0.0.0/8", "169.254.0.0/16",
+		"172.16.0.0/12", "192.0.0.0/24", "192.0.2.0/24", "192.168.0.0/16", "198.18.0.0/15",
+		"198.51.100.0/24", "203.0.113.0/24", "224.0.0.0/4", "240.0.0.0/4",
+		"::/128", "::1/128", "::/96", "64:ff9b:1::/48", "100::/64", "2001::/32", "2001:db8::/32",
+		"fc00::/7", "fe80::/10", "fec0::/10", "ff00::/8",
+	} {
+		ps = append(ps, netip.MustParsePrefix(s))
+	}
+	return ps
+}()
+
+// nonPublic reports loopback, private, link-local (169.254.169.254 included),
+// CGNAT, documentation, multicast, reserved and unspecified addresses, and IPv6
+// addresses that embed a non-public IPv4 address (6to4, NAT64).
+func nonPublic(a netip.Addr) bool {
+	a = a.Unmap()
+	for _, p := range nonPublicPrefixes {
+		if p.Contains(a) {
+			return true
+		}
+	}
+	if a.Is6() {
+		b := a.As16()
+		if b[0] == 0x20 && b[1] == 0x02 { // 6to4 2002:V4ADDR::/48
+			return nonPublic(netip.AddrFrom4([4]byte{b[2], b[3], b[4], b[5]}))
+		}
+		if netip.MustParsePrefix("64:ff9b::/96").Contains(a) { // NAT64 well-known prefix
+			return nonPublic(netip.AddrFrom4([4]byte{b[12], b[13], b[14], b[15]}))
+		}
+	}
+	return false
+}

@@ -1,0 +1,181 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// refuseLauncher refuses package runners that fetch code at start: they contact
+// the registry and need a writable cache, and a writable cache is a way out of
+// the sandbox (it runs later, unsandboxed).
+func refuseLauncher(argv []string) error {
+	if len(argv) == 0 {
+		return &PolicyError{Field: "command", Reason: "empty command"}
+	}
+	base := strings.TrimSuffix(filepath.Base(argv[0]), ".cmd")
+	sub := ""
+	if len(argv) > 1 {
+		sub = argv[1]
+	}
+	runner := ""
+	switch {
+	case base == "npx" || base == "pnpx" || base == "bunx":
+		runner = base
+	case base == "npm" && (sub == "exec" || sub == "x"):
+		runner = "npm " + sub
+	case (base == "pnpm" || base == "yarn") && sub == "dlx":
+		runner = base + " dlx"
+	case base == "uvx" || (base == "uv" && sub == "tool"):
+		runner = base
+	}
+	if runner == "" {
+		return nil
+	}
+	return &PolicyError{Field: "command", Value: strings.Join(argv, " "), Reason: fmt.Sprintf(
+		"%s cannot run inside a sandbox (it contacts the package registry and needs a writable cache); "+
+			"install the package outside the sandbox (e.g. npm install --prefix DIR PACKAGE@VERSION) and lock its installed entry point instead, "+
+			`as in "command": ["node", "DIR/node_modules/PACKAGE/dist/index.js", ...]`, runner)}
+}
+
+// lookPath resolves argv[0] the way execve(2) callers do: a name without a
+// slash is searched in PATH (from the server's environment), a relative path is
+// taken from dir. The result has every symlink resolved.
+func lookPath(name string, env []string, dir string) (string, error) {
+	var cand []string
+	switch {
+	case strings.Contains(name, "/"):
+		if !filepath.IsAbs(name) {
+			name = filepath.Join(dir, name)
+		}
+		cand = []string{name}
+	default:
+		path := envValue(env, "PATH")
+		if path == "" {
+			path = os.Getenv("PATH")
+		}
+		for _, d := range filepath.SplitList(path) {
+			if d == "" || !filepath.IsAbs(d) {
+				continue // relative PATH entries are not searched
+			}
+			cand = append(cand, filepath.Join(d, name))
+		}
+	}
+	for _, c := range cand {
+		fi, err := os.Stat(c)
+		if err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 {
+			continue
+		}
+		real, err := filepath.EvalSymlinks(c)
+		if err != nil {
+			continue
+		}
+		return real, nil
+	}
+	return "", &PolicyError{Field: "command", Value: name, Reason: "no executable file found (searched the server's PATH)"}
+}
+
+// interpreters run a script given as their first non-option argument.
+var interpreters = []string{"node", "nodejs", "deno", "bun", "python", "python3", "ruby", "perl", "php"}
+
+// scriptRoot returns the folder a script run by an interpreter needs to read:
+// the outermost node_modules above it (packages and their hoisted
+// dependencies), else the script's own folder. The folder is never the home
+// directory or one of its ancestors; ok is false when there is no script.
+func scriptRoot(argv []string, dir, home string) (root string, ok bool) {
+	if len(argv) < 2 {
+		return "", false
+	}
+	base := filepath.Base(argv[0])
+	isInterp := false
+	for _, i := range interpreters {
+		if base == i || strings.HasPrefix(base, i) && strings.Trim(strings.TrimPrefix(base, i), "0123456789.") == "" {
+			isInterp = true
+		}
+	}
+	if !isInterp {
+		return "", false
+	}
+	script := ""
+	for _, a := range argv[1:] {
+		if a == "--" {
+			continue
+		}
+		if strings.HasPrefix(a, "-") {
+			continue
+		}
+		script = a
+		break
+	}
+	if script == "" {
+		return "", false
+	}
+	if !filepath.IsAbs(script) {
+		script = filepath.Join(dir, script)
+	}
+	real, err := filepath.EvalSymlinks(script)
+	if err != nil {
+		return "", false
+	}
+	if fi, err := os.Stat(real); err != nil || fi.IsDir() {
+		return "", false
+	}
+	root = filepath.Dir(real)
+	parts := strings.Split(real, "/")
+	for i, p := range parts {
+		if p == "node_modules" && i > 0 {
+			root = strings.Join(parts[:i+1], "/")
+			break
+		}
+	}
+	if home != "" && within(resolveBest(home), root) || root == "/" {
+		return real, true // only the file itself
+	}
+	return root, true
+}
+
+// installRoot returns what must be readable for an executable outside the
+// system directories: dirname(dirname(exe)) (e.g. ~/.nvm/versions/node/v22),
+// or only the file when that would be the home folder or above it.
+func installRoot(exe, home string) string {
+	root := filepath.Dir(filepath.Dir(exe))
+	if root == "/" || home != "" && within(resolveBest(home), root) {
+		return exe
+	}
+	return root
+}
+
+func envValue(env []string, name string) string {
+	v := ""
+	for _, kv := range env {
+		if k, val, ok := strings.Cut(kv, "="); ok && k == name {
+			v = val
+		}
+	}
+	return v
+}
+
+// setEnv returns env without any entry for the given names, then with
+// name=value appended for each pair.
+func setEnv(env []string, pairs ...string) []string {
+	if len(pairs)%2 != 0 {
+		panic(errors.New("setEnv: odd pairs"))
+	}
+	drop := map[string]bool{}
+	for i := 0; i < len(pairs); i += 2 {
+		drop[pairs[i]] = true
+	}
+	var out []string
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		if !drop[k] {
+			out = append(out, kv)
+		}
+	}
+	for i := 0; i < len(pairs); i += 2 {
+		out = append(out, pairs[i]+"="+pairs[i+1])
+	}
+	return out
+}

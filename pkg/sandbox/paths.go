@@ -1,0 +1,196 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// policyPath is one validated filesystem.read or filesystem.write entry.
+type policyPath struct {
+	Raw     string // as written in the policy
+	Literal string // expanded and cleaned
+	Real    string // with every symlink resolved
+	Write   bool
+	IsDir   bool
+}
+
+// pathEnv is what "~/" and "${TMP}/" expand to, and where the sandbox keeps
+// its own files.
+type pathEnv struct {
+	Home   string // the user's home directory (as in $HOME)
+	Tmp    string // the server's private ${TMP} (host path)
+	RunDir string // the sandbox runtime directory: no write path may be in it, except in Tmp
+}
+
+const tmpPrefix = "${TMP}/"
+
+// expandPolicyPath checks the syntax of a policy path (absolute, "~/..." or
+// "${TMP}/...", no ".." component) and expands it. It does not touch the disk.
+func expandPolicyPath(raw string, env pathEnv) (string, error) {
+	if raw == "" {
+		return "", errors.New("empty path")
+	}
+	if strings.ContainsRune(raw, 0) {
+		return "", errors.New("path contains a NUL byte")
+	}
+	for _, part := range strings.Split(raw, "/") {
+		if part == ".." {
+			return "", errors.New(`".." is not allowed in sandbox paths; write the path without it`)
+		}
+	}
+	var base, rest string
+	switch {
+	case strings.HasPrefix(raw, "/"):
+		return filepath.Clean(raw), nil
+	case strings.HasPrefix(raw, "~/"):
+		base, rest = env.Home, raw[2:]
+		if !filepath.IsAbs(base) {
+			return "", errors.New("cannot expand ~/: $HOME is not set to an absolute path")
+		}
+	case strings.HasPrefix(raw, tmpPrefix):
+		base, rest = env.Tmp, raw[len(tmpPrefix):]
+		if !filepath.IsAbs(base) {
+			return "", errors.New("cannot expand ${TMP}/: no private temporary directory")
+		}
+	default:
+		return "", errors.New(`paths must be absolute, "~/..." or "${TMP}/..."`)
+	}
+	return filepath.Join(base, rest), nil
+}
+
+// forbiddenRoots may not be policy paths: the sandbox mounts its own /proc and
+// device nodes, and the host's would undo the confinement.
+var forbiddenRoots = []string{"/proc", "/sys", "/dev"}
+
+// validatePaths expands, checks and resolves the policy paths. Write paths equal
+// to or covering a protected path (also through symlinks) are refused.
+// "${TMP}/..." paths are created (as folders) inside env.Tmp.
+func validatePaths(cfg Config, env pathEnv, prot []protectedPath) ([]policyPath, []string, error) {
+	var out []policyPath
+	var warnings []string
+	for _, group := range []struct {
+		field string
+		paths []string
+		write bool
+	}{{"filesystem.read", cfg.Read, false}, {"filesystem.write", cfg.Write, true}} {
+		for _, raw := range group.paths {
+			perr := func(format string, a ...any) error {
+				return &PolicyError{Field: group.field, Value: raw, Reason: fmt.Sprintf(format, a...)}
+			}
+			lit, err := expandPolicyPath(raw, env)
+			if err != nil {
+				return nil, nil, perr("%v", err)
+			}
+			if strings.HasPrefix(raw, tmpPrefix) {
+				if err := os.MkdirAll(lit, 0o700); err != nil {
+					return nil, nil, perr("cannot create it in ${TMP}: %v", err)
+				}
+			}
+			fi, err := os.Stat(lit)
+			if err != nil {
+				if errors.Is(err, os.ErrNotExist) {
+					return nil, nil, perr("%s does not exist (sandbox paths must exist; create it first)", lit)
+				}
+				return nil, nil, perr("%v", err)
+			}
+			real, err := filepath.EvalSymlinks(lit)
+			if err != nil {
+				return nil, nil, perr("cannot resolve symlinks: %v", err)
+			}
+			for _, f := range forbiddenRoots {
+				if within(real, f) {
+					return nil, nil, perr("%s is under %s, which the sandbox provides itself", real, f)
+				}
+			}
+			if real == "/" {
+				return nil, nil, perr("the whole filesystem cannot be a sandbox path; list the folders the server needs")
+			}
+			p := policyPath{Raw: raw, Literal: lit, Real: real, Write: group.write, IsDir: fi.IsDir()}
+			if group.write {
+				for _, q := range prot {
+					if within(q.path, real) {
+						via := ""
+						if real != lit {
+							via = fmt.Sprintf(" (it resolves to %s)", real)
+						}
+						return nil, nil, perr("a write path may not cover %s %s%s", q.what, q.path, via)
+					}
+				}
+				if env.RunDir != "" && within(real, env.RunDir) && !within(real, env.Tmp) {
+					return nil, nil, perr("%s is inside the sandbox runtime directory %s", real, env.RunDir)
+				}
+				warnings = append(warnings, writeWarnings(p, env.Home)...)
+			}
+			out = append(out, p)
+		}
+	}
+	return out, warnings, nil
+}
+
+type protectedPath struct{ path, what string }
+
+// protectList resolves each protected path both as written (cleaned) and
+// through its symlinks; paths that do not exist yet resolve their nearest
+// existing ancestor. home, exe and runDir are added with their own labels.
+func protectList(protected []string, home, exe, runDir string) []protectedPath {
+	var out []protectedPath
+	add := func(p, what string) {
+		if p == "" || !filepath.IsAbs(p) {
+			return
+		}
+		c := filepath.Clean(p)
+		out = append(out, protectedPath{c, what})
+		if r := resolveBest(c); r != c {
+			out = append(out, protectedPath{r, what})
+		}
+	}
+	for _, p := range protected {
+		add(p, "the protected path")
+	}
+	add(home, "your home directory")
+	add(exe, "the mcpsum binary")
+	add(runDir, "the sandbox runtime directory")
+	return out
+}
+
+// resolveBest resolves the symlinks of p's longest existing prefix.
+func resolveBest(p string) string {
+	p = filepath.Clean(p)
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return r
+	}
+	parent := filepath.Dir(p)
+	if parent == p {
+		return p
+	}
+	return filepath.Join(resolveBest(parent), filepath.Base(p))
+}
+
+// within reports whether p is dir or below it (both clean and absolute).
+func within(p, dir string) bool {
+	if dir == "/" {
+		return strings.HasPrefix(p, "/")
+	}
+	return p == dir || strings.HasPrefix(p, dir+"/")
+}
+
+// writeWarnings flags write paths holding files that run outside the sandbox
+// later (notes/sandbox.md pitfall 9).
+func writeWarnings(p policyPath, home string) []string {
+	var w []string
+	if _, err := os.Stat(filepath.Join(p.Real, ".git")); err == nil || strings.Contains(p.Real+"/", "/.git/") {
+		w = append(w, fmt.Sprintf("write path %q holds a git repository: the server can change its hooks (.git/hooks), which git runs outside the sandbox", p.Raw))
+	}
+	if home != "" {
+		for _, rel := range []string{".local/bin", ".config", ".npm", ".cache", ".ssh", ".gnupg"} {
+			risky := filepath.Join(home, rel)
+			if within(risky, p.Real) || within(p.Real, risky) {
+				w = append(w, fmt.Sprintf("write path %q covers %s, whose files run or are trusted outside the sandbox", p.Raw, risky))
+			}
+		}
+	}
+	return w
+}
