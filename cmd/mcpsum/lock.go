@@ -23,7 +23,7 @@ func (a *app) lockCommand() *ffcli.Command {
 	name := fs.String("name", "", "server entry to add, replace or re-lock")
 	var envs stringList
 	fs.Var(&envs, "env", "name of an environment variable passed to the server (repeatable; values are never stored)")
-	timeout := fs.Int("timeout-secs", 10, "seconds to wait for each answer of a server (the era probe, the handshake, each list page)")
+	timeout := fs.Int("timeout-secs", 30, "seconds to wait for each answer of a server (era probe, handshake, each list page; a first npx run downloads the package)")
 	return &ffcli.Command{
 		Name:       "lock",
 		ShortUsage: "mcpsum lock [--lockfile F] --name N [--env VAR]... [--timeout-secs S] -- COMMAND [ARG]...\n  or   mcpsum lock [--lockfile F] [--name N]",

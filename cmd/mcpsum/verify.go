@@ -26,7 +26,7 @@ func (a *app) verifyCommand() *ffcli.Command {
 		name:     fs.String("name", "", "verify only this server"),
 		strict:   fs.Bool("strict", false, "treat informational drift (serverInfo, capabilities, versions) as failure"),
 		asJSON:   fs.Bool("json", false, "print one machine-readable result object on stdout"),
-		timeout:  fs.Int("timeout-secs", 10, "seconds to wait for each answer of a server"),
+		timeout:  fs.Int("timeout-secs", 30, "seconds to wait for each answer of a server (a first npx run downloads the package)"),
 		sig:      registerSigFlags(fs, "signature", "check this Sigstore bundle over the lockfile instead of running servers"),
 	}
 	return &ffcli.Command{

@@ -83,7 +83,11 @@ func Lock(ctx context.Context, name string, command, env []string, prefer string
 	if err != nil {
 		return nil, err
 	}
-	return Entry(command, env, h, s)
+	e, err := Entry(command, env, h, s)
+	if err != nil {
+		return nil, fmt.Errorf("server %q: %w", name, err)
+	}
+	return e, nil
 }
 
 // Observe runs a locked entry in its locked era first and returns what it
@@ -93,7 +97,11 @@ func Observe(ctx context.Context, name string, entry *lockfile.Server, opts Opti
 	if err != nil {
 		return nil, err
 	}
-	return Entry(entry.Command, entry.EnvPassthrough, h, s)
+	e, err := Entry(entry.Command, entry.EnvPassthrough, h, s)
+	if err != nil {
+		return nil, fmt.Errorf("server %q: %w", name, err)
+	}
+	return e, nil
 }
 
 func observe(ctx context.Context, name string, entry *lockfile.Server, prefer string, opts Options) (*mcpwire.Hello, *mcpwire.Surface, error) {
