@@ -119,11 +119,11 @@ func TestVerifyKeylessRejects(t *testing.T) {
 		data, bundle []byte
 		opts         attest.VerifyOptions
 	}{
-		{"wrong identity", `expected SAN value "mallory@example.com", got "release@example.com"`, lock, b,
+		{"wrong identity", `signed by "release@example.com" (OIDC issuer "https://issuer.example"), but the expected signer is "mallory@example.com" from issuer "https://issuer.example"`, lock, b,
 			with(func(o *attest.VerifyOptions) { o.CertificateIdentity = "mallory@example.com" })},
-		{"wrong issuer", `expected issuer value "https://evil.example", got "https://issuer.example"`, lock, b,
+		{"wrong issuer", `but the expected signer is "release@example.com" from issuer "https://evil.example"`, lock, b,
 			with(func(o *attest.VerifyOptions) { o.CertificateOIDCIssuer = "https://evil.example" })},
-		{"identity regexp", "certificate identity does not match", lock, b,
+		{"identity regexp", `the expected signer is one matching ".*@evil\\.example"`, lock, b,
 			with(func(o *attest.VerifyOptions) {
 				o.CertificateIdentity, o.CertificateIdentityRegexp = "", `.*@evil\.example`
 			})},
@@ -225,6 +225,17 @@ func TestSignKeylessErrors(t *testing.T) {
 	// Services that fail are "could not decide", neither usage nor verdict.
 	down := httptest.NewServer(http.NotFoundHandler())
 	down.Close()
+	// A hostile Fulcio (fake, named as such): its answer is shown escaped.
+	hostile := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "denied\x1b[2J\u202e", http.StatusForbidden)
+	}))
+	defer hostile.Close()
+	hostileOpts := opts
+	hostileOpts.FulcioURL = hostile.URL
+	_, err = attest.SignKeyless(ctx, lock, hostileOpts)
+	if err == nil || strings.ContainsAny(err.Error(), "\x1b\u202e") || !strings.HasSuffix(err.Error(), `denied\u001b[2J\u202e`) {
+		t.Fatalf("want the hostile answer escaped, got %q", err)
+	}
 	for name, o := range map[string]attest.KeylessOptions{
 		"fulcio down":    func() attest.KeylessOptions { o := opts; o.FulcioURL = down.URL; return o }(),
 		"rekor down":     func() attest.KeylessOptions { o := opts; o.RekorURL = down.URL; return o }(),
@@ -248,4 +259,17 @@ func expiredToken() string {
 	claims := fmt.Sprintf(`{"iss":%q,"sub":%q,"email":%q,"email_verified":true,"exp":%d}`,
 		attesttest.Issuer, attesttest.Identity, attesttest.Identity, time.Now().Add(-time.Minute).Unix())
 	return enc([]byte(`{"alg":"none"}`)) + "." + enc([]byte(claims)) + "." + enc([]byte("x"))
+}
+
+// TestVerifyReasonIsEscaped: certificate content in a reason cannot drive the
+// terminal (an ANSI escape and a bidi override in the certificate's OIDC
+// issuer are shown escaped).
+func TestVerifyReasonIsEscaped(t *testing.T) {
+	s := attesttest.Start(t)
+	b := keyless(t, s, attesttest.Identity, "https://issuer.example/\x1b[2J\u202e")
+	_, err := attest.Verify(lock, b, byIdentity(s))
+	wantVerdict(t, err, `(OIDC issuer "https://issuer.example/\x1b[2J\u202e")`)
+	if strings.ContainsAny(err.Error(), "\x1b\u202e") {
+		t.Fatalf("raw control characters in %q", err.Error())
+	}
 }

@@ -132,7 +132,7 @@ func SignKeyless(ctx context.Context, data []byte, opts KeylessOptions) ([]byte,
 		if ctx.Err() != nil {
 			err = ctx.Err()
 		}
-		return nil, fmt.Errorf("keyless signing (%s): %w", where, err)
+		return nil, wrapClean(err, "keyless signing (%s)", where) // service answers are quoted into err
 	}
 	return marshalBundle(pb)
 }

@@ -40,7 +40,7 @@ func IDTokenFromEnv(ctx context.Context, getenv func(string) string) (token, sou
 	}
 	t, err := githubToken(ctx, reqURL, reqTok)
 	if err != nil {
-		return "", "", fmt.Errorf("request an OIDC token from GitHub Actions (%s): %w", EnvGitHubRequestURL, err)
+		return "", "", wrapClean(err, "request an OIDC token from GitHub Actions (%s)", EnvGitHubRequestURL)
 	}
 	return t, "github-actions", nil
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/sigstore/sigstore-go/pkg/bundle"
+	"github.com/sigstore/sigstore-go/pkg/fulcio/certificate"
 	"github.com/sigstore/sigstore-go/pkg/root"
 	"github.com/sigstore/sigstore-go/pkg/tuf"
 	"github.com/sigstore/sigstore-go/pkg/verify"
@@ -131,7 +132,7 @@ func Verify(data, bundleJSON []byte, opts VerifyOptions) (*Result, error) {
 	}
 	res, err := v.Verify(b, verify.NewPolicy(verify.WithArtifact(bytes.NewReader(data)), popts...))
 	if err != nil {
-		return nil, explain(err, keyMode, keyNote)
+		return nil, explain(err, opts, signerOf(b), keyNote)
 	}
 	sum := sha256.Sum256(data)
 	out := &Result{Digest: "sha256:" + hex.EncodeToString(sum[:])}
@@ -219,7 +220,7 @@ func trustedRoot(o VerifyOptions) (*root.TrustedRoot, error) {
 	}
 	tr, err := root.FetchTrustedRootWithOptions(to)
 	if err != nil {
-		return nil, fmt.Errorf("fetch the public-good Sigstore trusted root over TUF from %s: %w; to verify offline pass --trusted-root FILE (a trusted_root.json)", to.RepositoryBaseURL, err)
+		return nil, &cleanError{err: err, msg: clean(fmt.Sprintf("fetch the public-good Sigstore trusted root over TUF from %s: %v; to verify offline pass --trusted-root FILE (a trusted_root.json)", to.RepositoryBaseURL, err))}
 	}
 	return tr, nil
 }
@@ -241,4 +242,17 @@ func parseBundle(bundleJSON []byte) (*bundle.Bundle, error) {
 		return nil, verdict(nil, "the bundle holds a DSSE attestation, not a signature over the file's bytes")
 	}
 	return &b, nil
+}
+
+// signerOf summarises the bundle's leaf certificate (nil if none or unreadable).
+func signerOf(b *bundle.Bundle) *certificate.Summary {
+	vc, err := b.VerificationContent()
+	if err != nil || vc.Certificate() == nil {
+		return nil
+	}
+	sum, err := certificate.SummarizeCertificate(vc.Certificate())
+	if err != nil {
+		return nil
+	}
+	return &sum
 }

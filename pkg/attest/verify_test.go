@@ -106,7 +106,7 @@ func TestVerifyVirtualSigstoreBundle(t *testing.T) {
 	wantVerdict(t, err, "signature does not match the data")
 	opts.CertificateIdentity = "mallory@example.com"
 	_, err = attest.Verify(lock, bj, opts)
-	wantVerdict(t, err, `expected SAN value "mallory@example.com"`)
+	wantVerdict(t, err, `but the expected signer is "mallory@example.com"`)
 }
 
 // TestVerifyRSAKey: verification takes RSA keys, as `cosign verify-blob --key` does.
