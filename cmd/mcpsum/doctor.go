@@ -2,8 +2,12 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"strings"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
+
+	"github.com/mcpsum/mcpsum/pkg/sandbox"
 )
 
 func (a *app) doctorCommand() *ffcli.Command {
@@ -11,8 +15,21 @@ func (a *app) doctorCommand() *ffcli.Command {
 		Name:       "doctor",
 		ShortUsage: "mcpsum doctor",
 		ShortHelp:  "report which sandbox confinement this machine can enforce",
+		LongHelp: strings.TrimSpace(`
+doctor checks the kernel features the sandbox needs (user namespaces,
+Landlock ABI >= 3, seccomp) and starts a test sandbox to prove they work.
+Exit 0 when a server with policy.sandbox can start here, 3 when it cannot
+(the report says why and what one-time step fixes it).`),
 		Exec: func(ctx context.Context, args []string) error {
-			return notAvailable("mcpsum doctor")
+			if len(args) > 0 {
+				return usageErr("doctor takes no arguments")
+			}
+			r := sandbox.Status()
+			fmt.Fprint(a.stdout, r.String())
+			if !r.Available {
+				return silent{code: exitUndecided}
+			}
+			return nil
 		},
 	}
 }

@@ -9,9 +9,15 @@ import (
 	"syscall"
 
 	"github.com/mcpsum/mcpsum/pkg/mcpwire"
+	"github.com/mcpsum/mcpsum/pkg/sandbox"
 )
 
 func main() {
+	// The sandbox re-executes this binary for its hidden stages (pid 1 of the
+	// sandbox, then the confined exec of the server); they never return here.
+	if handled, code := sandbox.Helper(os.Args[1:]); handled {
+		os.Exit(code)
+	}
 	mcpwire.ClientVersion = moduleVersion()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcpsum/mcpsum/pkg/attest"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
+	"github.com/mcpsum/mcpsum/pkg/sandbox"
 )
 
 // Exit codes: the contract scripts rely on (README "Exit codes").
@@ -107,6 +108,10 @@ func libraryExitCode(err error) (int, bool) {
 	var sigUsage *attest.UsageError
 	if errors.As(err, &sigUsage) {
 		return exitUsage, true
+	}
+	var policyErr *sandbox.PolicyError
+	if errors.As(err, &policyErr) {
+		return exitUndecided, true // the server was not started
 	}
 	var format *lockfile.FormatError
 	if errors.As(err, &format) {

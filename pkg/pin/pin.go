@@ -32,7 +32,37 @@ const stopGrace = 2 * time.Second
 // variables named in entry.EnvPassthrough (plus PATH, HOME, TMPDIR), and the
 // sandbox when the entry's policy asks for one. cleanup must run after the
 // process has stopped.
+//
+// Prefer Start, which also waits until a sandboxed server is really running.
 func Spec(name string, entry *lockfile.Server, opts Options) (mcpwire.Spec, func(), error) {
+	spec, _, cleanup, err := launch(name, entry, opts)
+	return spec, cleanup, err
+}
+
+// Start starts a locked entry (see Spec) and, for a sandboxed server, waits
+// until the sandbox is up and running the command, so a sandbox that cannot
+// be built is reported as such. cleanup must run after the process stopped.
+func Start(name string, entry *lockfile.Server, opts Options) (*mcpwire.Process, func(), error) {
+	spec, ready, cleanup, err := launch(name, entry, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	p, err := mcpwire.Start(spec)
+	if err != nil {
+		cleanup()
+		return nil, nil, err
+	}
+	if ready != nil {
+		if err := ready(); err != nil {
+			p.Stop(stopGrace)
+			cleanup()
+			return nil, nil, err
+		}
+	}
+	return p, cleanup, nil
+}
+
+func launch(name string, entry *lockfile.Server, opts Options) (mcpwire.Spec, func() error, func(), error) {
 	spec := mcpwire.Spec{
 		Argv:    entry.Command,
 		Env:     mcpwire.Environ(entry.EnvPassthrough),
@@ -40,7 +70,7 @@ func Spec(name string, entry *lockfile.Server, opts Options) (mcpwire.Spec, func
 		Stderr:  opts.Stderr,
 	}
 	if entry.Policy == nil || entry.Policy.Sandbox == nil {
-		return spec, func() {}, nil
+		return spec, nil, func() {}, nil
 	}
 	return sandboxed(name, entry.Policy.Sandbox, spec, opts)
 }
@@ -105,15 +135,29 @@ func Observe(ctx context.Context, name string, entry *lockfile.Server, opts Opti
 }
 
 func observe(ctx context.Context, name string, entry *lockfile.Server, prefer string, opts Options) (*mcpwire.Hello, *mcpwire.Surface, error) {
-	spec, cleanup, err := Spec(name, entry, opts)
-	if err != nil {
-		return nil, nil, err
+	// Every process started here is stopped before observe returns (the
+	// client's Close, or Probe/Handshake on failure); the sandboxes' cleanups
+	// run after that.
+	var cleanups []func()
+	defer func() {
+		for _, c := range cleanups {
+			c()
+		}
+	}()
+	start := func() (*mcpwire.Process, error) {
+		p, cleanup, err := Start(name, entry, opts)
+		if err != nil {
+			return nil, err
+		}
+		cleanups = append(cleanups, cleanup)
+		return p, nil
 	}
-	defer cleanup()
-	start := func() (*mcpwire.Process, error) { return mcpwire.Start(spec) }
 
-	var c *mcpwire.Client
-	var h *mcpwire.Hello
+	var (
+		c   *mcpwire.Client
+		h   *mcpwire.Hello
+		err error
+	)
 	if prefer != "" {
 		c, h, err = handshake(ctx, start, prefer, opts.Timeout)
 	}

@@ -2,14 +2,65 @@ package pin
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 	"github.com/mcpsum/mcpsum/pkg/mcpwire"
+	"github.com/mcpsum/mcpsum/pkg/sandbox"
 )
 
-// sandboxed wraps spec in the entry's sandbox. Until pkg/sandbox is wired in,
-// a server with a sandbox policy does not start (fail closed).
-func sandboxed(name string, sb *lockfile.Sandbox, spec mcpwire.Spec, opts Options) (mcpwire.Spec, func(), error) {
-	_ = protectedPaths(opts.Lockfile)
-	return spec, nil, fmt.Errorf("server %q has a sandbox policy, but this build of mcpsum cannot enforce sandboxes yet; the server was not started", name)
+// StateDir is mcpsum's state directory: $XDG_STATE_HOME/mcpsum, or
+// ~/.local/state/mcpsum. It holds the egress audit log (and, later, the taint
+// state); no sandbox write path may cover it.
+func StateDir() (string, error) {
+	if d := os.Getenv("XDG_STATE_HOME"); filepath.IsAbs(d) {
+		return filepath.Join(d, "mcpsum"), nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("find the state directory: %w (set XDG_STATE_HOME)", err)
+	}
+	return filepath.Join(home, ".local", "state", "mcpsum"), nil
+}
+
+// AuditLog is the egress audit log: one JSON line per connection a sandboxed
+// server made or was refused.
+func AuditLog() (string, error) {
+	d, err := StateDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(d, "egress.jsonl"), nil
+}
+
+// sandboxed turns spec into a start of the sandbox's pid 1 that runs the
+// locked command confined as the policy says (I5). Anything the sandbox cannot
+// enforce is an error: the server does not start.
+func sandboxed(name string, sb *lockfile.Sandbox, spec mcpwire.Spec, opts Options) (mcpwire.Spec, func() error, func(), error) {
+	state, err := StateDir()
+	if err != nil {
+		return spec, nil, nil, err
+	}
+	if err := os.MkdirAll(state, 0o700); err != nil {
+		return spec, nil, nil, fmt.Errorf("create the state directory: %w", err)
+	}
+	audit := filepath.Join(state, "egress.jsonl")
+	cwd, _ := os.Getwd()
+	cfg := sandbox.Config{
+		Read:         sb.Filesystem.Read,
+		Write:        sb.Filesystem.Write,
+		NetworkAllow: sb.Network.Allow,
+		NoNetwork:    len(sb.Network.Allow) == 0,
+		Protected:    append(protectedPaths(opts.Lockfile), state, audit),
+		AuditLog:     audit,
+		Name:         name,
+		Dir:          cwd,
+	}
+	l, err := sandbox.Prepare(cfg, spec.Argv, spec.Env)
+	if err != nil {
+		return spec, nil, nil, err
+	}
+	spec.Argv, spec.Env, spec.ExtraFiles, spec.SysProcAttr = l.Argv, l.Env, l.ExtraFiles, l.SysProcAttr
+	return spec, l.Ready, func() { l.Close() }, nil
 }
