@@ -147,12 +147,12 @@ func protectList(protected []string, home, exe, runDir string) []protectedPath {
 			out = append(out, protectedPath{r, what})
 		}
 	}
-	for _, p := range protected {
-		add(p, "the protected path")
-	}
 	add(home, "your home directory")
 	add(exe, "the mcpsum binary")
 	add(runDir, "the sandbox runtime directory")
+	for _, p := range protected {
+		add(p, "the protected path")
+	}
 	return out
 }
 

@@ -31,9 +31,9 @@ const (
 // probeConfig tells the probe program what to try (env SBX_PROBE).
 type probeConfig struct {
 	Secret, ReadFile, ReadDir, WriteDir, Outside, Home string
-	DirectAddr                                        string // a host loopback server, dialled directly
-	Allowed, Unlisted, LocalhostName, MetadataName    string // CONNECT targets through HTTPS_PROXY
-	TLSURL, CAFile                                    string
+	DirectAddr                                         string // a host loopback server, dialled directly
+	Allowed, Unlisted, LocalhostName, MetadataName     string // CONNECT targets through HTTPS_PROXY
+	TLSURL, CAFile                                     string
 }
 
 // runProbeProgram runs inside the sandbox and prints one JSON object: check
