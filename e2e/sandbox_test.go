@@ -1,0 +1,101 @@
+package e2e
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// setPolicy writes a policy into an entry of dir/mcp.lock. The policy is the
+// user's, outside the digests, so editing it keeps the file valid.
+func setPolicy(t *testing.T, dir, name string, policy any) {
+	t.Helper()
+	path := filepath.Join(dir, "mcp.lock")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f map[string]any
+	if err := json.Unmarshal(data, &f); err != nil {
+		t.Fatal(err)
+	}
+	f["servers"].(map[string]any)[name].(map[string]any)["policy"] = policy
+	out, _ := json.MarshalIndent(f, "", "  ")
+	if err := os.WriteFile(path, append(out, '\n'), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A server with policy.sandbox runs confined whenever mcpsum starts it: lock
+// and verify included. Policies the sandbox cannot honour keep it from
+// starting (exit 3).
+func TestSandboxedLockAndVerify(t *testing.T) {
+	if out, _, code := mcpsum(t, t.TempDir(), nil, "doctor"); code != 0 {
+		requirePeers(t, "this machine cannot run the sandbox:\n"+out)
+	}
+	dir := t.TempDir()
+	served := filepath.Join(dir, "served")
+	if err := os.Mkdir(served, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	entry := npmServer(t, "server-filesystem")
+	pkgDir := filepath.Dir(filepath.Dir(filepath.Dir(entry))) // e2e/node_modules/@modelcontextprotocol
+	mustLock(t, dir, nil, "--name", "fs", "--", "node", entry, served)
+	sandbox := func(write ...string) map[string]any {
+		return map[string]any{"sandbox": map[string]any{
+			"filesystem": map[string]any{"read": []string{filepath.Dir(pkgDir)}, "write": write},
+			"network":    map[string]any{"allow": []string{}},
+		}}
+	}
+	setPolicy(t, dir, "fs", sandbox(served))
+	if out, errOut, code := mcpsum(t, dir, nil, "verify"); code != 0 {
+		t.Fatalf("sandboxed verify: exit %d\n%s%s", code, out, errOut)
+	}
+	stderr := mustLock(t, dir, nil) // re-lock runs sandboxed and keeps the policy
+	if !strings.Contains(stderr, "fs  ok") {
+		t.Errorf("re-lock progress: %s", stderr)
+	}
+	if out, _, _ := mcpsum(t, dir, nil, "show"); !strings.Contains(out, "sandbox write "+served) {
+		t.Errorf("re-lock lost the sandbox policy:\n%s", out)
+	}
+
+	// A write path that covers the lockfile's folder, also through a symlink.
+	setPolicy(t, dir, "fs", sandbox(dir))
+	out, _, code := mcpsum(t, dir, nil, "verify")
+	if code != 3 || !strings.Contains(out, "protected path") {
+		t.Errorf("write path over the lockfile: exit %d\n%s", code, out)
+	}
+	link := filepath.Join(t.TempDir(), "innocent")
+	if err := os.Symlink(dir, link); err != nil {
+		t.Fatal(err)
+	}
+	setPolicy(t, dir, "fs", sandbox(link))
+	out, _, code = mcpsum(t, dir, nil, "verify")
+	if code != 3 || !strings.Contains(out, "resolves to") {
+		t.Errorf("symlinked write path over the lockfile: exit %d\n%s", code, out)
+	}
+	// A path that does not exist.
+	setPolicy(t, dir, "fs", sandbox(filepath.Join(dir, "nope")))
+	if out, _, code = mcpsum(t, dir, nil, "verify"); code != 3 {
+		t.Errorf("missing write path: exit %d\n%s", code, out)
+	}
+}
+
+// npx cannot run inside a sandbox: the error says to lock the installed
+// entry point instead. Replacing the command of an entry keeps its policy, so
+// the new command is locked sandboxed and refused before anything runs.
+func TestSandboxRefusesNpx(t *testing.T) {
+	dir := t.TempDir()
+	mustLock(t, dir, nil, "--name", "srv", "--", bin.gosrv)
+	setPolicy(t, dir, "srv", map[string]any{"sandbox": map[string]any{"network": map[string]any{"allow": []string{}}}})
+	before, _ := os.ReadFile(filepath.Join(dir, "mcp.lock"))
+	_, stderr, code := mcpsum(t, dir, nil, "lock", "--name", "srv", "--", "npx", "-y", "@modelcontextprotocol/server-memory@2026.8.31")
+	if code != 3 || !strings.Contains(stderr, "entry point") {
+		t.Errorf("sandboxed npx: exit %d, want 3 and advice to lock the entry point\n%s", code, stderr)
+	}
+	if after, _ := os.ReadFile(filepath.Join(dir, "mcp.lock")); string(after) != string(before) {
+		t.Errorf("the refused lock changed mcp.lock")
+	}
+}
