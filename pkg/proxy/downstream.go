@@ -27,8 +27,8 @@ type call struct {
 	own       chan ownReply    // the proxy's own request (handshake, lists)
 	cancelled bool             //
 	logLevel  bool             // counted in logWanted
+	modern    bool             // the client sent it in the 2026-07-28 era
 	req       *request         // kept when the result may need era bridging
-	bridge    *bridge          // MRTR bridging state, if any
 	upReq     *serverRequest   // a legacy server's request waiting for the client's retry
 	queue     []*serverRequest // more of them
 	parked    []byte           // the final response, when it came before the retry

@@ -153,7 +153,7 @@ func (p *Proxy) bridgeRetry(b *bridge) {
 	}
 	p.nextUp++
 	u := p.nextUp
-	c := &call{clientID: b.c.clientID, method: b.c.method, req: b.c.req, rounds: b.c.rounds + 1}
+	c := &call{clientID: b.c.clientID, method: b.c.method, req: b.c.req, rounds: b.c.rounds + 1, modern: b.c.modern}
 	p.upPending[u] = c
 	p.byClient[string(c.clientID)] = u
 	up := p.up
@@ -307,8 +307,7 @@ func (p *Proxy) bridgeRetryFromClient(r *request, stateSp, respSp span) bool {
 		p.reply(r.id, next)
 	case parked != nil:
 		env, _, _ := scanEnvelope(parked)
-		parts := splice(parked, env.id, r.id)
-		p.out.write(parts[0], parts[1], parts[2])
+		p.resultToClient(parked, env, r.id, true, c.method)
 	}
 	return true
 }

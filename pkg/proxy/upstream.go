@@ -170,8 +170,45 @@ func (p *Proxy) serverResponse(line []byte, env envelope, id []byte) {
 	if c.req != nil && p.bridgeResult(c, line, env) {
 		return
 	}
-	parts := splice(line, env.id, c.clientID)
+	p.resultToClient(line, env, c.clientID, c.modern, c.method)
+}
+
+// resultToClient forwards a response under the client's id. A 2026-07-28
+// client in front of a legacy server also gets the members its era requires
+// on a result (resultType; ttlMs and cacheScope on resources/read), inserted
+// at the front: every other byte stays as the server sent it.
+func (p *Proxy) resultToClient(line []byte, env envelope, clientID []byte, modernClient bool, method string) {
+	if modernClient && p.srv.upEra == mcpwire.EraLegacy && env.result.ok() && line[env.result.s] == '{' {
+		if ins := modernResultMembers(line, env.result, method); ins != nil {
+			p.out.write(applyEdits(line, []edit{{env.id.s, env.id.e, clientID}, {env.result.s + 1, env.result.s + 1, ins}})...)
+			return
+		}
+	}
+	parts := splice(line, env.id, clientID)
 	p.out.write(parts[0], parts[1], parts[2])
+}
+
+func modernResultMembers(line []byte, result span, method string) []byte {
+	f, ok, err := fields(line, result, "resultType", "ttlMs", "cacheScope")
+	if err != nil || !ok {
+		return nil
+	}
+	var b []byte
+	if !f[0].ok() {
+		b = append(b, `"resultType":"complete",`...)
+	}
+	if method == "resources/read" {
+		if !f[1].ok() {
+			b = append(b, `"ttlMs":0,`...)
+		}
+		if !f[2].ok() {
+			b = append(b, `"cacheScope":"private",`...)
+		}
+	}
+	if len(b) > 0 && emptyObject(line, result.s) {
+		b = b[:len(b)-1]
+	}
+	return b
 }
 
 // serverRequest handles a legacy server's request to the client.

@@ -1,0 +1,259 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpsum/mcpsum/pkg/mcpwire"
+)
+
+// The proxy tests build two more binaries of their own, once, beside the
+// ones TestMain builds: proxysrv (pkg/proxy/proxytest's go-sdk server) and
+// proxyrelay (a plain byte relay, the benchmark's baseline).
+var proxyBins struct {
+	once       sync.Once
+	srv, relay string
+	err        error
+}
+
+func proxyServers(t testing.TB) (srv, relay string) {
+	t.Helper()
+	proxyBins.once.Do(func() {
+		for _, b := range []struct {
+			dst *string
+			pkg string
+		}{
+			{&proxyBins.srv, "proxysrv"},
+			{&proxyBins.relay, "proxyrelay"},
+		} {
+			*b.dst = filepath.Join(bin.dir, b.pkg)
+			cmd := exec.Command("go", "build", "-o", *b.dst, "github.com/mcpsum/mcpsum/e2e/servers/"+b.pkg)
+			cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+			if out, err := cmd.CombinedOutput(); err != nil {
+				proxyBins.err = fmt.Errorf("go build %s: %v\n%s", b.pkg, err, out)
+				return
+			}
+		}
+	})
+	if proxyBins.err != nil {
+		t.Fatal(proxyBins.err)
+	}
+	return proxyBins.srv, proxyBins.relay
+}
+
+// proxysrvScript writes dir/srv.sh, which execs dir/proxysrv (a symlink, so
+// the process table shows dir and leftovers can be found) with args, and
+// returns the command to lock. Rewriting it plays a server that changed
+// under an unchanged command line.
+func proxysrvScript(t testing.TB, dir string, args ...string) []string {
+	t.Helper()
+	srv, _ := proxyServers(t)
+	link := filepath.Join(dir, "proxysrv")
+	if _, err := os.Lstat(link); err != nil {
+		if err := os.Symlink(srv, link); err != nil {
+			t.Fatal(err)
+		}
+	}
+	q := make([]string, len(args))
+	for i, a := range args {
+		q[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+	}
+	script := fmt.Sprintf("#!/bin/sh\nexec %s %s\n", link, strings.Join(q, " "))
+	if err := os.WriteFile(filepath.Join(dir, "srv.sh"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return []string{"sh", filepath.Join(dir, "srv.sh")}
+}
+
+// proxyCmd is `mcpsum proxy` for entry name of dir/mcp.lock.
+func proxyCmd(dir, name string, extra ...string) *exec.Cmd {
+	args := append([]string{"proxy", "--lockfile", filepath.Join(dir, "mcp.lock"), "--name", name}, extra...)
+	cmd := exec.Command(bin.mcpsum, args...)
+	cmd.Dir = dir
+	return cmd
+}
+
+// goClient connects the go-sdk v1.8.0 client through cmd: era "legacy"
+// makes it send initialize 2025-11-25; "modern" lets it do what it does by
+// default (server/discover, 2026-07-28 when offered).
+func goClient(t testing.TB, cmd *exec.Cmd, era string, opts *mcp.ClientOptions) *mcp.ClientSession {
+	t.Helper()
+	if opts == nil {
+		opts = &mcp.ClientOptions{}
+	}
+	if opts.Capabilities == nil {
+		opts.Capabilities = &mcp.ClientCapabilities{}
+	}
+	var stderr syncBuffer
+	if cmd.Stderr == nil {
+		cmd.Stderr = &stderr
+	}
+	c := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, opts)
+	so := &mcp.ClientSessionOptions{}
+	if era == "legacy" {
+		so.ProtocolVersion = "2025-11-25"
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cs, err := c.Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: 5 * time.Second}, so)
+	if err != nil {
+		t.Fatalf("connect %v: %v\nstderr:\n%s", cmd.Args, err, stderr.String())
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// callJSON calls a tool and returns its result re-encoded for comparison
+// (content, structuredContent, isError), or the error.
+func callJSON(t testing.TB, cs *mcp.ClientSession, tool string, args any) (string, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+	if err != nil {
+		return "", err
+	}
+	b, _ := json.Marshal(struct {
+		Content           []mcp.Content `json:"content"`
+		StructuredContent any           `json:"structuredContent"`
+		IsError           bool          `json:"isError"`
+	}{res.Content, res.StructuredContent, res.IsError})
+	return string(b), nil
+}
+
+// rawProxy is `mcpsum proxy` driven over raw pipes, for exit codes,
+// signals and byte-level checks.
+type rawProxy struct {
+	t      testing.TB
+	cmd    *exec.Cmd
+	in     io.WriteCloser
+	out    *mcpwire.LineReader
+	stderr *syncBuffer
+	waited chan struct{}
+	code   int
+}
+
+func startRaw(t testing.TB, cmd *exec.Cmd) *rawProxy {
+	t.Helper()
+	p := &rawProxy{t: t, cmd: cmd, stderr: &syncBuffer{}, waited: make(chan struct{})}
+	cmd.Stderr = p.stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p.in, p.out = in, mcpwire.NewLineReader(out, 0)
+	go func() {
+		err := cmd.Wait()
+		if ee, ok := err.(*exec.ExitError); ok {
+			p.code = ee.ExitCode()
+		}
+		close(p.waited)
+	}()
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		<-p.waited
+	})
+	return p
+}
+
+func (p *rawProxy) send(line string) {
+	p.t.Helper()
+	if _, err := io.WriteString(p.in, line+"\n"); err != nil {
+		p.t.Fatalf("write to proxy: %v\nstderr:\n%s", err, p.stderr)
+	}
+}
+
+// await returns the response with id, skipping other messages (60 s at most).
+func (p *rawProxy) await(id string) map[string]json.RawMessage {
+	p.t.Helper()
+	deadline := time.After(60 * time.Second)
+	for {
+		ch := make(chan []byte, 1)
+		go func() {
+			l, _ := p.out.Next()
+			ch <- l
+		}()
+		select {
+		case l := <-ch:
+			if l == nil {
+				p.t.Fatalf("the proxy closed its stdout before answering %s\nstderr:\n%s", id, p.stderr)
+			}
+			var m map[string]json.RawMessage
+			if err := json.Unmarshal(l, &m); err != nil {
+				p.t.Fatalf("the proxy wrote a non-JSON line: %q", mcpwire.TruncateQuote(string(l), 200))
+			}
+			if string(m["id"]) == id && m["method"] == nil {
+				return m
+			}
+		case <-deadline:
+			p.t.Fatalf("no answer to %s within 60s\nstderr:\n%s", id, p.stderr)
+		}
+	}
+}
+
+func (p *rawProxy) initialize() {
+	p.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
+	p.await("0")
+	p.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+}
+
+// wait closes stdin and returns the exit code (60 s at most).
+func (p *rawProxy) wait() int {
+	p.t.Helper()
+	p.in.Close()
+	select {
+	case <-p.waited:
+	case <-time.After(60 * time.Second):
+		p.t.Fatalf("the proxy did not exit within 60s of stdin EOF\nstderr:\n%s", p.stderr)
+	}
+	return p.code
+}
+
+// noLeftovers fails when a process mentioning marker is still alive
+// shortly after the proxy ended.
+func noLeftovers(t *testing.T, marker string) {
+	t.Helper()
+	var left []string
+	for i := 0; i < 50; i++ {
+		if left = leftovers(t, marker); len(left) == 0 {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Errorf("processes left behind:\n%s", strings.Join(left, "\n"))
+}
