@@ -42,6 +42,9 @@
 //     Actions with `permissions: id-token: write`; the token is requested
 //     with audience "sigstore".
 //
+// IDTokenClaims reads the subject and issuer a token will put in the
+// certificate (unverified), so a CLI can say whom it signs as.
+//
 // Keyless verification needs a trusted root (trusted_root.json: Fulcio CAs,
 // Rekor and CT log keys, TSAs). With VerifyOptions.TrustedRootJSON it is fully
 // offline. Without it, Verify fetches the public-good Sigstore root over TUF
@@ -63,5 +66,14 @@
 // the CLI exits 1. *UsageError is a mistake in what the operator passed (bad
 // option combination, unreadable key or trusted root, wrong passphrase): exit 2.
 // Any other error means the answer could not be obtained (network, Fulcio or
-// Rekor failure, TUF fetch): exit 3.
+// Rekor failure, TUF fetch): exit 3. Text taken from a bundle, a certificate
+// or a service is escaped in every message (control, bidi and zero-width
+// characters) and bounded; Result.Identity and Result.Issuer are the raw
+// certificate values and must be quoted by the caller before printing.
+//
+// Time: certificates are checked at the signature's verified timestamps, not
+// at the current time (sigstore-go v1.3.0 has no clock option, and Sigstore's
+// model does not need one), so a keyless bundle stays verifiable after its
+// short-lived certificate expires, and one whose certificate was not valid at
+// its timestamps never verifies.
 package attest
