@@ -114,30 +114,34 @@ func readCheckedLock(path string) ([]byte, error) {
 
 // sigFlags are the signature-checking flags of verify and proxy.
 type sigFlags struct {
-	bundle, key, identity, issuer, trusted *string
+	bundle, key, identity, issuer, identityRE, issuerRE, trusted *string
 }
 
 func registerSigFlags(fs *flag.FlagSet, bundleFlag, bundleHelp string) sigFlags {
 	return sigFlags{
-		bundle:   fs.String(bundleFlag, "", bundleHelp),
-		key:      fs.String("key", "", "public key (PEM) the lockfile's signature must verify with"),
-		identity: fs.String("certificate-identity", "", "expected signer identity (certificate SAN) of a keyless signature"),
-		issuer:   fs.String("certificate-oidc-issuer", "", "expected OIDC issuer of a keyless signature"),
-		trusted:  fs.String("trusted-root", "", "Sigstore trusted_root.json for offline verification of a keyless signature"),
+		bundle:     fs.String(bundleFlag, "", bundleHelp),
+		key:        fs.String("key", "", "public key (PEM) the lockfile's signature must verify with"),
+		identity:   fs.String("certificate-identity", "", "expected signer identity (certificate SAN) of a keyless signature"),
+		issuer:     fs.String("certificate-oidc-issuer", "", "expected OIDC issuer of a keyless signature"),
+		identityRE: fs.String("certificate-identity-regexp", "", "like --certificate-identity, a Go regular expression that must match the whole identity"),
+		issuerRE:   fs.String("certificate-oidc-issuer-regexp", "", "like --certificate-oidc-issuer, a Go regular expression that must match the whole issuer"),
+		trusted:    fs.String("trusted-root", "", "Sigstore trusted_root.json for offline verification of a keyless signature"),
 	}
 }
 
 func (s sigFlags) any() bool {
-	return *s.key != "" || *s.identity != "" || *s.issuer != "" || *s.trusted != ""
+	return *s.key != "" || *s.identity != "" || *s.issuer != "" || *s.identityRE != "" || *s.issuerRE != "" || *s.trusted != ""
 }
 
 // check verifies the bundle over the lockfile's exact bytes and the
 // lockfile's own digests, without running any server.
 func (s sigFlags) check(lockPath string) (*attest.Result, error) {
-	if *s.key == "" && (*s.identity == "" || *s.issuer == "") {
-		return nil, usageErr("checking a signature needs --key PUB, or --certificate-identity and --certificate-oidc-issuer")
+	hasIdentity := *s.identity != "" || *s.identityRE != ""
+	hasIssuer := *s.issuer != "" || *s.issuerRE != ""
+	if *s.key == "" && (!hasIdentity || !hasIssuer) {
+		return nil, usageErr("checking a signature needs --key PUB, or --certificate-identity and --certificate-oidc-issuer (or their -regexp forms)")
 	}
-	if *s.key != "" && (*s.identity != "" || *s.issuer != "") {
+	if *s.key != "" && (hasIdentity || hasIssuer) {
 		return nil, usageErr("give either --key or --certificate-identity/--certificate-oidc-issuer, not both")
 	}
 	data, err := readCheckedLock(lockPath)
@@ -152,7 +156,10 @@ func (s sigFlags) check(lockPath string) (*attest.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	opts := attest.VerifyOptions{CertificateIdentity: *s.identity, CertificateOIDCIssuer: *s.issuer}
+	opts := attest.VerifyOptions{
+		CertificateIdentity: *s.identity, CertificateOIDCIssuer: *s.issuer,
+		CertificateIdentityRegexp: *s.identityRE, CertificateOIDCIssuerRegexp: *s.issuerRE,
+	}
 	if *s.key != "" {
 		if opts.PublicKeyPEM, err = os.ReadFile(*s.key); err != nil {
 			return nil, usageErr("--key: %v", err)

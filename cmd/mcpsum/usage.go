@@ -14,6 +14,7 @@ var placeholders = map[string]string{
 	"lockfile": "FILE", "name": "NAME", "env": "VAR", "timeout-secs": "SECS",
 	"key": "FILE", "bundle": "FILE", "signature": "FILE", "trusted-root": "FILE",
 	"certificate-identity": "ID", "certificate-oidc-issuer": "URL",
+	"certificate-identity-regexp": "RE", "certificate-oidc-issuer-regexp": "RE",
 	"fulcio-url": "URL", "rekor-url": "URL", "tsa-url": "URL",
 }
 
