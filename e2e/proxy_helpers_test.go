@@ -156,6 +156,7 @@ type rawProxy struct {
 	cmd    *exec.Cmd
 	in     io.WriteCloser
 	out    *mcpwire.LineReader
+	pipe   io.Closer // the read end of the proxy's stdout
 	stderr *syncBuffer
 	waited chan struct{}
 	code   int
@@ -176,7 +177,7 @@ func startRaw(t testing.TB, cmd *exec.Cmd) *rawProxy {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	p.in, p.out = in, mcpwire.NewLineReader(out, 0)
+	p.in, p.out, p.pipe = in, mcpwire.NewLineReader(out, 0), out
 	go func() {
 		err := cmd.Wait()
 		if ee, ok := err.(*exec.ExitError); ok {

@@ -1,0 +1,181 @@
+package e2e
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpsum/mcpsum/pkg/mcpwire"
+)
+
+// TestProxyPerformance measures, in one run and interleaved, the same work
+// done directly against a small go-sdk server (proxysrv), through a plain
+// byte relay (the floor for any proxy), and through `mcpsum proxy`, and
+// prints the figures and ratios the README quotes. It asserts only that
+// everything passes (timing on shared CI machines is noise); run it with
+//
+//	MCPSUM_PROXY_PERF=1 go test ./e2e -run TestProxyPerformance -v
+func TestProxyPerformance(t *testing.T) {
+	if os.Getenv("MCPSUM_PROXY_PERF") != "1" {
+		t.Skip("set MCPSUM_PROXY_PERF=1 to run the proxy benchmark")
+	}
+	srv, relay := proxyServers(t)
+	dir := t.TempDir()
+	mustLock(t, dir, nil, "--name", "s", "--", srv, "-versions", "2025-11-25")
+	mustLock(t, dir, nil, "--name", "slowstart", "--timeout-secs", "30", "--", srv, "-versions", "2025-11-25", "-start-delay", "1s")
+	lock := filepath.Join(dir, "mcp.lock")
+	modes := []struct {
+		name string
+		argv []string
+	}{
+		{"direct", []string{srv, "-versions", "2025-11-25"}},
+		{"relay", []string{relay, srv, "-versions", "2025-11-25"}},
+		{"proxy", []string{bin.mcpsum, "proxy", "--lockfile", lock, "--name", "s"}},
+	}
+	const rounds, small, big = 5, 400, 4
+	const bigBytes = 8 << 20
+	lat := map[string][]time.Duration{}
+	tput := map[string][]float64{}
+	rss := map[string]int64{}
+	for r := 0; r < rounds; r++ {
+		for _, m := range modes {
+			c := startBench(t, m.argv)
+			c.initialize()
+			c.call(`{"name":"add","arguments":{"a":1,"b":2}}`) // warm
+			for i := 0; i < small; i++ {
+				start := time.Now()
+				c.call(`{"name":"add","arguments":{"a":1,"b":2}}`)
+				lat[m.name] = append(lat[m.name], time.Since(start))
+			}
+			for i := 0; i < big; i++ {
+				start := time.Now()
+				n := len(c.call(fmt.Sprintf(`{"name":"big","arguments":{"bytes":%d}}`, bigBytes)))
+				tput[m.name] = append(tput[m.name], float64(n)/(1<<20)/time.Since(start).Seconds())
+			}
+			rss[m.name] = max(rss[m.name], peakRSS(c.cmd.Process.Pid))
+			c.close()
+		}
+	}
+	p50 := func(name string) time.Duration {
+		d := slices.Clone(lat[name])
+		slices.Sort(d)
+		return d[len(d)/2]
+	}
+	med := func(name string) float64 {
+		v := slices.Clone(tput[name])
+		slices.Sort(v)
+		return v[len(v)/2]
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n%-8s %12s %14s %12s\n", "", "small p50", "8 MiB MiB/s", "peak RSS")
+	for _, m := range modes {
+		fmt.Fprintf(&b, "%-8s %12s %14.0f %9.1f MiB\n", m.name, p50(m.name).Round(time.Microsecond), med(m.name), float64(rss[m.name])/(1<<20))
+	}
+	fmt.Fprintf(&b, "small-call p50: proxy/relay %.2fx, proxy/direct %.2fx, relay/direct %.2fx\n",
+		float64(p50("proxy"))/float64(p50("relay")), float64(p50("proxy"))/float64(p50("direct")), float64(p50("relay"))/float64(p50("direct")))
+	fmt.Fprintf(&b, "8 MiB throughput: proxy %.0f%% of direct, relay %.0f%% of direct\n", 100*med("proxy")/med("direct"), 100*med("relay")/med("direct"))
+
+	// First initialize answered from the lock while the server takes 1 s to start.
+	var firsts []time.Duration
+	for i := 0; i < 5; i++ {
+		start := time.Now()
+		c := startBench(t, []string{bin.mcpsum, "proxy", "--lockfile", lock, "--name", "slowstart"})
+		c.initialize()
+		firsts = append(firsts, time.Since(start))
+		c.close()
+	}
+	slices.Sort(firsts)
+	fmt.Fprintf(&b, "first initialize (server starts in 1 s), from exec of mcpsum: median %s, min %s\n", firsts[2].Round(100*time.Microsecond), firsts[0].Round(100*time.Microsecond))
+	startOnly := startupTime(t)
+	fmt.Fprintf(&b, "  (for scale: exec of `mcpsum version` takes %s here)\n", startOnly.Round(100*time.Microsecond))
+
+	// A 64 MiB line passes (the default maximum).
+	c := startBench(t, modes[2].argv)
+	c.initialize()
+	const lineMax = 64 << 20
+	n := len(c.call(fmt.Sprintf(`{"name":"big","arguments":{"bytes":%d}}`, lineMax-100)))
+	if n < lineMax-100 || n > lineMax {
+		t.Errorf("a %d-byte line came through as %d bytes", lineMax-100, n)
+	}
+	fmt.Fprintf(&b, "a %d-byte (64 MiB) line passed; proxy peak RSS then %.1f MiB\n", n, float64(peakRSS(c.cmd.Process.Pid))/(1<<20))
+	c.close()
+	t.Log(b.String())
+}
+
+// startupTime is the median time to exec `mcpsum version`.
+func startupTime(t *testing.T) time.Duration {
+	var d []time.Duration
+	for i := 0; i < 5; i++ {
+		start := time.Now()
+		if err := exec.Command(bin.mcpsum, "version").Run(); err != nil {
+			t.Fatal(err)
+		}
+		d = append(d, time.Since(start))
+	}
+	slices.Sort(d)
+	return d[2]
+}
+
+// benchClient is a minimal synchronous JSON-RPC client: it never decodes a
+// result, so it measures the transport, not JSON.
+type benchClient struct {
+	t    *testing.T
+	cmd  *exec.Cmd
+	in   io.WriteCloser
+	out  *mcpwire.LineReader
+	next int
+}
+
+func startBench(t *testing.T, argv []string) *benchClient {
+	cmd := exec.Command(argv[0], argv[1:]...)
+	in, _ := cmd.StdinPipe()
+	out, _ := cmd.StdoutPipe()
+	cmd.Stderr = io.Discard
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return &benchClient{t: t, cmd: cmd, in: in, out: mcpwire.NewLineReader(out, 65<<20)}
+}
+
+func (c *benchClient) request(method, params string) []byte {
+	c.next++
+	id := fmt.Sprintf(`"id":%d,`, c.next)
+	if _, err := io.WriteString(c.in, `{"jsonrpc":"2.0",`+id+`"method":"`+method+`","params":`+params+"}\n"); err != nil {
+		c.t.Fatal(err)
+	}
+	for {
+		l, err := c.out.Next()
+		if err != nil {
+			c.t.Fatalf("%v: %v", c.cmd.Args, err)
+		}
+		if bytes.Contains(l[:min(len(l), 64)], []byte(id)) || bytes.HasSuffix(l, []byte(strings.TrimSuffix(id, ",")+"}")) {
+			return l
+		}
+	}
+}
+
+func (c *benchClient) initialize() {
+	c.request("initialize", `{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}`)
+	io.WriteString(c.in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
+}
+
+func (c *benchClient) call(params string) []byte { return c.request("tools/call", params) }
+
+func (c *benchClient) close() {
+	c.in.Close()
+	done := make(chan struct{})
+	go func() { c.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		c.cmd.Process.Kill()
+		<-done
+	}
+}
