@@ -80,11 +80,11 @@ func lookPath(name string, env []string, dir string) (string, error) {
 // interpreters run a script given as their first non-option argument.
 var interpreters = []string{"node", "nodejs", "deno", "bun", "python", "python3", "ruby", "perl", "php"}
 
-// scriptRoot returns the folder a script run by an interpreter needs to read:
-// the outermost node_modules above it (packages and their hoisted
-// dependencies), else the script's own folder. The folder is never the home
-// directory or one of its ancestors; ok is false when there is no script.
-func scriptRoot(argv []string, dir, home string) (root string, ok bool) {
+// scriptRoot returns what a script run by an interpreter needs to read: the
+// outermost node_modules above it (packages and their hoisted dependencies),
+// else the script's own folder, else (see narrowRoot) only the script. ok is
+// false when argv runs no script.
+func scriptRoot(argv []string, dir string, avoid []string) (root string, ok bool) {
 	if len(argv) < 2 {
 		return "", false
 	}
@@ -100,14 +100,10 @@ func scriptRoot(argv []string, dir, home string) (root string, ok bool) {
 	}
 	script := ""
 	for _, a := range argv[1:] {
-		if a == "--" {
-			continue
+		if !strings.HasPrefix(a, "-") {
+			script = a
+			break
 		}
-		if strings.HasPrefix(a, "-") {
-			continue
-		}
-		script = a
-		break
 	}
 	if script == "" {
 		return "", false
@@ -122,29 +118,47 @@ func scriptRoot(argv []string, dir, home string) (root string, ok bool) {
 	if fi, err := os.Stat(real); err != nil || fi.IsDir() {
 		return "", false
 	}
-	root = filepath.Dir(real)
+	var cands []string
 	parts := strings.Split(real, "/")
 	for i, p := range parts {
 		if p == "node_modules" && i > 0 {
-			root = strings.Join(parts[:i+1], "/")
+			cands = append(cands, strings.Join(parts[:i+1], "/"))
 			break
 		}
 	}
-	if home != "" && within(resolveBest(home), root) || root == "/" {
-		return real, true // only the file itself
-	}
-	return root, true
+	cands = append(cands, filepath.Dir(real))
+	return narrowRoot(cands, real, avoid), true
 }
 
 // installRoot returns what must be readable for an executable outside the
-// system directories: dirname(dirname(exe)) (e.g. ~/.nvm/versions/node/v22),
-// or only the file when that would be the home folder or above it.
-func installRoot(exe, home string) string {
-	root := filepath.Dir(filepath.Dir(exe))
-	if root == "/" || home != "" && within(resolveBest(home), root) {
-		return exe
+// system folders: dirname(dirname(exe)) (e.g. ~/.nvm/versions/node/v22), else
+// its folder, else (see narrowRoot) only the file.
+func installRoot(exe string, avoid []string) string {
+	return narrowRoot([]string{filepath.Dir(filepath.Dir(exe)), filepath.Dir(exe)}, exe, avoid)
+}
+
+// broadDirs are never added as a whole for the command's own files.
+var broadDirs = []string{"/", "/tmp", "/var", "/var/tmp", "/home", "/run", "/opt", "/srv", "/mnt", "/media", "/root", "/usr", "/etc"}
+
+// narrowRoot picks the first candidate folder that is not a shared top-level
+// folder and does not hold any of avoid (home, the sandbox runtime folder,
+// the temporary folder); otherwise only file.
+func narrowRoot(cands []string, file string, avoid []string) string {
+next:
+	for _, c := range cands {
+		for _, b := range broadDirs {
+			if c == b {
+				continue next
+			}
+		}
+		for _, a := range avoid {
+			if a != "" && within(resolveBest(a), c) {
+				continue next
+			}
+		}
+		return c
 	}
-	return root
+	return file
 }
 
 func envValue(env []string, name string) string {

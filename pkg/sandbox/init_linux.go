@@ -50,6 +50,9 @@ func runInit() int {
 		return 2
 	}
 	unix.CloseOnExec(ctlFD)
+	// Not dumpable: the server (same uid) may not open /proc/1/fd, /proc/1/mem
+	// or /proc/1/root, which lead out of the view (the egress folder).
+	_ = unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
 	send := func(m ctlMsg) {
 		b, _ := json.Marshal(m)
 		_, _ = ctl.Write(append(b, '\n'))

@@ -6,6 +6,9 @@ import (
 	"testing"
 )
 
+// origTmp is the temporary folder before TestMain replaced TMPDIR.
+var origTmp string
+
 // TestMain wires the sandbox's hidden stage the way cmd/mcpsum/main.go does,
 // and the helper programs the tests run inside sandboxes (this binary again).
 func TestMain(m *testing.M) {
@@ -13,14 +16,12 @@ func TestMain(m *testing.M) {
 		os.Exit(code)
 	}
 	if len(os.Args) > 1 {
-		switch os.Args[1] {
-		case probeArg:
-			os.Exit(runProbeProgram())
-		case parentArg:
-			os.Exit(runParentProgram())
+		if code, ok := runTestProgram(os.Args[1]); ok {
+			os.Exit(code)
 		}
 	}
 	// Keep runtime folders and temp files of this run in one place.
+	origTmp = os.TempDir()
 	dir, err := os.MkdirTemp("", "sbxtest-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -108,6 +109,9 @@ func validatePaths(cfg Config, env pathEnv, prot []protectedPath) ([]policyPath,
 			if real == "/" {
 				return nil, nil, perr("the whole filesystem cannot be a sandbox path; list the folders the server needs")
 			}
+			if !group.write && env.RunDir != "" && within(env.RunDir, real) {
+				return nil, nil, perr("it would show the sandbox runtime directory %s (other servers' private folders); list narrower folders", env.RunDir)
+			}
 			p := policyPath{Raw: raw, Literal: lit, Real: real, Write: group.write, IsDir: fi.IsDir()}
 			if group.write {
 				for _, q := range prot {
@@ -193,4 +197,22 @@ func writeWarnings(p policyPath, home string) []string {
 		}
 	}
 	return w
+}
+
+// removeAll removes a tree even where the server left folders without write
+// permission.
+func removeAll(dir string) error {
+	if err := os.RemoveAll(dir); err == nil {
+		return nil
+	}
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.IsDir() {
+			_ = os.Chmod(p, 0o700)
+		}
+		return nil
+	})
+	if err := os.RemoveAll(dir); err != nil {
+		return fmt.Errorf("sandbox: remove %s: %w", dir, err)
+	}
+	return nil
 }

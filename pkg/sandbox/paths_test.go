@@ -95,6 +95,8 @@ func TestValidatePaths(t *testing.T) {
 		{read: []string{"/proc/self"}, err: "provides itself"},
 		{read: []string{"/dev"}, err: "provides itself"},
 		{read: []string{"/"}, err: "whole filesystem"},
+		{read: []string{run}, err: "runtime directory"},
+		{read: []string{root}, err: "runtime directory"},
 		{read: []string{"notes"}, err: "must be absolute"},
 		{read: []string{"~/notes/../work"}, err: `".."`},
 		{write: []string{"/usr/local/bin/mcpsum"}, err: ""}, // does not exist here: refused as missing, below
@@ -168,14 +170,33 @@ func TestScriptRoot(t *testing.T) {
 		{[]string{"node", pkg, "/data"}, filepath.Join(root, "proj", "node_modules")},
 		{[]string{"/usr/bin/node", "--enable-source-maps", pkg}, filepath.Join(root, "proj", "node_modules")},
 		{[]string{"python3.12", "main.py"}, filepath.Join(root, "srv")}, // relative to dir
-		{[]string{"node", inHome}, inHome},                               // the home folder itself is never added
+		{[]string{"node", inHome}, inHome},                              // the home folder itself is never added
 		{[]string{"mybinary", pkg}, ""},
 		{[]string{"node", "-e", "1"}, ""}, // "1" is not a file
 	}
 	for _, c := range cases {
-		got, ok := scriptRoot(c.argv, filepath.Join(root, "srv"), filepath.Join(root, "home"))
+		got, ok := scriptRoot(c.argv, filepath.Join(root, "srv"), []string{filepath.Join(root, "home")})
 		if c.want == "" && ok || c.want != "" && got != c.want {
 			t.Errorf("scriptRoot(%q) = %q, %v; want %q", c.argv, got, ok, c.want)
+		}
+	}
+}
+
+func TestNarrowRoot(t *testing.T) {
+	cases := []struct {
+		exe, want string
+	}{
+		{"/home/u/.nvm/versions/node/v22/bin/node", "/home/u/.nvm/versions/node/v22"},
+		{"/tmp/x/server", "/tmp/x"},           // /tmp itself is never added
+		{"/tmp/server", "/tmp/server"},        // only the file
+		{"/home/u/bin/server", "/home/u/bin"}, // not the home folder
+		{"/opt/tool/bin/tool", "/opt/tool"},   //
+		{"/run/bin/s", "/run/bin"},            // /run itself is never added
+		{"/srv/run/bin/s", "/srv/run/bin"},    // not above the runtime folder /srv/run/mcpsum
+	}
+	for _, c := range cases {
+		if got := installRoot(c.exe, []string{"/home/u", "/srv/run/mcpsum"}); got != c.want {
+			t.Errorf("installRoot(%q) = %q, want %q", c.exe, got, c.want)
 		}
 	}
 }

@@ -80,16 +80,20 @@ func prepare(cfg Config, argv, env []string, probe bool) (*Launch, error) {
 	if err != nil {
 		return nil, err
 	}
+	avoid := []string{home, runDir, os.TempDir()}
 	var extra []string
-	if root, ok := scriptRoot(argv, dir, home); ok {
+	if root, ok := scriptRoot(argv, dir, avoid); ok {
 		extra = append(extra, root)
 	}
-	plan := planView(paths, exe, extra, tmp, home)
+	plan := planView(paths, exe, extra, tmp, avoid)
 
 	serverEnv := setEnv(env, "TMPDIR", tmp)
 	spec := initSpec{Exe: exe, Argv: argv, Dir: dir, Tmp: tmp, Stage: stage, Mounts: plan.mounts, Links: plan.links, Probe: probe}
 	if proxied {
 		egressDir := filepath.Join(launchDir, "egress")
+		if len(egressDir) > 90 { // sun_path holds 108 bytes
+			return nil, fmt.Errorf("sandbox: the runtime folder %s is too long a path for the egress proxy's unix socket; set XDG_RUNTIME_DIR or TMPDIR to a shorter folder", runDir)
+		}
 		if err := os.Mkdir(egressDir, 0o700); err != nil {
 			return nil, fmt.Errorf("sandbox: %w", err)
 		}
@@ -155,6 +159,13 @@ type launch struct {
 func (l *launch) connect(spec *initSpec) error {
 	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
+		return fmt.Errorf("sandbox: control socket: %w", err)
+	}
+	// Non-blocking, so that the runtime poller owns it and Close interrupts
+	// the pending read (a blocking file would only close after that read).
+	if err := unix.SetNonblock(fds[0], true); err != nil {
+		unix.Close(fds[0])
+		unix.Close(fds[1])
 		return fmt.Errorf("sandbox: control socket: %w", err)
 	}
 	l.parent = os.NewFile(uintptr(fds[0]), "sandbox-control")
@@ -249,24 +260,6 @@ func (l *launch) close() error {
 	}
 	errs = append(errs, l.audit.Close(), removeAll(l.dir))
 	return errors.Join(errs...)
-}
-
-// removeAll removes a tree even where the server left folders without write
-// permission.
-func removeAll(dir string) error {
-	if err := os.RemoveAll(dir); err == nil {
-		return nil
-	}
-	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && d.IsDir() {
-			_ = os.Chmod(p, 0o700)
-		}
-		return nil
-	})
-	if err := os.RemoveAll(dir); err != nil {
-		return fmt.Errorf("sandbox: remove %s: %w", dir, err)
-	}
-	return nil
 }
 
 // runtimeDir is a private folder for the sandboxes of this user:

@@ -36,6 +36,17 @@ type probeConfig struct {
 	TLSURL, CAFile                                     string
 }
 
+// runTestProgram runs a helper program when this binary was started as one.
+func runTestProgram(name string) (code int, ok bool) {
+	switch name {
+	case probeArg:
+		return runProbeProgram(), true
+	case parentArg:
+		return runParentProgram(), true
+	}
+	return 0, false
+}
+
 // runProbeProgram runs inside the sandbox and prints one JSON object: check
 // name -> "ok" or the error it met.
 func runProbeProgram() int {
@@ -92,6 +103,34 @@ func runProbeProgram() int {
 		}
 		unix.Close(int(fd))
 		return nil
+	})
+	check("proc1_fd", func() error { // pid 1's descriptors (the egress folder) must not be followed
+		ents, err := os.ReadDir("/proc/1/fd")
+		if err != nil {
+			return err
+		}
+		var errs []string
+		for _, e := range ents {
+			p := "/proc/1/fd/" + e.Name()
+			if target, err := os.Readlink(p); err == nil {
+				return fmt.Errorf("readlink %s = %s", p, target)
+			}
+			if _, err := os.Stat(p + "/"); err == nil {
+				return fmt.Errorf("followed %s", p)
+			} else {
+				errs = append(errs, err.Error())
+			}
+		}
+		return errors.New(strings.Join(errs, "; "))
+	})
+	check("proc1_root", func() error { _, err := os.ReadDir("/proc/1/root/"); return err })
+	check("proc1_environ", read("/proc/1/environ"))
+	check("proc1_mem", func() error {
+		f, err := os.Open("/proc/1/mem")
+		if err == nil {
+			f.Close()
+		}
+		return err
 	})
 	check("tcp_direct", func() error {
 		c, err := net.DialTimeout("tcp", cfg.DirectAddr, 2*time.Second)

@@ -1,17 +1,13 @@
 package sandbox
 
 import (
-	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"encoding/pem"
-	"errors"
 	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -53,57 +49,6 @@ func run(t testing.TB, l *Launch, stdin string) (stdout []byte, stderr string, e
 		return out.Bytes(), errb.String(), rerr
 	}
 	return out.Bytes(), errb.String(), err
-}
-
-// echoServer is a plain TCP echo server on host loopback.
-func echoServer(t *testing.T) string {
-	ln, err := net.Listen("tcp4", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				br := bufio.NewReader(c)
-				for {
-					line, err := br.ReadString('\n')
-					if err != nil {
-						return
-					}
-					c.Write([]byte(line))
-				}
-			}()
-		}
-	}()
-	return ln.Addr().String()
-}
-
-// fakeResolver answers test names; anything else is an error (no real DNS).
-func fakeResolver(t *testing.T, names map[string]string) {
-	old := lookupNetIP
-	lookupNetIP = func(ctx context.Context, host string) ([]netip.Addr, error) {
-		if a, ok := names[host]; ok {
-			return []netip.Addr{netip.MustParseAddr(a)}, nil
-		}
-		return nil, errors.New("no such host (test resolver)")
-	}
-	t.Cleanup(func() { lookupNetIP = old })
-}
-
-func mustWrite(t *testing.T, p, s string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
-		t.Fatal(err)
-	}
 }
 
 // TestEscapes runs this test binary inside a sandbox and tries to get out.
@@ -178,6 +123,8 @@ func TestEscapes(t *testing.T) {
 		"etc_shadow": "no such file", "unix_socket": "operation not permitted", "ptrace": "operation not permitted",
 		"unshare_user": "operation not permitted", "mount": "operation not permitted",
 		"io_uring": "function not implemented", "tcp_direct": "",
+		"proc1_fd": "permission denied", "proc1_root": "permission denied", "proc1_environ": "permission denied",
+		"proc1_mem":        "permission denied",
 		"connect_unlisted": "403", "connect_localhost_name": "403", "connect_metadata_name": "403", "plain_http": "405",
 	}
 	for _, k := range mustOK {

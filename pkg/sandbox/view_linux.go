@@ -81,7 +81,7 @@ func (v *viewPlan) addHost(p string, write bool) {
 
 // planView lists the runtime base, the command's own files and the policy
 // paths, dropping mounts that an ancestor mount already provides alike.
-func planView(paths []policyPath, exe string, extraRO []string, tmp string, home string) viewPlan {
+func planView(paths []policyPath, exe string, extraRO []string, tmp string, avoid []string) viewPlan {
 	var v viewPlan
 	for _, d := range baseDirs {
 		v.addHost(d, false)
@@ -97,7 +97,8 @@ func planView(paths []policyPath, exe string, extraRO []string, tmp string, home
 	}
 	v.links = append(v.links, devLinks...)
 	if !v.covers(exe) {
-		v.mounts = append(v.mounts, viewMount{Src: installRoot(exe, home), Dst: installRoot(exe, home)})
+		root := installRoot(exe, avoid)
+		v.mounts = append(v.mounts, viewMount{Src: root, Dst: root})
 	}
 	for _, p := range extraRO {
 		v.mounts = append(v.mounts, viewMount{Src: p, Dst: p})
