@@ -35,6 +35,10 @@ func (p *Proxy) supervise(ctx context.Context) {
 	readerDone := make(chan struct{})
 	go func() {
 		defer close(readerDone)
+		if rs, ok := any(proc).(rawStdout); ok {
+			p.serverEnded(proc, p.readServerStream(rs.RawStdout(), p.opts.Pin.MaxLine))
+			return
+		}
 		p.readServer(proc)
 	}()
 	go p.watchExit(proc, readerDone)
@@ -81,7 +85,8 @@ func (p *Proxy) start() (*mcpwire.Process, func(), error) {
 	return proc, cleanup, nil
 }
 
-// readServer reads the server's stdout until it ends.
+// readServer reads the server's stdout line by line until it ends (when
+// the process does not expose its raw stdout for streaming).
 func (p *Proxy) readServer(proc *mcpwire.Process) {
 	for {
 		line, err := proc.Stdout.Next()
@@ -144,7 +149,7 @@ func (p *Proxy) serverResponse(line []byte, env envelope, id []byte) {
 	c := p.upPending[u]
 	if ok && c != nil {
 		if c.upReq != nil && c.own == nil {
-			c.parked = line // the client has yet to retry; it gets this then
+			c.parked = append([]byte(nil), line...) // the client has yet to retry; it gets this then
 			p.mu.Unlock()
 			return
 		}
@@ -156,7 +161,7 @@ func (p *Proxy) serverResponse(line []byte, env envelope, id []byte) {
 		return // a late answer to a cancelled request, or not ours
 	}
 	if c.own != nil {
-		r := ownReply{result: env.result.of(line)}
+		r := ownReply{result: append(json.RawMessage(nil), env.result.of(line)...)} // line is the read buffer
 		if env.errv.ok() {
 			e := &mcpwire.Error{}
 			if json.Unmarshal(env.errv.of(line), e) != nil {

@@ -1,0 +1,106 @@
+package proxy
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/mcpsum/mcpsum/pkg/lockfile"
+	"github.com/mcpsum/mcpsum/pkg/mcpwire"
+)
+
+// chunked returns the data in reads of odd sizes, so lines straddle reads.
+type chunked struct {
+	data []byte
+	n    int
+}
+
+func (c *chunked) Read(p []byte) (int, error) {
+	if len(c.data) == 0 {
+		return 0, io.EOF
+	}
+	n := min(len(p), c.n, len(c.data))
+	copy(p, c.data[:n])
+	c.data = c.data[n:]
+	return n, nil
+}
+
+func framingProxy(t *testing.T, era string) (*Proxy, *bytes.Buffer) {
+	t.Helper()
+	e := &lockfile.Server{Command: []string{"x"}, ProtocolVersion: "2025-11-25", ServerInfo: json.RawMessage(`{}`), Capabilities: json.RawMessage(`{}`)}
+	if era == lockfile.EraModern {
+		e.ProtocolVersion, e.SupportedVersions = mcpwire.Modern, []string{mcpwire.Modern}
+	}
+	var out bytes.Buffer
+	p, err := newProxy(&out, Options{Name: "t", Entry: e})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, &out
+}
+
+func bigText(n int) string { return strings.Repeat("a\\\"b", n/4) }
+
+// The streaming reader: short lines in place, long results streamed with the
+// id rewritten, a long result whose id comes last collected, a long answer
+// nobody waits for dropped, a long notification forwarded whole.
+func TestStreamFraming(t *testing.T) {
+	p, out := framingProxy(t, lockfile.EraLegacy)
+	p.legacyClient = true // it gets log messages
+	for u, id := range map[int64]string{1: `"c1"`, 2: `"c2"`, 3: `7`, 5: `"c5"`} {
+		p.upPending[u] = &call{clientID: []byte(id), method: "tools/call"}
+	}
+	p.upPending[6] = &call{clientID: []byte(`"m6"`), method: "resources/read", modern: true}
+	big := bigText(3 << 20)
+	in := strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"result":{"content":[]}}`,
+		`{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"` + big + `"}]}}`,
+		`{"result":{"content":[{"type":"text","text":"` + big + `"}]},"jsonrpc":"2.0","id":3}`,
+		`{"jsonrpc":"2.0","id":4,"result":{"content":[{"type":"text","text":"` + big + `"}]}}`,
+		`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"` + big + `"}}`,
+		`{"jsonrpc":"2.0","id":5,"result":{"content":[{"type":"text","text":"` + big + `"}]}}` + "\r",
+		`{"jsonrpc":"2.0","id":6,"result":{"contents":[{"uri":"u","text":"` + big + `"}]}}`,
+	}, "\n") + "\n"
+	err := p.readServerStream(&chunked{data: []byte(in), n: 7919}, 0)
+	if !errors.Is(err, io.EOF) {
+		t.Fatalf("reader ended with %v", err)
+	}
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	want := []string{
+		`{"jsonrpc":"2.0","id":"c1","result":{"content":[]}}`,
+		`{"jsonrpc":"2.0","id":"c2","result":{"content":[{"type":"text","text":"` + big + `"}]}}`,
+		`{"result":{"content":[{"type":"text","text":"` + big + `"}]},"jsonrpc":"2.0","id":7}`,
+		`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"` + big + `"}}`,
+		`{"jsonrpc":"2.0","id":"c5","result":{"content":[{"type":"text","text":"` + big + `"}]}}` + "\r",
+		`{"jsonrpc":"2.0","id":"m6","result":{"resultType":"complete","ttlMs":0,"cacheScope":"private","contents":[{"uri":"u","text":"` + big + `"}]}}`,
+	}
+	if len(lines) != len(want) {
+		t.Fatalf("%d lines out, want %d", len(lines), len(want))
+	}
+	for i := range want {
+		if lines[i] != want[i] {
+			t.Errorf("line %d: got %.100s… (%d bytes), want %.100s… (%d bytes)", i, lines[i], len(lines[i]), want[i], len(want[i]))
+		}
+	}
+	if len(p.upPending) != 0 {
+		t.Errorf("calls left pending: %v", p.upPending)
+	}
+}
+
+func TestStreamLineLimit(t *testing.T) {
+	for _, idFirst := range []bool{true, false} {
+		p, _ := framingProxy(t, lockfile.EraLegacy)
+		p.upPending[1] = &call{clientID: []byte(`1`), method: "tools/call"}
+		line := `{"jsonrpc":"2.0","id":1,"result":{"t":"` + bigText(1<<20) + `"}}`
+		if !idFirst {
+			line = `{"result":{"t":"` + bigText(1<<20) + `"},"jsonrpc":"2.0","id":1}`
+		}
+		err := p.readServerStream(&chunked{data: []byte(line + "\n"), n: 65536}, 512<<10)
+		if !errors.Is(err, mcpwire.ErrLineTooLong) {
+			t.Errorf("id first %v: a 1 MiB line with a 512 KiB limit gave %v", idFirst, err)
+		}
+	}
+}
