@@ -234,7 +234,7 @@ func (p *egressProxy) handle(c net.Conn) {
 func splice(a net.Conn, aReader io.Reader, b net.Conn) (ab, ba int64) {
 	var wg sync.WaitGroup
 	wg.Add(2)
-	pipe := func(dst, src net.Conn, r io.Reader, n *int64) {
+	pipe := func(dst net.Conn, r io.Reader, n *int64) {
 		defer wg.Done()
 		var err error
 		*n, err = io.Copy(dst, r)
@@ -245,8 +245,8 @@ func splice(a net.Conn, aReader io.Reader, b net.Conn) (ab, ba int64) {
 		}
 		closeWrite(dst)
 	}
-	go pipe(b, a, aReader, &ab)
-	go pipe(a, b, b, &ba)
+	go pipe(b, aReader, &ab)
+	go pipe(a, b, &ba)
 	wg.Wait()
 	return ab, ba
 }

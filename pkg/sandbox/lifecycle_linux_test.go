@@ -243,3 +243,40 @@ func TestStatus(t *testing.T) {
 	}
 	t.Logf("\n%s", s)
 }
+
+func TestUsernsSysctls(t *testing.T) {
+	sysctls := func(kv map[string]string) func(string) (string, bool) {
+		return func(n string) (string, bool) { v, ok := kv[n]; return v, ok }
+	}
+	cases := []struct {
+		euid  int
+		kv    map[string]string
+		label string
+		want  string // "" = no problem
+	}{
+		{1000, map[string]string{"user/max_user_namespaces": "15000"}, "", ""},
+		{1000, map[string]string{"user/max_user_namespaces": "0"}, "", "max_user_namespaces=15000"},
+		{0, map[string]string{"user/max_user_namespaces": "0"}, "", "max_user_namespaces=15000"},
+		{1000, map[string]string{"kernel/unprivileged_userns_clone": "0"}, "", "unprivileged_userns_clone=1"},
+		{0, map[string]string{"kernel/unprivileged_userns_clone": "0"}, "", ""},
+		{1000, map[string]string{"kernel/apparmor_restrict_unprivileged_userns": "1"}, "unconfined", "apparmor_parser -r /etc/apparmor.d/mcpsum"},
+		{1000, map[string]string{"kernel/apparmor_restrict_unprivileged_userns": "1"}, "mcpsum (unconfined)", ""},
+		{1000, map[string]string{"kernel/apparmor_restrict_unprivileged_userns": "0"}, "unconfined", ""},
+		{0, map[string]string{"kernel/apparmor_restrict_unprivileged_userns": "1"}, "unconfined", ""},
+	}
+	for _, c := range cases {
+		err := usernsSysctls(c.euid, sysctls(c.kv), c.label, "/usr/local/bin/mcpsum")
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%+v: %v", c, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%+v: %v, want %q", c, err, c.want)
+		}
+	}
+	fix := usernsSysctls(1000, sysctls(map[string]string{"kernel/apparmor_restrict_unprivileged_userns": "1"}), "unconfined", "/usr/local/bin/mcpsum").Fix
+	for _, want := range []string{"abi <abi/4.0>,", "profile mcpsum /usr/local/bin/mcpsum flags=(unconfined) {", "userns,", "include if exists <local/mcpsum>"} {
+		if !strings.Contains(fix, want) {
+			t.Errorf("AppArmor fix lacks %q:\n%s", want, fix)
+		}
+	}
+}

@@ -88,38 +88,40 @@ func usernsProblem() *UnavailableError {
 	if _, err := os.Stat("/proc/self/ns/user"); err != nil {
 		return &UnavailableError{Reason: "this kernel has no user namespaces (CONFIG_USER_NS)", Fix: "use a kernel built with user namespaces"}
 	}
-	if v, ok := readSysctl("user/max_user_namespaces"); ok && v == "0" {
+	return usernsSysctls(os.Geteuid(), readSysctl, apparmorLabel(), selfPath())
+}
+
+// usernsSysctls applies the sysctls that disable or restrict user namespaces.
+// label is this process's AppArmor label ("" when unknown).
+func usernsSysctls(euid int, sysctl func(string) (string, bool), label, exe string) *UnavailableError {
+	if v, ok := sysctl("user/max_user_namespaces"); ok && v == "0" {
 		return &UnavailableError{Reason: "user namespaces are disabled (user.max_user_namespaces=0)",
 			Fix: "sudo sysctl -w user.max_user_namespaces=15000 (and keep it in /etc/sysctl.d/)"}
 	}
-	if os.Geteuid() == 0 {
+	if euid == 0 {
 		return nil
 	}
-	if v, ok := readSysctl("kernel/unprivileged_userns_clone"); ok && v == "0" {
+	if v, ok := sysctl("kernel/unprivileged_userns_clone"); ok && v == "0" {
 		return &UnavailableError{Reason: "unprivileged user namespaces are disabled (kernel.unprivileged_userns_clone=0)",
 			Fix: "sudo sysctl -w kernel.unprivileged_userns_clone=1 (and keep it in /etc/sysctl.d/)"}
 	}
-	if apparmorRestricts() {
+	// Under Ubuntu's restriction an unconfined process gets a namespace
+	// without capabilities; a profile granting "userns," shows its own label.
+	if v, ok := sysctl("kernel/apparmor_restrict_unprivileged_userns"); ok && v == "1" && (label == "" || label == "unconfined") {
 		return &UnavailableError{Reason: "AppArmor restricts unprivileged user namespaces on this system (kernel.apparmor_restrict_unprivileged_userns=1, Ubuntu >= 23.10) and no AppArmor profile grants them to mcpsum",
-			Fix: apparmorFix(selfPath())}
+			Fix: apparmorFix(exe)}
 	}
 	return nil
 }
 
-// apparmorRestricts reports the Ubuntu restriction applying to this process:
-// the sysctl is on and the process runs unconfined (a profile with "userns,"
-// would show its own label).
-func apparmorRestricts() bool {
-	if v, ok := readSysctl("kernel/apparmor_restrict_unprivileged_userns"); !ok || v != "1" {
-		return false
-	}
+// apparmorLabel is this process's AppArmor confinement ("" when unknown).
+func apparmorLabel() string {
 	for _, p := range []string{"/proc/self/attr/apparmor/current", "/proc/self/attr/current"} {
 		if b, err := os.ReadFile(p); err == nil {
-			label := strings.TrimSpace(strings.TrimRight(string(b), "\x00"))
-			return label == "" || label == "unconfined"
+			return strings.TrimSpace(strings.TrimRight(string(b), "\x00"))
 		}
 	}
-	return true
+	return ""
 }
 
 // apparmorFix is the one-time step for Ubuntu >= 23.10 (README, "Sandbox").
