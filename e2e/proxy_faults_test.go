@@ -229,6 +229,11 @@ func TestProxyProgressAndCancel(t *testing.T) {
 		lockProxysrv(t, dir)
 		for _, era := range []string{"legacy", "modern"} {
 			cs := goClient(t, proxyCmd(dir, "s"), era, nil)
+			// A first call waits for the surface check; a call cancelled
+			// while held there never reaches the server at all.
+			if _, err := callJSON(t, cs, "add", map[string]any{"a": 1, "b": 2}); err != nil {
+				t.Fatal(err)
+			}
 			ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 			_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "slow", Arguments: map[string]any{}})
 			cancel()

@@ -18,13 +18,14 @@ import (
 	"github.com/mcpsum/mcpsum/pkg/mcpwire"
 )
 
-// The proxy tests build two more binaries of their own, once, beside the
-// ones TestMain builds: proxysrv (pkg/proxy/proxytest's go-sdk server) and
-// proxyrelay (a plain byte relay, the benchmark's baseline).
+// The proxy tests build binaries of their own, once, beside the ones
+// TestMain builds: proxysrv (pkg/proxy/proxytest's go-sdk server), and for
+// the benchmark proxyrelay (a plain byte relay, the floor) and proxylean
+// (the proxy without the rest of mcpsum linked in).
 var proxyBins struct {
-	once       sync.Once
-	srv, relay string
-	err        error
+	once             sync.Once
+	srv, relay, lean string
+	err              error
 }
 
 func proxyServers(t testing.TB) (srv, relay string) {
@@ -36,6 +37,7 @@ func proxyServers(t testing.TB) (srv, relay string) {
 		}{
 			{&proxyBins.srv, "proxysrv"},
 			{&proxyBins.relay, "proxyrelay"},
+			{&proxyBins.lean, "proxylean"},
 		} {
 			*b.dst = filepath.Join(bin.dir, b.pkg)
 			cmd := exec.Command("go", "build", "-o", *b.dst, "github.com/mcpsum/mcpsum/e2e/servers/"+b.pkg)

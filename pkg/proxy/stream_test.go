@@ -28,7 +28,7 @@ func (c *chunked) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-func framingProxy(t *testing.T, era string) (*Proxy, *bytes.Buffer) {
+func framingProxy(t testing.TB, era string) (*Proxy, *bytes.Buffer) {
 	t.Helper()
 	e := &lockfile.Server{Command: []string{"x"}, ProtocolVersion: "2025-11-25", ServerInfo: json.RawMessage(`{}`), Capabilities: json.RawMessage(`{}`)}
 	if era == lockfile.EraModern {
@@ -103,4 +103,49 @@ func TestStreamLineLimit(t *testing.T) {
 			t.Errorf("id first %v: a 1 MiB line with a 512 KiB limit gave %v", idFirst, err)
 		}
 	}
+}
+
+// repeated yields line n times, in reads of at most 64 KiB, and registers
+// the call each line answers just before it is read.
+type repeated struct {
+	p    *Proxy
+	line []byte
+	n    int
+	off  int
+}
+
+func (r *repeated) Read(b []byte) (int, error) {
+	if r.off == 0 {
+		if r.n == 0 {
+			return 0, io.EOF
+		}
+		r.n--
+		r.p.upPending[1] = &call{clientID: []byte(`"c"`), method: "tools/call"}
+	}
+	n := copy(b[:min(len(b), 64<<10)], r.line[r.off:])
+	if r.off += n; r.off == len(r.line) {
+		r.off = 0
+	}
+	return n, nil
+}
+
+func benchLines(b *testing.B, line []byte) {
+	p, _ := framingProxy(b, lockfile.EraLegacy)
+	p.out = newLineWriter(io.Discard)
+	b.SetBytes(int64(len(line)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	p.readServerStream(&repeated{p: p, line: line, n: b.N}, 0)
+}
+
+// BenchmarkStreamResult measures the proxy's own cost per byte of a long
+// result: framing, the envelope scan of the head, the id splice and the
+// copy to the client (here io.Discard), with no process or pipe involved.
+func BenchmarkStreamResult(b *testing.B) {
+	benchLines(b, []byte(`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"`+strings.Repeat("abcdefgh", 1<<20)+`"}]}}`+"\n"))
+}
+
+// BenchmarkSmallResponse is the same for a short result (the common case).
+func BenchmarkSmallResponse(b *testing.B) {
+	benchLines(b, []byte(`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"{\"sum\":3}"}],"structuredContent":{"sum":3}}}`+"\n"))
 }
