@@ -204,3 +204,36 @@ func TestListChangedTriggersQuarantine(t *testing.T) {
 		})
 	}
 }
+
+// Informational drift (serverInfo here) is logged, escaped, and allowed; the
+// client keeps seeing the locked serverInfo.
+func TestInformationalDriftAllowed(t *testing.T) {
+	e := lockServer(t, legacyOnly)
+	s := startProxy(t, withCommand(t, e, legacyOnly, "-server-version=6.6.6\x1b[2J"))
+	_, m := s.request("initialize", `{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}`)
+	if !strings.Contains(string(m.Result), `"version":"1.0.0"`) {
+		t.Errorf("initialize must show the locked serverInfo: %s", m.Result)
+	}
+	_, m = s.request("tools/call", `{"name":"add","arguments":{"a":1,"b":2}}`)
+	if m.Error != nil {
+		t.Fatalf("informational drift must not block calls: %+v", m.Error)
+	}
+	if err := s.close(); err != nil {
+		t.Errorf("Run: %v", err)
+	}
+	log := s.stderr.String()
+	if !strings.Contains(log, "informational drift") || !strings.Contains(log, "serverInfo") || strings.Contains(log, "\x1b") {
+		t.Errorf("stderr must report the serverInfo drift, escaped:\n%s", log)
+	}
+}
+
+// A server locked in 2026-07-28 that now speaks only the legacy era is
+// quarantined (era drift is definitional).
+func TestEraDriftQuarantines(t *testing.T) {
+	e := lockServer(t)
+	s := startProxy(t, withCommand(t, e, legacyOnly))
+	_, m := s.request("tools/call", modern(`{"name":"add","arguments":{"a":1,"b":2}}`))
+	if m.Error == nil || m.Error.Code != CodeQuarantined || !strings.Contains(m.Error.Message, "era") {
+		t.Fatalf("want a quarantine for era drift, got %s %+v", m.Result, m.Error)
+	}
+}

@@ -73,6 +73,7 @@ func Main(args []string) int {
 	pageSize := fs.Int("pagesize", 0, "list page size")
 	tools := fs.Int("tools", 0, "extra tools named t0001... (for big locks)")
 	startDelay := fs.Duration("start-delay", 0, "sleep before serving")
+	serverVersion := fs.String("server-version", "1.0.0", "serverInfo.version")
 	neverAnswer := fs.Bool("never-answer", false, "FAKE: read stdin, never answer")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -87,7 +88,7 @@ func Main(args []string) int {
 	if *versions != "" {
 		opts.SupportedProtocolVersions = strings.Split(*versions, ",")
 	}
-	s := mcp.NewServer(&mcp.Implementation{Name: "proxytest", Version: "1.0.0"}, opts)
+	s := mcp.NewServer(&mcp.Implementation{Name: "proxytest", Version: *serverVersion}, opts)
 	addTools(s, *desc)
 	for i := 1; i <= *tools; i++ {
 		mcp.AddTool(s, &mcp.Tool{Name: fmt.Sprintf("t%04d", i), Description: "numbered tool"}, echo)
