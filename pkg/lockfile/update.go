@@ -14,14 +14,11 @@ import (
 	"github.com/google/renameio/v2"
 )
 
-// LockSuffix names the lock file Update keeps beside the lockfile
-// ("mcp.lock" -> "mcp.lock.lck"). It is never deleted: removing it while
-// another process waits on it would let two writers in at once.
-const LockSuffix = ".lck"
-
 // Update runs a read-modify-write of the lockfile at path under an exclusive
-// flock(2) on path+LockSuffix, so concurrent writers (goroutines or
-// processes) never lose each other's changes:
+// flock(2) on the lockfile's directory, so concurrent writers (goroutines or
+// processes) never lose each other's changes. Locking the directory leaves no
+// lock file behind for users to ignore or commit, and the directory outlives
+// every rename of the file, so the lock always guards the current file:
 //
 //  1. read the current file (a missing file is an empty version-1 File) and
 //     Parse it; a parse or integrity error aborts Update;
@@ -39,9 +36,9 @@ func Update(path string, fn func(f *File) error) error {
 	if real, err := filepath.EvalSymlinks(path); err == nil {
 		path = real
 	}
-	lk, err := os.OpenFile(path+LockSuffix, os.O_RDWR|os.O_CREATE, 0o644)
+	lk, err := os.Open(filepath.Dir(path))
 	if err != nil {
-		return fmt.Errorf("lock %s: %w (is the directory writable?)", path, err)
+		return fmt.Errorf("lock %s: open its directory: %w", path, err)
 	}
 	defer lk.Close() // closing releases the flock
 	for {

@@ -4,9 +4,6 @@ package lockfile
 
 import "errors"
 
-// LockSuffix names the lock file Update keeps beside the lockfile.
-const LockSuffix = ".lck"
-
 // Update is not available on this platform (no flock(2), and renameio's
 // atomic replace is Unix-only); mcp.lock can still be read with Load.
 func Update(path string, fn func(f *File) error) error {

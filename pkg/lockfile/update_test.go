@@ -151,8 +151,8 @@ func TestUpdateConcurrent(t *testing.T) {
 			}
 		}
 	}
-	if _, err := os.Stat(path + LockSuffix); err != nil {
-		t.Errorf("the lock file must stay: %v", err)
+	if entries, _ := os.ReadDir(filepath.Dir(path)); len(entries) != 1 {
+		t.Errorf("Update left files beside mcp.lock: %v", entries)
 	}
 }
 
@@ -263,7 +263,7 @@ func TestUpdateFailuresLeaveFileUnchanged(t *testing.T) {
 				t.Error("the file changed")
 			}
 			entries, _ := os.ReadDir(filepath.Dir(path))
-			if len(entries) != 2 { // mcp.lock and mcp.lock.lck, no temporary files
+			if len(entries) != 1 { // mcp.lock only: no lock file, no temporary files
 				t.Errorf("stray files: %v", entries)
 			}
 		})
