@@ -89,7 +89,7 @@ func proxyCmd(dir, name string, extra ...string) *exec.Cmd {
 // goClient connects the go-sdk v1.8.0 client through cmd: era "legacy"
 // makes it send initialize 2025-11-25; "modern" lets it do what it does by
 // default (server/discover, 2026-07-28 when offered).
-func goClient(t testing.TB, cmd *exec.Cmd, era string, opts *mcp.ClientOptions) *mcp.ClientSession {
+func goClient(t testing.TB, cmd *exec.Cmd, era string, opts *mcp.ClientOptions, roots ...*mcp.Root) *mcp.ClientSession {
 	t.Helper()
 	if opts == nil {
 		opts = &mcp.ClientOptions{}
@@ -102,6 +102,7 @@ func goClient(t testing.TB, cmd *exec.Cmd, era string, opts *mcp.ClientOptions) 
 		cmd.Stderr = &stderr
 	}
 	c := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, opts)
+	c.AddRoots(roots...)
 	so := &mcp.ClientSessionOptions{}
 	if era == "legacy" {
 		so.ProtocolVersion = "2025-11-25"

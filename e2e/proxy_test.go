@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // proxyTarget is a real server locked for the proxy tests, and one call to
@@ -256,4 +257,40 @@ func TestProxyRefusesBadInvocations(t *testing.T) {
 		t.Errorf("tampered lockfile: exit %d, want 1\n%s", code, errOut)
 	}
 	noLeftovers(t, dir)
+}
+
+// Server->client requests with the go-sdk client's own handlers, in all
+// four era pairs: a legacy server's roots/list and sampling/createMessage
+// reach a legacy client with remapped ids and a 2026-07-28 client as
+// input_required (MRTR); a 2026-07-28 server's input_required reaches a
+// legacy client as requests and passes through to a 2026-07-28 client.
+func TestProxyServerToClientRequests(t *testing.T) {
+	for _, server := range []string{"legacy", "modern"} {
+		dir := t.TempDir()
+		args := []string{}
+		if server == "legacy" {
+			args = []string{"-versions", "2025-11-25"}
+		}
+		lockProxysrv(t, dir, args...)
+		for _, client := range []string{"legacy", "modern"} {
+			for _, kind := range []string{"roots", "sampling"} {
+				t.Run(client+"-client/"+server+"-server/"+kind, func(t *testing.T) {
+					c := &mcp.ClientOptions{
+						Capabilities: &mcp.ClientCapabilities{RootsV2: &mcp.RootCapabilities{}, Sampling: &mcp.SamplingCapabilities{}},
+						CreateMessageHandler: func(context.Context, *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+							return &mcp.CreateMessageResult{Role: "assistant", Model: "e2e-model", Content: &mcp.TextContent{Text: "sampled"}}, nil
+						},
+					}
+					cs := goClient(t, proxyCmd(dir, "s"), client, c, &mcp.Root{URI: "file:///e2e-root", Name: "root"})
+					got, err := callJSON(t, cs, "ask", map[string]any{"kind": kind})
+					want := map[string]string{"roots": "file:///e2e-root", "sampling": "e2e-model"}[kind]
+					if err != nil || !strings.Contains(got, want) {
+						t.Errorf("ask %s: %s %v (want the client's answer %q in it)", kind, got, err, want)
+					}
+					cs.Close()
+				})
+			}
+		}
+		noLeftovers(t, dir)
+	}
 }

@@ -124,9 +124,8 @@ func (p *Proxy) fail(err error) {
 		return
 	}
 	p.state = gateFailed
-	p.failure = err
+	p.failure = err // Run returns it; the command prints it
 	p.mu.Unlock()
-	p.logf("%v", err)
 	p.failWaiting(p.failureRPCLocked())
 	close(p.upFailed)
 }
