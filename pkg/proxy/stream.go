@@ -170,18 +170,19 @@ func (p *Proxy) takeForStream(id []byte) (c *call, drop bool) {
 }
 
 // streamResult writes a long result to the client while it arrives: the
-// head (id rewritten, and for a 2026-07-28 client of a legacy server the
-// members its era requires inserted first in the result), then every chunk
+// head (id rewritten, and for a 2026-07-28 client of a legacy server
+// resultType inserted first in the result), then every chunk
 // up to the newline. The client writer is held throughout, so no other
 // message can interleave.
 func (p *Proxy) streamResult(s *streamReader, env envelope, c *call) error {
 	head := s.buf[:s.end]
 	var ins []byte
 	if c.modern && p.srv.upEra == lockfile.EraLegacy && head[env.result.s] == '{' {
+		// Legacy servers never send resultType; the cache hints of a
+		// streamed resources/read are left out (clients read absent as 0)
+		// because some legacy servers already send them and the rest of
+		// the result is not scanned.
 		ins = []byte(`"resultType":"complete",`)
-		if c.method == "resources/read" {
-			ins = append(ins, `"ttlMs":0,"cacheScope":"private",`...)
-		}
 	}
 	total := len(head)
 	return p.out.stream(func(w io.Writer) error {

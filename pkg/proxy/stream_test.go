@@ -75,7 +75,7 @@ func TestStreamFraming(t *testing.T) {
 		`{"result":{"content":[{"type":"text","text":"` + big + `"}]},"jsonrpc":"2.0","id":7}`,
 		`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"` + big + `"}}`,
 		`{"jsonrpc":"2.0","id":"c5","result":{"content":[{"type":"text","text":"` + big + `"}]}}` + "\r",
-		`{"jsonrpc":"2.0","id":"m6","result":{"resultType":"complete","ttlMs":0,"cacheScope":"private","contents":[{"uri":"u","text":"` + big + `"}]}}`,
+		`{"jsonrpc":"2.0","id":"m6","result":{"resultType":"complete","contents":[{"uri":"u","text":"` + big + `"}]}}`,
 	}
 	if len(lines) != len(want) {
 		t.Fatalf("%d lines out, want %d", len(lines), len(want))
