@@ -44,8 +44,11 @@ t0=$(date +%s)
 if wants flake-parse || wants vendorhash || wants flake-eval; then
 	if ! command -v nix >/dev/null; then
 		echo "setup: installing nix-bin (apt-get)"
-		apt-get update -qq
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends nix-bin >/dev/null
+		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+			apt-get install -y -qq --no-install-recommends nix-bin >/dev/null; } || {
+			echo "setup: apt-get install nix-bin failed; the Nix checks need it" >&2
+			exit 1
+		}
 	fi
 	# A throw-away store keeps Nix out of /nix; root single-user mode, no daemon.
 	NIX="nix --extra-experimental-features nix-command --extra-experimental-features flakes --store $tmp/nixstore"
@@ -56,7 +59,7 @@ fi
 echo "setup done ($(($(date +%s) - t0))s)"
 
 failed=
-run() { # run NAME SUMMARY-ON-PASS FUNCTION
+run() { # run NAME FUNCTION: one PASS/FAIL line, the last line of its output as summary
 	name=$1
 	wants "$name" || return 0
 	s=$(date +%s)

@@ -1,6 +1,7 @@
 #!/bin/sh
 # Fails unless use_repo(go_deps, ...) in MODULE.bazel lists exactly go.mod's
-# direct requirements (what go_deps reports and `bazel mod tidy` writes), and
+# direct requirements (what go_deps reports and `bazel mod tidy` writes;
+# modules of `tool` lines count as direct), and
 # every external Go repository a BUILD file references is among them (else
 # `bazel build` fails: "No repository visible as '@...'").
 # Assumes go_deps' default repository names (no module_override repo_name).

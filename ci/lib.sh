@@ -20,13 +20,23 @@ tools_bin() {
 
 # gomod_requires prints "PATH direct|indirect" for every requirement in
 # ROOT/go.mod (read with `go mod edit -json`: no module graph, no network).
+# Like gazelle's go_deps, a requirement is direct when it has no // indirect
+# comment or when it provides a package named by a `tool` line.
 gomod_requires() {
 	(cd "$ROOT" && go mod edit -json) | awk '
-		/^[[:space:]]*"Require": \[/ { inreq = 1; next }
-		inreq && /^[[:space:]]*\]/ { inreq = 0; next }
-		inreq && /"Path":/ { p = $0; sub(/.*"Path": "/, "", p); sub(/".*/, "", p); ind = "direct" }
-		inreq && /"Indirect": true/ { ind = "indirect" }
-		inreq && /^[[:space:]]*}/ && p != "" { print p, ind; p = "" }'
+		/^[[:space:]]*"(Require|Tool)": \[/ { sect = ($0 ~ /Require/) ? "req" : "tool"; next }
+		sect != "" && /^[[:space:]]*\]/ { sect = ""; next }
+		sect != "" && /"Path":/ { p = $0; sub(/.*"Path": "/, "", p); sub(/".*/, "", p)
+			if (sect == "tool") tools[++nt] = p; else { req[++nr] = p; ind[nr] = 0 } }
+		sect == "req" && /"Indirect": true/ { ind[nr] = 1 }
+		END {
+			for (i = 1; i <= nr; i++) {
+				d = !ind[i]
+				for (j = 1; j <= nt && !d; j++)
+					if (tools[j] == req[i] || index(tools[j], req[i] "/") == 1) d = 1
+				print req[i], (d ? "direct" : "indirect")
+			}
+		}'
 }
 
 # repo_name reads module paths on stdin and prints "REPO PATH" per line, with
