@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 )
 
 // callAnswering sends a request and answers the client-side requests the
@@ -108,5 +109,39 @@ func TestInputRequiredModernToModern(t *testing.T) {
 	_, m = s.request("tools/call", modern(`{"name":"ask","arguments":{"kind":"roots"},"inputResponses":{"q":`+rootsAnswer+`},"requestState":"state-1"}`))
 	if m.Error != nil || !strings.Contains(string(m.Result), "file:///work") {
 		t.Fatalf("retry: %s %+v", m.Result, m.Error)
+	}
+}
+
+// A legacy server that cancels its own request to the client: the
+// cancellation reaches the client with the id the client knows.
+func TestServerCancelsItsRequest(t *testing.T) {
+	s := startProxy(t, lockServer(t, legacyOnly))
+	s.initialize()
+	_, m := s.request("tools/call", `{"name":"giveup","arguments":{}}`)
+	if !strings.Contains(string(m.Result), "gave up: true") {
+		t.Fatalf("giveup: %s %+v", m.Result, m.Error)
+	}
+	// go-sdk sends the cancellation off the caller's path, so it may come
+	// after the result: ping until it is there.
+	for i := 0; i < 50 && !strings.Contains(strings.Join(s.notes, ""), "notifications/cancelled"); i++ {
+		time.Sleep(10 * time.Millisecond)
+		s.request("ping", "")
+	}
+	var reqID string
+	cancelled := false
+	for _, l := range s.notes {
+		var n msg
+		json.Unmarshal([]byte(l), &n)
+		switch n.Method {
+		case "roots/list":
+			reqID = string(n.ID)
+		case "notifications/cancelled":
+			var p struct{ RequestID json.RawMessage }
+			json.Unmarshal(n.Params, &p)
+			cancelled = reqID != "" && string(p.RequestID) == reqID
+		}
+	}
+	if reqID == "" || !cancelled {
+		t.Errorf("want roots/list then its cancellation with the same id, got %q", s.notes)
 	}
 }

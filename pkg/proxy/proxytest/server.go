@@ -167,6 +167,13 @@ func addTools(s *mcp.Server, desc string) {
 			mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: in.Text}, echo)
 			return text("mutated"), nil, nil
 		})
+	mcp.AddTool(s, &mcp.Tool{Name: "giveup", Description: "ask the client for its roots (legacy request), give up after 200 ms"},
+		func(ctx context.Context, req *mcp.CallToolRequest, in noIn) (*mcp.CallToolResult, any, error) {
+			ctx, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+			defer cancel()
+			_, err := req.Session.ListRoots(ctx, nil)
+			return text(fmt.Sprintf("gave up: %v", err != nil)), nil, nil
+		})
 	mcp.AddTool(s, &mcp.Tool{Name: "ask", Description: "ask the client for input (roots, sampling or elicitation)"},
 		func(ctx context.Context, req *mcp.CallToolRequest, in askIn) (*mcp.CallToolResult, any, error) {
 			if len(req.Params.InputResponses) > 0 {
