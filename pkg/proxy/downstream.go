@@ -119,24 +119,26 @@ func (p *Proxy) clientRequest(line []byte, env envelope, id []byte) {
 		p.replyErr(id, &rpcError{Code: mcpwire.CodeInvalidRequest, Message: fmt.Sprintf("mcpsum: \"%s\" before initialize: send initialize first (or 2026-07-28 _meta on every request)", mcpwire.TruncateQuote(method, 80))})
 		return
 	}
-	notFound := &rpcError{Code: mcpwire.CodeMethodNotFound, Message: fmt.Sprintf("method not found: \"%s\"", mcpwire.TruncateQuote(method, 80))}
+	notFound := func() *rpcError {
+		return &rpcError{Code: mcpwire.CodeMethodNotFound, Message: fmt.Sprintf("method not found: \"%s\"", mcpwire.TruncateQuote(method, 80))}
+	}
 	upModern := p.srv.upEra == mcpwire.EraModern
 	switch method {
 	case "initialize":
 		if r.modern {
-			p.replyErr(id, notFound)
+			p.replyErr(id, notFound())
 			return
 		}
 		p.initialize(line, env, id)
 	case "server/discover":
 		if !r.modern {
-			p.replyErr(id, notFound)
+			p.replyErr(id, notFound())
 			return
 		}
 		p.reply(id, p.srv.discoverResult())
 	case "ping":
 		if r.modern {
-			p.replyErr(id, notFound)
+			p.replyErr(id, notFound())
 			return
 		}
 		p.reply(id, []byte(`{}`))
@@ -187,7 +189,7 @@ func (p *Proxy) clientRequest(line []byte, env envelope, id []byte) {
 		p.submit(r)
 	case "logging/setLevel":
 		if r.modern {
-			p.replyErr(id, notFound)
+			p.replyErr(id, notFound())
 			return
 		}
 		if upModern {
@@ -202,25 +204,26 @@ func (p *Proxy) clientRequest(line []byte, env envelope, id []byte) {
 		p.submit(r)
 	case "resources/subscribe", "resources/unsubscribe":
 		if r.modern || upModern {
-			p.replyErr(id, notFound)
+			p.replyErr(id, notFound())
 			return
 		}
 		p.submit(r)
 	case "subscriptions/listen":
 		if !r.modern {
-			p.replyErr(id, notFound)
+			p.replyErr(id, notFound())
 			return
 		}
 		p.listen(line, env, id)
 	case "tasks/get", "tasks/result", "tasks/list", "tasks/cancel":
 		if r.modern || upModern {
-			p.replyErr(id, notFound)
+			p.replyErr(id, notFound())
 			return
 		}
 		p.submit(r)
 	default:
-		notFound.Message = fmt.Sprintf("method not found: mcpsum proxy does not forward \"%s\"", mcpwire.TruncateQuote(method, 80))
-		p.replyErr(id, notFound)
+		e := notFound()
+		e.Message = fmt.Sprintf("method not found: mcpsum proxy does not forward \"%s\"", mcpwire.TruncateQuote(method, 80))
+		p.replyErr(id, e)
 	}
 }
 

@@ -149,3 +149,18 @@ func BenchmarkStreamResult(b *testing.B) {
 func BenchmarkSmallResponse(b *testing.B) {
 	benchLines(b, []byte(`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"{\"sum\":3}"}],"structuredContent":{"sum":3}}}`+"\n"))
 }
+
+// BenchmarkForwardCall measures the proxy's cost for a client's tools/call:
+// envelope and params scan, the locked-name check, id allocation and the
+// splice to the server (here io.Discard).
+func BenchmarkForwardCall(b *testing.B) {
+	p, _ := framingProxy(b, lockfile.EraLegacy)
+	p.srv.tools["add"] = true
+	p.legacyClient, p.state, p.up = true, gateOpen, newLineWriter(io.Discard)
+	line := []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2}}}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		p.fromClient(line)
+		p.upPending = map[int64]*call{}
+	}
+}
