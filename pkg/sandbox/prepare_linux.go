@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -232,8 +233,16 @@ func (l *launch) settle(err error) {
 	}
 }
 
+// readyTimeout bounds Ready when pid 1 never reports (e.g. it was never
+// started); a working setup takes milliseconds.
+const readyTimeout = time.Minute
+
 func (l *launch) wait() error {
-	<-l.ready
+	select {
+	case <-l.ready:
+	case <-time.After(readyTimeout):
+		return errors.New("sandbox: pid 1 did not report its setup within a minute (was the Launch started?)")
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.readyErr
