@@ -7,9 +7,9 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 
-	"github.com/google/renameio/v2"
 	"github.com/peterbourgon/ff/v3/ffcli"
 
 	"github.com/mcpsum/mcpsum/pkg/attest"
@@ -80,13 +80,40 @@ COSIGN_PASSWORD).`),
 				}
 			}
 			dst := bundlePath(*lockfilePath, *bundle)
-			if err := renameio.WriteFile(dst, out, 0o644); err != nil {
+			if err := writeAtomic(dst, out); err != nil {
 				return fmt.Errorf("write bundle: %w", err)
 			}
 			fmt.Fprintf(a.stderr, "sign: wrote %s for %s\n", dst, *lockfilePath)
 			return nil
 		},
 	}
+}
+
+// writeAtomic replaces path with data through a synced temporary file in
+// the same directory and a rename, so a reader sees the old or the new
+// bundle, never a torn one.
+func writeAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name()) // no-op after a successful rename
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
 }
 
 func bundlePath(lockPath, bundle string) string {
