@@ -56,7 +56,11 @@ func newServed(lock *lockfile.Server, pageSize int) (*served, error) {
 		return nil, err
 	}
 	s.legacyCaps = lock.Capabilities
-	s.modernCaps = modernCaps(s.caps)
+	if s.upEra == lockfile.EraModern {
+		// resources/subscribe has no 2026-07-28 counterpart the proxy relays.
+		s.legacyCaps = withoutSubscribe(s.caps, false)
+	}
+	s.modernCaps = withoutSubscribe(s.caps, true)
 	return s, nil
 }
 
@@ -72,27 +76,26 @@ func nameSet(kind string, items []json.RawMessage) (map[string]bool, error) {
 	return m, nil
 }
 
-// modernCaps adapts locked capabilities for a 2026-07-28 client: "tasks" is a
-// legacy-only key (tasks became an extension), and resource subscriptions
-// ride on subscriptions/listen, which the proxy acknowledges but does not
-// relay, so "subscribe" is not advertised to such a client.
-func modernCaps(caps map[string]json.RawMessage) json.RawMessage {
+// withoutSubscribe returns the locked capabilities without
+// resources.subscribe (resource subscriptions are relayed only between a
+// legacy client and a legacy server) and, for a 2026-07-28 client
+// (modern), without "tasks", a legacy-only key (tasks became an extension).
+func withoutSubscribe(caps map[string]json.RawMessage, modern bool) json.RawMessage {
 	out := make(map[string]json.RawMessage, len(caps))
 	for k, v := range caps {
-		if k == "tasks" {
+		if k == "tasks" && modern {
 			continue
 		}
 		if k == "resources" {
 			var r map[string]json.RawMessage
 			if json.Unmarshal(v, &r) == nil && r != nil {
 				delete(r, "subscribe")
-				v, _ = json.Marshal(r)
+				v = mustJSON(r)
 			}
 		}
 		out[k] = v
 	}
-	b, _ := json.Marshal(out)
-	return b
+	return mustJSON(out)
 }
 
 // has reports whether the locked capabilities advertise key.
