@@ -208,6 +208,11 @@ func checkExecutable(p string) error {
 func (p *Process) Pid() int  { return p.cmd.Process.Pid }
 func (p *Process) Pgid() int { return p.pgid }
 
+// RawStdout is the child's stdout as an unbuffered stream, for a forwarder
+// that frames lines itself and streams long ones without holding them whole
+// (the proxy). Read either RawStdout or Stdout, never both: Stdout buffers.
+func (p *Process) RawStdout() io.Reader { return p.stdoutR }
+
 // Done is closed once the child has exited and been reaped.
 func (p *Process) Done() <-chan struct{} { return p.done }
 
