@@ -22,11 +22,12 @@ func (a *app) proxyCommand() *ffcli.Command {
 	fs := a.flagSet("proxy")
 	lockfilePath := lockfileFlag(fs)
 	name := fs.String("name", "", "locked server to run (required)")
-	requireSig := fs.Bool("require-signature", false, "refuse to start unless the lockfile's Sigstore bundle verifies")
+	requireSig := fs.Bool("require-signature", false, "refuse to start unless the lockfile's Sigstore bundle verifies (set MCPSUM_REQUIRE_SIGNATURE=true on a workstation)")
+	sig := registerSigFlags(fs, "signature", "the lockfile's Sigstore bundle for --require-signature (default: <lockfile>.sigstore.json)")
 	timeout := fs.Int("timeout-secs", 30, "seconds to wait for the server's handshake and for each list page of a surface check")
 	return &ffcli.Command{
 		Name:       "proxy",
-		ShortUsage: "mcpsum proxy [--lockfile F] --name N [--timeout-secs S]",
+		ShortUsage: "mcpsum proxy [--lockfile F] --name N [--timeout-secs S]\n  or   mcpsum proxy [--lockfile F] --name N --require-signature (--key PUB | --certificate-identity I --certificate-oidc-issuer O) [--trusted-root R]",
 		ShortHelp:  "serve the locked surface to an MCP client and forward calls to the server",
 		LongHelp: strings.TrimSpace(`
 proxy speaks MCP on its stdin/stdout. It answers the client's handshake and
@@ -43,6 +44,13 @@ stdout carries only JSON-RPC; diagnostics and the server's stderr (escaped)
 go to stderr. Exit 0 when the client leaves, 1 after a quarantine, 3 when the
 server could not be started, checked, or died.
 
+With --require-signature the proxy starts nothing unless the lockfile's
+Sigstore bundle (mcp.lock.sigstore.json) verifies for the given key or
+identity and the lockfile's digests match: put MCPSUM_REQUIRE_SIGNATURE=true
+and MCPSUM_KEY (or MCPSUM_CERTIFICATE_IDENTITY and
+MCPSUM_CERTIFICATE_OIDC_ISSUER) in a workstation's environment to insist on
+reviewed, signed locks for every server.
+
 Client configuration:
   {"command": "mcpsum", "args": ["proxy", "--lockfile", "/abs/mcp.lock", "--name", "time"]}`),
 		FlagSet: fs,
@@ -57,7 +65,13 @@ Client configuration:
 				return usageErr("--timeout-secs must be positive, got %d", *timeout)
 			}
 			if *requireSig {
-				return &exitError{code: exitUndecided, err: errors.New("--require-signature is not available yet in this build of mcpsum; check the bundle with 'mcpsum verify --signature' before starting the proxy, or drop the flag")}
+				r, err := sig.check(*lockfilePath)
+				if err != nil {
+					return fmt.Errorf("--require-signature: refusing to start %s: %w", quoteArg(*name), err)
+				}
+				fmt.Fprintf(a.stderr, "mcpsum proxy: %s is signed by %s\n", *lockfilePath, describeSigner(r))
+			} else if *sig.bundle != "" || sig.any() {
+				return usageErr("--signature, --key and the certificate flags of proxy need --require-signature")
 			}
 			return a.runProxy(ctx, *lockfilePath, *name, time.Duration(*timeout)*time.Second)
 		},
