@@ -13,8 +13,9 @@ import (
 )
 
 func main() {
-	// The sandbox re-executes this binary for its hidden stages (pid 1 of the
-	// sandbox, then the confined exec of the server); they never return here.
+	// The sandbox re-executes this binary as pid 1 of a sandboxed server's
+	// namespaces (a hidden stage that confines itself and then runs the
+	// server); that stage never returns here.
 	if handled, code := sandbox.Helper(os.Args[1:]); handled {
 		os.Exit(code)
 	}
