@@ -99,7 +99,7 @@ func (a *app) lockNew(ctx context.Context, path, name string, envs, command []st
 	p.done(name, entry, err)
 	p.stop()
 	if err != nil {
-		return withCode(err, fmt.Errorf("lock failed for %s; %s was left untouched", name, path))
+		return withCode(err, fmt.Errorf("lock failed for %s; %s", name, untouched(path)))
 	}
 	return a.write(path, map[string]*lockfile.Server{name: entry})
 }
@@ -137,7 +137,7 @@ func (a *app) relock(ctx context.Context, path, name string, opts pin.Options) e
 	}
 	if len(failed) > 0 {
 		return withCode(results[slices.Index(names, failed[0])].err,
-			fmt.Errorf("lock failed for %s; %s was left untouched", strings.Join(failed, ", "), path))
+			fmt.Errorf("lock failed for %s; %s", strings.Join(failed, ", "), untouched(path)))
 	}
 	return a.write(path, entries)
 }
@@ -168,4 +168,12 @@ func (a *app) write(path string, entries map[string]*lockfile.Server) error {
 	}
 	fmt.Fprintf(a.stderr, "lock: wrote %s\n", path)
 	return nil
+}
+
+// untouched says what a failed lock did to the lockfile: nothing.
+func untouched(path string) string {
+	if _, err := os.Stat(path); err != nil {
+		return "nothing was written"
+	}
+	return path + " was left untouched"
 }
