@@ -2,91 +2,20 @@ package lockfile
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/mcpsum/mcpsum/internal/jsonscan"
 )
 
-// A small scanner over JSON text that finds value boundaries without
-// decoding, much faster than encoding/json's Decoder.Token for walking a
-// whole lockfile. Callers validate with json.Valid first; the scanner still
-// checks bounds and returns errSyntax rather than panicking on bad input.
+// The lockfile is walked with internal/jsonscan, which finds value
+// boundaries without decoding, much faster than encoding/json's
+// Decoder.Token for a whole lockfile. Callers validate with json.Valid
+// first; the scanner still checks bounds and returns errSyntax rather than
+// panicking on bad input.
 
-var errSyntax = errors.New("malformed JSON")
-
-func skipWS(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// scanString returns the index just past the string starting at b[i] == '"'.
-func scanString(b []byte, i int) (int, error) {
-	if i >= len(b) || b[i] != '"' {
-		return 0, errSyntax
-	}
-	for j := i + 1; j < len(b); j++ {
-		switch b[j] {
-		case '\\':
-			j++
-		case '"':
-			return j + 1, nil
-		}
-	}
-	return 0, errSyntax
-}
-
-// skipValue returns the index just past the value starting at b[i].
-func skipValue(b []byte, i int) (int, error) {
-	if i >= len(b) {
-		return 0, errSyntax
-	}
-	switch b[i] {
-	case '"':
-		return scanString(b, i)
-	case '{', '[':
-		depth := 0
-		for j := i; j < len(b); j++ {
-			switch b[j] {
-			case '"':
-				end, err := scanString(b, j)
-				if err != nil {
-					return 0, err
-				}
-				j = end - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return j + 1, nil
-				}
-			}
-		}
-		return 0, errSyntax
-	default:
-		j := i
-		for j < len(b) && !strings.ContainsRune(",]} \t\r\n", rune(b[j])) {
-			j++
-		}
-		if j == i {
-			return 0, errSyntax
-		}
-		return j, nil
-	}
-}
-
-// unquote decodes a JSON string token.
-func unquote(tok []byte) (string, error) {
-	if len(tok) >= 2 && !strings.ContainsRune(string(tok), '\\') {
-		return string(tok[1 : len(tok)-1]), nil
-	}
-	var s string
-	err := json.Unmarshal(tok, &s)
-	return s, err
-}
+var errSyntax = jsonscan.ErrSyntax
 
 // member is one key/value pair of a JSON object, in document order.
 type member struct {
@@ -96,47 +25,14 @@ type member struct {
 
 // eachMember calls fn for each member of the object at raw.
 func eachMember(raw []byte, fn func(key string, val []byte) error) error {
-	i := skipWS(raw, 0)
+	i := jsonscan.SkipWS(raw, 0)
 	if i >= len(raw) || raw[i] != '{' {
 		return errf("want an object, got %s", typeName(raw))
 	}
-	i = skipWS(raw, i+1)
-	if i < len(raw) && raw[i] == '}' {
-		return nil
-	}
-	for {
-		end, err := scanString(raw, i)
-		if err != nil {
-			return err
-		}
-		key, err := unquote(raw[i:end])
-		if err != nil {
-			return err
-		}
-		i = skipWS(raw, end)
-		if i >= len(raw) || raw[i] != ':' {
-			return errSyntax
-		}
-		i = skipWS(raw, i+1)
-		vend, err := skipValue(raw, i)
-		if err != nil {
-			return err
-		}
-		if err := fn(key, raw[i:vend]); err != nil {
-			return err
-		}
-		i = skipWS(raw, vend)
-		if i >= len(raw) {
-			return errSyntax
-		}
-		if raw[i] == '}' {
-			return nil
-		}
-		if raw[i] != ',' {
-			return errSyntax
-		}
-		i = skipWS(raw, i+1)
-	}
+	_, err := jsonscan.Members(raw, i, func(key string, _, vs, ve int) error {
+		return fn(key, raw[vs:ve])
+	})
+	return err
 }
 
 // objectMembers splits a JSON object into its members, refusing duplicate keys.
@@ -156,33 +52,18 @@ func objectMembers(raw json.RawMessage) ([]member, error) {
 
 // arrayElements splits a JSON array into its elements.
 func arrayElements(raw []byte) ([]json.RawMessage, error) {
-	i := skipWS(raw, 0)
+	i := jsonscan.SkipWS(raw, 0)
 	if i >= len(raw) || raw[i] != '[' {
 		return nil, errf("want an array, got %s", typeName(raw))
 	}
 	out := []json.RawMessage{}
-	i = skipWS(raw, i+1)
-	if i < len(raw) && raw[i] == ']' {
-		return out, nil
+	if _, err := jsonscan.Elements(raw, i, func(vs, ve int) error {
+		out = append(out, json.RawMessage(raw[vs:ve]))
+		return nil
+	}); err != nil {
+		return nil, err
 	}
-	for {
-		end, err := skipValue(raw, i)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, json.RawMessage(raw[i:end]))
-		i = skipWS(raw, end)
-		if i >= len(raw) {
-			return nil, errSyntax
-		}
-		if raw[i] == ']' {
-			return out, nil
-		}
-		if raw[i] != ',' {
-			return nil, errSyntax
-		}
-		i = skipWS(raw, i+1)
-	}
+	return out, nil
 }
 
 // itemKey returns the string value of field in a raw item object. It does
@@ -223,7 +104,7 @@ func scanValue(raw []byte) error {
 	var path []string
 	var walk func(v []byte) error
 	walk = func(v []byte) error {
-		i := skipWS(v, 0)
+		i := jsonscan.SkipWS(v, 0)
 		if i >= len(v) {
 			return errSyntax
 		}
@@ -261,7 +142,7 @@ func scanValue(raw []byte) error {
 		case '"', 't', 'f', 'n':
 			return nil
 		default:
-			end, err := skipValue(v, i)
+			end, err := jsonscan.SkipValue(v, i)
 			if err != nil {
 				return err
 			}

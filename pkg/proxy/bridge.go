@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/mcpsum/mcpsum/internal/jsonscan"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 	"github.com/mcpsum/mcpsum/pkg/mcpwire"
 )
@@ -100,7 +101,7 @@ func insertMembers(line []byte, env envelope, members []byte) []edit {
 }
 
 func emptyObject(b []byte, open int) bool {
-	i := skipWS(b, open+1)
+	i := jsonscan.SkipWS(b, open+1)
 	return i < len(b) && b[i] == '}'
 }
 
@@ -143,14 +144,14 @@ func modernClientCaps(legacy json.RawMessage) json.RawMessage {
 func stripReserved(line []byte, sp span) []byte {
 	out := []byte{'{'}
 	n := 0
-	members(line[:sp.e], sp.s, func(key string, ks int, v span) error {
+	jsonscan.Members(line[:sp.e], sp.s, func(key string, ks, _, ve int) error {
 		if strings.HasPrefix(key, "io.modelcontextprotocol/") {
 			return nil
 		}
 		if n > 0 {
 			out = append(out, ',')
 		}
-		out = append(out, line[ks:v.e]...)
+		out = append(out, line[ks:ve]...)
 		n++
 		return nil
 	})

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 
+	"github.com/mcpsum/mcpsum/internal/jsonscan"
 	"github.com/mcpsum/mcpsum/pkg/mcpwire"
 )
 
@@ -72,8 +73,8 @@ func (p *Proxy) bridgeResult(c *call, line []byte, env envelope) bool {
 	var lines [][]byte
 	p.mu.Lock()
 	if rf[1].ok() {
-		members(line[:rf[1].e], rf[1].s, func(key string, _ int, v span) error {
-			f, _, _ := fields(line, v, "method", "params")
+		jsonscan.Members(line[:rf[1].e], rf[1].s, func(key string, _, vs, ve int) error {
+			f, _, _ := fields(line, span{vs, ve}, "method", "params")
 			method, _ := stringAt(line, f[0])
 			p.nextDown++
 			d := p.nextDown

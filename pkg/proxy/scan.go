@@ -1,11 +1,10 @@
 package proxy
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"unicode/utf8"
+
+	"github.com/mcpsum/mcpsum/internal/jsonscan"
 )
 
 // The proxy never decodes a message it only forwards. It walks the envelope
@@ -43,12 +42,28 @@ func (e *envelope) isResponse() bool     { return !e.method.ok() && (e.result.ok
 func (e *envelope) isRequest() bool      { return e.method.ok() && e.id.ok() && !e.nullID }
 func (e *envelope) isNotification() bool { return e.method.ok() && !e.id.ok() }
 
-var errScan = errors.New("malformed JSON")
+// slot returns where the member key of the envelope goes, nil for a member
+// the proxy does not act on.
+func (e *envelope) slot(key string) *span {
+	switch key {
+	case "id":
+		return &e.id
+	case "method":
+		return &e.method
+	case "params":
+		return &e.params
+	case "result":
+		return &e.result
+	case "error":
+		return &e.errv
+	}
+	return nil
+}
 
 // scanEnvelope finds the JSON-RPC members of a message line.
 func scanEnvelope(b []byte) (envelope, []byte, error) {
 	var env envelope
-	i := skipWS(b, 0)
+	i := jsonscan.SkipWS(b, 0)
 	if i >= len(b) || b[i] != '{' {
 		if i < len(b) && b[i] == '[' {
 			return env, nil, errors.New("JSON-RPC batches are not supported")
@@ -56,32 +71,21 @@ func scanEnvelope(b []byte) (envelope, []byte, error) {
 		return env, nil, errors.New("not a JSON object")
 	}
 	env.open = i
-	end, err := members(b, i, func(key string, _ int, v span) error {
-		var dst *span
-		switch key {
-		case "id":
-			dst = &env.id
-		case "method":
-			dst = &env.method
-		case "params":
-			dst = &env.params
-		case "result":
-			dst = &env.result
-		case "error":
-			dst = &env.errv
-		default:
+	end, err := jsonscan.Members(b, i, func(key string, _, vs, ve int) error {
+		dst := env.slot(key)
+		if dst == nil {
 			return nil
 		}
 		if dst.ok() {
 			return fmt.Errorf("duplicate %q member", key)
 		}
-		*dst = v
+		*dst = span{vs, ve}
 		return nil
 	})
 	if err != nil {
 		return env, nil, err
 	}
-	if j := skipWS(b, end); j != len(b) {
+	if j := jsonscan.SkipWS(b, end); j != len(b) {
 		return env, nil, errors.New("trailing data after the JSON object")
 	}
 	env.close = end - 1
@@ -90,57 +94,6 @@ func scanEnvelope(b []byte) (envelope, []byte, error) {
 	}
 	env.nullID = string(env.id.of(b)) == "null"
 	return env, env.id.of(b), nil
-}
-
-// members walks the object starting at b[i] == '{', calling fn with each
-// decoded key, the index of the key's opening quote and the span of its
-// value. It returns the index after '}'.
-func members(b []byte, i int, fn func(key string, ks int, v span) error) (int, error) {
-	if i >= len(b) || b[i] != '{' {
-		return 0, errScan
-	}
-	i = skipWS(b, i+1)
-	if i < len(b) && b[i] == '}' {
-		return i + 1, nil
-	}
-	for {
-		if i >= len(b) || b[i] != '"' {
-			return 0, errScan
-		}
-		ke, err := skipString(b, i)
-		if err != nil {
-			return 0, err
-		}
-		key, err := decodeString(b[i:ke])
-		if err != nil {
-			return 0, err
-		}
-		ks := i
-		i = skipWS(b, ke)
-		if i >= len(b) || b[i] != ':' {
-			return 0, errScan
-		}
-		vs := skipWS(b, i+1)
-		ve, err := skipValue(b, vs)
-		if err != nil {
-			return 0, err
-		}
-		if err := fn(key, ks, span{vs, ve}); err != nil {
-			return 0, err
-		}
-		i = skipWS(b, ve)
-		if i >= len(b) {
-			return 0, errScan
-		}
-		switch b[i] {
-		case ',':
-			i = skipWS(b, i+1)
-		case '}':
-			return i + 1, nil
-		default:
-			return 0, errScan
-		}
-	}
 }
 
 // fields returns the spans of the named members of the object v in b; a
@@ -154,13 +107,13 @@ func fields(b []byte, v span, names ...string) ([]span, bool, error) {
 	if b[v.s] != '{' {
 		return out, false, nil
 	}
-	_, err := members(b[:v.e], v.s, func(key string, _ int, sp span) error {
+	_, err := jsonscan.Members(b[:v.e], v.s, func(key string, _, vs, ve int) error {
 		for k, n := range names {
 			if n == key {
 				if out[k].ok() {
 					return fmt.Errorf("duplicate %q member", key)
 				}
-				out[k] = sp
+				out[k] = span{vs, ve}
 			}
 		}
 		return nil
@@ -168,130 +121,12 @@ func fields(b []byte, v span, names ...string) ([]span, bool, error) {
 	return out, err == nil, err
 }
 
-func skipWS(b []byte, i int) int {
-	for i < len(b) {
-		switch b[i] {
-		case ' ', '\t', '\r', '\n':
-			i++
-		default:
-			return i
-		}
-	}
-	return i
-}
-
-// skipValue returns the index just after the value starting at b[i].
-func skipValue(b []byte, i int) (int, error) {
-	if i >= len(b) {
-		return 0, errScan
-	}
-	switch c := b[i]; {
-	case c == '"':
-		return skipString(b, i)
-	case c == '{' || c == '[':
-		return skipNested(b, i)
-	case c == '-' || (c >= '0' && c <= '9') || c == 't' || c == 'f' || c == 'n':
-		j := i + 1
-		for j < len(b) && literalByte[b[j]] {
-			j++
-		}
-		return j, nil
-	}
-	return 0, errScan
-}
-
-var literalByte = func() (t [256]bool) {
-	for _, c := range []byte("0123456789+-.eEabcdefghijklmnopqrstuvwxyz") {
-		t[c] = true
-	}
-	return
-}()
-
-// skipString returns the index after the string whose opening quote is b[i].
-func skipString(b []byte, i int) (int, error) {
-	j := i + 1
-	for {
-		k := bytes.IndexByte(b[j:], '"')
-		if k < 0 {
-			return 0, errScan
-		}
-		q := j + k
-		n := 0
-		for p := q - 1; p > i && b[p] == '\\'; p-- {
-			n++
-		}
-		if n%2 == 0 {
-			return q + 1, nil
-		}
-		j = q + 1
-	}
-}
-
-// skipNested skips an object or array by matching brackets, skipping strings.
-func skipNested(b []byte, i int) (int, error) {
-	depth := 0
-	for j := i; j < len(b); j++ {
-		switch b[j] {
-		case '"':
-			e, err := skipString(b, j)
-			if err != nil {
-				return 0, err
-			}
-			j = e - 1
-		case '{', '[':
-			depth++
-		case '}', ']':
-			depth--
-			if depth == 0 {
-				return j + 1, nil
-			}
-		}
-	}
-	return 0, errScan
-}
-
-// decodeString decodes a JSON string literal (quotes included).
-func decodeString(raw []byte) (string, error) {
-	if len(raw) < 2 || raw[0] != '"' {
-		return "", errScan
-	}
-	if in := raw[1 : len(raw)-1]; plainString(in) {
-		return string(in), nil
-	}
-	var s string
-	if err := json.Unmarshal(raw, &s); err != nil {
-		return "", errScan
-	}
-	return s, nil
-}
-
-// plainString reports a string body that decodes to itself: no escapes, no
-// control characters, valid UTF-8 (encoding/json turns invalid bytes into
-// U+FFFD, and the proxy must read what its peers read).
-func plainString(b []byte) bool {
-	for _, c := range b {
-		if c < 0x20 || c == '\\' || c >= utf8.RuneSelf {
-			return utf8.Valid(b) && bytes.IndexByte(b, '\\') < 0 && !hasControl(b)
-		}
-	}
-	return true
-}
-
-func hasControl(b []byte) bool {
-	for _, c := range b {
-		if c < 0x20 {
-			return true
-		}
-	}
-	return false
-}
-
 // stringAt decodes the string value at sp; ok is false when absent or not a string.
 func stringAt(b []byte, sp span) (string, bool) {
 	if !sp.ok() || b[sp.s] != '"' {
 		return "", false
 	}
-	s, err := decodeString(b[sp.s:sp.e])
+	s, err := jsonscan.Unquote(b[sp.s:sp.e])
 	return s, err == nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/mcpsum/mcpsum/internal/jsonscan"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 	"github.com/mcpsum/mcpsum/pkg/mcpwire"
 )
@@ -210,26 +211,26 @@ func (p *Proxy) streamResult(s *streamReader, env envelope, c *call) error {
 // whose value runs past it (ok false when b does not look like the start
 // of a JSON-RPC object).
 func scanPrefix(b []byte) (env envelope, open string, ok bool) {
-	i := skipWS(b, 0)
+	i := jsonscan.SkipWS(b, 0)
 	if i >= len(b) || b[i] != '{' {
 		return env, "", false
 	}
-	i = skipWS(b, i+1)
+	i = jsonscan.SkipWS(b, i+1)
 	for i < len(b) && b[i] == '"' {
-		ke, err := skipString(b, i)
+		ke, err := jsonscan.SkipString(b, i)
 		if err != nil {
 			return env, "", false
 		}
-		key, err := decodeString(b[i:ke])
+		key, err := jsonscan.Unquote(b[i:ke])
 		if err != nil {
 			return env, "", false
 		}
-		i = skipWS(b, ke)
+		i = jsonscan.SkipWS(b, ke)
 		if i >= len(b) || b[i] != ':' {
 			return env, "", false
 		}
-		vs := skipWS(b, i+1)
-		ve, err := skipValue(b, vs)
+		vs := jsonscan.SkipWS(b, i+1)
+		ve, err := jsonscan.SkipValue(b, vs)
 		if err != nil || ve >= len(b) {
 			if vs >= len(b) {
 				return env, "", false
@@ -239,28 +240,15 @@ func scanPrefix(b []byte) (env envelope, open string, ok bool) {
 			}
 			return env, key, true
 		}
-		var dst *span
-		switch key {
-		case "id":
-			dst = &env.id
-		case "method":
-			dst = &env.method
-		case "params":
-			dst = &env.params
-		case "result":
-			dst = &env.result
-		case "error":
-			dst = &env.errv
-		}
-		if dst != nil {
+		if dst := env.slot(key); dst != nil {
 			if dst.ok() {
 				return env, "", false // a duplicate: let the full scan refuse it
 			}
 			*dst = span{vs, ve}
 		}
-		i = skipWS(b, ve)
+		i = jsonscan.SkipWS(b, ve)
 		if i < len(b) && b[i] == ',' {
-			i = skipWS(b, i+1)
+			i = jsonscan.SkipWS(b, i+1)
 			continue
 		}
 		return env, "", false

@@ -1,0 +1,146 @@
+package jsonscan
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"testing"
+)
+
+func TestSkipString(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want int // -1: error
+	}{
+		{`"" x`, 2},
+		{`"a\"b" x`, 6},
+		{`"a\\" x`, 5},
+		{`"a\\\"" x`, 7},
+		{`"\\\\"`, 6},
+		{`"\"`, -1},
+		{`"abc`, -1},
+		{`x"a"`, -1},
+		{``, -1},
+	} {
+		got, err := SkipString([]byte(tc.in), 0)
+		if tc.want < 0 {
+			if !errors.Is(err, ErrSyntax) {
+				t.Errorf("SkipString(%q) = %d, %v; want ErrSyntax", tc.in, got, err)
+			}
+		} else if err != nil || got != tc.want {
+			t.Errorf("SkipString(%q) = %d, %v; want %d", tc.in, got, err, tc.want)
+		}
+	}
+}
+
+func TestSkipValue(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want int // -1: error
+	}{
+		{`-1.5e+3,`, 7},
+		{`true]`, 4},
+		{`null}`, 4},
+		{`{"a":"}]"} `, 10},
+		{`[1,[2,{"b":"\""}]] `, 18},
+		{`x`, -1},    // not the start of any value
+		{`,`, -1},    // nothing there
+		{`[1,2`, -1}, // unterminated
+		{`{"a":"}`, -1},
+		{`1"x"`, 1}, // stops at the stray quote; Members then refuses it
+	} {
+		got, err := SkipValue([]byte(tc.in), 0)
+		if tc.want < 0 {
+			if !errors.Is(err, ErrSyntax) {
+				t.Errorf("SkipValue(%q) = %d, %v; want ErrSyntax", tc.in, got, err)
+			}
+		} else if err != nil || got != tc.want {
+			t.Errorf("SkipValue(%q) = %d, %v; want %d", tc.in, got, err, tc.want)
+		}
+	}
+}
+
+func TestUnquote(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{`"plain"`, "plain"},
+		{`"n\u0061me"`, "name"},
+		{`"é"`, "é"},
+		{"\"\xff\"", "\ufffd"}, // what encoding/json reads
+	} {
+		if got, err := Unquote([]byte(tc.in)); err != nil || got != tc.want {
+			t.Errorf("Unquote(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
+		}
+	}
+	for _, in := range []string{``, `"`, `x`, `"\x"`, "\"\x01\""} {
+		if _, err := Unquote([]byte(in)); !errors.Is(err, ErrSyntax) {
+			t.Errorf("Unquote(%q): %v, want ErrSyntax", in, err)
+		}
+	}
+}
+
+func TestMembersStops(t *testing.T) {
+	b := []byte(`{"a":1,"b":2}`)
+	stop := errors.New("stop")
+	var keys []string
+	_, err := Members(b, 0, func(key string, _, _, _ int) error {
+		keys = append(keys, key)
+		return stop
+	})
+	if err != stop || len(keys) != 1 {
+		t.Errorf("got %v, %v; want the callback's error after one key", keys, err)
+	}
+	for _, in := range []string{`{"a":1"x"}`, `{"a" 1}`, `{"a":1,}`, `{a:1}`, `{"a":1`, `[]`} {
+		if _, err := Members([]byte(in), 0, func(string, int, int, int) error { return nil }); !errors.Is(err, ErrSyntax) {
+			t.Errorf("Members(%s): %v, want ErrSyntax", in, err)
+		}
+	}
+}
+
+// FuzzScanner checks that Members and Elements agree with encoding/json on
+// valid JSON (keys, values, key positions and the end) and never panic on
+// anything else. Its corpus is in testdata/fuzz/FuzzScanner.
+func FuzzScanner(f *testing.F) {
+	for _, s := range []string{`{}`, `[]`, `{"a":1,"b":[1,{"c":"}"}],"a":2}`, `[1, "x\"]", {"k":[]} ,null]`,
+		`{"n\u0061me":"x"}`, `{"s":"\\"}`, `{"a":"\\\""}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		i := SkipWS(b, 0)
+		var elems [][]byte
+		aend, aerr := Elements(b, i, func(s, e int) error { elems = append(elems, b[s:e]); return nil })
+		names := map[string][]byte{}
+		mend, merr := Members(b, i, func(key string, ks, s, e int) error {
+			if k, err := SkipString(b, ks); err != nil || !bytes.Contains(b[k:s], []byte(":")) {
+				t.Fatalf("key %q at %d does not end before its value at %d", key, ks, s)
+			}
+			names[key] = b[s:e]
+			return nil
+		})
+		if !json.Valid(b) {
+			return
+		}
+		end := len(bytes.TrimRight(b, " \t\r\n"))
+		var wantElems []json.RawMessage
+		if json.Unmarshal(b, &wantElems) == nil && wantElems != nil {
+			if aerr != nil || aend != end || len(elems) != len(wantElems) {
+				t.Fatalf("Elements: %d elems, end %d, err %v; want %d, end %d", len(elems), aend, aerr, len(wantElems), end)
+			}
+			for i := range elems {
+				if !bytes.Equal(elems[i], wantElems[i]) {
+					t.Fatalf("elem %d: %s vs %s", i, elems[i], wantElems[i])
+				}
+			}
+		}
+		var wantMembers map[string]json.RawMessage
+		if json.Unmarshal(b, &wantMembers) == nil && wantMembers != nil {
+			if merr != nil || mend != end || len(names) != len(wantMembers) {
+				t.Fatalf("Members: %d names, end %d, err %v; want %d, end %d", len(names), mend, merr, len(wantMembers), end)
+			}
+			for k, v := range wantMembers {
+				if !bytes.Equal(names[k], v) {
+					t.Fatalf("member %q: %s vs %s", k, names[k], v)
+				}
+			}
+		}
+	})
+}
