@@ -140,7 +140,7 @@ func ProbeWithOptions(ctx context.Context, start func() (*Process, error), opts 
 	var h *Hello
 	switch {
 	case err == nil:
-		h, err = parseDiscover(res)
+		h, err = ParseDiscover(res)
 		if err == nil {
 			return c, h, nil
 		}
@@ -246,7 +246,7 @@ func fallback(ctx context.Context, c *Client, start func() (*Process, error), op
 	}
 	h, err := initialize(ctx, c)
 	if m := c.lateReply(discoverID); m != nil && m.Result != nil {
-		if _, derr := parseDiscover(m.Result); derr == nil {
+		if _, derr := ParseDiscover(m.Result); derr == nil {
 			return c, nil, &EraError{Msg: fmt.Sprintf("server/discover: the server answered after the %s timeout with a 2026-07-28 DiscoverResult; it is a slow 2026-07-28 server: lock it again with a longer timeout", opts.Timeout)}
 		}
 	}
@@ -275,7 +275,7 @@ func Handshake(ctx context.Context, c *Client, era string) (*Hello, error) {
 			}
 			return nil, err
 		}
-		return parseDiscover(res)
+		return ParseDiscover(res)
 	}
 	return nil, fmt.Errorf("handshake: unknown era %q (want %q or %q)", era, EraLegacy, EraModern)
 }
@@ -285,8 +285,9 @@ func discoverParams() json.RawMessage {
 	return b
 }
 
-// parseDiscover validates a DiscoverResult and turns it into a modern Hello.
-func parseDiscover(res json.RawMessage) (*Hello, error) {
+// ParseDiscover validates a DiscoverResult and turns it into a modern Hello
+// (the checks of the seed's era rules; failures are *EraError).
+func ParseDiscover(res json.RawMessage) (*Hello, error) {
 	bad := func(format string, a ...any) error {
 		return &EraError{Msg: "server/discover: " + fmt.Sprintf(format, a...) + "; mcpsum does not fall back to initialize after a DiscoverResult, so this server cannot be locked until it is fixed"}
 	}
@@ -324,14 +325,24 @@ func parseDiscover(res json.RawMessage) (*Hello, error) {
 	}, nil
 }
 
-// initialize runs the legacy handshake on c.
-func initialize(ctx context.Context, c *Client) (*Hello, error) {
+// InitializeParams are the params of mcpsum's legacy initialize: the
+// protocol version it asks for, no client capabilities, its clientInfo.
+func InitializeParams() json.RawMessage {
 	params, _ := json.Marshal(map[string]any{
 		"protocolVersion": LegacyVersion,
 		"capabilities":    clientCapabilities,
 		"clientInfo":      clientInfo(),
 	})
-	res, err := c.Call(ctx, "initialize", params)
+	return params
+}
+
+// DiscoverParams are the params of mcpsum's server/discover: only the
+// 2026-07-28 _meta (version, no client capabilities, clientInfo).
+func DiscoverParams() json.RawMessage { return discoverParams() }
+
+// initialize runs the legacy handshake on c.
+func initialize(ctx context.Context, c *Client) (*Hello, error) {
+	res, err := c.Call(ctx, "initialize", InitializeParams())
 	if err != nil {
 		var rpc *Error
 		if errors.As(err, &rpc) && rpc.Code == CodeUnsupportedVersion {
@@ -340,6 +351,19 @@ func initialize(ctx context.Context, c *Client) (*Hello, error) {
 		}
 		return nil, err
 	}
+	h, err := ParseInitialize(res)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.Notify("notifications/initialized", nil); err != nil {
+		return nil, fmt.Errorf("notifications/initialized: %w", err)
+	}
+	return h, nil
+}
+
+// ParseInitialize validates an InitializeResult and turns it into a legacy
+// Hello; anything mcpsum cannot speak is an *EraError.
+func ParseInitialize(res json.RawMessage) (*Hello, error) {
 	var r struct {
 		ProtocolVersion string          `json:"protocolVersion"`
 		Capabilities    json.RawMessage `json:"capabilities"`
@@ -357,9 +381,6 @@ func initialize(ctx context.Context, c *Client) (*Hello, error) {
 	}
 	if !isObject(r.Capabilities) {
 		return nil, &EraError{Msg: "initialize: the result has no capabilities object"}
-	}
-	if err := c.Notify("notifications/initialized", nil); err != nil {
-		return nil, fmt.Errorf("notifications/initialized: %w", err)
 	}
 	return &Hello{
 		Era:             EraLegacy,

@@ -40,12 +40,7 @@ func (p *Proxy) handshake(ctx context.Context) (*mcpwire.Hello, error) {
 	if p.srv.upEra == lockfile.EraModern {
 		return p.discover(ctx)
 	}
-	params := mustJSON(map[string]any{
-		"protocolVersion": mcpwire.LegacyVersion,
-		"capabilities":    json.RawMessage(`{}`),
-		"clientInfo":      p.clientInfoJSON(),
-	})
-	res, err := p.Call(ctx, "initialize", params)
+	res, err := p.Call(ctx, "initialize", mcpwire.InitializeParams())
 	var rpc *mcpwire.Error
 	if errors.As(err, &rpc) {
 		observed := lockfile.EraLegacy
@@ -57,30 +52,21 @@ func (p *Proxy) handshake(ctx context.Context) (*mcpwire.Hello, error) {
 	if err != nil {
 		return nil, err
 	}
-	var r struct {
-		ProtocolVersion string          `json:"protocolVersion"`
-		Capabilities    json.RawMessage `json:"capabilities"`
-		ServerInfo      json.RawMessage `json:"serverInfo"`
-		Instructions    *string         `json:"instructions"`
-	}
-	if err := json.Unmarshal(res, &r); err != nil || !slices.Contains(mcpwire.LegacyVersions, r.ProtocolVersion) {
-		q := mcpwire.TruncateQuote(string(res), 200)
-		return nil, &eraLost{eraFinding(lockfile.EraLegacy, "unknown"), fmt.Sprintf("the server's InitializeResult is not one mcpsum can speak: %s", q)}
+	h, err := mcpwire.ParseInitialize(res)
+	if err != nil {
+		return nil, &eraLost{eraFinding(lockfile.EraLegacy, "unknown"), fmt.Sprintf("the server's InitializeResult is not one mcpsum can speak: %v", err)}
 	}
 	if err := p.notify("notifications/initialized", nil); err != nil {
 		return nil, err
 	}
-	return &mcpwire.Hello{Era: mcpwire.EraLegacy, ProtocolVersion: r.ProtocolVersion,
-		ServerInfo: r.ServerInfo, Capabilities: r.Capabilities, Instructions: r.Instructions}, nil
+	return h, nil
 }
 
+// discover is the modern handshake, with the same request and checks as
+// lock's (mcpwire); a server that no longer lists the locked version is
+// definitional drift.
 func (p *Proxy) discover(ctx context.Context) (*mcpwire.Hello, error) {
-	meta := mustJSON(map[string]any{
-		mcpwire.MetaProtocolVersion:    mcpwire.Modern,
-		mcpwire.MetaClientCapabilities: json.RawMessage(`{}`),
-		mcpwire.MetaClientInfo:         p.clientInfoJSON(),
-	})
-	res, err := p.Call(ctx, "server/discover", mustJSON(map[string]any{"_meta": meta}))
+	res, err := p.Call(ctx, "server/discover", mcpwire.DiscoverParams())
 	var rpc *mcpwire.Error
 	if errors.As(err, &rpc) {
 		return nil, &eraLost{eraFinding(lockfile.EraModern, lockfile.EraLegacy), fmt.Sprintf("the server no longer answers server/discover: %v", err)}
@@ -88,23 +74,19 @@ func (p *Proxy) discover(ctx context.Context) (*mcpwire.Hello, error) {
 	if err != nil {
 		return nil, err
 	}
-	var r struct {
-		ResultType        *string                    `json:"resultType"`
-		SupportedVersions []string                   `json:"supportedVersions"`
-		Capabilities      json.RawMessage            `json:"capabilities"`
-		Instructions      *string                    `json:"instructions"`
-		Meta              map[string]json.RawMessage `json:"_meta"`
+	var v struct {
+		SupportedVersions []string `json:"supportedVersions"`
 	}
-	if err := json.Unmarshal(res, &r); err != nil || (r.ResultType != nil && *r.ResultType != "complete") {
-		return nil, &eraLost{eraFinding(lockfile.EraModern, "unknown"), "the server's DiscoverResult is malformed: " + mcpwire.TruncateQuote(string(res), 200)}
-	}
-	if !slices.Contains(r.SupportedVersions, mcpwire.Modern) {
+	if json.Unmarshal(res, &v) == nil && !slices.Contains(v.SupportedVersions, mcpwire.Modern) {
 		f := lockfile.Finding{Class: lockfile.Definitional, Kind: lockfile.KindVersionDropped, Change: lockfile.Removed,
-			Locked: p.srv.lock.ProtocolVersion, Observed: string(mustJSON(r.SupportedVersions))}
+			Locked: p.srv.lock.ProtocolVersion, Observed: string(mustJSON(v.SupportedVersions))}
 		return nil, &eraLost{f, "the server no longer lists " + mcpwire.Modern}
 	}
-	return &mcpwire.Hello{Era: mcpwire.EraModern, ProtocolVersion: mcpwire.Modern, SupportedVersions: r.SupportedVersions,
-		ServerInfo: r.Meta[mcpwire.MetaServerInfo], Capabilities: r.Capabilities, Instructions: r.Instructions}, nil
+	h, err := mcpwire.ParseDiscover(res)
+	if err != nil {
+		return nil, &eraLost{eraFinding(lockfile.EraModern, "unknown"), fmt.Sprintf("the server's DiscoverResult is malformed: %v", err)}
+	}
+	return h, nil
 }
 
 func (p *Proxy) handshakeFailed(err error) {
