@@ -146,3 +146,28 @@ func TestVerifyServerFailsToStart(t *testing.T) {
 		t.Errorf("verify --json: exit %d, status %q, err %v", code, res.Servers["srv"].Status, err)
 	}
 }
+
+// A 2026-07-28 server whose server/discover no longer lists the locked
+// version cannot be spoken to as locked: verify reports definitional drift
+// (exit 1) and a re-lock fails, leaving the file as it was. The new server is
+// the FAKE hostile server (-mode discover-no2026): no real server does this.
+func TestVerifyModernVersionDropped(t *testing.T) {
+	dir := t.TempDir()
+	serverScript(t, dir)
+	mustLock(t, dir, nil, "--name", "srv", "--", "sh", "srv.sh")
+	script := fmt.Sprintf("#!/bin/sh\nexec %s -mode discover-no2026\n", bin.hostile)
+	if err := os.WriteFile(filepath.Join(dir, "srv.sh"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := mcpsum(t, dir, nil, "verify")
+	if code != 1 || !strings.Contains(out, "definitional protocolVersionDropped removed") {
+		t.Errorf("verify: exit %d, want 1 with a protocolVersionDropped finding\n%s%s", code, out, errOut)
+	}
+	before, _ := os.ReadFile(filepath.Join(dir, "mcp.lock"))
+	if _, stderr, code := mcpsum(t, dir, nil, "lock"); code == 0 || !strings.Contains(stderr, "no longer lists the locked protocol version") {
+		t.Errorf("re-lock: exit %d\n%s", code, stderr)
+	}
+	if after, _ := os.ReadFile(filepath.Join(dir, "mcp.lock")); string(after) != string(before) {
+		t.Errorf("the failed re-lock changed mcp.lock")
+	}
+}

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -129,12 +131,19 @@ func (a *app) verifyServers(ctx context.Context, v verifyFlags) error {
 
 func classify(locked *lockfile.Server, o result, strict bool) *serverResult {
 	r := &serverResult{Era: locked.Era(), ProtocolVersion: locked.ProtocolVersion, locked: locked, Findings: []findingJSON{}, Seconds: o.took.Round(time.Millisecond).Seconds()}
-	if o.err != nil {
+	var dropped *pin.VersionDroppedError
+	switch {
+	case errors.As(o.err, &dropped):
+		supported, _ := json.Marshal(dropped.Supported)
+		r.findings = []lockfile.Finding{{Class: lockfile.Definitional, Kind: lockfile.KindVersionDropped,
+			Change: lockfile.Removed, Locked: dropped.Locked, Observed: string(supported)}}
+	case o.err != nil:
 		r.Status, r.Error = "error", o.err.Error()
 		return r
+	default:
+		r.observed = o.entry
+		r.findings = lockfile.Compare(locked, o.entry)
 	}
-	r.observed = o.entry
-	r.findings = lockfile.Compare(locked, o.entry)
 	r.Status = "ok"
 	for _, fd := range r.findings {
 		r.Findings = append(r.Findings, findingJSON{fd.Class.String(), fd.Kind, fd.Name, fd.Change, fd.Fields, fd.Locked, fd.Observed})

@@ -86,7 +86,13 @@ func clientInfo() map[string]string {
 
 // EraError reports a server whose answer rules out locking it (no fallback):
 // a recognised 2026-07-28 error, or a bad DiscoverResult or InitializeResult.
-type EraError struct{ Msg string }
+type EraError struct {
+	Msg string
+	// LacksModern is set when a DiscoverResult did not list 2026-07-28;
+	// Supported then holds the versions it did list, as sent.
+	LacksModern bool
+	Supported   []string
+}
 
 func (e *EraError) Error() string { return e.Msg }
 
@@ -305,7 +311,9 @@ func ParseDiscover(res json.RawMessage) (*Hello, error) {
 		return nil, bad("resultType is %s, not \"complete\"", quoted(*r.ResultType, 100))
 	}
 	if !slices.Contains(r.SupportedVersions, Modern) {
-		return nil, bad("supportedVersions %s does not list %s", quoteList(r.SupportedVersions), Modern)
+		err := bad("supportedVersions %s does not list %s", quoteList(r.SupportedVersions), Modern).(*EraError)
+		err.LacksModern, err.Supported = true, r.SupportedVersions
+		return nil, err
 	}
 	si := r.Meta[MetaServerInfo]
 	if !isObject(si) {

@@ -7,6 +7,7 @@ package pin
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -160,6 +161,12 @@ func observe(ctx context.Context, name string, entry *lockfile.Server, prefer st
 	)
 	if prefer != "" {
 		c, h, err = handshake(ctx, start, prefer, opts.Timeout)
+		var ee *mcpwire.EraError
+		if prefer == lockfile.EraModern && errors.As(err, &ee) && ee.LacksModern {
+			// It answers server/discover but no longer lists 2026-07-28: it
+			// cannot be spoken to as locked, and no fallback may hide that.
+			return nil, nil, &VersionDroppedError{Server: name, Locked: entry.ProtocolVersion, Supported: ee.Supported}
+		}
 	}
 	if c == nil {
 		c, h, err = mcpwire.Probe(ctx, start, opts.Timeout)
@@ -173,6 +180,17 @@ func observe(ctx context.Context, name string, entry *lockfile.Server, prefer st
 		return nil, nil, fmt.Errorf("server %q: %w", name, err)
 	}
 	return h, s, nil
+}
+
+// VersionDroppedError is a 2026-07-28 server whose server/discover no longer
+// lists the locked protocolVersion: definitional drift (verify exit 1).
+type VersionDroppedError struct {
+	Server, Locked string
+	Supported      []string
+}
+
+func (e *VersionDroppedError) Error() string {
+	return fmt.Sprintf("server %q no longer lists the locked protocol version %s in server/discover (it lists %q): it cannot be spoken to as locked", e.Server, e.Locked, e.Supported)
 }
 
 // handshake speaks the locked era directly. On failure it returns a nil
