@@ -1,10 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
+	"unicode"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/mcpsum/mcpsum/pkg/mcpwire"
 )
@@ -178,9 +182,42 @@ func listOrNone(l []string) string {
 	return strings.Join(q, ", ")
 }
 
+// writeJSON prints v as indented JSON. Runes that could fool a terminal or a
+// reader (bidi controls, zero-width and other invisible or non-printable
+// characters a server may have written) are written as \uXXXX escapes: the
+// JSON means the same, and `mcpsum show --json` in a terminal stays inert.
 func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := w.Write(escapeInvisible(buf.Bytes()))
+	return err
+}
+
+// escapeInvisible rewrites non-printable runes of encoded JSON as \u escapes
+// (as UTF-16 surrogate pairs above U+FFFF). encoding/json has already escaped
+// control characters and invalid UTF-8, and such runes can only stand inside
+// strings, so the result is equivalent JSON.
+func escapeInvisible(b []byte) []byte {
+	var out []byte
+	for i := 0; i < len(b); {
+		r, size := utf8.DecodeRune(b[i:])
+		if r < utf8.RuneSelf || unicode.IsPrint(r) {
+			out = append(out, b[i:i+size]...)
+			i += size
+			continue
+		}
+		if r >= 0x10000 {
+			r1, r2 := utf16.EncodeRune(r)
+			out = fmt.Appendf(out, `\u%04x\u%04x`, r1, r2)
+		} else {
+			out = fmt.Appendf(out, `\u%04x`, r)
+		}
+		i += size
+	}
+	return out
 }
