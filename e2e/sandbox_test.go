@@ -99,3 +99,48 @@ func TestSandboxRefusesNpx(t *testing.T) {
 		t.Errorf("the refused lock changed mcp.lock")
 	}
 }
+
+// The real filesystem server works through `mcpsum proxy` under a sandbox
+// that allows one folder, and cannot read outside it even where its own
+// allowlist (its command-line directories) would let it.
+func TestProxySandboxedFilesystemServer(t *testing.T) {
+	if out, _, code := mcpsum(t, t.TempDir(), nil, "doctor"); code != 0 {
+		requirePeers(t, "this machine cannot run the sandbox:\n"+out)
+	}
+	dir := t.TempDir()
+	allowed := filepath.Join(dir, "allowed")
+	outside := t.TempDir() // served by the server, not allowed by the sandbox
+	if err := os.Mkdir(allowed, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(allowed, "notes.txt"), []byte("inside the sandbox"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(outside, "secret.txt"), []byte("must not leak"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	entry := npmServer(t, "server-filesystem")
+	nodeModules := filepath.Dir(filepath.Dir(filepath.Dir(filepath.Dir(entry))))
+	mustLock(t, dir, nil, "--name", "fs", "--", "node", entry, allowed, outside)
+	setPolicy(t, dir, "fs", map[string]any{"sandbox": map[string]any{
+		"filesystem": map[string]any{"read": []string{nodeModules}, "write": []string{allowed}},
+		"network":    map[string]any{"allow": []string{}},
+	}})
+
+	cs := goClient(t, proxyCmd(dir, "fs"), "legacy", nil)
+	got, err := callJSON(t, cs, "read_text_file", map[string]any{"path": filepath.Join(allowed, "notes.txt")})
+	if err != nil || !strings.Contains(got, "inside the sandbox") {
+		t.Fatalf("reading the allowed folder through the sandboxed proxy: %v %s", err, got)
+	}
+	got, err = callJSON(t, cs, "read_text_file", map[string]any{"path": filepath.Join(outside, "secret.txt")})
+	if err == nil && (strings.Contains(got, "must not leak") || !strings.Contains(got, `"isError":true`)) {
+		t.Fatalf("the sandboxed server read outside its policy: %s", got)
+	}
+	got, err = callJSON(t, cs, "write_file", map[string]any{"path": filepath.Join(allowed, "new.txt"), "content": "written"})
+	if err != nil || strings.Contains(got, `"isError":true`) {
+		t.Fatalf("writing inside the write path: %v %s", err, got)
+	}
+	if b, _ := os.ReadFile(filepath.Join(allowed, "new.txt")); string(b) != "written" {
+		t.Errorf("the write did not land on the host: %q", b)
+	}
+}
