@@ -73,16 +73,7 @@ func (p *Proxy) start() (*mcpwire.Process, func(), error) {
 	}
 	po := p.opts.Pin
 	po.Stderr = newEscapedLines(p.log, fmt.Sprintf("server %q stderr: ", p.opts.Name))
-	spec, cleanup, err := pin.Spec(p.opts.Name, p.opts.Entry, po)
-	if err != nil {
-		return nil, nil, err
-	}
-	proc, err := mcpwire.Start(spec)
-	if err != nil {
-		cleanup()
-		return nil, nil, err
-	}
-	return proc, cleanup, nil
+	return pin.Start(p.opts.Name, p.opts.Entry, po)
 }
 
 // readServer reads the server's stdout line by line until it ends (when
