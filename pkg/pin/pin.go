@@ -29,20 +29,11 @@ type Options struct {
 // stopGrace is how long a server gets to exit after its stdin closes.
 const stopGrace = 2 * time.Second
 
-// Spec builds how to start a locked entry: exactly entry.Command, only the
-// variables named in entry.EnvPassthrough (plus PATH, HOME, TMPDIR), and the
-// sandbox when the entry's policy asks for one. cleanup must run after the
-// process has stopped.
-//
-// Prefer Start, which also waits until a sandboxed server is really running.
-func Spec(name string, entry *lockfile.Server, opts Options) (mcpwire.Spec, func(), error) {
-	spec, _, cleanup, err := launch(name, entry, opts)
-	return spec, cleanup, err
-}
-
-// Start starts a locked entry (see Spec) and, for a sandboxed server, waits
-// until the sandbox is up and running the command, so a sandbox that cannot
-// be built is reported as such. cleanup must run after the process stopped.
+// Start starts a locked entry: exactly entry.Command, only the variables
+// named in entry.EnvPassthrough (plus PATH, HOME, TMPDIR), and the sandbox
+// when the entry's policy asks for one, waiting until a sandboxed server is
+// up and running the command, so a sandbox that cannot be built is reported
+// as such. cleanup must run after the process has stopped.
 func Start(name string, entry *lockfile.Server, opts Options) (*mcpwire.Process, func(), error) {
 	spec, ready, cleanup, err := launch(name, entry, opts)
 	if err != nil {

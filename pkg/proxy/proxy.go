@@ -34,7 +34,7 @@ type Options struct {
 	// Pin configures how the server is started (timeout of the handshake and
 	// of each list call of a check, line limit, lockfile for the sandbox).
 	Pin pin.Options
-	// Start, if set, replaces pin.Spec + mcpwire.Start (tests). It must start
+	// Start, if set, replaces pin.Start (tests). It must start
 	// exactly the locked command; cleanup runs after the server stopped.
 	Start func() (p *mcpwire.Process, cleanup func(), err error)
 	// Stderr receives diagnostics (informational drift, the server's stderr,
