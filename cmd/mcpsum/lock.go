@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -57,8 +56,6 @@ declare roots, sampling or elicitation).`),
 	}
 }
 
-var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-
 // lockNew adds or replaces one entry with an explicit command.
 func (a *app) lockNew(ctx context.Context, path, name string, envs, command []string, opts pin.Options) error {
 	if name == "" {
@@ -68,7 +65,7 @@ func (a *app) lockNew(ctx context.Context, path, name string, envs, command []st
 		return usageErr("--name %s: %v", quoteArg(name), err)
 	}
 	for _, e := range envs {
-		if !envName.MatchString(e) {
+		if !lockfile.ValidEnvName(e) {
 			return usageErr("--env %s: give the name of an environment variable, not its value", quoteArg(e))
 		}
 		if _, ok := os.LookupEnv(e); !ok {

@@ -2,7 +2,6 @@ package lockfile
 
 import (
 	"encoding/json"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -41,8 +40,6 @@ func NewServer(s *Server) error {
 // resource templates) a server entry may hold (LOCKFILE.md).
 const MaxItems = 1000
 
-var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-
 // normalize validates s and canonicalises its shape. Errors are *FormatError
 // with Item set; the caller fills File and Server.
 func normalize(s *Server) *FormatError {
@@ -60,7 +57,7 @@ func normalize(s *Server) *FormatError {
 	}
 	seen := map[string]bool{}
 	for _, n := range s.EnvPassthrough {
-		if !envName.MatchString(n) {
+		if !ValidEnvName(n) {
 			return fe("envPassthrough", errf("%s is not an environment variable name", quote(n)))
 		}
 		if seen[n] {

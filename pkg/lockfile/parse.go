@@ -4,22 +4,49 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 )
 
-var serverName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
-
 // ValidName checks a server name (servers.<name>, --name): 1 to 64 letters,
 // digits, '.', '_' or '-', starting with a letter or digit.
 func ValidName(name string) error {
-	if !serverName.MatchString(name) {
+	if !validName(name) {
 		return errf("server name %s: want 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit", quote(name))
 	}
 	return nil
+}
+
+func validName(name string) bool {
+	if len(name) == 0 || len(name) > 64 || !isAlnum(name[0]) {
+		return false
+	}
+	for i := 1; i < len(name); i++ {
+		if c := name[i]; !isAlnum(c) && c != '.' && c != '_' && c != '-' {
+			return false
+		}
+	}
+	return true
+}
+
+// ValidEnvName reports whether n is an environment variable name mcpsum
+// accepts in envPassthrough: [A-Za-z_][A-Za-z0-9_]*.
+func ValidEnvName(n string) bool {
+	if n == "" || n[0] >= '0' && n[0] <= '9' {
+		return false
+	}
+	for i := 0; i < len(n); i++ {
+		if c := n[i]; !isAlnum(c) && c != '_' {
+			return false
+		}
+	}
+	return true
+}
+
+func isAlnum(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
 
 // Parse reads a lockfile strictly and recomputes every digest. path is used
