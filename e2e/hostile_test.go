@@ -112,10 +112,7 @@ func TestLockHostileServers(t *testing.T) {
 			if strings.Contains(stderr, "\x1b") {
 				t.Errorf("raw escape on stderr")
 			}
-			time.Sleep(100 * time.Millisecond)
-			if left := leftovers(t, marker); len(left) > 0 {
-				t.Errorf("processes left behind: %v", left)
-			}
+			noLeftovers(t, marker)
 		})
 	}
 }
