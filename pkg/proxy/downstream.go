@@ -18,6 +18,7 @@ type request struct {
 	modern   bool // it carried 2026-07-28 _meta
 	meta     span // params._meta
 	logLevel bool // modern: it asked for log messages
+	info     CallInfo
 }
 
 // call is a request sent to the server that awaits its response.
@@ -33,6 +34,7 @@ type call struct {
 	queue     []*serverRequest // more of them
 	parked    []byte           // the final response, when it came before the retry
 	rounds    int              // input_required rounds bridged so far
+	info      CallInfo         // what the hooks see
 }
 
 type ownReply struct {
@@ -167,7 +169,8 @@ func (p *Proxy) clientRequest(line []byte, env envelope, id []byte) {
 				p.replyErr(id, invalidParams("resources/read needs a string uri"))
 				return
 			}
-			p.submit(r)
+			uri, _ := stringAt(line, pf[2])
+			p.beforeCall(r, uri)
 			return
 		}
 		name, ok := stringAt(line, pf[1])
@@ -180,13 +183,13 @@ func (p *Proxy) clientRequest(line []byte, env envelope, id []byte) {
 			p.replyErr(id, invalidParams("unknown %s \"%s\": it is not in the lock for server %q, so mcpsum does not forward it", kind, q, p.opts.Name))
 			return
 		}
-		p.submit(r)
+		p.beforeCall(r, name)
 	case "completion/complete":
 		if e := p.checkCompletionRef(line, pf[4]); e != nil {
 			p.replyErr(id, e)
 			return
 		}
-		p.submit(r)
+		p.beforeCall(r, "")
 	case "logging/setLevel":
 		if r.modern {
 			p.replyErr(id, notFound())
@@ -201,13 +204,14 @@ func (p *Proxy) clientRequest(line []byte, env envelope, id []byte) {
 			p.reply(id, []byte(`{}`))
 			return
 		}
-		p.submit(r)
+		p.beforeCall(r, "")
 	case "resources/subscribe", "resources/unsubscribe":
 		if r.modern || upModern {
 			p.replyErr(id, notFound())
 			return
 		}
-		p.submit(r)
+		uri, _ := stringAt(line, pf[2])
+		p.beforeCall(r, uri)
 	case "subscriptions/listen":
 		if !r.modern {
 			p.replyErr(id, notFound())
@@ -219,12 +223,29 @@ func (p *Proxy) clientRequest(line []byte, env envelope, id []byte) {
 			p.replyErr(id, notFound())
 			return
 		}
-		p.submit(r)
+		p.beforeCall(r, "")
 	default:
 		e := notFound()
 		e.Message = fmt.Sprintf("method not found: mcpsum proxy does not forward \"%s\"", mcpwire.TruncateQuote(method, 80))
 		p.replyErr(id, e)
 	}
+}
+
+// beforeCall passes a call the proxy would forward through the hooks, then
+// submits it (or answers it as the hook decided).
+func (p *Proxy) beforeCall(r *request, name string) {
+	r.info = callInfo(r, name)
+	params := append([]byte(nil), r.env.params.of(r.line)...)
+	p.hooks.BeforeCall(r.info, params, p, once(func(v Verdict) {
+		switch {
+		case v.Refuse != nil:
+			p.replyErr(r.id, v.Refuse.rpc())
+		case v.Answer != nil:
+			p.reply(r.id, v.Answer)
+		default:
+			p.submit(r)
+		}
+	}))
 }
 
 // checkCompletionRef refuses completions for prompts that are not locked.
@@ -366,11 +387,15 @@ func (p *Proxy) clientResponse(line []byte, env envelope, id []byte) {
 	delete(p.downPending, d)
 	up := p.up
 	p.mu.Unlock()
-	if !ok || r == nil || up == nil {
+	if !ok || r == nil || (up == nil && r.hook == nil) {
 		return // not ours, or late
 	}
 	if r.bridge != nil {
 		p.bridgeAnswer(d, r, line, env)
+		return
+	}
+	if r.hook != nil {
+		hookAnswer(r, line, env)
 		return
 	}
 	parts := splice(line, env.id, r.upID)

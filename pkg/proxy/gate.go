@@ -44,7 +44,7 @@ func (p *Proxy) submit(r *request) {
 func (p *Proxy) register(r *request) int64 {
 	p.nextUp++
 	u := p.nextUp
-	c := &call{clientID: r.id, method: r.method, logLevel: r.logLevel, modern: r.modern}
+	c := &call{clientID: r.id, method: r.method, logLevel: r.logLevel, modern: r.modern, info: r.info}
 	if p.needsBridge(r) {
 		c.req = r
 	}

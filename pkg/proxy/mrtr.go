@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"crypto/rand"
+	"encoding/json"
 	"encoding/hex"
 	"fmt"
 
@@ -35,6 +36,7 @@ type downReq struct {
 	method string
 	bridge *bridge // or: part of an input_required being bridged
 	key    string
+	hook   func(json.RawMessage, *CallError) // or: a hook's AskClient
 }
 
 // bridge collects a legacy client's answers to one input_required result.
@@ -154,7 +156,7 @@ func (p *Proxy) bridgeRetry(b *bridge) {
 	}
 	p.nextUp++
 	u := p.nextUp
-	c := &call{clientID: b.c.clientID, method: b.c.method, req: b.c.req, rounds: b.c.rounds + 1, modern: b.c.modern}
+	c := &call{clientID: b.c.clientID, method: b.c.method, req: b.c.req, rounds: b.c.rounds + 1, modern: b.c.modern, info: b.c.info}
 	p.upPending[u] = c
 	p.byClient[string(c.clientID)] = u
 	up := p.up
@@ -308,7 +310,7 @@ func (p *Proxy) bridgeRetryFromClient(r *request, stateSp, respSp span) bool {
 		p.reply(r.id, next)
 	case parked != nil:
 		env, _, _ := scanEnvelope(parked)
-		p.resultToClient(parked, env, r.id, true, c.method)
+		p.resultToClient(c, parked, env)
 	}
 	return true
 }

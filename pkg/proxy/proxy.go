@@ -42,6 +42,9 @@ type Options struct {
 	Stderr io.Writer
 	// PageSize is the number of items per served list page (0: DefaultPageSize).
 	PageSize int
+	// Hooks see and steer every forwarded call and its result (nil:
+	// forward everything). See Hooks.
+	Hooks Hooks
 	// Grace is how long the server gets to exit after its stdin closes, and
 	// again after SIGTERM (0: 2s).
 	Grace time.Duration
@@ -68,6 +71,7 @@ const (
 // Proxy is one proxy session.
 type Proxy struct {
 	opts  Options
+	hooks Hooks
 	srv   *served
 	out   *lineWriter // to the client
 	log   io.Writer
@@ -184,6 +188,10 @@ func newProxy(stdout io.Writer, opts Options) (*Proxy, error) {
 	if p.log == nil {
 		p.log = io.Discard
 	}
+	p.hooks = opts.Hooks
+	if p.hooks == nil {
+		p.hooks = noHooks{}
+	}
 	if p.grace <= 0 {
 		p.grace = 2 * time.Second
 	}
@@ -247,6 +255,13 @@ func (p *Proxy) failWaiting(e *rpcError) {
 		ids = append(ids, r.id)
 	}
 	p.held = nil
+	var asks []*downReq
+	for d, r := range p.downPending {
+		if r.hook != nil {
+			asks = append(asks, r)
+			delete(p.downPending, d)
+		}
+	}
 	for u, c := range p.upPending {
 		if c.own != nil {
 			select {
@@ -260,6 +275,9 @@ func (p *Proxy) failWaiting(e *rpcError) {
 	}
 	p.cond.Broadcast()
 	p.mu.Unlock()
+	for _, r := range asks {
+		r.hook(nil, &CallError{Code: e.Code, Message: e.Message})
+	}
 	lines := make([][]byte, 0, len(ids))
 	for _, id := range ids {
 		lines = append(lines, errorLine(id, e))

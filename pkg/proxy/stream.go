@@ -186,6 +186,15 @@ func (p *Proxy) streamResult(s *streamReader, env envelope, c *call) error {
 		ins = []byte(`"resultType":"complete",`)
 	}
 	total := len(head)
+	if e := p.hooks.BeforeResult(c.info, ResultInfo{Streamed: true}); e != nil {
+		p.replyErr(c.clientID, e.rpc())
+		return s.consume(func(b []byte) error {
+			if total += len(b); total > s.max {
+				return &mcpwire.LineTooLongError{Max: s.max}
+			}
+			return nil
+		})
+	}
 	return p.out.stream(func(w io.Writer) error {
 		parts := [][]byte{head[:env.id.s], c.clientID, head[env.id.e:]}
 		if ins != nil {

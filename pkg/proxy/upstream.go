@@ -166,16 +166,28 @@ func (p *Proxy) serverResponse(line []byte, env envelope, id []byte) {
 	if c.req != nil && p.bridgeResult(c, line, env) {
 		return
 	}
-	p.resultToClient(line, env, c.clientID, c.modern, c.method)
+	p.resultToClient(c, line, env)
 }
 
-// resultToClient forwards a response under the client's id. A 2026-07-28
-// client in front of a legacy server also gets the members its era requires
-// on a result (resultType; ttlMs and cacheScope on resources/read), inserted
-// at the front: every other byte stays as the server sent it.
-func (p *Proxy) resultToClient(line []byte, env envelope, clientID []byte, modernClient bool, method string) {
-	if modernClient && p.srv.upEra == mcpwire.EraLegacy && env.result.ok() && line[env.result.s] == '{' {
-		if ins := modernResultMembers(line, env.result, method); ins != nil {
+// resultToClient forwards the server's response to call c under the
+// client's id: the one path of every in-memory result (streamResult is the
+// other half, for long lines), so the BeforeResult hook sees them all. A
+// 2026-07-28 client in front of a legacy server also gets the members its
+// era requires on a result (resultType; ttlMs and cacheScope on
+// resources/read), inserted at the front: every other byte stays as the
+// server sent it.
+func (p *Proxy) resultToClient(c *call, line []byte, env envelope) {
+	clientID := c.clientID
+	body := env.result
+	if env.errv.ok() {
+		body = env.errv
+	}
+	if e := p.hooks.BeforeResult(c.info, ResultInfo{IsError: env.errv.ok(), Body: body.of(line)}); e != nil {
+		p.replyErr(clientID, e.rpc())
+		return
+	}
+	if c.modern && p.srv.upEra == mcpwire.EraLegacy && env.result.ok() && line[env.result.s] == '{' {
+		if ins := modernResultMembers(line, env.result, c.method); ins != nil {
 			p.out.write(applyEdits(line, []edit{{env.id.s, env.id.e, clientID}, {env.result.s + 1, env.result.s + 1, ins}})...)
 			return
 		}
