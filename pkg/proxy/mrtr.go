@@ -2,8 +2,8 @@ package proxy
 
 import (
 	"crypto/rand"
-	"encoding/json"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 
 	"github.com/mcpsum/mcpsum/internal/jsonscan"
