@@ -149,25 +149,54 @@ func TestVerifyServerFailsToStart(t *testing.T) {
 
 // A 2026-07-28 server whose server/discover no longer lists the locked
 // version cannot be spoken to as locked: verify reports definitional drift
-// (exit 1) and a re-lock fails, leaving the file as it was. The new server is
-// the FAKE hostile server (-mode discover-no2026): no real server does this.
+// (exit 1) and a re-lock fails, leaving the file as it was. Both ways of
+// saying so count: a DiscoverResult without 2026-07-28 (-mode
+// discover-no2026) and -32022 listing only legacy versions (-mode
+// err32022-legacy, go-sdk's answer; before, a re-lock silently rewrote the
+// entry as legacy). The new servers are the FAKE hostile server: no real
+// server changes like this between two runs.
 func TestVerifyModernVersionDropped(t *testing.T) {
+	for _, mode := range []string{"discover-no2026", "err32022-legacy"} {
+		t.Run(mode, func(t *testing.T) {
+			dir := t.TempDir()
+			serverScript(t, dir)
+			mustLock(t, dir, nil, "--name", "srv", "--", "sh", "srv.sh")
+			script := fmt.Sprintf("#!/bin/sh\nexec %s -mode %s\n", bin.hostile, mode)
+			if err := os.WriteFile(filepath.Join(dir, "srv.sh"), []byte(script), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			out, errOut, code := mcpsum(t, dir, nil, "verify")
+			if code != 1 || !strings.Contains(out, "definitional protocolVersionDropped removed") {
+				t.Errorf("verify: exit %d, want 1 with a protocolVersionDropped finding\n%s%s", code, out, errOut)
+			}
+			before, _ := os.ReadFile(filepath.Join(dir, "mcp.lock"))
+			if _, stderr, code := mcpsum(t, dir, nil, "lock"); code == 0 || !strings.Contains(stderr, "no longer lists the locked protocol version") {
+				t.Errorf("re-lock: exit %d\n%s", code, stderr)
+			}
+			if after, _ := os.ReadFile(filepath.Join(dir, "mcp.lock")); string(after) != string(before) {
+				t.Errorf("the failed re-lock changed mcp.lock")
+			}
+		})
+	}
+}
+
+// lock never changes an entry's era silently: a 2026-07-28 entry whose
+// server now answers server/discover with -32601 (not a recognised era
+// answer, so the seed's fallback applies; the new server is the FAKE hostile
+// server speaking plain legacy MCP) is re-locked as legacy, and lock says so.
+func TestLockPrintsEraChange(t *testing.T) {
 	dir := t.TempDir()
 	serverScript(t, dir)
 	mustLock(t, dir, nil, "--name", "srv", "--", "sh", "srv.sh")
-	script := fmt.Sprintf("#!/bin/sh\nexec %s -mode discover-no2026\n", bin.hostile)
+	script := fmt.Sprintf("#!/bin/sh\nexec %s -mode legacy\n", bin.hostile)
 	if err := os.WriteFile(filepath.Join(dir, "srv.sh"), []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	out, errOut, code := mcpsum(t, dir, nil, "verify")
-	if code != 1 || !strings.Contains(out, "definitional protocolVersionDropped removed") {
-		t.Errorf("verify: exit %d, want 1 with a protocolVersionDropped finding\n%s%s", code, out, errOut)
+	stderr := mustLock(t, dir, nil)
+	if !strings.Contains(stderr, "srv: the protocol era changed from modern (2026-07-28) to legacy (2025-11-25)") {
+		t.Errorf("re-lock did not report the era change:\n%s", stderr)
 	}
-	before, _ := os.ReadFile(filepath.Join(dir, "mcp.lock"))
-	if _, stderr, code := mcpsum(t, dir, nil, "lock"); code == 0 || !strings.Contains(stderr, "no longer lists the locked protocol version") {
-		t.Errorf("re-lock: exit %d\n%s", code, stderr)
-	}
-	if after, _ := os.ReadFile(filepath.Join(dir, "mcp.lock")); string(after) != string(before) {
-		t.Errorf("the failed re-lock changed mcp.lock")
+	if stderr := mustLock(t, dir, nil); strings.Contains(stderr, "era changed") {
+		t.Errorf("a re-lock without a change reported one:\n%s", stderr)
 	}
 }

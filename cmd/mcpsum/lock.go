@@ -147,6 +147,9 @@ func (a *app) write(path string, entries map[string]*lockfile.Server) error {
 		notes = notes[:0]
 		for n, e := range entries {
 			if old := f.Servers[n]; old != nil {
+				if old.Era() != e.Era() {
+					notes = append(notes, fmt.Sprintf("lock: %s: the protocol era changed from %s (%s) to %s (%s); the entry now records the new era", n, old.Era(), old.ProtocolVersion, e.Era(), e.ProtocolVersion))
+				}
 				for _, d := range lockfile.KeepPolicy(old, e) {
 					notes = append(notes, fmt.Sprintf("lock: %s: dropped taint label %s: the tool no longer exists (label its new name again if it was renamed)", n, d))
 				}

@@ -227,13 +227,14 @@ func TestInformationalDriftAllowed(t *testing.T) {
 	}
 }
 
-// A server locked in 2026-07-28 that now speaks only the legacy era is
-// quarantined (era drift is definitional).
+// A server locked in 2026-07-28 that now answers -32022 listing only legacy
+// versions (go-sdk's answer) no longer lists the locked protocolVersion:
+// quarantined as protocolVersionDropped, as verify and lock report it.
 func TestEraDriftQuarantines(t *testing.T) {
 	e := lockServer(t)
 	s := startProxy(t, withCommand(t, e, legacyOnly))
 	_, m := s.request("tools/call", modern(`{"name":"add","arguments":{"a":1,"b":2}}`))
-	if m.Error == nil || m.Error.Code != CodeQuarantined || !strings.Contains(m.Error.Message, "era") {
-		t.Fatalf("want a quarantine for era drift, got %s %+v", m.Result, m.Error)
+	if m.Error == nil || m.Error.Code != CodeQuarantined || !strings.Contains(m.Error.Message, "protocolVersionDropped") {
+		t.Fatalf("want a quarantine for a dropped protocol version, got %s %+v", m.Result, m.Error)
 	}
 }

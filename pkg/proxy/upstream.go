@@ -154,9 +154,9 @@ func (p *Proxy) serverResponse(line []byte, env envelope, id []byte) {
 	if c.own != nil {
 		r := ownReply{result: append(json.RawMessage(nil), env.result.of(line)...)} // line is the read buffer
 		if env.errv.ok() {
-			e := &mcpwire.Error{}
-			if json.Unmarshal(env.errv.of(line), e) != nil {
-				e = &mcpwire.Error{Code: mcpwire.CodeInternalError, Message: "malformed error object"}
+			e, perr := mcpwire.ParseError(env.errv.of(line))
+			if perr != nil {
+				e = &mcpwire.Error{Code: mcpwire.CodeInternalError, Message: "malformed error object: " + perr.Error()}
 			}
 			r = ownReply{err: e}
 		}
