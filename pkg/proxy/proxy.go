@@ -45,6 +45,10 @@ type Options struct {
 	// Hooks see and steer every forwarded call and its result (nil:
 	// forward everything). See Hooks.
 	Hooks Hooks
+	// StallTimeout bounds how long a server may stop in the middle of a
+	// streamed line (0: Pin.Timeout, else 30s); past it the call gets an
+	// error and the session fails.
+	StallTimeout time.Duration
 	// Grace is how long the server gets to exit after its stdin closes, and
 	// again after SIGTERM (0: 2s).
 	Grace time.Duration
@@ -73,9 +77,12 @@ type Proxy struct {
 	opts  Options
 	hooks Hooks
 	srv   *served
-	out   *lineWriter // to the client
-	log   io.Writer
-	grace time.Duration
+	// voidID is the id that ends a streamed line the proxy had to cut short
+	// (a JSON string no client uses; clients drop responses to unknown ids).
+	voidID []byte
+	out    *lineWriter // to the client
+	log    io.Writer
+	grace  time.Duration
 
 	up       *lineWriter // to the server; nil until started
 	proc     *mcpwire.Process
@@ -93,11 +100,15 @@ type Proxy struct {
 	clientInfo    json.RawMessage
 	logLevel      string // from logging/setLevel when the server is modern
 	// The gate.
-	state      gateState
-	held       []*request
-	quarantine *QuarantineError
-	failure    error
-	seenInfo   map[string]bool // informational findings already logged
+	state gateState
+	held  []*request
+	// heldDown are server->client messages held while a check runs.
+	heldDown      [][]byte
+	heldDownBytes int
+	downOpen      bool // the check passed: server messages pass while held calls go out
+	quarantine    *QuarantineError
+	failure       error
+	seenInfo      map[string]bool // informational findings already logged
 	// Ids. The proxy allocates every id it sends to either side: integers
 	// from 1 upwards, one counter per side, so its own requests can never
 	// collide with forwarded ones.
@@ -188,6 +199,7 @@ func newProxy(stdout io.Writer, opts Options) (*Proxy, error) {
 	if p.log == nil {
 		p.log = io.Discard
 	}
+	p.voidID = appendJSON(nil, "mcpsum-void-"+newToken()[len("mcpsum-"):])
 	p.hooks = opts.Hooks
 	if p.hooks == nil {
 		p.hooks = noHooks{}
