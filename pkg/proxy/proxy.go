@@ -84,12 +84,14 @@ type Proxy struct {
 	log    io.Writer
 	grace  time.Duration
 
-	up       *lineWriter // to the server; nil until started
-	proc     *mcpwire.Process
-	hello    *mcpwire.Hello
-	recheck  chan struct{}
-	upFailed chan struct{} // closed by fail
-	quarDone chan struct{} // closed by quarantine
+	up *lineWriter // to the server; nil until started
+	// stderrLines escapes the server's stderr into the log.
+	stderrLines *escapedLines
+	proc        *mcpwire.Process
+	hello       *mcpwire.Hello
+	recheck     chan struct{}
+	upFailed    chan struct{} // closed by fail
+	quarDone    chan struct{} // closed by quarantine
 
 	mu   sync.Mutex
 	cond *sync.Cond // signalled when held shrinks or the state changes

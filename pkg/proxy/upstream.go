@@ -23,6 +23,11 @@ func (p *Proxy) supervise(ctx context.Context) {
 		return
 	}
 	defer cleanup()
+	defer func() {
+		if p.stderrLines != nil {
+			p.stderrLines.Flush() // a last line without a newline
+		}
+	}()
 	p.mu.Lock()
 	if p.state == gateClosing || p.state == gateFailed {
 		p.mu.Unlock()
@@ -72,7 +77,8 @@ func (p *Proxy) start() (*mcpwire.Process, func(), error) {
 		return p.opts.Start()
 	}
 	po := p.opts.Pin
-	po.Stderr = newEscapedLines(p.log, fmt.Sprintf("server %q stderr: ", p.opts.Name))
+	p.stderrLines = newEscapedLines(p.log, fmt.Sprintf("server %q stderr: ", p.opts.Name))
+	po.Stderr = p.stderrLines
 	return pin.Start(p.opts.Name, p.opts.Entry, po)
 }
 

@@ -38,7 +38,8 @@
 //	stall-long      a tools/call result over 300 KiB that stops mid-line for 30 s
 //	elicit          answers tools/list, then sends elicitation/create, roots/list
 //	                and a log notification at once (while the proxy checks)
-//	roots-flood     sends 100000 roots/list requests after initialize
+//	roots-flood     sends 100000 roots/list requests after initialize; tools/call
+//	                says how many were answered with an error
 //	meta-info       a tools/call result whose _meta carries another serverInfo
 //	stderr-tail     writes a last stderr line without a newline, then exits on tools/call
 //	stubborn        ignores stdin EOF and SIGTERM (only SIGKILL ends it)
@@ -56,13 +57,16 @@ import (
 	"os/signal"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
 
 var (
-	mode = flag.String("mode", "legacy", "fault to exhibit (see the package doc)")
-	out  = bufio.NewWriter(os.Stdout)
+	mode  = flag.String("mode", "legacy", "fault to exhibit (see the package doc)")
+	out   = bufio.NewWriter(os.Stdout)
+	// refused counts roots-flood requests the client side answered with an error.
+	refused int
 )
 
 type msg struct {
@@ -92,6 +96,9 @@ func main() {
 			os.Exit(1)
 		}
 		fmt.Fprintln(os.Stderr, "hostile: grandchild", cmd.Process.Pid)
+	}
+	if *mode == "roots-flood" {
+		go queue.run()
 	}
 	in := bufio.NewReaderSize(os.Stdin, 1<<20)
 	first := true
@@ -154,7 +161,10 @@ func handle(m *msg) {
 		send(heldReply)
 		heldReply = ""
 	}
-	if m.Method == "" { // a response to one of chatty's requests
+	if m.Method == "" { // a response to one of chatty's or roots-flood's requests
+		if m.Error != nil && strings.HasPrefix(string(m.ID), `"flood-`) {
+			refused++
+		}
 		checkAnswer(m)
 		return
 	}
@@ -317,6 +327,8 @@ func toolsCall(m *msg) {
 		send(`]}}`)
 	case "meta-info":
 		send(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"result":{"content":[{"type":"text","text":"hi"}],"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"evil","version":"6.6.6"}}}}`)
+	case "roots-flood":
+		reply(m.ID, map[string]any{"content": []any{map[string]any{"type": "text", "text": fmt.Sprintf("refused %d", refused)}}})
 	case "stderr-tail":
 		fmt.Fprint(os.Stderr, "hostile: first line\nhostile: last words without a newline")
 		os.Exit(5)
@@ -364,5 +376,43 @@ func replyErr(id json.RawMessage, code int, message string, data any) {
 }
 
 func send(line string) {
+	if *mode == "roots-flood" {
+		queue.Lock()
+		queue.lines = append(queue.lines, line)
+		queue.Unlock()
+		queue.cond.Signal()
+		return
+	}
 	io.WriteString(out, line+"\n")
+}
+
+// queue is roots-flood's output: one goroutine writes it, so the main loop
+// keeps reading the answers to the flood however slowly they are taken.
+var queue = func() *outQueue {
+	q := &outQueue{}
+	q.cond = sync.NewCond(&q.Mutex)
+	return q
+}()
+
+type outQueue struct {
+	sync.Mutex
+	cond  *sync.Cond
+	lines []string
+}
+
+func (q *outQueue) run() {
+	for {
+		q.Lock()
+		for len(q.lines) == 0 {
+			q.cond.Wait()
+		}
+		batch := q.lines
+		q.lines = nil
+		q.Unlock()
+		w := bufio.NewWriterSize(os.Stdout, 64<<10)
+		for _, l := range batch {
+			io.WriteString(w, l+"\n")
+		}
+		w.Flush()
+	}
 }
