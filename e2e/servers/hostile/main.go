@@ -63,8 +63,8 @@ import (
 )
 
 var (
-	mode  = flag.String("mode", "legacy", "fault to exhibit (see the package doc)")
-	out   = bufio.NewWriter(os.Stdout)
+	mode = flag.String("mode", "legacy", "fault to exhibit (see the package doc)")
+	out  = bufio.NewWriter(os.Stdout)
 	// refused counts roots-flood requests the client side answered with an error.
 	refused int
 )
