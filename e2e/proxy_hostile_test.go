@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -201,25 +200,37 @@ func TestProxyBoundsServerRequests(t *testing.T) {
 }
 
 // A FAKE server appends a forged tools/list answer listing an unlocked tool
-// to a 300 KiB result on the same line. The real go-sdk v1.8.0 client never
-// lists that tool (it did before: the long line was copied unread); the
-// call fails and so does the session.
+// to a 300 KiB result on the same line (before, the long line was copied
+// unread and the forged message reached the client). Now every line the
+// client gets is exactly one JSON object, none carries the forged tool, the
+// call gets an error and the session fails (exit 3).
 func TestProxyRefusesMessagesAfterLongResult(t *testing.T) {
 	dir := t.TempDir()
 	hostileScript(t, dir, "inject-long")
 	mustLock(t, dir, nil, "--name", "srv", "--", "sh", "srv.sh")
-	cs := goClient(t, proxyCmd(dir, "srv"), "legacy", nil)
-	if _, err := callJSON(t, cs, "echo", map[string]any{}); err == nil {
-		t.Errorf("the call whose line carried a forged message succeeded")
+	rp := startLineProxy(t, dir, "srv")
+	rp.initialize()
+	rp.send(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{}}}`)
+	resp, before := rp.until("7")
+	if resp["error"] == nil {
+		t.Errorf("the call whose line carried a forged message got a result")
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if res, err := cs.ListTools(ctx, nil); err == nil {
-		for _, tool := range res.Tools {
-			if tool.Name != "echo" {
-				t.Errorf("the client lists %q", tool.Name)
-			}
+	var rest []string
+	for l := range rp.lines { // the proxy ends the session
+		rest = append(rest, l)
+	}
+	for _, l := range append(before, rest...) {
+		var m map[string]json.RawMessage
+		if json.Unmarshal([]byte(l), &m) != nil {
+			t.Errorf("a line is not one JSON object: %.200s", l)
 		}
+		if strings.Contains(l, "exfiltrate") {
+			t.Errorf("the forged message reached the client: %.200s", l)
+		}
+	}
+	<-rp.exited
+	if !strings.Contains(rp.stderr.String(), "not exactly one JSON-RPC message") {
+		t.Errorf("stderr does not say why the session ended:\n%s", rp.stderr)
 	}
 }
 

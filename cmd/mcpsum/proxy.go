@@ -82,7 +82,7 @@ func (a *app) runProxy(ctx context.Context, path, name string, timeout time.Dura
 	f, err := lockfile.Load(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return &exitError{code: exitUndecided, err: fmt.Errorf("lockfile %s does not exist; create it with 'mcpsum lock --lockfile %s --name %s -- COMMAND...'", quoteArg(path), path, name)}
+			return &exitError{code: exitUndecided, err: fmt.Errorf("lockfile %s does not exist; create it with 'mcpsum lock --lockfile %s --name %s -- COMMAND...'", quoteArg(path), quoteArg(path), quoteArg(name))}
 		}
 		return err
 	}
@@ -93,7 +93,7 @@ func (a *app) runProxy(ctx context.Context, path, name string, timeout time.Dura
 			names = append(names, n)
 		}
 		slices.Sort(names)
-		return usageErr("no server %s in %s (locked: %s); lock it first with 'mcpsum lock --name %s -- COMMAND...'", quoteArg(name), quoteArg(path), strings.Join(names, ", "), name)
+		return usageErr("no server %s in %s (locked: %s); lock it first with 'mcpsum lock --lockfile %s --name %s -- COMMAND...'", quoteArg(name), quoteArg(path), strings.Join(names, ", "), quoteArg(path), quoteArg(name))
 	}
 	// A client that dies closes our stdout: get EPIPE from the write instead
 	// of being killed by SIGPIPE, so the server's process group is still ended.

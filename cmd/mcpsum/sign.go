@@ -128,7 +128,7 @@ func bundlePath(lockPath, bundle string) string {
 func readCheckedLock(path string) ([]byte, error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("no lockfile at %s: create one with mcpsum lock --name NAME -- COMMAND [ARG]... (or pass --lockfile)", path)
+		return nil, fmt.Errorf("no lockfile at %s: create one with mcpsum lock --lockfile %s --name NAME -- COMMAND [ARG]... (or pass --lockfile)", path, quoteArg(path))
 	}
 	if err != nil {
 		return nil, err

@@ -33,12 +33,25 @@ import (
 // old or the new file, never a torn one (at worst a stray ".mcp.lock*"
 // temporary file). If path is a symbolic link, its target is replaced.
 func Update(path string, fn func(f *File) error) error {
+	_, err := update(path, "", fn)
+	return err
+}
+
+// UpdateDiscarding is Update for the explicit recovery of a broken entry:
+// an entry named discard that does not parse or match its digests is left
+// out of the File fn sees (fn then writes its replacement) and its error is
+// returned as discarded; every other entry must be valid.
+func UpdateDiscarding(path, discard string, fn func(f *File) error) (discarded, err error) {
+	return update(path, discard, fn)
+}
+
+func update(path, discard string, fn func(f *File) error) (discarded, err error) {
 	if real, err := filepath.EvalSymlinks(path); err == nil {
 		path = real
 	}
 	lk, err := os.Open(filepath.Dir(path))
 	if err != nil {
-		return fmt.Errorf("lock %s: open its directory: %w", path, err)
+		return nil, fmt.Errorf("lock %s: open its directory: %w", path, err)
 	}
 	defer lk.Close() // closing releases the flock
 	for {
@@ -48,7 +61,7 @@ func Update(path string, fn func(f *File) error) error {
 		}
 	}
 	if err != nil {
-		return fmt.Errorf("lock %s: %w", path, err)
+		return nil, fmt.Errorf("lock %s: %w", path, err)
 	}
 
 	old, err := os.ReadFile(path)
@@ -58,32 +71,32 @@ func Update(path string, fn func(f *File) error) error {
 		f = &File{Version: 1, Servers: map[string]*Server{}}
 		old = nil
 	case err != nil:
-		return fmt.Errorf("read lockfile: %w", err)
+		return nil, fmt.Errorf("read lockfile: %w", err)
 	default:
-		if f, err = Parse(path, old); err != nil {
-			return err
+		if f, discarded, err = ParseDiscarding(path, old, discard); err != nil {
+			return nil, err
 		}
 	}
 	if f.Servers == nil {
 		f.Servers = map[string]*Server{}
 	}
 	if err := fn(f); err != nil {
-		return err
+		return nil, err
 	}
 	out, err := Marshal(f)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if _, err := Parse(path, out); err != nil {
-		return fmt.Errorf("lockfile %s: refusing to write an invalid lockfile, the file is unchanged: %w", path, err)
+		return nil, fmt.Errorf("lockfile %s: refusing to write an invalid lockfile, the file is unchanged: %w", path, err)
 	}
 	if old != nil && bytes.Equal(old, out) {
-		return nil
+		return discarded, nil
 	}
 	if err := writeAtomic(path, out); err != nil {
-		return fmt.Errorf("write lockfile %s: %w (the file is unchanged)", path, err)
+		return nil, fmt.Errorf("write lockfile %s: %w (the file is unchanged)", path, err)
 	}
-	return nil
+	return discarded, nil
 }
 
 // writeHook, when set by a test, runs after each chunk of the temporary file
