@@ -90,6 +90,7 @@ type Proxy struct {
 	proc        *mcpwire.Process
 	hello       *mcpwire.Hello
 	recheck     chan struct{}
+	started     chan struct{} // closed once the server's start has succeeded or failed
 	upFailed    chan struct{} // closed by fail
 	quarDone    chan struct{} // closed by quarantine
 
@@ -154,6 +155,12 @@ func Run(ctx context.Context, stdin io.Reader, stdout io.Writer, opts Options) e
 		why = "mcpsum proxy was interrupted"
 	case <-clientGone:
 		why = "the client closed its connection"
+		// Whether the server could be started decides the outcome (exit 3
+		// when it could not), not which goroutine noticed first.
+		select {
+		case <-p.started:
+		case <-time.After(drainWait):
+		}
 		p.drain()
 	case <-p.upFailed:
 		why = "the server failed"
@@ -188,6 +195,7 @@ func newProxy(stdout io.Writer, opts Options) (*Proxy, error) {
 		log:         opts.Stderr,
 		grace:       opts.Grace,
 		recheck:     make(chan struct{}, 1),
+		started:     make(chan struct{}),
 		upFailed:    make(chan struct{}),
 		quarDone:    make(chan struct{}),
 		seenInfo:    map[string]bool{},

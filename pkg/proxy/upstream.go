@@ -20,8 +20,10 @@ func (p *Proxy) supervise(ctx context.Context) {
 	proc, cleanup, err := p.start()
 	if err != nil {
 		p.fail(fmt.Errorf("server %q could not be started: %w", p.opts.Name, err))
+		close(p.started)
 		return
 	}
+	close(p.started)
 	defer cleanup()
 	defer func() {
 		if p.stderrLines != nil {
