@@ -488,13 +488,6 @@ func isObject(b json.RawMessage) bool {
 	return false
 }
 
-func errString(err error, def string) string {
-	if err != nil {
-		return err.Error()
-	}
-	return def
-}
-
 // quoteList renders a server's list of strings for a message: ["a", "b"].
 func quoteList(vs []string) string {
 	if len(vs) > 20 {
