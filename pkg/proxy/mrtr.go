@@ -30,6 +30,10 @@ import (
 
 const maxRounds = 10
 
+// maxQueuedInputs bounds a legacy server's requests waiting for a modern
+// client's retry of one call.
+const maxQueuedInputs = 16
+
 // downReq is a request the proxy sent to the client.
 type downReq struct {
 	upID   []byte // a legacy server's request id: the answer is forwarded
@@ -220,9 +224,9 @@ func (p *Proxy) bridgeServerRequest(line []byte, env envelope, id []byte, method
 			best, c = u, k
 		}
 	}
-	if c == nil {
+	if c == nil || len(c.queue) >= maxQueuedInputs {
 		p.mu.Unlock()
-		return false
+		return false // answered with an error by the caller
 	}
 	p.nextToken++
 	sr := &serverRequest{upID: append([]byte(nil), id...), params: params, method: method, key: fmt.Sprintf("mcpsum-up-%d", p.nextToken)}
