@@ -93,7 +93,7 @@ func TestVerifyRugPulls(t *testing.T) {
 			if !strings.Contains(out, c.text) {
 				t.Errorf("verify report lacks %q:\n%s", c.text, out)
 			}
-			if c.code == 1 && !strings.Contains(out, "mcpsum lock --name srv") {
+			if c.code == 1 && !strings.Contains(out, "mcpsum lock --lockfile mcp.lock --name srv") {
 				t.Errorf("report does not say how to accept the change:\n%s", out)
 			}
 			if _, _, code := mcpsum(t, dir, nil, "verify", "--strict"); code != c.strictCode {
