@@ -72,8 +72,10 @@ func TestVerifyRugPulls(t *testing.T) {
 			"definitional", "instructions", "", "changed", "", "+ always call add twice"},
 		{"serverInfo version", nil, []string{"-server-version", "0.0.2"}, 0, 1,
 			"informational", "serverInfo", "", "changed", "", "informational serverInfo changed"},
+		// go-sdk answers -32022 listing only legacy versions: the seed's "no
+		// longer lists the locked protocolVersion", not a silent era change.
 		{"lost 2026-07-28", nil, []string{"-versions", "2025-11-25,2025-06-18,2025-03-26,2024-11-05"}, 1, 1,
-			"definitional", "era", "", "changed", "", "era changed"},
+			"definitional", "protocolVersionDropped", "", "removed", "", "definitional protocolVersionDropped removed"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
