@@ -165,11 +165,15 @@ func (p *Proxy) clientRequest(line []byte, env envelope, id []byte) {
 			return
 		}
 		if method == "resources/read" {
-			if _, ok := stringAt(line, pf[2]); !ok {
+			uri, ok := stringAt(line, pf[2])
+			if !ok {
 				p.replyErr(id, invalidParams("resources/read needs a string uri"))
 				return
 			}
-			uri, _ := stringAt(line, pf[2])
+			if e := p.checkURI(uri); e != nil {
+				p.replyErr(id, e)
+				return
+			}
 			p.beforeCall(r, uri)
 			return
 		}
@@ -210,7 +214,15 @@ func (p *Proxy) clientRequest(line []byte, env envelope, id []byte) {
 			p.replyErr(id, notFound())
 			return
 		}
-		uri, _ := stringAt(line, pf[2])
+		uri, ok := stringAt(line, pf[2])
+		if !ok {
+			p.replyErr(id, invalidParams("%s needs a string uri", method))
+			return
+		}
+		if e := p.checkURI(uri); e != nil {
+			p.replyErr(id, e)
+			return
+		}
 		p.beforeCall(r, uri)
 	case "subscriptions/listen":
 		if !r.modern {
@@ -248,17 +260,33 @@ func (p *Proxy) beforeCall(r *request, name string) {
 	}))
 }
 
+// checkURI refuses a resource URI that is neither a locked resource nor
+// matched by a locked resource template, like an unlocked tool.
+func (p *Proxy) checkURI(uri string) *rpcError {
+	if p.srv.lockedURI(uri) {
+		return nil
+	}
+	q, _ := mcpwire.Quote(uri)
+	return invalidParams("unknown resource \"%s\": it is neither a locked resource nor matched by a locked resource template of server %q, so mcpsum does not forward it", q, p.opts.Name)
+}
+
 // checkCompletionRef refuses completions for prompts that are not locked.
 func (p *Proxy) checkCompletionRef(line []byte, ref span) *rpcError {
-	rf, ok, err := fields(line, ref, "type", "name")
+	rf, ok, err := fields(line, ref, "type", "name", "uri")
 	if err != nil || !ok || !ref.ok() {
 		return invalidParams("completion/complete needs a ref object")
 	}
-	if t, _ := stringAt(line, rf[0]); t == "ref/prompt" {
+	switch t, _ := stringAt(line, rf[0]); t {
+	case "ref/prompt":
 		name, _ := stringAt(line, rf[1])
 		if !p.srv.prompts[name] {
 			q, _ := mcpwire.Quote(name)
 			return invalidParams("unknown prompt \"%s\": it is not in the lock for server %q", q, p.opts.Name)
+		}
+	case "ref/resource":
+		uri, _ := stringAt(line, rf[2])
+		if !p.srv.tmplKeys[uri] && !p.srv.lockedURI(uri) {
+			return p.checkURI(uri)
 		}
 	}
 	return nil
