@@ -244,16 +244,40 @@ func (p *Proxy) clientRequest(line []byte, env envelope, id []byte) {
 }
 
 // beforeCall passes a call the proxy would forward through the hooks, then
-// submits it (or answers it as the hook decided).
+// submits it (or answers it as the hook decided). While the verdict is
+// pending the call is in p.waiting, so a cancellation from the client
+// withdraws the hook's questions and makes the verdict moot.
 func (p *Proxy) beforeCall(r *request, name string) {
 	r.info = callInfo(r, name)
 	params := append([]byte(nil), r.env.params.of(r.line)...)
-	p.hooks.BeforeCall(r.info, params, p, once(func(v Verdict) {
+	hc := &hookCall{p: p, r: r}
+	key := string(r.id)
+	p.mu.Lock()
+	p.waiting[key] = hc
+	p.mu.Unlock()
+	p.hooks.BeforeCall(r.info, params, hc, once(func(v Verdict) {
+		p.mu.Lock()
+		cancelled := hc.cancelled
+		if p.waiting[key] == hc {
+			delete(p.waiting, key)
+		}
+		p.mu.Unlock()
+		if cancelled {
+			return // the client cancelled it: no answer, nothing forwarded
+		}
+		hc.CancelAsks("the call was decided")
 		switch {
 		case v.Refuse != nil:
 			p.replyErr(r.id, v.Refuse.rpc())
 		case v.Answer != nil:
 			p.reply(r.id, v.Answer)
+		case v.Params != nil:
+			nr, err := r.withParams(v.Params)
+			if err != nil {
+				p.replyErr(r.id, &rpcError{Code: mcpwire.CodeInternalError, Message: "mcpsum: a policy hook returned bad params: " + err.Error()})
+				return
+			}
+			p.submit(nr)
 		default:
 			p.submit(r)
 		}
@@ -357,7 +381,7 @@ func (p *Proxy) clientNotification(line []byte, env envelope) {
 // the id the server knows, or drops a request that was not forwarded yet.
 func (p *Proxy) cancelFromClient(line []byte, rid span) {
 	key := string(line[rid.s:rid.e])
-	if p.cancelCollecting(key) {
+	if p.cancelCollecting(key) || p.cancelWaiting(key) {
 		return
 	}
 	p.mu.Lock()

@@ -62,6 +62,10 @@ type Verdict struct {
 	// Answer, when set (and Refuse is not), answers the call with this
 	// result object; nothing is forwarded.
 	Answer json.RawMessage
+	// Params, when set (and neither Refuse nor Answer), replaces the call's
+	// params object when it is forwarded: a hook removes members that were
+	// meant for it (its own approval answer), so the server never sees them.
+	Params json.RawMessage
 }
 
 // CallError is a JSON-RPC error a hook sends the client.
@@ -84,7 +88,26 @@ type Session interface {
 	// call with an input_required result instead) or one that did not
 	// initialize.
 	AskClient(method string, params json.RawMessage, done func(result json.RawMessage, err *CallError)) error
+	// CancelAsks withdraws this call's open AskClient requests: the client
+	// gets notifications/cancelled for each, and their done functions are
+	// not called. A hook that gave up waiting (a timeout) calls it.
+	CancelAsks(reason string)
+	// ClientHello is what a legacy client sent in initialize: the
+	// negotiated protocol version and its capabilities object ("" and nil
+	// for a 2026-07-28 client, whose capabilities are in each request's
+	// _meta).
+	ClientHello() (protocolVersion string, capabilities json.RawMessage)
 }
+
+// Codes of the *CallError an AskClient's done receives when the question is
+// moot before the client answered it.
+const (
+	// CodeCallCancelled: the client cancelled the call the question was
+	// about (the question was withdrawn at the client too).
+	CodeCallCancelled = -31800
+	// CodeSessionEnded: the client went away, or the proxy is stopping.
+	CodeSessionEnded = -31801
+)
 
 // ErrNoClientRequests is AskClient's error when the client takes no requests.
 var ErrNoClientRequests = errors.New("the client does not take requests from the server side (not a legacy client session)")
@@ -99,30 +122,6 @@ func (noHooks) BeforeResult(CallInfo, ResultInfo) *CallError                    
 func once(fn func(Verdict)) func(Verdict) {
 	var o sync.Once
 	return func(v Verdict) { o.Do(func() { fn(v) }) }
-}
-
-// AskClient implements Session.
-func (p *Proxy) AskClient(method string, params json.RawMessage, done func(json.RawMessage, *CallError)) error {
-	p.mu.Lock()
-	if !p.legacyClient {
-		p.mu.Unlock()
-		return ErrNoClientRequests
-	}
-	if p.state >= gateQuarantined {
-		p.mu.Unlock()
-		return errors.New("the session is ending")
-	}
-	p.nextDown++
-	d := p.nextDown
-	p.downPending[d] = &downReq{method: method, hook: done}
-	p.mu.Unlock()
-	if err := p.out.write(requestLine(itoa(d), method, params)); err != nil {
-		p.mu.Lock()
-		delete(p.downPending, d)
-		p.mu.Unlock()
-		return err
-	}
-	return nil
 }
 
 // hookAnswer hands the client's answer to an AskClient request to its hook.

@@ -120,6 +120,7 @@ type Proxy struct {
 	byClient    map[string]int64 // client request id -> upstream id
 	nextDown    int64            // ids of requests sent to the client
 	downPending map[int64]*downReq
+	waiting     map[string]*hookCall // client calls waiting for a hook's verdict, by client id
 	listens     map[string]bool    // open subscriptions/listen of a modern client
 	bridges     map[string]*bridge // legacy client calls collecting input, by client id
 	tokens      map[string]int64   // the proxy's requestState tokens -> upstream call
@@ -202,6 +203,7 @@ func newProxy(stdout io.Writer, opts Options) (*Proxy, error) {
 		upPending:   map[int64]*call{},
 		byClient:    map[string]int64{},
 		downPending: map[int64]*downReq{},
+		waiting:     map[string]*hookCall{},
 		listens:     map[string]bool{},
 		bridges:     map[string]*bridge{},
 		tokens:      map[string]int64{},
@@ -298,7 +300,7 @@ func (p *Proxy) failWaiting(e *rpcError) {
 	p.cond.Broadcast()
 	p.mu.Unlock()
 	for _, r := range asks {
-		r.hook(nil, &CallError{Code: e.Code, Message: e.Message})
+		r.hook(nil, &CallError{Code: CodeSessionEnded, Message: e.Message})
 	}
 	lines := make([][]byte, 0, len(ids))
 	for _, id := range ids {
