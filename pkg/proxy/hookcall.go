@@ -146,4 +146,3 @@ func (r *request) withParams(params []byte) (*request, error) {
 	nr.line, nr.env, nr.id, nr.meta = line, env, id, pf[0]
 	return &nr, nil
 }
-

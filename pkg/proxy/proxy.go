@@ -121,9 +121,9 @@ type Proxy struct {
 	nextDown    int64            // ids of requests sent to the client
 	downPending map[int64]*downReq
 	waiting     map[string]*hookCall // client calls waiting for a hook's verdict, by client id
-	listens     map[string]bool    // open subscriptions/listen of a modern client
-	bridges     map[string]*bridge // legacy client calls collecting input, by client id
-	tokens      map[string]int64   // the proxy's requestState tokens -> upstream call
+	listens     map[string]bool      // open subscriptions/listen of a modern client
+	bridges     map[string]*bridge   // legacy client calls collecting input, by client id
+	tokens      map[string]int64     // the proxy's requestState tokens -> upstream call
 	nextToken   int64
 	logWanted   int // in-flight modern requests that asked for log messages
 }
