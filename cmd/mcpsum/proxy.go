@@ -25,6 +25,7 @@ func (a *app) proxyCommand() *ffcli.Command {
 	requireSig := fs.Bool("require-signature", false, "refuse to start unless the lockfile's Sigstore bundle verifies (set MCPSUM_REQUIRE_SIGNATURE=true on a workstation)")
 	sig := registerSigFlags(fs, "signature", "the lockfile's Sigstore bundle for --require-signature (default: <lockfile>.sigstore.json)")
 	timeout := fs.Int("timeout-secs", 30, "seconds to wait for the server's handshake and for each list page of a surface check")
+	approval := fs.Int("approval-timeout-secs", 600, "seconds an approval question of the taint policy stays open before the call is refused")
 	return &ffcli.Command{
 		Name:       "proxy",
 		ShortUsage: "mcpsum proxy [--lockfile F] --name N [--timeout-secs S]\n  or   mcpsum proxy [--lockfile F] --name N --require-signature (--key PUB | --certificate-identity I --certificate-oidc-issuer O) [--trusted-root R]",
@@ -64,6 +65,9 @@ Client configuration:
 			if *timeout <= 0 {
 				return usageErr("--timeout-secs must be positive, got %d", *timeout)
 			}
+			if *approval <= 0 {
+				return usageErr("--approval-timeout-secs must be positive, got %d", *approval)
+			}
 			if *requireSig {
 				r, err := sig.check(*lockfilePath)
 				if err != nil {
@@ -73,12 +77,12 @@ Client configuration:
 			} else if *sig.bundle != "" || sig.any() {
 				return usageErr("--signature, --key and the certificate flags of proxy need --require-signature")
 			}
-			return a.runProxy(ctx, *lockfilePath, *name, time.Duration(*timeout)*time.Second)
+			return a.runProxy(ctx, *lockfilePath, *name, time.Duration(*timeout)*time.Second, time.Duration(*approval)*time.Second)
 		},
 	}
 }
 
-func (a *app) runProxy(ctx context.Context, path, name string, timeout time.Duration) error {
+func (a *app) runProxy(ctx context.Context, path, name string, timeout, approval time.Duration) error {
 	f, err := lockfile.Load(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
@@ -95,6 +99,11 @@ func (a *app) runProxy(ctx context.Context, path, name string, timeout time.Dura
 		slices.Sort(names)
 		return usageErr("no server %s in %s (locked: %s); lock it first with 'mcpsum lock --lockfile %s --name %s -- COMMAND...'", quoteArg(name), quoteArg(path), strings.Join(names, ", "), quoteArg(path), quoteArg(name))
 	}
+	hooks, closeHooks, err := a.taintGuard(name, entry, approval)
+	if err != nil {
+		return &exitError{code: exitUndecided, err: err}
+	}
+	defer closeHooks()
 	// A client that dies closes our stdout: get EPIPE from the write instead
 	// of being killed by SIGPIPE, so the server's process group is still ended.
 	pipe := make(chan os.Signal, 1)
@@ -107,6 +116,7 @@ func (a *app) runProxy(ctx context.Context, path, name string, timeout time.Dura
 		Entry:    entry,
 		Pin:      pin.Options{Lockfile: path, Timeout: timeout},
 		Stderr:   a.stderr,
+		Hooks:    hooks,
 	})
 	var q *proxy.QuarantineError
 	if errors.As(err, &q) {

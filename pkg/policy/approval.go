@@ -121,26 +121,32 @@ var (
 // own from an upstream server's.
 const StatePrefix = "mcpsum-approval.v1."
 
+// Carry is what a server's own input_required round left in a retry that
+// the proxy had to stop for approval: restored when the call is forwarded.
+type Carry struct {
+	State     *string         // the server's requestState
+	Responses json.RawMessage // the client's inputResponses for the server
+}
+
 // Grant is the payload of a signed requestState.
 type Grant struct {
 	Binding
-	Expires  time.Time
-	Nonce    string
-	Approved bool    // the user approved this call; the state carries an upstream's state through later rounds
-	Up       *string // the upstream server's own requestState, when it asked for input too
+	Expires time.Time
+	Nonce   string
+	Carry   Carry
 }
 
 type wireGrant struct {
-	M  string  `json:"m"`
-	S  string  `json:"s"`
-	N  string  `json:"n"`
-	A  string  `json:"a"`
-	L  string  `json:"l"`
-	I  string  `json:"i"`
-	X  int64   `json:"x"`
-	R  string  `json:"r"`
-	OK bool    `json:"ok,omitempty"`
-	Up *string `json:"up,omitempty"`
+	M  string          `json:"m"`
+	S  string          `json:"s"`
+	N  string          `json:"n"`
+	A  string          `json:"a"`
+	L  string          `json:"l"`
+	I  string          `json:"i"`
+	X  int64           `json:"x"`
+	R  string          `json:"r"`
+	Up *string         `json:"up,omitempty"`
+	UR json.RawMessage `json:"ur,omitempty"`
 }
 
 // Signer issues and checks requestState tokens: HMAC-SHA256 with the key in
@@ -167,11 +173,11 @@ func (s *Signer) ttl() time.Duration {
 }
 
 // Issue signs a grant for b.
-func (s *Signer) Issue(b Binding, approved bool, up *string) string {
+func (s *Signer) Issue(b Binding, carry Carry) string {
 	nonce := make([]byte, 12)
 	rand.Read(nonce)
 	w := wireGrant{M: b.Method, S: b.Server, N: b.Name, A: b.ArgsDigest, L: b.Surface, I: b.Session,
-		X: s.now().Add(s.ttl()).UnixMilli(), R: base64.RawURLEncoding.EncodeToString(nonce), OK: approved, Up: up}
+		X: s.now().Add(s.ttl()).UnixMilli(), R: base64.RawURLEncoding.EncodeToString(nonce), Up: carry.State, UR: carry.Responses}
 	payload, _ := json.Marshal(w)
 	body := StatePrefix + base64.RawURLEncoding.EncodeToString(payload)
 	return body + "." + base64.RawURLEncoding.EncodeToString(s.mac(body))
@@ -204,7 +210,7 @@ func (s *Signer) Open(state string, b Binding) (*Grant, error) {
 		return nil, ErrStateForged
 	}
 	g := &Grant{Binding: Binding{Method: w.M, Server: w.S, Name: w.N, ArgsDigest: w.A, Surface: w.L, Session: w.I},
-		Expires: time.UnixMilli(w.X), Nonce: w.R, Approved: w.OK, Up: w.Up}
+		Expires: time.UnixMilli(w.X), Nonce: w.R, Carry: Carry{State: w.Up, Responses: w.UR}}
 	now := s.now()
 	if !now.Before(g.Expires) {
 		return nil, ErrStateExpired

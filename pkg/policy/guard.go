@@ -34,7 +34,6 @@ type Call struct {
 
 	source, sink bool
 	checked      bool
-	approved     bool // the user approved it: an upstream input_required is wrapped
 	args         []byte
 	digest       string
 	state        State
@@ -182,15 +181,21 @@ func (g *Guard) BeforeCall(c *Call) Verdict {
 		}
 		return g.refuse(c, AnswerUnavailable, reason, true)
 	case c.Modern:
+		// A retry of the server's own input_required round: its state and
+		// answers travel inside the proxy's signed state and are restored
+		// once the user approved.
 		var up *string
-		if pf[2] != nil { // an upstream server's state from an earlier round: carried through
+		if pf[2] != nil {
 			var s string
 			if json.Unmarshal(pf[2], &s) != nil {
 				return g.refuse(c, AnswerInvalid, "requestState is not a string", true)
 			}
 			up = &s
 		}
-		state := g.cfg.Signer.Issue(g.binding(c), false, up)
+		if len(pf[3]) > maxCarried {
+			return g.refuse(c, AnswerInvalid, "inputResponses is too large to carry through an approval", true)
+		}
+		state := g.cfg.Signer.Issue(g.binding(c), Carry{State: up, Responses: pf[3]})
 		g.audit(c, Record{Role: "sink", Tainted: true, TaintedBy: taintedBy(&c.state), Asked: "input_required", Decision: "asked"})
 		return Verdict{Action: Respond, Result: g.inputRequired(c, state)}
 	default:
@@ -220,24 +225,17 @@ func (g *Guard) retry(c *Call, state string, responses []byte) Verdict {
 		}
 		answer = rf[0]
 	}
-	if !grant.Approved {
-		if answer == nil {
-			return g.refuse(c, AnswerMissing, "the retry has no answer to mcpsum's question", true)
-		}
-		if a := ParseAnswer(answer); a != AnswerAccept {
-			return g.refuse(c, a, "", true)
-		}
+	if answer == nil {
+		return g.refuse(c, AnswerMissing, "", true)
 	}
-	params, err := stripApproval(c.Params, grant.Up)
+	if a := ParseAnswer(answer); a != AnswerAccept {
+		return g.refuse(c, a, "", true)
+	}
+	params, err := restoreParams(c.Params, responses, grant.Carry)
 	if err != nil {
 		return g.refuse(c, AnswerInvalid, err.Error(), true)
 	}
-	c.approved = true
-	ans := AnswerAccept
-	if grant.Approved {
-		ans = "accept (earlier round)"
-	}
-	g.audit(c, Record{Role: "sink", Tainted: c.state.Tainted(), TaintedBy: taintedBy(&c.state), Asked: "input_required", Answer: string(ans), Decision: "allowed"})
+	g.audit(c, Record{Role: "sink", Tainted: c.state.Tainted(), TaintedBy: taintedBy(&c.state), Asked: "input_required", Answer: string(AnswerAccept), Decision: "allowed"})
 	return Verdict{Action: Forward, Params: params}
 }
 
@@ -253,7 +251,6 @@ func (g *Guard) Answered(c *Call, answer []byte, why Answer) Verdict {
 		v := g.refuse(c, a, "", true)
 		return v
 	}
-	c.approved = true
 	g.audit(c, Record{Role: "sink", Tainted: true, TaintedBy: taintedBy(&c.state), Asked: "elicitation", Answer: string(a), Decision: "allowed"})
 	return Verdict{Action: Forward}
 }
@@ -276,39 +273,32 @@ func (g *Guard) refuse(c *Call, a Answer, reason string, asked bool) Verdict {
 		Data: map[string]any{"mcpsum": "taint-refused", "session": g.cfg.Session.ID, "answer": string(a)}}}
 }
 
-// BeforeResult runs before a result (or error) of a forwarded call reaches
-// the client. result is the response's "result" value, or nil for an error
-// response. A source taints the session here, before a byte is delivered; if
-// that fails the result is withheld (the returned error replaces it). For an
-// approved 2026-07-28 call whose server asks for input, the server's
-// requestState is wrapped in the proxy's own, so the retry stays approved.
-func (g *Guard) BeforeResult(c *Call, result []byte) ([]byte, *RPCError) {
+// BeforeResult runs before the response to a forwarded call reaches the
+// client. result is the response's "result" value, or nil for an error
+// response or a streamed one (both taint like a result: their text may be
+// the attacker's too). A source taints the session here, before a byte is
+// delivered; if that fails the returned error replaces the response. An
+// input_required round carries no content yet and taints nothing.
+func (g *Guard) BeforeResult(c *Call, result []byte) *RPCError {
 	if !c.checked {
 		c.source, c.sink = g.Role(c.Method, c.Name)
 	}
-	inputRequired := false
+	if !c.source {
+		return nil
+	}
 	if result != nil {
 		if f, err := fields(result, "resultType"); err == nil && string(f[0]) == `"input_required"` {
-			inputRequired = true
+			return nil
 		}
-	}
-	if inputRequired {
-		if c.sink && c.approved && c.Modern && g.cfg.Signer != nil {
-			return g.wrapInputRequired(c, result)
-		}
-		return result, nil
-	}
-	if !c.source {
-		return result, nil
 	}
 	if err := g.cfg.Store.Mark(g.cfg.Session, g.cfg.Server, g.label(c)); err != nil {
 		g.audit(c, Record{Role: "source", Tainted: true, Decision: "refused", Reason: "could not record the taint: " + err.Error()})
-		return nil, &RPCError{Code: CodeRefused, Message: "mcpsum withheld this result: " + c.Method + " " + quoteName(c) +
+		return &RPCError{Code: CodeRefused, Message: "mcpsum withheld this result: " + c.Method + " " + quoteName(c) +
 			" is a taint source and mcpsum could not record that this session read it (" + err.Error() + "); fix the state directory and retry",
 			Data: map[string]any{"mcpsum": "taint-unrecorded"}}
 	}
 	g.audit(c, Record{Role: "source", Tainted: true, Decision: "tainted"})
-	return result, nil
+	return nil
 }
 
 func (g *Guard) label(c *Call) string {
@@ -319,28 +309,6 @@ func (g *Guard) label(c *Call) string {
 		return lockfile.AllPrompts
 	}
 	return c.Name
-}
-
-// wrapInputRequired puts the upstream's requestState inside an approved grant.
-func (g *Guard) wrapInputRequired(c *Call, result []byte) ([]byte, *RPCError) {
-	f, err := fields(result, "requestState")
-	if err != nil {
-		return result, nil
-	}
-	var up *string
-	if f[0] != nil {
-		var s string
-		if json.Unmarshal(f[0], &s) != nil {
-			return result, nil
-		}
-		up = &s
-	}
-	state := g.cfg.Signer.Issue(g.binding(c), true, up)
-	out, err := setMember(result, "requestState", mustJSON(state))
-	if err != nil {
-		return result, nil
-	}
-	return out, nil
 }
 
 func taintedBy(s *State) string {
@@ -364,31 +332,45 @@ func mustJSON(v any) []byte {
 	return b
 }
 
-// stripApproval removes the proxy's own answer from inputResponses (and the
-// member when nothing else is left) and replaces requestState with the
-// upstream's, or removes it.
-func stripApproval(params []byte, up *string) ([]byte, error) {
-	f, err := fields(params, "inputResponses")
+// maxCarried bounds a server's inputResponses carried through an approval.
+const maxCarried = 64 << 10
+
+// restoreParams is the approved retry's params as the server must see them:
+// the proxy's answer removed from inputResponses (with the server's own
+// answers of an earlier round put back), and requestState the server's own
+// or none.
+func restoreParams(params, responses []byte, carry Carry) ([]byte, error) {
+	merged := []byte("{}")
+	var err error
+	if carry.Responses != nil {
+		if merged, _, err = withoutMember(carry.Responses, ApproveKey); err != nil {
+			return nil, err
+		}
+	}
+	if responses != nil {
+		_, err = jsonscan.Members(responses, jsonscan.SkipWS(responses, 0), func(k string, _, vs, ve int) error {
+			if k == ApproveKey {
+				return nil
+			}
+			var e error
+			merged, e = setMember(merged, k, responses[vs:ve])
+			return e
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	out := params
+	if string(merged) == "{}" {
+		out, err = deleteMember(out, "inputResponses")
+	} else {
+		out, err = setMember(out, "inputResponses", merged)
+	}
 	if err != nil {
 		return nil, err
 	}
-	out := params
-	if f[0] != nil {
-		rest, n, err := withoutMember(f[0], ApproveKey)
-		if err != nil {
-			return nil, err
-		}
-		if n == 0 {
-			out, err = deleteMember(out, "inputResponses")
-		} else {
-			out, err = setMember(out, "inputResponses", rest)
-		}
-		if err != nil {
-			return nil, err
-		}
-	}
-	if up != nil {
-		return setMember(out, "requestState", mustJSON(*up))
+	if carry.State != nil {
+		return setMember(out, "requestState", mustJSON(*carry.State))
 	}
 	return deleteMember(out, "requestState")
 }
