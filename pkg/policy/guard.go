@@ -122,6 +122,9 @@ func (g *Guard) Active() bool { return len(g.sources)+len(g.sinks) > 0 }
 func (g *Guard) Role(method, name string) (source, sink bool) {
 	switch method {
 	case "tools/call":
+		if name == lockfile.AllResources || name == lockfile.AllPrompts {
+			return false, false // the wildcards name methods, never a tool
+		}
 		return g.sources[name], g.sinks[name]
 	case "resources/read":
 		return g.allResources.source, g.allResources.sink
