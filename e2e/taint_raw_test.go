@@ -3,6 +3,8 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -227,4 +229,65 @@ func TestTaintRawModernClient(t *testing.T) {
 	}
 	p.wait()
 	noLeftovers(t, dir)
+}
+
+// copyEntry duplicates a locked entry under another name (the name is not
+// part of the surface digest), with its policy.
+func copyEntry(t *testing.T, dir, from, to string) {
+	t.Helper()
+	path := dir + "/mcp.lock"
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f map[string]any
+	json.Unmarshal(data, &f)
+	servers := f["servers"].(map[string]any)
+	servers[to] = servers[from]
+	out, _ := json.MarshalIndent(f, "", "  ")
+	if err := os.WriteFile(path, append(out, '\n'), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Four proxies of one session (this process) taint it at the same moment
+// from four servers, then each checks a sink: no update is lost and every
+// proxy sees the taint.
+func TestTaintConcurrentProxies(t *testing.T) {
+	dir := lockGoEverything(t)
+	for i := 1; i < 4; i++ {
+		copyEntry(t, dir, "goe", fmt.Sprintf("goe%d", i))
+	}
+	state, env := taintState(t)
+	names := []string{"goe", "goe1", "goe2", "goe3"}
+	ps := make([]*rawProxy, len(names))
+	for i, n := range names {
+		ps[i] = startRaw(t, taintProxy(dir, n, env))
+		ps[i].initialize()
+	}
+	for _, p := range ps {
+		p.send(`{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"embedded:info"}}`)
+	}
+	for _, p := range ps {
+		p.await("1")
+	}
+	for i, p := range ps {
+		p.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"greet","arguments":{"name":"x"}}}`)
+		if r := string(p.await("2")["result"]); !strings.Contains(r, "mcpsum refused this call") {
+			t.Errorf("proxy %s: %s", names[i], r)
+		}
+	}
+	for _, p := range ps {
+		p.wait()
+	}
+	files, _ := filepath.Glob(filepath.Join(state, "mcpsum", "taint", "*.json"))
+	if len(files) != 1 {
+		t.Fatalf("state files: %v", files)
+	}
+	data, _ := os.ReadFile(files[0])
+	for _, n := range names {
+		if !strings.Contains(string(data), `"server": "`+n+`"`) {
+			t.Errorf("lost the taint of %s:\n%s", n, data)
+		}
+	}
 }
