@@ -54,6 +54,10 @@ prints JSON for you to review and paste. It never edits the lockfile.`),
 				}
 				fmt.Fprintf(a.stderr, "%-12s %s  (%s)\n", strings.Join(labels, "+"), oneLine(r.Tool, 60), r.Why)
 			}
+			if readers := notSources(sg.Reasons); len(readers) > 0 {
+				fmt.Fprintf(a.stderr, "note: hints cannot tell whose text a tool returns; a tool that returns files, mail, issues or pages\n"+
+					"  others wrote is a source even when it stays in a closed world: review %s\n", strings.Join(readers, ", "))
+			}
 			if s.Policy != nil && s.Policy.Taint != nil {
 				fmt.Fprintf(a.stderr, "note: server %s already has a taint policy; compare before replacing it\n", quoteArg(*name))
 			}
@@ -65,6 +69,22 @@ prints JSON for you to review and paste. It never edits the lockfile.`),
 			return writeJSON(a.stdout, map[string]any{"policy": map[string]any{"taint": taint{sg.Taint.Sources, sg.Taint.Sinks}}})
 		},
 	}
+}
+
+// notSources names the tools suggest-policy left unlabelled (they declare
+// read-only and closed-world), for the reviewer's second look: reading is
+// what a source does (at most eight, quoted).
+func notSources(rs []policy.Reason) []string {
+	var out []string
+	for _, r := range rs {
+		if !r.Source && !r.Sink {
+			if len(out) == 8 {
+				return append(out, "…")
+			}
+			out = append(out, quoteArg(r.Tool))
+		}
+	}
+	return out
 }
 
 func (a *app) taintCommand() *ffcli.Command {
