@@ -45,6 +45,13 @@ stdout carries only JSON-RPC; diagnostics and the server's stderr (escaped)
 go to stderr. Exit 0 when the client leaves, 1 after a quarantine, 3 when the
 server could not be started, checked, or died.
 
+An entry with policy.taint is guarded: a source's result taints the client
+session (the process that started the proxy, or MCPSUM_SESSION) in
+$XDG_STATE_HOME/mcpsum before it is forwarded, and a sink call in a tainted
+session needs the user's approval through the client (elicitation, or an
+input_required result for 2026-07-28 clients; --approval-timeout-secs bounds
+the wait) or is refused with an explanation. See 'mcpsum taint -h'.
+
 With --require-signature the proxy starts nothing unless the lockfile's
 Sigstore bundle (mcp.lock.sigstore.json) verifies for the given key or
 identity and the lockfile's digests match: put MCPSUM_REQUIRE_SIGNATURE=true
