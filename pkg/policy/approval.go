@@ -280,6 +280,9 @@ const (
 // content.allow exactly true. Keys are matched exactly; a duplicate key is
 // invalid.
 func ParseAnswer(raw []byte) Answer {
+	if !json.Valid(raw) { // the scanner finds boundaries, it does not validate
+		return AnswerInvalid
+	}
 	f, err := fields(raw, "action", "content")
 	if err != nil || f[0] == nil {
 		return AnswerInvalid

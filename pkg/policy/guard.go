@@ -155,6 +155,9 @@ func (g *Guard) BeforeCall(c *Call) Verdict {
 		return Verdict{Action: Forward}
 	}
 	pf, err := fields(c.Params, "arguments", "uri", "requestState", "inputResponses")
+	if err == nil && !json.Valid(c.Params) {
+		err = jsonscan.ErrSyntax
+	}
 	if err != nil {
 		return g.refuse(c, AnswerInvalid, "the request's params are not a JSON object with unique keys", false)
 	}

@@ -373,7 +373,12 @@ func TestApprovalKeyFile(t *testing.T) {
 		t.Fatalf("key mode %v", st.Mode())
 	}
 	os.Chmod(filepath.Join(dir, KeyFile), 0o644)
-	if _, err := LoadKey(dir); err == nil || !strings.Contains(err.Error(), "0600") {
+	if _, err := LoadKey(dir); err == nil || !strings.Contains(err.Error(), "0600") || !strings.Contains(err.Error(), "remove it") {
 		t.Fatalf("a world-readable key was used: %v", err)
+	}
+	// What the error says to do works: a new key is made.
+	os.Remove(filepath.Join(dir, KeyFile))
+	if k3, err := LoadKey(dir); err != nil || bytes.Equal(k3, k1) {
+		t.Fatalf("after removing the key: %v", err)
 	}
 }
