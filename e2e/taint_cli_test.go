@@ -123,3 +123,19 @@ func TestTaintListResetFromTerminal(t *testing.T) {
 	}
 	p.wait()
 }
+
+// A taint policy that cannot be enforced does not run as if it were: a bad
+// MCPSUM_SESSION stops the proxy before it serves anything (exit 3).
+func TestTaintProxyRefusesBadSession(t *testing.T) {
+	dir := lockGoEverything(t)
+	_, env := taintState(t)
+	cmd := taintProxy(dir, "goe", append(env, "MCPSUM_SESSION=../../x"))
+	cmd.Stdin = strings.NewReader("")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	ee, ok := err.(*exec.ExitError)
+	if !ok || ee.ExitCode() != 3 || !strings.Contains(stderr.String(), "MCPSUM_SESSION") {
+		t.Fatalf("exit %v, stderr %s", err, stderr.String())
+	}
+}
