@@ -16,7 +16,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mcpsum/mcpsum/internal/jsonscan"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 )
 
@@ -311,31 +310,4 @@ func ParseAnswer(raw []byte) Answer {
 		return AnswerAccept
 	}
 	return AnswerNotAllowed
-}
-
-// fields returns the raw values of keys in the JSON object raw (nil when
-// absent). Any duplicate key is an error, as is anything but an object.
-func fields(raw []byte, keys ...string) ([][]byte, error) {
-	out := make([][]byte, len(keys))
-	i := jsonscan.SkipWS(raw, 0)
-	seen := map[string]bool{}
-	end, err := jsonscan.Members(raw, i, func(k string, _, vs, ve int) error {
-		if seen[k] {
-			return fmt.Errorf("duplicate key %q", truncate(k, 40))
-		}
-		seen[k] = true
-		for j, want := range keys {
-			if k == want {
-				out[j] = raw[vs:ve]
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	if jsonscan.SkipWS(raw, end) != len(raw) {
-		return nil, jsonscan.ErrSyntax
-	}
-	return out, nil
 }

@@ -2,7 +2,6 @@ package policy
 
 import (
 	"encoding/json"
-	"slices"
 	"strings"
 	"time"
 
@@ -91,10 +90,10 @@ type Config struct {
 
 // Guard is the taint policy of one server in one client session.
 type Guard struct {
-	cfg                    Config
-	sources, sinks         map[string]bool
-	allResources, allPromp struct{ source, sink bool }
-	now                    func() time.Time
+	cfg                      Config
+	sources, sinks           map[string]bool
+	allResources, allPrompts struct{ source, sink bool }
+	now                      func() time.Time
 }
 
 // NewGuard returns the guard for cfg.
@@ -109,7 +108,7 @@ func NewGuard(cfg Config) *Guard {
 		}
 	}
 	g.allResources.source, g.allResources.sink = g.sources[lockfile.AllResources], g.sinks[lockfile.AllResources]
-	g.allPromp.source, g.allPromp.sink = g.sources[lockfile.AllPrompts], g.sinks[lockfile.AllPrompts]
+	g.allPrompts.source, g.allPrompts.sink = g.sources[lockfile.AllPrompts], g.sinks[lockfile.AllPrompts]
 	return g
 }
 
@@ -129,7 +128,7 @@ func (g *Guard) Role(method, name string) (source, sink bool) {
 	case "resources/read":
 		return g.allResources.source, g.allResources.sink
 	case "prompts/get":
-		return g.allPromp.source, g.allPromp.sink
+		return g.allPrompts.source, g.allPrompts.sink
 	}
 	return false, false
 }
@@ -336,86 +335,4 @@ func mustJSON(v any) []byte {
 		panic(err)
 	}
 	return b
-}
-
-// maxCarried bounds a server's inputResponses carried through an approval.
-const maxCarried = 64 << 10
-
-// restoreParams is the approved retry's params as the server must see them:
-// the proxy's answer removed from inputResponses (with the server's own
-// answers of an earlier round put back), and requestState the server's own
-// or none.
-func restoreParams(params, responses []byte, carry Carry) ([]byte, error) {
-	merged := []byte("{}")
-	var err error
-	if carry.Responses != nil {
-		if merged, _, err = withoutMember(carry.Responses, ApproveKey); err != nil {
-			return nil, err
-		}
-	}
-	if responses != nil {
-		_, err = jsonscan.Members(responses, jsonscan.SkipWS(responses, 0), func(k string, _, vs, ve int) error {
-			if k == ApproveKey {
-				return nil
-			}
-			var e error
-			merged, e = setMember(merged, k, responses[vs:ve])
-			return e
-		})
-		if err != nil {
-			return nil, err
-		}
-	}
-	out := params
-	if string(merged) == "{}" {
-		out, err = deleteMember(out, "inputResponses")
-	} else {
-		out, err = setMember(out, "inputResponses", merged)
-	}
-	if err != nil {
-		return nil, err
-	}
-	if carry.State != nil {
-		return setMember(out, "requestState", mustJSON(*carry.State))
-	}
-	return deleteMember(out, "requestState")
-}
-
-// withoutMember returns obj without key, and how many members are left.
-func withoutMember(obj []byte, key string) ([]byte, int, error) {
-	out := []byte{'{'}
-	n := 0
-	_, err := jsonscan.Members(obj, jsonscan.SkipWS(obj, 0), func(k string, ks, vs, ve int) error {
-		if k == key {
-			return nil
-		}
-		if n > 0 {
-			out = append(out, ',')
-		}
-		out = append(out, obj[ks:ve]...)
-		n++
-		return nil
-	})
-	return append(out, '}'), n, err
-}
-
-func deleteMember(obj []byte, key string) ([]byte, error) {
-	out, _, err := withoutMember(obj, key)
-	return out, err
-}
-
-// setMember replaces key's value in obj, or appends the member.
-func setMember(obj []byte, key string, val []byte) ([]byte, error) {
-	rest, n, err := withoutMember(obj, key)
-	if err != nil {
-		return nil, err
-	}
-	out := slices.Clone(rest[:len(rest)-1])
-	if n > 0 {
-		out = append(out, ',')
-	}
-	out = append(out, mustJSON(key)...)
-	out = append(out, ':')
-	out = append(out, val...)
-	return append(out, '}'), nil
 }
