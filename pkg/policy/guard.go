@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 	"time"
@@ -151,6 +152,11 @@ func (g *Guard) BeforeCall(c *Call) Verdict {
 	c.source, c.sink = g.Role(c.Method, c.Name)
 	c.checked = true
 	if !c.sink {
+		if bytes.Contains(c.Params, []byte(StatePrefix)) {
+			// The proxy's own state on a call it never asked about: a
+			// replay onto another tool. The server must not see it.
+			return g.refuse(c, AnswerInvalid, ErrStateMismatch.Error(), true)
+		}
 		return Verdict{Action: Forward}
 	}
 	pf, err := fields(c.Params, "arguments", "uri", "requestState", "inputResponses")

@@ -278,6 +278,10 @@ func TestModernApproval(t *testing.T) {
 	f.sign.now = time.Now
 	refused("expired", "expired", modernCall("send", args, retry(old, accept)))
 
+	// The state carried onto a tool that is no sink never reaches the server.
+	s5, _ := inputRequired(t, f.guard.BeforeCall(modernCall("send", args, "")))
+	refused("onto another tool", "different call", modernCall("lookup", args, retry(s5, accept)))
+
 	// A state bound to another lock surface is another call.
 	other := NewSigner(f.sign.key).Issue(Binding{Method: "tools/call", Server: "mail", Name: "send", ArgsDigest: ArgsDigest([]byte(args)), Surface: "sha256:other", Session: "s1"}, Carry{})
 	refused("other lock", "lock differ", modernCall("send", args, retry(other, accept)))
