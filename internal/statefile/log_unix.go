@@ -9,6 +9,7 @@ import (
 	"os"
 	"sync"
 	"syscall"
+	"time"
 )
 
 // Log is an append-only JSON-lines file of bounded size shared by several
@@ -22,7 +23,14 @@ type Log struct {
 	max  int64
 	mu   sync.Mutex
 	f    *os.File
+	seen time.Time // when follow last looked at the path
 }
+
+// followEvery is how often Append checks whether another process rotated
+// the file while ours still has room; in between, lines go to the
+// descriptor it has (at worst a second's lines land in the rotated copy,
+// within its bound).
+const followEvery = time.Second
 
 // OpenLog opens (creating it 0600) the log at path with a size bound of max
 // bytes.
@@ -56,16 +64,26 @@ func (l *Log) Append(line []byte) error {
 	if l.f == nil {
 		return fmt.Errorf("log %s is closed", l.path)
 	}
-	if err := l.follow(); err != nil {
-		return err
-	}
+	// fstat of our descriptor sees every process's appends to this file;
+	// whether the path still names it is checked once a second, and always
+	// before a rotation, so no line goes to a file past the bound.
 	st, err := l.f.Stat()
 	if err != nil {
 		return err
 	}
-	if st.Size()+int64(len(line))+1 > l.max && st.Size() > 0 {
-		if err := l.rotate(); err != nil {
+	full := st.Size()+int64(len(line))+1 > l.max && st.Size() > 0
+	if now := time.Now(); full || now.Sub(l.seen) >= followEvery {
+		if err := l.follow(); err != nil {
 			return err
+		}
+		l.seen = now
+		if st, err = l.f.Stat(); err != nil {
+			return err
+		}
+		if st.Size()+int64(len(line))+1 > l.max && st.Size() > 0 {
+			if err := l.rotate(); err != nil {
+				return err
+			}
 		}
 	}
 	buf := make([]byte, 0, len(line)+1)
