@@ -76,9 +76,6 @@ func truncate(s string, n int) string {
 	return s[:n] + "..."
 }
 
-// errNoProc is returned where /proc is not available.
-var errNoProc = errors.New("this system has no /proc to identify the client process")
-
 // parseStat returns the start time (field 22) of a /proc/PID/stat line. The
 // command (field 2) is in parentheses and may itself hold spaces and ')'.
 func parseStat(stat string) (uint64, error) {

@@ -2,6 +2,11 @@
 
 package policy
 
+import "errors"
+
+// errNoProc is returned where /proc is not available.
+var errNoProc = errors.New("this system has no /proc to identify the client process")
+
 // ProcessClient is not available without /proc: name the session with
 // MCPSUM_SESSION.
 func ProcessClient(pid int) (Client, error) { return Client{}, errNoProc }
