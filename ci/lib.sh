@@ -6,13 +6,14 @@
 # build flags explicitly. -mod=readonly: never let a check edit go.mod/go.sum.
 export GOFLAGS=-mod=readonly
 
-# tools_bin prints a directory holding gazelle, buildifier and buildozer at the
-# versions pinned by tools/go.mod (built with `go install tool`, cached).
+# tools_bin prints a directory holding gazelle, buildifier, buildozer and
+# staticcheck at the versions pinned by tools/go.mod (built with
+# `go install tool`, cached).
 tools_bin() {
 	_tb=${MCPSUM_TOOLS_BIN:-${XDG_CACHE_HOME:-$HOME/.cache}/mcpsum/tools-bin}
 	mkdir -p "$_tb"
 	(cd "$ROOT/tools" && GOBIN="$_tb" go install tool) >&2 || {
-		echo "tools: could not build the pinned gazelle/buildifier/buildozer from tools/go.mod" >&2
+		echo "tools: could not build the pinned gazelle/buildifier/buildozer/staticcheck from tools/go.mod" >&2
 		return 1
 	}
 	echo "$_tb"

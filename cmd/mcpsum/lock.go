@@ -79,8 +79,14 @@ func (a *app) lockNew(ctx context.Context, path, name string, envs, command []st
 	prefer := ""
 	var policy *lockfile.Policy
 	old, err := lockfile.Load(path)
+	broken := false
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
+	case brokenEntry(err, name):
+		// The explicit recovery: this entry is replaced by the fresh lock
+		// below if every other entry is valid (checked when writing).
+		broken = true
+		fmt.Fprintf(a.stderr, "lock: %s: the entry in %s is broken (%v); locking it afresh to replace it\n", name, path, err)
 	case err != nil:
 		return err
 	default:
@@ -98,7 +104,36 @@ func (a *app) lockNew(ctx context.Context, path, name string, envs, command []st
 	if err != nil {
 		return withCode(err, fmt.Errorf("lock failed for %s; %s", name, untouched(path)))
 	}
+	if broken {
+		return a.replaceBroken(path, name, entry)
+	}
 	return a.write(path, map[string]*lockfile.Server{name: entry})
+}
+
+// brokenEntry reports whether err is entry name failing to parse or to
+// match its digests (and nothing else wrong with the file).
+func brokenEntry(err error, name string) bool {
+	var ie *lockfile.IntegrityError
+	var fe *lockfile.FormatError
+	return errors.As(err, &ie) && ie.Server == name || errors.As(err, &fe) && fe.Server == name
+}
+
+// replaceBroken writes entry in place of the broken entry name, when every
+// other entry is valid, and says what it discarded.
+func (a *app) replaceBroken(path, name string, entry *lockfile.Server) error {
+	discarded, err := lockfile.UpdateDiscarding(path, name, func(f *lockfile.File) error {
+		f.Servers[name] = entry
+		f.Generator = "mcpsum " + moduleVersion()
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("%w (the broken entry %s can only be replaced when every other entry is valid; %s)", err, name, untouched(path))
+	}
+	if discarded != nil {
+		fmt.Fprintf(a.stderr, "lock: %s: discarded the broken entry (its command, surface and any policy are gone; 'git diff -- %s' shows them): %v\n", name, quoteArg(path), discarded)
+	}
+	fmt.Fprintf(a.stderr, "lock: wrote %s\n", path)
+	return nil
 }
 
 // relock re-pins existing entries with their locked command, in parallel.
@@ -113,7 +148,7 @@ func (a *app) relock(ctx context.Context, path, name string, opts pin.Options) e
 		return err
 	}
 	if len(names) == 0 {
-		return usageErr("%s has no servers yet: add one with mcpsum lock --name NAME -- COMMAND [ARG]...", path)
+		return usageErr("%s has no servers yet: add one with mcpsum lock --lockfile %s --name NAME -- COMMAND [ARG]...", path, quoteArg(path))
 	}
 	p := newProgress(a.stderr, names)
 	results := parallel(ctx, names, func(ctx context.Context, n string) (*lockfile.Server, error) {
@@ -147,6 +182,9 @@ func (a *app) write(path string, entries map[string]*lockfile.Server) error {
 		notes = notes[:0]
 		for n, e := range entries {
 			if old := f.Servers[n]; old != nil {
+				if old.Era() != e.Era() {
+					notes = append(notes, fmt.Sprintf("lock: %s: the protocol era changed from %s (%s) to %s (%s); the entry now records the new era", n, old.Era(), old.ProtocolVersion, e.Era(), e.ProtocolVersion))
+				}
 				for _, d := range lockfile.KeepPolicy(old, e) {
 					notes = append(notes, fmt.Sprintf("lock: %s: dropped taint label %s: the tool no longer exists (label its new name again if it was renamed)", n, d))
 				}

@@ -2,11 +2,16 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"os"
 	"strings"
+	"time"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
+	"golang.org/x/term"
 
+	"github.com/mcpsum/mcpsum/internal/statefile"
 	"github.com/mcpsum/mcpsum/pkg/policy"
 )
 
@@ -49,6 +54,10 @@ prints JSON for you to review and paste. It never edits the lockfile.`),
 				}
 				fmt.Fprintf(a.stderr, "%-12s %s  (%s)\n", strings.Join(labels, "+"), oneLine(r.Tool, 60), r.Why)
 			}
+			if readers := notSources(sg.Reasons); len(readers) > 0 {
+				fmt.Fprintf(a.stderr, "note: hints cannot tell whose text a tool returns; a tool that returns files, mail, issues or pages\n"+
+					"  others wrote is a source even when it stays in a closed world: review %s\n", strings.Join(readers, ", "))
+			}
 			if s.Policy != nil && s.Policy.Taint != nil {
 				fmt.Fprintf(a.stderr, "note: server %s already has a taint policy; compare before replacing it\n", quoteArg(*name))
 			}
@@ -62,29 +71,149 @@ prints JSON for you to review and paste. It never edits the lockfile.`),
 	}
 }
 
+// notSources names the tools suggest-policy left unlabelled (they declare
+// read-only and closed-world), for the reviewer's second look: reading is
+// what a source does (at most eight, quoted).
+func notSources(rs []policy.Reason) []string {
+	var out []string
+	for _, r := range rs {
+		if !r.Source && !r.Sink {
+			if len(out) == 8 {
+				return append(out, "…")
+			}
+			out = append(out, quoteArg(r.Tool))
+		}
+	}
+	return out
+}
+
 func (a *app) taintCommand() *ffcli.Command {
 	listFS := a.flagSet("taint list")
 	resetFS := a.flagSet("taint reset")
 	all := resetFS.Bool("all", false, "reset every session")
-	_ = all
 	return &ffcli.Command{
 		Name:       "taint",
 		ShortUsage: "mcpsum taint list | mcpsum taint reset SESSION | mcpsum taint reset --all",
 		ShortHelp:  "review and clear the taint state of client sessions",
+		LongHelp: strings.TrimSpace(`
+A client session is tainted once a result of a taint source (policy.taint.sources)
+reached it; from then on every sink call needs approval through the client, or
+is refused. taint list shows each tainted session: its client process, whether
+it still runs, and what tainted it when. taint reset clears a session after you
+reviewed what it read (--all: every session). Both run only from a terminal:
+stdin must be a terminal, so a model driving a shell tool cannot clear its own
+taint. The state is in $XDG_STATE_HOME/mcpsum/taint (default
+~/.local/state/mcpsum/taint); every decision is logged to taint-audit.jsonl
+beside it.`),
 		Subcommands: []*ffcli.Command{
 			{
 				Name: "list", ShortUsage: "mcpsum taint list", ShortHelp: "list tainted sessions and what tainted them",
 				FlagSet: listFS,
-				Exec:    func(ctx context.Context, args []string) error { return notAvailable("mcpsum taint list") },
+				Exec: func(ctx context.Context, args []string) error {
+					if len(args) > 0 {
+						return usageErr("usage: mcpsum taint list (no arguments)")
+					}
+					store, err := a.taintStore("taint list")
+					if err != nil {
+						return err
+					}
+					return a.taintList(store)
+				},
 			},
 			{
 				Name: "reset", ShortUsage: "mcpsum taint reset SESSION | --all", ShortHelp: "clear a session's taint after review",
 				FlagSet: resetFS,
-				Exec:    func(ctx context.Context, args []string) error { return notAvailable("mcpsum taint reset") },
+				Exec: func(ctx context.Context, args []string) error {
+					if *all == (len(args) == 1) || len(args) > 1 {
+						return usageErr("usage: mcpsum taint reset SESSION | mcpsum taint reset --all (see mcpsum taint list)")
+					}
+					store, err := a.taintStore("taint reset")
+					if err != nil {
+						return err
+					}
+					if *all {
+						ids, err := store.ResetAll()
+						if err != nil {
+							return err
+						}
+						fmt.Fprintf(a.stdout, "reset %d session%s\n", len(ids), plural(len(ids)))
+						return nil
+					}
+					if err := store.Reset(args[0]); err != nil {
+						if errors.Is(err, policy.ErrNoSession) {
+							return usageErr("%v; run 'mcpsum taint list' to see the tainted sessions", err)
+						}
+						if policy.ValidSessionID(args[0]) != nil {
+							return usageErr("%v", err)
+						}
+						return err
+					}
+					fmt.Fprintf(a.stdout, "reset session %s\n", args[0])
+					return nil
+				},
 			},
 		},
 		Exec: func(ctx context.Context, args []string) error {
 			return usageErr("taint needs a subcommand: list or reset")
 		},
 	}
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// taintStore refuses unless stdin is a terminal, then opens the store.
+func (a *app) taintStore(cmd string) (*policy.Store, error) {
+	if f, ok := a.stdin.(*os.File); !ok || !term.IsTerminal(int(f.Fd())) {
+		return nil, verdict(fmt.Errorf("mcpsum %s runs only from a terminal (stdin is not one), so a model driving a shell tool cannot review or clear its own taint; run it yourself in a terminal", cmd))
+	}
+	dir, err := statefile.Dir()
+	if err != nil {
+		return nil, err
+	}
+	return policy.NewStore(dir), nil
+}
+
+func (a *app) taintList(store *policy.Store) error {
+	if _, err := store.Cleanup(); err != nil {
+		fmt.Fprintf(a.stderr, "mcpsum taint list: cleanup: %v\n", err)
+	}
+	all, err := store.List()
+	if err != nil {
+		return err
+	}
+	if len(all) == 0 {
+		fmt.Fprintf(a.stdout, "no tainted sessions (state in %s)\n", store.Dir())
+		return nil
+	}
+	for i, s := range all {
+		if i > 0 {
+			fmt.Fprintln(a.stdout)
+		}
+		live := "gone"
+		if s.Live {
+			live = "live"
+		}
+		fmt.Fprintf(a.stdout, "session %s (%s)\n", s.Session, live)
+		if s.Problem != "" {
+			fmt.Fprintf(a.stdout, "  %s: it counts as tainted\n", oneLine(s.Problem, 300))
+		}
+		for _, c := range s.Clients {
+			fmt.Fprintf(a.stdout, "  client pid %d: %s\n", c.PID, oneLine(c.Command, 200))
+		}
+		for _, src := range s.Sources {
+			where := " on server " + quoteArg(src.Server)
+			if src.Server == "" {
+				where = ""
+			}
+			fmt.Fprintf(a.stdout, "  tainted by %s%s: %d time%s, first %s, last %s\n", quoteArg(src.Label), where,
+				src.Count, plural(src.Count), src.First.UTC().Format(time.RFC3339), src.Last.UTC().Format(time.RFC3339))
+		}
+		fmt.Fprintf(a.stdout, "  after review: mcpsum taint reset %s\n", s.Session)
+	}
+	return nil
 }

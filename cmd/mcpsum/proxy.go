@@ -25,6 +25,7 @@ func (a *app) proxyCommand() *ffcli.Command {
 	requireSig := fs.Bool("require-signature", false, "refuse to start unless the lockfile's Sigstore bundle verifies (set MCPSUM_REQUIRE_SIGNATURE=true on a workstation)")
 	sig := registerSigFlags(fs, "signature", "the lockfile's Sigstore bundle for --require-signature (default: <lockfile>.sigstore.json)")
 	timeout := fs.Int("timeout-secs", 30, "seconds to wait for the server's handshake and for each list page of a surface check")
+	approval := fs.Int("approval-timeout-secs", 600, "seconds an approval question of the taint policy stays open before the call is refused")
 	return &ffcli.Command{
 		Name:       "proxy",
 		ShortUsage: "mcpsum proxy [--lockfile F] --name N [--timeout-secs S]\n  or   mcpsum proxy [--lockfile F] --name N --require-signature (--key PUB | --certificate-identity I --certificate-oidc-issuer O) [--trusted-root R]",
@@ -43,6 +44,13 @@ Clients of either protocol era work in front of servers of either era.
 stdout carries only JSON-RPC; diagnostics and the server's stderr (escaped)
 go to stderr. Exit 0 when the client leaves, 1 after a quarantine, 3 when the
 server could not be started, checked, or died.
+
+An entry with policy.taint is guarded: a source's result taints the client
+session (the process that started the proxy, or MCPSUM_SESSION) in
+$XDG_STATE_HOME/mcpsum before it is forwarded, and a sink call in a tainted
+session needs the user's approval through the client (elicitation, or an
+input_required result for 2026-07-28 clients; --approval-timeout-secs bounds
+the wait) or is refused with an explanation. See 'mcpsum taint -h'.
 
 With --require-signature the proxy starts nothing unless the lockfile's
 Sigstore bundle (mcp.lock.sigstore.json) verifies for the given key or
@@ -64,6 +72,9 @@ Client configuration:
 			if *timeout <= 0 {
 				return usageErr("--timeout-secs must be positive, got %d", *timeout)
 			}
+			if *approval <= 0 {
+				return usageErr("--approval-timeout-secs must be positive, got %d", *approval)
+			}
 			if *requireSig {
 				r, err := sig.check(*lockfilePath)
 				if err != nil {
@@ -73,16 +84,16 @@ Client configuration:
 			} else if *sig.bundle != "" || sig.any() {
 				return usageErr("--signature, --key and the certificate flags of proxy need --require-signature")
 			}
-			return a.runProxy(ctx, *lockfilePath, *name, time.Duration(*timeout)*time.Second)
+			return a.runProxy(ctx, *lockfilePath, *name, time.Duration(*timeout)*time.Second, time.Duration(*approval)*time.Second)
 		},
 	}
 }
 
-func (a *app) runProxy(ctx context.Context, path, name string, timeout time.Duration) error {
+func (a *app) runProxy(ctx context.Context, path, name string, timeout, approval time.Duration) error {
 	f, err := lockfile.Load(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return &exitError{code: exitUndecided, err: fmt.Errorf("lockfile %s does not exist; create it with 'mcpsum lock --lockfile %s --name %s -- COMMAND...'", quoteArg(path), path, name)}
+			return &exitError{code: exitUndecided, err: fmt.Errorf("lockfile %s does not exist; create it with 'mcpsum lock --lockfile %s --name %s -- COMMAND...'", quoteArg(path), quoteArg(path), quoteArg(name))}
 		}
 		return err
 	}
@@ -93,8 +104,13 @@ func (a *app) runProxy(ctx context.Context, path, name string, timeout time.Dura
 			names = append(names, n)
 		}
 		slices.Sort(names)
-		return usageErr("no server %s in %s (locked: %s); lock it first with 'mcpsum lock --name %s -- COMMAND...'", quoteArg(name), quoteArg(path), strings.Join(names, ", "), name)
+		return usageErr("no server %s in %s (locked: %s); lock it first with 'mcpsum lock --lockfile %s --name %s -- COMMAND...'", quoteArg(name), quoteArg(path), strings.Join(names, ", "), quoteArg(path), quoteArg(name))
 	}
+	hooks, closeHooks, err := a.taintGuard(name, entry, approval)
+	if err != nil {
+		return &exitError{code: exitUndecided, err: err}
+	}
+	defer closeHooks()
 	// A client that dies closes our stdout: get EPIPE from the write instead
 	// of being killed by SIGPIPE, so the server's process group is still ended.
 	pipe := make(chan os.Signal, 1)
@@ -107,6 +123,7 @@ func (a *app) runProxy(ctx context.Context, path, name string, timeout time.Dura
 		Entry:    entry,
 		Pin:      pin.Options{Lockfile: path, Timeout: timeout},
 		Stderr:   a.stderr,
+		Hooks:    hooks,
 	})
 	var q *proxy.QuarantineError
 	if errors.As(err, &q) {

@@ -110,9 +110,3 @@ type stringList []string
 
 func (s *stringList) String() string     { return strings.Join(*s, ",") }
 func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
-
-// notAvailable is what a subcommand says before its issue has landed: it
-// never pretends to work.
-func notAvailable(cmd string) error {
-	return &exitError{code: exitUndecided, err: fmt.Errorf("%s is not available yet in this build of mcpsum", cmd)}
-}

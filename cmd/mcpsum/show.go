@@ -55,7 +55,7 @@ characters are flagged as suspicious.`),
 func loadLock(path string) (*lockfile.File, error) {
 	f, err := lockfile.Load(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("no lockfile at %s: create one with mcpsum lock --name NAME -- COMMAND [ARG]... (or pass --lockfile)", path)
+		return nil, fmt.Errorf("no lockfile at %s: create one with mcpsum lock --lockfile %s --name NAME -- COMMAND [ARG]... (or pass --lockfile)", path, quoteArg(path))
 	}
 	return f, err
 }

@@ -65,11 +65,7 @@ func printShow(w io.Writer, path string, v *showFile) {
 func printServer(w io.Writer, name string, s *showServer) {
 	fmt.Fprintf(w, "\nserver %s\n", quoteArg(name))
 	fmt.Fprintf(w, "  command       %s\n", quoteArgs(s.Command))
-	env := "(none: every variable is withheld)"
-	if len(s.EnvPassthrough) > 0 {
-		env = strings.Join(s.EnvPassthrough, ", ")
-	}
-	fmt.Fprintf(w, "  env           %s\n", env)
+	fmt.Fprintf(w, "  env           %s\n", envLine(s.EnvPassthrough, s.Policy != nil && s.Policy.Sandbox != nil))
 	if s.Era == "modern" {
 		fmt.Fprintf(w, "  era           modern (server/discover), protocolVersion %s, supports %s\n",
 			oneLine(s.ProtocolVersion, 20), oneLine(strings.Join(s.SupportedVersions, ", "), 120))
@@ -220,4 +216,17 @@ func escapeInvisible(b []byte) []byte {
 		i += size
 	}
 	return out
+}
+
+// envLine says exactly which variables the server gets: the base ones mcpsum
+// always passes (when set), the entry's envPassthrough, nothing else.
+func envLine(pass []string, sandboxed bool) string {
+	base := strings.Join(mcpwire.BaseEnv(), ", ")
+	if sandboxed {
+		base += " (TMPDIR set to the sandbox's own)"
+	}
+	if len(pass) == 0 {
+		return base + " when set; every other variable is withheld"
+	}
+	return base + " when set, and " + strings.Join(pass, ", ") + "; every other variable is withheld"
 }

@@ -7,11 +7,11 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 
+	"github.com/mcpsum/mcpsum/internal/statefile"
 	"github.com/mcpsum/mcpsum/pkg/attest"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 )
@@ -93,27 +93,7 @@ COSIGN_PASSWORD).`),
 // the same directory and a rename, so a reader sees the old or the new
 // bundle, never a torn one.
 func writeAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name()) // no-op after a successful rename
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return statefile.WriteAtomic(path, data, statefile.WriteOptions{Perm: 0o644, Sync: true})
 }
 
 func bundlePath(lockPath, bundle string) string {
@@ -128,7 +108,7 @@ func bundlePath(lockPath, bundle string) string {
 func readCheckedLock(path string) ([]byte, error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("no lockfile at %s: create one with mcpsum lock --name NAME -- COMMAND [ARG]... (or pass --lockfile)", path)
+		return nil, fmt.Errorf("no lockfile at %s: create one with mcpsum lock --lockfile %s --name NAME -- COMMAND [ARG]... (or pass --lockfile)", path, quoteArg(path))
 	}
 	if err != nil {
 		return nil, err

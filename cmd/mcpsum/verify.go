@@ -108,7 +108,7 @@ func (a *app) verifyServers(ctx context.Context, v verifyFlags) error {
 		return err
 	}
 	if len(names) == 0 {
-		return fmt.Errorf("%s has no servers: nothing to verify (add one with mcpsum lock --name NAME -- COMMAND)", *v.lockfile)
+		return fmt.Errorf("%s has no servers: nothing to verify (add one with mcpsum lock --lockfile %s --name NAME -- COMMAND)", *v.lockfile, quoteArg(*v.lockfile))
 	}
 	opts := pin.Options{Lockfile: *v.lockfile, Timeout: time.Duration(*v.timeout) * time.Second}
 	res := &verifyResult{Lockfile: *v.lockfile, Strict: *v.strict, Servers: map[string]*serverResult{}, order: names}

@@ -52,8 +52,8 @@ func printVerify(w io.Writer, res *verifyResult, tty bool) {
 		fmt.Fprintln(w, "This may be a tool-poisoning change (a \"rug pull\"): a server changed what it tells")
 		fmt.Fprintln(w, "the model after it was reviewed. Review the change before accepting it:")
 		for _, n := range drifted {
-			fmt.Fprintf(w, "  mcpsum show --name %s          # what was locked\n", quoteArg(n))
-			fmt.Fprintf(w, "  mcpsum lock --name %s && git diff %s   # accept it, then review the diff\n", quoteArg(n), quoteArg(res.Lockfile))
+			fmt.Fprintf(w, "  mcpsum show --lockfile %s --name %s          # what was locked\n", quoteArg(res.Lockfile), quoteArg(n))
+			fmt.Fprintf(w, "  mcpsum lock --lockfile %s --name %s && git diff %s   # accept it, then review the diff\n", quoteArg(res.Lockfile), quoteArg(n), quoteArg(res.Lockfile))
 		}
 	}
 }

@@ -144,3 +144,27 @@ func FuzzScanner(f *testing.F) {
 		}
 	})
 }
+
+func TestFieldsExactAndUnique(t *testing.T) {
+	f, err := Fields([]byte(` {"Result":1,"result":2,"r\u0065sult2":3} `), "result", "result2", "absent")
+	if err != nil || string(f[0]) != "2" || string(f[1]) != "3" || f[2] != nil {
+		t.Fatalf("Fields: %q, %v", f, err)
+	}
+	var dup *DuplicateError
+	for _, in := range []string{`{"a":1,"a":2}`, `{"x":1,"b":{},"\u0078":3}`} {
+		if _, err := Fields([]byte(in), "a"); !errors.As(err, &dup) {
+			t.Errorf("Fields(%s): %v, want a duplicate error", in, err)
+		}
+	}
+	for _, in := range []string{`[]`, `{"a":1} x`, ``} {
+		if _, err := Fields([]byte(in), "a"); err == nil {
+			t.Errorf("Fields(%s): no error", in)
+		}
+	}
+	if s, ok := Strings([]byte(`["a","b\u0021"]`)); !ok || len(s) != 2 || s[1] != "b!" {
+		t.Errorf("Strings: %q %v", s, ok)
+	}
+	if _, ok := Strings([]byte(`["a",1]`)); ok {
+		t.Error("Strings accepted a number")
+	}
+}

@@ -1,5 +1,7 @@
 package attest
 
+//lint:file-ignore SA1019 IsEncryptedPEMBlock only detects a legacy encrypted key to refuse it with a clear message
+
 import (
 	"context"
 	"crypto"

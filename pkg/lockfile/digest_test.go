@@ -273,7 +273,7 @@ func TestTamper(t *testing.T) {
 			}
 			msg := err.Error()
 			for _, want := range []string{"lockfile mcp.lock", `server "` + tt.server + `"`, ie.Locked, ie.Computed,
-				"mcpsum verify --name " + tt.server, "mcpsum lock --name " + tt.server, "git diff"} {
+				"'git diff -- mcp.lock'", "'git checkout -- mcp.lock'", "'mcpsum lock --lockfile mcp.lock --name " + tt.server + " -- COMMAND [ARG]...'"} {
 				if !strings.Contains(msg, want) {
 					t.Errorf("message lacks %q: %s", want, msg)
 				}

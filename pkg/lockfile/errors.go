@@ -65,11 +65,14 @@ func (e *IntegrityError) Error() string {
 	default:
 		what = e.Kind + " " + quote(e.Item)
 	}
+	f := shellArg(e.File)
 	return fmt.Sprintf("lockfile %s: server %s: %s does not match its digest "+
-		"(locked %s, computed %s): the file was edited after it was locked; "+
-		"review the change with git diff and mcpsum verify --name %s, "+
-		"and re-lock with mcpsum lock --name %s only if the change is intended",
-		e.File, quote(e.Server), what, e.Locked, e.Computed, e.Server, e.Server)
+		"(locked %s, computed %s): the file was edited after it was locked, and mcpsum "+
+		"reads none of it until it matches. See the edit with 'git diff -- %s'; "+
+		"undo it with 'git checkout -- %s'; or, to replace this one entry with a fresh "+
+		"lock of the server you mean to run (every other entry must match), run "+
+		"'mcpsum lock --lockfile %s --name %s -- COMMAND [ARG]...'",
+		e.File, quote(e.Server), what, e.Locked, e.Computed, f, f, f, shellArg(e.Server))
 }
 
 var errUnknownKind = errors.New("unknown item kind (want tool, prompt, resource or resourceTemplate)")
@@ -90,3 +93,23 @@ func quote(s string) string {
 }
 
 func errf(format string, args ...any) error { return fmt.Errorf(format, args...) }
+
+// shellArg renders a path or name for a suggested command line: as is when
+// it is plain, else single-quoted (Go-quoted when it holds characters a
+// terminal could act on).
+func shellArg(s string) string {
+	plain := s != ""
+	for _, c := range s {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("-_./:@+=,", c)) {
+			plain = false
+			break
+		}
+	}
+	switch {
+	case plain:
+		return s
+	case fmt.Sprintf("%q", s) == `"`+s+`"`:
+		return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	}
+	return fmt.Sprintf("%q", s)
+}

@@ -54,25 +54,41 @@ func isAlnum(c byte) bool {
 // does not match its content is *IntegrityError. Items may appear in any
 // order in the file; they are returned sorted by key.
 func Parse(path string, data []byte) (*File, error) {
+	f, _, err := parseFile(path, data, "")
+	return f, err
+}
+
+// ParseDiscarding is Parse, except that an entry named discard that does not
+// parse or does not match its digests is left out of the result instead of
+// failing it; its error is returned as discarded (nil when the entry was
+// fine or absent). Every other entry must be valid. It is the explicit
+// recovery of `mcpsum lock --name N -- COMMAND...`, which replaces the
+// broken entry N and says what it discarded.
+func ParseDiscarding(path string, data []byte, discard string) (f *File, discarded, err error) {
+	return parseFile(path, data, discard)
+}
+
+func parseFile(path string, data []byte, discard string) (*File, error, error) {
 	fe := func(server, item string, err error) error {
 		return &FormatError{File: path, Server: server, Item: item, Err: err}
 	}
 	if !utf8.Valid(data) {
-		return nil, fe("", "", errf("not valid UTF-8 (%s)", position(data, invalidUTF8At(data))))
+		return nil, nil, fe("", "", errf("not valid UTF-8 (%s)", position(data, invalidUTF8At(data))))
 	}
 	var probe json.RawMessage
 	if err := json.Unmarshal(data, &probe); !json.Valid(data) && err != nil {
 		var se *json.SyntaxError
 		if errors.As(err, &se) {
-			return nil, fe("", "", errf("not valid JSON at %s: %v", position(data, int(se.Offset)), se))
+			return nil, nil, fe("", "", errf("not valid JSON at %s: %v", position(data, int(se.Offset)), se))
 		}
-		return nil, fe("", "", errf("not valid JSON: %v", err))
+		return nil, nil, fe("", "", errf("not valid JSON: %v", err))
 	}
 	top, err := objectMembers(data)
 	if err != nil {
-		return nil, fe("", "top level", err)
+		return nil, nil, fe("", "top level", err)
 	}
 	f := &File{Servers: map[string]*Server{}}
+	var discarded error
 	var servers json.RawMessage
 	for _, m := range top {
 		switch m.key {
@@ -81,36 +97,40 @@ func Parse(path string, data []byte) (*File, error) {
 			case "1", "2":
 				f.Version = int(v[0] - '0')
 			default:
-				return nil, fe("", "lockfileVersion", errf("unsupported version %s: this mcpsum reads 1 and 2 (a newer file needs a newer mcpsum)", quote(v)))
+				return nil, nil, fe("", "lockfileVersion", errf("unsupported version %s: this mcpsum reads 1 and 2 (a newer file needs a newer mcpsum)", quote(v)))
 			}
 		case "generator":
 			if f.Generator, err = asString(m.val); err != nil {
-				return nil, fe("", "generator", err)
+				return nil, nil, fe("", "generator", err)
 			}
 		case "servers":
 			servers = m.val
 		default:
-			return nil, fe("", "top level", errf("unknown key %s (want lockfileVersion, generator or servers)", quote(m.key)))
+			return nil, nil, fe("", "top level", errf("unknown key %s (want lockfileVersion, generator or servers)", quote(m.key)))
 		}
 	}
 	if f.Version == 0 {
-		return nil, fe("", "top level", errf("missing lockfileVersion"))
+		return nil, nil, fe("", "top level", errf("missing lockfileVersion"))
 	}
 	if servers == nil {
-		return nil, fe("", "top level", errf("missing servers"))
+		return nil, nil, fe("", "top level", errf("missing servers"))
 	}
 	entries, err := objectMembers(servers)
 	if err != nil {
-		return nil, fe("", "servers", err)
+		return nil, nil, fe("", "servers", err)
 	}
 	for _, e := range entries {
 		if err := ValidName(e.key); err != nil {
-			return nil, fe("", "servers", err)
+			return nil, nil, fe("", "servers", err)
 		}
 		s, ferr := parseServer(e.val, f.Version)
 		if ferr != nil {
 			ferr.File, ferr.Server = path, e.key
-			return nil, ferr
+			if e.key == discard && discard != "" {
+				discarded = ferr
+				continue
+			}
+			return nil, nil, ferr
 		}
 		f.Servers[e.key] = s
 	}
@@ -121,10 +141,15 @@ func Parse(path string, data []byte) (*File, error) {
 	sort.Strings(names)
 	for _, n := range names {
 		if err := verify(path, n, f.Servers[n]); err != nil {
-			return nil, err
+			if n == discard {
+				discarded = err
+				delete(f.Servers, n)
+				continue
+			}
+			return nil, nil, err
 		}
 	}
-	return f, nil
+	return f, discarded, nil
 }
 
 var entryKeys = []string{"command", "envPassthrough", "protocolVersion", "supportedVersions",

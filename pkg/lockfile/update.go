@@ -9,9 +9,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"syscall"
 
-	"github.com/google/renameio/v2"
+	"github.com/mcpsum/mcpsum/internal/statefile"
 )
 
 // Update runs a read-modify-write of the lockfile at path under an exclusive
@@ -25,7 +24,7 @@ import (
 //  2. call fn, which edits f in place (use NewServer and KeepPolicy);
 //  3. Marshal, then Parse the result again (a wrong digest never reaches
 //     the disk);
-//  4. replace the file atomically (renameio: temporary file in the same
+//  4. replace the file atomically (internal/statefile: temporary file in the same
 //     directory, fsync, rename, then a best-effort fsync of the directory), keeping the
 //     existing file's permissions (a new file gets 0644 minus the umask).
 //
@@ -33,23 +32,27 @@ import (
 // old or the new file, never a torn one (at worst a stray ".mcp.lock*"
 // temporary file). If path is a symbolic link, its target is replaced.
 func Update(path string, fn func(f *File) error) error {
+	_, err := update(path, "", fn)
+	return err
+}
+
+// UpdateDiscarding is Update for the explicit recovery of a broken entry:
+// an entry named discard that does not parse or match its digests is left
+// out of the File fn sees (fn then writes its replacement) and its error is
+// returned as discarded; every other entry must be valid.
+func UpdateDiscarding(path, discard string, fn func(f *File) error) (discarded, err error) {
+	return update(path, discard, fn)
+}
+
+func update(path, discard string, fn func(f *File) error) (discarded, err error) {
 	if real, err := filepath.EvalSymlinks(path); err == nil {
 		path = real
 	}
-	lk, err := os.Open(filepath.Dir(path))
+	lk, err := statefile.LockExclusive(filepath.Dir(path))
 	if err != nil {
-		return fmt.Errorf("lock %s: open its directory: %w", path, err)
+		return nil, fmt.Errorf("lockfile %s: %w", path, err)
 	}
-	defer lk.Close() // closing releases the flock
-	for {
-		err = syscall.Flock(int(lk.Fd()), syscall.LOCK_EX)
-		if !errors.Is(err, syscall.EINTR) {
-			break
-		}
-	}
-	if err != nil {
-		return fmt.Errorf("lock %s: %w", path, err)
-	}
+	defer lk.Unlock()
 
 	old, err := os.ReadFile(path)
 	var f *File
@@ -58,67 +61,40 @@ func Update(path string, fn func(f *File) error) error {
 		f = &File{Version: 1, Servers: map[string]*Server{}}
 		old = nil
 	case err != nil:
-		return fmt.Errorf("read lockfile: %w", err)
+		return nil, fmt.Errorf("read lockfile: %w", err)
 	default:
-		if f, err = Parse(path, old); err != nil {
-			return err
+		if f, discarded, err = ParseDiscarding(path, old, discard); err != nil {
+			return nil, err
 		}
 	}
 	if f.Servers == nil {
 		f.Servers = map[string]*Server{}
 	}
 	if err := fn(f); err != nil {
-		return err
+		return nil, err
 	}
 	out, err := Marshal(f)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if _, err := Parse(path, out); err != nil {
-		return fmt.Errorf("lockfile %s: refusing to write an invalid lockfile, the file is unchanged: %w", path, err)
+		return nil, fmt.Errorf("lockfile %s: refusing to write an invalid lockfile, the file is unchanged: %w", path, err)
 	}
 	if old != nil && bytes.Equal(old, out) {
-		return nil
+		return discarded, nil
 	}
 	if err := writeAtomic(path, out); err != nil {
-		return fmt.Errorf("write lockfile %s: %w (the file is unchanged)", path, err)
+		return nil, fmt.Errorf("write lockfile %s: %w (the file is unchanged)", path, err)
 	}
-	return nil
+	return discarded, nil
 }
 
 // writeHook, when set by a test, runs after each chunk of the temporary file
 // is written (before the rename), so a test can kill a writer mid-write.
 var writeHook func(written, total int)
 
-const writeChunk = 64 << 10
+const writeChunk = statefile.WriteChunk
 
 func writeAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	t, err := renameio.NewPendingFile(path,
-		renameio.WithTempDir(dir),
-		renameio.WithPermissions(0o644),
-		renameio.WithExistingPermissions())
-	if err != nil {
-		return err
-	}
-	defer t.Cleanup()
-	for off := 0; off < len(data); off += writeChunk {
-		end := min(off+writeChunk, len(data))
-		if _, err := t.Write(data[off:end]); err != nil {
-			return err
-		}
-		if writeHook != nil {
-			writeHook(end, len(data))
-		}
-	}
-	if err := t.CloseAtomicallyReplace(); err != nil {
-		return err
-	}
-	// Best effort: make the rename itself durable. Some file systems refuse
-	// fsync on a directory; the replace has happened either way.
-	if d, err := os.Open(dir); err == nil {
-		_ = d.Sync()
-		d.Close()
-	}
-	return nil
+	return statefile.WriteAtomic(path, data, statefile.WriteOptions{Perm: 0o644, Sync: true, Hook: writeHook})
 }

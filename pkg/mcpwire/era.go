@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/mcpsum/mcpsum/internal/jsonscan"
 )
 
 // Modern is the 2026-07-28 protocol version (no initialize; _meta on every request).
@@ -92,6 +94,9 @@ type EraError struct {
 	// Supported then holds the versions it did list, as sent.
 	LacksModern bool
 	Supported   []string
+	// ModernOnly is set when a server locked legacy refused initialize with
+	// -32022 (it speaks only 2026-07-28 now).
+	ModernOnly bool
 }
 
 func (e *EraError) Error() string { return e.Msg }
@@ -209,19 +214,26 @@ func legacySignal(err error) (string, error) {
 // legacyOnly reports whether -32022's data.supported is a non-empty list of
 // versions all older than 2026-07-28; it also renders the list.
 func legacyOnly(data json.RawMessage) (string, bool) {
-	var d struct {
-		Supported []string `json:"supported"`
-	}
-	if json.Unmarshal(data, &d) != nil || len(d.Supported) == 0 {
+	supported, ok := supportedOf(data)
+	if !ok || len(supported) == 0 {
 		return "(none)", false
 	}
-	s := quoteList(d.Supported)
-	for _, v := range d.Supported {
+	s := quoteList(supported)
+	for _, v := range supported {
 		if !isVersion(v) || v >= Modern {
 			return s, false
 		}
 	}
 	return s, true
+}
+
+// supportedOf reads data.supported of a -32022 error (exact keys).
+func supportedOf(data json.RawMessage) ([]string, bool) {
+	f, err := jsonscan.Fields(data, "supported")
+	if err != nil || f[0] == nil {
+		return nil, false
+	}
+	return jsonscan.Strings(f[0])
 }
 
 func isVersion(v string) bool {
@@ -273,17 +285,46 @@ func Handshake(ctx context.Context, c *Client, era string) (*Hello, error) {
 		return initialize(ctx, c)
 	case EraModern:
 		res, err := c.Call(ctx, "server/discover", discoverParams())
-		if err != nil {
-			var rpc *Error
-			if errors.As(err, &rpc) && rpc.Code == CodeUnsupportedVersion {
-				s, _ := legacyOnly(rpc.Data)
-				return nil, &EraError{Msg: fmt.Sprintf("server/discover: the server no longer speaks %s (it answered -32022, supported versions %s): %v", Modern, s, rpc)}
-			}
-			return nil, err
-		}
-		return ParseDiscover(res)
+		return ModernAnswer(res, err)
 	}
 	return nil, fmt.Errorf("handshake: unknown era %q (want %q or %q)", era, EraLegacy, EraModern)
+}
+
+// ModernAnswer classifies the answer to server/discover of a server locked
+// in 2026-07-28 (Handshake and the proxy share it, so verify, a re-lock and
+// the proxy read one answer one way). Every recognised "I no longer speak
+// 2026-07-28" answer — -32022 whatever it lists, or a DiscoverResult that
+// does not list 2026-07-28 — is an *EraError with LacksModern set: the
+// seed's "no longer lists the locked protocolVersion". A malformed
+// DiscoverResult is an *EraError; any other error (a JSON-RPC error of
+// another code, a timeout, an exit) is returned as is: it does not show
+// which era the server speaks.
+func ModernAnswer(res json.RawMessage, err error) (*Hello, error) {
+	if err != nil {
+		var rpc *Error
+		if errors.As(err, &rpc) && rpc.Code == CodeUnsupportedVersion {
+			supported, _ := supportedOf(rpc.Data)
+			return nil, &EraError{Msg: fmt.Sprintf("server/discover: the server no longer speaks %s (it answered -32022, supported versions %s): %v", Modern, quoteList(supported), rpc),
+				LacksModern: true, Supported: supported}
+		}
+		return nil, err
+	}
+	return ParseDiscover(res)
+}
+
+// LegacyAnswer classifies the answer to initialize of a server locked in the
+// legacy era: -32022 (the server speaks only 2026-07-28 now) and a result
+// mcpsum cannot speak are *EraError; any other error is returned as is.
+func LegacyAnswer(res json.RawMessage, err error) (*Hello, error) {
+	if err != nil {
+		var rpc *Error
+		if errors.As(err, &rpc) && rpc.Code == CodeUnsupportedVersion {
+			return nil, &EraError{Msg: fmt.Sprintf("initialize: the server refused the legacy handshake with -32022 (supported versions %s); it looks like a 2026-07-28 server that was too slow to answer server/discover: lock it again with a longer timeout: %v",
+				truncRaw(string(rpc.Data), 200), rpc), ModernOnly: true}
+		}
+		return nil, err
+	}
+	return ParseInitialize(res)
 }
 
 func discoverParams() json.RawMessage {
@@ -297,15 +338,40 @@ func ParseDiscover(res json.RawMessage) (*Hello, error) {
 	bad := func(format string, a ...any) error {
 		return &EraError{Msg: "server/discover: " + fmt.Sprintf(format, a...) + "; mcpsum does not fall back to initialize after a DiscoverResult, so this server cannot be locked until it is fixed"}
 	}
-	var r struct {
-		ResultType        *string                    `json:"resultType"`
-		SupportedVersions []string                   `json:"supportedVersions"`
-		Capabilities      json.RawMessage            `json:"capabilities"`
-		Instructions      *string                    `json:"instructions"`
-		Meta              map[string]json.RawMessage `json:"_meta"`
+	f, err := jsonscan.Fields(res, "resultType", "supportedVersions", "capabilities", "instructions", "_meta")
+	if err != nil {
+		return nil, bad("the result is not a valid DiscoverResult (%v)", err)
 	}
-	if err := json.Unmarshal(res, &r); err != nil || !isObject(res) {
-		return nil, bad("the result is not a valid DiscoverResult (%s)", errString(err, "not an object"))
+	var r struct {
+		ResultType        *string
+		SupportedVersions []string
+		Capabilities      json.RawMessage
+		Instructions      *string
+	}
+	if f[0] != nil {
+		rt, ok := jsonscan.String(f[0])
+		if !ok {
+			return nil, bad("resultType is not a string")
+		}
+		r.ResultType = &rt
+	}
+	if f[1] != nil {
+		var ok bool
+		if r.SupportedVersions, ok = jsonscan.Strings(f[1]); !ok {
+			return nil, bad("supportedVersions is not a list of strings")
+		}
+	}
+	r.Capabilities = f[2]
+	if r.Instructions, err = optString(f[3]); err != nil {
+		return nil, bad("instructions is not a string")
+	}
+	var si json.RawMessage
+	if f[4] != nil {
+		mf, err := jsonscan.Fields(f[4], MetaServerInfo)
+		if err != nil {
+			return nil, bad("_meta is not a valid object (%v)", err)
+		}
+		si = mf[0]
 	}
 	if r.ResultType != nil && *r.ResultType != "complete" {
 		return nil, bad("resultType is %s, not \"complete\"", quoted(*r.ResultType, 100))
@@ -315,7 +381,6 @@ func ParseDiscover(res json.RawMessage) (*Hello, error) {
 		err.LacksModern, err.Supported = true, r.SupportedVersions
 		return nil, err
 	}
-	si := r.Meta[MetaServerInfo]
 	if !isObject(si) {
 		return nil, bad("the result has no serverInfo object in _meta[%q]", MetaServerInfo)
 	}
@@ -351,15 +416,7 @@ func DiscoverParams() json.RawMessage { return discoverParams() }
 // initialize runs the legacy handshake on c.
 func initialize(ctx context.Context, c *Client) (*Hello, error) {
 	res, err := c.Call(ctx, "initialize", InitializeParams())
-	if err != nil {
-		var rpc *Error
-		if errors.As(err, &rpc) && rpc.Code == CodeUnsupportedVersion {
-			return nil, &EraError{Msg: fmt.Sprintf("initialize: the server refused the legacy handshake with -32022 (supported versions %s); it looks like a 2026-07-28 server that was too slow to answer server/discover: lock it again with a longer timeout: %v",
-				truncRaw(string(rpc.Data), 200), rpc)}
-		}
-		return nil, err
-	}
-	h, err := ParseInitialize(res)
+	h, err := LegacyAnswer(res, err)
 	if err != nil {
 		return nil, err
 	}
@@ -372,14 +429,20 @@ func initialize(ctx context.Context, c *Client) (*Hello, error) {
 // ParseInitialize validates an InitializeResult and turns it into a legacy
 // Hello; anything mcpsum cannot speak is an *EraError.
 func ParseInitialize(res json.RawMessage) (*Hello, error) {
-	var r struct {
-		ProtocolVersion string          `json:"protocolVersion"`
-		Capabilities    json.RawMessage `json:"capabilities"`
-		ServerInfo      json.RawMessage `json:"serverInfo"`
-		Instructions    *string         `json:"instructions"`
+	f, err := jsonscan.Fields(res, "protocolVersion", "capabilities", "serverInfo", "instructions")
+	if err != nil {
+		return nil, &EraError{Msg: "initialize: the result is not a valid InitializeResult (" + err.Error() + ")"}
 	}
-	if err := json.Unmarshal(res, &r); err != nil || !isObject(res) {
-		return nil, &EraError{Msg: "initialize: the result is not a valid InitializeResult (" + errString(err, "not an object") + ")"}
+	var r struct {
+		ProtocolVersion string
+		Capabilities    json.RawMessage
+		ServerInfo      json.RawMessage
+		Instructions    *string
+	}
+	r.ProtocolVersion, _ = jsonscan.String(f[0])
+	r.Capabilities, r.ServerInfo = f[1], f[2]
+	if r.Instructions, err = optString(f[3]); err != nil {
+		return nil, &EraError{Msg: "initialize: instructions is not a string"}
 	}
 	if !slices.Contains(LegacyVersions, r.ProtocolVersion) {
 		return nil, &EraError{Msg: fmt.Sprintf("initialize: the server chose protocolVersion %s, which mcpsum does not speak (it accepts %s)", quoted(r.ProtocolVersion, 100), strings.Join(LegacyVersions, ", "))}
@@ -400,6 +463,18 @@ func ParseInitialize(res json.RawMessage) (*Hello, error) {
 	}, nil
 }
 
+// optString reads an optional string member: nil when absent or null.
+func optString(v []byte) (*string, error) {
+	if v == nil || string(v) == "null" {
+		return nil, nil
+	}
+	s, ok := jsonscan.String(v)
+	if !ok {
+		return nil, errors.New("not a string")
+	}
+	return &s, nil
+}
+
 func isObject(b json.RawMessage) bool {
 	for _, c := range b {
 		switch c {
@@ -411,13 +486,6 @@ func isObject(b json.RawMessage) bool {
 		return false
 	}
 	return false
-}
-
-func errString(err error, def string) string {
-	if err != nil {
-		return err.Error()
-	}
-	return def
 }
 
 // quoteList renders a server's list of strings for a message: ["a", "b"].

@@ -37,7 +37,7 @@ var ErrLineTooLong = errors.New("line too long")
 type LineTooLongError struct{ Max int }
 
 func (e *LineTooLongError) Error() string {
-	return fmt.Sprintf("message line longer than the %s limit; raise the limit (Spec.MaxLine, or the caller's max-line setting) if the server really sends messages this large", sizeString(e.Max))
+	return fmt.Sprintf("message line longer than the %s limit; mcpsum has no setting that raises it (no MCP client takes messages this large: go-sdk's own limit is 16 MiB), so the server must send smaller messages", sizeString(e.Max))
 }
 
 // Is makes errors.Is(err, ErrLineTooLong) true.

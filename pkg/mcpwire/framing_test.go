@@ -109,7 +109,7 @@ func TestLineReaderStickyError(t *testing.T) {
 		t.Fatalf("errors %v, %v", err1, err2)
 	}
 	var lt *LineTooLongError
-	if !errors.As(err1, &lt) || lt.Max != 5 || !strings.Contains(err1.Error(), "5-byte") || !strings.Contains(err1.Error(), "raise the limit") {
+	if !errors.As(err1, &lt) || lt.Max != 5 || !strings.Contains(err1.Error(), "5-byte") || !strings.Contains(err1.Error(), "no setting that raises it") {
 		t.Errorf("error should name the limit and how to raise it: %v", err1)
 	}
 	if msg := (&LineTooLongError{Max: DefaultMaxLine}).Error(); !strings.Contains(msg, "64 MiB") {

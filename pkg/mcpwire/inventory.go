@@ -2,9 +2,11 @@ package mcpwire
 
 import (
 	"context"
+
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/mcpsum/mcpsum/internal/jsonscan"
 )
 
 // MaxItems is mcpsum's cap on the items of one kind (tools, prompts, …).
@@ -46,15 +48,16 @@ var kinds = []kind{
 // as does a modern result whose resultType is not "complete". Result envelope
 // fields (resultType, ttlMs, cacheScope, _meta, nextCursor) are not kept.
 func ListAll(ctx context.Context, c Caller, h *Hello) (*Surface, error) {
-	var caps map[string]json.RawMessage
-	if err := json.Unmarshal(h.Capabilities, &caps); err != nil {
-		return nil, fmt.Errorf("list surface: server capabilities are not a JSON object: %w", err)
+	cf, err := jsonscan.Fields(h.Capabilities, "tools", "prompts", "resources")
+	if err != nil {
+		return nil, fmt.Errorf("list surface: server capabilities are not a JSON object with unique keys: %w", err)
 	}
+	caps := map[string][]byte{"tools": cf[0], "prompts": cf[1], "resources": cf[2]}
 	s := &Surface{Hello: *h}
 	out := []*[]json.RawMessage{&s.Tools, &s.Prompts, &s.Resources, &s.ResourceTemplates}
 	for i, k := range kinds {
 		*out[i] = []json.RawMessage{}
-		if v, ok := caps[k.capability]; !ok || string(v) == "null" {
+		if v := caps[k.capability]; v == nil || string(v) == "null" {
 			continue
 		}
 		items, err := listKind(ctx, c, h, k)
@@ -137,7 +140,12 @@ func parsePage(res json.RawMessage, k kind, modern bool) (*string, []json.RawMes
 	var next *string
 	var items []json.RawMessage
 	found := false
+	seen := map[string]bool{}
 	err := eachMember(res, func(name string, val []byte) error {
+		if seen[name] {
+			return fmt.Errorf("the result has %q twice; which one counts would depend on the client", name)
+		}
+		seen[name] = true
 		switch name {
 		case "resultType":
 			var s string

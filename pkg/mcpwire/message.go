@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/mcpsum/mcpsum/internal/jsonscan"
 )
 
 // JSON-RPC and MCP error codes mcpsum recognises.
@@ -113,15 +115,77 @@ func Decode(line []byte) (*Message, error) {
 		}
 		return nil, &DecodeError{Reason: "not a JSON object", Line: line}
 	}
-	var m Message
-	if err := json.Unmarshal(line, &m); err != nil {
-		if !json.Valid(line) {
-			return nil, &DecodeError{Reason: "not JSON", Line: line}
-		}
-		return nil, &DecodeError{Reason: "malformed JSON-RPC message (" + err.Error() + ")", Line: line}
+	if !json.Valid(line) {
+		return nil, &DecodeError{Reason: "not JSON", Line: line}
+	}
+	m, reason := decodeMessage(line)
+	if reason != "" {
+		return nil, &DecodeError{Reason: reason, Line: line}
 	}
 	if m.Method == "" && m.Result == nil && m.Error == nil {
 		return nil, &DecodeError{Reason: "JSON object is neither a request, a notification nor a response", Line: line}
 	}
-	return &m, nil
+	return m, nil
+}
+
+// decodeMessage reads the JSON-RPC members of a valid JSON object with exact
+// keys ("Result" is not "result"); a repeated key refuses the message, so
+// mcpsum and the client behind a forwarder cannot read different values.
+func decodeMessage(line []byte) (*Message, string) {
+	f, err := jsonscan.Fields(line, "jsonrpc", "id", "method", "params", "result", "error")
+	if err != nil {
+		return nil, "malformed JSON-RPC message (" + err.Error() + ")"
+	}
+	m := &Message{ID: clone(f[1]), Params: clone(f[3]), Result: clone(f[4])}
+	var ok bool
+	if f[0] != nil {
+		if m.JSONRPC, ok = jsonscan.String(f[0]); !ok {
+			return nil, "malformed JSON-RPC message (jsonrpc is not a string)"
+		}
+	}
+	if f[2] != nil {
+		if m.Method, ok = jsonscan.String(f[2]); !ok {
+			return nil, "malformed JSON-RPC message (method is not a string)"
+		}
+	}
+	if f[5] != nil && string(f[5]) != "null" {
+		if m.Error, err = decodeError(f[5]); err != nil {
+			return nil, "malformed JSON-RPC message (error: " + err.Error() + ")"
+		}
+	}
+	return m, ""
+}
+
+// decodeError reads a JSON-RPC error object with exact keys.
+func decodeError(b []byte) (*Error, error) {
+	f, err := jsonscan.Fields(b, "code", "message", "data")
+	if err != nil {
+		return nil, err
+	}
+	e := &Error{Data: clone(f[2])}
+	if f[0] != nil {
+		n, ok := intID(f[0])
+		if !ok || n < -1<<31 || n >= 1<<31 {
+			return nil, errors.New("code is not an integer")
+		}
+		e.Code = int(n)
+	}
+	if f[1] != nil {
+		var ok bool
+		if e.Message, ok = jsonscan.String(f[1]); !ok {
+			return nil, errors.New("message is not a string")
+		}
+	}
+	return e, nil
+}
+
+// ParseError parses a JSON-RPC error object with exact keys (for a
+// forwarder that holds the raw bytes).
+func ParseError(b []byte) (*Error, error) { return decodeError(b) }
+
+func clone(b []byte) json.RawMessage {
+	if b == nil {
+		return nil
+	}
+	return append(json.RawMessage(nil), b...)
 }

@@ -2,6 +2,8 @@
 
 package mcpwire
 
+//lint:file-ignore SA1019 runtime.GOROOT locates the toolchain that built the test, to build peers with it
+
 import (
 	"context"
 	"fmt"

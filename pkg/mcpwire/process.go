@@ -43,6 +43,10 @@ type Spec struct {
 // baseEnv are the variables every server gets when mcpsum has them set.
 var baseEnv = []string{"HOME", "PATH", "TMPDIR"}
 
+// BaseEnv returns the names of the variables every server gets besides its
+// envPassthrough (each only when set): HOME, PATH, TMPDIR.
+func BaseEnv() []string { return slices.Clone(baseEnv) }
+
 // Environ builds a server environment from mcpsum's own: only the variables
 // named in names (a lock's envPassthrough) plus PATH, HOME and TMPDIR, each
 // only when set. Values are copied, never stored elsewhere. The result is

@@ -5,24 +5,17 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/mcpsum/mcpsum/internal/statefile"
+
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 	"github.com/mcpsum/mcpsum/pkg/mcpwire"
 	"github.com/mcpsum/mcpsum/pkg/sandbox"
 )
 
-// StateDir is mcpsum's state directory: $XDG_STATE_HOME/mcpsum, or
-// ~/.local/state/mcpsum. It holds the egress audit log (and, later, the taint
-// state); no sandbox write path may cover it.
-func StateDir() (string, error) {
-	if d := os.Getenv("XDG_STATE_HOME"); filepath.IsAbs(d) {
-		return filepath.Join(d, "mcpsum"), nil
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return "", fmt.Errorf("find the state directory: %w (set XDG_STATE_HOME)", err)
-	}
-	return filepath.Join(home, ".local", "state", "mcpsum"), nil
-}
+// StateDir is mcpsum's state directory (internal/statefile.Dir):
+// $XDG_STATE_HOME/mcpsum, or ~/.local/state/mcpsum. It holds the egress audit
+// log and the taint state; no sandbox write path may cover it.
+func StateDir() (string, error) { return statefile.Dir() }
 
 // AuditLog is the egress audit log: one JSON line per connection a sandboxed
 // server made or was refused.
@@ -42,7 +35,7 @@ func sandboxed(name string, sb *lockfile.Sandbox, spec mcpwire.Spec, opts Option
 	if err != nil {
 		return spec, nil, nil, err
 	}
-	if err := os.MkdirAll(state, 0o700); err != nil {
+	if err := statefile.MkdirPrivate(state); err != nil {
 		return spec, nil, nil, fmt.Errorf("create the state directory: %w", err)
 	}
 	audit := filepath.Join(state, "egress.jsonl")

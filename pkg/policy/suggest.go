@@ -1,11 +1,15 @@
 // Package policy holds mcpsum's policy logic that goes beyond the format:
-// suggesting a taint policy from a locked server's annotations.
+// suggesting a taint policy from a locked server's annotations, and taint
+// tracking (I6): the session state shared by a client's proxies (Store), the
+// audit log, approvals through the client (signed 2026-07-28 states), and
+// the Guard that the proxy's hooks call (wired in cmd/mcpsum; pkg/proxy does
+// not import this package).
 package policy
 
 import (
-	"encoding/json"
 	"sort"
 
+	"github.com/mcpsum/mcpsum/internal/jsonscan"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 )
 
@@ -25,8 +29,36 @@ type Suggestion struct {
 
 // annotations are the hints a server declares (untrusted).
 type annotations struct {
-	ReadOnly  *bool `json:"readOnlyHint"`
-	OpenWorld *bool `json:"openWorldHint"`
+	ReadOnly  *bool
+	OpenWorld *bool
+}
+
+// hints reads a tool's annotations with exact keys: "READONLYHINT" or
+// "ReadOnlyHint" is not readOnlyHint, a hint that is not exactly true or
+// false counts as missing, and so does every hint of an item or annotations
+// object with a repeated key (which one a client reads depends on it).
+func hints(item []byte) annotations {
+	f, err := jsonscan.Fields(item, "annotations")
+	if err != nil || f[0] == nil {
+		return annotations{}
+	}
+	h, err := jsonscan.Fields(f[0], "readOnlyHint", "openWorldHint")
+	if err != nil {
+		return annotations{}
+	}
+	return annotations{ReadOnly: boolHint(h[0]), OpenWorld: boolHint(h[1])}
+}
+
+func boolHint(v []byte) *bool {
+	switch string(v) {
+	case "true":
+		t := true
+		return &t
+	case "false":
+		f := false
+		return &f
+	}
+	return nil
 }
 
 // Suggest labels tools from the server's own annotations, conservatively: a
@@ -49,11 +81,7 @@ func Suggest(s *lockfile.Server) Suggestion {
 		if err != nil {
 			continue
 		}
-		var item struct {
-			Annotations annotations `json:"annotations"`
-		}
-		_ = json.Unmarshal(raw, &item) // unreadable hints count as missing
-		a := item.Annotations
+		a := hints(raw) // unreadable hints count as missing
 		openWorld := a.OpenWorld == nil || *a.OpenWorld
 		readOnly := a.ReadOnly != nil && *a.ReadOnly
 		r := Reason{Tool: name, Source: openWorld, Sink: openWorld || !readOnly}

@@ -53,3 +53,21 @@ func TestSuggestNoResources(t *testing.T) {
 		t.Errorf("got %+v", got.Taint)
 	}
 }
+
+// Hints are read with exact keys: a server cannot get a tool left
+// unlabelled with keys that only a case-insensitive parser reads as hints,
+// nor with a repeated key whose first or last value a parser picks.
+func TestSuggestExactHintKeys(t *testing.T) {
+	s := &lockfile.Server{Tools: []json.RawMessage{
+		tool("upper", `{"READONLYHINT":true,"OPENWORLDHINT":false}`),
+		tool("title", `{"ReadOnlyHint":true,"OpenWorldHint":false}`),
+		tool("twice", `{"readOnlyHint":true,"openWorldHint":true,"openWorldHint":false}`),
+		tool("number", `{"readOnlyHint":true,"openWorldHint":0}`),
+		tool("closed", `{"readOnlyHint":true,"openWorldHint":false}`),
+	}}
+	got := Suggest(s)
+	want := []string{"number", "title", "twice", "upper"}
+	if !reflect.DeepEqual(got.Taint.Sources, want) || !reflect.DeepEqual(got.Taint.Sinks, want) {
+		t.Errorf("got sources %v sinks %v, want both %v", got.Taint.Sources, got.Taint.Sinks, want)
+	}
+}

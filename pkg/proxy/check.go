@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 	"github.com/mcpsum/mcpsum/pkg/mcpwire"
@@ -35,56 +34,37 @@ func eraFinding(locked, observed string) lockfile.Finding {
 }
 
 // handshake speaks the locked era: initialize + notifications/initialized,
-// or server/discover.
+// or server/discover. The answer is classified by mcpwire exactly as verify
+// and lock classify it: a recognised "I no longer speak the locked era"
+// answer is definitional drift (quarantine); any other JSON-RPC error, a
+// timeout or an exit does not show what the server speaks now, so the
+// proxy could not decide (the session fails, exit 3).
 func (p *Proxy) handshake(ctx context.Context) (*mcpwire.Hello, error) {
 	if p.srv.upEra == lockfile.EraModern {
-		return p.discover(ctx)
-	}
-	res, err := p.Call(ctx, "initialize", mcpwire.InitializeParams())
-	var rpc *mcpwire.Error
-	if errors.As(err, &rpc) {
-		observed := lockfile.EraLegacy
-		if rpc.Code == mcpwire.CodeUnsupportedVersion {
-			observed = lockfile.EraModern
+		h, err := mcpwire.ModernAnswer(p.Call(ctx, "server/discover", mcpwire.DiscoverParams()))
+		var ee *mcpwire.EraError
+		switch {
+		case errors.As(err, &ee) && ee.LacksModern:
+			f := lockfile.Finding{Class: lockfile.Definitional, Kind: lockfile.KindVersionDropped, Change: lockfile.Removed,
+				Locked: p.srv.lock.ProtocolVersion, Observed: string(mustJSON(ee.Supported))}
+			return nil, &eraLost{f, ee.Msg}
+		case errors.As(err, &ee):
+			return nil, &eraLost{eraFinding(lockfile.EraModern, "unknown"), ee.Msg}
 		}
-		return nil, &eraLost{eraFinding(lockfile.EraLegacy, observed), fmt.Sprintf("the server refused initialize: %v", err)}
+		return h, err
 	}
-	if err != nil {
+	h, err := mcpwire.LegacyAnswer(p.Call(ctx, "initialize", mcpwire.InitializeParams()))
+	var ee *mcpwire.EraError
+	switch {
+	case errors.As(err, &ee) && ee.ModernOnly:
+		return nil, &eraLost{eraFinding(lockfile.EraLegacy, lockfile.EraModern), ee.Msg}
+	case errors.As(err, &ee):
+		return nil, &eraLost{eraFinding(lockfile.EraLegacy, "unknown"), ee.Msg}
+	case err != nil:
 		return nil, err
-	}
-	h, err := mcpwire.ParseInitialize(res)
-	if err != nil {
-		return nil, &eraLost{eraFinding(lockfile.EraLegacy, "unknown"), fmt.Sprintf("the server's InitializeResult is not one mcpsum can speak: %v", err)}
 	}
 	if err := p.notify("notifications/initialized", nil); err != nil {
 		return nil, err
-	}
-	return h, nil
-}
-
-// discover is the modern handshake, with the same request and checks as
-// lock's (mcpwire); a server that no longer lists the locked version is
-// definitional drift.
-func (p *Proxy) discover(ctx context.Context) (*mcpwire.Hello, error) {
-	res, err := p.Call(ctx, "server/discover", mcpwire.DiscoverParams())
-	var rpc *mcpwire.Error
-	if errors.As(err, &rpc) {
-		return nil, &eraLost{eraFinding(lockfile.EraModern, lockfile.EraLegacy), fmt.Sprintf("the server no longer answers server/discover: %v", err)}
-	}
-	if err != nil {
-		return nil, err
-	}
-	var v struct {
-		SupportedVersions []string `json:"supportedVersions"`
-	}
-	if json.Unmarshal(res, &v) == nil && !slices.Contains(v.SupportedVersions, mcpwire.Modern) {
-		f := lockfile.Finding{Class: lockfile.Definitional, Kind: lockfile.KindVersionDropped, Change: lockfile.Removed,
-			Locked: p.srv.lock.ProtocolVersion, Observed: string(mustJSON(v.SupportedVersions))}
-		return nil, &eraLost{f, "the server no longer lists " + mcpwire.Modern}
-	}
-	h, err := mcpwire.ParseDiscover(res)
-	if err != nil {
-		return nil, &eraLost{eraFinding(lockfile.EraModern, "unknown"), fmt.Sprintf("the server's DiscoverResult is malformed: %v", err)}
 	}
 	return h, nil
 }

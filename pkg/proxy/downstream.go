@@ -18,6 +18,7 @@ type request struct {
 	modern   bool // it carried 2026-07-28 _meta
 	meta     span // params._meta
 	logLevel bool // modern: it asked for log messages
+	info     CallInfo
 }
 
 // call is a request sent to the server that awaits its response.
@@ -33,6 +34,7 @@ type call struct {
 	queue     []*serverRequest // more of them
 	parked    []byte           // the final response, when it came before the retry
 	rounds    int              // input_required rounds bridged so far
+	info      CallInfo         // what the hooks see
 }
 
 type ownReply struct {
@@ -163,11 +165,16 @@ func (p *Proxy) clientRequest(line []byte, env envelope, id []byte) {
 			return
 		}
 		if method == "resources/read" {
-			if _, ok := stringAt(line, pf[2]); !ok {
+			uri, ok := stringAt(line, pf[2])
+			if !ok {
 				p.replyErr(id, invalidParams("resources/read needs a string uri"))
 				return
 			}
-			p.submit(r)
+			if e := p.checkURI(uri); e != nil {
+				p.replyErr(id, e)
+				return
+			}
+			p.beforeCall(r, uri)
 			return
 		}
 		name, ok := stringAt(line, pf[1])
@@ -180,13 +187,13 @@ func (p *Proxy) clientRequest(line []byte, env envelope, id []byte) {
 			p.replyErr(id, invalidParams("unknown %s \"%s\": it is not in the lock for server %q, so mcpsum does not forward it", kind, q, p.opts.Name))
 			return
 		}
-		p.submit(r)
+		p.beforeCall(r, name)
 	case "completion/complete":
 		if e := p.checkCompletionRef(line, pf[4]); e != nil {
 			p.replyErr(id, e)
 			return
 		}
-		p.submit(r)
+		p.beforeCall(r, "")
 	case "logging/setLevel":
 		if r.modern {
 			p.replyErr(id, notFound())
@@ -201,13 +208,22 @@ func (p *Proxy) clientRequest(line []byte, env envelope, id []byte) {
 			p.reply(id, []byte(`{}`))
 			return
 		}
-		p.submit(r)
+		p.beforeCall(r, "")
 	case "resources/subscribe", "resources/unsubscribe":
 		if r.modern || upModern {
 			p.replyErr(id, notFound())
 			return
 		}
-		p.submit(r)
+		uri, ok := stringAt(line, pf[2])
+		if !ok {
+			p.replyErr(id, invalidParams("%s needs a string uri", method))
+			return
+		}
+		if e := p.checkURI(uri); e != nil {
+			p.replyErr(id, e)
+			return
+		}
+		p.beforeCall(r, uri)
 	case "subscriptions/listen":
 		if !r.modern {
 			p.replyErr(id, notFound())
@@ -219,7 +235,7 @@ func (p *Proxy) clientRequest(line []byte, env envelope, id []byte) {
 			p.replyErr(id, notFound())
 			return
 		}
-		p.submit(r)
+		p.beforeCall(r, "")
 	default:
 		e := notFound()
 		e.Message = fmt.Sprintf("method not found: mcpsum proxy does not forward \"%s\"", mcpwire.TruncateQuote(method, 80))
@@ -227,17 +243,74 @@ func (p *Proxy) clientRequest(line []byte, env envelope, id []byte) {
 	}
 }
 
+// beforeCall passes a call the proxy would forward through the hooks, then
+// submits it (or answers it as the hook decided). While the verdict is
+// pending the call is in p.waiting, so a cancellation from the client
+// withdraws the hook's questions and makes the verdict moot.
+func (p *Proxy) beforeCall(r *request, name string) {
+	r.info = callInfo(r, name)
+	params := append([]byte(nil), r.env.params.of(r.line)...)
+	hc := &hookCall{p: p, r: r}
+	key := string(r.id)
+	p.mu.Lock()
+	p.waiting[key] = hc
+	p.mu.Unlock()
+	p.hooks.BeforeCall(r.info, params, hc, once(func(v Verdict) {
+		p.mu.Lock()
+		cancelled := hc.cancelled
+		if p.waiting[key] == hc {
+			delete(p.waiting, key)
+		}
+		p.mu.Unlock()
+		if cancelled {
+			return // the client cancelled it: no answer, nothing forwarded
+		}
+		hc.CancelAsks("the call was decided")
+		switch {
+		case v.Refuse != nil:
+			p.replyErr(r.id, v.Refuse.rpc())
+		case v.Answer != nil:
+			p.reply(r.id, v.Answer)
+		case v.Params != nil:
+			nr, err := r.withParams(v.Params)
+			if err != nil {
+				p.replyErr(r.id, &rpcError{Code: mcpwire.CodeInternalError, Message: "mcpsum: a policy hook returned bad params: " + err.Error()})
+				return
+			}
+			p.submit(nr)
+		default:
+			p.submit(r)
+		}
+	}))
+}
+
+// checkURI refuses a resource URI that is neither a locked resource nor
+// matched by a locked resource template, like an unlocked tool.
+func (p *Proxy) checkURI(uri string) *rpcError {
+	if p.srv.lockedURI(uri) {
+		return nil
+	}
+	q, _ := mcpwire.Quote(uri)
+	return invalidParams("unknown resource \"%s\": it is neither a locked resource nor matched by a locked resource template of server %q, so mcpsum does not forward it", q, p.opts.Name)
+}
+
 // checkCompletionRef refuses completions for prompts that are not locked.
 func (p *Proxy) checkCompletionRef(line []byte, ref span) *rpcError {
-	rf, ok, err := fields(line, ref, "type", "name")
+	rf, ok, err := fields(line, ref, "type", "name", "uri")
 	if err != nil || !ok || !ref.ok() {
 		return invalidParams("completion/complete needs a ref object")
 	}
-	if t, _ := stringAt(line, rf[0]); t == "ref/prompt" {
+	switch t, _ := stringAt(line, rf[0]); t {
+	case "ref/prompt":
 		name, _ := stringAt(line, rf[1])
 		if !p.srv.prompts[name] {
 			q, _ := mcpwire.Quote(name)
 			return invalidParams("unknown prompt \"%s\": it is not in the lock for server %q", q, p.opts.Name)
+		}
+	case "ref/resource":
+		uri, _ := stringAt(line, rf[2])
+		if !p.srv.tmplKeys[uri] && !p.srv.lockedURI(uri) {
+			return p.checkURI(uri)
 		}
 	}
 	return nil
@@ -308,7 +381,7 @@ func (p *Proxy) clientNotification(line []byte, env envelope) {
 // the id the server knows, or drops a request that was not forwarded yet.
 func (p *Proxy) cancelFromClient(line []byte, rid span) {
 	key := string(line[rid.s:rid.e])
-	if p.cancelCollecting(key) {
+	if p.cancelCollecting(key) || p.cancelWaiting(key) {
 		return
 	}
 	p.mu.Lock()
@@ -366,11 +439,15 @@ func (p *Proxy) clientResponse(line []byte, env envelope, id []byte) {
 	delete(p.downPending, d)
 	up := p.up
 	p.mu.Unlock()
-	if !ok || r == nil || up == nil {
+	if !ok || r == nil || (up == nil && r.hook == nil) {
 		return // not ours, or late
 	}
 	if r.bridge != nil {
 		p.bridgeAnswer(d, r, line, env)
+		return
+	}
+	if r.hook != nil {
+		hookAnswer(r, line, env)
 		return
 	}
 	parts := splice(line, env.id, r.upID)

@@ -44,7 +44,7 @@ func (p *Proxy) submit(r *request) {
 func (p *Proxy) register(r *request) int64 {
 	p.nextUp++
 	u := p.nextUp
-	c := &call{clientID: r.id, method: r.method, logLevel: r.logLevel, modern: r.modern}
+	c := &call{clientID: r.id, method: r.method, logLevel: r.logLevel, modern: r.modern, info: r.info}
 	if p.needsBridge(r) {
 		c.req = r
 	}
@@ -67,11 +67,18 @@ func (p *Proxy) closeGate() {
 	if p.state == gateOpen {
 		p.state = gateChecking
 	}
+	p.downOpen = false
 	p.mu.Unlock()
 }
 
-// openGate forwards the held requests in order, then lets calls through.
+// openGate forwards the held requests in order, then lets calls through,
+// then delivers what the server sent for the client meanwhile.
 func (p *Proxy) openGate() {
+	p.releaseHeldDown(true)
+	p.openGateLocked()
+}
+
+func (p *Proxy) openGateLocked() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for p.state == gateChecking && len(p.held) > 0 {
@@ -87,6 +94,7 @@ func (p *Proxy) openGate() {
 	if p.state == gateChecking {
 		p.state = gateOpen
 	}
+	p.downOpen = false
 }
 
 // quarantineWith stops the server and makes every later request fail with
@@ -108,6 +116,7 @@ func (p *Proxy) quarantineWith(reason string, findings []lockfile.Finding) {
 	proc := p.proc
 	p.mu.Unlock()
 	close(p.quarDone)
+	p.releaseHeldDown(false) // refused and dropped
 	p.logf("QUARANTINED: %s; every request now gets error %d; run %s", reason, CodeQuarantined, q.Next)
 	p.failWaiting(q.rpc())
 	if proc != nil {
@@ -126,6 +135,7 @@ func (p *Proxy) fail(err error) {
 	p.state = gateFailed
 	p.failure = err // Run returns it; the command prints it
 	p.mu.Unlock()
+	p.releaseHeldDown(false) // refused and dropped
 	p.failWaiting(p.failureRPCLocked())
 	close(p.upFailed)
 }

@@ -3,6 +3,7 @@ package proxy
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 
 	"github.com/mcpsum/mcpsum/internal/jsonscan"
@@ -29,12 +30,17 @@ import (
 
 const maxRounds = 10
 
+// maxQueuedInputs bounds a legacy server's requests waiting for a modern
+// client's retry of one call.
+const maxQueuedInputs = 16
+
 // downReq is a request the proxy sent to the client.
 type downReq struct {
 	upID   []byte // a legacy server's request id: the answer is forwarded
 	method string
 	bridge *bridge // or: part of an input_required being bridged
 	key    string
+	hook   func(json.RawMessage, *CallError) // or: a hook's AskClient
 }
 
 // bridge collects a legacy client's answers to one input_required result.
@@ -154,7 +160,7 @@ func (p *Proxy) bridgeRetry(b *bridge) {
 	}
 	p.nextUp++
 	u := p.nextUp
-	c := &call{clientID: b.c.clientID, method: b.c.method, req: b.c.req, rounds: b.c.rounds + 1, modern: b.c.modern}
+	c := &call{clientID: b.c.clientID, method: b.c.method, req: b.c.req, rounds: b.c.rounds + 1, modern: b.c.modern, info: b.c.info}
 	p.upPending[u] = c
 	p.byClient[string(c.clientID)] = u
 	up := p.up
@@ -218,9 +224,9 @@ func (p *Proxy) bridgeServerRequest(line []byte, env envelope, id []byte, method
 			best, c = u, k
 		}
 	}
-	if c == nil {
+	if c == nil || len(c.queue) >= maxQueuedInputs {
 		p.mu.Unlock()
-		return false
+		return false // answered with an error by the caller
 	}
 	p.nextToken++
 	sr := &serverRequest{upID: append([]byte(nil), id...), params: params, method: method, key: fmt.Sprintf("mcpsum-up-%d", p.nextToken)}
@@ -308,7 +314,7 @@ func (p *Proxy) bridgeRetryFromClient(r *request, stateSp, respSp span) bool {
 		p.reply(r.id, next)
 	case parked != nil:
 		env, _, _ := scanEnvelope(parked)
-		p.resultToClient(parked, env, r.id, true, c.method)
+		p.resultToClient(c, parked, env)
 	}
 	return true
 }

@@ -42,6 +42,13 @@ type Options struct {
 	Stderr io.Writer
 	// PageSize is the number of items per served list page (0: DefaultPageSize).
 	PageSize int
+	// Hooks see and steer every forwarded call and its result (nil:
+	// forward everything). See Hooks.
+	Hooks Hooks
+	// StallTimeout bounds how long a server may stop in the middle of a
+	// streamed line (0: Pin.Timeout, else 30s); past it the call gets an
+	// error and the session fails.
+	StallTimeout time.Duration
 	// Grace is how long the server gets to exit after its stdin closes, and
 	// again after SIGTERM (0: 2s).
 	Grace time.Duration
@@ -68,17 +75,24 @@ const (
 // Proxy is one proxy session.
 type Proxy struct {
 	opts  Options
+	hooks Hooks
 	srv   *served
-	out   *lineWriter // to the client
-	log   io.Writer
-	grace time.Duration
+	// voidID is the id that ends a streamed line the proxy had to cut short
+	// (a JSON string no client uses; clients drop responses to unknown ids).
+	voidID []byte
+	out    *lineWriter // to the client
+	log    io.Writer
+	grace  time.Duration
 
-	up       *lineWriter // to the server; nil until started
-	proc     *mcpwire.Process
-	hello    *mcpwire.Hello
-	recheck  chan struct{}
-	upFailed chan struct{} // closed by fail
-	quarDone chan struct{} // closed by quarantine
+	up *lineWriter // to the server; nil until started
+	// stderrLines escapes the server's stderr into the log.
+	stderrLines *escapedLines
+	proc        *mcpwire.Process
+	hello       *mcpwire.Hello
+	recheck     chan struct{}
+	started     chan struct{} // closed once the server's start has succeeded or failed
+	upFailed    chan struct{} // closed by fail
+	quarDone    chan struct{} // closed by quarantine
 
 	mu   sync.Mutex
 	cond *sync.Cond // signalled when held shrinks or the state changes
@@ -89,11 +103,15 @@ type Proxy struct {
 	clientInfo    json.RawMessage
 	logLevel      string // from logging/setLevel when the server is modern
 	// The gate.
-	state      gateState
-	held       []*request
-	quarantine *QuarantineError
-	failure    error
-	seenInfo   map[string]bool // informational findings already logged
+	state gateState
+	held  []*request
+	// heldDown are server->client messages held while a check runs.
+	heldDown      [][]byte
+	heldDownBytes int
+	downOpen      bool // the check passed: server messages pass while held calls go out
+	quarantine    *QuarantineError
+	failure       error
+	seenInfo      map[string]bool // informational findings already logged
 	// Ids. The proxy allocates every id it sends to either side: integers
 	// from 1 upwards, one counter per side, so its own requests can never
 	// collide with forwarded ones.
@@ -102,9 +120,10 @@ type Proxy struct {
 	byClient    map[string]int64 // client request id -> upstream id
 	nextDown    int64            // ids of requests sent to the client
 	downPending map[int64]*downReq
-	listens     map[string]bool    // open subscriptions/listen of a modern client
-	bridges     map[string]*bridge // legacy client calls collecting input, by client id
-	tokens      map[string]int64   // the proxy's requestState tokens -> upstream call
+	waiting     map[string]*hookCall // client calls waiting for a hook's verdict, by client id
+	listens     map[string]bool      // open subscriptions/listen of a modern client
+	bridges     map[string]*bridge   // legacy client calls collecting input, by client id
+	tokens      map[string]int64     // the proxy's requestState tokens -> upstream call
 	nextToken   int64
 	logWanted   int // in-flight modern requests that asked for log messages
 }
@@ -137,6 +156,12 @@ func Run(ctx context.Context, stdin io.Reader, stdout io.Writer, opts Options) e
 		why = "mcpsum proxy was interrupted"
 	case <-clientGone:
 		why = "the client closed its connection"
+		// Whether the server could be started decides the outcome (exit 3
+		// when it could not), not which goroutine noticed first.
+		select {
+		case <-p.started:
+		case <-time.After(drainWait):
+		}
 		p.drain()
 	case <-p.upFailed:
 		why = "the server failed"
@@ -171,18 +196,25 @@ func newProxy(stdout io.Writer, opts Options) (*Proxy, error) {
 		log:         opts.Stderr,
 		grace:       opts.Grace,
 		recheck:     make(chan struct{}, 1),
+		started:     make(chan struct{}),
 		upFailed:    make(chan struct{}),
 		quarDone:    make(chan struct{}),
 		seenInfo:    map[string]bool{},
 		upPending:   map[int64]*call{},
 		byClient:    map[string]int64{},
 		downPending: map[int64]*downReq{},
+		waiting:     map[string]*hookCall{},
 		listens:     map[string]bool{},
 		bridges:     map[string]*bridge{},
 		tokens:      map[string]int64{},
 	}
 	if p.log == nil {
 		p.log = io.Discard
+	}
+	p.voidID = appendJSON(nil, "mcpsum-void-"+newToken()[len("mcpsum-"):])
+	p.hooks = opts.Hooks
+	if p.hooks == nil {
+		p.hooks = noHooks{}
 	}
 	if p.grace <= 0 {
 		p.grace = 2 * time.Second
@@ -247,6 +279,13 @@ func (p *Proxy) failWaiting(e *rpcError) {
 		ids = append(ids, r.id)
 	}
 	p.held = nil
+	var asks []*downReq
+	for d, r := range p.downPending {
+		if r.hook != nil {
+			asks = append(asks, r)
+			delete(p.downPending, d)
+		}
+	}
 	for u, c := range p.upPending {
 		if c.own != nil {
 			select {
@@ -260,6 +299,9 @@ func (p *Proxy) failWaiting(e *rpcError) {
 	}
 	p.cond.Broadcast()
 	p.mu.Unlock()
+	for _, r := range asks {
+		r.hook(nil, &CallError{Code: CodeSessionEnded, Message: e.Message})
+	}
 	lines := make([][]byte, 0, len(ids))
 	for _, id := range ids {
 		lines = append(lines, errorLine(id, e))

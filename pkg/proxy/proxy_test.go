@@ -227,13 +227,42 @@ func TestInformationalDriftAllowed(t *testing.T) {
 	}
 }
 
-// A server locked in 2026-07-28 that now speaks only the legacy era is
-// quarantined (era drift is definitional).
+// A server locked in 2026-07-28 that now answers -32022 listing only legacy
+// versions (go-sdk's answer) no longer lists the locked protocolVersion:
+// quarantined as protocolVersionDropped, as verify and lock report it.
 func TestEraDriftQuarantines(t *testing.T) {
 	e := lockServer(t)
 	s := startProxy(t, withCommand(t, e, legacyOnly))
 	_, m := s.request("tools/call", modern(`{"name":"add","arguments":{"a":1,"b":2}}`))
-	if m.Error == nil || m.Error.Code != CodeQuarantined || !strings.Contains(m.Error.Message, "era") {
-		t.Fatalf("want a quarantine for era drift, got %s %+v", m.Result, m.Error)
+	if m.Error == nil || m.Error.Code != CodeQuarantined || !strings.Contains(m.Error.Message, "protocolVersionDropped") {
+		t.Fatalf("want a quarantine for a dropped protocol version, got %s %+v", m.Result, m.Error)
+	}
+}
+
+// resources/read (and a completion's resource ref) of a URI that is neither
+// a locked resource nor matched by a locked template is refused like an
+// unlocked tool, without reaching the server, in both client eras.
+func TestUnlockedResourceRefused(t *testing.T) {
+	s := startProxy(t, lockServer(t, legacyOnly))
+	s.initialize()
+	for _, uri := range []string{"test://static/readme", "test://item/7", "test://item/a%2Fb"} {
+		if _, m := s.request("resources/read", `{"uri":"`+uri+`"}`); m.Error != nil {
+			t.Errorf("locked %s: %+v", uri, m.Error)
+		}
+	}
+	for _, uri := range []string{"file:///etc/passwd", "test://static/other", "test://item/7/../../x"} {
+		_, m := s.request("resources/read", `{"uri":"`+uri+`"}`)
+		if m.Error == nil || m.Error.Code != -32602 || !strings.Contains(m.Error.Message, "neither a locked resource") {
+			t.Errorf("unlocked %s: %s %+v", uri, m.Result, m.Error)
+		}
+	}
+	_, m := s.request("completion/complete", `{"ref":{"type":"ref/resource","uri":"file:///{path}"},"argument":{"name":"path","value":"/"}}`)
+	if m.Error == nil || m.Error.Code != -32602 {
+		t.Errorf("completion of an unlocked template: %s %+v", m.Result, m.Error)
+	}
+	m2 := startProxy(t, lockServer(t))
+	_, m = m2.request("resources/read", modern(`{"uri":"file:///etc/passwd"}`))
+	if m.Error == nil || m.Error.Code != -32602 {
+		t.Errorf("modern client, unlocked uri: %s %+v", m.Result, m.Error)
 	}
 }

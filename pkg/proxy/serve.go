@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/yosida95/uritemplate/v3"
 
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 	"github.com/mcpsum/mcpsum/pkg/mcpwire"
@@ -23,6 +26,9 @@ type served struct {
 	caps     map[string]json.RawMessage // locked capabilities
 	tools    map[string]bool            // locked tool names
 	prompts  map[string]bool            // locked prompt names
+	uris     map[string]bool            // locked resource URIs
+	tmplKeys map[string]bool            // locked resource template strings
+	tmpls    []*regexp.Regexp           // what each locked template matches
 	lists    [4]kindList
 	pageSize int
 
@@ -54,6 +60,19 @@ func newServed(lock *lockfile.Server, pageSize int) (*served, error) {
 	}
 	if s.prompts, err = nameSet(lockfile.KindPrompt, lock.Prompts); err != nil {
 		return nil, err
+	}
+	if s.uris, err = nameSet(lockfile.KindResource, lock.Resources); err != nil {
+		return nil, err
+	}
+	if s.tmplKeys, err = nameSet(lockfile.KindResourceTemplate, lock.ResourceTemplates); err != nil {
+		return nil, err
+	}
+	for t := range s.tmplKeys {
+		// A template that does not parse matches nothing (as in go-sdk,
+		// whose servers route resources/read the same way).
+		if tm, err := uritemplate.New(t); err == nil {
+			s.tmpls = append(s.tmpls, tm.Regexp())
+		}
 	}
 	s.legacyCaps = lock.Capabilities
 	if s.upEra == lockfile.EraModern {
@@ -96,6 +115,20 @@ func withoutSubscribe(caps map[string]json.RawMessage, modern bool) json.RawMess
 		out[k] = v
 	}
 	return mustJSON(out)
+}
+
+// lockedURI reports whether uri is a locked resource or matches a locked
+// resource template (RFC 6570, as go-sdk servers match them).
+func (s *served) lockedURI(uri string) bool {
+	if s.uris[uri] {
+		return true
+	}
+	for _, re := range s.tmpls {
+		if re.MatchString(uri) {
+			return true
+		}
+	}
+	return false
 }
 
 // has reports whether the locked capabilities advertise key.

@@ -2,8 +2,11 @@ package proxy
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
+	"sync/atomic"
+	"time"
 
 	"github.com/mcpsum/mcpsum/internal/jsonscan"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
@@ -91,14 +94,14 @@ func trimLine(b []byte) []byte {
 // collect it.
 func (p *Proxy) longLine(s *streamReader) error {
 	head := s.buf[:s.end]
-	env, open, ok := scanPrefix(head)
-	if ok && open == "result" && env.id.ok() && !env.method.ok() && !env.errv.ok() {
-		c, drop := p.takeForStream(env.id.of(head))
+	pre, ok := scanPrefix(head)
+	if ok && pre.open == "result" && pre.env.id.ok() && !pre.env.method.ok() && !pre.env.errv.ok() {
+		c, drop := p.takeForStream(pre.env.id.of(head))
 		switch {
 		case drop:
 			return s.consume(nil)
 		case c != nil:
-			return p.streamResult(s, env, c)
+			return p.streamResult(s, pre, c)
 		}
 	}
 	acc := append(s.acc[:0], head...)
@@ -146,7 +149,7 @@ func (s *streamReader) consume(fn func([]byte) error) error {
 			}
 		}
 		if err != nil {
-			return err
+			return &readError{err}
 		}
 	}
 }
@@ -170,116 +173,230 @@ func (p *Proxy) takeForStream(id []byte) (c *call, drop bool) {
 	return c, false
 }
 
-// streamResult writes a long result to the client while it arrives: the
-// head (id rewritten, and for a 2026-07-28 client of a legacy server
-// resultType inserted first in the result), then every chunk
-// up to the newline. The client writer is held throughout, so no other
-// message can interleave.
-func (p *Proxy) streamResult(s *streamReader, env envelope, c *call) error {
+// streamResult writes a long result to the client while it arrives, as
+// exactly one checked JSON-RPC message: the head without its id member
+// (and for a 2026-07-28 client of a legacy server with resultType inserted
+// first in the result), then every chunk up to the newline through the
+// tracker, which checks the JSON, stops at the end of the message and puts
+// the locked serverInfo in the result's _meta; then the client's id and the
+// closing brace. The id goes last so that a line that cannot be finished —
+// over the line limit, a server that stalls mid-line, broken JSON, data
+// after the message — still ends as valid JSON under an id no client uses
+// ("mcpsum-void-..."), which clients ignore, followed by a proper error for
+// the call. The client writer is held only while a chunk is written, never
+// across a read from the server: the proxy's own answers meanwhile wait in
+// the writer's queue (bounded) and follow the line.
+func (p *Proxy) streamResult(s *streamReader, pre prefix, c *call) error {
 	head := s.buf[:s.end]
-	var ins []byte
-	if c.modern && p.srv.upEra == lockfile.EraLegacy && head[env.result.s] == '{' {
-		// Legacy servers never send resultType; the cache hints of a
-		// streamed resources/read are left out (clients read absent as 0)
-		// because some legacy servers already send them and the rest of
-		// the result is not scanned.
-		ins = []byte(`"resultType":"complete",`)
-	}
+	env := pre.env
 	total := len(head)
-	return p.out.stream(func(w io.Writer) error {
-		parts := [][]byte{head[:env.id.s], c.clientID, head[env.id.e:]}
-		if ins != nil {
-			parts = [][]byte{head[:env.id.s], c.clientID, head[env.id.e : env.result.s+1], ins, head[env.result.s+1:]}
-		}
-		for _, part := range parts {
-			w.Write(part) // a write error is sticky; the line is still read to its end
-		}
-		err := s.consume(func(b []byte) error {
+	discard := func() error {
+		return s.consume(func(b []byte) error {
 			if total += len(b); total > s.max {
 				return &mcpwire.LineTooLongError{Max: s.max}
 			}
-			w.Write(b)
 			return nil
 		})
-		w.Write(newline) // also ends a line the server broke off, before the error replies
+	}
+	if e := p.hooks.BeforeResult(c.info, ResultInfo{Streamed: true}); e != nil {
+		p.replyErr(c.clientID, e.rpc())
+		return discard()
+	}
+	t := newTracker(pre.keys, p.srv.lock.ServerInfo)
+	ls := p.out.begin(t)
+	ls.raw(head[:pre.idKey])
+	ls.raw(head[pre.afterID:env.result.s])
+	rest := head[env.result.s:]
+	if c.modern && p.srv.upEra == lockfile.EraLegacy && head[env.result.s] == '{' {
+		// Legacy servers never send resultType; the cache hints of a
+		// streamed resources/read are left out (clients read absent as 0).
+		ls.feed(rest[:1])
+		ls.raw([]byte(`"resultType":"complete",`))
+		t.st, t.typeIns = tKey, true
+		rest = rest[1:]
+	}
+	stall := p.stallTimeout()
+	fail := func(err error) error { // the line cannot be finished
+		if ls.abort(p.voidID) {
+			p.replyErr(c.clientID, &rpcError{Code: mcpwire.CodeInternalError, Message: fmt.Sprintf("mcpsum: the server's response to this call was not forwarded: %v", err)})
+		}
 		return err
+	}
+	var stalled atomic.Bool
+	watchdog := time.AfterFunc(stall, func() {
+		err := &StallError{Server: p.opts.Name, After: stall}
+		if ls.abort(p.voidID) {
+			stalled.Store(true)
+			p.replyErr(c.clientID, &rpcError{Code: mcpwire.CodeInternalError, Message: "mcpsum: " + err.Error()})
+			p.fail(err)
+		}
 	})
+	defer watchdog.Stop()
+	if err := ls.feed(rest); err != nil {
+		p.fail(&FramingError{Server: p.opts.Name, Err: err})
+		fail(err)
+		return discard()
+	}
+	ended := false
+	err := s.consume(func(b []byte) error {
+		watchdog.Reset(stall)
+		if total += len(b); total > s.max {
+			return &mcpwire.LineTooLongError{Max: s.max}
+		}
+		return ls.feed(b)
+	})
+	if err == nil {
+		ended = true
+		if !t.done {
+			err = errors.New("the line ended inside the message")
+		}
+	}
+	switch {
+	case stalled.Load():
+		return &StallError{Server: p.opts.Name, After: stall}
+	case err == nil:
+		ls.finish(append(append([]byte(`,"id":`), c.clientID...), '}'))
+		return nil
+	case errors.Is(err, mcpwire.ErrLineTooLong):
+		// Too big, not broken: the call gets an error, the session goes on.
+		fail(fmt.Errorf("it is longer than the %s line limit", sizeString(s.max)))
+		if ended {
+			return nil
+		}
+		total = 0
+		return s.consume(nil)
+	case ended || isJSONError(err):
+		// Broken JSON or data after the message: the server broke the
+		// framing. The call gets an error and the session fails.
+		ferr := &FramingError{Server: p.opts.Name, Err: err}
+		fail(err)
+		p.fail(ferr)
+		return ferr
+	}
+	fail(err) // a read error: the server is gone
+	return err
+}
+
+func isJSONError(err error) bool {
+	var le *mcpwire.LineTooLongError
+	return !errors.As(err, &le) && !errors.Is(err, io.EOF) && !errors.Is(err, errAborted) && !isReadError(err)
+}
+
+// readError wraps errors of the server's stdout (not of the JSON).
+type readError struct{ err error }
+
+func (e *readError) Error() string { return e.err.Error() }
+func (e *readError) Unwrap() error { return e.err }
+
+func isReadError(err error) bool {
+	var re *readError
+	return errors.As(err, &re)
+}
+
+func (p *Proxy) stallTimeout() time.Duration {
+	if p.opts.StallTimeout > 0 {
+		return p.opts.StallTimeout
+	}
+	if p.opts.Pin.Timeout > 0 {
+		return p.opts.Pin.Timeout
+	}
+	return 30 * time.Second
+}
+
+func sizeString(n int) string {
+	if n >= 1<<20 && n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// StallError is a server that stopped in the middle of a long line.
+type StallError struct {
+	Server string
+	After  time.Duration
+}
+
+func (e *StallError) Error() string {
+	return fmt.Sprintf("server %q stopped writing in the middle of a message for %s; mcpsum ended the session", e.Server, e.After)
+}
+
+// FramingError is a server whose stdout line is not exactly one JSON-RPC
+// message (broken JSON, or more after the message on the same line).
+type FramingError struct {
+	Server string
+	Err    error
+}
+
+func (e *FramingError) Error() string {
+	return fmt.Sprintf("server %q wrote a line that is not exactly one JSON-RPC message (%v); mcpsum forwarded none of the rest and ended the session", e.Server, e.Err)
+}
+
+func (e *FramingError) Unwrap() error { return e.Err }
+
+// prefix is what scanPrefix found in the head of a long line.
+type prefix struct {
+	env     envelope
+	open    string   // the member whose value runs past the head
+	keys    []string // every member name in the head
+	idKey   int      // where the id member starts (its name's quote)
+	afterID int      // just after the ',' that follows the id's value
 }
 
 // scanPrefix scans the members of a message whose line is longer than b:
 // the spans of the members that end inside b, and the key of the member
 // whose value runs past it (ok false when b does not look like the start
-// of a JSON-RPC object).
-func scanPrefix(b []byte) (env envelope, open string, ok bool) {
+// of a JSON-RPC object, or when the id does not come before that member).
+func scanPrefix(b []byte) (pre prefix, ok bool) {
+	env := &pre.env
 	i := jsonscan.SkipWS(b, 0)
 	if i >= len(b) || b[i] != '{' {
-		return env, "", false
+		return pre, false
 	}
 	i = jsonscan.SkipWS(b, i+1)
 	for i < len(b) && b[i] == '"' {
+		ks := i
 		ke, err := jsonscan.SkipString(b, i)
 		if err != nil {
-			return env, "", false
+			return pre, false
 		}
 		key, err := jsonscan.Unquote(b[i:ke])
 		if err != nil {
-			return env, "", false
+			return pre, false
+		}
+		for _, k := range pre.keys {
+			if k == key {
+				return pre, false // a duplicate: let the full scan refuse it
+			}
 		}
 		i = jsonscan.SkipWS(b, ke)
 		if i >= len(b) || b[i] != ':' {
-			return env, "", false
+			return pre, false
 		}
 		vs := jsonscan.SkipWS(b, i+1)
 		ve, err := jsonscan.SkipValue(b, vs)
 		if err != nil || ve >= len(b) {
 			if vs >= len(b) {
-				return env, "", false
+				return pre, false
 			}
 			if key == "result" {
 				env.result = span{vs, len(b)}
 			}
-			return env, key, true
+			pre.open = key
+			return pre, true
 		}
+		pre.keys = append(pre.keys, key)
 		if dst := env.slot(key); dst != nil {
-			if dst.ok() {
-				return env, "", false // a duplicate: let the full scan refuse it
-			}
 			*dst = span{vs, ve}
 		}
 		i = jsonscan.SkipWS(b, ve)
 		if i < len(b) && b[i] == ',' {
+			if key == "id" {
+				pre.idKey, pre.afterID = ks, i+1
+			}
 			i = jsonscan.SkipWS(b, i+1)
 			continue
 		}
-		return env, "", false
+		return pre, false
 	}
-	return env, "", false
-}
-
-// stream runs fn with exclusive use of the underlying writer. Writes after
-// a failure are dropped (the error is sticky) but fn still runs, so the
-// caller can read the rest of its message; fn's own error is returned.
-func (lw *lineWriter) stream(fn func(w io.Writer) error) error {
-	lw.mu.Lock()
-	defer lw.mu.Unlock()
-	sw := &stickyWriter{w: lw.w, err: lw.err}
-	err := fn(sw)
-	lw.err = sw.err
-	return err
-}
-
-type stickyWriter struct {
-	w   io.Writer
-	err error
-}
-
-func (s *stickyWriter) Write(b []byte) (int, error) {
-	if s.err != nil {
-		return 0, s.err
-	}
-	n, err := s.w.Write(b)
-	if err != nil {
-		s.err = fmt.Errorf("write to the client: %w", err)
-	}
-	return n, s.err
+	return pre, false
 }

@@ -45,11 +45,12 @@ func framingProxy(t testing.TB, era string) (*Proxy, *bytes.Buffer) {
 func bigText(n int) string { return strings.Repeat("a\\\"b", n/4) }
 
 // The streaming reader: short lines in place, long results streamed with the
-// id rewritten, a long result whose id comes last collected, a long answer
+// client's id written last, a long result whose id comes last collected, a long answer
 // nobody waits for dropped, a long notification forwarded whole.
 func TestStreamFraming(t *testing.T) {
 	p, out := framingProxy(t, lockfile.EraLegacy)
 	p.legacyClient = true // it gets log messages
+	p.state = gateOpen
 	for u, id := range map[int64]string{1: `"c1"`, 2: `"c2"`, 3: `7`, 5: `"c5"`} {
 		p.upPending[u] = &call{clientID: []byte(id), method: "tools/call"}
 	}
@@ -71,11 +72,11 @@ func TestStreamFraming(t *testing.T) {
 	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
 	want := []string{
 		`{"jsonrpc":"2.0","id":"c1","result":{"content":[]}}`,
-		`{"jsonrpc":"2.0","id":"c2","result":{"content":[{"type":"text","text":"` + big + `"}]}}`,
+		`{"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"` + big + `"}]},"id":"c2"}`,
 		`{"result":{"content":[{"type":"text","text":"` + big + `"}]},"jsonrpc":"2.0","id":7}`,
 		`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"` + big + `"}}`,
-		`{"jsonrpc":"2.0","id":"c5","result":{"content":[{"type":"text","text":"` + big + `"}]}}` + "\r",
-		`{"jsonrpc":"2.0","id":"m6","result":{"resultType":"complete","contents":[{"uri":"u","text":"` + big + `"}]}}`,
+		`{"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"` + big + `"}]},"id":"c5"}`,
+		`{"jsonrpc":"2.0","result":{"resultType":"complete","contents":[{"uri":"u","text":"` + big + `"}]},"id":"m6"}`,
 	}
 	if len(lines) != len(want) {
 		t.Fatalf("%d lines out, want %d", len(lines), len(want))
@@ -90,19 +91,45 @@ func TestStreamFraming(t *testing.T) {
 	}
 }
 
+// A line over the limit: a streamed result gets the client a proper error
+// for its call (the cut line ends as valid JSON under the void id, never
+// truncated), and the session goes on; a collected one fails the session.
 func TestStreamLineLimit(t *testing.T) {
 	for _, idFirst := range []bool{true, false} {
-		p, _ := framingProxy(t, lockfile.EraLegacy)
+		p, out := framingProxy(t, lockfile.EraLegacy)
 		p.upPending[1] = &call{clientID: []byte(`1`), method: "tools/call"}
 		line := `{"jsonrpc":"2.0","id":1,"result":{"t":"` + bigText(1<<20) + `"}}`
 		if !idFirst {
 			line = `{"result":{"t":"` + bigText(1<<20) + `"},"jsonrpc":"2.0","id":1}`
 		}
 		err := p.readServerStream(&chunked{data: []byte(line + "\n"), n: 65536}, 512<<10)
-		if !errors.Is(err, mcpwire.ErrLineTooLong) {
-			t.Errorf("id first %v: a 1 MiB line with a 512 KiB limit gave %v", idFirst, err)
+		if !idFirst {
+			if !errors.Is(err, mcpwire.ErrLineTooLong) {
+				t.Errorf("id last: a 1 MiB line with a 512 KiB limit gave %v", err)
+			}
+			continue
+		}
+		if !errors.Is(err, io.EOF) {
+			t.Errorf("id first: the session ended with %v; want it to go on", err)
+		}
+		lines := checkLines(t, out.String())
+		if len(lines) != 2 || !strings.Contains(lines[0], `"id":"mcpsum-void-`) || !strings.Contains(lines[1], `"id":1,"error"`) || !strings.Contains(lines[1], "512 KiB") && !strings.Contains(lines[1], "524288") {
+			t.Errorf("id first: got %d lines: %.200q", len(lines), lines)
 		}
 	}
+}
+
+// checkLines splits the client's output into lines, each of which must be
+// one valid JSON object.
+func checkLines(t *testing.T, out string) []string {
+	t.Helper()
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	for i, l := range lines {
+		if !json.Valid([]byte(l)) {
+			t.Errorf("line %d is not valid JSON: %.200s … %.200s", i, l, l[max(0, len(l)-200):])
+		}
+	}
+	return lines
 }
 
 // repeated yields line n times, in reads of at most 64 KiB, and registers

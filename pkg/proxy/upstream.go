@@ -20,9 +20,16 @@ func (p *Proxy) supervise(ctx context.Context) {
 	proc, cleanup, err := p.start()
 	if err != nil {
 		p.fail(fmt.Errorf("server %q could not be started: %w", p.opts.Name, err))
+		close(p.started)
 		return
 	}
+	close(p.started)
 	defer cleanup()
+	defer func() {
+		if p.stderrLines != nil {
+			p.stderrLines.Flush() // a last line without a newline
+		}
+	}()
 	p.mu.Lock()
 	if p.state == gateClosing || p.state == gateFailed {
 		p.mu.Unlock()
@@ -72,7 +79,8 @@ func (p *Proxy) start() (*mcpwire.Process, func(), error) {
 		return p.opts.Start()
 	}
 	po := p.opts.Pin
-	po.Stderr = newEscapedLines(p.log, fmt.Sprintf("server %q stderr: ", p.opts.Name))
+	p.stderrLines = newEscapedLines(p.log, fmt.Sprintf("server %q stderr: ", p.opts.Name))
+	po.Stderr = p.stderrLines
 	return pin.Start(p.opts.Name, p.opts.Entry, po)
 }
 
@@ -124,14 +132,134 @@ func (p *Proxy) fromServer(line []byte) {
 	env, id, err := scanEnvelope(line)
 	switch {
 	case err != nil:
-		p.logf("dropped a malformed message from the server (%v): %s", err, mcpwire.TruncateQuote(string(line), 200))
+		// Not exactly one JSON-RPC message (two on one line, broken JSON, a
+		// repeated member): what a client would read is unclear, so the
+		// server is done; every waiting call gets the error.
+		p.logf("the server wrote a line that is not one JSON-RPC message (%v): %s", err, mcpwire.TruncateQuote(string(line), 200))
+		p.fail(&FramingError{Server: p.opts.Name, Err: err})
 	case env.isResponse():
 		p.serverResponse(line, env, id)
-	case env.isRequest():
-		p.serverRequest(line, env, id)
-	case env.isNotification():
-		p.serverNotification(line, env)
+	case env.isRequest() || env.isNotification():
+		p.serverMessage(line, env, id)
 	}
+}
+
+// maxHeldDown and maxHeldDownBytes bound the server->client messages held
+// while a check runs; past them requests are refused and notifications
+// dropped.
+const (
+	maxHeldDown      = 64
+	maxHeldDownBytes = 4 << 20
+)
+
+// serverMessage gates a server's request or notification. Nothing the
+// server says reaches the client before the surface check passed: while a
+// check runs, messages for the client are held (bounded) and delivered in
+// order once it passes; after a quarantine or failure the server's requests
+// are answered with an error and its notifications dropped. What the proxy
+// handles itself (ping, list_changed, its own listen stream) is handled at
+// once.
+func (p *Proxy) serverMessage(line []byte, env envelope, id []byte) {
+	method, _ := stringAt(line, env.method)
+	switch method {
+	case "ping":
+		if env.isRequest() {
+			p.up.write(resultLine(id, []byte(`{}`)))
+		}
+		return
+	case "notifications/tools/list_changed", "notifications/prompts/list_changed", "notifications/resources/list_changed":
+		select {
+		case p.recheck <- struct{}{}:
+		default:
+		}
+		return // the client sees the lock, which did not change
+	case "notifications/subscriptions/acknowledged":
+		return // the proxy's own listen stream
+	}
+	p.mu.Lock()
+	st := p.state
+	if st == gateChecking && p.downOpen {
+		st = gateOpen // the check passed; held calls are being forwarded
+	}
+	if st == gateChecking {
+		if len(p.heldDown) < maxHeldDown && p.heldDownBytes+len(line) <= maxHeldDownBytes {
+			p.heldDown = append(p.heldDown, append([]byte(nil), line...))
+			p.heldDownBytes += len(line)
+			p.mu.Unlock()
+			return
+		}
+	}
+	p.mu.Unlock()
+	if st != gateOpen {
+		if env.isRequest() {
+			p.refuseServerRequest(id, method, st)
+		}
+		return
+	}
+	p.deliverServerMessage(line, env, id, method)
+}
+
+func (p *Proxy) refuseServerRequest(id []byte, method string, st gateState) {
+	why := "the server's surface check has not passed"
+	switch st {
+	case gateQuarantined:
+		why = "the server is quarantined"
+	case gateFailed, gateClosing:
+		why = "the session is ending"
+	case gateChecking:
+		why = "too many server requests wait for the surface check"
+	}
+	if up := p.upWriter(); up != nil {
+		up.write(errorLine(id, &rpcError{Code: mcpwire.CodeInternalError,
+			Message: fmt.Sprintf("mcpsum: \"%s\" not forwarded to the client: %s", mcpwire.TruncateQuote(method, 80), why)}))
+	}
+}
+
+func (p *Proxy) upWriter() *lineWriter {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.up
+}
+
+// releaseHeldDown delivers the server messages held during a check that
+// passed (pass), in order, then lets later ones through; or it refuses
+// them (requests) and drops them (notifications).
+func (p *Proxy) releaseHeldDown(pass bool) {
+	for {
+		p.mu.Lock()
+		held := p.heldDown
+		p.heldDown, p.heldDownBytes = nil, 0
+		st := p.state
+		if len(held) == 0 {
+			if pass && st == gateChecking {
+				p.downOpen = true
+			}
+			p.mu.Unlock()
+			return
+		}
+		p.mu.Unlock()
+		for _, line := range held {
+			env, id, err := scanEnvelope(line)
+			if err != nil {
+				continue
+			}
+			method, _ := stringAt(line, env.method)
+			switch {
+			case pass && st == gateChecking:
+				p.deliverServerMessage(line, env, id, method)
+			case env.isRequest():
+				p.refuseServerRequest(id, method, st)
+			}
+		}
+	}
+}
+
+func (p *Proxy) deliverServerMessage(line []byte, env envelope, id []byte, method string) {
+	if env.isRequest() {
+		p.serverRequest(line, env, id, method)
+		return
+	}
+	p.serverNotification(line, env, method)
 }
 
 func (p *Proxy) serverResponse(line []byte, env envelope, id []byte) {
@@ -154,9 +282,9 @@ func (p *Proxy) serverResponse(line []byte, env envelope, id []byte) {
 	if c.own != nil {
 		r := ownReply{result: append(json.RawMessage(nil), env.result.of(line)...)} // line is the read buffer
 		if env.errv.ok() {
-			e := &mcpwire.Error{}
-			if json.Unmarshal(env.errv.of(line), e) != nil {
-				e = &mcpwire.Error{Code: mcpwire.CodeInternalError, Message: "malformed error object"}
+			e, perr := mcpwire.ParseError(env.errv.of(line))
+			if perr != nil {
+				e = &mcpwire.Error{Code: mcpwire.CodeInternalError, Message: "malformed error object: " + perr.Error()}
 			}
 			r = ownReply{err: e}
 		}
@@ -166,22 +294,58 @@ func (p *Proxy) serverResponse(line []byte, env envelope, id []byte) {
 	if c.req != nil && p.bridgeResult(c, line, env) {
 		return
 	}
-	p.resultToClient(line, env, c.clientID, c.modern, c.method)
+	p.resultToClient(c, line, env)
 }
 
-// resultToClient forwards a response under the client's id. A 2026-07-28
-// client in front of a legacy server also gets the members its era requires
-// on a result (resultType; ttlMs and cacheScope on resources/read), inserted
-// at the front: every other byte stays as the server sent it.
-func (p *Proxy) resultToClient(line []byte, env envelope, clientID []byte, modernClient bool, method string) {
-	if modernClient && p.srv.upEra == mcpwire.EraLegacy && env.result.ok() && line[env.result.s] == '{' {
-		if ins := modernResultMembers(line, env.result, method); ins != nil {
-			p.out.write(applyEdits(line, []edit{{env.id.s, env.id.e, clientID}, {env.result.s + 1, env.result.s + 1, ins}})...)
+// resultToClient forwards the server's response to call c under the
+// client's id: the one path of every in-memory result (streamResult is the
+// other half, for long lines), so the BeforeResult hook sees them all. A
+// 2026-07-28 client in front of a legacy server also gets the members its
+// era requires on a result (resultType; ttlMs and cacheScope on
+// resources/read), inserted at the front: every other byte stays as the
+// server sent it.
+func (p *Proxy) resultToClient(c *call, line []byte, env envelope) {
+	clientID := c.clientID
+	body := env.result
+	if env.errv.ok() {
+		body = env.errv
+	}
+	if e := p.hooks.BeforeResult(c.info, ResultInfo{IsError: env.errv.ok(), Body: body.of(line)}); e != nil {
+		p.replyErr(clientID, e.rpc())
+		return
+	}
+	edits := []edit{{env.id.s, env.id.e, clientID}}
+	if env.result.ok() && line[env.result.s] == '{' {
+		info, err := serverInfoMeta(line, env.result)
+		if err != nil {
+			p.replyErr(clientID, &rpcError{Code: mcpwire.CodeInternalError, Message: "mcpsum: the server's result was not forwarded: " + err.Error()})
 			return
 		}
+		if info.ok() {
+			edits = append(edits, edit{info.s, info.e, p.srv.lock.ServerInfo})
+		}
+		if c.modern && p.srv.upEra == mcpwire.EraLegacy {
+			if ins := modernResultMembers(line, env.result, c.method); ins != nil {
+				edits = append(edits, edit{env.result.s + 1, env.result.s + 1, ins})
+			}
+		}
 	}
-	parts := splice(line, env.id, clientID)
-	p.out.write(parts[0], parts[1], parts[2])
+	p.out.write(applyEdits(line, edits)...)
+}
+
+// serverInfoMeta finds result._meta["io.modelcontextprotocol/serverInfo"],
+// which the proxy replaces with the locked value (the client sees the lock);
+// a repeated _meta or serverInfo is an error.
+func serverInfoMeta(line []byte, result span) (span, error) {
+	rf, _, err := fields(line, result, "_meta")
+	if err != nil {
+		return span{}, err
+	}
+	mf, _, err := fields(line, rf[0], mcpwire.MetaServerInfo)
+	if err != nil {
+		return span{}, err
+	}
+	return mf[0], nil
 }
 
 func modernResultMembers(line []byte, result span, method string) []byte {
@@ -207,14 +371,19 @@ func modernResultMembers(line []byte, result span, method string) []byte {
 	return b
 }
 
+// maxDownPending bounds the server's requests forwarded to the client and
+// not answered yet; past it the proxy answers the server with an error.
+const maxDownPending = 64
+
 // serverRequest handles a legacy server's request to the client.
-func (p *Proxy) serverRequest(line []byte, env envelope, id []byte) {
-	method, _ := stringAt(line, env.method)
-	if method == "ping" {
-		p.up.write(resultLine(id, []byte(`{}`)))
+func (p *Proxy) serverRequest(line []byte, env envelope, id []byte, method string) {
+	p.mu.Lock()
+	if p.legacyClient && len(p.downPending) >= maxDownPending {
+		p.mu.Unlock()
+		p.up.write(errorLine(id, &rpcError{Code: mcpwire.CodeInternalError,
+			Message: fmt.Sprintf("mcpsum: \"%s\" not forwarded: the client has %d requests from the server unanswered", mcpwire.TruncateQuote(method, 80), maxDownPending)}))
 		return
 	}
-	p.mu.Lock()
 	if p.legacyClient {
 		p.nextDown++
 		d := p.nextDown
@@ -236,17 +405,8 @@ func (p *Proxy) serverRequest(line []byte, env envelope, id []byte) {
 		Message: fmt.Sprintf("mcpsum: the client cannot answer \"%s\" now", mcpwire.TruncateQuote(method, 80))}))
 }
 
-func (p *Proxy) serverNotification(line []byte, env envelope) {
-	method, _ := stringAt(line, env.method)
+func (p *Proxy) serverNotification(line []byte, env envelope, method string) {
 	switch method {
-	case "notifications/tools/list_changed", "notifications/prompts/list_changed", "notifications/resources/list_changed":
-		select {
-		case p.recheck <- struct{}{}:
-		default:
-		}
-		return // the client sees the lock, which did not change
-	case "notifications/subscriptions/acknowledged":
-		return // the proxy's own listen stream
 	case "notifications/cancelled":
 		p.serverCancelled(line, env)
 		return

@@ -2,6 +2,8 @@ package proxy
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"io"
 	"sync"
 
@@ -14,17 +16,33 @@ import (
 const smallWrite = 64 << 10
 
 // lineWriter writes one message per line to a peer. Writers hold the mutex
-// for the whole message, so messages never interleave; there is no queue: a
-// slow reader blocks the writer, which stops reading from the other side, so
-// memory stays bounded by one message per direction (backpressure).
+// for the whole message, so messages never interleave: a slow reader blocks
+// the writer, which stops reading from the other side, so memory stays
+// bounded by one message per direction (backpressure). While a streamed
+// line is in progress (begin), whole messages from other writers wait in a
+// bounded queue instead, and follow the line when it ends: the stream holds
+// the mutex only while it writes a chunk, never while it waits for the
+// server.
 type lineWriter struct {
-	mu  sync.Mutex
-	w   io.Writer
-	buf []byte
-	err error // sticky: the peer is gone
+	mu   sync.Mutex
+	cond *sync.Cond
+	w    io.Writer
+	buf  []byte
+	err  error // sticky: the peer is gone
+
+	streaming bool
+	queue     [][]byte
+	queued    int
 }
 
-func newLineWriter(w io.Writer) *lineWriter { return &lineWriter{w: w} }
+// maxQueued bounds the bytes of messages waiting for a streamed line.
+const maxQueued = 1 << 20
+
+func newLineWriter(w io.Writer) *lineWriter {
+	lw := &lineWriter{w: w}
+	lw.cond = sync.NewCond(&lw.mu)
+	return lw
+}
 
 // write sends the concatenation of parts followed by "\n".
 func (lw *lineWriter) write(parts ...[]byte) error {
@@ -34,8 +52,16 @@ func (lw *lineWriter) write(parts ...[]byte) error {
 	}
 	lw.mu.Lock()
 	defer lw.mu.Unlock()
+	for lw.streaming && lw.queued > 0 && lw.queued+n > maxQueued {
+		lw.cond.Wait()
+	}
 	if lw.err != nil {
 		return lw.err
+	}
+	if lw.streaming {
+		lw.queue = append(lw.queue, append(concat(parts...), '\n'))
+		lw.queued += n + 1
+		return nil
 	}
 	if n <= smallWrite {
 		buf := lw.buf[:0]
@@ -60,6 +86,89 @@ func (lw *lineWriter) write(parts ...[]byte) error {
 }
 
 var newline = []byte{'\n'}
+
+// errAborted is a streamed line's error after abort ended it.
+var errAborted = errors.New("the line was ended early")
+
+// lineStream is one streamed line in progress.
+type lineStream struct {
+	lw   *lineWriter
+	t    *tracker
+	over bool // finished or aborted
+}
+
+// begin starts a streamed line checked by t; other messages queue until it
+// ends (finish or abort).
+func (lw *lineWriter) begin(t *tracker) *lineStream {
+	lw.mu.Lock()
+	defer lw.mu.Unlock()
+	lw.streaming = true
+	return &lineStream{lw: lw, t: t}
+}
+
+func (lw *lineWriter) put(b []byte) {
+	if lw.err == nil && len(b) > 0 {
+		if _, err := lw.w.Write(b); err != nil {
+			lw.err = fmt.Errorf("write to the client: %w", err)
+		}
+	}
+}
+
+// raw writes b unchecked (the head the proxy scanned itself).
+func (ls *lineStream) raw(b []byte) {
+	ls.lw.mu.Lock()
+	defer ls.lw.mu.Unlock()
+	if !ls.over {
+		ls.lw.put(b)
+	}
+}
+
+// feed checks b with the tracker and writes what it lets through.
+func (ls *lineStream) feed(b []byte) error {
+	ls.lw.mu.Lock()
+	defer ls.lw.mu.Unlock()
+	if ls.over {
+		return errAborted
+	}
+	return ls.t.feed(b, ls.lw.put)
+}
+
+// finish ends the line with tail and a newline.
+func (ls *lineStream) finish(tail []byte) {
+	ls.lw.mu.Lock()
+	defer ls.lw.mu.Unlock()
+	if !ls.over {
+		ls.lw.put(tail)
+		ls.end()
+	}
+}
+
+// abort ends the line as valid JSON under the id void (nothing else the
+// server sends on this line is written); false when it had ended already.
+func (ls *lineStream) abort(void []byte) bool {
+	ls.lw.mu.Lock()
+	defer ls.lw.mu.Unlock()
+	if ls.over {
+		return false
+	}
+	b := ls.t.closer()
+	b = append(append(append(b, `,"id":`...), void...), '}')
+	ls.lw.put(b)
+	ls.end()
+	return true
+}
+
+// end writes the newline and the queued messages (lw.mu held).
+func (ls *lineStream) end() {
+	ls.over = true
+	lw := ls.lw
+	lw.put(newline)
+	for _, m := range lw.queue {
+		lw.put(m)
+	}
+	lw.queue, lw.queued, lw.streaming = nil, 0, false
+	lw.cond.Broadcast()
+}
 
 // failed reports the sticky write error, if any.
 func (lw *lineWriter) failed() error {

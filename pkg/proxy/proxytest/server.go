@@ -10,6 +10,8 @@
 // e2e/servers/proxysrv.
 package proxytest
 
+//lint:file-ignore SA1019 the test server exercises the legacy era's roots and sampling, deprecated in 2026-07-28, which the proxy bridges
+
 import (
 	"context"
 	"encoding/json"

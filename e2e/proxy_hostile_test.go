@@ -1,0 +1,270 @@
+package e2e
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// hostileScript writes dir/srv.sh running the FAKE hostile server in mode.
+func hostileScript(t *testing.T, dir, mode string) {
+	t.Helper()
+	script := fmt.Sprintf("#!/bin/sh\nexec %s -mode %s\n", bin.hostile, mode)
+	if err := os.WriteFile(filepath.Join(dir, "srv.sh"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// lineProxy is `mcpsum proxy` driven line by line.
+type lineProxy struct {
+	t      *testing.T
+	in     io.WriteCloser
+	lines  chan string
+	stderr *syncBuffer
+	exited chan struct{} // closed when the proxy has exited
+}
+
+func startLineProxy(t *testing.T, dir, name string, extra ...string) *lineProxy {
+	t.Helper()
+	cmd := proxyCmd(dir, name, extra...)
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rp := &lineProxy{t: t, in: in, lines: make(chan string, 1<<16), stderr: &syncBuffer{}, exited: make(chan struct{})}
+	cmd.Stderr = rp.stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		sc := bufio.NewScanner(out)
+		sc.Buffer(nil, 128<<20)
+		for sc.Scan() {
+			rp.lines <- sc.Text()
+		}
+		close(rp.lines)
+		cmd.Wait()
+		close(rp.exited)
+	}()
+	t.Cleanup(func() {
+		in.Close()
+		select {
+		case <-rp.exited:
+		case <-time.After(20 * time.Second):
+			cmd.Process.Kill()
+			t.Errorf("proxy did not exit after its stdin closed")
+		}
+	})
+	return rp
+}
+
+func (rp *lineProxy) send(line string) {
+	rp.t.Helper()
+	if _, err := io.WriteString(rp.in, line+"\n"); err != nil {
+		rp.t.Fatalf("write to proxy: %v (stderr: %s)", err, rp.stderr)
+	}
+}
+
+// until returns the lines read up to and including the response to id
+// (fails after 30 s or when the proxy's stdout ends first).
+func (rp *lineProxy) until(id string) (resp map[string]json.RawMessage, before []string) {
+	rp.t.Helper()
+	timeout := time.After(30 * time.Second)
+	for {
+		select {
+		case l, ok := <-rp.lines:
+			if !ok {
+				rp.t.Fatalf("proxy stdout ended before the answer to %s; lines %q\nstderr: %s", id, before, rp.stderr)
+			}
+			var m map[string]json.RawMessage
+			if err := json.Unmarshal([]byte(l), &m); err != nil {
+				rp.t.Fatalf("proxy wrote a line that is not JSON: %.200q", l)
+			}
+			if string(m["id"]) == id && m["method"] == nil {
+				return m, before
+			}
+			before = append(before, l)
+		case <-timeout:
+			rp.t.Fatalf("no answer to %s within 30 s; lines %q\nstderr: %s", id, before, rp.stderr)
+		}
+	}
+}
+
+func (rp *lineProxy) initialize() {
+	rp.t.Helper()
+	rp.send(`{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"roots":{},"elicitation":{},"sampling":{}},"clientInfo":{"name":"raw","version":"1"}}}`)
+	rp.until(`"init"`)
+	rp.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+}
+
+// Case-twin members: verify reads exactly the members a client reads. The
+// hostile servers (FAKES) put a poisoned value under the exact key and a
+// clean twin differing only in case after it, which encoding/json (last
+// case-insensitive match wins) used to read, so verify passed; now each is
+// definitional drift (exit 1), and a repeated key is refused (exit 3).
+func TestVerifyReadsExactKeys(t *testing.T) {
+	for _, c := range []struct {
+		mode, want string
+		code       int
+	}{
+		{"twin-result", "tool \"exfiltrate\" added", 1},
+		{"twin-tools", "tool \"echo\" changed", 1},
+		{"twin-instructions", "instructions", 1},
+		{"dup-result", "duplicate member \"result\"", 3},
+	} {
+		t.Run(c.mode, func(t *testing.T) {
+			dir := t.TempDir()
+			hostileScript(t, dir, "legacy")
+			mustLock(t, dir, nil, "--name", "srv", "--", "sh", "srv.sh")
+			// The hostile server names itself after its mode; serverInfo
+			// drift is informational and does not matter here.
+			hostileScript(t, dir, c.mode)
+			out, errOut, code := mcpsum(t, dir, nil, "verify")
+			if code != c.code || !strings.Contains(out+errOut, c.want) {
+				t.Errorf("verify: exit %d, want %d with %q\n%s%s", code, c.code, c.want, out, errOut)
+			}
+		})
+	}
+}
+
+// A rug-pulled server (FAKE, -mode elicit) sends an "enter your AWS key"
+// elicitation, a roots/list request, a log message and stray progress while
+// the proxy checks its surface, which has drifted: the client sees none of
+// them, only the quarantine.
+func TestProxyHoldsServerTrafficUntilChecked(t *testing.T) {
+	dir := t.TempDir()
+	hostileScript(t, dir, "legacy")
+	mustLock(t, dir, nil, "--name", "srv", "--", "sh", "srv.sh")
+	hostileScript(t, dir, "elicit")
+	rp := startLineProxy(t, dir, "srv")
+	rp.initialize()
+	rp.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{}}}`)
+	resp, before := rp.until("1")
+	if !strings.Contains(string(resp["error"]), "-32002") {
+		t.Errorf("want the quarantine error, got %s", resp["error"])
+	}
+	rp.send(`{"jsonrpc":"2.0","id":2,"method":"ping"}`)
+	_, more := rp.until("2")
+	for _, l := range append(before, more...) {
+		for _, bad := range []string{"elicitation/create", "AWS", "roots/list", "exfiltrate", "notifications/progress"} {
+			if strings.Contains(l, bad) {
+				t.Errorf("the client saw the server's %s: %s", bad, l)
+			}
+		}
+	}
+}
+
+// A server floods the client with 100000 roots/list requests the client
+// never answers: the proxy forwards at most 64 and answers the rest itself,
+// and keeps serving the client.
+func TestProxyBoundsServerRequests(t *testing.T) {
+	dir := t.TempDir()
+	hostileScript(t, dir, "legacy")
+	mustLock(t, dir, nil, "--name", "srv", "--", "sh", "srv.sh")
+	hostileScript(t, dir, "roots-flood")
+	rp := startLineProxy(t, dir, "srv")
+	rp.initialize()
+	seen := 0
+	deadline := time.Now().Add(60 * time.Second)
+	for id := 1; ; id++ {
+		rp.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"echo","arguments":{}}}`, id))
+		resp, before := rp.until(fmt.Sprint(id))
+		for _, l := range before {
+			if strings.Contains(l, `"roots/list"`) {
+				seen++
+			}
+		}
+		var refused int
+		fmt.Sscanf(string(resp["result"])[strings.Index(string(resp["result"]), "refused ")+len("refused "):], "%d", &refused)
+		if refused >= 100000-64 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the server got only %d of its requests refused: %s", refused, resp["result"])
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if seen == 0 || seen > 64 {
+		t.Errorf("%d roots/list requests reached the client, want 1..64", seen)
+	}
+}
+
+// A FAKE server appends a forged tools/list answer listing an unlocked tool
+// to a 300 KiB result on the same line (before, the long line was copied
+// unread and the forged message reached the client). Now every line the
+// client gets is exactly one JSON object, none carries the forged tool, the
+// call gets an error and the session fails (exit 3).
+func TestProxyRefusesMessagesAfterLongResult(t *testing.T) {
+	dir := t.TempDir()
+	hostileScript(t, dir, "inject-long")
+	mustLock(t, dir, nil, "--name", "srv", "--", "sh", "srv.sh")
+	rp := startLineProxy(t, dir, "srv")
+	rp.initialize()
+	rp.send(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{}}}`)
+	resp, before := rp.until("7")
+	if resp["error"] == nil {
+		t.Errorf("the call whose line carried a forged message got a result")
+	}
+	var rest []string
+	for l := range rp.lines { // the proxy ends the session
+		rest = append(rest, l)
+	}
+	for _, l := range append(before, rest...) {
+		var m map[string]json.RawMessage
+		if json.Unmarshal([]byte(l), &m) != nil {
+			t.Errorf("a line is not one JSON object: %.200s", l)
+		}
+		if strings.Contains(l, "exfiltrate") {
+			t.Errorf("the forged message reached the client: %.200s", l)
+		}
+	}
+	<-rp.exited
+	if !strings.Contains(rp.stderr.String(), "not exactly one JSON-RPC message") {
+		t.Errorf("stderr does not say why the session ended:\n%s", rp.stderr)
+	}
+}
+
+// The client sees the locked serverInfo in a result's _meta, not the one the
+// server (FAKE, -mode meta-info) puts there.
+func TestProxyResultMetaServerInfoIsLocked(t *testing.T) {
+	dir := t.TempDir()
+	hostileScript(t, dir, "meta-info")
+	mustLock(t, dir, nil, "--name", "srv", "--", "sh", "srv.sh")
+	rp := startLineProxy(t, dir, "srv")
+	rp.initialize()
+	rp.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{}}}`)
+	resp, _ := rp.until("1")
+	if r := string(resp["result"]); strings.Contains(r, "evil") || !strings.Contains(r, `"io.modelcontextprotocol/serverInfo":{"name":"hostile-meta-info","version":"0.0.0"}`) {
+		t.Errorf("result: %s", r)
+	}
+}
+
+// The proxy logs a server's last stderr line even without a newline.
+func TestProxyKeepsLastStderrLine(t *testing.T) {
+	dir := t.TempDir()
+	hostileScript(t, dir, "stderr-tail")
+	mustLock(t, dir, nil, "--name", "srv", "--", "sh", "srv.sh")
+	rp := startLineProxy(t, dir, "srv")
+	rp.initialize()
+	rp.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{}}}`)
+	rp.until("1")
+	rp.in.Close()
+	select {
+	case <-rp.exited:
+	case <-time.After(20 * time.Second):
+		t.Fatal("proxy did not exit")
+	}
+	if !strings.Contains(rp.stderr.String(), `stderr: hostile: last words without a newline`) {
+		t.Errorf("stderr lacks the server's last line:\n%s", rp.stderr)
+	}
+}

@@ -1,0 +1,36 @@
+// Package statefile holds the file helpers that mcpsum's stateful parts
+// share: the state directory, exclusive flock(2) locks, atomic replacement
+// of a file, and a size-bounded append-only log. lockfile.Update (mcp.lock)
+// and the taint store (pkg/policy) both build on it, so a crash or a
+// concurrent writer is handled the same way everywhere.
+package statefile
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// Dir is mcpsum's state directory: $XDG_STATE_HOME/mcpsum when
+// XDG_STATE_HOME is an absolute path, else ~/.local/state/mcpsum. It holds the
+// egress and taint audit logs and the taint state; no sandbox write path may
+// cover it.
+func Dir() (string, error) {
+	if d := os.Getenv("XDG_STATE_HOME"); filepath.IsAbs(d) {
+		return filepath.Join(d, "mcpsum"), nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("find the state directory: %w (set XDG_STATE_HOME)", err)
+	}
+	return filepath.Join(home, ".local", "state", "mcpsum"), nil
+}
+
+// MkdirPrivate creates dir (and its parents) with mode 0700 if it does not
+// exist. An existing directory is left as it is.
+func MkdirPrivate(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("create %s: %w", dir, err)
+	}
+	return nil
+}

@@ -1,0 +1,121 @@
+package policy
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/mcpsum/mcpsum/internal/jsonscan"
+)
+
+// Reading and editing JSON objects member by member, with exact keys and
+// duplicates refused (never through encoding/json's case-insensitive
+// struct decoding).
+
+// fields returns the raw values of keys in the JSON object raw (nil when
+// absent). Any duplicate key is an error, as is anything but an object.
+func fields(raw []byte, keys ...string) ([][]byte, error) {
+	out := make([][]byte, len(keys))
+	i := jsonscan.SkipWS(raw, 0)
+	seen := map[string]bool{}
+	end, err := jsonscan.Members(raw, i, func(k string, _, vs, ve int) error {
+		if seen[k] {
+			return fmt.Errorf("duplicate key %q", truncate(k, 40))
+		}
+		seen[k] = true
+		for j, want := range keys {
+			if k == want {
+				out[j] = raw[vs:ve]
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if jsonscan.SkipWS(raw, end) != len(raw) {
+		return nil, jsonscan.ErrSyntax
+	}
+	return out, nil
+}
+
+// maxCarried bounds a server's inputResponses carried through an approval.
+const maxCarried = 64 << 10
+
+// restoreParams is the approved retry's params as the server must see them:
+// the proxy's answer removed from inputResponses (with the server's own
+// answers of an earlier round put back), and requestState the server's own
+// or none.
+func restoreParams(params, responses []byte, carry Carry) ([]byte, error) {
+	merged := []byte("{}")
+	var err error
+	if carry.Responses != nil {
+		if merged, _, err = withoutMember(carry.Responses, ApproveKey); err != nil {
+			return nil, err
+		}
+	}
+	if responses != nil {
+		_, err = jsonscan.Members(responses, jsonscan.SkipWS(responses, 0), func(k string, _, vs, ve int) error {
+			if k == ApproveKey {
+				return nil
+			}
+			var e error
+			merged, e = setMember(merged, k, responses[vs:ve])
+			return e
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	out := params
+	if string(merged) == "{}" {
+		out, err = deleteMember(out, "inputResponses")
+	} else {
+		out, err = setMember(out, "inputResponses", merged)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if carry.State != nil {
+		return setMember(out, "requestState", mustJSON(*carry.State))
+	}
+	return deleteMember(out, "requestState")
+}
+
+// withoutMember returns obj without key, and how many members are left.
+func withoutMember(obj []byte, key string) ([]byte, int, error) {
+	out := []byte{'{'}
+	n := 0
+	_, err := jsonscan.Members(obj, jsonscan.SkipWS(obj, 0), func(k string, ks, vs, ve int) error {
+		if k == key {
+			return nil
+		}
+		if n > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, obj[ks:ve]...)
+		n++
+		return nil
+	})
+	return append(out, '}'), n, err
+}
+
+func deleteMember(obj []byte, key string) ([]byte, error) {
+	out, _, err := withoutMember(obj, key)
+	return out, err
+}
+
+// setMember replaces key's value in obj, or appends the member.
+func setMember(obj []byte, key string, val []byte) ([]byte, error) {
+	rest, n, err := withoutMember(obj, key)
+	if err != nil {
+		return nil, err
+	}
+	out := slices.Clone(rest[:len(rest)-1])
+	if n > 0 {
+		out = append(out, ',')
+	}
+	out = append(out, mustJSON(key)...)
+	out = append(out, ':')
+	out = append(out, val...)
+	return append(out, '}'), nil
+}

@@ -1,0 +1,63 @@
+package policy
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+var bootID = sync.OnceValues(func() (string, error) {
+	b, err := os.ReadFile("/proc/sys/kernel/random/boot_id")
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(string(b)), nil
+})
+
+// ProcessClient describes the running process pid.
+func ProcessClient(pid int) (Client, error) {
+	boot, err := bootID()
+	if err != nil {
+		return Client{}, fmt.Errorf("read the boot id: %w", err)
+	}
+	start, err := startTime(pid)
+	if err != nil {
+		return Client{}, err
+	}
+	c := Client{PID: pid, Start: start, Boot: boot}
+	if b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline"); err == nil {
+		c.Command = strings.TrimSpace(strings.ReplaceAll(string(b), "\x00", " "))
+		if len(c.Command) > maxCommand {
+			c.Command = c.Command[:maxCommand]
+		}
+	}
+	return c, nil
+}
+
+func startTime(pid int) (uint64, error) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, fmt.Errorf("read process %d: %w", pid, err)
+	}
+	t, err := parseStat(string(b))
+	if err != nil {
+		return 0, fmt.Errorf("read process %d: %w", pid, err)
+	}
+	return t, nil
+}
+
+// Alive reports whether c is still running: same boot, and the pid is held
+// by a process that started at the same time.
+func (c Client) Alive() bool {
+	if c.PID <= 0 {
+		return false
+	}
+	boot, err := bootID()
+	if err != nil || boot != c.Boot {
+		return false
+	}
+	t, err := startTime(c.PID)
+	return err == nil && t == c.Start
+}

@@ -1,0 +1,295 @@
+package policy
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/mcpsum/mcpsum/internal/statefile"
+)
+
+// Store is the taint state of every client session of this user: one JSON
+// file per session under STATE/taint, shared by all proxies. Writes happen
+// under an exclusive flock(2) on that directory and replace a file
+// atomically; reads take no lock (a reader sees a whole old or new file).
+// Anything that cannot be read counts as tainted.
+type Store struct {
+	state string // the state directory
+	dir   string // STATE/taint
+	// LockWait bounds the wait for the state lock (0: 10s). A holder that
+	// died never blocks (the kernel drops its flock); this only guards
+	// against a live holder that is stuck.
+	LockWait time.Duration
+	// Retention is how long the state of a session whose clients are all
+	// gone is kept for review before Cleanup removes it (0: one hour).
+	Retention time.Duration
+	now       func() time.Time
+}
+
+// Source is one thing that tainted a session.
+type Source struct {
+	Server string    `json:"server"` // the server's name in mcp.lock
+	Label  string    `json:"source"` // the policy label that matched: a tool name, resources:* or prompts:*
+	First  time.Time `json:"first"`
+	Last   time.Time `json:"last"`
+	Count  int       `json:"count"`
+}
+
+// State is a session's taint state as read from disk.
+type State struct {
+	Session string   `json:"session"`
+	Clients []Client `json:"clients"`
+	Sources []Source `json:"sources"`
+	// Problem is set when the state could not be read or parsed: the
+	// session then counts as tainted (fail closed).
+	Problem string `json:"-"`
+}
+
+// Tainted reports whether sink calls need approval.
+func (s *State) Tainted() bool { return s.Problem != "" || len(s.Sources) > 0 }
+
+// Latest is the most recent source (nil for a state that only has a Problem).
+func (s *State) Latest() *Source {
+	var l *Source
+	for i := range s.Sources {
+		if l == nil || s.Sources[i].Last.After(l.Last) {
+			l = &s.Sources[i]
+		}
+	}
+	return l
+}
+
+const (
+	maxSources   = 64
+	maxClients   = 16
+	maxStateSize = 1 << 20
+)
+
+// NewStore returns the store under the state directory dir. Nothing is
+// created until a session is tainted.
+func NewStore(dir string) *Store {
+	return &Store{state: dir, dir: filepath.Join(dir, "taint"), now: time.Now}
+}
+
+// Dir is the directory holding the session files.
+func (st *Store) Dir() string { return st.dir }
+
+func (st *Store) path(id string) string { return filepath.Join(st.dir, id+".json") }
+
+func (st *Store) lock() (*statefile.Lock, error) {
+	if err := statefile.MkdirPrivate(st.dir); err != nil {
+		return nil, fmt.Errorf("taint state: %w", err)
+	}
+	wait := st.LockWait
+	if wait <= 0 {
+		wait = 10 * time.Second
+	}
+	l, err := statefile.LockTimeout(st.dir, wait)
+	if err != nil {
+		return nil, fmt.Errorf("taint state: %w", err)
+	}
+	return l, nil
+}
+
+// Check reads a session's state. It never fails: a state that cannot be
+// read or parsed comes back with Problem set, which counts as tainted. A
+// missing file is an untainted session.
+func (st *Store) Check(id string) State {
+	b, err := os.ReadFile(st.path(id))
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return State{Session: id}
+	case err != nil:
+		return State{Session: id, Problem: fmt.Sprintf("the taint state %s cannot be read (%v)", st.path(id), err)}
+	}
+	s, err := parseState(id, b)
+	if err != nil {
+		return State{Session: id, Problem: fmt.Sprintf("the taint state %s is corrupt (%v)", st.path(id), err)}
+	}
+	return s
+}
+
+func parseState(id string, b []byte) (State, error) {
+	var s State
+	if len(b) > maxStateSize {
+		return s, fmt.Errorf("%d bytes, more than %d", len(b), maxStateSize)
+	}
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.DisallowUnknownFields()
+	if err := d.Decode(&s); err != nil {
+		return s, err
+	}
+	if d.More() {
+		return s, errors.New("data after the state object")
+	}
+	if s.Session != id {
+		return s, fmt.Errorf("it names session %q", truncate(s.Session, 80))
+	}
+	if len(s.Sources) == 0 {
+		return s, errors.New("it lists no source")
+	}
+	return s, nil
+}
+
+// Mark records that src tainted session sess. It returns only after the
+// state is on disk, so the caller may then deliver the result.
+func (st *Store) Mark(sess Session, server, label string) error {
+	l, err := st.lock()
+	if err != nil {
+		return err
+	}
+	defer l.Unlock()
+	now := st.now().UTC()
+	cur := st.Check(sess.ID)
+	if cur.Problem != "" {
+		// Keep the session tainted and say so: what tainted it before is lost.
+		cur = State{Session: sess.ID, Sources: []Source{{Label: "(unreadable earlier state)", First: now, Last: now, Count: 1}}}
+	}
+	cur.Session = sess.ID
+	found := false
+	for i := range cur.Sources {
+		if s := &cur.Sources[i]; s.Server == server && s.Label == label {
+			s.Last, s.Count, found = now, s.Count+1, true
+		}
+	}
+	if !found {
+		if len(cur.Sources) >= maxSources {
+			sort.Slice(cur.Sources, func(i, j int) bool { return cur.Sources[i].Last.After(cur.Sources[j].Last) })
+			cur.Sources = cur.Sources[:maxSources-1]
+		}
+		cur.Sources = append(cur.Sources, Source{Server: server, Label: label, First: now, Last: now, Count: 1})
+	}
+	if sess.Client.PID > 0 {
+		known := false
+		for _, c := range cur.Clients {
+			known = known || c.PID == sess.Client.PID && c.Start == sess.Client.Start && c.Boot == sess.Client.Boot
+		}
+		if !known {
+			if len(cur.Clients) >= maxClients {
+				cur.Clients = cur.Clients[1:]
+			}
+			cur.Clients = append(cur.Clients, sess.Client)
+		}
+	}
+	b, err := json.MarshalIndent(cur, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := statefile.WriteAtomic(st.path(sess.ID), append(b, '\n'), statefile.WriteOptions{Perm: 0o600}); err != nil {
+		return fmt.Errorf("taint state: write %s: %w", st.path(sess.ID), err)
+	}
+	return nil
+}
+
+// Listed is one session as taint list shows it.
+type Listed struct {
+	State
+	Live     bool      // one of its clients still runs
+	Modified time.Time // when its file last changed
+}
+
+// List returns every session with a state file, most recently changed first.
+// An unreadable file is listed with Problem set (it counts as tainted).
+func (st *Store) List() ([]Listed, error) {
+	ents, err := os.ReadDir(st.dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("taint state: %w", err)
+	}
+	var out []Listed
+	for _, e := range ents {
+		id, ok := strings.CutSuffix(e.Name(), ".json")
+		if !ok || strings.HasPrefix(e.Name(), ".") || ValidSessionID(id) != nil {
+			continue
+		}
+		var mod time.Time
+		if info, err := e.Info(); err == nil {
+			mod = info.ModTime()
+		}
+		s := st.Check(id)
+		ls := Listed{State: s, Modified: mod}
+		for _, c := range s.Clients {
+			ls.Live = ls.Live || c.Alive()
+		}
+		out = append(out, ls)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Modified.After(out[j].Modified) })
+	return out, nil
+}
+
+// ErrNoSession is returned by Reset for a session without state.
+var ErrNoSession = errors.New("no such tainted session")
+
+// Reset clears one session's taint.
+func (st *Store) Reset(id string) error {
+	if err := ValidSessionID(id); err != nil {
+		return err
+	}
+	l, err := st.lock()
+	if err != nil {
+		return err
+	}
+	defer l.Unlock()
+	err = os.Remove(st.path(id))
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("%w: %q", ErrNoSession, id)
+	}
+	if err != nil {
+		return fmt.Errorf("taint state: %w", err)
+	}
+	return nil
+}
+
+// ResetAll clears every session and returns their ids.
+func (st *Store) ResetAll() ([]string, error) {
+	return st.removeWhere(func(Listed) bool { return true })
+}
+
+// Cleanup removes the state of sessions whose clients are all gone and whose
+// state has not changed for Retention. Unreadable states stay (they need a
+// person: taint reset).
+func (st *Store) Cleanup() ([]string, error) {
+	keep := st.Retention
+	if keep <= 0 {
+		keep = time.Hour
+	}
+	now := st.now()
+	return st.removeWhere(func(l Listed) bool {
+		return l.Problem == "" && !l.Live && now.Sub(l.Modified) > keep
+	})
+}
+
+func (st *Store) removeWhere(pred func(Listed) bool) ([]string, error) {
+	if _, err := os.Stat(st.dir); errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	l, err := st.lock()
+	if err != nil {
+		return nil, err
+	}
+	defer l.Unlock()
+	all, err := st.List()
+	if err != nil {
+		return nil, err
+	}
+	var gone []string
+	for _, s := range all {
+		if !pred(s) {
+			continue
+		}
+		if err := os.Remove(st.path(s.Session)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return gone, fmt.Errorf("taint state: %w", err)
+		}
+		gone = append(gone, s.Session)
+	}
+	return gone, nil
+}

@@ -1,0 +1,148 @@
+package proxy
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
+// hookCall is one client call waiting for a hook's verdict; it is the
+// Session the hook sees, so the questions it asks the client belong to the
+// call and are withdrawn with it.
+type hookCall struct {
+	p         *Proxy
+	r         *request
+	cancelled bool           // the client cancelled the call (p.mu)
+	asks      map[int64]bool // open AskClient requests, by the id sent to the client (p.mu)
+}
+
+// AskClient implements Session for one call.
+func (hc *hookCall) AskClient(method string, params json.RawMessage, done func(json.RawMessage, *CallError)) error {
+	p := hc.p
+	p.mu.Lock()
+	if !p.legacyClient {
+		p.mu.Unlock()
+		return ErrNoClientRequests
+	}
+	if p.state >= gateQuarantined {
+		p.mu.Unlock()
+		return errors.New("the session is ending")
+	}
+	if hc.cancelled {
+		p.mu.Unlock()
+		return errors.New("the call was cancelled")
+	}
+	p.nextDown++
+	d := p.nextDown
+	if hc.asks == nil {
+		hc.asks = map[int64]bool{}
+	}
+	hc.asks[d] = true
+	p.downPending[d] = &downReq{method: method, hook: func(res json.RawMessage, e *CallError) {
+		p.mu.Lock()
+		delete(hc.asks, d)
+		p.mu.Unlock()
+		done(res, e)
+	}}
+	p.mu.Unlock()
+	if err := p.out.write(requestLine(itoa(d), method, params)); err != nil {
+		p.mu.Lock()
+		delete(p.downPending, d)
+		delete(hc.asks, d)
+		p.mu.Unlock()
+		return err
+	}
+	return nil
+}
+
+// CancelAsks implements Session.
+func (hc *hookCall) CancelAsks(reason string) {
+	hc.p.withdraw(hc.takeAsks(), reason)
+}
+
+// takeAsks removes the call's open questions from downPending.
+func (hc *hookCall) takeAsks() []int64 {
+	p := hc.p
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var ids []int64
+	for d := range hc.asks {
+		if _, ok := p.downPending[d]; ok {
+			delete(p.downPending, d)
+			ids = append(ids, d)
+		}
+	}
+	hc.asks = nil
+	return ids
+}
+
+// withdraw tells the client the proxy no longer waits for these requests.
+func (p *Proxy) withdraw(ids []int64, reason string) {
+	for _, d := range ids {
+		params := fmt.Appendf(nil, `{"requestId":%d,"reason":%s}`, d, appendJSON(nil, reason))
+		p.out.write(requestLine(nil, "notifications/cancelled", params))
+	}
+}
+
+// ClientHello implements Session.
+func (hc *hookCall) ClientHello() (string, json.RawMessage) {
+	p := hc.p
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.legacyClient {
+		return "", nil
+	}
+	return p.clientVersion, p.clientCaps
+}
+
+// cancelWaiting handles the client's cancellation of a call that waits for a
+// hook's verdict: its questions are withdrawn at the client, their done
+// functions get CodeCallCancelled, and the verdict, when it comes, is dropped.
+func (p *Proxy) cancelWaiting(key string) bool {
+	p.mu.Lock()
+	hc := p.waiting[key]
+	if hc == nil {
+		p.mu.Unlock()
+		return false
+	}
+	delete(p.waiting, key)
+	hc.cancelled = true
+	var hooks []func(json.RawMessage, *CallError)
+	var ids []int64
+	for d := range hc.asks {
+		if r, ok := p.downPending[d]; ok {
+			delete(p.downPending, d)
+			ids = append(ids, d)
+			hooks = append(hooks, r.hook)
+		}
+	}
+	hc.asks = nil
+	p.mu.Unlock()
+	p.withdraw(ids, "the client cancelled the call")
+	for _, h := range hooks {
+		h(nil, &CallError{Code: CodeCallCancelled, Message: "the client cancelled the call"})
+	}
+	return true
+}
+
+// withParams is r with its params object replaced (a hook's Verdict.Params).
+func (r *request) withParams(params []byte) (*request, error) {
+	if !json.Valid(params) {
+		return nil, errors.New("not valid JSON")
+	}
+	line := make([]byte, 0, len(r.line)-len(r.env.params.of(r.line))+len(params))
+	line = append(line, r.line[:r.env.params.s]...)
+	line = append(line, params...)
+	line = append(line, r.line[r.env.params.e:]...)
+	env, id, err := scanEnvelope(line)
+	if err != nil {
+		return nil, err
+	}
+	pf, isObj, err := fields(line, env.params, "_meta")
+	if err != nil || !isObj {
+		return nil, errors.New("params must be a JSON object")
+	}
+	nr := *r
+	nr.line, nr.env, nr.id, nr.meta = line, env, id, pf[0]
+	return &nr, nil
+}

@@ -1,0 +1,155 @@
+package proxy
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpsum/mcpsum/pkg/lockfile"
+)
+
+// Cut a streamed message anywhere: what the tracker let through plus its
+// closer plus an id member is always one valid JSON object, and a message
+// fed whole comes out byte for byte (the final brace aside).
+func TestTrackerCloserAlwaysValid(t *testing.T) {
+	docs := []string{
+		`{"content":[{"type":"text","text":"a\"b\\c\u00e9\n"}],"isError":false,"n":-12.5e+3,"z":0,"x":null,"t":true}`,
+		`[1,[2,[3,{"k":[]}]],{},"s"]`,
+		`"just a string with \ud83d\ude00"`,
+		`{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"evil","v":[1,2]},"other":1},"a":0.5E-2}`,
+		`-0.0e5`,
+	}
+	for _, d := range docs {
+		for cut := 0; cut <= len(d); cut++ {
+			tr := newTracker([]string{"jsonrpc"}, []byte(`{"name":"locked"}`))
+			var out bytes.Buffer
+			if err := tr.feed([]byte(d[:cut]), func(b []byte) { out.Write(b) }); err != nil {
+				t.Fatalf("%s cut at %d: %v", d, cut, err)
+			}
+			msg := `{"jsonrpc":"2.0","result":` + out.String() + string(tr.closer()) + `,"id":"v"}`
+			if !json.Valid([]byte(msg)) {
+				t.Fatalf("%s cut at %d: not valid JSON: %s", d, cut, msg)
+			}
+			if strings.Contains(msg, "evil") {
+				t.Fatalf("%s cut at %d: the server's serverInfo got through: %s", d, cut, msg)
+			}
+		}
+		tr := newTracker(nil, nil)
+		var out bytes.Buffer
+		if err := tr.feed([]byte(d+"}  "), func(b []byte) { out.Write(b) }); err != nil || !tr.done || out.String() != d {
+			t.Errorf("%s whole: %q done=%v err=%v", d, out.String(), tr.done, err)
+		}
+	}
+	for _, bad := range []string{`{"a":1}} {"id":2}`, `{"a":01}`, `{"a":tru}`, `{"a" 1}`, `{"a":"x` + "\x01" + `"}`, `[1,]`, `{"a":1}},"result":2}`} {
+		tr := newTracker([]string{"jsonrpc", "id"}, nil)
+		if err := tr.feed([]byte(bad), func([]byte) {}); err == nil {
+			t.Errorf("%s: accepted", bad)
+		}
+	}
+}
+
+// A FAKE server appends a forged tools/list answer (listing a tool that is
+// not locked) to a 300 KiB result on the same line: the client gets the
+// result line ended as valid JSON under the void id, then an error for its
+// call, and nothing of the forged message; the session fails.
+func TestStreamRefusesTrailingMessage(t *testing.T) {
+	p, out := framingProxy(t, lockfile.EraLegacy)
+	p.state = gateOpen
+	p.upPending[1] = &call{clientID: []byte(`"c1"`), method: "tools/call"}
+	p.upPending[2] = &call{clientID: []byte(`"c2"`), method: "tools/call"}
+	line := `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"` + strings.Repeat("x", 300<<10) + `"}]}}` +
+		`{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"exfiltrate","inputSchema":{"type":"object"}}]}}` + "\n"
+	err := p.readServerStream(&chunked{data: []byte(line), n: 4096}, 0)
+	var fe *FramingError
+	if !errors.As(err, &fe) {
+		t.Fatalf("reader ended with %v, want a framing error", err)
+	}
+	text := out.String()
+	if strings.Contains(text, "exfiltrate") {
+		t.Errorf("the forged message reached the client")
+	}
+	lines := checkLines(t, text)
+	if len(lines) < 2 || !strings.Contains(lines[0], `"id":"mcpsum-void-`) || !strings.Contains(lines[1], `"id":"c1","error"`) {
+		t.Fatalf("want the void-id line then an error for c1, got %.300q", lines)
+	}
+	if !strings.Contains(text, `"id":"c2","error"`) {
+		t.Errorf("the other waiting call got no error: %.300q", lines)
+	}
+	if p.state != gateFailed {
+		t.Errorf("state %v, want failed", p.state)
+	}
+}
+
+// The client sees the locked serverInfo in a result's _meta, in memory and
+// streamed; a repeated _meta is refused.
+func TestResultServerInfoIsLocked(t *testing.T) {
+	p, out := framingProxy(t, lockfile.EraModern)
+	p.srv.lock.ServerInfo = json.RawMessage(`{"name":"locked","version":"1"}`)
+	p.state = gateOpen
+	for u := int64(1); u <= 3; u++ {
+		p.upPending[u] = &call{clientID: itoa(u * 10), method: "tools/call"}
+	}
+	meta := `"_meta":{"x":1,"io.modelcontextprotocol/serverInfo":{"name":"evil","version":"6.6.6"}}`
+	in := `{"jsonrpc":"2.0","id":1,"result":{"content":[],` + meta + `}}` + "\n" +
+		`{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"` + strings.Repeat("y", 300<<10) + `"}],` + meta + `,"z":2}}` + "\n" +
+		`{"jsonrpc":"2.0","id":3,"result":{"_meta":{},"_meta":{}}}` + "\n"
+	if err := p.readServerStream(&chunked{data: []byte(in), n: 1000}, 0); !errors.Is(err, io.EOF) {
+		t.Fatalf("reader: %v", err)
+	}
+	lines := checkLines(t, out.String())
+	if strings.Contains(out.String(), "evil") || len(lines) != 3 {
+		t.Fatalf("the live serverInfo reached the client (%d lines): %.300q", len(lines), lines)
+	}
+	for i, l := range lines[:2] {
+		if !strings.Contains(l, `"io.modelcontextprotocol/serverInfo":{"name":"locked","version":"1"}`) {
+			t.Errorf("line %d lacks the locked serverInfo: %.200s", i, l[max(0, len(l)-200):])
+		}
+	}
+	if !strings.Contains(lines[2], `"id":30,"error"`) {
+		t.Errorf("a repeated _meta was not refused: %s", lines[2])
+	}
+}
+
+// A server that stops in the middle of a streamed line does not hold up
+// the proxy's own answers: they queue while the line is in progress, and
+// when the stall bound passes the line is ended as valid JSON, the queued
+// answers follow, the call gets an error, and the session fails.
+func TestStreamStallDoesNotBlockClient(t *testing.T) {
+	p, out := framingProxy(t, lockfile.EraLegacy)
+	var mu syncBuf
+	p.out = newLineWriter(&mu)
+	p.opts.StallTimeout = 300 * time.Millisecond
+	p.state = gateOpen
+	p.upPending[1] = &call{clientID: []byte(`"c1"`), method: "tools/call"}
+	_ = out
+	r, w := io.Pipe()
+	done := make(chan error, 1)
+	go func() { done <- p.readServerStream(r, 0) }()
+	w.Write([]byte(`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"` + strings.Repeat("z", 300<<10)))
+	time.Sleep(50 * time.Millisecond)
+	start := time.Now()
+	p.reply([]byte(`"own"`), []byte(`{"tools":[]}`)) // the proxy's own answer (a served list)
+	if d := time.Since(start); d > 100*time.Millisecond {
+		t.Errorf("the proxy's own answer waited %v for the stalled server", d)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for !strings.Contains(mu.String(), `"id":"c1","error"`) && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	lines := checkLines(t, mu.String())
+	if len(lines) != 3 || !strings.Contains(lines[0], "mcpsum-void-") || !strings.Contains(mu.String(), `"id":"own"`) {
+		t.Fatalf("want the cut line, then the queued answer and c1's error; got %.200q", lines)
+	}
+	w.Close()
+	var se *StallError
+	if err := <-done; !errors.As(err, &se) {
+		t.Errorf("reader ended with %v, want a stall error", err)
+	}
+	if p.state != gateFailed {
+		t.Errorf("state %v, want failed", p.state)
+	}
+}
