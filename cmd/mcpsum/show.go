@@ -42,6 +42,7 @@ characters are flagged as suspicious.`),
 				return err
 			}
 			v := buildShow(f, names)
+			reviewShow(v, f, *lockfilePath)
 			if *asJSON {
 				return writeJSON(a.stdout, v)
 			}
@@ -101,6 +102,7 @@ type showServer struct {
 	Items             map[string][]item `json:"items"`
 	Policy            *lockfile.Policy  `json:"policy,omitempty"`
 	Suspicious        int               `json:"suspiciousItems"`
+	Review            *review           `json:"review,omitempty"`
 }
 
 type showText struct {

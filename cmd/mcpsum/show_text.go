@@ -65,6 +65,7 @@ func printShow(w io.Writer, path string, v *showFile) {
 func printServer(w io.Writer, name string, s *showServer) {
 	fmt.Fprintf(w, "\nserver %s\n", quoteArg(name))
 	fmt.Fprintf(w, "  command       %s\n", quoteArgs(s.Command))
+	printProgram(w, s)
 	env := "(none: every variable is withheld)"
 	if len(s.EnvPassthrough) > 0 {
 		env = strings.Join(s.EnvPassthrough, ", ")
@@ -114,6 +115,7 @@ func printServer(w io.Writer, name string, s *showServer) {
 		}
 	}
 	printPolicy(w, s)
+	printReview(w, s)
 }
 
 func serverInfoLine(raw json.RawMessage) string {

@@ -46,7 +46,6 @@ func sandboxed(name string, sb *lockfile.Sandbox, spec mcpwire.Spec, opts Option
 		return spec, nil, nil, fmt.Errorf("create the state directory: %w", err)
 	}
 	audit := filepath.Join(state, "egress.jsonl")
-	cwd, _ := os.Getwd()
 	cfg := sandbox.Config{
 		Read:         sb.Filesystem.Read,
 		Write:        sb.Filesystem.Write,
@@ -55,7 +54,7 @@ func sandboxed(name string, sb *lockfile.Sandbox, spec mcpwire.Spec, opts Option
 		Protected:    append(protectedPaths(opts.Lockfile), state, audit),
 		AuditLog:     audit,
 		Name:         name,
-		Dir:          cwd,
+		Dir:          spec.Dir,
 	}
 	l, err := sandbox.Prepare(cfg, spec.Argv, spec.Env)
 	if err != nil {

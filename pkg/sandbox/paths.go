@@ -216,3 +216,28 @@ func removeAll(dir string) error {
 	}
 	return nil
 }
+
+// WriteWarnings reviews a policy's write paths without starting anything: for
+// each one that exists here, the warnings Prepare gives at start (a git
+// repository whose hooks run outside the sandbox, ~/.ssh, ~/.local/bin, ...).
+// "${TMP}/..." paths are fresh at every start and never warned about; paths
+// that cannot be expanded or do not exist are left to Prepare's errors.
+func WriteWarnings(write []string) []string {
+	home, _ := os.UserHomeDir()
+	var out []string
+	for _, raw := range write {
+		if strings.HasPrefix(raw, tmpPrefix) {
+			continue
+		}
+		lit, err := expandPolicyPath(raw, pathEnv{Home: home})
+		if err != nil {
+			continue
+		}
+		real, err := filepath.EvalSymlinks(lit)
+		if err != nil {
+			continue
+		}
+		out = append(out, writeWarnings(policyPath{Raw: raw, Literal: lit, Real: real, Write: true}, home)...)
+	}
+	return out
+}
