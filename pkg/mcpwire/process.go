@@ -127,7 +127,7 @@ func Start(spec Spec) (*Process, error) {
 		ExtraFiles:  spec.ExtraFiles,
 		SysProcAttr: procAttr(spec.SysProcAttr),
 	}
-	err = cmd.Start()
+	err = startGuarded(cmd.Start, func() int { return cmd.Process.Pid }, hasIDMaps(cmd.SysProcAttr))
 	closeAll(stdinR, stdoutW, stderrW) // the child holds its own copies
 	if err != nil {
 		closeAll(stdinW, stdoutR, stderrR)
@@ -147,6 +147,7 @@ func Start(spec Spec) (*Process, error) {
 	go p.readStderr(spec.Stderr)
 	go func() {
 		p.waitErr = cmd.Wait()
+		reaped(cmd.Process.Pid)
 		close(p.done)
 	}()
 	return p, nil
@@ -271,6 +272,11 @@ func (p *Process) stop(grace time.Duration) error {
 				err = fmt.Errorf("stop server %q: process group %d still has live processes after SIGKILL", p.argv0, p.pgid)
 			}
 		}
+	}
+	// Descendants that left the group (setsid, double fork) were reparented to
+	// mcpsum when it is a subreaper (Guard): end them once no server runs.
+	if e := sweepOrphans(grace); e != nil && err == nil {
+		err = fmt.Errorf("stop server %q: %w", p.argv0, e)
 	}
 	waitChan(p.stderrDone, 500*time.Millisecond)
 	p.stdoutR.Close() // unblocks a reader if something outside the group holds the pipe
