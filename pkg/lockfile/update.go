@@ -51,7 +51,7 @@ func Update(path string, fn func(f *File) error) error {
 		return fmt.Errorf("lock %s: %w", path, err)
 	}
 
-	old, err := os.ReadFile(path)
+	old, err := ReadFile(path)
 	var f *File
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
