@@ -131,7 +131,50 @@ func validatePaths(cfg Config, env pathEnv, prot []protectedPath) ([]policyPath,
 			out = append(out, p)
 		}
 	}
+	if err := checkPlanted(out); err != nil {
+		return nil, nil, err
+	}
 	return out, warnings, nil
+}
+
+// checkPlanted refuses a policy path that resolves through a symlink lying
+// inside a write path (issue 12.2): a server may write there, so it may have
+// planted the link on an earlier run (rename a folder of a nested policy path
+// away, leave a symlink to a secret or outside folder in its place) to change
+// what its next sandbox shows and lets it write. The lock author's path meant
+// the folder that was there, not whatever the server linked in.
+func checkPlanted(paths []policyPath) error {
+	var writes []policyPath
+	for _, p := range paths {
+		if p.Write {
+			writes = append(writes, p)
+		}
+	}
+	for _, p := range paths {
+		parts := strings.Split(strings.TrimPrefix(p.Literal, "/"), "/")
+		cur := "/"
+		for _, part := range parts {
+			cur = filepath.Join(cur, part)
+			fi, err := os.Lstat(cur)
+			if err != nil || fi.Mode()&os.ModeSymlink == 0 {
+				continue
+			}
+			at := filepath.Join(resolveBest(filepath.Dir(cur)), filepath.Base(cur)) // where the link itself lies
+			for _, w := range writes {
+				if within(at, w.Real) {
+					field := "filesystem.read"
+					if p.Write {
+						field = "filesystem.write"
+					}
+					return &PolicyError{Field: field, Value: p.Raw, Reason: fmt.Sprintf(
+						"it resolves through the symlink %s, inside the write path %q, where the server could have planted it "+
+							"(it would now show %s); remove the link and restore the folder, or list the real path if you made the link yourself",
+						cur, w.Raw, p.Real)}
+				}
+			}
+		}
+	}
+	return nil
 }
 
 type protectedPath struct{ path, what string }
