@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/mcpsum/mcpsum/internal/policysyntax"
 )
 
 // policyPath is one validated filesystem.read or filesystem.write entry.
@@ -26,38 +28,28 @@ type pathEnv struct {
 	RunDir string // the sandbox runtime directory: no write path may be in it, except in Tmp
 }
 
-const tmpPrefix = "${TMP}/"
+const tmpPrefix = policysyntax.TmpPrefix
 
 // expandPolicyPath checks the syntax of a policy path (absolute, "~/..." or
 // "${TMP}/...", no ".." component) and expands it. It does not touch the disk.
 func expandPolicyPath(raw string, env pathEnv) (string, error) {
-	if raw == "" {
-		return "", errors.New("empty path")
-	}
-	if strings.ContainsRune(raw, 0) {
-		return "", errors.New("path contains a NUL byte")
-	}
-	for _, part := range strings.Split(raw, "/") {
-		if part == ".." {
-			return "", errors.New(`".." is not allowed in sandbox paths; write the path without it`)
-		}
+	if err := policysyntax.Path(raw); err != nil {
+		return "", err
 	}
 	var base, rest string
 	switch {
 	case strings.HasPrefix(raw, "/"):
 		return filepath.Clean(raw), nil
-	case strings.HasPrefix(raw, "~/"):
-		base, rest = env.Home, raw[2:]
+	case strings.HasPrefix(raw, policysyntax.HomePrefix):
+		base, rest = env.Home, raw[len(policysyntax.HomePrefix):]
 		if !filepath.IsAbs(base) {
 			return "", errors.New("cannot expand ~/: $HOME is not set to an absolute path")
 		}
-	case strings.HasPrefix(raw, tmpPrefix):
-		base, rest = env.Tmp, raw[len(tmpPrefix):]
+	default: // policysyntax.TmpPrefix
+		base, rest = env.Tmp, raw[len(policysyntax.TmpPrefix):]
 		if !filepath.IsAbs(base) {
 			return "", errors.New("cannot expand ${TMP}/: no private temporary directory")
 		}
-	default:
-		return "", errors.New(`paths must be absolute, "~/..." or "${TMP}/..."`)
 	}
 	return filepath.Join(base, rest), nil
 }

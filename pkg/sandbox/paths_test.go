@@ -75,7 +75,7 @@ func TestValidatePaths(t *testing.T) {
 	}{
 		{read: []string{"~/notes"}, write: []string{"~/work"}},
 		{read: []string{"~/notes/a.md"}},
-		{read: []string{"~"}, err: `"~/..."`},
+		{read: []string{"~"}, err: `write "~/" for the home folder`},
 		{read: []string{"~/"}}, // reading home is the user's choice
 		{write: []string{"~/"}, err: "your home directory"},
 		{write: []string{root + "/to-home"}, err: "your home directory"},
@@ -98,7 +98,7 @@ func TestValidatePaths(t *testing.T) {
 		{read: []string{run}, err: "runtime directory"},
 		{read: []string{root}, err: "runtime directory"},
 		{read: []string{"notes"}, err: "must be absolute"},
-		{read: []string{"~/notes/../work"}, err: `".."`},
+		{read: []string{"~/notes/../work"}, err: "must not contain a .. component"},
 		{write: []string{"/usr/local/bin/mcpsum"}, err: ""}, // does not exist here: refused as missing, below
 	}
 	for _, c := range cases {
