@@ -123,3 +123,36 @@ func TestWithheldSecretNotInParentEnviron(t *testing.T) {
 		})
 	}
 }
+
+// lock prints what a reviewer must see (issues 12.6, 12.8, 13.4): a
+// code-loading variable, an absolute path into the lockfile's folder, a
+// look-alike tool name, and a sandbox write path over a git repository (the
+// sandbox computed that warning before, but nothing showed it).
+func TestLockWarnings(t *testing.T) {
+	dir := t.TempDir()
+	writeExe(t, filepath.Join(dir, "srv.sh"), fmt.Sprintf("#!/bin/sh\nexec %s -extra-tool '\u0435cho'\n", bin.gosrv))
+	stderr := mustLock(t, dir, nil, "--name", "w", "--env", "NODE_OPTIONS", "--", filepath.Join(dir, "srv.sh"))
+	for _, want := range []string{
+		"lock: warning: w: envPassthrough NODE_OPTIONS makes the server load code",
+		"lock: warning: w: command holds \"" + filepath.Join(dir, "srv.sh") + "\", inside the lockfile's folder",
+		`lock: warning: w: tool "\u0435cho" mixes scripts Cyrillic and Latin`,
+		`lock: warning: w: tools "echo" and "\u0435cho" look alike`,
+	} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("lock output lacks %q:\n%s", want, stderr)
+		}
+	}
+	if out, _, code := mcpsum(t, t.TempDir(), nil, "doctor"); code != 0 && !strings.Contains(out, "available:       yes") {
+		return // no sandbox here: the write-path warning needs one to re-lock
+	}
+	repo := filepath.Join(t.TempDir(), "repo")
+	if err := os.MkdirAll(filepath.Join(repo, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	setPolicy(t, dir, "w", map[string]any{"sandbox": map[string]any{
+		"filesystem": map[string]any{"read": []string{bin.dir}, "write": []string{repo}}}})
+	stderr = mustLock(t, dir, nil)
+	if want := "holds a git repository: the server can change its hooks"; !strings.Contains(stderr, want) {
+		t.Errorf("sandboxed re-lock does not warn %q:\n%s", want, stderr)
+	}
+}

@@ -89,6 +89,8 @@ func printReview(w io.Writer, s *showServer) {
 		fmt.Fprintf(w, "  warning: %s\n", oneLine(x, 400))
 	}
 	for _, x := range r.Lookalikes {
-		fmt.Fprintf(w, "  !! look-alike: %s\n", oneLine(x, 300))
+		// Built only from fixed text and %+q renderings (ASCII escapes):
+		// printed as is, so "\u0435cho" reads as written.
+		fmt.Fprintf(w, "  !! look-alike: %s\n", x)
 	}
 }
