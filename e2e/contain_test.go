@@ -18,9 +18,21 @@ import (
 func TestNoOrphansFromDaemonisingServer(t *testing.T) {
 	dir := t.TempDir()
 	marker := fmt.Sprintf("%d.%d", 4000+os.Getpid()%1000, time.Now().UnixNano()%100000)
-	writeExe(t, filepath.Join(dir, "srv.sh"), fmt.Sprintf("#!/bin/sh\n( setsid sleep %s & )\nexec %s\n", marker, bin.gosrv))
+	// The daemon is a shell that records SIGTERM and exits, leaving its own
+	// child (sleep) to be reparented and ended in a second round: the stop is
+	// gentle (SIGTERM first, then SIGKILL) for the whole tree.
+	termed := filepath.Join(dir, "termed")
+	daemon := fmt.Sprintf(`trap "echo term >> %s; exit 0" TERM; sleep %s & wait`, termed, marker)
+	writeExe(t, filepath.Join(dir, "srv.sh"), fmt.Sprintf("#!/bin/sh\n( setsid sh -c '%s' & )\nexec %s\n", daemon, bin.gosrv))
+	terms := func() int {
+		b, _ := os.ReadFile(termed)
+		return strings.Count(string(b), "term")
+	}
 	mustLock(t, dir, nil, "--name", "d", "--", "./srv.sh")
 	noLeftovers(t, marker)
+	if n := terms(); n < 1 {
+		t.Errorf("the daemon was not sent SIGTERM before SIGKILL (%d)", n)
+	}
 	if out, stderr, code := mcpsum(t, dir, nil, "verify"); code != 0 {
 		t.Fatalf("verify: exit %d\n%s%s", code, out, stderr)
 	}
