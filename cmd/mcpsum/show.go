@@ -27,7 +27,10 @@ func (a *app) showCommand() *ffcli.Command {
 show prints, per server: command, environment names, era, protocol version,
 counts, each tool with its annotations and digest, and the policy. Text a
 server wrote is shown escaped; items with control, ANSI, bidi or zero-width
-characters are flagged as suspicious.`),
+characters are flagged as suspicious. show also prints the program each
+command runs here and the folder it runs in (the lockfile's folder), and warns
+about code-loading variables, machine-specific paths, risky sandbox write
+paths and look-alike names.`),
 		FlagSet: fs,
 		Exec: func(ctx context.Context, args []string) error {
 			if len(args) > 0 {
