@@ -168,3 +168,14 @@ func TestLockWarnings(t *testing.T) {
 		t.Errorf("sandboxed re-lock does not warn %q:\n%s", want, stderr)
 	}
 }
+
+// doctor reports the process protections (issue 12): here, on Linux, both
+// are in force in the real binary.
+func TestDoctorReportsProtections(t *testing.T) {
+	out, _, _ := mcpsum(t, t.TempDir(), nil, "doctor")
+	for _, want := range []string{"process protections (unsandboxed servers):", "child subreaper: yes", "non-dumpable: yes"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("doctor lacks %q:\n%s", want, out)
+		}
+	}
+}
