@@ -36,9 +36,12 @@ func Find(argv0 string, env []string, dir string) (string, error) {
 				return "", fmt.Errorf("command %q is a relative path and there is no absolute working directory to resolve it against", argv0)
 			}
 			p = filepath.Join(dir, p)
+			if err := Check(p); err != nil {
+				return "", fmt.Errorf("command %q, relative to the server's working directory %s (the lockfile's folder), is %s, which %w", argv0, dir, p, err)
+			}
 		}
 		if err := Check(p); err != nil {
-			return "", fmt.Errorf("command %q (%s) %w", argv0, p, err)
+			return "", fmt.Errorf("command %q %w", argv0, err)
 		}
 		return filepath.Clean(p), nil
 	}
