@@ -22,8 +22,12 @@ func TestNoOrphansFromDaemonisingServer(t *testing.T) {
 	// child (sleep) to be reparented and ended in a second round: the stop is
 	// gentle (SIGTERM first, then SIGKILL) for the whole tree.
 	termed := filepath.Join(dir, "termed")
-	daemon := fmt.Sprintf(`trap "echo term >> %s; exit 0" TERM; sleep %s & wait`, termed, marker)
-	writeExe(t, filepath.Join(dir, "srv.sh"), fmt.Sprintf("#!/bin/sh\n( setsid sh -c '%s' & )\nexec %s\n", daemon, bin.gosrv))
+	// The server waits until the daemon's trap is set (a SIGTERM before
+	// that would end it silently).
+	ready := filepath.Join(dir, "ready")
+	daemon := fmt.Sprintf(`trap "echo term >> %s; exit 0" TERM; sleep %s & echo > %s; wait`, termed, marker, ready)
+	writeExe(t, filepath.Join(dir, "srv.sh"), fmt.Sprintf(
+		"#!/bin/sh\nrm -f %s\n( setsid sh -c '%s' & )\nwhile [ ! -e %s ]; do sleep 0.01; done\nexec %s\n", ready, daemon, ready, bin.gosrv))
 	terms := func() int {
 		b, _ := os.ReadFile(termed)
 		return strings.Count(string(b), "term")
