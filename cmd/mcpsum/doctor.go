@@ -7,6 +7,7 @@ import (
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 
+	"github.com/mcpsum/mcpsum/pkg/mcpwire"
 	"github.com/mcpsum/mcpsum/pkg/sandbox"
 )
 
@@ -18,15 +19,23 @@ func (a *app) doctorCommand() *ffcli.Command {
 		LongHelp: strings.TrimSpace(`
 doctor checks the kernel features the sandbox needs (user namespaces,
 Landlock ABI >= 3, seccomp) and starts a test sandbox to prove they work.
-Exit 0 when a server with policy.sandbox can start here, 3 when it cannot
-(the report says why and what one-time step fixes it).`),
+It also reports the protections mcpsum gives unsandboxed servers' surroundings
+(child subreaper: no daemonised leftovers; non-dumpable: its environment is
+hidden from same-user processes). Exit 0 when a server with policy.sandbox can
+start here and every protection is in force, 3 otherwise (the report says why
+and what one-time step fixes it).`),
 		Exec: func(ctx context.Context, args []string) error {
 			if len(args) > 0 {
 				return usageErr("doctor takes no arguments")
 			}
 			r := sandbox.Status()
 			fmt.Fprint(a.stdout, r.String())
-			if !r.Available {
+			prot, protOK := mcpwire.Protections()
+			fmt.Fprintln(a.stdout, "process protections (unsandboxed servers):")
+			for _, l := range prot {
+				fmt.Fprintf(a.stdout, "  %s\n", l)
+			}
+			if !r.Available || !protOK {
 				return silent{code: exitUndecided}
 			}
 			return nil

@@ -202,6 +202,7 @@ func (a *app) write(path string, entries map[string]*lockfile.Server) error {
 		fmt.Fprintln(a.stderr, n)
 	}
 	fmt.Fprintf(a.stderr, "lock: wrote %s\n", path)
+	a.printLockWarnings(path, entries)
 	return nil
 }
 

@@ -19,6 +19,9 @@ func main() {
 	if handled, code := sandbox.Helper(os.Args[1:]); handled {
 		os.Exit(code)
 	}
+	// Child subreaper, non-dumpable, environment block cleared (issue 12.5,
+	// 12.6); what this machine cannot give is reported by `mcpsum doctor`.
+	_ = mcpwire.Guard()
 	mcpwire.ClientVersion = moduleVersion()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)

@@ -27,7 +27,10 @@ func (a *app) showCommand() *ffcli.Command {
 show prints, per server: command, environment names, era, protocol version,
 counts, each tool with its annotations and digest, and the policy. Text a
 server wrote is shown escaped; items with control, ANSI, bidi or zero-width
-characters are flagged as suspicious.`),
+characters are flagged as suspicious. show also prints the program each
+command runs here and the folder it runs in (the lockfile's folder), and warns
+about code-loading variables, machine-specific paths, risky sandbox write
+paths and look-alike names.`),
 		FlagSet: fs,
 		Exec: func(ctx context.Context, args []string) error {
 			if len(args) > 0 {
@@ -42,6 +45,7 @@ characters are flagged as suspicious.`),
 				return err
 			}
 			v := buildShow(f, names)
+			reviewShow(v, f, *lockfilePath)
 			if *asJSON {
 				return writeJSON(a.stdout, v)
 			}
@@ -101,6 +105,7 @@ type showServer struct {
 	Items             map[string][]item `json:"items"`
 	Policy            *lockfile.Policy  `json:"policy,omitempty"`
 	Suspicious        int               `json:"suspiciousItems"`
+	Review            *review           `json:"review,omitempty"`
 }
 
 type showText struct {

@@ -65,6 +65,7 @@ func printShow(w io.Writer, path string, v *showFile) {
 func printServer(w io.Writer, name string, s *showServer) {
 	fmt.Fprintf(w, "\nserver %s\n", quoteArg(name))
 	fmt.Fprintf(w, "  command       %s\n", quoteArgs(s.Command))
+	printProgram(w, s)
 	fmt.Fprintf(w, "  env           %s\n", envLine(s.EnvPassthrough, s.Policy != nil && s.Policy.Sandbox != nil))
 	if s.Era == "modern" {
 		fmt.Fprintf(w, "  era           modern (server/discover), protocolVersion %s, supports %s\n",
@@ -110,6 +111,7 @@ func printServer(w io.Writer, name string, s *showServer) {
 		}
 	}
 	printPolicy(w, s)
+	printReview(w, s)
 }
 
 func serverInfoLine(raw json.RawMessage) string {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 
+	"github.com/mcpsum/mcpsum/internal/safeio"
 	"github.com/mcpsum/mcpsum/internal/statefile"
 	"github.com/mcpsum/mcpsum/pkg/attest"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
@@ -103,10 +104,13 @@ func bundlePath(lockPath, bundle string) string {
 	return lockPath + ".sigstore.json"
 }
 
+// maxBundleSize caps a Sigstore bundle (they are a few KiB).
+const maxBundleSize = 16 << 20
+
 // readCheckedLock reads the exact bytes of the lockfile and checks its
 // digests (I3): a signature over a file that does not match itself is useless.
 func readCheckedLock(path string) ([]byte, error) {
-	data, err := os.ReadFile(path)
+	data, err := lockfile.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("no lockfile at %s: create one with mcpsum lock --lockfile %s --name NAME -- COMMAND [ARG]... (or pass --lockfile)", path, quoteArg(path))
 	}
@@ -156,7 +160,7 @@ func (s sigFlags) check(lockPath string) (*attest.Result, error) {
 		return nil, err
 	}
 	bundlePath := bundlePath(lockPath, *s.bundle)
-	bundle, err := os.ReadFile(bundlePath)
+	bundle, err := safeio.ReadRegular(bundlePath, "signature bundle", maxBundleSize)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, verdict(fmt.Errorf("no signature: %s does not exist (sign the lockfile with mcpsum sign)", bundlePath))
 	}

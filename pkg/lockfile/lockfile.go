@@ -15,7 +15,8 @@ package lockfile
 
 import (
 	"encoding/json"
-	"os"
+
+	"github.com/mcpsum/mcpsum/internal/safeio"
 )
 
 // Era names, as returned by Server.Era and used in era findings.
@@ -192,9 +193,21 @@ func ItemKey(kind string, item json.RawMessage) (string, error) {
 	return itemKey(item, kinds[i].key)
 }
 
+// MaxFileSize caps the bytes of a lockfile mcpsum reads (64 MiB: far above
+// any lock of real servers, far below what would exhaust memory).
+const MaxFileSize = 64 << 20
+
+// ReadFile reads the bytes of the lockfile at path: opened without blocking,
+// a regular file only (a FIFO, /dev/zero or a directory is refused with an
+// error naming it), at most MaxFileSize bytes. A missing file gives an error
+// matching fs.ErrNotExist.
+func ReadFile(path string) ([]byte, error) {
+	return safeio.ReadRegular(path, "lockfile", MaxFileSize)
+}
+
 // Load reads and parses the lockfile at path (strict, digests recomputed).
 func Load(path string) (*File, error) {
-	data, err := os.ReadFile(path)
+	data, err := ReadFile(path)
 	if err != nil {
 		return nil, err
 	}

@@ -190,7 +190,7 @@ func TestParseAccepts(t *testing.T) {
 		{"no generator", `"generator": "mcpsum 0.1.0",`, ``},
 		{"both wildcards and a tool", `"resources:*"`, `"resources:*", "prompts:*", "get_current_time"`},
 		{"empty policy", "\"policy\": {\n        \"taint\": {\n          \"sources\": [\n            \"resources:*\"\n          ],\n          \"sinks\": [\n            \"convert_time\"\n          ]\n        },", "\"policy\": {\n        \"taint\": {},"},
-		{"paths ~, ${TMP} and /", `"~/notes"`, `"~", "${TMP}", "/", "/home/u/.config/x.y"`},
+		{"paths ~/, ${TMP}/ and /", `"~/notes"`, `"~/", "${TMP}/", "/", "/home/u/.config/x.y"`},
 		{"hosts", `"[::1]:9000"`, `"[::1]:9000", "localhost:8080", "a-b.example.co.uk:65535", "*.svc.internal:1", "[2001:db8::1]:443"`},
 		{"items in another order", "\"tools\": [\n        {\n          \"name\": \"convert_time\",", "\"tools\": [\n        {\n          \"name\": \"convert_time\","},
 		{"sandbox without sub-sections", "\"sandbox\": {\n          \"filesystem\": {\n            \"read\": [\n              \"~/notes\"\n            ],\n            \"write\": [\n              \"${TMP}/work\"\n            ]\n          },\n          \"network\": {\n            \"allow\": []\n          }\n        }", `"sandbox": {}`},

@@ -2,12 +2,11 @@ package lockfile
 
 import (
 	"encoding/json"
-	"net/netip"
 	"sort"
 	"strconv"
 	"strings"
-	"unicode"
-	"unicode/utf8"
+
+	"github.com/mcpsum/mcpsum/internal/policysyntax"
 )
 
 // parsePolicy decodes a policy section strictly (unknown keys and wrong types
@@ -141,98 +140,19 @@ func toolSet(tools []json.RawMessage) map[string]bool {
 	return set
 }
 
-// ValidatePath checks a sandbox path's syntax: absolute ("/..."), "~",
-// "~/...", "${TMP}" or "${TMP}/...", with no ".." component and no control
-// characters. Whether it exists is checked by the sandbox at run time.
-func ValidatePath(p string) error {
-	if !utf8.ValidString(p) || strings.IndexFunc(p, unicode.IsControl) >= 0 {
-		return errf("path %s contains control characters or invalid UTF-8", quote(p))
-	}
-	if !(strings.HasPrefix(p, "/") || p == "~" || strings.HasPrefix(p, "~/") ||
-		p == "${TMP}" || strings.HasPrefix(p, "${TMP}/")) {
-		return errf("path %s must be absolute, ~/... or ${TMP}/...", quote(p))
-	}
-	for _, c := range strings.Split(p, "/") {
-		if c == ".." {
-			return errf("path %s must not contain a .. component", quote(p))
-		}
-	}
-	return nil
-}
+// ValidatePath checks a sandbox path's syntax by the one rule the sandbox
+// also uses (internal/policysyntax): absolute, "~/..." or "${TMP}/...", no
+// ".." component, no control characters. Whether it exists is checked by the
+// sandbox at run time.
+func ValidatePath(p string) error { return policysyntax.Path(p) }
 
-// ValidateHostPort checks a network.allow entry: "host:port" (a lower-case
-// DNS name), "*.suffix:port" (any name under suffix), "IPv4:port" or
-// "[IPv6]:port", with a decimal port from 1 to 65535.
+// ValidateHostPort checks a network.allow entry by the sandbox's own rule
+// (internal/policysyntax): "host:port" (a lower-case DNS name),
+// "*.suffix:port" (any name under suffix, which has two labels or more),
+// "IPv4:port" or "[IPv6]:port", with a decimal port from 1 to 65535.
 func ValidateHostPort(hp string) error {
-	bad := func(why string) error { return errf("network entry %s: %s", quote(hp), why) }
-	var host, port string
-	if strings.HasPrefix(hp, "[") {
-		end := strings.Index(hp, "]:")
-		if end < 0 {
-			return bad("want [IPv6]:port")
-		}
-		host, port = hp[1:end], hp[end+2:]
-		a, err := netip.ParseAddr(host)
-		if err != nil || !a.Is6() || a.Zone() != "" || a.Is4In6() {
-			return bad("brackets must hold an IPv6 address without zone (write IPv4 without brackets)")
-		}
-	} else {
-		i := strings.LastIndexByte(hp, ':')
-		if i < 0 {
-			return bad("want host:port")
-		}
-		host, port = hp[:i], hp[i+1:]
-		if strings.Contains(host, ":") {
-			return bad("write an IPv6 address in brackets, e.g. [::1]:9000")
-		}
-		if err := checkHost(host); err != nil {
-			return bad(err.Error())
-		}
-	}
-	n, err := strconv.Atoi(port)
-	if err != nil || n < 1 || n > 65535 || port[0] == '0' || port[0] == '+' {
-		return bad("port must be a decimal number from 1 to 65535")
-	}
-	return nil
-}
-
-func checkHost(host string) error {
-	if host == "" {
-		return errf("empty host")
-	}
-	if strings.Trim(host, "0123456789.") == "" {
-		a, err := netip.ParseAddr(host)
-		if err != nil || !a.Is4() {
-			return errf("not a valid IPv4 address")
-		}
-		return nil
-	}
-	name := host
-	if strings.HasPrefix(host, "*.") {
-		name = host[2:]
-	}
-	if len(name) > 253 {
-		return errf("host name longer than 253 characters")
-	}
-	labels := strings.Split(name, ".")
-	for _, l := range labels {
-		if l == "" || len(l) > 63 || l[0] == '-' || l[len(l)-1] == '-' {
-			return errf("not a valid host name (labels of 1-63 letters, digits or '-', not starting or ending with '-'; a wildcard is only *.suffix)")
-		}
-		for i := 0; i < len(l); i++ {
-			c := l[i]
-			if 'A' <= c && c <= 'Z' {
-				return errf("write host names in lower case")
-			}
-			if !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-') {
-				return errf("not a valid host name (only a-z, 0-9, '-' and '.'; a wildcard is only *.suffix)")
-			}
-		}
-	}
-	if strings.Trim(labels[len(labels)-1], "0123456789") == "" {
-		return errf("not a valid host name (the last label is numeric)")
-	}
-	return nil
+	_, err := policysyntax.ParseHostPort(hp)
+	return err
 }
 
 // KeepPolicy copies old's policy into new (a deep copy) when new is re-locked,

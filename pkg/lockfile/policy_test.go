@@ -11,9 +11,10 @@ func TestValidatePath(t *testing.T) {
 		path string
 		err  string // "" = valid
 	}{
-		{"/", ""}, {"/srv/data", ""}, {"/a/./b/", ""}, {"~", ""}, {"~/notes", ""}, {"~/.config/x..y", ""},
-		{"${TMP}", ""}, {"${TMP}/work", ""}, {"/a..b/c", ""},
-		{"", "must be absolute"}, {"notes", "must be absolute"}, {"./x", "must be absolute"},
+		{"/", ""}, {"/srv/data", ""}, {"/a/./b/", ""}, {"~/", ""}, {"~/notes", ""}, {"~/.config/x..y", ""},
+		{"${TMP}/", ""}, {"${TMP}/work", ""}, {"/a..b/c", ""},
+		{"~", `write "~/" for the home folder`}, {"${TMP}", `write "${TMP}/"`}, // the sandbox's rule (issue 11)
+		{"", "empty path"}, {"notes", "must be absolute"}, {"./x", "must be absolute"},
 		{"~root", "must be absolute"}, {"~root/x", "must be absolute"}, {"$HOME/x", "must be absolute"},
 		{"${TMP}x", "must be absolute"}, {"${TMPDIR}/x", "must be absolute"},
 		{"/a/../etc", "must not contain a .. component"}, {"~/..", "must not contain a .. component"},
@@ -41,7 +42,8 @@ func TestValidateHostPort(t *testing.T) {
 		{"api.github.com:https", "port must be"}, {":443", "empty host"}, {"API.github.com:443", "lower case"},
 		{"*:443", "not a valid host name"}, {"*.:443", "not a valid host name"}, {"a.*.com:443", "not a valid host name"},
 		{"*example.com:443", "not a valid host name"}, {"-a.com:443", "not a valid host name"}, {"a-.com:443", "not a valid host name"},
-		{"a..com:443", "not a valid host name"}, {"a.com.:443", "not a valid host name"}, {"a_b.com:443", "not a valid host name"},
+		{"a..com:443", "not a valid host name"}, {"a.com.:443", "not a valid host name"}, {"a_b.com:443", ""},
+		{"*.com:443", "below a top-level domain"}, {"a b.com:443", "not a valid host name"}, {"ünicode.example:443", "not a valid host name"},
 		{"1.2.3.256:80", "not a valid IPv4"}, {"010.0.0.1:80", "not a valid IPv4"}, {"1.2.3:80", "not a valid IPv4"},
 		{"host.123:80", "last label is numeric"},
 		{"::1:9000", "in brackets"}, {"[::1]", "want [IPv6]:port"}, {"[::1]9000", "want [IPv6]:port"},

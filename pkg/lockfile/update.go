@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 
 	"github.com/mcpsum/mcpsum/internal/statefile"
@@ -54,7 +53,7 @@ func update(path, discard string, fn func(f *File) error) (discarded, err error)
 	}
 	defer lk.Unlock()
 
-	old, err := os.ReadFile(path)
+	old, err := ReadFile(path)
 	var f *File
 	switch {
 	case errors.Is(err, fs.ErrNotExist):

@@ -8,24 +8,27 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/mcpsum/mcpsum/internal/execpath"
 )
 
 // Spec says how to start a server.
 type Spec struct {
-	// Argv is run exactly: Argv[0] is looked up in the PATH of Env (or, when Env
-	// has no PATH, mcpsum's own PATH) unless it contains a slash, and Argv is
-	// passed unchanged as the child's argv.
+	// Argv is run exactly: Argv[0] is looked up in the absolute entries of the
+	// PATH of Env (or, when Env has no PATH, mcpsum's own PATH) unless it
+	// contains a slash; a relative path is resolved against Dir. Argv is passed
+	// unchanged as the child's argv. See internal/execpath.
 	Argv []string
 	// Env is exactly the child's environment, "NAME=value" entries. nil means an
 	// empty environment, never mcpsum's own. Build it with Environ.
 	Env []string
-	// Dir is the working directory ("" = mcpsum's).
+	// Dir is the working directory ("" = mcpsum's); pkg/pin sets it to the
+	// lockfile's folder.
 	Dir        string
 	ExtraFiles []*os.File
 	// SysProcAttr is merged: mcpsum always puts the child in its own process
@@ -128,7 +131,7 @@ func Start(spec Spec) (*Process, error) {
 		ExtraFiles:  spec.ExtraFiles,
 		SysProcAttr: procAttr(spec.SysProcAttr),
 	}
-	err = cmd.Start()
+	err = startGuarded(cmd.Start, func() int { return cmd.Process.Pid }, hasIDMaps(cmd.SysProcAttr))
 	closeAll(stdinR, stdoutW, stderrW) // the child holds its own copies
 	if err != nil {
 		closeAll(stdinW, stdoutR, stderrR)
@@ -148,6 +151,7 @@ func Start(spec Spec) (*Process, error) {
 	go p.readStderr(spec.Stderr)
 	go func() {
 		p.waitErr = cmd.Wait()
+		reaped(cmd.Process.Pid)
 		close(p.done)
 	}()
 	return p, nil
@@ -159,53 +163,28 @@ func closeAll(fs ...*os.File) {
 	}
 }
 
-// lookPath resolves argv0 the way a shell would with the child's PATH.
+// lookPath resolves argv0 by execpath's rule: a relative path against dir
+// (mcpsum's working directory when dir is ""), a bare name in the absolute
+// entries of the child's PATH only.
 func lookPath(argv0 string, env []string, dir string) (string, error) {
-	if strings.Contains(argv0, "/") {
-		p := argv0
-		if !filepath.IsAbs(p) && dir != "" {
-			p = filepath.Join(dir, p)
+	if dir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return "", fmt.Errorf("start server %q: working directory: %w", argv0, err)
 		}
-		if err := checkExecutable(p); err != nil {
-			return "", fmt.Errorf("start server: %q %w", argv0, err)
-		}
-		return argv0, nil
+		dir = wd
 	}
-	pathEnv, fromChild := "", false
-	for _, kv := range env {
-		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
-			pathEnv, fromChild = v, true
-		}
+	p, err := execpath.Find(argv0, env, dir)
+	if err != nil {
+		return "", fmt.Errorf("start server: %w", err)
 	}
-	if !fromChild {
-		pathEnv = os.Getenv("PATH")
-	}
-	for _, d := range filepath.SplitList(pathEnv) {
-		if d == "" {
-			d = "."
-		}
-		p := filepath.Join(d, argv0)
-		if checkExecutable(p) == nil {
-			return p, nil
-		}
-	}
-	return "", fmt.Errorf("start server: executable %q not found in PATH %q; install it, or put its absolute path in the command: %w",
-		argv0, pathEnv, exec.ErrNotFound)
+	return p, nil
 }
 
-func checkExecutable(p string) error {
-	fi, err := os.Stat(p)
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-		return fmt.Errorf("does not exist; check the path, or install the server: %w", exec.ErrNotFound)
-	case err != nil:
-		return fmt.Errorf("cannot be examined: %w", err)
-	case fi.IsDir():
-		return errors.New("is a directory, not an executable")
-	case fi.Mode()&0o111 == 0:
-		return fmt.Errorf("is not executable; chmod +x it: %w", os.ErrPermission)
-	}
-	return nil
+// LookPath is the program a server's argv0 runs with environment env and
+// working directory dir (absolute), by the rule of internal/execpath.
+func LookPath(argv0 string, env []string, dir string) (string, error) {
+	return execpath.Find(argv0, env, dir)
 }
 
 // Pid is the child's process id; Pgid its process group (the same number).
@@ -297,6 +276,11 @@ func (p *Process) stop(grace time.Duration) error {
 				err = fmt.Errorf("stop server %q: process group %d still has live processes after SIGKILL", p.argv0, p.pgid)
 			}
 		}
+	}
+	// Descendants that left the group (setsid, double fork) were reparented to
+	// mcpsum when it is a subreaper (Guard): end them once no server runs.
+	if e := sweepOrphans(grace); e != nil && err == nil {
+		err = fmt.Errorf("stop server %q: %w", p.argv0, e)
 	}
 	waitChan(p.stderrDone, 500*time.Millisecond)
 	p.stdoutR.Close() // unblocks a reader if something outside the group holds the pipe

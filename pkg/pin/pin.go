@@ -55,9 +55,14 @@ func Start(name string, entry *lockfile.Server, opts Options) (*mcpwire.Process,
 }
 
 func launch(name string, entry *lockfile.Server, opts Options) (mcpwire.Spec, func() error, func(), error) {
+	dir, err := WorkDir(opts.Lockfile)
+	if err != nil {
+		return mcpwire.Spec{}, nil, nil, fmt.Errorf("server %q: %w", name, err)
+	}
 	spec := mcpwire.Spec{
 		Argv:    entry.Command,
 		Env:     mcpwire.Environ(entry.EnvPassthrough),
+		Dir:     dir,
 		MaxLine: opts.MaxLine,
 		Stderr:  opts.Stderr,
 	}
@@ -65,6 +70,43 @@ func launch(name string, entry *lockfile.Server, opts Options) (mcpwire.Spec, fu
 		return spec, nil, func() {}, nil
 	}
 	return sandboxed(name, entry.Policy.Sandbox, spec, opts)
+}
+
+// WorkDir is the working directory of every server of the lockfile at
+// lockPath ("" means mcp.lock): the lockfile's folder, wherever mcpsum itself
+// was started. A relative path in a locked command ("./server", "python3
+// server.py") therefore names the same file for lock, verify and the proxy.
+func WorkDir(lockPath string) (string, error) {
+	if lockPath == "" {
+		lockPath = "mcp.lock"
+	}
+	abs, err := filepath.Abs(lockPath)
+	if err != nil {
+		return "", fmt.Errorf("working directory of the lockfile %q: %w", lockPath, err)
+	}
+	dir := filepath.Dir(abs)
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return "", fmt.Errorf("the lockfile's folder %s is the servers' working directory and cannot be used: %w", dir, err)
+	}
+	if !fi.IsDir() {
+		return "", fmt.Errorf("the lockfile's folder %s is not a directory", dir)
+	}
+	return dir, nil
+}
+
+// Program is the file a locked entry's argv[0] runs, resolved as Start
+// resolves it (internal/execpath's rule, working directory WorkDir, the PATH
+// the server gets). It is what `show` prints; it touches no server.
+func Program(entry *lockfile.Server, lockPath string) (string, error) {
+	dir, err := WorkDir(lockPath)
+	if err != nil {
+		return "", err
+	}
+	if len(entry.Command) == 0 {
+		return "", fmt.Errorf("empty command")
+	}
+	return mcpwire.LookPath(entry.Command[0], mcpwire.Environ(entry.EnvPassthrough), dir)
 }
 
 // Entry turns what a server answered into a lock entry with digests.

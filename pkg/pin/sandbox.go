@@ -2,7 +2,6 @@ package pin
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/mcpsum/mcpsum/internal/statefile"
@@ -39,7 +38,6 @@ func sandboxed(name string, sb *lockfile.Sandbox, spec mcpwire.Spec, opts Option
 		return spec, nil, nil, fmt.Errorf("create the state directory: %w", err)
 	}
 	audit := filepath.Join(state, "egress.jsonl")
-	cwd, _ := os.Getwd()
 	cfg := sandbox.Config{
 		Read:         sb.Filesystem.Read,
 		Write:        sb.Filesystem.Write,
@@ -48,7 +46,7 @@ func sandboxed(name string, sb *lockfile.Sandbox, spec mcpwire.Spec, opts Option
 		Protected:    append(protectedPaths(opts.Lockfile), state, audit),
 		AuditLog:     audit,
 		Name:         name,
-		Dir:          cwd,
+		Dir:          spec.Dir,
 	}
 	l, err := sandbox.Prepare(cfg, spec.Argv, spec.Env)
 	if err != nil {

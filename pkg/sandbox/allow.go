@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/mcpsum/mcpsum/internal/policysyntax"
 )
 
 // allowRule is one network.allow entry: a name (exact, or a "*." wildcard that
@@ -34,44 +36,18 @@ func parseAllow(entries []string) (*allowList, error) {
 	return l, nil
 }
 
+// parseAllowEntry parses an entry by the one syntax lockfile validation also
+// uses (internal/policysyntax), so an entry `show` accepts is one the sandbox
+// accepts.
 func parseAllowEntry(e string) (allowRule, error) {
-	hostPart, portPart, err := splitHostPort(e)
+	hp, err := policysyntax.ParseHostPort(e)
 	if err != nil {
 		return allowRule{}, err
 	}
-	port, err := parsePort(portPart)
-	if err != nil {
-		return allowRule{}, err
+	if hp.IP.IsValid() {
+		return allowRule{ip: hp.IP, port: hp.Port}, nil
 	}
-	if strings.HasPrefix(e, "[") {
-		ip, err := parseIPLiteral(hostPart)
-		if err != nil {
-			return allowRule{}, fmt.Errorf("want an IPv6 address in brackets, as in \"[2001:db8::1]:443\" (no zone)")
-		}
-		return allowRule{ip: ip, port: port}, nil
-	}
-	if ip, err := netip.ParseAddr(hostPart); err == nil {
-		if !ip.Is4() {
-			return allowRule{}, fmt.Errorf("write an IPv6 address in brackets, as in \"[2001:db8::1]:443\"")
-		}
-		return allowRule{ip: ip, port: port}, nil
-	}
-	if looksNumeric(hostPart) {
-		return allowRule{}, fmt.Errorf("%q is not a valid IPv4 address", hostPart)
-	}
-	name := strings.ToLower(hostPart)
-	wildcard := false
-	if rest, ok := strings.CutPrefix(name, "*."); ok {
-		wildcard, name = true, rest
-		if !strings.Contains(strings.TrimSuffix(name, "."), ".") {
-			return allowRule{}, fmt.Errorf("a wildcard must name a domain below a top-level domain, as in \"*.example.com:443\"")
-		}
-	}
-	name, ok := normalizeName(name)
-	if !ok {
-		return allowRule{}, fmt.Errorf("want host:port with a DNS name (letters, digits, '-', '.'; a leading \"*.\" for subdomains), an IPv4 address or a bracketed IPv6 address")
-	}
-	return allowRule{name: name, wildcard: wildcard, port: port}, nil
+	return allowRule{name: hp.Name, wildcard: hp.Wildcard, port: hp.Port}, nil
 }
 
 // splitHostPort splits "host:port" or "[v6]:port" strictly.
@@ -106,19 +82,6 @@ func parsePort(s string) (uint16, error) {
 		return 0, fmt.Errorf("port %q is not a number from 1 to 65535", s)
 	}
 	return uint16(n), nil
-}
-
-// parseIPLiteral parses an address; zones are refused and IPv4-mapped IPv6
-// addresses become IPv4.
-func parseIPLiteral(s string) (netip.Addr, error) {
-	ip, err := netip.ParseAddr(s)
-	if err != nil {
-		return netip.Addr{}, err
-	}
-	if ip.Zone() != "" {
-		return netip.Addr{}, fmt.Errorf("zoned address")
-	}
-	return ip.Unmap(), nil
 }
 
 func looksNumeric(s string) bool {

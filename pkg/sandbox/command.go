@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/mcpsum/mcpsum/internal/execpath"
 )
 
 // refuseLauncher refuses package runners that fetch code at start: they contact
@@ -40,41 +42,19 @@ func refuseLauncher(argv []string) error {
 			`as in "command": ["node", "DIR/node_modules/PACKAGE/dist/index.js", ...]`, runner)}
 }
 
-// lookPath resolves argv[0] the way execve(2) callers do: a name without a
-// slash is searched in PATH (from the server's environment), a relative path is
-// taken from dir. The result has every symlink resolved.
+// lookPath resolves argv[0] by the rule shared with unsandboxed starts
+// (internal/execpath: a relative path against dir, a bare name in the
+// absolute PATH entries only). The result has every symlink resolved.
 func lookPath(name string, env []string, dir string) (string, error) {
-	var cand []string
-	switch {
-	case strings.Contains(name, "/"):
-		if !filepath.IsAbs(name) {
-			name = filepath.Join(dir, name)
-		}
-		cand = []string{name}
-	default:
-		path := envValue(env, "PATH")
-		if path == "" {
-			path = os.Getenv("PATH")
-		}
-		for _, d := range filepath.SplitList(path) {
-			if d == "" || !filepath.IsAbs(d) {
-				continue // relative PATH entries are not searched
-			}
-			cand = append(cand, filepath.Join(d, name))
-		}
+	p, err := execpath.Find(name, env, dir)
+	if err != nil {
+		return "", &PolicyError{Field: "command", Value: name, Reason: err.Error()}
 	}
-	for _, c := range cand {
-		fi, err := os.Stat(c)
-		if err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 {
-			continue
-		}
-		real, err := filepath.EvalSymlinks(c)
-		if err != nil {
-			continue
-		}
-		return real, nil
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return "", &PolicyError{Field: "command", Value: name, Reason: fmt.Sprintf("cannot resolve %s: %v", p, err)}
 	}
-	return "", &PolicyError{Field: "command", Value: name, Reason: "no executable file found (searched the server's PATH)"}
+	return real, nil
 }
 
 // interpreters run a script given as their first non-option argument.

@@ -3,14 +3,12 @@ package sandbox
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/netip"
-	"os"
 	"sync"
 	"time"
 )
@@ -27,60 +25,6 @@ const (
 	dialTimeout    = 10 * time.Second
 	maxTunnels     = 256
 )
-
-// auditRecord is one line of the audit log: one per egress connection.
-type auditRecord struct {
-	Time       string `json:"time"`
-	Kind       string `json:"kind"` // always "egress"
-	Server     string `json:"server"`
-	Decision   string `json:"decision"` // "allow", "deny" or "fail" (allowed but every dial failed)
-	Host       string `json:"host"`
-	Port       uint16 `json:"port,omitempty"`
-	IP         string `json:"ip,omitempty"`
-	BytesUp    int64  `json:"bytes_up"`   // sandbox -> remote
-	BytesDown  int64  `json:"bytes_down"` // remote -> sandbox
-	DurationMS int64  `json:"duration_ms"`
-	Reason     string `json:"reason,omitempty"`
-}
-
-// auditLog appends JSON lines, one write(2) per line (O_APPEND).
-type auditLog struct {
-	mu sync.Mutex
-	f  *os.File
-}
-
-func openAudit(path string) (*auditLog, error) {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("sandbox audit log %s: %w (check that its folder exists and is writable)", path, err)
-	}
-	return &auditLog{f: f}, nil
-}
-
-func (a *auditLog) write(r auditRecord) {
-	if a == nil {
-		return
-	}
-	if len(r.Host) > 256 {
-		r.Host = r.Host[:256] + "..."
-	}
-	r.Time = time.Now().UTC().Format(time.RFC3339Nano)
-	r.Kind = "egress"
-	line, err := json.Marshal(r)
-	if err != nil {
-		return
-	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	_, _ = a.f.Write(append(line, '\n'))
-}
-
-func (a *auditLog) Close() error {
-	if a == nil {
-		return nil
-	}
-	return a.f.Close()
-}
 
 // egressProxy is the audited CONNECT proxy on a unix socket, in the host
 // network namespace. It is the sandbox's only way out.

@@ -38,7 +38,7 @@ func TestPrepareRefusals(t *testing.T) {
 		{Config{NetworkAllow: []string{"example.com"}}, []string{"sh"}, `"example.com"`},
 		{Config{NetworkAllow: []string{"example.com:443"}}, []string{"sh"}, "audit log"},
 		{Config{NetworkAllow: []string{"example.com:443"}, NoNetwork: true}, []string{"sh"}, "no network"},
-		{Config{}, []string{"no-such-binary-here"}, "no executable"},
+		{Config{}, []string{"no-such-binary-here"}, "not found in PATH"},
 		{Config{Read: []string{"~/missing"}}, []string{"sh"}, "does not exist"},
 	}
 	for _, c := range cases {

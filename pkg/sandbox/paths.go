@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/mcpsum/mcpsum/internal/policysyntax"
 )
 
 // policyPath is one validated filesystem.read or filesystem.write entry.
@@ -26,38 +28,28 @@ type pathEnv struct {
 	RunDir string // the sandbox runtime directory: no write path may be in it, except in Tmp
 }
 
-const tmpPrefix = "${TMP}/"
+const tmpPrefix = policysyntax.TmpPrefix
 
 // expandPolicyPath checks the syntax of a policy path (absolute, "~/..." or
 // "${TMP}/...", no ".." component) and expands it. It does not touch the disk.
 func expandPolicyPath(raw string, env pathEnv) (string, error) {
-	if raw == "" {
-		return "", errors.New("empty path")
-	}
-	if strings.ContainsRune(raw, 0) {
-		return "", errors.New("path contains a NUL byte")
-	}
-	for _, part := range strings.Split(raw, "/") {
-		if part == ".." {
-			return "", errors.New(`".." is not allowed in sandbox paths; write the path without it`)
-		}
+	if err := policysyntax.Path(raw); err != nil {
+		return "", err
 	}
 	var base, rest string
 	switch {
 	case strings.HasPrefix(raw, "/"):
 		return filepath.Clean(raw), nil
-	case strings.HasPrefix(raw, "~/"):
-		base, rest = env.Home, raw[2:]
+	case strings.HasPrefix(raw, policysyntax.HomePrefix):
+		base, rest = env.Home, raw[len(policysyntax.HomePrefix):]
 		if !filepath.IsAbs(base) {
 			return "", errors.New("cannot expand ~/: $HOME is not set to an absolute path")
 		}
-	case strings.HasPrefix(raw, tmpPrefix):
-		base, rest = env.Tmp, raw[len(tmpPrefix):]
+	default: // policysyntax.TmpPrefix
+		base, rest = env.Tmp, raw[len(policysyntax.TmpPrefix):]
 		if !filepath.IsAbs(base) {
 			return "", errors.New("cannot expand ${TMP}/: no private temporary directory")
 		}
-	default:
-		return "", errors.New(`paths must be absolute, "~/..." or "${TMP}/..."`)
 	}
 	return filepath.Join(base, rest), nil
 }
@@ -131,7 +123,50 @@ func validatePaths(cfg Config, env pathEnv, prot []protectedPath) ([]policyPath,
 			out = append(out, p)
 		}
 	}
+	if err := checkPlanted(out); err != nil {
+		return nil, nil, err
+	}
 	return out, warnings, nil
+}
+
+// checkPlanted refuses a policy path that resolves through a symlink lying
+// inside a write path (issue 12.2): a server may write there, so it may have
+// planted the link on an earlier run (rename a folder of a nested policy path
+// away, leave a symlink to a secret or outside folder in its place) to change
+// what its next sandbox shows and lets it write. The lock author's path meant
+// the folder that was there, not whatever the server linked in.
+func checkPlanted(paths []policyPath) error {
+	var writes []policyPath
+	for _, p := range paths {
+		if p.Write {
+			writes = append(writes, p)
+		}
+	}
+	for _, p := range paths {
+		parts := strings.Split(strings.TrimPrefix(p.Literal, "/"), "/")
+		cur := "/"
+		for _, part := range parts {
+			cur = filepath.Join(cur, part)
+			fi, err := os.Lstat(cur)
+			if err != nil || fi.Mode()&os.ModeSymlink == 0 {
+				continue
+			}
+			at := filepath.Join(resolveBest(filepath.Dir(cur)), filepath.Base(cur)) // where the link itself lies
+			for _, w := range writes {
+				if within(at, w.Real) {
+					field := "filesystem.read"
+					if p.Write {
+						field = "filesystem.write"
+					}
+					return &PolicyError{Field: field, Value: p.Raw, Reason: fmt.Sprintf(
+						"it resolves through the symlink %s, inside the write path %q, where the server could have planted it "+
+							"(it would now show %s); remove the link and restore the folder, or list the real path if you made the link yourself",
+						cur, w.Raw, p.Real)}
+				}
+			}
+		}
+	}
+	return nil
 }
 
 type protectedPath struct{ path, what string }
@@ -215,4 +250,29 @@ func removeAll(dir string) error {
 		return fmt.Errorf("sandbox: remove %s: %w", dir, err)
 	}
 	return nil
+}
+
+// WriteWarnings reviews a policy's write paths without starting anything: for
+// each one that exists here, the warnings Prepare gives at start (a git
+// repository whose hooks run outside the sandbox, ~/.ssh, ~/.local/bin, ...).
+// "${TMP}/..." paths are fresh at every start and never warned about; paths
+// that cannot be expanded or do not exist are left to Prepare's errors.
+func WriteWarnings(write []string) []string {
+	home, _ := os.UserHomeDir()
+	var out []string
+	for _, raw := range write {
+		if strings.HasPrefix(raw, tmpPrefix) {
+			continue
+		}
+		lit, err := expandPolicyPath(raw, pathEnv{Home: home})
+		if err != nil {
+			continue
+		}
+		real, err := filepath.EvalSymlinks(lit)
+		if err != nil {
+			continue
+		}
+		out = append(out, writeWarnings(policyPath{Raw: raw, Literal: lit, Real: real, Write: true}, home)...)
+	}
+	return out
 }

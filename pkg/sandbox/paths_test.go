@@ -75,7 +75,7 @@ func TestValidatePaths(t *testing.T) {
 	}{
 		{read: []string{"~/notes"}, write: []string{"~/work"}},
 		{read: []string{"~/notes/a.md"}},
-		{read: []string{"~"}, err: `"~/..."`},
+		{read: []string{"~"}, err: `write "~/" for the home folder`},
 		{read: []string{"~/"}}, // reading home is the user's choice
 		{write: []string{"~/"}, err: "your home directory"},
 		{write: []string{root + "/to-home"}, err: "your home directory"},
@@ -98,7 +98,7 @@ func TestValidatePaths(t *testing.T) {
 		{read: []string{run}, err: "runtime directory"},
 		{read: []string{root}, err: "runtime directory"},
 		{read: []string{"notes"}, err: "must be absolute"},
-		{read: []string{"~/notes/../work"}, err: `".."`},
+		{read: []string{"~/notes/../work"}, err: "must not contain a .. component"},
 		{write: []string{"/usr/local/bin/mcpsum"}, err: ""}, // does not exist here: refused as missing, below
 	}
 	for _, c := range cases {
@@ -223,4 +223,59 @@ func FuzzExpandPolicyPath(f *testing.F) {
 			t.Fatalf("%q -> %q escapes its base", s, got)
 		}
 	})
+}
+
+// A server with a write path over a folder holding a nested policy path
+// renamed that folder away and left a symlink to a secret folder in its
+// place: the next start must refuse, not bind the secret (issue 12.2). The
+// same for a nested write path pointed at an outside folder.
+func TestPlantedSymlinkInWritePath(t *testing.T) {
+	root := t.TempDir()
+	proj := filepath.Join(root, "proj")
+	secret := filepath.Join(root, "home", ".ssh")
+	outside := filepath.Join(root, "outside")
+	for _, d := range []string{filepath.Join(proj, "cfg", "keys"), filepath.Join(proj, "out"), secret, outside} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env := pathEnv{Home: filepath.Join(root, "home"), Tmp: t.TempDir()}
+	cfg := Config{Read: []string{proj + "/cfg/keys"}, Write: []string{proj, proj + "/out"}}
+	if _, _, err := validatePaths(cfg, env, nil); err != nil {
+		t.Fatalf("untouched policy: %v", err)
+	}
+	// The server's doing: rename cfg away, plant a link; same for out.
+	if err := os.Rename(proj+"/cfg", proj+"/cfg.old"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Dir(secret), proj+"/cfg"); err != nil { // cfg/keys now means home/keys
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(root, "home", "keys"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := validatePaths(cfg, env, nil)
+	var pe *PolicyError
+	if !errors.As(err, &pe) || pe.Field != "filesystem.read" || !strings.Contains(pe.Reason, "planted") {
+		t.Fatalf("read path through a planted symlink: got %v, want a filesystem.read refusal", err)
+	}
+	// Restore cfg; now plant the write path.
+	os.Remove(proj + "/cfg")
+	os.Rename(proj+"/cfg.old", proj+"/cfg")
+	os.Remove(proj + "/out")
+	if err := os.Symlink(outside, proj+"/out"); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = validatePaths(cfg, env, nil)
+	if !errors.As(err, &pe) || pe.Field != "filesystem.write" || !strings.Contains(pe.Reason, "planted") {
+		t.Fatalf("write path through a planted symlink: got %v, want a filesystem.write refusal", err)
+	}
+	// A symlink the user made outside every write path is fine.
+	link := filepath.Join(root, "data-link")
+	if err := os.Symlink(outside, link); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := validatePaths(Config{Read: []string{link}, Write: []string{proj + "/cfg"}}, env, nil); err != nil {
+		t.Fatalf("a user's own symlink outside the write paths: %v", err)
+	}
 }

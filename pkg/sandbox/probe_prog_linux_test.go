@@ -92,6 +92,25 @@ func runProbeProgram() int {
 		}
 		return err
 	})
+	for name, fam := range map[string][3]int{
+		"vsock_socket":  {unix.AF_VSOCK, unix.SOCK_STREAM, 0},
+		"packet_socket": {unix.AF_PACKET, unix.SOCK_DGRAM, 0},
+		"netlink_audit": {unix.AF_NETLINK, unix.SOCK_RAW, unix.NETLINK_AUDIT},
+		"netlink_route": {unix.AF_NETLINK, unix.SOCK_RAW, unix.NETLINK_ROUTE},
+		"inet_socket":   {unix.AF_INET, unix.SOCK_STREAM, 0},
+	} {
+		check(name, func() error {
+			fd, err := unix.Socket(fam[0], fam[1], fam[2])
+			if err == nil {
+				unix.Close(fd)
+			}
+			return err
+		})
+	}
+	check("devnull_write", write("/dev/null"))
+	check("devnull_chmod", func() error { return os.Chmod("/dev/null", 0o666) }) // the same mode: harmless if it got through
+	check("devnull_chown", func() error { return os.Chown("/dev/null", os.Getuid(), os.Getgid()) })
+	check("devzero_utime", func() error { return os.Chtimes("/dev/zero", time.Unix(0, 0), time.Unix(0, 0)) })
 	check("ptrace", func() error { return unix.PtraceAttach(os.Getppid()) })
 	check("unshare_user", func() error { return unix.Unshare(unix.CLONE_NEWUSER) })
 	check("mount", func() error { return unix.Mount("none", os.Getenv("TMPDIR"), "tmpfs", 0, "") })

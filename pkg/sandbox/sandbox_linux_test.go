@@ -115,7 +115,7 @@ func TestEscapes(t *testing.T) {
 		t.Fatalf("probe output %q: %v\nstderr:\n%s", out, err, stderr)
 	}
 	mustOK := []string{"read_allowed", "write_allowed", "tmpdir_write", "caps", "session", "pid_ns", "hostname",
-		"connect_allowed", "https_allowed"}
+		"connect_allowed", "https_allowed", "netlink_route", "inet_socket", "devnull_write"}
 	mustFail := map[string]string{ // check -> a substring of the expected error
 		"read_secret": "no such file", "stat_secret": "no such file", "list_home": "",
 		"write_outside": "no such file", "write_readpath": "read-only", "write_root": "read-only",
@@ -124,7 +124,10 @@ func TestEscapes(t *testing.T) {
 		"unshare_user": "operation not permitted", "mount": "operation not permitted",
 		"io_uring": "function not implemented", "tcp_direct": "",
 		"proc1_fd": "permission denied", "proc1_root": "permission denied", "proc1_environ": "permission denied",
-		"proc1_mem":        "permission denied",
+		"proc1_mem":    "permission denied",
+		"vsock_socket": "address family not supported", "packet_socket": "address family not supported",
+		"netlink_audit": "address family not supported",
+		"devnull_chmod": "read-only", "devnull_chown": "read-only", "devzero_utime": "read-only",
 		"connect_unlisted": "403", "connect_localhost_name": "403", "connect_metadata_name": "403", "plain_http": "405",
 	}
 	for _, k := range mustOK {

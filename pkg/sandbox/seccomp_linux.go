@@ -25,6 +25,7 @@ const (
 	retAllow = unix.SECCOMP_RET_ALLOW
 	retEPERM = unix.SECCOMP_RET_ERRNO | uint32(unix.EPERM)
 	retNoSys = unix.SECCOMP_RET_ERRNO | uint32(unix.ENOSYS)
+	retNoAF  = unix.SECCOMP_RET_ERRNO | uint32(unix.EAFNOSUPPORT)
 )
 
 // newNamespaceFlags are the clone flags that create namespaces.
@@ -72,16 +73,38 @@ func seccompProgram() []bpf.Instruction {
 	for _, nr := range enosysSyscalls {
 		p = append(p, bpf.JumpIf{Cond: bpf.JumpEqual, Val: nr, SkipFalse: 1}, bpf.RetConstant{Val: retNoSys})
 	}
-	// socket(AF_UNIX, ...) and MPTCP sockets: EPERM. socketpair stays allowed.
+	// socket: an allow-list of address families (issue 12.3: AF_VSOCK and
+	// every family the sandbox does not need are refused). AF_INET and
+	// AF_INET6 (not MPTCP) for loopback and the egress forwarder; AF_NETLINK
+	// with NETLINK_ROUTE only (getifaddrs, libuv's interface list; it sees the
+	// sandbox's own network namespace). AF_UNIX: EPERM (a new unix socket could
+	// reach a host socket through a bound folder); any other family:
+	// EAFNOSUPPORT, so libraries fall back as on a kernel without it.
 	p = append(p,
-		bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.SYS_SOCKET, SkipFalse: 7},
+		bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.SYS_SOCKET, SkipFalse: 15},
 		bpf.LoadAbsolute{Off: offArg0, Size: 4},
 		bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.AF_UNIX, SkipFalse: 1},
 		bpf.RetConstant{Val: retEPERM},
-		bpf.LoadAbsolute{Off: offArg2, Size: 4},
+		bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.AF_INET, SkipTrue: 3},
+		bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.AF_INET6, SkipTrue: 2},
+		bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.AF_NETLINK, SkipTrue: 5},
+		bpf.RetConstant{Val: retNoAF},
+		bpf.LoadAbsolute{Off: offArg2, Size: 4}, // AF_INET, AF_INET6
 		bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.IPPROTO_MPTCP, SkipFalse: 1},
 		bpf.RetConstant{Val: retEPERM},
 		bpf.RetConstant{Val: retAllow},
+		bpf.LoadAbsolute{Off: offArg2, Size: 4}, // AF_NETLINK
+		bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.NETLINK_ROUTE, SkipFalse: 1},
+		bpf.RetConstant{Val: retAllow},
+		bpf.RetConstant{Val: retNoAF},
+	)
+	// socketpair: AF_UNIX only (a connected pair, nothing outside reachable).
+	p = append(p,
+		bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.SYS_SOCKETPAIR, SkipFalse: 4},
+		bpf.LoadAbsolute{Off: offArg0, Size: 4},
+		bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.AF_UNIX, SkipFalse: 1},
+		bpf.RetConstant{Val: retAllow},
+		bpf.RetConstant{Val: retNoAF},
 	)
 	// clone with any CLONE_NEW* flag: EPERM.
 	p = append(p,

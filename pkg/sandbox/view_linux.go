@@ -178,7 +178,11 @@ func buildView(s *initSpec) (egressFD int, err error) {
 		if !m.Dev {
 			attr.Attr_set |= unix.MOUNT_ATTR_NODEV
 		}
-		if !m.Write {
+		// Device nodes are always read-only mounts: opening them for writing
+		// still works (a read-only mount does not stop writes to a device),
+		// while chmod, chown and utime of the host's node fail with EROFS,
+		// also for a server running as root (issue 12.4).
+		if !m.Write || m.Dev {
 			attr.Attr_set |= unix.MOUNT_ATTR_RDONLY
 		}
 		if err := unix.MountSetattr(fd, "", unix.AT_EMPTY_PATH|unix.AT_RECURSIVE, &attr); err != nil {

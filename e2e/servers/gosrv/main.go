@@ -17,6 +17,8 @@
 //	-drop-prompt                      do not register the greet prompt
 //	-server-version V                 serverInfo.version (default 0.0.1)
 //	-exit-on-start                    write an error to stderr and exit 3 before serving
+//	-desc-cwd                         append the working directory to the echo tool's
+//	                                  description (as figma-developer-mcp does)
 package main
 
 import (
@@ -51,7 +53,16 @@ func main() {
 	dropPrompt := flag.Bool("drop-prompt", false, "do not register the greet prompt")
 	serverVersion := flag.String("server-version", "0.0.1", "serverInfo.version")
 	exitOnStart := flag.Bool("exit-on-start", false, "fail before serving")
+	descCwd := flag.Bool("desc-cwd", false, "append the working directory to the echo description")
 	flag.Parse()
+	if *descCwd {
+		wd, err := os.Getwd()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "gosrv:", err)
+			os.Exit(1)
+		}
+		*desc += " (files under " + wd + ")"
+	}
 
 	if *exitOnStart {
 		fmt.Fprintln(os.Stderr, "gosrv: refusing to start (-exit-on-start)")

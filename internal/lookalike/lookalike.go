@@ -1,0 +1,147 @@
+// Package lookalike flags names a reviewer could mistake for other names:
+// text not in Unicode NFC form (NFC "café" and NFD "café" print alike),
+// one name mixing scripts (Cyrillic "е" inside Latin "echo"), and names whose
+// confusable skeleton is a different plain-ASCII name. It never changes a
+// name: the lock stores the raw bytes; this only explains them.
+package lookalike
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"unicode"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+// Check returns why s could be mistaken for another name (nil: nothing).
+func Check(s string) []string {
+	var why []string
+	if !norm.NFC.IsNormalString(s) {
+		why = append(why, "not in Unicode NFC form (the same letters can be written with other bytes)")
+	}
+	if sc := Scripts(s); len(sc) > 1 {
+		why = append(why, "mixes scripts "+strings.Join(sc, " and "))
+	}
+	if sk := Skeleton(s); sk != s && isPlainASCII(sk) {
+		why = append(why, fmt.Sprintf("looks like %q", sk))
+	}
+	return why
+}
+
+// Collisions returns, for names that differ as bytes but share a skeleton,
+// one line per group ("echo" and "\u0435cho" look alike), sorted.
+func Collisions(names []string) []string {
+	groups := map[string][]string{}
+	for _, n := range names {
+		sk := Skeleton(n)
+		if !slices.Contains(groups[sk], n) {
+			groups[sk] = append(groups[sk], n)
+		}
+	}
+	var out []string
+	for _, g := range groups {
+		if len(g) < 2 {
+			continue
+		}
+		sort.Strings(g)
+		q := make([]string, len(g))
+		for i, n := range g {
+			q[i] = fmt.Sprintf("%+q", n)
+		}
+		out = append(out, strings.Join(q, " and ")+" look alike")
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Scripts lists the scripts of s's letters (Common and Inherited, such as
+// digits, punctuation and combining marks, are ignored), sorted.
+func Scripts(s string) []string {
+	var out []string
+	for _, r := range s {
+		if r < 0x80 {
+			if ('a' <= r && r <= 'z') || ('A' <= r && r <= 'Z') {
+				out = addScript(out, "Latin")
+			}
+			continue
+		}
+		if name := scriptOf(r); name != "" {
+			out = addScript(out, name)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func addScript(list []string, s string) []string {
+	if slices.Contains(list, s) {
+		return list
+	}
+	return append(list, s)
+}
+
+func scriptOf(r rune) string {
+	for _, name := range []string{"Latin", "Cyrillic", "Greek", "Armenian", "Cherokee", "Georgian", "Arabic", "Hebrew", "Han", "Hiragana", "Katakana", "Hangul", "Devanagari", "Thai"} {
+		if unicode.Is(unicode.Scripts[name], r) {
+			return name
+		}
+	}
+	for name, t := range unicode.Scripts {
+		if name == "Common" || name == "Inherited" {
+			continue
+		}
+		if unicode.Is(t, r) {
+			return name
+		}
+	}
+	return ""
+}
+
+// Skeleton maps s to a canonical look: compatibility forms folded (NFKC:
+// fullwidth and mathematical letters become plain ones) and common
+// Cyrillic, Greek and other homoglyphs of Latin letters and digits replaced
+// by them. Two names with one skeleton look alike on a terminal.
+func Skeleton(s string) string {
+	s = norm.NFKD.String(s)
+	var b strings.Builder
+	for _, r := range s {
+		if unicode.Is(unicode.Mn, r) && r != 0x301 && r != 0x300 && r != 0x308 && r != 0x302 && r != 0x303 {
+			continue // invisible-ish combining marks; accents stay visible
+		}
+		if c, ok := homoglyphs[r]; ok {
+			b.WriteRune(c)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return norm.NFC.String(b.String())
+}
+
+func isPlainASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] >= 0x7f {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// homoglyphs are letters that render like a Latin letter or digit in common
+// terminal fonts (a subset of Unicode's confusables.txt for the scripts seen
+// in practice).
+var homoglyphs = map[rune]rune{
+	// Cyrillic
+	'а': 'a', 'в': 'B', 'е': 'e', 'ё': 'ë', 'к': 'k', 'м': 'M', 'н': 'H', 'о': 'o', 'р': 'p', 'с': 'c', 'т': 'T',
+	'у': 'y', 'х': 'x', 'ѕ': 's', 'і': 'i', 'ї': 'ï', 'ј': 'j', 'ԁ': 'd', 'ԛ': 'q', 'ԝ': 'w', 'һ': 'h', 'ӏ': 'l', 'ɡ': 'g',
+	'А': 'A', 'В': 'B', 'Е': 'E', 'К': 'K', 'М': 'M', 'Н': 'H', 'О': 'O', 'Р': 'P', 'С': 'C', 'Т': 'T', 'У': 'Y',
+	'Х': 'X', 'Ѕ': 'S', 'І': 'I', 'Ј': 'J', 'Ԁ': 'D', 'Ԛ': 'Q', 'Ԝ': 'W', 'Һ': 'h', 'Ӏ': 'l',
+	// Greek
+	'α': 'a', 'ο': 'o', 'ν': 'v', 'ι': 'i', 'κ': 'k', 'ρ': 'p', 'τ': 't', 'υ': 'u', 'χ': 'x', 'γ': 'y',
+	'Α': 'A', 'Β': 'B', 'Ε': 'E', 'Ζ': 'Z', 'Η': 'H', 'Ι': 'I', 'Κ': 'K', 'Μ': 'M', 'Ν': 'N', 'Ο': 'O',
+	'Ρ': 'P', 'Τ': 'T', 'Υ': 'Y', 'Χ': 'X',
+	// Armenian, Latin extensions and others
+	'օ': 'o', 'ս': 'u', 'ց': 'g', 'հ': 'h', 'ո': 'n', 'ı': 'i', 'ȷ': 'j', 'ℓ': 'l', 'ǀ': 'l', '׀': 'l',
+	'Ꭺ': 'A', 'Ᏼ': 'B', 'Ꮯ': 'C', 'Ꭼ': 'E', 'Ꮋ': 'H', 'Ꮶ': 'K', 'Ꮇ': 'M', 'Ꮲ': 'P', 'Ꮪ': 'S', 'Ꭲ': 'T',
+}

@@ -1,0 +1,42 @@
+package lookalike
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestCheck(t *testing.T) {
+	nfd := "cafe\u0301"
+	for _, c := range []struct {
+		in   string
+		want []string // substrings, one per reason; none means clean
+	}{
+		{"echo", nil},
+		{"café", nil},
+		{"read_file", nil},
+		{"\u0435cho", []string{"mixes scripts Cyrillic and Latin", `looks like "echo"`}},
+		{nfd, []string{"not in Unicode NFC form"}},
+		{"\uff45cho", []string{`looks like "echo"`}}, // fullwidth e
+		{"ессо", []string{`looks like "ecco"`}},      // all Cyrillic: one script, still a look-alike
+		{"λ", nil},
+	} {
+		got := Check(c.in)
+		if len(got) != len(c.want) {
+			t.Errorf("Check(%+q) = %q, want %d reasons %q", c.in, got, len(c.want), c.want)
+			continue
+		}
+		for i, w := range c.want {
+			if !strings.Contains(got[i], w) {
+				t.Errorf("Check(%+q)[%d] = %q, want it to contain %q", c.in, i, got[i], w)
+			}
+		}
+	}
+}
+
+func TestCollisions(t *testing.T) {
+	got := Collisions([]string{"echo", "\u0435cho", "café", "cafe\u0301", "add"})
+	want := []string{`"cafe\u0301" and "caf\u00e9" look alike`, `"echo" and "\u0435cho" look alike`}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("Collisions = %q, want %q", got, want)
+	}
+}

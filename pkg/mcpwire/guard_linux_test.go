@@ -1,0 +1,98 @@
+package mcpwire
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+const guardChildEnv = "MCPWIRE_GUARD_CHILD"
+
+// Guard's sweep ends a stopped server's daemonised descendants, but only once
+// no server runs: while server B runs, A's orphan (which could be B's as far
+// as mcpsum can tell) is left alone and B is untouched; stopping B ends it.
+// Run in a re-executed test binary, because Guard changes the whole process.
+func TestGuardSweepsOnlyWhenNoServerRuns(t *testing.T) {
+	if os.Getenv(guardChildEnv) != "" {
+		guardChild(t)
+		return
+	}
+	dir := t.TempDir()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestGuardSweepsOnlyWhenNoServerRuns$", "-test.count=1", "-test.v")
+	cmd.Env = append(os.Environ(), guardChildEnv+"="+dir)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("guard child: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "--- PASS: TestGuardSweepsOnlyWhenNoServerRuns") {
+		t.Fatalf("guard child did not run the scenario:\n%s", out)
+	}
+	// Nothing of the scenario survives the child process either.
+	b, _ := os.ReadFile(filepath.Join(dir, "daemon.pid"))
+	if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && syscall.Kill(pid, 0) == nil {
+		t.Errorf("daemon %d still alive", pid)
+	}
+}
+
+func guardChild(t *testing.T) {
+	dir := os.Getenv(guardChildEnv)
+	if err := Guard(); err != nil {
+		t.Fatalf("Guard: %v", err)
+	}
+	pidFile := filepath.Join(dir, "daemon.pid")
+	script := fmt.Sprintf("( setsid sh -c 'echo $$ > %s; exec sleep 300' & ); exec cat", pidFile)
+	a, err := Start(Spec{Argv: []string{"/bin/sh", "-c", script}, Env: []string{"PATH=/usr/bin:/bin"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Start(Spec{Argv: []string{"/bin/sh", "-c", "exec cat"}, Env: []string{"PATH=/usr/bin:/bin"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var daemon int
+	for i := 0; i < 200 && daemon == 0; i++ {
+		if b, err := os.ReadFile(pidFile); err == nil {
+			daemon, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if daemon == 0 {
+		t.Fatal("the daemon did not start")
+	}
+	if err := a.Stop(time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if ppid := parentOf(daemon); ppid != os.Getpid() {
+		t.Fatalf("the daemon's parent is %d, want this subreaper %d", ppid, os.Getpid())
+	}
+	if syscall.Kill(daemon, 0) != nil {
+		t.Fatal("the sweep ended an orphan while server B still runs")
+	}
+	select {
+	case <-b.Done():
+		t.Fatal("server B ended when A stopped")
+	default:
+	}
+	if err := b.Stop(time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Kill(daemon, 0); err != syscall.ESRCH {
+		t.Fatalf("the daemon %d is still there (or an unreaped zombie) after the last server stopped: %v", daemon, err)
+	}
+}
+
+func parentOf(pid int) int {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return -1
+	}
+	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+	p, _ := strconv.Atoi(f[1])
+	return p
+}

@@ -1,0 +1,90 @@
+package pin
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/mcpsum/mcpsum/pkg/lockfile"
+	"github.com/mcpsum/mcpsum/pkg/sandbox"
+)
+
+// codeLoadingEnv are environment variables that make an interpreter or the
+// dynamic linker load code named by their value: passing one through lets
+// whoever controls the client's environment choose the server's code.
+var codeLoadingEnv = []string{
+	"LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT", "DYLD_INSERT_LIBRARIES", "DYLD_LIBRARY_PATH",
+	"NODE_OPTIONS", "NODE_PATH", "NODE_REPL_EXTERNAL_MODULE",
+	"PYTHONPATH", "PYTHONSTARTUP", "PYTHONHOME", "PYTHONUSERBASE",
+	"RUBYOPT", "RUBYLIB", "PERL5OPT", "PERL5LIB", "PERLLIB",
+	"JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS", "CLASSPATH",
+	"BASH_ENV", "ENV", "GCONV_PATH", "DENO_DIR", "BUN_OPTIONS",
+}
+
+// CodeLoadingEnv reports whether the variable name makes a runtime load code
+// (LD_PRELOAD, NODE_OPTIONS, PYTHONPATH, ...).
+func CodeLoadingEnv(name string) bool { return slices.Contains(codeLoadingEnv, name) }
+
+// Warnings reviews a locked entry without starting it: what lock and show
+// print so the reviewer sees it. Nothing here stops a server.
+//   - envPassthrough names a code-loading variable;
+//   - the command holds an absolute path a teammate will not have (under a
+//     home folder, the temporary folder, or the lockfile's own folder, which
+//     should be written relative to it: it is the server's working directory);
+//   - a sandbox write path holds files that run outside the sandbox later.
+func Warnings(entry *lockfile.Server, lockPath string) []string {
+	var out []string
+	for _, n := range entry.EnvPassthrough {
+		if CodeLoadingEnv(n) {
+			out = append(out, fmt.Sprintf("envPassthrough %s makes the server load code named by the client's environment: whoever sets it there controls the server's code", n))
+		}
+	}
+	out = append(out, argvWarnings(entry.Command, lockPath)...)
+	if entry.Policy != nil && entry.Policy.Sandbox != nil {
+		out = append(out, sandbox.WriteWarnings(entry.Policy.Sandbox.Filesystem.Write)...)
+	}
+	return out
+}
+
+// argvWarnings flags absolute paths in the command that are specific to this
+// machine or this checkout.
+func argvWarnings(argv []string, lockPath string) []string {
+	dir, _ := WorkDir(lockPath)
+	home, _ := os.UserHomeDir()
+	tmp := os.TempDir()
+	var out []string
+	seen := map[string]bool{}
+	for _, a := range argv {
+		p := a
+		if i := strings.Index(a, "=/"); i > 0 && strings.HasPrefix(a, "-") {
+			p = a[i+1:] // --flag=/abs/path
+		}
+		if !filepath.IsAbs(p) || seen[p] {
+			continue
+		}
+		seen[p] = true
+		p = filepath.Clean(p)
+		switch {
+		case dir != "" && dir != "/" && under(p, dir):
+			rel, _ := filepath.Rel(dir, p)
+			out = append(out, fmt.Sprintf("command holds %s, inside the lockfile's folder: a teammate's checkout is elsewhere; write it as ./%s (the server runs in the lockfile's folder)", quote(a), rel))
+		case home != "" && home != "/" && under(p, home):
+			out = append(out, fmt.Sprintf("command holds %s, under your home folder: a teammate will not have it; install the server where the lock can name it on every machine (e.g. relative to the lockfile's folder)", quote(a)))
+		case under(p, "/home") || under(p, "/Users") || under(p, "/root"):
+			out = append(out, fmt.Sprintf("command holds %s, under a home folder: a teammate will not have it", quote(a)))
+		case tmp != "" && tmp != "/" && under(p, tmp):
+			out = append(out, fmt.Sprintf("command holds %s, under the temporary folder %s: it will not exist on another machine (or after a reboot)", quote(a), tmp))
+		}
+	}
+	return out
+}
+
+func under(p, dir string) bool {
+	dir = filepath.Clean(dir)
+	return p == dir || strings.HasPrefix(p, dir+"/")
+}
+
+// quote renders a command word for a message (escaped like %q).
+func quote(s string) string { return fmt.Sprintf("%q", s) }
