@@ -332,7 +332,7 @@ func (a *app) lockCandidates(ctx context.Context, cands []*candidate, lockPath s
 		names = append(names, c.name)
 	}
 	p := newProgress(a.stderr, names)
-	results := parallel(ctx, names, func(ctx context.Context, n string) (*lockfile.Server, error) {
+	results := pin.Each(ctx, names, func(ctx context.Context, n string) (*lockfile.Server, error) {
 		c := byCandidate(cands, n)
 		prefer := ""
 		var policy *lockfile.Policy
@@ -346,9 +346,9 @@ func (a *app) lockCandidates(ctx context.Context, cands []*candidate, lockPath s
 	p.stop()
 	entries := map[string]*lockfile.Server{}
 	for i, r := range results {
-		cands[i].entry, cands[i].err = r.entry, r.err
-		if r.err == nil {
-			entries[cands[i].name] = r.entry
+		cands[i].entry, cands[i].err = r.Entry, r.Err
+		if r.Err == nil {
+			entries[cands[i].name] = r.Entry
 		}
 	}
 	if len(entries) == 0 {
