@@ -41,12 +41,12 @@ func (f Format) String() string {
 type Base int
 
 const (
-	Home         Base = iota + 1 // the user's home directory
-	AppData                      // Windows %APPDATA% (Roaming)
-	LocalAppData                 // Windows %LOCALAPPDATA%
-	XDGConfig                    // $XDG_CONFIG_HOME, else ~/.config
-	MacAppSupport                // ~/Library/Application Support
-	Project                      // the project directory (the current directory)
+	Home          Base = iota + 1 // the user's home directory
+	AppData                       // Windows %APPDATA% (Roaming)
+	LocalAppData                  // Windows %LOCALAPPDATA%
+	XDGConfig                     // $XDG_CONFIG_HOME, else ~/.config
+	MacAppSupport                 // ~/Library/Application Support
+	Project                       // the project directory (the current directory)
 )
 
 // Location is one place a client keeps a config file.

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
-		"slices"
+	"slices"
 	"strings"
 
 	"github.com/mcpsum/mcpsum/internal/jsonc"
