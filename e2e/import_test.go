@@ -170,3 +170,47 @@ func TestImportRewriteThenProxy(t *testing.T) {
 		t.Fatalf("undo left:\n%s", b)
 	}
 }
+
+// Unpinned packages: the warning gives the pinned spelling and the package
+// manager's command for the version; --resolve-versions runs exactly that
+// command and says what it answered. CI has no registry, so npx and npm here
+// are FAKES on PATH: fake npx runs the go-sdk memory server, fake npm logs
+// its arguments and answers as `npm view --json` does.
+func TestImportUnpinnedWarning(t *testing.T) {
+	dir := t.TempDir()
+	fakes := t.TempDir()
+	logFile := filepath.Join(dir, "npm-args")
+	os.WriteFile(filepath.Join(fakes, "npx"), []byte("#!/bin/sh\n# FAKE npx\nexec "+bin.goMemory+"\n"), 0o755)
+	os.WriteFile(filepath.Join(fakes, "npm"), []byte("#!/bin/sh\n# FAKE npm\necho \"$*\" >> "+logFile+"\necho '\"2026.8.31\"'\n"), 0o755)
+	cfg := filepath.Join(dir, "claude_desktop_config.json")
+	os.WriteFile(cfg, []byte(`{"mcpServers": {"mem": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-memory@latest"]}}}`), 0o644)
+	env := []string{"PATH=" + fakes + ":" + os.Getenv("PATH")}
+
+	out, stderr, code := mcpsum(t, dir, env, "import", cfg)
+	if code != 0 {
+		t.Fatalf("import: exit %d\n%s%s", code, out, stderr)
+	}
+	for _, want := range []string{
+		"warn   mem: @modelcontextprotocol/server-memory@latest is not pinned to a version",
+		"pin it: write @modelcontextprotocol/server-memory@VERSION in the client config, with VERSION from: npm view @modelcontextprotocol/server-memory@latest version",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if _, err := os.Stat(logFile); err == nil {
+		t.Fatal("npm was run without --resolve-versions")
+	}
+	out, _, code = mcpsum(t, dir, env, "import", "--resolve-versions", cfg)
+	if code != 0 || !strings.Contains(out, "pin it: write @modelcontextprotocol/server-memory@2026.8.31 in the client config (npm view @modelcontextprotocol/server-memory@latest version answered 2026.8.31 just now), i.e. run npx -y @modelcontextprotocol/server-memory@2026.8.31") {
+		t.Fatalf("--resolve-versions: exit %d\n%s", code, out)
+	}
+	if args, _ := os.ReadFile(logFile); string(args) != "view @modelcontextprotocol/server-memory@latest version --json\n" {
+		t.Errorf("npm ran with %q", args)
+	}
+	// The lock keeps the command as written: nothing is pinned behind the user's back.
+	lock, _ := os.ReadFile(filepath.Join(dir, "mcp.lock"))
+	if !strings.Contains(string(lock), `"@modelcontextprotocol/server-memory@latest"`) {
+		t.Errorf("the locked command changed")
+	}
+}
