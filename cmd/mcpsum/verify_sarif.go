@@ -88,6 +88,7 @@ type jsonObj = map[string]any
 
 func sarifLog(rep *pin.Report, data []byte) jsonObj {
 	uri, base := sarifURI(rep.Lockfile)
+	loc := lockfile.NewLocator(data)
 	var rules []jsonObj
 	for _, r := range sarifRules {
 		sev := "8.0"
@@ -109,7 +110,7 @@ func sarifLog(rep *pin.Report, data []byte) jsonObj {
 		if s.Status == pin.StatusError {
 			idx, rule := ruleFor("")
 			results = append(results, sarifResult(rep, s, idx, rule, lockfile.Finding{}, "error",
-				fmt.Sprintf("server %s could not be verified: %s", quoteArg(s.Name), oneLine(s.Error.Error(), 400)), uri, base, data))
+				fmt.Sprintf("server %s could not be verified: %s", quoteArg(s.Name), oneLine(s.Error.Error(), 400)), uri, base, loc))
 			continue
 		}
 		for _, fd := range s.Findings {
@@ -118,7 +119,7 @@ func sarifLog(rep *pin.Report, data []byte) jsonObj {
 			if fd.Class == lockfile.Informational && !rep.Strict {
 				level = "warning"
 			}
-			results = append(results, sarifResult(rep, s, idx, rule, fd, level, findingMessage(s.Name, fd), uri, base, data))
+			results = append(results, sarifResult(rep, s, idx, rule, fd, level, findingMessage(s.Name, fd), uri, base, loc))
 		}
 	}
 	return jsonObj{
@@ -141,8 +142,8 @@ func sarifLog(rep *pin.Report, data []byte) jsonObj {
 	}
 }
 
-func sarifResult(rep *pin.Report, s *pin.ServerResult, idx int, rule sarifRule, fd lockfile.Finding, level, msg, uri, base string, data []byte) jsonObj {
-	reg := lockfile.Locate(data, s.Name, fd.Kind, fd.Name)
+func sarifResult(rep *pin.Report, s *pin.ServerResult, idx int, rule sarifRule, fd lockfile.Finding, level, msg, uri, base string, locator *lockfile.Locator) jsonObj {
+	reg := locator.Locate(s.Name, fd.Kind, fd.Name)
 	loc := jsonObj{"uri": uri}
 	if base != "" {
 		loc["uriBaseId"] = base

@@ -17,14 +17,26 @@ var fieldOfKind = map[string]string{
 	KindSupportedVersions: "supportedVersions",
 }
 
-// Locate finds, in a lockfile's bytes, the most specific place a finding
-// points at: the item of kind whose key is key; else (an added item, which
-// the lock does not hold) the kind's list; for other kinds their field; for
-// kind "" the server's entry. It falls back to the server's entry, and
-// returns a zero Region when data holds no such server.
-func Locate(data []byte, server, kind, key string) Region {
-	root, err := jsonc.Parse(data)
-	if err != nil {
+// Locator finds lines in one lockfile's bytes (parsed once).
+type Locator struct {
+	data []byte
+	root *jsonc.Value // nil when data does not parse
+}
+
+// NewLocator prepares data (a lockfile's bytes) for Locate.
+func NewLocator(data []byte) *Locator {
+	root, _ := jsonc.Parse(data)
+	return &Locator{data: data, root: root}
+}
+
+// Locate finds the most specific place a finding points at: the item of
+// kind whose key is key; else (an added item, which the lock does not hold)
+// the kind's list; for other kinds their field; for kind "" the server's
+// entry. It falls back to the server's entry, and returns a zero Region when
+// the file holds no such server.
+func (l *Locator) Locate(server, kind, key string) Region {
+	data, root := l.data, l.root
+	if root == nil || root.Kind != jsonc.Object {
 		return Region{}
 	}
 	servers, _ := root.Get("servers")
