@@ -135,13 +135,13 @@ func (a *app) importConfigs(ctx context.Context, cfgs []*clientconfig.Config, f 
 				if existing == nil || existing.Servers[e.WrappedName] == nil {
 					note = fmt.Sprintf(" (but %s has no server %s)", quoteArg(lockPath), quoteArg(e.WrappedName))
 				}
-				fmt.Fprintf(a.stdout, "  skip   %s: %s%s\n", label, e.Note, note)
+				fmt.Fprintf(a.stdout, "  skip   %s: %s%s\n", label, escapeLine(e.Note), note)
 				continue
 			default:
 				if e.Host != "" {
-					fmt.Fprintf(a.stdout, "  skip   %s: %s: %s\n", label, e.Host, e.Note)
+					fmt.Fprintf(a.stdout, "  skip   %s: %s: %s\n", label, escapeLine(e.Host), escapeLine(e.Note))
 				} else {
-					fmt.Fprintf(a.stdout, "  skip   %s: %s\n", label, e.Note)
+					fmt.Fprintf(a.stdout, "  skip   %s: %s\n", label, escapeLine(e.Note))
 				}
 				continue
 			}
