@@ -13,6 +13,38 @@ func Position(src []byte, off int) (line, col int) {
 	return line, col
 }
 
+// Lines maps offsets to line numbers in one source; built once, each
+// lookup is a binary search (Position on every entry of a 10 MB file would
+// rescan it each time).
+type Lines struct{ nl []int }
+
+// NewLines indexes the newlines of src.
+func NewLines(src []byte) *Lines {
+	l := &Lines{}
+	for i := 0; ; {
+		j := bytes.IndexByte(src[i:], '\n')
+		if j < 0 {
+			return l
+		}
+		l.nl = append(l.nl, i+j)
+		i += j + 1
+	}
+}
+
+// Line returns the 1-based line of offset off.
+func (l *Lines) Line(off int) int {
+	lo, hi := 0, len(l.nl) // count newlines before off
+	for lo < hi {
+		m := (lo + hi) / 2
+		if l.nl[m] < off {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo + 1
+}
+
 // Edit replaces src[Start:End] with Text.
 type Edit struct {
 	Start, End int

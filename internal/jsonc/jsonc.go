@@ -243,15 +243,31 @@ func (p *parser) str() (string, error) {
 			return "", p.errf("unterminated string")
 		}
 	}
-	var s string
-	if err := json.Unmarshal(p.src[start:i], &s); err != nil {
-		return "", p.errf("malformed string: %v", err)
-	}
-	if !utf8.Valid(p.src[start:i]) {
+	raw := p.src[start:i]
+	if !utf8.Valid(raw) {
 		return "", p.errf("string is not valid UTF-8")
+	}
+	if plain(raw[1 : len(raw)-1]) { // the common case: nothing to unescape
+		p.i = i
+		return string(raw[1 : len(raw)-1]), nil
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return "", p.errf("malformed string: %v", err)
 	}
 	p.i = i
 	return s, nil
+}
+
+// plain reports a string body without escapes or control characters, whose
+// decoded value is its bytes.
+func plain(b []byte) bool {
+	for _, c := range b {
+		if c < 0x20 || c == '\\' {
+			return false
+		}
+	}
+	return true
 }
 
 func (p *parser) object(depth int) (*Value, error) {

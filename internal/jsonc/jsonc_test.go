@@ -135,7 +135,15 @@ func TestApply(t *testing.T) {
 	if _, err := Apply(src, []Edit{{1, 4, "a"}, {3, 5, "b"}}); err == nil {
 		t.Fatal("overlapping edits accepted")
 	}
-	if line, col := Position([]byte("ab\ncd\nef"), 4); line != 2 || col != 2 {
+	src = []byte("ab\ncd\n\nef")
+	lines := NewLines(src)
+	for off := 0; off <= len(src); off++ {
+		line, _ := Position(src, off)
+		if got := lines.Line(off); got != line {
+			t.Fatalf("Lines.Line(%d) = %d, Position says %d", off, got, line)
+		}
+	}
+	if line, col := Position(src, 4); line != 2 || col != 2 {
 		t.Fatalf("Position = %d:%d", line, col)
 	}
 }

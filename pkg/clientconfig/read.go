@@ -112,12 +112,13 @@ func Parse(path string, src []byte, c *Client, l Location) (*Config, error) {
 	if root.Kind != jsonc.Object {
 		return nil, fmt.Errorf("%s: the top level is %s, want an object", path, root.Kind)
 	}
+	lines := jsonc.NewLines(src)
 	for _, r := range c.Roots {
 		for _, h := range walkRoot(root, r, "") {
 			if h.obj.Kind != jsonc.Object {
 				return nil, fmt.Errorf("%s: %s is %s, want an object of servers", path, strings.Join(r, "."), h.obj.Kind)
 			}
-			cfg.Entries = append(cfg.Entries, readServers(src, h.obj, h.scope, c)...)
+			cfg.Entries = append(cfg.Entries, readServers(lines, h.obj, h.scope, c)...)
 		}
 	}
 	return cfg, nil
@@ -149,15 +150,14 @@ func walkRoot(v *jsonc.Value, path []string, scope string) []rootHit {
 	return out
 }
 
-func readServers(src []byte, servers *jsonc.Value, scope string, c *Client) []Entry {
+func readServers(lines *jsonc.Lines, servers *jsonc.Value, scope string, c *Client) []Entry {
 	count := map[string]int{}
 	for _, m := range servers.Members {
 		count[m.Key]++
 	}
 	var out []Entry
 	for _, m := range servers.Members {
-		line, _ := jsonc.Position(src, m.KeyStart)
-		e := Entry{Name: m.Key, Scope: scope, Line: line}
+		e := Entry{Name: m.Key, Scope: scope, Line: lines.Line(m.KeyStart)}
 		if count[m.Key] > 1 {
 			e.Status = Invalid
 			e.Note = fmt.Sprintf("the name is defined %d times in this object (the client would use only the last); remove the others and import again", count[m.Key])

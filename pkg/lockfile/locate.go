@@ -19,14 +19,14 @@ var fieldOfKind = map[string]string{
 
 // Locator finds lines in one lockfile's bytes (parsed once).
 type Locator struct {
-	data []byte
-	root *jsonc.Value // nil when data does not parse
+	root  *jsonc.Value // nil when data does not parse
+	lines *jsonc.Lines
 }
 
 // NewLocator prepares data (a lockfile's bytes) for Locate.
 func NewLocator(data []byte) *Locator {
 	root, _ := jsonc.Parse(data)
-	return &Locator{data: data, root: root}
+	return &Locator{root: root, lines: jsonc.NewLines(data)}
 }
 
 // Locate finds the most specific place a finding points at: the item of
@@ -35,7 +35,7 @@ func NewLocator(data []byte) *Locator {
 // entry. It falls back to the server's entry, and returns a zero Region when
 // the file holds no such server.
 func (l *Locator) Locate(server, kind, key string) Region {
-	data, root := l.data, l.root
+	root := l.root
 	if root == nil || root.Kind != jsonc.Object {
 		return Region{}
 	}
@@ -54,9 +54,7 @@ func (l *Locator) Locate(server, kind, key string) Region {
 		return Region{}
 	}
 	region := func(start, end int) Region {
-		s, _ := jsonc.Position(data, start)
-		e, _ := jsonc.Position(data, max(end-1, start))
-		return Region{s, e}
+		return Region{l.lines.Line(start), l.lines.Line(max(end-1, start))}
 	}
 	whole := region(entryStart, entry.End)
 	if i, ok := specOf(kind); ok {
