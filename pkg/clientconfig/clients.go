@@ -77,7 +77,10 @@ type Client struct {
 	// (Zed), recognised when the command field holds an object.
 	Command, Args string
 	CommandPath   string // field of the nested command object holding the program ("path")
-	EnvKeys       []string
+	// Transport, when set, is a field that may hold the whole stdio spec
+	// (type, command, args, env) one level down (Cline 4.x).
+	Transport string
+	EnvKeys   []string
 	// EnvNameLists are fields that hold a list of variable names to pass
 	// through (Codex env_vars).
 	EnvNameLists []string
@@ -187,7 +190,7 @@ var Clients = []Client{
 			{OS: "windows", Base: AppData, Rel: "Code/User/globalStorage/saoudrizwan.claude-dev/settings/cline_mcp_settings.json"},
 			{Base: Home, Rel: ".cline/data/settings/cline_mcp_settings.json"},
 		},
-		Command: "command", Args: "args", EnvKeys: []string{"env"}, URLKeys: remoteKeys,
+		Command: "command", Args: "args", Transport: "transport", EnvKeys: []string{"env"}, URLKeys: remoteKeys,
 	},
 	{
 		Name: "lmstudio", Title: "LM Studio", Format: JSON,

@@ -177,6 +177,15 @@ func readEntry(e *Entry, v *jsonc.Value, c *Client) {
 		invalid("the entry is %s, want an object with a command", v.Kind)
 		return
 	}
+	if c.Transport != "" {
+		if t, n := v.Get(c.Transport); t != nil {
+			if n > 1 || t.Kind != jsonc.Object {
+				invalid("%q must appear once, as an object", c.Transport)
+				return
+			}
+			v = t // the nested form {"transport": {"type": …, "command": …}}
+		}
+	}
 	for _, k := range c.URLKeys {
 		if u, _ := v.Get(k); u != nil {
 			e.Status, e.Host = Remote, hostOf(u)

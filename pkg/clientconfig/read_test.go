@@ -66,6 +66,10 @@ var fixtures = []fixture{
 		"weather|lockable|node /Users/u/mcp/weather/build/index.js|OPENWEATHER_API_KEY",
 		"sse|remote||",
 	}},
+	{"cline", "clients/cline4/.cline/data/settings/cline_mcp_settings.json", []string{
+		"fs|lockable|node /opt/fs/index.js|PATH",
+		"web|remote||",
+	}},
 	{"lmstudio", "clients/lmstudio/.lmstudio/mcp.json", []string{
 		"hf|remote||",
 		"tools|lockable|bunx some-mcp-tools|",
