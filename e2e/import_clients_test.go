@@ -31,12 +31,14 @@ func TestImportClients(t *testing.T) {
       "type": "stdio",
       "command": ` + jsonStr(bin.goMemory) + `, /* go-sdk example */
       "env": { "API_KEY": "${input:key}" },
+      "envFile": "${workspaceFolder}/.env",
     },
     "interp": { "command": "${workspaceFolder}/bin/srv" },
   },
 }
 `
 	write(vscode, vsSrc)
+	write(filepath.Join(proj, ".env"), "MEMORY_FILE_PATH=/tmp/never-in-the-lock.jsonl\n")
 	claudeJSON := filepath.Join(home, ".claude.json")
 	claudeSrc := `{"numStartups": 3, "mcpServers": {"seq": {"type": "stdio", "command": ` + jsonStr(bin.goSeq) + `, "args": [], "env": {}}},
  "projects": {"/w/p": {"mcpServers": {"seq2": {"command": ` + jsonStr(bin.goSeq) + `}}}}}
@@ -111,7 +113,7 @@ func TestImportClients(t *testing.T) {
 		t.Errorf("verify --offline after the imports: exit %d\n%s", code, out)
 	}
 	lockBytes, _ := os.ReadFile(lock)
-	if !strings.Contains(string(lockBytes), `"API_KEY"`) || strings.Contains(string(lockBytes), "input:key") {
-		t.Errorf("envPassthrough of memory is wrong")
+	if !strings.Contains(string(lockBytes), "\"API_KEY\",\n        \"MEMORY_FILE_PATH\"") || strings.Contains(string(lockBytes), "input:key") || strings.Contains(string(lockBytes), "never-in-the-lock") {
+		t.Errorf("envPassthrough of memory is not env + envFile names:\n%s", lockBytes)
 	}
 }

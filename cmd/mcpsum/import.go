@@ -126,6 +126,9 @@ func (a *app) importConfigs(ctx context.Context, cfgs []*clientconfig.Config, f 
 		if len(cfg.Entries) == 0 {
 			fmt.Fprintln(a.stdout, "  no servers in it")
 		}
+		for _, n := range cfg.ReadEnvFiles() {
+			fmt.Fprintf(a.stdout, "  note   %s\n", escapeLine(n))
+		}
 		for _, e := range cfg.Entries {
 			label := entryLabel(e)
 			switch e.Status {
@@ -149,8 +152,9 @@ func (a *app) importConfigs(ctx context.Context, cfgs []*clientconfig.Config, f 
 				fmt.Fprintf(a.stdout, "  skip   %s: %s\n", label, err)
 				continue
 			}
+			env := entryEnv(e)
 			if c := byName[e.Name]; c != nil {
-				if !slices.Equal(c.argv, e.Argv) || !slices.Equal(c.env, e.EnvNames) {
+				if !slices.Equal(c.argv, e.Argv) || !slices.Equal(c.env, env) {
 					fmt.Fprintf(a.stdout, "  skip   %s: another config has a server %s with a different command or env; rename one of them in its client config and import again\n", label, quoteArg(e.Name))
 					continue
 				}
@@ -158,15 +162,19 @@ func (a *app) importConfigs(ctx context.Context, cfgs []*clientconfig.Config, f 
 				fmt.Fprintf(a.stdout, "  lock   %s: %s (same as above)\n", label, quoteArgs(e.Argv))
 				continue
 			}
-			c := &candidate{name: e.Name, argv: e.Argv, env: e.EnvNames, where: []entryRef{{cfg, e.Key()}}}
+			c := &candidate{name: e.Name, argv: e.Argv, env: env, where: []entryRef{{cfg, e.Key()}}}
 			cands = append(cands, c)
 			byName[e.Name] = c
 			fmt.Fprintf(a.stdout, "  lock   %s: %s", label, quoteArgs(e.Argv))
-			if len(e.EnvNames) > 0 {
-				fmt.Fprintf(a.stdout, " (env passed through: %s)", strings.Join(e.EnvNames, ", "))
+			if len(env) > 0 {
+				fmt.Fprintf(a.stdout, " (env passed through: %s)", strings.Join(env, ", "))
 			}
 			fmt.Fprintln(a.stdout)
 			a.warnUnpinned(ctx, e, *f.resolve)
+			if e.Cwd != "" {
+				fmt.Fprintf(a.stdout, "  warn   %s: the entry sets cwd %s; mcp.lock records no working directory, so a relative path in its command resolves elsewhere under lock and verify: make it absolute in the client config, then import again\n",
+					quoteArg(e.Name), quoteArg(e.Cwd))
+			}
 		}
 	}
 	if len(cands) == 0 {
@@ -190,6 +198,14 @@ func (a *app) importConfigs(ctx context.Context, cfgs []*clientconfig.Config, f 
 	return rewriteErr
 }
 
+// entryEnv is the names passed through for an entry: its env keys and the
+// names its envFile defines.
+func entryEnv(e clientconfig.Entry) []string {
+	env := append(append([]string{}, e.EnvNames...), e.EnvFileNames...)
+	slices.Sort(env)
+	return slices.Compact(env)
+}
+
 func entryLabel(e clientconfig.Entry) string {
 	l := quoteArg(e.Name)
 	if e.Scope != "" {
@@ -203,13 +219,14 @@ func checkImportable(e clientconfig.Entry, existing *lockfile.File, lockPath str
 	if err := lockfile.ValidName(e.Name); err != nil {
 		return "the name cannot be a name in mcp.lock (it takes 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit); rename the server in the client config and import again"
 	}
-	for _, n := range e.EnvNames {
+	env := entryEnv(e)
+	for _, n := range env {
 		if !lockfile.ValidEnvName(n) {
 			return fmt.Sprintf("env name %s is not a variable name mcpsum can pass through; fix it in the client config", quoteArg(n))
 		}
 	}
 	if existing != nil {
-		if old := existing.Servers[e.Name]; old != nil && (!slices.Equal(old.Command, e.Argv) || !slices.Equal(old.EnvPassthrough, e.EnvNames)) {
+		if old := existing.Servers[e.Name]; old != nil && (!slices.Equal(old.Command, e.Argv) || !slices.Equal(old.EnvPassthrough, env)) {
 			return fmt.Sprintf("%s already has a server %s with another command or env (%s); rename the server in the client config, or replace the lock entry first: mcpsum lock --lockfile %s --name %s -- %s",
 				quoteArg(lockPath), quoteArg(e.Name), quoteArgs(old.Command), quoteArg(lockPath), quoteArg(e.Name), quoteArgs(e.Argv))
 		}

@@ -209,10 +209,7 @@ func proxyArgv(cfg *clientconfig.Config, self, lockPath, name string) ([]string,
 		notes = append(notes, fmt.Sprintf("%s is a project config but mcpsum is not on PATH as this binary, so it gets this machine's path %s; put mcpsum on PATH and import again to keep the file portable", quoteArg(cfg.Path), quoteArg(self)))
 	}
 	lockArg := lockAbs
-	projAbs := absPath(cfg.Path) // the project folder: the file's path minus the location's
-	for range strings.Split(cfg.Location.Rel, "/") {
-		projAbs = filepath.Dir(projAbs)
-	}
+	projAbs := cfg.ProjectDir()
 	rel, err := filepath.Rel(projAbs, lockAbs)
 	inside := err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 	switch {
@@ -224,11 +221,4 @@ func proxyArgv(cfg *clientconfig.Config, self, lockPath, name string) ([]string,
 		notes = append(notes, fmt.Sprintf("the lockfile %s is outside the project, so %s gets its absolute path", quoteArg(lockAbs), quoteArg(cfg.Path)))
 	}
 	return []string{bin, "proxy", "--lockfile", lockArg, "--name", name}, notes
-}
-
-func absPath(p string) string {
-	if a, err := filepath.Abs(p); err == nil {
-		return a
-	}
-	return p
 }

@@ -56,6 +56,10 @@ type Entry struct {
 	// their values: those are not read into anything).
 	EnvNames []string
 	Host     string // for Remote: scheme://host of the URL only (a query may hold a token)
+	// EnvFile and Cwd are the entry's envFile and cwd fields, as written.
+	EnvFile, Cwd string
+	// EnvFileNames are the variable names EnvFile defines (ReadEnvFiles).
+	EnvFileNames []string
 	// For Wrapped: the --lockfile and --name the proxy is started with.
 	WrappedLockfile, WrappedName string
 	Line                         int // of the entry's key
@@ -259,6 +263,16 @@ func readEntry(e *Entry, v *jsonc.Value, c *Client) {
 			if obj == holder {
 				break
 			}
+		}
+	}
+	for _, f := range []struct {
+		key string
+		dst *string
+	}{{"envFile", &e.EnvFile}, {"cwd", &e.Cwd}} {
+		if x, _ := holder.Get(f.key); x != nil && x.Kind == jsonc.String {
+			*f.dst = x.Str
+		} else if x, _ := v.Get(f.key); x != nil && x.Kind == jsonc.String {
+			*f.dst = x.Str
 		}
 	}
 	slices.Sort(e.EnvNames)
