@@ -16,7 +16,7 @@
 
       # `nix hash path` of `go mod vendor`; changes whenever go.mod, go.sum or the
       # set of imported packages changes. Rewritten by scripts/update-vendorhash.sh.
-      vendorHash = "sha256-kBUHL3/9roLHpuCkGzd4qpn1htZpGFD0fYsM6WI7DeU=";
+      vendorHash = "sha256-klAu+VDt1TFZVGXZCeKlx8J3LnZWwGqEet52wiNOhws=";
 
       # go.mod says `go 1.26.8` and nixpkgs builds with GOTOOLCHAIN=local, so an
       # older Go refuses to build: take the first of go_1_26 / go that is new enough.

@@ -151,7 +151,7 @@ func (a *app) relock(ctx context.Context, path, name string, opts pin.Options) e
 		return usageErr("%s has no servers yet: add one with mcpsum lock --lockfile %s --name NAME -- COMMAND [ARG]...", path, quoteArg(path))
 	}
 	p := newProgress(a.stderr, names)
-	results := parallel(ctx, names, func(ctx context.Context, n string) (*lockfile.Server, error) {
+	results := pin.Each(ctx, names, func(ctx context.Context, n string) (*lockfile.Server, error) {
 		e := f.Servers[n]
 		entry, err := pin.Lock(ctx, n, e.Command, e.EnvPassthrough, e.Era(), e.Policy, opts)
 		p.done(n, entry, err)
@@ -161,14 +161,14 @@ func (a *app) relock(ctx context.Context, path, name string, opts pin.Options) e
 	entries := map[string]*lockfile.Server{}
 	var failed []string
 	for i, r := range results {
-		if r.err != nil {
+		if r.Err != nil {
 			failed = append(failed, names[i])
 			continue
 		}
-		entries[names[i]] = r.entry
+		entries[names[i]] = r.Entry
 	}
 	if len(failed) > 0 {
-		return withCode(results[slices.Index(names, failed[0])].err,
+		return withCode(results[slices.Index(names, failed[0])].Err,
 			fmt.Errorf("lock failed for %s; %s", strings.Join(failed, ", "), untouched(path)))
 	}
 	return a.write(path, entries)

@@ -53,6 +53,7 @@ policy denial), 2 usage, 3 could not decide (I/O, server failed, timeout).`),
 		FlagSet: fs,
 		Subcommands: []*ffcli.Command{
 			a.lockCommand(),
+			a.importCommand(),
 			a.verifyCommand(),
 			a.proxyCommand(),
 			a.showCommand(),

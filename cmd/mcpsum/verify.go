@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -15,25 +17,28 @@ import (
 )
 
 type verifyFlags struct {
-	lockfile, name *string
-	strict, asJSON *bool
-	timeout        *int
-	sig            sigFlags
+	lockfile, name, format, sarifFile *string
+	strict, asJSON, offline           *bool
+	timeout                           *int
+	sig                               sigFlags
 }
 
 func (a *app) verifyCommand() *ffcli.Command {
 	fs := a.flagSet("verify")
 	v := verifyFlags{
-		lockfile: lockfileFlag(fs),
-		name:     fs.String("name", "", "verify only this server"),
-		strict:   fs.Bool("strict", false, "treat informational drift (serverInfo, capabilities, versions) as failure"),
-		asJSON:   fs.Bool("json", false, "print one machine-readable result object on stdout"),
-		timeout:  fs.Int("timeout-secs", 30, "seconds to wait for each answer of a server (a first npx run downloads the package)"),
-		sig:      registerSigFlags(fs, "signature", "check this Sigstore bundle over the lockfile instead of running servers"),
+		lockfile:  lockfileFlag(fs),
+		name:      fs.String("name", "", "verify only this server"),
+		strict:    fs.Bool("strict", false, "treat informational drift (serverInfo, capabilities, versions) as failure"),
+		asJSON:    fs.Bool("json", false, "print one machine-readable result object on stdout (same as --format json)"),
+		format:    fs.String("format", "text", "how to print the result: text, json or sarif (SARIF 2.1.0, for code scanning)"),
+		sarifFile: fs.String("sarif-file", "", "also write the result as SARIF 2.1.0 to this file"),
+		offline:   fs.Bool("offline", false, "check only the lockfile's own integrity (digests, format, policy); start no server"),
+		timeout:   fs.Int("timeout-secs", 30, "seconds to wait for each answer of a server (a first npx run downloads the package)"),
+		sig:       registerSigFlags(fs, "signature", "check this Sigstore bundle over the lockfile instead of running servers"),
 	}
 	return &ffcli.Command{
 		Name:       "verify",
-		ShortUsage: "mcpsum verify [--lockfile F] [--name N] [--strict] [--json] [--timeout-secs S]\n  or   mcpsum verify [--lockfile F] --signature B (--key PUB | --certificate-identity I --certificate-oidc-issuer O) [--trusted-root R]",
+		ShortUsage: "mcpsum verify [--lockfile F] [--name N] [--strict] [--format text|json|sarif] [--sarif-file F] [--timeout-secs S]\n  or   mcpsum verify --offline [--lockfile F | LOCKFILE...]\n  or   mcpsum verify [--lockfile F] --signature B (--key PUB | --certificate-identity I --certificate-oidc-issuer O) [--trusted-root R]",
 		ShortHelp:  "re-check servers (or a signature) against mcp.lock; the CI gate",
 		LongHelp: strings.TrimSpace(`
 verify loads mcp.lock (checking its digests first), runs every server (or just
@@ -44,14 +49,34 @@ Exit 1 on definitional drift (a tool, prompt, resource or template added,
 removed or changed; instructions; the protocol era), and on informational
 drift (serverInfo, capabilities, protocol versions) with --strict. Exit 3 when
 a server cannot be started or does not answer (unless another server drifted:
-drift wins, exit 1). --json prints one result object for CI bots.
+drift wins, exit 1). --format json (or --json) prints one result object for
+CI bots; --format sarif prints SARIF 2.1.0 for code scanning, each result at
+the server's entry or item in mcp.lock (--sarif-file writes it beside the
+text report).
+
+With --offline, verify starts no server: it checks that each lockfile (the
+arguments, or --lockfile) parses and matches its own digests. Exit 1 when a
+digest does not match, 3 when a file is malformed or missing. This is the
+pre-commit hook.
 
 With --signature, verify checks a Sigstore bundle over the exact bytes of the
 lockfile and the lockfile's own digests, without running any server.`),
 		FlagSet: fs,
 		Exec: func(ctx context.Context, args []string) error {
+			if *v.offline {
+				return a.verifyOffline(*v.lockfile, args, v)
+			}
 			if len(args) > 0 {
 				return usageErr("verify takes no arguments (got %q); use --name to pick a server", args[0])
+			}
+			if *v.asJSON {
+				if *v.format != "text" && *v.format != "json" {
+					return usageErr("--json and --format %s disagree; give one", quoteArg(*v.format))
+				}
+				*v.format = "json"
+			}
+			if !slices.Contains([]string{"text", "json", "sarif"}, *v.format) {
+				return usageErr("--format %s: want text, json or sarif", quoteArg(*v.format))
 			}
 			if *v.sig.bundle != "" {
 				return a.verifySignature(*v.lockfile, v.sig)
@@ -67,7 +92,8 @@ lockfile and the lockfile's own digests, without running any server.`),
 	}
 }
 
-// serverResult is one server's verify outcome (also its --json form).
+// serverResult is one server's verify outcome in its --json form (the
+// text report reads the same struct).
 type serverResult struct {
 	Status          string           `json:"status"` // ok, informational, drift, error
 	Era             string           `json:"era"`
@@ -99,7 +125,7 @@ type verifyResult struct {
 }
 
 func (a *app) verifyServers(ctx context.Context, v verifyFlags) error {
-	f, err := loadLock(*v.lockfile)
+	data, f, err := readLock(*v.lockfile)
 	if err != nil {
 		return err
 	}
@@ -111,62 +137,96 @@ func (a *app) verifyServers(ctx context.Context, v verifyFlags) error {
 		return fmt.Errorf("%s has no servers: nothing to verify (add one with mcpsum lock --lockfile %s --name NAME -- COMMAND)", *v.lockfile, quoteArg(*v.lockfile))
 	}
 	opts := pin.Options{Lockfile: *v.lockfile, Timeout: time.Duration(*v.timeout) * time.Second}
-	res := &verifyResult{Lockfile: *v.lockfile, Strict: *v.strict, Servers: map[string]*serverResult{}, order: names}
-	obs := parallel(ctx, names, func(ctx context.Context, n string) (*lockfile.Server, error) {
-		return pin.Observe(ctx, n, f.Servers[n], opts)
-	})
-	for i, n := range names {
-		res.Servers[n] = classify(f.Servers[n], obs[i], *v.strict)
-	}
-	res.ExitCode = res.exitCode()
-	if *v.asJSON {
-		if err := writeJSON(a.stdout, res); err != nil {
+	rep := pin.Verify(ctx, f, names, *v.strict, opts)
+	code := outcomeExit(rep.Outcome())
+	if *v.sarifFile != "" {
+		if err := writeSARIFFile(*v.sarifFile, rep, data); err != nil {
 			return err
 		}
-	} else {
-		printVerify(a.stdout, res, isTerminal(a.stdout))
 	}
-	return silent{code: res.ExitCode}
-}
-
-func classify(locked *lockfile.Server, o result, strict bool) *serverResult {
-	r := &serverResult{Era: locked.Era(), ProtocolVersion: locked.ProtocolVersion, locked: locked, Findings: []findingJSON{}, Seconds: o.took.Round(time.Millisecond).Seconds()}
-	var dropped *pin.VersionDroppedError
-	switch {
-	case errors.As(o.err, &dropped):
-		supported, _ := json.Marshal(dropped.Supported)
-		r.findings = []lockfile.Finding{{Class: lockfile.Definitional, Kind: lockfile.KindVersionDropped,
-			Change: lockfile.Removed, Locked: dropped.Locked, Observed: string(supported)}}
-	case o.err != nil:
-		r.Status, r.Error = "error", o.err.Error()
-		return r
+	switch *v.format {
+	case "json":
+		if err := writeJSON(a.stdout, verifyJSON(rep, code)); err != nil {
+			return err
+		}
+	case "sarif":
+		if err := writeSARIF(a.stdout, rep, data); err != nil {
+			return err
+		}
 	default:
-		r.observed = o.entry
-		r.findings = lockfile.Compare(locked, o.entry)
+		printVerify(a.stdout, verifyJSON(rep, code), isTerminal(a.stdout))
 	}
-	r.Status = "ok"
-	for _, fd := range r.findings {
-		r.Findings = append(r.Findings, findingJSON{fd.Class.String(), fd.Kind, fd.Name, fd.Change, fd.Fields, fd.Locked, fd.Observed})
-		switch {
-		case fd.Class == lockfile.Definitional:
-			r.Status = "drift"
-		case r.Status == "ok":
-			r.Status = "informational"
-		}
-	}
-	return r
+	return silent{code: code}
 }
 
-// exitCode: drift beats could-not-decide beats ok.
-func (v *verifyResult) exitCode() int {
-	code := exitOK
-	for _, s := range v.Servers {
-		switch {
-		case s.Status == "drift", s.Status == "informational" && v.Strict:
-			return exitVerdict
-		case s.Status == "error":
-			code = exitUndecided
-		}
+// outcomeExit maps a report's verdict to the exit code.
+func outcomeExit(o pin.Outcome) int {
+	switch o {
+	case pin.Fail:
+		return exitVerdict
+	case pin.Undecided:
+		return exitUndecided
 	}
-	return code
+	return exitOK
+}
+
+// verifyJSON is the report in its --json shape (also read by the text report).
+func verifyJSON(rep *pin.Report, code int) *verifyResult {
+	res := &verifyResult{Lockfile: rep.Lockfile, Strict: rep.Strict, ExitCode: code, Servers: map[string]*serverResult{}}
+	for _, s := range rep.Servers {
+		r := &serverResult{Status: s.Status, Era: s.Locked.Era(), ProtocolVersion: s.Locked.ProtocolVersion,
+			Findings: []findingJSON{}, Seconds: s.Took.Round(time.Millisecond).Seconds(),
+			locked: s.Locked, observed: s.Observed, findings: s.Findings}
+		if s.Error != nil {
+			r.Error = s.Error.Error()
+		}
+		for _, fd := range s.Findings {
+			r.Findings = append(r.Findings, findingJSON{fd.Class.String(), fd.Kind, fd.Name, fd.Change, fd.Fields, fd.Locked, fd.Observed})
+		}
+		res.Servers[s.Name] = r
+		res.order = append(res.order, s.Name)
+	}
+	return res
+}
+
+// readLock reads the lockfile's bytes once and parses them (I3: digests
+// recomputed), so a SARIF location points into exactly the bytes checked.
+func readLock(path string) ([]byte, *lockfile.File, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		_, err = loadLock(path) // the same message as every other command
+		return nil, nil, err
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	f, err := lockfile.Parse(path, data)
+	return data, f, err
+}
+
+// verifyOffline checks lockfiles without starting servers (the pre-commit hook).
+func (a *app) verifyOffline(lockPath string, args []string, v verifyFlags) error {
+	if *v.name != "" || *v.strict || *v.asJSON || *v.format != "text" || *v.sarifFile != "" || *v.sig.bundle != "" || v.sig.any() {
+		return usageErr("--offline checks lockfiles only; it takes no --name, --strict, --json, --format, --sarif-file or signature flags")
+	}
+	paths := args
+	if len(paths) == 0 {
+		paths = []string{lockPath}
+	}
+	var firstErr error
+	for _, p := range paths {
+		f, err := loadLock(p)
+		if err != nil {
+			fmt.Fprintf(a.stdout, "FAIL   %s: %v\n", quoteArg(p), err)
+			if firstErr == nil || exitCode(err) == exitVerdict {
+				firstErr = err
+			}
+			continue
+		}
+		fmt.Fprintf(a.stdout, "ok     %s: %d servers, every digest matches (offline: no server was started)\n", quoteArg(p), len(f.Servers))
+	}
+	if firstErr != nil {
+		return silent{code: exitCode(firstErr)}
+	}
+	return nil
 }

@@ -1,0 +1,224 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/mcpsum/mcpsum/pkg/clientconfig"
+)
+
+// warnUnpinned warns about an npx/bunx/uvx package without an exact version
+// and gives the pinned spelling. The version is never guessed: without
+// --resolve-versions the message names the package manager's command that
+// prints it; with it, mcpsum runs that command and says so.
+func (a *app) warnUnpinned(ctx context.Context, e clientconfig.Entry, resolve bool) {
+	u := clientconfig.FindUnpinned(e.Argv)
+	if u == nil {
+		return
+	}
+	fmt.Fprintf(a.stdout, "  warn   %s: %s is not pinned to a version: %s fetches the newest matching release at every start, so what runs can change under the lock.\n",
+		quoteArg(e.Name), quoteArg(u.Spec), quoteArg(e.Argv[0]))
+	version, how := "", ""
+	if resolve {
+		v, err := lookupVersion(ctx, u)
+		if err != nil {
+			how = fmt.Sprintf(" (%s failed: %v)", quoteArgs(u.Lookup), err)
+		} else {
+			version, how = v, fmt.Sprintf(" (%s answered %s just now)", quoteArgs(u.Lookup), v)
+		}
+	}
+	if version == "" {
+		fmt.Fprintf(a.stdout, "         pin it: write %s in the client config, with VERSION from: %s%s\n",
+			quoteArg(u.Pinned("VERSION")), quoteArgs(u.Lookup), how)
+		return
+	}
+	fmt.Fprintf(a.stdout, "         pin it: write %s in the client config%s, i.e. run %s\n",
+		quoteArg(u.Pinned(version)), how, quoteArgs(u.PinnedArgv(e.Argv, version)))
+}
+
+var pipVersion = regexp.MustCompile(`^\S+ \(([^)\s]+)\)`)
+
+// lookupVersion runs the package manager's own lookup command.
+func lookupVersion(ctx context.Context, u *clientconfig.Unpinned) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	defer cancel()
+	args := u.Lookup
+	if u.Ecosystem == "npm" {
+		args = append(append([]string{}, args...), "--json")
+	}
+	out, err := exec.CommandContext(ctx, args[0], args[1:]...).Output()
+	if err != nil {
+		return "", err
+	}
+	var v string
+	if u.Ecosystem == "npm" {
+		var list []string
+		switch {
+		case json.Unmarshal(out, &v) == nil:
+		case json.Unmarshal(out, &list) == nil && len(list) > 0:
+			v = list[len(list)-1] // a range: npm lists the matching versions, newest last
+		default:
+			return "", fmt.Errorf("unexpected answer %q", oneLine(string(out), 80))
+		}
+	} else {
+		m := pipVersion.FindSubmatch(out)
+		if m == nil {
+			return "", fmt.Errorf("unexpected answer %q", oneLine(string(out), 80))
+		}
+		v = string(m[1])
+	}
+	if v == "" || strings.ContainsAny(v, " \t\n\"'") {
+		return "", fmt.Errorf("unexpected version %q", v)
+	}
+	return v, nil
+}
+
+// rewriteConfigs shows (or, with write, makes) the change of every config
+// with a locked server: its command and args become mcpsum proxy.
+func (a *app) rewriteConfigs(cfgs []*clientconfig.Config, cands []*candidate, lockPath string, write bool) error {
+	self, err := selfPath()
+	if err != nil {
+		return err
+	}
+	var firstErr error
+	pending := false
+	for _, cfg := range cfgs {
+		argv := map[clientconfig.Key][]string{}
+		var notes []string
+		for _, c := range cands {
+			if c.err != nil {
+				continue
+			}
+			for _, w := range c.where {
+				if w.cfg == cfg {
+					v, n := proxyArgv(cfg, self, lockPath, c.name)
+					argv[w.key] = v
+					notes = append(notes, n...)
+				}
+			}
+		}
+		if len(argv) == 0 {
+			continue
+		}
+		fmt.Fprintln(a.stdout)
+		if !cfg.CanRewrite() {
+			fmt.Fprintf(a.stdout, "%s is %s, which mcpsum does not rewrite (it would lose comments). In each table below, replace the command and args lines with these:\n\n", quoteArg(cfg.Path), cfg.Client.Format)
+			for _, e := range cfg.Entries {
+				if v, ok := argv[e.Key()]; ok {
+					fmt.Fprint(a.stdout, clientconfig.TOMLSnippet(cfg.Client.Roots[0][0], e.Name, v))
+				}
+			}
+			continue
+		}
+		data, changes, err := cfg.Rewrite(argv)
+		if err != nil {
+			firstErr = firstNonNil(firstErr, err)
+			continue
+		}
+		for _, n := range dedupe(notes) {
+			fmt.Fprintf(a.stdout, "note: %s\n", n)
+		}
+		verb := "would change"
+		if write {
+			verb = "changes"
+		}
+		fmt.Fprintf(a.stdout, "%s %s:\n", quoteArg(cfg.Path), verb)
+		for _, ch := range changes {
+			fmt.Fprintf(a.stdout, "  %s (line %d)\n  - %s\n  + %s\n", entryLabel(clientconfig.Entry{Name: ch.Name, Scope: ch.Scope}), ch.Line, escapeLine(ch.Old), escapeLine(ch.New))
+		}
+		if !write {
+			pending = true
+			continue
+		}
+		backup, err := clientconfig.Write(cfg.Path, cfg.Src, data, time.Now(), nil)
+		if err != nil {
+			firstErr = firstNonNil(firstErr, err)
+			continue
+		}
+		fmt.Fprintf(a.stdout, "wrote %s (backup %s; to restore it: mcpsum import --undo %s)\n", quoteArg(cfg.Path), quoteArg(backup), quoteArg(cfg.Path))
+	}
+	if pending {
+		fmt.Fprintln(a.stdout, "\nnothing was changed in the client config; to apply: run the same command with --write")
+	}
+	return firstErr
+}
+
+func escapeLine(s string) string {
+	q, _ := quoteText(s)
+	return q
+}
+
+func firstNonNil(a, b error) error {
+	if a != nil {
+		return a
+	}
+	return b
+}
+
+func dedupe(s []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, x := range s {
+		if !seen[x] {
+			seen[x] = true
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// selfPath is this mcpsum binary's absolute path, symlinks resolved.
+func selfPath() (string, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("finding the mcpsum binary's path: %w", err)
+	}
+	if r, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = r
+	}
+	return filepath.Abs(exe)
+}
+
+// proxyArgv is the command line a client runs for server name. A project
+// config (committed, shared) gets the client's workspace variable for the
+// lockfile when the client has one, and "mcpsum" when the mcpsum on PATH is
+// this binary; otherwise absolute paths, with a note.
+func proxyArgv(cfg *clientconfig.Config, self, lockPath, name string) ([]string, []string) {
+	lockAbs, err := filepath.Abs(lockPath)
+	if err != nil {
+		lockAbs = lockPath
+	}
+	if !cfg.Location.Project() {
+		return []string{self, "proxy", "--lockfile", lockAbs, "--name", name}, nil
+	}
+	var notes []string
+	bin := self
+	if p, err := exec.LookPath("mcpsum"); err == nil {
+		if r, err := filepath.EvalSymlinks(p); err == nil && r == self {
+			bin = "mcpsum"
+		}
+	}
+	if bin == self {
+		notes = append(notes, fmt.Sprintf("%s is a project config but mcpsum is not on PATH as this binary, so it gets this machine's path %s; put mcpsum on PATH and import again to keep the file portable", quoteArg(cfg.Path), quoteArg(self)))
+	}
+	lockArg := lockAbs
+	projAbs := cfg.ProjectDir()
+	rel, err := filepath.Rel(projAbs, lockAbs)
+	inside := err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+	switch {
+	case cfg.Client.WorkspaceVar != "" && inside:
+		lockArg = cfg.Client.WorkspaceVar + "/" + filepath.ToSlash(rel)
+	case cfg.Client.WorkspaceVar == "":
+		notes = append(notes, fmt.Sprintf("%s has no workspace variable for project configs, so %s gets the lockfile's absolute path %s", cfg.Client.Title, quoteArg(cfg.Path), quoteArg(lockAbs)))
+	default:
+		notes = append(notes, fmt.Sprintf("the lockfile %s is outside the project, so %s gets its absolute path", quoteArg(lockAbs), quoteArg(cfg.Path)))
+	}
+	return []string{bin, "proxy", "--lockfile", lockArg, "--name", name}, notes
+}

@@ -1,0 +1,114 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/mcpsum/mcpsum/pkg/clientconfig"
+)
+
+// readConfigs reads FILE, or every config file of client that exists.
+func readConfigs(dirs clientconfig.Dirs, client *clientconfig.Client, file string) ([]*clientconfig.Config, error) {
+	if file != "" {
+		src, err := os.ReadFile(file)
+		if err != nil {
+			return nil, err
+		}
+		c, loc := client, clientconfig.Location{Base: clientconfig.Home}
+		if c == nil {
+			if c, loc, err = clientconfig.Detect(file, src, dirs.Project); err != nil {
+				return nil, usageErr("%v", err)
+			}
+		} else if _, l, err := clientconfig.Detect(file, src, dirs.Project); err == nil && l.Project() {
+			loc = l
+		}
+		cfg, err := clientconfig.Parse(file, src, c, loc)
+		if err != nil {
+			return nil, err
+		}
+		return []*clientconfig.Config{cfg}, nil
+	}
+	found := clientconfig.Find(dirs, client)
+	if len(found) == 0 {
+		return nil, fmt.Errorf("no %s config found (looked in %s); give the config file's path instead: mcpsum import FILE",
+			client.Title, strings.Join(lookedIn(dirs, client), ", "))
+	}
+	var out []*clientconfig.Config
+	for _, f := range found {
+		cfg, err := clientconfig.Read(f.Path, f.Client, f.Location)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, cfg)
+	}
+	return out, nil
+}
+
+func lookedIn(dirs clientconfig.Dirs, c *clientconfig.Client) []string {
+	var out []string
+	for _, l := range c.Locations {
+		if l.OS == "" || l.OS == dirs.OS {
+			out = append(out, l.Rel)
+		}
+	}
+	return out
+}
+
+// listConfigs prints the config files found and what they hold.
+func (a *app) listConfigs(dirs clientconfig.Dirs) error {
+	found := clientconfig.Find(dirs, nil)
+	if len(found) == 0 {
+		fmt.Fprintf(a.stdout, "no MCP client config found here or in your home folder (clients: %s)\n", strings.Join(clientconfig.Names(), ", "))
+		fmt.Fprintln(a.stdout, "import one by its path: mcpsum import FILE")
+		return nil
+	}
+	for _, f := range found {
+		cfg, err := clientconfig.Read(f.Path, f.Client, f.Location)
+		if err != nil {
+			fmt.Fprintf(a.stdout, "%-15s %s: cannot read: %v\n", f.Client.Name, quoteArg(f.Path), err)
+			continue
+		}
+		counts := map[clientconfig.Status]int{}
+		for _, e := range cfg.Entries {
+			counts[e.Status]++
+		}
+		var parts []string
+		for _, s := range []clientconfig.Status{clientconfig.Lockable, clientconfig.Wrapped, clientconfig.Interpolated, clientconfig.Remote, clientconfig.Invalid} {
+			if counts[s] > 0 {
+				parts = append(parts, fmt.Sprintf("%d %s", counts[s], s))
+			}
+		}
+		if len(parts) == 0 {
+			parts = []string{"no servers"}
+		}
+		fmt.Fprintf(a.stdout, "%-15s %s: %s\n", f.Client.Name, quoteArg(f.Path), strings.Join(parts, ", "))
+	}
+	fmt.Fprintln(a.stdout, "\nimport one: mcpsum import --client NAME (or mcpsum import FILE)")
+	return nil
+}
+
+func (a *app) importUndo(dirs clientconfig.Dirs, client *clientconfig.Client, file string) error {
+	if file == "" {
+		if client == nil {
+			return usageErr("--undo needs the config: mcpsum import --undo FILE (or --client NAME)")
+		}
+		for _, f := range clientconfig.Find(dirs, client) {
+			if b, _ := clientconfig.Backups(f.Path); len(b) > 0 {
+				if file != "" {
+					return usageErr("--undo: both %s and %s have backups; name the file: mcpsum import --undo FILE", quoteArg(file), quoteArg(f.Path))
+				}
+				file = f.Path
+			}
+		}
+		if file == "" {
+			return fmt.Errorf("no %s config has an mcpsum backup: nothing to undo", client.Title)
+		}
+	}
+	backup, err := clientconfig.Undo(file)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stdout, "restored %s from %s\n", quoteArg(file), quoteArg(backup))
+	return nil
+}

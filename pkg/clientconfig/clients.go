@@ -1,0 +1,220 @@
+// Package clientconfig reads the MCP server entries of the clients people
+// already use (Claude Desktop, Claude Code, Cursor, VS Code, Windsurf, Devin,
+// Gemini CLI, Zed, Codex, Cline, LM Studio) and rewrites chosen entries to
+// start `mcpsum proxy` instead, changing only the bytes of their command and
+// args: comments, trailing commas, formatting, unknown fields and every other
+// entry stay exactly where they were. It is a leaf: it knows client files,
+// not lockfiles; the command line decides what to lock.
+//
+// Every client is a row of one table (Clients): where its files live on each
+// OS, which keys hold its servers, the names of its fields, its file format
+// and its workspace variable. There is no code per client.
+package clientconfig
+
+// Format is how a client's file is written.
+type Format int
+
+const (
+	// JSON files are read with the JSONC parser (a superset) and rewritten
+	// surgically.
+	JSON Format = iota + 1
+	// JSONC allows comments and trailing commas; rewritten surgically.
+	JSONC
+	// TOML (Codex) is read only: rewriting it without losing comments is not
+	// done, the importer prints the snippet to paste instead.
+	TOML
+)
+
+func (f Format) String() string {
+	switch f {
+	case JSON:
+		return "JSON"
+	case JSONC:
+		return "JSONC"
+	case TOML:
+		return "TOML"
+	}
+	return "unknown"
+}
+
+// Base is the directory a path is relative to.
+type Base int
+
+const (
+	Home          Base = iota + 1 // the user's home directory
+	AppData                       // Windows %APPDATA% (Roaming)
+	LocalAppData                  // Windows %LOCALAPPDATA%
+	XDGConfig                     // $XDG_CONFIG_HOME, else ~/.config
+	MacAppSupport                 // ~/Library/Application Support
+	Project                       // the project directory (the current directory)
+)
+
+// Location is one place a client keeps a config file.
+type Location struct {
+	OS   string // "linux", "darwin", "windows", or "" for every OS
+	Base Base
+	// Rel is slash-separated and relative to Base; it may hold one '*'
+	// path element (the MSIX package folder of Claude Desktop).
+	Rel string
+}
+
+// Project reports whether the file belongs to a project (and is usually
+// committed), as opposed to the user's own settings.
+func (l Location) Project() bool { return l.Base == Project }
+
+// Client is one row of the table.
+type Client struct {
+	Name   string // what --client takes
+	Title  string
+	Format Format
+	// Roots are key paths to the objects that map server names to entries;
+	// "*" matches every key at that level (Claude Code's per-project servers
+	// in ~/.claude.json: projects.<dir>.mcpServers).
+	Roots     [][]string
+	Locations []Location
+	// Command and Args are the entry's field names. CommandObject, when
+	// set, is the older nested form {"command": {"path": …, "args": …}}
+	// (Zed), recognised when the command field holds an object.
+	Command, Args string
+	CommandPath   string // field of the nested command object holding the program ("path")
+	// Transport, when set, is a field that may hold the whole stdio spec
+	// (type, command, args, env) one level down (Cline 4.x).
+	Transport string
+	EnvKeys   []string
+	// EnvNameLists are fields that hold a list of variable names to pass
+	// through (Codex env_vars).
+	EnvNameLists []string
+	URLKeys      []string // fields that make an entry remote (not lockable)
+	// WorkspaceVar is the variable the client expands to the project
+	// folder in a project config ("" when it has none).
+	WorkspaceVar string
+	// DollarVars: the client also expands bare $VAR (not only ${VAR}).
+	DollarVars bool
+}
+
+var remoteKeys = []string{"url", "serverUrl", "httpUrl"}
+
+// Clients is the table. Paths follow each client's documentation.
+var Clients = []Client{
+	{
+		Name: "claude-desktop", Title: "Claude Desktop", Format: JSON,
+		Roots: [][]string{{"mcpServers"}},
+		Locations: []Location{
+			{OS: "darwin", Base: MacAppSupport, Rel: "Claude/claude_desktop_config.json"},
+			{OS: "windows", Base: AppData, Rel: "Claude/claude_desktop_config.json"},
+			// The Microsoft Store (MSIX) build keeps a virtualised copy.
+			{OS: "windows", Base: LocalAppData, Rel: "Packages/Claude_*/LocalCache/Roaming/Claude/claude_desktop_config.json"},
+			{OS: "linux", Base: XDGConfig, Rel: "Claude/claude_desktop_config.json"},
+		},
+		Command: "command", Args: "args", EnvKeys: []string{"env"}, URLKeys: remoteKeys,
+	},
+	{
+		Name: "claude-code", Title: "Claude Code", Format: JSON,
+		Roots: [][]string{{"mcpServers"}, {"projects", "*", "mcpServers"}},
+		Locations: []Location{
+			{Base: Project, Rel: ".mcp.json"},
+			{Base: Home, Rel: ".claude.json"},
+		},
+		Command: "command", Args: "args", EnvKeys: []string{"env"}, URLKeys: remoteKeys,
+	},
+	{
+		Name: "cursor", Title: "Cursor", Format: JSON,
+		Roots: [][]string{{"mcpServers"}},
+		Locations: []Location{
+			{Base: Project, Rel: ".cursor/mcp.json"},
+			{Base: Home, Rel: ".cursor/mcp.json"},
+		},
+		Command: "command", Args: "args", EnvKeys: []string{"env"}, URLKeys: remoteKeys,
+		WorkspaceVar: "${workspaceFolder}",
+	},
+	{
+		Name: "vscode", Title: "VS Code", Format: JSONC,
+		Roots: [][]string{{"servers"}},
+		Locations: []Location{
+			{Base: Project, Rel: ".vscode/mcp.json"},
+			{OS: "linux", Base: XDGConfig, Rel: "Code/User/mcp.json"},
+			{OS: "darwin", Base: MacAppSupport, Rel: "Code/User/mcp.json"},
+			{OS: "windows", Base: AppData, Rel: "Code/User/mcp.json"},
+		},
+		Command: "command", Args: "args", EnvKeys: []string{"env"}, URLKeys: remoteKeys,
+		WorkspaceVar: "${workspaceFolder}",
+	},
+	{
+		Name: "windsurf", Title: "Windsurf", Format: JSON,
+		Roots:     [][]string{{"mcpServers"}},
+		Locations: []Location{{Base: Home, Rel: ".codeium/windsurf/mcp_config.json"}},
+		Command:   "command", Args: "args", EnvKeys: []string{"env"}, URLKeys: remoteKeys,
+	},
+	{
+		Name: "devin", Title: "Devin (Windsurf's successor config)", Format: JSON,
+		Roots:     [][]string{{"mcpServers"}},
+		Locations: []Location{{Base: XDGConfig, Rel: "devin/mcp_config.json"}},
+		Command:   "command", Args: "args", EnvKeys: []string{"env"}, URLKeys: remoteKeys,
+	},
+	{
+		Name: "gemini", Title: "Gemini CLI", Format: JSONC,
+		Roots: [][]string{{"mcpServers"}},
+		Locations: []Location{
+			{Base: Project, Rel: ".gemini/settings.json"},
+			{Base: Home, Rel: ".gemini/settings.json"},
+		},
+		Command: "command", Args: "args", EnvKeys: []string{"env"}, URLKeys: remoteKeys,
+		DollarVars: true,
+	},
+	{
+		Name: "zed", Title: "Zed", Format: JSONC,
+		Roots: [][]string{{"context_servers"}},
+		Locations: []Location{
+			{Base: Project, Rel: ".zed/settings.json"},
+			{OS: "linux", Base: XDGConfig, Rel: "zed/settings.json"},
+			{OS: "darwin", Base: Home, Rel: ".config/zed/settings.json"},
+			{OS: "windows", Base: AppData, Rel: "Zed/settings.json"},
+		},
+		Command: "command", Args: "args", CommandPath: "path", EnvKeys: []string{"env"}, URLKeys: remoteKeys,
+	},
+	{
+		Name: "codex", Title: "Codex", Format: TOML,
+		Roots: [][]string{{"mcp_servers"}},
+		Locations: []Location{
+			{Base: Project, Rel: ".codex/config.toml"},
+			{Base: Home, Rel: ".codex/config.toml"},
+		},
+		Command: "command", Args: "args", EnvKeys: []string{"env"}, EnvNameLists: []string{"env_vars"}, URLKeys: remoteKeys,
+	},
+	{
+		Name: "cline", Title: "Cline (VS Code extension)", Format: JSON,
+		Roots: [][]string{{"mcpServers"}},
+		Locations: []Location{
+			{OS: "linux", Base: XDGConfig, Rel: "Code/User/globalStorage/saoudrizwan.claude-dev/settings/cline_mcp_settings.json"},
+			{OS: "darwin", Base: MacAppSupport, Rel: "Code/User/globalStorage/saoudrizwan.claude-dev/settings/cline_mcp_settings.json"},
+			{OS: "windows", Base: AppData, Rel: "Code/User/globalStorage/saoudrizwan.claude-dev/settings/cline_mcp_settings.json"},
+			{Base: Home, Rel: ".cline/data/settings/cline_mcp_settings.json"},
+		},
+		Command: "command", Args: "args", Transport: "transport", EnvKeys: []string{"env"}, URLKeys: remoteKeys,
+	},
+	{
+		Name: "lmstudio", Title: "LM Studio", Format: JSON,
+		Roots:     [][]string{{"mcpServers"}},
+		Locations: []Location{{Base: Home, Rel: ".lmstudio/mcp.json"}},
+		Command:   "command", Args: "args", EnvKeys: []string{"env"}, URLKeys: remoteKeys,
+	},
+}
+
+// Lookup returns the client named name.
+func Lookup(name string) (*Client, bool) {
+	for i := range Clients {
+		if Clients[i].Name == name {
+			return &Clients[i], true
+		}
+	}
+	return nil, false
+}
+
+// Names lists the clients' names, in table order.
+func Names() []string {
+	out := make([]string, len(Clients))
+	for i, c := range Clients {
+		out[i] = c.Name
+	}
+	return out
+}

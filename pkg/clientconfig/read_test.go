@@ -1,0 +1,324 @@
+package clientconfig
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// want is one expected entry: "name|status|argv joined by space|env names".
+type fixture struct {
+	client string
+	path   string
+	want   []string
+}
+
+var fixtures = []fixture{
+	{"claude-desktop", "clients/claude-desktop/claude_desktop_config.json", []string{
+		"memory|lockable|npx -y @modelcontextprotocol/server-memory|MEMORY_FILE_PATH",
+		"fs|lockable|/usr/bin/node /opt/mcp/fs/dist/index.js /home/u/Documents|",
+	}},
+	{"claude-code", "clients/claude-code/proj/.mcp.json", []string{
+		"git|lockable|uvx mcp-server-git --repository .|",
+		"api|remote||",
+		"tokened|interpolated|node server.js --token ${GITHUB_TOKEN}|",
+	}},
+	{"claude-code", "clients/claude-code/.claude.json", []string{
+		"time|lockable|uvx mcp-server-time==2026.8.18|",
+		"/home/u/proj:seq|lockable|node /opt/seq/index.js|DISABLE_THOUGHT_LOGGING",
+	}},
+	{"cursor", "clients/cursor/.cursor/mcp.json", []string{
+		"everything|lockable|npx -y @modelcontextprotocol/server-everything@2026.1.26|",
+		"remote|remote||",
+	}},
+	{"vscode", "clients/vscode/.vscode/mcp.json", []string{
+		"github|lockable|docker run -i --rm -e GITHUB_PERSONAL_ACCESS_TOKEN ghcr.io/github/github-mcp-server|GITHUB_PERSONAL_ACCESS_TOKEN",
+		"local|interpolated|${workspaceFolder}/bin/server|",
+		"memory|lockable|node /opt/memory/dist/index.js|",
+	}},
+	{"windsurf", "clients/windsurf/mcp_config.json", []string{
+		"fetch|lockable|uvx mcp-server-fetch@latest|",
+		"docs|remote||",
+	}},
+	{"devin", "clients/devin/mcp_config.json", []string{
+		"fetch|lockable|uvx mcp-server-fetch@latest|",
+		"docs|remote||",
+	}},
+	{"gemini", "clients/gemini/.gemini/settings.json", []string{
+		"pythonTools|lockable|python -m my_mcp_server --port 8080|API_KEY DATABASE_URL",
+		"home|interpolated|$HOME/bin/server|",
+		"http|remote||",
+	}},
+	{"zed", "clients/zed/settings.json", []string{
+		"old-style|lockable|node /opt/old/index.js|OLD_TOKEN",
+		"new-style|lockable|node /opt/new/index.js|",
+	}},
+	{"codex", "clients/codex/.codex/config.toml", []string{
+		"docs|lockable|npx -y @upstash/context7-mcp@1.0.14|CONTEXT7_KEY HOME_TOKEN",
+		"odd name|lockable|node x.js|",
+		"remote|remote||",
+		"noargs|lockable|/usr/local/bin/srv|SECRET_A",
+	}},
+	{"cline", "clients/cline/cline_mcp_settings.json", []string{
+		"weather|lockable|node /Users/u/mcp/weather/build/index.js|OPENWEATHER_API_KEY",
+		"sse|remote||",
+	}},
+	{"cline", "clients/cline4/.cline/data/settings/cline_mcp_settings.json", []string{
+		"fs|lockable|node /opt/fs/index.js|PATH",
+		"web|remote||",
+	}},
+	{"lmstudio", "clients/lmstudio/.lmstudio/mcp.json", []string{
+		"hf|remote||",
+		"tools|lockable|bunx some-mcp-tools|",
+	}},
+	{"claude-desktop", "hostile/mcp.json", []string{
+		"dup|invalid||", "dup|invalid||",
+		"a;rm -rf ~ #|lockable|true|",
+		"no-command|invalid||",
+		"empty-command|invalid||",
+		"args-not-array|invalid||",
+		"arg-not-string|invalid||",
+		"env-not-object|invalid||",
+		"not-an-object|invalid||",
+		"cursor-remote|remote||",
+		"windsurf-remote|remote||",
+		"gemini-remote|remote||",
+		"sse-typed|remote||",
+		`ok|lockable|node /srv/ok.js --flag="quoted" \ backslash|TOKEN_A TOKEN_B`,
+		"no-args|lockable|/usr/bin/srv|Z",
+		"unicode-ü|lockable|node héllo ✓ 😀|",
+		"already|wrapped|/usr/local/bin/mcpsum proxy --lockfile /p/mcp.lock --name already|",
+	}},
+}
+
+func describeEntry(e Entry) string {
+	name := e.Name
+	if e.Scope != "" {
+		name = e.Scope + ":" + name
+	}
+	argv := ""
+	if e.Status == Lockable || e.Status == Wrapped || e.Status == Interpolated {
+		argv = strings.Join(e.Argv, " ")
+	}
+	return fmt.Sprintf("%s|%s|%s|%s", name, e.Status, argv, strings.Join(e.EnvNames, " "))
+}
+
+func readFixture(t *testing.T, f fixture) *Config {
+	t.Helper()
+	path := filepath.Join("testdata", f.path)
+	src, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, loc, err := Detect(path, src, "")
+	if f.path == "hostile/mcp.json" {
+		c, _ = Lookup("claude-desktop") // mcp.json is ambiguous by name; the test names it
+		err = nil
+	}
+	if err != nil {
+		t.Fatalf("Detect(%s): %v", path, err)
+	}
+	if c.Name != f.client {
+		t.Fatalf("Detect(%s) = %s, want %s", path, c.Name, f.client)
+	}
+	cfg, err := Parse(path, src, c, loc)
+	if err != nil {
+		t.Fatalf("Parse(%s): %v", path, err)
+	}
+	return cfg
+}
+
+// Every client format in the table reads into the expected entries, and
+// the remote entries keep only scheme and host.
+func TestReadFixtures(t *testing.T) {
+	seen := map[string]bool{}
+	for _, f := range fixtures {
+		t.Run(f.path, func(t *testing.T) {
+			cfg := readFixture(t, f)
+			seen[f.client] = true
+			var got []string
+			for _, e := range cfg.Entries {
+				got = append(got, describeEntry(e))
+				if e.Status == Remote && strings.ContainsAny(e.Host, "?@") {
+					t.Errorf("%s: remote host %q keeps more than scheme and host", e.Name, e.Host)
+				}
+				if e.Status != Lockable && e.Note == "" {
+					t.Errorf("%s: status %s without a note", e.Name, e.Status)
+				}
+			}
+			if !slices.Equal(got, f.want) {
+				t.Errorf("entries:\n got %q\nwant %q", got, f.want)
+			}
+		})
+	}
+	for _, c := range Clients {
+		if !seen[c.Name] {
+			t.Errorf("client %s has no fixture", c.Name)
+		}
+	}
+}
+
+// Values of env variables never reach anything the package returns.
+func TestEnvValuesNeverRead(t *testing.T) {
+	for _, f := range fixtures {
+		cfg := readFixture(t, f)
+		for _, e := range cfg.Entries {
+			dump := fmt.Sprintf("%+v", e.Argv) + e.Note + e.Host + strings.Join(e.EnvNames, ",")
+			for _, secret := range []string{"secret-a", "secret-b", "secret-z", "never-read", "a-value", "/home/u/secret-memory.json", "t0k3n", "SECRET-IN-URL", "zzz"} {
+				if strings.Contains(dump, secret) {
+					t.Errorf("%s/%s: a value (%q) leaked into %q", f.path, e.Name, secret, dump)
+				}
+			}
+		}
+	}
+}
+
+func TestEmptyAndBroken(t *testing.T) {
+	c, _ := Lookup("claude-desktop")
+	for _, src := range []string{"", "  \n\t", "\ufeff\n"} {
+		cfg, err := Parse("x.json", []byte(src), c, Location{})
+		if err != nil || !cfg.Empty || len(cfg.Entries) != 0 {
+			t.Errorf("Parse(%q) = %+v, %v; want an empty config", src, cfg, err)
+		}
+	}
+	for src, want := range map[string]string{
+		"// only a comment\n":     "no JSON value",
+		`{"mcpServers": {"a": {}`: "want , or }",
+		`{"mcpServers": []}`:      "mcpServers is array, want an object",
+		`[1]`:                     "top level is array",
+		`{"mcpServers": {"a": {"command": "x"}}} junk`: "after the top-level value",
+		`{"a": 'single'}`:             "want a JSON value",
+		"{\"a\": \"unterminated\n\"}": "unterminated string",
+	} {
+		_, err := Parse("x.json", []byte(src), c, Location{})
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Parse(%q) error = %v, want it to say %q", src, err, want)
+		}
+	}
+}
+
+func TestDetect(t *testing.T) {
+	cases := map[string]string{
+		"/home/u/Library/Application Support/Claude/claude_desktop_config.json":                                       "claude-desktop",
+		`C:/Users/u/AppData/Local/Packages/Claude_pzs8sxrjxfjjc/LocalCache/Roaming/Claude/claude_desktop_config.json`: "claude-desktop",
+		"/home/u/.claude.json":                                       "claude-code",
+		"/p/.mcp.json":                                               "claude-code",
+		"/p/.cursor/mcp.json":                                        "cursor",
+		"/p/.vscode/mcp.json":                                        "vscode",
+		"/home/u/.config/Code/User/mcp.json":                         "vscode",
+		"/home/u/.codeium/windsurf/mcp_config.json":                  "windsurf",
+		"/home/u/.config/devin/mcp_config.json":                      "devin",
+		"/p/.gemini/settings.json":                                   "gemini",
+		"/home/u/.config/zed/settings.json":                          "zed",
+		"/home/u/.codex/config.toml":                                 "codex",
+		"/x/saoudrizwan.claude-dev/settings/cline_mcp_settings.json": "cline",
+		"/home/u/.lmstudio/mcp.json":                                 "lmstudio",
+	}
+	for path, want := range cases {
+		c, _, err := Detect(path, nil, "")
+		if err != nil || c.Name != want {
+			t.Errorf("Detect(%s) = %v, %v; want %s", path, c, err, want)
+		}
+	}
+	// Shared names are settled by content.
+	c, _, err := Detect("/tmp/settings.json", []byte(`{"context_servers": {}}`), "")
+	if err != nil || c.Name != "zed" {
+		t.Errorf("settings.json with context_servers: %v, %v", c, err)
+	}
+	c, _, err = Detect("/tmp/mcp.json", []byte(`{"servers": {}}`), "")
+	if err != nil || c.Name != "vscode" {
+		t.Errorf("mcp.json with servers: %v, %v", c, err)
+	}
+	if _, _, err := Detect("/tmp/notes.txt", []byte(`hello`), ""); err == nil || !strings.Contains(err.Error(), "--client") {
+		t.Errorf("unknown file: %v, want an error naming --client", err)
+	}
+	// A project file under the project folder is a project location.
+	_, loc, _ := Detect("/p/.vscode/mcp.json", nil, "/p")
+	if !loc.Project() {
+		t.Errorf("/p/.vscode/mcp.json in project /p: location %+v is not a project location", loc)
+	}
+	_, loc, _ = Detect("/elsewhere/.vscode/mcp.json", nil, "/p")
+	if loc.Project() {
+		t.Errorf("another project's file counted as this project's")
+	}
+}
+
+// Find looks where the table says, per OS, including the MSIX folder.
+func TestFind(t *testing.T) {
+	home := t.TempDir()
+	proj := t.TempDir()
+	write := func(p string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(`{"mcpServers": {}}`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	local := filepath.Join(home, "AppData", "Local")
+	msix := filepath.Join(local, "Packages", "Claude_pzs8sxrjxfjjc", "LocalCache", "Roaming", "Claude", "claude_desktop_config.json")
+	write(msix)
+	write(filepath.Join(home, "Library", "Application Support", "Claude", "claude_desktop_config.json"))
+	write(filepath.Join(home, ".claude.json"))
+	write(filepath.Join(proj, ".mcp.json"))
+	write(filepath.Join(proj, ".vscode", "mcp.json"))
+
+	win := Dirs{OS: "windows", Home: home, LocalAppData: local, AppData: filepath.Join(home, "AppData", "Roaming"), Project: proj}
+	cd, _ := Lookup("claude-desktop")
+	got := Find(win, cd)
+	if len(got) != 1 || got[0].Path != msix {
+		t.Errorf("windows claude-desktop: %+v, want the MSIX file", got)
+	}
+	mac := Dirs{OS: "darwin", Home: home, Project: proj}
+	if got := Find(mac, cd); len(got) != 1 || !strings.Contains(got[0].Path, "Application Support") {
+		t.Errorf("darwin claude-desktop: %+v", got)
+	}
+	all := Find(mac, nil)
+	var names []string
+	for _, f := range all {
+		names = append(names, f.Client.Name+":"+filepath.Base(f.Path)+":"+fmt.Sprint(f.Location.Project()))
+	}
+	want := []string{"claude-desktop:claude_desktop_config.json:false", "claude-code:.mcp.json:true", "claude-code:.claude.json:false", "vscode:mcp.json:true"}
+	if !slices.Equal(names, want) {
+		t.Errorf("Find(all) = %q, want %q", names, want)
+	}
+}
+
+func TestFindUnpinned(t *testing.T) {
+	cases := []struct {
+		argv   string
+		pinned string // "" = no warning
+	}{
+		{"npx -y @modelcontextprotocol/server-memory", "@modelcontextprotocol/server-memory@1.2.3"},
+		{"npx -y @modelcontextprotocol/server-memory@latest", "@modelcontextprotocol/server-memory@1.2.3"},
+		{"npx -y @modelcontextprotocol/server-memory@^2025.1.0", "@modelcontextprotocol/server-memory@1.2.3"},
+		{"npx -y @modelcontextprotocol/server-memory@2026.1.26", ""},
+		{"npx --package pkg@next pkg-bin", "pkg@1.2.3"},
+		{"bunx tool", "tool@1.2.3"},
+		{"uvx mcp-server-time", "mcp-server-time==1.2.3"},
+		{"uvx mcp-server-time==2026.8.18", ""},
+		{"uvx mcp-server-fetch@latest", "mcp-server-fetch==1.2.3"},
+		{"uvx --from git-mcp>=1 git-mcp", "git-mcp==1.2.3"},
+		{"uvx --python 3.12 mcp-server-git==1.0", ""},
+		{"node /opt/x.js", ""},
+		{"/usr/bin/npx.cmd x", "x@1.2.3"},
+	}
+	for _, c := range cases {
+		argv := strings.Fields(c.argv)
+		u := FindUnpinned(argv)
+		got := ""
+		if u != nil {
+			got = u.Pinned("1.2.3")
+			if p := u.PinnedArgv(argv, "1.2.3"); p[u.Index] != got || len(p) != len(argv) {
+				t.Errorf("%s: PinnedArgv = %q", c.argv, p)
+			}
+		}
+		if got != c.pinned {
+			t.Errorf("%s: pinned spelling %q, want %q", c.argv, got, c.pinned)
+		}
+	}
+}

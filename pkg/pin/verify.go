@@ -1,0 +1,135 @@
+package pin
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/mcpsum/mcpsum/pkg/lockfile"
+)
+
+// Status of one server in a verify report.
+const (
+	StatusOK            = "ok"            // matches the lock
+	StatusInformational = "informational" // only informational drift
+	StatusDrift         = "drift"         // definitional drift
+	StatusError         = "error"         // could not be checked
+)
+
+// Outcome is a whole report's verdict.
+type Outcome int
+
+const (
+	Pass      Outcome = iota // every server matches (informational drift allowed unless strict)
+	Fail                     // drift (definitional, or informational with strict)
+	Undecided                // no drift, but a server could not be checked
+)
+
+// ServerResult is one server's verify outcome.
+type ServerResult struct {
+	Name     string
+	Status   string
+	Error    error // for StatusError
+	Findings []lockfile.Finding
+	Took     time.Duration
+	Locked   *lockfile.Server
+	Observed *lockfile.Server // nil unless the server answered in full
+}
+
+// Report is one verify run: observe every selected server, compare it with
+// its entry, classify the differences. Text, --json and SARIF are renderings
+// of it.
+type Report struct {
+	Lockfile string
+	Strict   bool
+	Servers  []*ServerResult // in the order asked for
+}
+
+// Outcome is the verdict: drift beats could-not-decide beats pass.
+func (r *Report) Outcome() Outcome {
+	out := Pass
+	for _, s := range r.Servers {
+		switch {
+		case s.Status == StatusDrift, s.Status == StatusInformational && r.Strict:
+			return Fail
+		case s.Status == StatusError:
+			out = Undecided
+		}
+	}
+	return out
+}
+
+// Verify runs each named server of f with its locked command in its locked
+// era (several at once), lists its surface and compares it with the lock.
+// It never writes the lockfile. opts.Lockfile names the lockfile.
+func Verify(ctx context.Context, f *lockfile.File, names []string, strict bool, opts Options) *Report {
+	rep := &Report{Lockfile: opts.Lockfile, Strict: strict}
+	obs := Each(ctx, names, func(ctx context.Context, n string) (*lockfile.Server, error) {
+		return Observe(ctx, n, f.Servers[n], opts)
+	})
+	for i, n := range names {
+		rep.Servers = append(rep.Servers, Classify(n, f.Servers[n], obs[i]))
+	}
+	return rep
+}
+
+// Classify turns one observation into a result.
+func Classify(name string, locked *lockfile.Server, o Result) *ServerResult {
+	r := &ServerResult{Name: name, Locked: locked, Took: o.Took}
+	var dropped *VersionDroppedError
+	switch {
+	case errors.As(o.Err, &dropped):
+		supported, _ := json.Marshal(dropped.Supported)
+		r.Findings = []lockfile.Finding{{Class: lockfile.Definitional, Kind: lockfile.KindVersionDropped,
+			Change: lockfile.Removed, Locked: dropped.Locked, Observed: string(supported)}}
+	case o.Err != nil:
+		r.Status, r.Error = StatusError, o.Err
+		return r
+	default:
+		r.Observed = o.Entry
+		r.Findings = lockfile.Compare(locked, o.Entry)
+	}
+	r.Status = StatusOK
+	for _, fd := range r.Findings {
+		switch {
+		case fd.Class == lockfile.Definitional:
+			r.Status = StatusDrift
+		case r.Status == StatusOK:
+			r.Status = StatusInformational
+		}
+	}
+	return r
+}
+
+// MaxParallel bounds how many servers Each runs at once.
+const MaxParallel = 8
+
+// Result is one server's entry (or error) from Each.
+type Result struct {
+	Entry *lockfile.Server
+	Err   error
+	Took  time.Duration
+}
+
+// Each runs fn for every name, at most MaxParallel at a time, and returns
+// the results in the order of names.
+func Each(ctx context.Context, names []string, fn func(context.Context, string) (*lockfile.Server, error)) []Result {
+	out := make([]Result, len(names))
+	sem := make(chan struct{}, MaxParallel)
+	var wg sync.WaitGroup
+	for i, n := range names {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			start := time.Now()
+			e, err := fn(ctx, n)
+			out[i] = Result{e, err, time.Since(start)}
+		}()
+	}
+	wg.Wait()
+	return out
+}
