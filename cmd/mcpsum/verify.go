@@ -54,7 +54,7 @@ lockfile and the lockfile's own digests, without running any server.`),
 				return usageErr("verify takes no arguments (got %q); use --name to pick a server", args[0])
 			}
 			if *v.sig.bundle != "" {
-				return a.verifySignature(*v.lockfile, v.sig)
+				return a.verifySignature(ctx, *v.lockfile, v.sig)
 			}
 			if v.sig.any() {
 				return usageErr("--key, --certificate-identity, --certificate-oidc-issuer and --trusted-root need --signature")
