@@ -60,8 +60,9 @@ func Parse(path string, data []byte) (*File, error) {
 	if !utf8.Valid(data) {
 		return nil, fe("", "", errf("not valid UTF-8 (%s)", position(data, invalidUTF8At(data))))
 	}
-	var probe json.RawMessage
-	if err := json.Unmarshal(data, &probe); !json.Valid(data) && err != nil {
+	if !json.Valid(data) {
+		var probe json.RawMessage
+		err := json.Unmarshal(data, &probe) // only for the error's position
 		var se *json.SyntaxError
 		if errors.As(err, &se) {
 			return nil, fe("", "", errf("not valid JSON at %s: %v", position(data, int(se.Offset)), se))
@@ -103,16 +104,17 @@ func Parse(path string, data []byte) (*File, error) {
 	if err != nil {
 		return nil, fe("", "servers", err)
 	}
+	forms := make(map[string]*canonForms, len(entries))
 	for _, e := range entries {
 		if err := ValidName(e.key); err != nil {
 			return nil, fe("", "servers", err)
 		}
-		s, ferr := parseServer(e.val, f.Version)
+		s, cf, ferr := parseServer(e.val, f.Version)
 		if ferr != nil {
 			ferr.File, ferr.Server = path, e.key
 			return nil, ferr
 		}
-		f.Servers[e.key] = s
+		f.Servers[e.key], forms[e.key] = s, cf
 	}
 	names := make([]string, 0, len(f.Servers))
 	for n := range f.Servers {
@@ -120,7 +122,7 @@ func Parse(path string, data []byte) (*File, error) {
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		if err := verify(path, n, f.Servers[n]); err != nil {
+		if err := verify(path, n, f.Servers[n], forms[n]); err != nil {
 			return nil, err
 		}
 	}
@@ -131,12 +133,15 @@ var entryKeys = []string{"command", "envPassthrough", "protocolVersion", "suppor
 	"serverInfo", "instructions", "capabilities", "tools", "prompts", "resources",
 	"resourceTemplates", "policy", "digests"}
 
-// parseServer decodes one entry strictly and normalizes it (items sorted).
-func parseServer(raw json.RawMessage, version int) (*Server, *FormatError) {
-	fe := func(item string, err error) *FormatError { return &FormatError{Item: item, Err: err} }
+// parseServer decodes one entry strictly and normalizes it (items sorted),
+// returning the canonical forms normalize computed.
+func parseServer(raw json.RawMessage, version int) (*Server, *canonForms, *FormatError) {
+	fe := func(item string, err error) (*Server, *canonForms, *FormatError) {
+		return nil, nil, &FormatError{Item: item, Err: err}
+	}
 	ms, err := objectMembers(raw)
 	if err != nil {
-		return nil, fe("", err)
+		return fe("", err)
 	}
 	s := &Server{}
 	have := map[string]bool{}
@@ -152,7 +157,7 @@ func parseServer(raw json.RawMessage, version int) (*Server, *FormatError) {
 			s.ProtocolVersion, err = asString(m.val)
 		case "supportedVersions":
 			if version == 1 {
-				return nil, fe("supportedVersions", errf("a 2026-07-28 (modern) entry needs lockfileVersion 2, and this file says 1"))
+				return fe("supportedVersions", errf("a 2026-07-28 (modern) entry needs lockfileVersion 2, and this file says 1"))
 			}
 			s.SupportedVersions, err = asStrings(m.val)
 		case "serverInfo":
@@ -178,48 +183,48 @@ func parseServer(raw json.RawMessage, version int) (*Server, *FormatError) {
 		case "policy":
 			p, ferr := parsePolicy(m.val)
 			if ferr != nil {
-				return nil, ferr
+				return nil, nil, ferr
 			}
 			s.Policy = p
 		case "digests":
 			digests = m.val
 		default:
-			return nil, fe("", errf("unknown key %s (want one of %s)", quote(m.key), strings.Join(entryKeys, ", ")))
+			return fe("", errf("unknown key %s (want one of %s)", quote(m.key), strings.Join(entryKeys, ", ")))
 		}
 		if err != nil {
-			return nil, fe(m.key, err)
+			return fe(m.key, err)
 		}
 	}
 	for _, k := range entryKeys {
 		if !have[k] && k != "supportedVersions" && k != "policy" {
-			return nil, fe("", errf("missing key %q", k))
+			return fe("", errf("missing key %q", k))
 		}
 	}
-	if ferr := normalize(s); ferr != nil {
-		return nil, ferr
+	forms, ferr := normalize(s)
+	if ferr != nil {
+		return nil, nil, ferr
 	}
 	d, ferr := parseDigests(digests)
 	if ferr != nil {
-		return nil, ferr
+		return nil, nil, ferr
 	}
 	s.Digests = d
 	for i, k := range kinds {
 		locked := *d.items(i)
 		keys := map[string]bool{}
-		for _, it := range *s.items(i) {
-			key, _ := itemKey(it, k.key)
+		for _, key := range forms.keys[i] {
 			keys[key] = true
 			if _, ok := locked[key]; !ok {
-				return nil, fe(k.kind+" "+quote(key), errf("has no digest in digests.%s", k.field))
+				return fe(k.kind+" "+quote(key), errf("has no digest in digests.%s", k.field))
 			}
 		}
 		for _, key := range sortedKeys(locked) {
 			if !keys[key] {
-				return nil, fe("digests."+k.field, errf("has a digest for %s %s, which is not locked", k.kind, quote(key)))
+				return fe("digests."+k.field, errf("has a digest for %s %s, which is not locked", k.kind, quote(key)))
 			}
 		}
 	}
-	return s, nil
+	return s, forms, nil
 }
 
 func indexOfField(field string) int {

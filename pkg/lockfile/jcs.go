@@ -1,0 +1,503 @@
+package lockfile
+
+import (
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// appendCanonical is mcpsum's RFC 8785 (JCS) canonicaliser: one pass over a
+// JSON value that checks it strictly and appends its canonical form to dst.
+// It agrees byte for byte with github.com/gowebpki/jcs (the reference, kept
+// in the tests: FuzzCanonicalAgreesWithReference) and is several times
+// faster, because every digest of a lockfile is recomputed on every load
+// (I3). Besides JCS's own refusals (bad syntax, lone surrogates, numbers out
+// of double range, duplicate keys) it refuses numbers whose exact value JCS
+// would change (checkNumber), so that two different surfaces never share a
+// digest, when exact is set (exact false is plain RFC 8785).
+//
+// raw must be valid UTF-8 (the caller checks once for the whole input).
+// Errors carry the path of the offending value, e.g. "inputSchema.properties".
+func appendCanonical(dst, raw []byte, exact bool) ([]byte, error) {
+	c := canonicaliser{src: raw, exact: exact}
+	i := skipWS(raw, 0)
+	out, i, err := c.value(dst, i, 0)
+	if err != nil {
+		return nil, err.finish()
+	}
+	if i = skipWS(raw, i); i != len(raw) {
+		return nil, errf("not valid UTF-8 JSON: unexpected %s after the value", quote(string(raw[i:min(len(raw), i+10)])))
+	}
+	return out, nil
+}
+
+// maxDepth bounds nesting, as the reference does.
+const maxDepth = 10000
+
+type canonicaliser struct {
+	src []byte
+	// keyField, if set, is a member of the top-level object whose string
+	// value is wanted (an item's key); key and hasKey receive it.
+	keyField string
+	key      string
+	hasKey   bool
+	exact    bool       // refuse numbers whose value JCS changes
+	members  []member16 // scratch stack of object members, shared by all levels
+}
+
+// member16 is one object member being sorted: its decoded key and the span
+// of its canonical `"key":value` text in the output.
+type member16 struct {
+	key        string
+	start, end int
+}
+
+// pathError is an error inside a value; each level of the walk adds its
+// step to path on the way out (innermost first).
+type pathError struct {
+	msg    string
+	path   []string
+	syntax bool // not JSON at all
+}
+
+func (e *pathError) finish() error {
+	if len(e.path) == 0 {
+		return errf("%s at top level", e.msg)
+	}
+	slices.Reverse(e.path)
+	return errf("%s at %s", e.msg, strings.TrimPrefix(strings.Join(e.path, ""), "."))
+}
+
+func syntaxErr(what string) *pathError {
+	return &pathError{msg: "not valid UTF-8 JSON: " + what, syntax: true}
+}
+
+func skipWS(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+func (c *canonicaliser) value(dst []byte, i, depth int) ([]byte, int, *pathError) {
+	src := c.src
+	if i >= len(src) {
+		return nil, i, syntaxErr("unexpected end")
+	}
+	switch src[i] {
+	case '{':
+		return c.object(dst, i, depth+1)
+	case '[':
+		return c.array(dst, i, depth+1)
+	case '"':
+		s, j, raw, err := c.str(i, false)
+		if err != nil {
+			return nil, j, err
+		}
+		if raw {
+			return append(dst, src[i:j]...), j, nil
+		}
+		return jcsString(dst, s), j, nil
+	case 't':
+		return c.literal(dst, i, "true")
+	case 'f':
+		return c.literal(dst, i, "false")
+	case 'n':
+		return c.literal(dst, i, "null")
+	}
+	return c.number(dst, i)
+}
+
+func (c *canonicaliser) literal(dst []byte, i int, lit string) ([]byte, int, *pathError) {
+	if j := i + len(lit); j > len(c.src) || string(c.src[i:j]) != lit {
+		return nil, i, syntaxErr("bad literal")
+	}
+	return append(dst, lit...), i + len(lit), nil
+}
+
+func (c *canonicaliser) array(dst []byte, i, depth int) ([]byte, int, *pathError) {
+	if depth > maxDepth {
+		return nil, i, syntaxErr("nested too deeply")
+	}
+	dst = append(dst, '[')
+	i = skipWS(c.src, i+1)
+	if i < len(c.src) && c.src[i] == ']' {
+		return append(dst, ']'), i + 1, nil
+	}
+	for n := 0; ; n++ {
+		if n > 0 {
+			dst = append(dst, ',')
+		}
+		var err *pathError
+		if dst, i, err = c.value(dst, i, depth); err != nil {
+			err.path = append(err.path, "["+strconv.Itoa(n)+"]")
+			return nil, i, err
+		}
+		i = skipWS(c.src, i)
+		if i >= len(c.src) {
+			return nil, i, syntaxErr("unterminated array")
+		}
+		switch c.src[i] {
+		case ',':
+			i = skipWS(c.src, i+1)
+		case ']':
+			return append(dst, ']'), i + 1, nil
+		default:
+			return nil, i, syntaxErr("want , or ] in an array")
+		}
+	}
+}
+
+func (c *canonicaliser) object(dst []byte, i, depth int) ([]byte, int, *pathError) {
+	if depth > maxDepth {
+		return nil, i, syntaxErr("nested too deeply")
+	}
+	dst = append(dst, '{')
+	mark := len(dst)
+	base := len(c.members)
+	defer func() { c.members = c.members[:base] }()
+	i = skipWS(c.src, i+1)
+	if i < len(c.src) && c.src[i] == '}' {
+		return append(dst, '}'), i + 1, nil
+	}
+	sorted := true
+	for n := 0; ; n++ {
+		if i >= len(c.src) || c.src[i] != '"' {
+			return nil, i, syntaxErr("want a string key in an object")
+		}
+		key, j, raw, err := c.str(i, true)
+		if err != nil {
+			return nil, j, err
+		}
+		if n > 0 {
+			dst = append(dst, ',')
+		}
+		start := len(dst)
+		if raw {
+			dst = append(dst, c.src[i:j]...)
+		} else {
+			dst = jcsString(dst, key)
+		}
+		i = skipWS(c.src, j)
+		if i >= len(c.src) || c.src[i] != ':' {
+			return nil, i, syntaxErr("want : after an object key")
+		}
+		dst = append(dst, ':')
+		i = skipWS(c.src, i+1)
+		if depth == 1 && c.keyField != "" && key == c.keyField && !c.hasKey {
+			if err := c.itemKey(i); err != nil {
+				return nil, i, err
+			}
+		}
+		if dst, i, err = c.value(dst, i, depth); err != nil {
+			if isIdent(key) {
+				err.path = append(err.path, "."+key)
+			} else {
+				err.path = append(err.path, "["+quote(key)+"]")
+			}
+			return nil, i, err
+		}
+		if n > 0 && sorted && compareUTF16(c.members[len(c.members)-1].key, key) >= 0 {
+			sorted = false
+		}
+		c.members = append(c.members, member16{key, start, len(dst)})
+		i = skipWS(c.src, i)
+		if i >= len(c.src) {
+			return nil, i, syntaxErr("unterminated object")
+		}
+		if c.src[i] == '}' {
+			i++
+			break
+		}
+		if c.src[i] != ',' {
+			return nil, i, syntaxErr("want , or } in an object")
+		}
+		i = skipWS(c.src, i+1)
+	}
+	if sorted {
+		return append(dst, '}'), i, nil
+	}
+	ms := c.members[base:]
+	slices.SortStableFunc(ms, func(a, b member16) int { return compareUTF16(a.key, b.key) })
+	for k := 1; k < len(ms); k++ {
+		if ms[k].key == ms[k-1].key {
+			return nil, i, &pathError{msg: "duplicate key " + quote(ms[k].key)}
+		}
+	}
+	region := append([]byte(nil), dst[mark:]...)
+	dst = dst[:mark]
+	for k, m := range ms {
+		if k > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, region[m.start-mark:m.end-mark]...)
+	}
+	return append(dst, '}'), i, nil
+}
+
+// itemKey records the string at i as the item's key.
+func (c *canonicaliser) itemKey(i int) *pathError {
+	if i >= len(c.src) || c.src[i] != '"' {
+		return &pathError{msg: "item field " + strconv.Quote(c.keyField) + ": want a string, got " + typeName(c.src[i:])}
+	}
+	s, _, _, err := c.str(i, true)
+	if err != nil {
+		return err
+	}
+	c.key, c.hasKey = s, true
+	return nil
+}
+
+// canonicalItem is appendCanonical (exact) for an item, also returning the
+// string value of its top-level member keyField.
+func canonicalItem(raw []byte, keyField string) ([]byte, string, error) {
+	c := canonicaliser{src: raw, exact: true, keyField: keyField}
+	i := skipWS(raw, 0)
+	out, i, perr := c.value(make([]byte, 0, len(raw)), i, 0)
+	if perr != nil {
+		if perr.syntax {
+			return nil, "", perr.finish() // an item that is not JSON has no key
+		}
+		return nil, c.key, perr.finish()
+	}
+	if i = skipWS(raw, i); i != len(raw) {
+		return nil, c.key, errf("not valid UTF-8 JSON: unexpected %s after the value", quote(string(raw[i:min(len(raw), i+10)])))
+	}
+	if !c.hasKey {
+		return nil, "", errf("item has no %q field", keyField)
+	}
+	return out, c.key, nil
+}
+
+// compareUTF16 orders strings by their UTF-16 code units, as RFC 8785 sorts
+// object keys. It differs from byte order only between a supplementary
+// character (a surrogate pair, 0xD800...) and U+E000...U+FFFF.
+func compareUTF16(a, b string) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	if n == len(a) || n == len(b) {
+		return len(a) - len(b)
+	}
+	for n > 0 && !utf8.RuneStart(a[n]) {
+		n--
+	}
+	ra, _ := utf8.DecodeRuneInString(a[n:])
+	rb, _ := utf8.DecodeRuneInString(b[n:])
+	ua, ub := firstUnit(ra), firstUnit(rb)
+	if ua != ub {
+		return int(ua) - int(ub)
+	}
+	return int(ra) - int(rb) // same high surrogate: the low ones follow code point order
+}
+
+func firstUnit(r rune) rune {
+	if r >= 0x10000 {
+		hi, _ := utf16.EncodeRune(r)
+		return hi
+	}
+	return r
+}
+
+// str reads the string token at i. raw reports that the token's bytes are
+// already its canonical form (no escapes), in which case s is the value only
+// if key is set; otherwise s is the decoded value.
+func (c *canonicaliser) str(i int, key bool) (s string, end int, raw bool, err *pathError) {
+	src := c.src
+	j := i + 1
+	for j < len(src) {
+		b := src[j]
+		if b == '"' {
+			if key {
+				s = string(src[i+1 : j])
+			}
+			return s, j + 1, true, nil
+		}
+		if b == '\\' {
+			break
+		}
+		if b < 0x20 {
+			return "", j, false, syntaxErr("control character in a string")
+		}
+		j++
+	}
+	if j >= len(src) {
+		return "", j, false, syntaxErr("unterminated string")
+	}
+	// Escapes: decode.
+	buf := append(make([]byte, 0, j-i+16), src[i+1:j]...)
+	for j < len(src) {
+		b := src[j]
+		switch {
+		case b == '"':
+			return string(buf), j + 1, false, nil
+		case b < 0x20:
+			return "", j, false, syntaxErr("control character in a string")
+		case b != '\\':
+			buf = append(buf, b)
+			j++
+			continue
+		}
+		if j+1 >= len(src) {
+			break
+		}
+		switch e := src[j+1]; e {
+		case '"', '\\', '/':
+			buf = append(buf, e)
+			j += 2
+		case 'b':
+			buf, j = append(buf, '\b'), j+2
+		case 'f':
+			buf, j = append(buf, '\f'), j+2
+		case 'n':
+			buf, j = append(buf, '\n'), j+2
+		case 'r':
+			buf, j = append(buf, '\r'), j+2
+		case 't':
+			buf, j = append(buf, '\t'), j+2
+		case 'u':
+			u, ok := hex4(src, j+2)
+			if !ok {
+				return "", j, false, syntaxErr("bad \\u escape")
+			}
+			j += 6
+			r := rune(u)
+			switch {
+			case utf16.IsSurrogate(r) && r >= 0xDC00:
+				return "", j, false, &pathError{msg: "lone UTF-16 surrogate \\u" + strconv.FormatInt(int64(u), 16)}
+			case utf16.IsSurrogate(r):
+				lo, ok := rune(0), false
+				if j+1 < len(src) && src[j] == '\\' && src[j+1] == 'u' {
+					var l uint16
+					l, ok = hex4(src, j+2)
+					lo = rune(l)
+				}
+				if !ok || lo < 0xDC00 || lo > 0xDFFF {
+					return "", j, false, &pathError{msg: "lone UTF-16 surrogate \\u" + strconv.FormatInt(int64(u), 16)}
+				}
+				r = utf16.DecodeRune(r, lo)
+				j += 6
+			}
+			buf = utf8.AppendRune(buf, r)
+		default:
+			return "", j, false, syntaxErr("bad escape in a string")
+		}
+	}
+	return "", j, false, syntaxErr("unterminated string")
+}
+
+func hex4(b []byte, i int) (uint16, bool) {
+	if i+4 > len(b) {
+		return 0, false
+	}
+	var v uint16
+	for _, c := range b[i : i+4] {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c -= 'a' - 10
+		case 'A' <= c && c <= 'F':
+			c -= 'A' - 10
+		default:
+			return 0, false
+		}
+		v = v<<4 | uint16(c)
+	}
+	return v, true
+}
+
+// number reads the number at i (RFC 8259 grammar) and appends its RFC 8785
+// form. Integers of up to 15 digits are their own canonical form.
+func (c *canonicaliser) number(dst []byte, i int) ([]byte, int, *pathError) {
+	src := c.src
+	j := i
+	if j < len(src) && src[j] == '-' {
+		j++
+	}
+	digits := j
+	switch {
+	case j < len(src) && src[j] == '0':
+		j++
+	case j < len(src) && '1' <= src[j] && src[j] <= '9':
+		for j < len(src) && '0' <= src[j] && src[j] <= '9' {
+			j++
+		}
+	default:
+		return nil, j, syntaxErr("want a value")
+	}
+	intEnd := j
+	if j < len(src) && src[j] == '.' {
+		j++
+		k := j
+		for j < len(src) && '0' <= src[j] && src[j] <= '9' {
+			j++
+		}
+		if j == k {
+			return nil, j, syntaxErr("bad number")
+		}
+	}
+	if j < len(src) && (src[j] == 'e' || src[j] == 'E') {
+		j++
+		if j < len(src) && (src[j] == '+' || src[j] == '-') {
+			j++
+		}
+		k := j
+		for j < len(src) && '0' <= src[j] && src[j] <= '9' {
+			j++
+		}
+		if j == k {
+			return nil, j, syntaxErr("bad number")
+		}
+	}
+	lit := src[i:j]
+	if intEnd == j && intEnd-digits <= 15 && string(lit) != "-0" {
+		return append(dst, lit...), j, nil // an exact double, written as is
+	}
+	if c.exact {
+		if err := checkNumber(string(lit)); err != nil {
+			return nil, j, &pathError{msg: err.Error()}
+		}
+	}
+	f, err := strconv.ParseFloat(string(lit), 64)
+	if err != nil {
+		return nil, j, &pathError{msg: "number " + quote(string(lit)) + " is out of range for an IEEE double, which RFC 8785 requires"}
+	}
+	return appendES6Number(dst, f), j, nil
+}
+
+// appendES6Number appends the ECMAScript 6 Number.prototype.toString form
+// of a finite f, which RFC 8785 uses for numbers.
+func appendES6Number(dst []byte, f float64) []byte {
+	if f == 0 {
+		return append(dst, '0') // also -0
+	}
+	if f < 0 {
+		dst = append(dst, '-')
+		f = -f
+	}
+	if f < 1e21 && f >= 1e-6 {
+		return strconv.AppendFloat(dst, f, 'f', -1, 64)
+	}
+	start := len(dst)
+	dst = strconv.AppendFloat(dst, f, 'e', -1, 64)
+	// Go writes e+09 / e-07; ES6 writes e+9 / e-7.
+	for k := start; k < len(dst); k++ {
+		if dst[k] == 'e' && k+2 < len(dst) && dst[k+2] == '0' {
+			return append(dst[:k+2], dst[k+3:]...)
+		}
+	}
+	return dst
+}
+
+// es6Number is appendES6Number as a string ("null" for NaN and infinities).
+func es6Number(f float64) string {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return "null"
+	}
+	return string(appendES6Number(nil, f))
+}
