@@ -33,6 +33,10 @@ type File struct {
 	// Informational: read as-is, set by the writer, omitted when empty.
 	Generator string
 	Servers   map[string]*Server
+
+	// src is the bytes Parse read this File from, so UpdateFrom can skip a
+	// second parse of an unchanged file.
+	src []byte
 }
 
 // Server is one servers.<name> entry.

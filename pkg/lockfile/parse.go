@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"unicode/utf8"
 )
 
@@ -54,6 +55,7 @@ func isAlnum(c byte) bool {
 // does not match its content is *IntegrityError. Items may appear in any
 // order in the file; they are returned sorted by key.
 func Parse(path string, data []byte) (*File, error) {
+	parses.Add(1)
 	fe := func(server, item string, err error) error {
 		return &FormatError{File: path, Server: server, Item: item, Err: err}
 	}
@@ -126,8 +128,12 @@ func Parse(path string, data []byte) (*File, error) {
 			return nil, err
 		}
 	}
+	f.src = data
 	return f, nil
 }
+
+// parses counts Parse calls (tests check that a re-lock parses once).
+var parses atomic.Int64
 
 var entryKeys = []string{"command", "envPassthrough", "protocolVersion", "supportedVersions",
 	"serverInfo", "instructions", "capabilities", "tools", "prompts", "resources",

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -33,6 +34,15 @@ import (
 // old or the new file, never a torn one (at worst a stray ".mcp.lock*"
 // temporary file). If path is a symbolic link, its target is replaced.
 func Update(path string, fn func(f *File) error) error {
+	return UpdateFrom(path, nil, fn)
+}
+
+// UpdateFrom is Update for a caller that already loaded the file: when the
+// bytes read under the lock are exactly those loaded was parsed from, step 1
+// reuses loaded instead of parsing (and checking every digest) again. loaded
+// (from Load or Parse, possibly nil) must not have been modified since; fn
+// gets a copy of it with its own Servers map.
+func UpdateFrom(path string, loaded *File, fn func(f *File) error) error {
 	if real, err := filepath.EvalSymlinks(path); err == nil {
 		path = real
 	}
@@ -59,6 +69,8 @@ func Update(path string, fn func(f *File) error) error {
 		old = nil
 	case err != nil:
 		return fmt.Errorf("read lockfile: %w", err)
+	case loaded != nil && loaded.src != nil && bytes.Equal(loaded.src, old):
+		f = &File{Version: loaded.Version, Generator: loaded.Generator, Servers: maps.Clone(loaded.Servers)}
 	default:
 		if f, err = Parse(path, old); err != nil {
 			return err
