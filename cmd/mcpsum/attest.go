@@ -87,13 +87,15 @@ func callAttest(ctx context.Context, op string, data []byte, args ...string) (*a
 		if err == nil {
 			why = fmt.Sprintf("speaks protocol %d, this mcpsum speaks %d", resp.Protocol, attestproto.Version)
 		} else if runErr != nil {
-			why = runErr.Error()
+			why += " (" + runErr.Error() + ")"
 		}
 		if tail := strings.TrimSpace(stderr.String()); tail != "" {
 			why += ": " + oneLine(tail, 300)
 		}
-		return nil, &exitError{code: exitUndecided, err: fmt.Errorf("%s (%s) %s; install mcpsum and %s of the same version with 'go install github.com/mcpsum/mcpsum/cmd/...@%s'",
-			attestproto.Command, quoteArg(helper), why, attestproto.Command, installVersion())}
+		return nil, foreignHelper(helper, why)
+	}
+	if resp.Exit == attestproto.ExitOK && (op == "verify" && resp.Signer == nil || op == "sign" && len(resp.Bundle) == 0) {
+		return nil, foreignHelper(helper, "answered "+op+" without its result")
 	}
 	if resp.Exit == attestproto.ExitOK && runErr != nil {
 		return nil, &exitError{code: exitUndecided, err: fmt.Errorf("%s (%s): %v", attestproto.Command, quoteArg(helper), runErr)}
@@ -106,4 +108,11 @@ func callAttest(ctx context.Context, op string, data []byte, args ...string) (*a
 		return &resp, &exitError{code: code, err: errors.New(resp.Error)}
 	}
 	return &resp, nil
+}
+
+// foreignHelper is the error for a helper that does not speak this mcpsum's
+// protocol.
+func foreignHelper(helper, why string) error {
+	return &exitError{code: exitUndecided, err: fmt.Errorf("%s (%s) %s; install mcpsum and %s of the same version with 'go install github.com/mcpsum/mcpsum/cmd/...@%s'",
+		attestproto.Command, quoteArg(helper), why, attestproto.Command, installVersion())}
 }
