@@ -175,14 +175,14 @@ func checkItem(raw json.RawMessage, keyField string) (json.RawMessage, []byte, s
 		}
 		return nil, nil, "", errf("item is not a JSON object (got %s)", typeName(raw))
 	}
-	c, key, err := canonicalItem(raw, keyField)
+	c, compacted, key, err := canonicalItem(raw, keyField)
 	if err != nil {
 		if key == "" { // name the item if its key can be read at all
 			key, _ = itemKey(raw, keyField)
 		}
 		return nil, nil, key, err
 	}
-	return compact(raw), c, key, nil
+	return compacted, c, key, nil
 }
 
 type byKeys struct {

@@ -46,6 +46,11 @@ type canonicaliser struct {
 	hasKey   bool
 	exact    bool       // refuse numbers whose value JCS changes
 	members  []member16 // scratch stack of object members, shared by all levels
+	// compact, if wantCompact, receives src without its insignificant
+	// white space (key order and escapes kept), built on the same pass.
+	wantCompact bool
+	compact     []byte
+	cpos        int // src[cpos:] is not yet copied to compact
 }
 
 // member16 is one object member being sorted: its decoded key and the span
@@ -73,6 +78,16 @@ func (e *pathError) finish() error {
 
 func syntaxErr(what string) *pathError {
 	return &pathError{msg: "not valid UTF-8 JSON: " + what, syntax: true}
+}
+
+// ws skips white space at i, and leaves it out of the compact form.
+func (c *canonicaliser) ws(i int) int {
+	j := skipWS(c.src, i)
+	if j > i && c.wantCompact {
+		c.compact = append(c.compact, c.src[c.cpos:i]...)
+		c.cpos = j
+	}
+	return j
 }
 
 func skipWS(b []byte, i int) int {
@@ -123,7 +138,7 @@ func (c *canonicaliser) array(dst []byte, i, depth int) ([]byte, int, *pathError
 		return nil, i, syntaxErr("nested too deeply")
 	}
 	dst = append(dst, '[')
-	i = skipWS(c.src, i+1)
+	i = c.ws(i + 1)
 	if i < len(c.src) && c.src[i] == ']' {
 		return append(dst, ']'), i + 1, nil
 	}
@@ -136,13 +151,13 @@ func (c *canonicaliser) array(dst []byte, i, depth int) ([]byte, int, *pathError
 			err.path = append(err.path, "["+strconv.Itoa(n)+"]")
 			return nil, i, err
 		}
-		i = skipWS(c.src, i)
+		i = c.ws(i)
 		if i >= len(c.src) {
 			return nil, i, syntaxErr("unterminated array")
 		}
 		switch c.src[i] {
 		case ',':
-			i = skipWS(c.src, i+1)
+			i = c.ws(i + 1)
 		case ']':
 			return append(dst, ']'), i + 1, nil
 		default:
@@ -159,7 +174,7 @@ func (c *canonicaliser) object(dst []byte, i, depth int) ([]byte, int, *pathErro
 	mark := len(dst)
 	base := len(c.members)
 	defer func() { c.members = c.members[:base] }()
-	i = skipWS(c.src, i+1)
+	i = c.ws(i + 1)
 	if i < len(c.src) && c.src[i] == '}' {
 		return append(dst, '}'), i + 1, nil
 	}
@@ -181,12 +196,12 @@ func (c *canonicaliser) object(dst []byte, i, depth int) ([]byte, int, *pathErro
 		} else {
 			dst = jcsString(dst, key)
 		}
-		i = skipWS(c.src, j)
+		i = c.ws(j)
 		if i >= len(c.src) || c.src[i] != ':' {
 			return nil, i, syntaxErr("want : after an object key")
 		}
 		dst = append(dst, ':')
-		i = skipWS(c.src, i+1)
+		i = c.ws(i + 1)
 		if depth == 1 && c.keyField != "" && key == c.keyField && !c.hasKey {
 			if err := c.itemKey(i); err != nil {
 				return nil, i, err
@@ -204,7 +219,7 @@ func (c *canonicaliser) object(dst []byte, i, depth int) ([]byte, int, *pathErro
 			sorted = false
 		}
 		c.members = append(c.members, member16{key, start, len(dst)})
-		i = skipWS(c.src, i)
+		i = c.ws(i)
 		if i >= len(c.src) {
 			return nil, i, syntaxErr("unterminated object")
 		}
@@ -215,7 +230,7 @@ func (c *canonicaliser) object(dst []byte, i, depth int) ([]byte, int, *pathErro
 		if c.src[i] != ',' {
 			return nil, i, syntaxErr("want , or } in an object")
 		}
-		i = skipWS(c.src, i+1)
+		i = c.ws(i + 1)
 	}
 	if sorted {
 		return append(dst, '}'), i, nil
@@ -253,23 +268,23 @@ func (c *canonicaliser) itemKey(i int) *pathError {
 
 // canonicalItem is appendCanonical (exact) for an item, also returning the
 // string value of its top-level member keyField.
-func canonicalItem(raw []byte, keyField string) ([]byte, string, error) {
-	c := canonicaliser{src: raw, exact: true, keyField: keyField}
-	i := skipWS(raw, 0)
+func canonicalItem(raw []byte, keyField string) (canon, compacted []byte, key string, err error) {
+	c := canonicaliser{src: raw, exact: true, keyField: keyField, wantCompact: true, compact: make([]byte, 0, len(raw))}
+	i := c.ws(0)
 	out, i, perr := c.value(make([]byte, 0, len(raw)), i, 0)
 	if perr != nil {
 		if perr.syntax {
-			return nil, "", perr.finish() // an item that is not JSON has no key
+			return nil, nil, "", perr.finish() // an item that is not JSON has no key
 		}
-		return nil, c.key, perr.finish()
+		return nil, nil, c.key, perr.finish()
 	}
-	if i = skipWS(raw, i); i != len(raw) {
-		return nil, c.key, errf("not valid UTF-8 JSON: unexpected %s after the value", quote(string(raw[i:min(len(raw), i+10)])))
+	if i = c.ws(i); i != len(raw) {
+		return nil, nil, c.key, errf("not valid UTF-8 JSON: unexpected %s after the value", quote(string(raw[i:min(len(raw), i+10)])))
 	}
 	if !c.hasKey {
-		return nil, "", errf("item has no %q field", keyField)
+		return nil, nil, "", errf("item has no %q field", keyField)
 	}
-	return out, c.key, nil
+	return out, append(c.compact, raw[c.cpos:]...), c.key, nil
 }
 
 // compareUTF16 orders strings by their UTF-16 code units, as RFC 8785 sorts

@@ -2,6 +2,7 @@ package lockfile
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -27,6 +28,7 @@ var canonicalSeeds = []string{
 	`{"peach":1,"péché":2,"pêche":3,"sin":4,"\u20ac":5,"\r":6,"1":7,"\u0080":8,"\u00f6":9,"\ud83d\ude00":10}`,
 	` [ 1 , { "a" : "b" } ] `, `[1] x`, `1 2`, `{"a":[1,{"b":null}]}  `, `[[[[[[[[[[]]]]]]]]]]`,
 	`{"numbers":[333333333.33333329,1E30,4.50,2e-3,0.000000000000000000000000001]}`,
+	` { "name" : "x y" ,` + "\n\t" + `"d":[ 1 , "a\" b" , { } ] } `, `{"name":"n","s":"  spaces  inside  "}`,
 }
 
 func FuzzCanonicalAgreesWithReference(f *testing.F) {
@@ -50,6 +52,16 @@ func FuzzCanonicalAgreesWithReference(f *testing.F) {
 			t.Fatalf("reference refuses %q (%v), ours gives %s", data, refErr, got)
 		case err == nil && !bytes.Equal(got, ref):
 			t.Fatalf("canonical forms differ for %q:\nours      %s\nreference %s", data, got, ref)
+		}
+		// The item reader's compact form (built on the same pass) is what
+		// encoding/json's Compact writes.
+		if utf8.Valid(data) {
+			if _, compacted, _, err := canonicalItem(data, "name"); err == nil {
+				var want bytes.Buffer
+				if cerr := json.Compact(&want, data); cerr != nil || !bytes.Equal(compacted, want.Bytes()) {
+					t.Fatalf("compact form of %q: %q, json.Compact %q (%v)", data, compacted, want.Bytes(), cerr)
+				}
+			}
 		}
 		// The exact mode (lockfile content) accepts a subset, with the same bytes.
 		if utf8.Valid(data) {
