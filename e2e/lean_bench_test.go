@@ -34,7 +34,7 @@ func TestLeanBench(t *testing.T) {
 		rounds = n
 	}
 	srv, relay := proxyServers(t)
-	hello, bare := benchBins(t)
+	hello, bare, bigsrv := benchBins(t)
 	base := os.Getenv("MCPSUM_BENCH_BASELINE")
 	mcpsums := map[string]string{"now": bin.mcpsum}
 	variants := []string{"now"}
@@ -46,7 +46,7 @@ func TestLeanBench(t *testing.T) {
 	dir := t.TempDir()
 	lock := filepath.Join(dir, "mcp.lock")
 	fast := []string{srv, "-versions", "2025-11-25"}
-	big := []string{srv, "-versions", "2025-11-25", "-tools", "990"} // + its 10 own: 1,000 tools
+	big := []string{bigsrv, "-tools", "1000"}
 	mustLock(t, dir, nil, append([]string{"--name", "fast", "--"}, fast...)...)
 	mustLock(t, dir, nil, "--name", "slowstart", "--", srv, "-versions", "2025-11-25", "-start-delay", "1s")
 	bigDir := t.TempDir() // a lock holding only the 1,000-tool server
@@ -79,9 +79,9 @@ func TestLeanBench(t *testing.T) {
 		}
 		// 2. first initialize answered from the lock (server needs 1 s) vs a
 		// relay's first initialize of a fast server.
-		m.first("relay-init", t, append([]string{relay}, fast...), false)
+		m.first("relay-init", t, append([]string{relay}, fast...), "")
 		for _, v := range variants {
-			m.first("proxy-slow-init/"+v, t, []string{mcpsums[v], "proxy", "--lockfile", lock, "--name", "slowstart"}, false)
+			m.first("proxy-slow-init/"+v, t, []string{mcpsums[v], "proxy", "--lockfile", lock, "--name", "slowstart"}, "")
 		}
 		// 3. peak RSS with 8 MiB results
 		m.bigResults("relay", t, append([]string{relay}, fast...))
@@ -103,15 +103,16 @@ func TestLeanBench(t *testing.T) {
 		// 6. initialize with a 1,000-tool lock vs the server's own answer:
 		// the round trip once each process had 500 ms to start, and from exec.
 		m.warmInit("direct-big-init", t, big)
-		m.first("direct-big-init-cold", t, big, false)
+		m.first("direct-big-init-cold", t, big, "")
 		for _, v := range variants {
 			m.warmInit("proxy-big-init/"+v, t, []string{mcpsums[v], "proxy", "--lockfile", bigLock, "--name", "big"})
-			m.first("proxy-big-init-cold/"+v, t, []string{mcpsums[v], "proxy", "--lockfile", bigLock, "--name", "big"}, false)
+			m.first("proxy-big-init-cold/"+v, t, []string{mcpsums[v], "proxy", "--lockfile", bigLock, "--name", "big"}, "")
 		}
 		// 7. first tools/call with 1,000 tools vs a relay
-		m.first("relay-big-call", t, append([]string{relay}, big...), true)
+		const call = `{"name":"t0001","arguments":{"text":"x"}}`
+		m.first("relay-big-call", t, append([]string{relay}, big...), call)
 		for _, v := range variants {
-			m.first("proxy-big-call/"+v, t, []string{mcpsums[v], "proxy", "--lockfile", bigLock, "--name", "big"}, true)
+			m.first("proxy-big-call/"+v, t, []string{mcpsums[v], "proxy", "--lockfile", bigLock, "--name", "big"}, call)
 		}
 		// 8. show of a 1,000-tool lock
 		for _, v := range variants {
@@ -194,13 +195,15 @@ func (m *measures) med(key string) time.Duration {
 }
 
 // first times a fresh process from exec to its answer to initialize (or,
-// with call, to the first tools/call after the handshake).
-func (m *measures) first(key string, t *testing.T, argv []string, call bool) {
+// with call, to the answer to that first tools/call after the handshake).
+func (m *measures) first(key string, t *testing.T, argv []string, call string) {
 	start := time.Now()
 	c := startBench(t, argv)
 	c.initialize()
-	if call {
-		c.call(`{"name":"add","arguments":{"a":1,"b":2}}`)
+	if call != "" {
+		if r := c.call(call); !strings.Contains(string(r), `"result"`) {
+			t.Fatalf("%s: the call failed: %s", key, r)
+		}
 	}
 	m.add(key, time.Since(start))
 	c.close()
@@ -233,18 +236,19 @@ func (m *measures) bigResults(key string, t *testing.T, argv []string) {
 }
 
 var benchOnce struct {
-	once        sync.Once
-	hello, bare string
-	err         error
+	once                sync.Once
+	hello, bare, bigsrv string
+	err                 error
 }
 
-// benchBins builds the hello-world floor and the bare listing client.
-func benchBins(t *testing.T) (hello, bare string) {
+// benchBins builds the hello-world floor, the bare listing client and the
+// fast-starting 1,000-tool server.
+func benchBins(t *testing.T) (hello, bare, bigsrv string) {
 	benchOnce.once.Do(func() {
 		for _, b := range []struct {
 			dst *string
 			pkg string
-		}{{&benchOnce.hello, "hello"}, {&benchOnce.bare, "bareclient"}} {
+		}{{&benchOnce.hello, "hello"}, {&benchOnce.bare, "bareclient"}, {&benchOnce.bigsrv, "bigsrv"}} {
 			*b.dst = filepath.Join(bin.dir, b.pkg)
 			cmd := exec.Command("go", "build", "-o", *b.dst, "github.com/mcpsum/mcpsum/e2e/servers/"+b.pkg)
 			cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
@@ -257,5 +261,5 @@ func benchBins(t *testing.T) (hello, bare string) {
 	if benchOnce.err != nil {
 		t.Fatal(benchOnce.err)
 	}
-	return benchOnce.hello, benchOnce.bare
+	return benchOnce.hello, benchOnce.bare, benchOnce.bigsrv
 }
