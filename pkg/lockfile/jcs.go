@@ -1,6 +1,7 @@
 package lockfile
 
 import (
+	"bytes"
 	"math"
 	"slices"
 	"strconv"
@@ -56,7 +57,7 @@ type canonicaliser struct {
 // member16 is one object member being sorted: its decoded key and the span
 // of its canonical `"key":value` text in the output.
 type member16 struct {
-	key        string
+	key        []byte
 	start, end int
 }
 
@@ -183,9 +184,14 @@ func (c *canonicaliser) object(dst []byte, i, depth int) ([]byte, int, *pathErro
 		if i >= len(c.src) || c.src[i] != '"' {
 			return nil, i, syntaxErr("want a string key in an object")
 		}
-		key, j, raw, err := c.str(i, true)
+		skey, j, raw, err := c.str(i, false)
 		if err != nil {
 			return nil, j, err
+		}
+		// The key as bytes: a slice of the input unless it had escapes.
+		key := c.src[i+1 : j-1]
+		if !raw {
+			key = []byte(skey)
 		}
 		if n > 0 {
 			dst = append(dst, ',')
@@ -194,7 +200,7 @@ func (c *canonicaliser) object(dst []byte, i, depth int) ([]byte, int, *pathErro
 		if raw {
 			dst = append(dst, c.src[i:j]...)
 		} else {
-			dst = jcsString(dst, key)
+			dst = jcsString(dst, skey)
 		}
 		i = c.ws(j)
 		if i >= len(c.src) || c.src[i] != ':' {
@@ -202,16 +208,16 @@ func (c *canonicaliser) object(dst []byte, i, depth int) ([]byte, int, *pathErro
 		}
 		dst = append(dst, ':')
 		i = c.ws(i + 1)
-		if depth == 1 && c.keyField != "" && key == c.keyField && !c.hasKey {
+		if depth == 1 && c.keyField != "" && string(key) == c.keyField && !c.hasKey {
 			if err := c.itemKey(i); err != nil {
 				return nil, i, err
 			}
 		}
 		if dst, i, err = c.value(dst, i, depth); err != nil {
-			if isIdent(key) {
-				err.path = append(err.path, "."+key)
+			if k := string(key); isIdent(k) {
+				err.path = append(err.path, "."+k)
 			} else {
-				err.path = append(err.path, "["+quote(key)+"]")
+				err.path = append(err.path, "["+quote(k)+"]")
 			}
 			return nil, i, err
 		}
@@ -238,8 +244,8 @@ func (c *canonicaliser) object(dst []byte, i, depth int) ([]byte, int, *pathErro
 	ms := c.members[base:]
 	slices.SortStableFunc(ms, func(a, b member16) int { return compareUTF16(a.key, b.key) })
 	for k := 1; k < len(ms); k++ {
-		if ms[k].key == ms[k-1].key {
-			return nil, i, &pathError{msg: "duplicate key " + quote(ms[k].key)}
+		if bytes.Equal(ms[k].key, ms[k-1].key) {
+			return nil, i, &pathError{msg: "duplicate key " + quote(string(ms[k].key))}
 		}
 	}
 	region := append([]byte(nil), dst[mark:]...)
@@ -290,7 +296,7 @@ func canonicalItem(raw []byte, keyField string) (canon, compacted []byte, key st
 // compareUTF16 orders strings by their UTF-16 code units, as RFC 8785 sorts
 // object keys. It differs from byte order only between a supplementary
 // character (a surrogate pair, 0xD800...) and U+E000...U+FFFF.
-func compareUTF16(a, b string) int {
+func compareUTF16(a, b []byte) int {
 	n := 0
 	for n < len(a) && n < len(b) && a[n] == b[n] {
 		n++
@@ -301,8 +307,8 @@ func compareUTF16(a, b string) int {
 	for n > 0 && !utf8.RuneStart(a[n]) {
 		n--
 	}
-	ra, _ := utf8.DecodeRuneInString(a[n:])
-	rb, _ := utf8.DecodeRuneInString(b[n:])
+	ra, _ := utf8.DecodeRune(a[n:])
+	rb, _ := utf8.DecodeRune(b[n:])
 	ua, ub := firstUnit(ra), firstUnit(rb)
 	if ua != ub {
 		return int(ua) - int(ub)
