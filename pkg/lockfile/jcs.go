@@ -322,4 +322,3 @@ func firstUnit(r rune) rune {
 	}
 	return r
 }
-
