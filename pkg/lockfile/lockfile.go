@@ -14,6 +14,7 @@
 package lockfile
 
 import (
+	"crypto/sha256"
 	"encoding/json"
 	"os"
 )
@@ -34,9 +35,9 @@ type File struct {
 	Generator string
 	Servers   map[string]*Server
 
-	// src is the bytes Parse read this File from, so UpdateFrom can skip a
-	// second parse of an unchanged file.
-	src []byte
+	// srcSum is the SHA-256 of the bytes Parse read this File from, so
+	// UpdateFrom can skip a second parse of an unchanged file.
+	srcSum *[sha256.Size]byte
 }
 
 // Server is one servers.<name> entry.

@@ -2,6 +2,7 @@ package lockfile
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"sort"
@@ -128,7 +129,8 @@ func Parse(path string, data []byte) (*File, error) {
 			return nil, err
 		}
 	}
-	f.src = data
+	sum := sha256.Sum256(data)
+	f.srcSum = &sum
 	return f, nil
 }
 

@@ -4,6 +4,7 @@ package lockfile
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -69,7 +70,7 @@ func UpdateFrom(path string, loaded *File, fn func(f *File) error) error {
 		old = nil
 	case err != nil:
 		return fmt.Errorf("read lockfile: %w", err)
-	case loaded != nil && loaded.src != nil && bytes.Equal(loaded.src, old):
+	case loaded != nil && loaded.srcSum != nil && *loaded.srcSum == sha256.Sum256(old):
 		f = &File{Version: loaded.Version, Generator: loaded.Generator, Servers: maps.Clone(loaded.Servers)}
 	default:
 		if f, err = Parse(path, old); err != nil {
