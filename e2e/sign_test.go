@@ -168,6 +168,12 @@ func TestSignHelperMissingSaysHowToInstall(t *testing.T) {
 	if out, code := run("sign", "--key", key); code != 0 {
 		t.Fatalf("sign after installing the helper: exit %d\n%s", code, out)
 	}
+	// The other suggestion, `go install github.com/mcpsum/mcpsum/cmd/...@V`,
+	// names exactly the two binaries.
+	out, err := exec.Command("go", "list", "github.com/mcpsum/mcpsum/cmd/...").CombinedOutput()
+	if err != nil || strings.Join(strings.Fields(string(out)), " ") != "github.com/mcpsum/mcpsum/cmd/mcpsum github.com/mcpsum/mcpsum/cmd/mcpsum-attest" {
+		t.Errorf("go list github.com/mcpsum/mcpsum/cmd/...: %v\n%s", err, out)
+	}
 	if out, code := run("verify", "--signature", "mcp.lock.sigstore.json", "--key", pub); code != 0 || !strings.Contains(out, "is signed by the given key") {
 		t.Fatalf("verify --signature after installing the helper: exit %d\n%s", code, out)
 	}
