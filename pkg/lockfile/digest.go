@@ -332,7 +332,7 @@ func verify(file, name string, s *Server, forms *canonForms) error {
 	}
 	for i, k := range kinds {
 		locked := *s.Digests.items(i)
-		for _, key := range sortedKeys(*got.items(i)) {
+		for _, key := range forms.keys[i] { // sorted, like the items
 			if c := (*got.items(i))[key]; locked[key] != c {
 				return ie(k.kind, key, locked[key], c)
 			}
