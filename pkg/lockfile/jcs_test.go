@@ -35,6 +35,11 @@ func FuzzCanonicalAgreesWithReference(f *testing.F) {
 	for _, s := range canonicalSeeds {
 		f.Add([]byte(s))
 	}
+	// Nesting at the reference's limit (10,000) and one past it.
+	for _, n := range []int{maxDepth, maxDepth + 1} {
+		f.Add([]byte(strings.Repeat("[", n) + "1" + strings.Repeat("]", n)))
+		f.Add([]byte(strings.Repeat(`{"a":`, n) + "1" + strings.Repeat("}", n)))
+	}
 	// Real items: every lockfile in the shared testdata.
 	paths, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "lockfiles", "*.lock"))
 	for _, p := range paths {
