@@ -15,6 +15,12 @@ if [ $# -gt 0 ]; then
 	MCPSUM_BENCH_BASELINE=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 	export MCPSUM_BENCH_BASELINE
 fi
-MCPSUM_BENCH=1 go test ./e2e -run '^TestLeanBench$' -count=1 -v -timeout 30m | grep -v '^=== RUN\|^--- PASS\|^PASS\|^ok '
-go test ./pkg/lockfile -run '^$' -bench 'Parse1000Tools|NewServer1000Tools|Canonical|Compare1000Tools|Relock1000Tools' -benchtime 20x -count=1 |
-	grep '^Benchmark'
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+rc=0
+MCPSUM_BENCH=1 go test ./e2e -run '^TestLeanBench$' -count=1 -v -timeout 30m >"$out" 2>&1 || rc=$?
+grep -v '^=== RUN\|^--- PASS\|^PASS\|^ok ' "$out" || true
+[ "$rc" = 0 ] || { echo "bench: the e2e benchmark failed (above)" >&2; exit "$rc"; }
+go test ./pkg/lockfile -run '^$' -bench 'Parse1000Tools|NewServer1000Tools|Canonical|Compare1000Tools|Relock1000Tools' -benchtime 20x -count=1 >"$out" 2>&1 || rc=$?
+grep '^Benchmark\|FAIL' "$out" || true
+exit "$rc"
