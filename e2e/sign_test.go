@@ -165,6 +165,9 @@ func TestSignHelperMissingSaysHowToInstall(t *testing.T) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go install %s: %v\n%s", pkg, err, out)
 	}
+	if out, err := exec.Command(filepath.Join(lone, "mcpsum-attest"), "version").Output(); err != nil || !strings.HasPrefix(string(out), "mcpsum-attest ") {
+		t.Errorf("mcpsum-attest version: %v %q", err, out)
+	}
 	if out, code := run("sign", "--key", key); code != 0 {
 		t.Fatalf("sign after installing the helper: exit %d\n%s", code, out)
 	}
