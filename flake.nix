@@ -41,7 +41,9 @@
       packages = forAllSystems (system: pkgs: {
         default = (buildGoModuleFor pkgs) (common pkgs // {
           pname = "mcpsum";
-          subPackages = [ "cmd/mcpsum" ];
+          # Every binary: mcpsum and its signing helper mcpsum-attest, side by
+          # side in $out/bin (mcpsum looks for the helper beside itself).
+          subPackages = [ "cmd/mcpsum" "cmd/mcpsum-attest" ];
           doCheck = false; # the unit tests are checks.<system>.unit
           meta = {
             description = "Pin the tools, prompts and resources of MCP servers in mcp.lock and check servers against it";

@@ -8,7 +8,8 @@ let
   drvs = ds: toString (map (n: baseNameOf ds.${n}.drvPath) (builtins.attrNames ds));
   summarize = {
     packages = o:
-      assert o.default.stubArgs.subPackages == [ "cmd/mcpsum" ];
+      # every binary under cmd/, so the helper lands beside mcpsum
+      assert o.default.stubArgs.subPackages == [ "cmd/mcpsum" "cmd/mcpsum-attest" ];
       "packages: ${names o} vendorHash=${o.default.stubArgs.vendorHash} ${drvs o}";
     apps = o:
       assert o.default.type == "app";

@@ -19,6 +19,7 @@ import (
 var bin struct {
 	dir        string
 	mcpsum     string
+	attest     string // mcpsum-attest, the signing helper, beside mcpsum
 	gosrv      string // e2e/servers/gosrv: go-sdk server with drift knobs
 	hostile    string // e2e/servers/hostile: a FAKE misbehaving server
 	goEvery    string // go-sdk examples/server/everything (dual-era)
@@ -51,6 +52,7 @@ func buildAll(dir string) error {
 		pkg string
 	}{
 		{&bin.mcpsum, "mcpsum", "github.com/mcpsum/mcpsum/cmd/mcpsum"},
+		{&bin.attest, "mcpsum-attest", "github.com/mcpsum/mcpsum/cmd/mcpsum-attest"},
 		{&bin.gosrv, "gosrv", "github.com/mcpsum/mcpsum/e2e/servers/gosrv"},
 		{&bin.hostile, "hostile", "github.com/mcpsum/mcpsum/e2e/servers/hostile"},
 		{&bin.goEvery, "go-everything", "github.com/modelcontextprotocol/go-sdk/examples/server/everything"},

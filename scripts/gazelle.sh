@@ -9,8 +9,9 @@
 # 2. the parts gazelle does not write: go_test data (the package's testdata/
 #    glob, plus //testdata when a test reaches the shared top-level testdata/),
 #    tags = ["manual", "e2e"] on e2e tests (they need built binaries, Go and
-#    node_modules, which a Bazel sandbox does not have), and x_defs/pure on
-#    //cmd/mcpsum:mcpsum (version stamping, no cgo);
+#    node_modules, which a Bazel sandbox does not have), x_defs/pure on
+#    //cmd/mcpsum:mcpsum and //cmd/mcpsum-attest:mcpsum-attest (version
+#    stamping, no cgo);
 # 3. use_repo(go_deps, ...) in MODULE.bazel = go.mod's direct requirements;
 # 4. buildifier formatting.
 # .ci/build-checks.sh fails when running this script would change anything.
@@ -70,6 +71,10 @@ if [ -f cmd/mcpsum/BUILD.bazel ]; then
 	buildozer_run 'dict_set x_defs main.version:{STABLE_MCPSUM_VERSION}' 'set pure "on"' //cmd/mcpsum:mcpsum
 else
 	echo "gazelle.sh: no cmd/mcpsum/BUILD.bazel; //cmd/mcpsum:mcpsum not stamped" >&2
+fi
+# The signing helper, stamped and built like mcpsum.
+if [ -f cmd/mcpsum-attest/BUILD.bazel ]; then
+	buildozer_run 'dict_set x_defs main.version:{STABLE_MCPSUM_VERSION}' 'set pure "on"' //cmd/mcpsum-attest:mcpsum-attest
 fi
 
 # use_repo(go_deps, ...) = go.mod's direct requirements (what `bazel mod tidy` writes).

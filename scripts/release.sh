@@ -4,8 +4,9 @@
 #
 #   scripts/release.sh [VERSION]        default VERSION: git describe --tags --always --dirty --abbrev=12
 #
-# Output: dist/mcpsum-<os>-<arch> for linux/amd64, linux/arm64, darwin/amd64,
-# darwin/arm64, and dist/SHA256SUMS (MCPSUM_DIST=dir to write elsewhere,
+# Output: dist/mcpsum-<os>-<arch> and its signing helper
+# dist/mcpsum-attest-<os>-<arch> (every binary under cmd/) for linux/amd64,
+# linux/arm64, darwin/amd64, darwin/arm64, and dist/SHA256SUMS (MCPSUM_DIST=dir to write elsewhere,
 # MCPSUM_TARGETS="linux/amd64 ..." for a subset). Anyone building the same
 # commit with the same VERSION gets the same bytes, from any checkout path:
 #   - Go is exactly go1.26.8 (GOTOOLCHAIN=go1.26.8 fetches it if the local go differs);
@@ -39,17 +40,20 @@ gov=$(go env GOVERSION)
 
 mkdir -p "$dist"
 names=
+bins=$(cd cmd && ls -d -- */ | tr -d /)
 for t in $targets; do
 	os=${t%/*}
 	arch=${t#*/}
-	name=mcpsum-$os-$arch
-	GOOS=$os GOARCH=$arch go build -trimpath -buildvcs=false \
-		-ldflags="-s -w -buildid= -X main.version=$version" \
-		-o "$dist/$name" ./cmd/mcpsum || {
-		echo "release: building mcpsum for $os/$arch failed (above)" >&2
-		exit 1
-	}
-	names="$names $name"
+	for bin in $bins; do
+		name=$bin-$os-$arch
+		GOOS=$os GOARCH=$arch go build -trimpath -buildvcs=false \
+			-ldflags="-s -w -buildid= -X main.version=$version" \
+			-o "$dist/$name" "./cmd/$bin" || {
+			echo "release: building $bin for $os/$arch failed (above)" >&2
+			exit 1
+		}
+		names="$names $name"
+	done
 done
 # shellcheck disable=SC2086
 (cd "$dist" && sha256sum $names >SHA256SUMS)

@@ -265,7 +265,7 @@ func (a *app) lockCandidates(ctx context.Context, cands []*candidate, lockPath s
 	if len(entries) == 0 {
 		return nil
 	}
-	return a.write(lockPath, entries)
+	return a.write(lockPath, nil, entries)
 }
 
 func byCandidate(cands []*candidate, name string) *candidate {

@@ -107,7 +107,7 @@ func (a *app) lockNew(ctx context.Context, path, name string, envs, command []st
 	if broken {
 		return a.replaceBroken(path, name, entry)
 	}
-	return a.write(path, map[string]*lockfile.Server{name: entry})
+	return a.write(path, old, map[string]*lockfile.Server{name: entry})
 }
 
 // brokenEntry reports whether err is entry name failing to parse or to
@@ -133,6 +133,7 @@ func (a *app) replaceBroken(path, name string, entry *lockfile.Server) error {
 		fmt.Fprintf(a.stderr, "lock: %s: discarded the broken entry (its command, surface and any policy are gone; 'git diff -- %s' shows them): %v\n", name, quoteArg(path), discarded)
 	}
 	fmt.Fprintf(a.stderr, "lock: wrote %s\n", path)
+	a.printLockWarnings(path, map[string]*lockfile.Server{name: entry})
 	return nil
 }
 
@@ -171,14 +172,16 @@ func (a *app) relock(ctx context.Context, path, name string, opts pin.Options) e
 		return withCode(results[slices.Index(names, failed[0])].Err,
 			fmt.Errorf("lock failed for %s; %s", strings.Join(failed, ", "), untouched(path)))
 	}
-	return a.write(path, entries)
+	return a.write(path, f, entries)
 }
 
 // write merges entries into the lockfile under its file lock, keeping each
 // server's policy and printing the taint labels that had to be dropped.
-func (a *app) write(path string, entries map[string]*lockfile.Server) error {
+// loaded is the file as read before the servers ran (nil if none): unless
+// it changed meanwhile, it is not parsed again.
+func (a *app) write(path string, loaded *lockfile.File, entries map[string]*lockfile.Server) error {
 	var notes []string
-	err := lockfile.Update(path, func(f *lockfile.File) error {
+	err := lockfile.UpdateFrom(path, loaded, func(f *lockfile.File) error {
 		notes = notes[:0]
 		for n, e := range entries {
 			if old := f.Servers[n]; old != nil {

@@ -76,27 +76,31 @@ Client configuration:
 				return usageErr("--approval-timeout-secs must be positive, got %d", *approval)
 			}
 			if *requireSig {
-				r, err := sig.check(*lockfilePath)
+				// One read of the lockfile: the bytes whose signature and
+				// digests verify are the bytes whose entry runs.
+				r, f, err := sig.check(ctx, *lockfilePath)
 				if err != nil {
 					return fmt.Errorf("--require-signature: refusing to start %s: %w", quoteArg(*name), err)
 				}
 				fmt.Fprintf(a.stderr, "mcpsum proxy: %s is signed by %s\n", *lockfilePath, describeSigner(r))
+				return a.runProxy(ctx, f, *lockfilePath, *name, time.Duration(*timeout)*time.Second, time.Duration(*approval)*time.Second)
 			} else if *sig.bundle != "" || sig.any() {
 				return usageErr("--signature, --key and the certificate flags of proxy need --require-signature")
 			}
-			return a.runProxy(ctx, *lockfilePath, *name, time.Duration(*timeout)*time.Second, time.Duration(*approval)*time.Second)
+			f, err := lockfile.Load(*lockfilePath)
+			if err != nil {
+				if errors.Is(err, os.ErrNotExist) {
+					return &exitError{code: exitUndecided, err: fmt.Errorf("lockfile %s does not exist; create it with 'mcpsum lock --lockfile %s --name %s -- COMMAND...'", quoteArg(*lockfilePath), quoteArg(*lockfilePath), quoteArg(*name))}
+				}
+				return err
+			}
+			return a.runProxy(ctx, f, *lockfilePath, *name, time.Duration(*timeout)*time.Second, time.Duration(*approval)*time.Second)
 		},
 	}
 }
 
-func (a *app) runProxy(ctx context.Context, path, name string, timeout, approval time.Duration) error {
-	f, err := lockfile.Load(path)
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return &exitError{code: exitUndecided, err: fmt.Errorf("lockfile %s does not exist; create it with 'mcpsum lock --lockfile %s --name %s -- COMMAND...'", quoteArg(path), quoteArg(path), quoteArg(name))}
-		}
-		return err
-	}
+// runProxy runs entry name of f, the lockfile read from path.
+func (a *app) runProxy(ctx context.Context, f *lockfile.File, path, name string, timeout, approval time.Duration) error {
 	entry := f.Servers[name]
 	if entry == nil {
 		names := make([]string, 0, len(f.Servers))

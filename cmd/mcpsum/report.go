@@ -7,7 +7,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/mcpsum/mcpsum/pkg/attest"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 	"github.com/mcpsum/mcpsum/pkg/sandbox"
 )
@@ -100,14 +99,6 @@ func libraryExitCode(err error) (int, bool) {
 	var integrity *lockfile.IntegrityError
 	if errors.As(err, &integrity) {
 		return exitVerdict, true // I3: the lockfile does not match its digests
-	}
-	var sig *attest.VerificationError
-	if errors.As(err, &sig) {
-		return exitVerdict, true // bad or missing signature
-	}
-	var sigUsage *attest.UsageError
-	if errors.As(err, &sigUsage) {
-		return exitUsage, true
 	}
 	var policyErr *sandbox.PolicyError
 	if errors.As(err, &policyErr) {

@@ -12,16 +12,21 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/mcpsum/mcpsum/pkg/attest"
 	"github.com/mcpsum/mcpsum/pkg/attest/attesttest"
 )
 
 // The CLI scripts in testdata/script run the real command tree in-process
-// (testscript re-executes this test binary as "mcpsum") and assert exact
-// exit codes and output.
+// (testscript re-executes this test binary as "mcpsum", and as its signing
+// helper "mcpsum-attest", which testscript puts beside it and on PATH) and
+// assert exact exit codes and output.
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"mcpsum": func() {
 			os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+		},
+		"mcpsum-attest": func() {
+			os.Exit(attest.Serve(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Getenv))
 		},
 	})
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 
+	"github.com/mcpsum/mcpsum/internal/jsonscan"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 )
 
@@ -190,13 +191,21 @@ func deref(p *string) string {
 func describeItem(kind string, raw json.RawMessage) item {
 	var it item
 	it.Key, _ = lockfile.ItemKey(kind, raw)
-	var m map[string]json.RawMessage
-	_ = json.Unmarshal(raw, &m)
-	it.Title = jsonString(m["title"])
-	it.Description = jsonString(m["description"])
-	if a, ok := m["annotations"]; ok && kind == lockfile.KindTool {
-		it.Annotations = a
-	}
+	// The lock holds checked items (valid JSON, no duplicate keys): read the
+	// three top-level fields show prints without decoding the whole item.
+	_, _ = jsonscan.Members(raw, jsonscan.SkipWS(raw, 0), func(key string, _, vs, ve int) error {
+		switch key {
+		case "title":
+			it.Title = jsonString(raw[vs:ve])
+		case "description":
+			it.Description = jsonString(raw[vs:ve])
+		case "annotations":
+			if kind == lockfile.KindTool {
+				it.Annotations = raw[vs:ve]
+			}
+		}
+		return nil
+	})
 	it.Suspicious = suspiciousPaths(raw)
 	return it
 }
@@ -209,9 +218,36 @@ func jsonString(raw json.RawMessage) string {
 	return s
 }
 
+// plainJSON reports that every string in raw (valid JSON) decodes to
+// printable ASCII plus tabs and newlines: no byte above 0x7e and no escape
+// but \n \t \\ \" \/. It lets show skip decoding the many items that
+// cannot be suspicious.
+func plainJSON(raw []byte) bool {
+	for i := 0; i < len(raw); i++ {
+		switch c := raw[i]; {
+		case c >= 0x7f:
+			return false
+		case c == '\\':
+			if i+1 >= len(raw) {
+				return false
+			}
+			switch raw[i+1] {
+			case 'n', 't', '\\', '"', '/':
+				i++
+			default:
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // suspiciousPaths walks a JSON value and returns the paths of strings (keys
 // included) that contain characters a terminal or a model could be fooled by.
 func suspiciousPaths(raw json.RawMessage) []string {
+	if plainJSON(raw) {
+		return nil // no string in it can hold anything quoteText flags
+	}
 	var v any
 	if json.Unmarshal(raw, &v) != nil {
 		return []string{"(unreadable)"}

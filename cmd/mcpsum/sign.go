@@ -6,22 +6,13 @@ import (
 	"flag"
 	"fmt"
 	"io/fs"
-	"os"
 	"strings"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 
-	"github.com/mcpsum/mcpsum/internal/safeio"
+	"github.com/mcpsum/mcpsum/internal/attestproto"
 	"github.com/mcpsum/mcpsum/internal/statefile"
-	"github.com/mcpsum/mcpsum/pkg/attest"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
-)
-
-// Environment variables for the private key's passphrase (never a flag, so
-// it stays out of shell history and process listings).
-const (
-	envKeyPassword    = "MCPSUM_KEY_PASSWORD"
-	envCosignPassword = "COSIGN_PASSWORD"
 )
 
 func (a *app) signCommand() *ffcli.Command {
@@ -29,8 +20,8 @@ func (a *app) signCommand() *ffcli.Command {
 	lockfilePath := lockfileFlag(fs)
 	key := fs.String("key", "", "private key (PEM, as cosign writes it) to sign with; without it, sign keyless with the OIDC token from the environment")
 	bundle := fs.String("bundle", "", "where to write the Sigstore bundle (default: <lockfile>.sigstore.json)")
-	fulcio := fs.String("fulcio-url", attest.DefaultFulcioURL, "Fulcio URL for keyless signing")
-	rekor := fs.String("rekor-url", attest.DefaultRekorURL, "Rekor URL for keyless signing")
+	fulcio := fs.String("fulcio-url", attestproto.DefaultFulcioURL, "Fulcio URL for keyless signing")
+	rekor := fs.String("rekor-url", attestproto.DefaultRekorURL, "Rekor URL for keyless signing")
 	tsa := fs.String("tsa-url", "", "RFC 3161 timestamp authority URL for keyless signing (optional)")
 	return &ffcli.Command{
 		Name:       "sign",
@@ -51,35 +42,26 @@ COSIGN_PASSWORD).`),
 			if len(args) > 0 {
 				return usageErr("sign takes no arguments (got %q)", args[0])
 			}
-			data, err := readCheckedLock(*lockfilePath)
+			data, _, err := readCheckedLock(*lockfilePath)
 			if err != nil {
 				return err
 			}
-			var out []byte
+			hargs := []string{"--fulcio-url", *fulcio, "--rekor-url", *rekor, "--tsa-url", *tsa}
 			if *key != "" {
-				keyPEM, err := os.ReadFile(*key)
-				if err != nil {
-					return usageErr("--key: %v", err)
-				}
-				pass := os.Getenv(envKeyPassword)
-				if pass == "" {
-					pass = os.Getenv(envCosignPassword)
-				}
-				out, err = attest.SignWithKey(ctx, data, keyPEM, []byte(pass))
-				if err != nil {
-					return err
-				}
-			} else {
-				token, source, err := attest.IDTokenFromEnv(ctx, os.Getenv)
-				if err != nil {
-					return err
-				}
-				fmt.Fprintf(a.stderr, "sign: keyless, identity token from %s\n", source)
-				out, err = attest.SignKeyless(ctx, data, attest.KeylessOptions{IDToken: token, FulcioURL: *fulcio, RekorURL: *rekor, TSAURL: *tsa})
-				if err != nil {
-					return err
+				hargs = append(hargs, "--key", *key)
+			}
+			// The passphrase (MCPSUM_KEY_PASSWORD or COSIGN_PASSWORD) and the
+			// OIDC token reach the helper through the environment.
+			resp, err := callAttest(ctx, "sign", data, hargs...)
+			if resp != nil {
+				for _, n := range resp.Notes {
+					fmt.Fprintf(a.stderr, "sign: %s\n", n)
 				}
 			}
+			if err != nil {
+				return err
+			}
+			out := resp.Bundle
 			dst := bundlePath(*lockfilePath, *bundle)
 			if err := writeAtomic(dst, out); err != nil {
 				return fmt.Errorf("write bundle: %w", err)
@@ -104,23 +86,23 @@ func bundlePath(lockPath, bundle string) string {
 	return lockPath + ".sigstore.json"
 }
 
-// maxBundleSize caps a Sigstore bundle (they are a few KiB).
-const maxBundleSize = 16 << 20
-
-// readCheckedLock reads the exact bytes of the lockfile and checks its
-// digests (I3): a signature over a file that does not match itself is useless.
-func readCheckedLock(path string) ([]byte, error) {
+// readCheckedLock reads the exact bytes of the lockfile once and checks its
+// digests (I3): a signature over a file that does not match itself is
+// useless. The parsed file is of the same bytes, so whatever is signed or
+// verified is what is then used.
+func readCheckedLock(path string) ([]byte, *lockfile.File, error) {
 	data, err := lockfile.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("no lockfile at %s: create one with mcpsum lock --lockfile %s --name NAME -- COMMAND [ARG]... (or pass --lockfile)", path, quoteArg(path))
+		return nil, nil, fmt.Errorf("no lockfile at %s: create one with mcpsum lock --lockfile %s --name NAME -- COMMAND [ARG]... (or pass --lockfile)", path, quoteArg(path))
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if _, err := lockfile.Parse(path, data); err != nil {
-		return nil, err
+	f, err := lockfile.Parse(path, data)
+	if err != nil {
+		return nil, nil, err
 	}
-	return data, nil
+	return data, f, nil
 }
 
 // sigFlags are the signature-checking flags of verify and proxy.
@@ -144,53 +126,46 @@ func (s sigFlags) any() bool {
 	return *s.key != "" || *s.identity != "" || *s.issuer != "" || *s.identityRE != "" || *s.issuerRE != "" || *s.trusted != ""
 }
 
-// check verifies the bundle over the lockfile's exact bytes and the
-// lockfile's own digests, without running any server.
-func (s sigFlags) check(lockPath string) (*attest.Result, error) {
+// check reads the lockfile once, checks its digests and verifies the bundle
+// over those exact bytes (through mcpsum-attest), without running any
+// server. It returns the parsed file of the bytes that verified.
+func (s sigFlags) check(ctx context.Context, lockPath string) (*attestproto.Signer, *lockfile.File, error) {
 	hasIdentity := *s.identity != "" || *s.identityRE != ""
 	hasIssuer := *s.issuer != "" || *s.issuerRE != ""
 	if *s.key == "" && (!hasIdentity || !hasIssuer) {
-		return nil, usageErr("checking a signature needs --key PUB, or --certificate-identity and --certificate-oidc-issuer (or their -regexp forms)")
+		return nil, nil, usageErr("checking a signature needs --key PUB, or --certificate-identity and --certificate-oidc-issuer (or their -regexp forms)")
 	}
 	if *s.key != "" && (hasIdentity || hasIssuer) {
-		return nil, usageErr("give either --key or --certificate-identity/--certificate-oidc-issuer, not both")
+		return nil, nil, usageErr("give either --key or --certificate-identity/--certificate-oidc-issuer, not both")
 	}
-	data, err := readCheckedLock(lockPath)
+	data, f, err := readCheckedLock(lockPath)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	bundlePath := bundlePath(lockPath, *s.bundle)
-	bundle, err := safeio.ReadRegular(bundlePath, "signature bundle", maxBundleSize)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, verdict(fmt.Errorf("no signature: %s does not exist (sign the lockfile with mcpsum sign)", bundlePath))
-	}
-	if err != nil {
-		return nil, err
-	}
-	opts := attest.VerifyOptions{
-		CertificateIdentity: *s.identity, CertificateOIDCIssuer: *s.issuer,
-		CertificateIdentityRegexp: *s.identityRE, CertificateOIDCIssuerRegexp: *s.issuerRE,
-	}
-	if *s.key != "" {
-		if opts.PublicKeyPEM, err = os.ReadFile(*s.key); err != nil {
-			return nil, usageErr("--key: %v", err)
+	args := []string{"--bundle", bundlePath(lockPath, *s.bundle)}
+	for _, fl := range []struct{ name, val string }{
+		{"--key", *s.key}, {"--certificate-identity", *s.identity}, {"--certificate-oidc-issuer", *s.issuer},
+		{"--certificate-identity-regexp", *s.identityRE}, {"--certificate-oidc-issuer-regexp", *s.issuerRE},
+		{"--trusted-root", *s.trusted},
+	} {
+		if fl.val != "" {
+			args = append(args, fl.name, fl.val)
 		}
 	}
-	if *s.trusted != "" {
-		if opts.TrustedRootJSON, err = os.ReadFile(*s.trusted); err != nil {
-			return nil, usageErr("--trusted-root: %v", err)
-		}
+	resp, err := callAttest(ctx, "verify", data, args...)
+	if err != nil {
+		return nil, nil, err
 	}
-	return attest.Verify(data, bundle, opts)
+	return resp.Signer, f, nil
 }
 
-func describeSigner(r *attest.Result) string {
+func describeSigner(r *attestproto.Signer) string {
 	if !r.Keyless {
 		return "the given key"
 	}
 	s := fmt.Sprintf("%s (issuer %s)", oneLine(r.Identity, 100), oneLine(r.Issuer, 100))
 	for _, t := range r.Timestamps {
-		s += fmt.Sprintf(", %s time %s", t.Source, t.Time.UTC().Format("2006-01-02T15:04:05Z"))
+		s += fmt.Sprintf(", %s time %s", oneLine(t.Source, 10), t.Time.UTC().Format("2006-01-02T15:04:05Z"))
 	}
 	return s
 }

@@ -79,7 +79,7 @@ lockfile and the lockfile's own digests, without running any server.`),
 				return usageErr("--format %s: want text, json or sarif", quoteArg(*v.format))
 			}
 			if *v.sig.bundle != "" {
-				return a.verifySignature(*v.lockfile, v.sig)
+				return a.verifySignature(ctx, *v.lockfile, v.sig)
 			}
 			if v.sig.any() {
 				return usageErr("--key, --certificate-identity, --certificate-oidc-issuer and --trusted-root need --signature")

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -225,8 +226,8 @@ func lineDiff(a, b []string) []diffLine {
 }
 
 // verifySignature checks a Sigstore bundle over the lockfile's exact bytes.
-func (a *app) verifySignature(lockPath string, s sigFlags) error {
-	r, err := s.check(lockPath)
+func (a *app) verifySignature(ctx context.Context, lockPath string, s sigFlags) error {
+	r, _, err := s.check(ctx, lockPath)
 	if err != nil {
 		return err
 	}

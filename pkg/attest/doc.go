@@ -1,6 +1,9 @@
 // Package attest signs and verifies mcpsum lockfiles with Sigstore. It is the
 // only package of mcpsum that imports github.com/sigstore/sigstore-go, so the
-// weight of Sigstore stays out of everything else.
+// weight of Sigstore stays out of everything else, and only the signing helper
+// binary, cmd/mcpsum-attest, imports it: Serve is that helper's whole program
+// (the protocol with mcpsum is in internal/attestproto). mcpsum itself runs
+// the helper for `sign`, `verify --signature` and `proxy --require-signature`.
 //
 // # What is signed
 //

@@ -107,7 +107,22 @@ func HasDefinitional(fs []Finding) bool {
 // serverInfo and capabilities. Item order is not drift (items are matched by
 // key); a rename is a removal plus an addition. Items are compared by their
 // RFC 8785 form, so whitespace and key order inside an item are not drift.
-func Compare(locked, observed *Server) []Finding {
+func Compare(locked, observed *Server) []Finding { return compare(locked, observed, false) }
+
+// CompareDigests is Compare for servers whose Digests describe their content:
+// each straight from Parse (which checked them) or NewServer (which computed
+// them), unmodified since. It compares digests instead of canonicalising
+// every item again, and returns at once when the surface digests are equal;
+// only changed items are opened (to name the changed fields). The proxy's
+// drift check uses it for every check of a possibly large surface.
+func CompareDigests(locked, observed *Server) []Finding {
+	if locked.Digests.Surface != "" && locked.Digests.Surface == observed.Digests.Surface {
+		return nil // the surface digest covers everything Compare looks at
+	}
+	return compare(locked, observed, true)
+}
+
+func compare(locked, observed *Server, digests bool) []Finding {
 	var out []Finding
 	def := func(kind, name, change, l, o string, fields []string) {
 		out = append(out, Finding{Definitional, kind, name, change, fields, l, o})
@@ -117,11 +132,23 @@ func Compare(locked, observed *Server) []Finding {
 	} else if l == EraModern && !contains(observed.SupportedVersions, locked.ProtocolVersion) {
 		def(KindVersionDropped, "", Removed, locked.ProtocolVersion, jsonStrings(observed.SupportedVersions), nil)
 	}
-	li, oi := instrDigest(locked.Instructions), instrDigest(observed.Instructions)
+	var li, oi string
+	if digests {
+		li, oi = orEmpty(locked.Digests.Instructions), orEmpty(observed.Digests.Instructions)
+	} else {
+		li, oi = instrDigest(locked.Instructions), instrDigest(observed.Instructions)
+	}
 	if ch := change(li, oi); ch != "" {
 		def(KindInstructions, "", ch, li, oi, nil)
 	}
 	for i, k := range kinds {
+		if digests {
+			out = appendItemDrift(out, k, *locked.Digests.items(i), *observed.Digests.items(i),
+				func(key string) ([]byte, []byte) {
+					return find(*locked.items(i), k.key, key), find(*observed.items(i), k.key, key)
+				})
+			continue
+		}
 		lm, om := keyed(*locked.items(i), k.key), keyed(*observed.items(i), k.key)
 		keys := make([]string, 0, len(lm)+len(om))
 		for key := range lm {
@@ -164,6 +191,49 @@ func Compare(locked, observed *Server) []Finding {
 		info(KindCapabilities, string(compact(locked.Capabilities)), string(compact(observed.Capabilities)))
 	}
 	return out
+}
+
+// appendItemDrift adds the drift of one kind from its digest maps; raw
+// returns the locked and observed item of a changed key.
+func appendItemDrift(out []Finding, k kindSpec, lm, om map[string]string, raw func(key string) ([]byte, []byte)) []Finding {
+	keys := make([]string, 0, len(lm)+len(om))
+	for key, l := range lm {
+		if om[key] != l {
+			keys = append(keys, key)
+		}
+	}
+	for key := range om {
+		if _, ok := lm[key]; !ok {
+			keys = append(keys, key)
+		}
+	}
+	sort.Strings(keys)
+	for _, key := range keys {
+		l, o := lm[key], om[key]
+		var fields []string
+		if l != "" && o != "" {
+			fields = changedFields(raw(key))
+		}
+		out = append(out, Finding{Definitional, k.kind, key, change(l, o), fields, l, o})
+	}
+	return out
+}
+
+// find returns the item with key (nil if none).
+func find(items []json.RawMessage, field, key string) json.RawMessage {
+	for _, it := range items {
+		if k, err := itemKey(it, field); err == nil && k == key {
+			return it
+		}
+	}
+	return nil
+}
+
+func orEmpty(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
 }
 
 func change(l, o string) string {

@@ -125,6 +125,16 @@ func TestCompare(t *testing.T) {
 			if again := Compare(locked, observed); !reflect.DeepEqual(again, got) {
 				t.Error("Compare is not deterministic")
 			}
+			// The proxy's digest comparison finds exactly the same drift
+			// once the observed entry has its digests (NewServer; a live
+			// surface has no policy).
+			observed.Policy = nil
+			if err := NewServer(observed); err != nil {
+				t.Fatal(err)
+			}
+			if dg := CompareDigests(locked, observed); !reflect.DeepEqual(dg, got) {
+				t.Errorf("CompareDigests = %v\nCompare       = %v", dg, got)
+			}
 		})
 	}
 }
@@ -153,4 +163,30 @@ func TestCompareDetails(t *testing.T) {
 	if got[0].Class.String() != "definitional" || Informational.String() != "informational" {
 		t.Error("Class names")
 	}
+}
+
+// BenchmarkCompare1000Tools compares a 1,000-tool lock with an unchanged
+// live surface, as the proxy's drift check does on every check.
+func BenchmarkCompare1000Tools(b *testing.B) {
+	locked, observed := syntheticServer(1000), syntheticServer(1000)
+	if err := NewServer(locked); err != nil {
+		b.Fatal(err)
+	}
+	if err := NewServer(observed); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("content", func(b *testing.B) {
+		for b.Loop() {
+			if len(Compare(locked, observed)) != 0 {
+				b.Fatal("drift")
+			}
+		}
+	})
+	b.Run("digests", func(b *testing.B) {
+		for b.Loop() {
+			if len(CompareDigests(locked, observed)) != 0 {
+				b.Fatal("drift")
+			}
+		}
+	})
 }

@@ -25,10 +25,11 @@ import (
 // 0.1 and 1.0 are fine), so that two different surfaces never share a digest.
 // A policy, if set, is validated against the tools.
 func NewServer(s *Server) error {
-	if err := normalize(s); err != nil {
-		return err
+	forms, ferr := normalize(s)
+	if ferr != nil {
+		return ferr
 	}
-	d, err := computeDigests(s)
+	d, err := computeDigests(s, forms)
 	if err != nil {
 		return err
 	}
@@ -40,10 +41,22 @@ func NewServer(s *Server) error {
 // resource templates) a server entry may hold (LOCKFILE.md).
 const MaxItems = 1000
 
-// normalize validates s and canonicalises its shape. Errors are *FormatError
-// with Item set; the caller fills File and Server.
-func normalize(s *Server) *FormatError {
-	fe := func(item string, err error) *FormatError { return &FormatError{Item: item, Err: err} }
+// canonForms are the RFC 8785 forms of a normalized server's JSON values,
+// computed once while checking them (the items sorted like the server's).
+type canonForms struct {
+	items                    [4][][]byte
+	keys                     [4][]string
+	serverInfo, capabilities []byte
+}
+
+// normalize validates s and canonicalises its shape, returning the canonical
+// forms it computed on the way. Errors are *FormatError with Item set; the
+// caller fills File and Server.
+func normalize(s *Server) (*canonForms, *FormatError) {
+	forms := &canonForms{}
+	fe := func(item string, err error) (*canonForms, *FormatError) {
+		return nil, &FormatError{Item: item, Err: err}
+	}
 	if len(s.Command) == 0 || s.Command[0] == "" {
 		return fe("command", errf("want a non-empty argv whose first element is the program"))
 	}
@@ -81,10 +94,10 @@ func normalize(s *Server) *FormatError {
 		}
 	}
 	var err error
-	if s.ServerInfo, err = checkObject(s.ServerInfo); err != nil {
+	if s.ServerInfo, forms.serverInfo, err = checkObject(s.ServerInfo); err != nil {
 		return fe("serverInfo", err)
 	}
-	if s.Capabilities, err = checkObject(s.Capabilities); err != nil {
+	if s.Capabilities, forms.capabilities, err = checkObject(s.Capabilities); err != nil {
 		return fe("capabilities", err)
 	}
 	if s.Instructions != nil && !utf8.ValidString(*s.Instructions) {
@@ -99,9 +112,10 @@ func normalize(s *Server) *FormatError {
 			return fe(k.field, errf("%d items: a lockfile holds at most %d per kind, and mcpsum never truncates", len(*list), MaxItems))
 		}
 		keys := make([]string, len(*list))
-		byKey := map[string]int{}
+		canon := make([][]byte, len(*list))
+		byKey := make(map[string]int, len(*list))
 		for j, it := range *list {
-			c, key, err := checkItem(it, k.key)
+			c, cf, key, err := checkItem(it, k.key)
 			if err != nil {
 				item := k.kind + " " + quote(key)
 				if key == "" {
@@ -113,54 +127,68 @@ func normalize(s *Server) *FormatError {
 				return fe(k.kind+" "+quote(key), errf("listed twice (items %d and %d); keys must be unique", prev, j))
 			}
 			byKey[key] = j
-			(*list)[j], keys[j] = c, key
+			(*list)[j], keys[j], canon[j] = c, key, cf
 		}
-		sortItems(*list, keys)
+		sortItems(*list, keys, canon)
+		forms.items[i], forms.keys[i] = canon, keys
 	}
 	if s.Policy != nil {
 		if err := checkPolicy(s.Policy, s.Tools); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	return nil
+	return forms, nil
 }
 
-// checkObject validates a raw JSON object and returns it compacted.
-func checkObject(raw json.RawMessage) (json.RawMessage, error) {
+// checkObject validates a raw JSON object and returns it compacted, and its
+// canonical form.
+func checkObject(raw json.RawMessage) (json.RawMessage, []byte, error) {
 	if len(raw) == 0 {
-		return nil, errf("missing (want a JSON object)")
+		return nil, nil, errf("missing (want a JSON object)")
 	}
-	if !utf8.Valid(raw) || !json.Valid(raw) {
-		return nil, errf("not valid UTF-8 JSON")
+	if !utf8.Valid(raw) {
+		return nil, nil, errf("not valid UTF-8 JSON")
+	}
+	if k := kindOf(raw); k != '{' {
+		if !json.Valid(raw) {
+			return nil, nil, errf("not valid UTF-8 JSON")
+		}
+		return nil, nil, errf("want an object, got %s", typeName(raw))
+	}
+	c, err := appendCanonical(make([]byte, 0, len(raw)), raw, true)
+	if err != nil {
+		return nil, nil, err
+	}
+	return compact(raw), c, nil
+}
+
+// checkItem validates one raw item and returns it compacted, its canonical
+// form and its key. The key is returned even on some errors so the message
+// can name the item.
+func checkItem(raw json.RawMessage, keyField string) (json.RawMessage, []byte, string, error) {
+	if !utf8.Valid(raw) {
+		return nil, nil, "", errf("not valid UTF-8 JSON")
 	}
 	if kindOf(raw) != '{' {
-		return nil, errf("want an object, got %s", typeName(raw))
+		if !json.Valid(raw) {
+			return nil, nil, "", errf("not valid UTF-8 JSON")
+		}
+		return nil, nil, "", errf("item is not a JSON object (got %s)", typeName(raw))
 	}
-	if err := scanValue(raw); err != nil {
-		return nil, err
-	}
-	return compact(raw), nil
-}
-
-// checkItem validates one raw item and returns it compacted with its key.
-// The key is returned even on some errors so the message can name the item.
-func checkItem(raw json.RawMessage, keyField string) (json.RawMessage, string, error) {
-	if !utf8.Valid(raw) || !json.Valid(raw) {
-		return nil, "", errf("not valid UTF-8 JSON")
-	}
-	key, err := itemKey(raw, keyField)
+	c, compacted, key, err := canonicalItem(raw, keyField)
 	if err != nil {
-		return nil, "", err
+		if key == "" { // name the item if its key can be read at all
+			key, _ = itemKey(raw, keyField)
+		}
+		return nil, nil, key, err
 	}
-	if err := scanValue(raw); err != nil {
-		return nil, key, err
-	}
-	return compact(raw), key, nil
+	return compacted, c, key, nil
 }
 
 type byKeys struct {
 	items []json.RawMessage
 	keys  []string
+	canon [][]byte
 }
 
 func (b byKeys) Len() int           { return len(b.keys) }
@@ -168,9 +196,14 @@ func (b byKeys) Less(i, j int) bool { return b.keys[i] < b.keys[j] }
 func (b byKeys) Swap(i, j int) {
 	b.items[i], b.items[j] = b.items[j], b.items[i]
 	b.keys[i], b.keys[j] = b.keys[j], b.keys[i]
+	b.canon[i], b.canon[j] = b.canon[j], b.canon[i]
 }
 
-func sortItems(items []json.RawMessage, keys []string) { sort.Stable(byKeys{items, keys}) }
+func sortItems(items []json.RawMessage, keys []string, canon [][]byte) {
+	if !sort.IsSorted(byKeys{items, keys, canon}) {
+		sort.Stable(byKeys{items, keys, canon})
+	}
+}
 
 // computeDigests computes every digest of a normalized server (items valid,
 // compact and sorted by key).
@@ -181,24 +214,17 @@ func sortItems(items []json.RawMessage, keys []string) { sort.Stable(byKeys{item
 // entry is assembled from the items' canonical forms: JCS sorts the entry's
 // (ASCII) keys, and a canonical array is its canonical elements joined by
 // commas. TestSurfaceComposition checks this equals the definition.
-func computeDigests(s *Server) (Digests, error) {
+func computeDigests(s *Server, forms *canonForms) (Digests, error) {
 	var d Digests
-	var canon [4][][]byte
-	for i, k := range kinds {
+	canon := forms.items
+	for i := range kinds {
 		items := *s.items(i)
 		m := make(map[string]string, len(items))
-		canon[i] = make([][]byte, len(items))
-		for j, it := range items {
-			key, err := itemKey(it, k.key)
-			if err != nil {
-				return d, &FormatError{Item: k.kind, Err: err}
-			}
-			c, err := Canonical(it)
-			if err != nil {
-				return d, &FormatError{Item: k.kind + " " + quote(key), Err: err}
-			}
-			canon[i][j] = c
-			m[key] = digestOf(c)
+		if len(canon[i]) != len(items) {
+			return d, &FormatError{Item: kinds[i].field, Err: errf("changed after it was checked")}
+		}
+		for j, c := range canon[i] {
+			m[forms.keys[i][j]] = digestOf(c)
 		}
 		*d.items(i) = m
 	}
@@ -206,14 +232,7 @@ func computeDigests(s *Server) (Digests, error) {
 		dg := digestOf(jcsString(nil, *s.Instructions))
 		d.Instructions = &dg
 	}
-	serverInfo, err := Canonical(s.ServerInfo)
-	if err != nil {
-		return d, &FormatError{Item: "serverInfo", Err: err}
-	}
-	capabilities, err := Canonical(s.Capabilities)
-	if err != nil {
-		return d, &FormatError{Item: "capabilities", Err: err}
-	}
+	serverInfo, capabilities := forms.serverInfo, forms.capabilities
 	strs := func(b []byte, list []string) []byte {
 		b = append(b, '[')
 		for i, v := range list {
@@ -298,8 +317,8 @@ func jcsString(b []byte, s string) []byte {
 // verify compares the digests written in s with those of its content. It
 // checks instructions and items first (they name what changed) and the
 // surface last.
-func verify(file, name string, s *Server) error {
-	got, err := computeDigests(s)
+func verify(file, name string, s *Server, forms *canonForms) error {
+	got, err := computeDigests(s, forms)
 	if err != nil {
 		fe := err.(*FormatError)
 		fe.File, fe.Server = file, name
@@ -313,7 +332,7 @@ func verify(file, name string, s *Server) error {
 	}
 	for i, k := range kinds {
 		locked := *s.Digests.items(i)
-		for _, key := range sortedKeys(*got.items(i)) {
+		for _, key := range forms.keys[i] { // sorted, like the items
 			if c := (*got.items(i))[key]; locked[key] != c {
 				return ie(k.kind, key, locked[key], c)
 			}

@@ -10,8 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/gowebpki/jcs"
 )
 
 // Canonical returns the RFC 8785 (JCS) form of raw, after checking that raw is
@@ -20,19 +18,7 @@ func Canonical(raw []byte) ([]byte, error) {
 	if !utf8.Valid(raw) {
 		return nil, errors.New("not valid UTF-8")
 	}
-	if !json.Valid(raw) {
-		return nil, errors.New("not valid JSON")
-	}
-	c, err := jcs.Transform(raw)
-	if err != nil {
-		// jcs messages are capitalised and already quote input fragments.
-		msg := err.Error()
-		if msg != "" {
-			msg = strings.ToLower(msg[:1]) + msg[1:]
-		}
-		return nil, fmt.Errorf("cannot canonicalise (RFC 8785): %s", msg)
-	}
-	return c, nil
+	return appendCanonical(make([]byte, 0, len(raw)), raw, false)
 }
 
 // Digest returns "sha256:" + hex(sha256(Canonical(raw))).
@@ -103,12 +89,24 @@ func asString(raw json.RawMessage) (string, error) {
 	if kindOf(raw) != '"' {
 		return "", errf("want a string, got %s", typeName(raw))
 	}
+	if t := bytes.TrimSpace(raw); len(t) >= 2 && t[len(t)-1] == '"' && bytes.IndexByte(t[1:len(t)-1], '\\') < 0 && bytes.IndexByte(t[1:len(t)-1], '"') < 0 && utf8.Valid(t) && !hasControl(t) {
+		return string(t[1 : len(t)-1]), nil // no escapes: the bytes are the value
+	}
 	if err := checkSurrogates(raw); err != nil {
 		return "", err
 	}
 	var s string
 	err := json.Unmarshal(raw, &s)
 	return s, err
+}
+
+func hasControl(b []byte) bool {
+	for _, c := range b {
+		if c < 0x20 {
+			return true
+		}
+	}
+	return false
 }
 
 // checkSurrogates refuses \u escapes of UTF-16 surrogates that do not form a
@@ -165,12 +163,28 @@ func asStrings(raw json.RawMessage) ([]string, error) {
 }
 
 // compact removes insignificant whitespace; key order and escapes are kept.
+// raw must be valid JSON. The result is always a fresh copy.
 func compact(raw []byte) json.RawMessage {
-	var b bytes.Buffer
-	if err := json.Compact(&b, raw); err != nil {
-		return append(json.RawMessage(nil), raw...)
+	out := make([]byte, 0, len(raw))
+	inStr := false
+	start := 0
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		switch {
+		case inStr:
+			if c == '\\' {
+				i++
+			} else if c == '"' {
+				inStr = false
+			}
+		case c == '"':
+			inStr = true
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			out = append(out, raw[start:i]...)
+			start = i + 1
+		}
 	}
-	return b.Bytes()
+	return append(out, raw[start:]...)
 }
 
 // checkNumber refuses a JSON number literal whose exact decimal value differs
@@ -183,7 +197,7 @@ func checkNumber(lit string) error {
 	if err != nil {
 		return errf("number %s is out of range for an IEEE double, which RFC 8785 requires", quote(lit))
 	}
-	es6, _ := jcs.NumberToJSON(f)
+	es6 := es6Number(f)
 	want, ok1 := decimalOf(lit)
 	got, ok2 := decimalOf(strconv.FormatFloat(f, 'e', -1, 64))
 	if !ok1 || !ok2 || want != got {

@@ -14,6 +14,7 @@
 package lockfile
 
 import (
+	"crypto/sha256"
 	"encoding/json"
 
 	"github.com/mcpsum/mcpsum/internal/safeio"
@@ -34,6 +35,10 @@ type File struct {
 	// Informational: read as-is, set by the writer, omitted when empty.
 	Generator string
 	Servers   map[string]*Server
+
+	// srcSum is the SHA-256 of the bytes Parse read this File from, so
+	// UpdateFrom can skip a second parse of an unchanged file.
+	srcSum *[sha256.Size]byte
 }
 
 // Server is one servers.<name> entry.

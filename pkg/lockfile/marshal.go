@@ -169,7 +169,7 @@ func sortedItems(items []json.RawMessage, k kindSpec) ([]json.RawMessage, error)
 		return items, nil
 	}
 	cp := append([]json.RawMessage(nil), items...)
-	sortItems(cp, keys)
+	sortItems(cp, keys, make([][]byte, len(cp)))
 	return cp, nil
 }
 

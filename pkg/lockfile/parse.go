@@ -2,11 +2,13 @@ package lockfile
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"unicode/utf8"
 )
 
@@ -69,14 +71,16 @@ func ParseDiscarding(path string, data []byte, discard string) (f *File, discard
 }
 
 func parseFile(path string, data []byte, discard string) (*File, error, error) {
+	parses.Add(1)
 	fe := func(server, item string, err error) error {
 		return &FormatError{File: path, Server: server, Item: item, Err: err}
 	}
 	if !utf8.Valid(data) {
 		return nil, nil, fe("", "", errf("not valid UTF-8 (%s)", position(data, invalidUTF8At(data))))
 	}
-	var probe json.RawMessage
-	if err := json.Unmarshal(data, &probe); !json.Valid(data) && err != nil {
+	if !json.Valid(data) {
+		var probe json.RawMessage
+		err := json.Unmarshal(data, &probe) // only for the error's position
 		var se *json.SyntaxError
 		if errors.As(err, &se) {
 			return nil, nil, fe("", "", errf("not valid JSON at %s: %v", position(data, int(se.Offset)), se))
@@ -119,11 +123,12 @@ func parseFile(path string, data []byte, discard string) (*File, error, error) {
 	if err != nil {
 		return nil, nil, fe("", "servers", err)
 	}
+	forms := make(map[string]*canonForms, len(entries))
 	for _, e := range entries {
 		if err := ValidName(e.key); err != nil {
 			return nil, nil, fe("", "servers", err)
 		}
-		s, ferr := parseServer(e.val, f.Version)
+		s, cf, ferr := parseServer(e.val, f.Version)
 		if ferr != nil {
 			ferr.File, ferr.Server = path, e.key
 			if e.key == discard && discard != "" {
@@ -132,7 +137,7 @@ func parseFile(path string, data []byte, discard string) (*File, error, error) {
 			}
 			return nil, nil, ferr
 		}
-		f.Servers[e.key] = s
+		f.Servers[e.key], forms[e.key] = s, cf
 	}
 	names := make([]string, 0, len(f.Servers))
 	for n := range f.Servers {
@@ -140,7 +145,7 @@ func parseFile(path string, data []byte, discard string) (*File, error, error) {
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		if err := verify(path, n, f.Servers[n]); err != nil {
+		if err := verify(path, n, f.Servers[n], forms[n]); err != nil {
 			if n == discard {
 				discarded = err
 				delete(f.Servers, n)
@@ -149,19 +154,29 @@ func parseFile(path string, data []byte, discard string) (*File, error, error) {
 			return nil, nil, err
 		}
 	}
+	if discarded == nil {
+		sum := sha256.Sum256(data)
+		f.srcSum = &sum
+	}
 	return f, discarded, nil
 }
+
+// parses counts Parse calls (tests check that a re-lock parses once).
+var parses atomic.Int64
 
 var entryKeys = []string{"command", "envPassthrough", "protocolVersion", "supportedVersions",
 	"serverInfo", "instructions", "capabilities", "tools", "prompts", "resources",
 	"resourceTemplates", "policy", "digests"}
 
-// parseServer decodes one entry strictly and normalizes it (items sorted).
-func parseServer(raw json.RawMessage, version int) (*Server, *FormatError) {
-	fe := func(item string, err error) *FormatError { return &FormatError{Item: item, Err: err} }
+// parseServer decodes one entry strictly and normalizes it (items sorted),
+// returning the canonical forms normalize computed.
+func parseServer(raw json.RawMessage, version int) (*Server, *canonForms, *FormatError) {
+	fe := func(item string, err error) (*Server, *canonForms, *FormatError) {
+		return nil, nil, &FormatError{Item: item, Err: err}
+	}
 	ms, err := objectMembers(raw)
 	if err != nil {
-		return nil, fe("", err)
+		return fe("", err)
 	}
 	s := &Server{}
 	have := map[string]bool{}
@@ -177,7 +192,7 @@ func parseServer(raw json.RawMessage, version int) (*Server, *FormatError) {
 			s.ProtocolVersion, err = asString(m.val)
 		case "supportedVersions":
 			if version == 1 {
-				return nil, fe("supportedVersions", errf("a 2026-07-28 (modern) entry needs lockfileVersion 2, and this file says 1"))
+				return fe("supportedVersions", errf("a 2026-07-28 (modern) entry needs lockfileVersion 2, and this file says 1"))
 			}
 			s.SupportedVersions, err = asStrings(m.val)
 		case "serverInfo":
@@ -203,48 +218,48 @@ func parseServer(raw json.RawMessage, version int) (*Server, *FormatError) {
 		case "policy":
 			p, ferr := parsePolicy(m.val)
 			if ferr != nil {
-				return nil, ferr
+				return nil, nil, ferr
 			}
 			s.Policy = p
 		case "digests":
 			digests = m.val
 		default:
-			return nil, fe("", errf("unknown key %s (want one of %s)", quote(m.key), strings.Join(entryKeys, ", ")))
+			return fe("", errf("unknown key %s (want one of %s)", quote(m.key), strings.Join(entryKeys, ", ")))
 		}
 		if err != nil {
-			return nil, fe(m.key, err)
+			return fe(m.key, err)
 		}
 	}
 	for _, k := range entryKeys {
 		if !have[k] && k != "supportedVersions" && k != "policy" {
-			return nil, fe("", errf("missing key %q", k))
+			return fe("", errf("missing key %q", k))
 		}
 	}
-	if ferr := normalize(s); ferr != nil {
-		return nil, ferr
+	forms, ferr := normalize(s)
+	if ferr != nil {
+		return nil, nil, ferr
 	}
 	d, ferr := parseDigests(digests)
 	if ferr != nil {
-		return nil, ferr
+		return nil, nil, ferr
 	}
 	s.Digests = d
 	for i, k := range kinds {
 		locked := *d.items(i)
 		keys := map[string]bool{}
-		for _, it := range *s.items(i) {
-			key, _ := itemKey(it, k.key)
+		for _, key := range forms.keys[i] {
 			keys[key] = true
 			if _, ok := locked[key]; !ok {
-				return nil, fe(k.kind+" "+quote(key), errf("has no digest in digests.%s", k.field))
+				return fe(k.kind+" "+quote(key), errf("has no digest in digests.%s", k.field))
 			}
 		}
 		for _, key := range sortedKeys(locked) {
 			if !keys[key] {
-				return nil, fe("digests."+k.field, errf("has a digest for %s %s, which is not locked", k.kind, quote(key)))
+				return fe("digests."+k.field, errf("has a digest for %s %s, which is not locked", k.kind, quote(key)))
 			}
 		}
 	}
-	return s, nil
+	return s, forms, nil
 }
 
 func indexOfField(field string) int {

@@ -4,9 +4,11 @@ package lockfile
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"path/filepath"
 
 	"github.com/mcpsum/mcpsum/internal/statefile"
@@ -31,7 +33,17 @@ import (
 // old or the new file, never a torn one (at worst a stray ".mcp.lock*"
 // temporary file). If path is a symbolic link, its target is replaced.
 func Update(path string, fn func(f *File) error) error {
-	_, err := update(path, "", fn)
+	_, err := update(path, nil, "", fn)
+	return err
+}
+
+// UpdateFrom is Update for a caller that already loaded the file: when the
+// bytes read under the lock are exactly those loaded was parsed from, step 1
+// reuses loaded instead of parsing (and checking every digest) again. loaded
+// (from Load or Parse, possibly nil) must not have been modified since; fn
+// gets a copy of it with its own Servers map.
+func UpdateFrom(path string, loaded *File, fn func(f *File) error) error {
+	_, err := update(path, loaded, "", fn)
 	return err
 }
 
@@ -40,10 +52,10 @@ func Update(path string, fn func(f *File) error) error {
 // out of the File fn sees (fn then writes its replacement) and its error is
 // returned as discarded; every other entry must be valid.
 func UpdateDiscarding(path, discard string, fn func(f *File) error) (discarded, err error) {
-	return update(path, discard, fn)
+	return update(path, nil, discard, fn)
 }
 
-func update(path, discard string, fn func(f *File) error) (discarded, err error) {
+func update(path string, loaded *File, discard string, fn func(f *File) error) (discarded, err error) {
 	if real, err := filepath.EvalSymlinks(path); err == nil {
 		path = real
 	}
@@ -61,6 +73,8 @@ func update(path, discard string, fn func(f *File) error) (discarded, err error)
 		old = nil
 	case err != nil:
 		return nil, fmt.Errorf("read lockfile: %w", err)
+	case loaded != nil && loaded.srcSum != nil && *loaded.srcSum == sha256.Sum256(old):
+		f = &File{Version: loaded.Version, Generator: loaded.Generator, Servers: maps.Clone(loaded.Servers)}
 	default:
 		if f, discarded, err = ParseDiscarding(path, old, discard); err != nil {
 			return nil, err

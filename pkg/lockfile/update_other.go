@@ -9,3 +9,8 @@ import "errors"
 func Update(path string, fn func(f *File) error) error {
 	return errors.New("lockfile update: writing mcp.lock is supported on Linux and macOS only")
 }
+
+// UpdateFrom is Update for a caller that already loaded the file.
+func UpdateFrom(path string, loaded *File, fn func(f *File) error) error {
+	return Update(path, fn)
+}

@@ -122,7 +122,7 @@ func (p *Proxy) check(ctx context.Context) {
 		return
 	}
 	var def []lockfile.Finding
-	for _, f := range lockfile.Compare(lock, observed) {
+	for _, f := range lockfile.CompareDigests(lock, observed) {
 		if f.Class == lockfile.Definitional {
 			def = append(def, f)
 			continue

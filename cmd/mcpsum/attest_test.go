@@ -1,0 +1,52 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A helper that is not the one this mcpsum expects is never trusted: an
+// answer in another protocol version, or no answer at all, is exit 3 with
+// the command that installs matching versions; a helper's verdict keeps its
+// exit code.
+func TestCallAttestRefusesAForeignHelper(t *testing.T) {
+	if _, err := os.Stat(filepath.Join(filepath.Dir(os.Args[0]), "mcpsum-attest")); err == nil {
+		t.Skip("a helper sits beside the test binary; this test needs PATH to decide")
+	}
+	for _, tt := range []struct {
+		name, script string
+		code         int
+		want         string
+	}{
+		{"newer protocol", `echo '{"protocol":2,"exit":0}'`, exitUndecided, "speaks protocol 2, this mcpsum speaks 1"},
+		{"not JSON", `echo 'Usage: something else' >&2; exit 1`, exitUndecided, "gave no protocol-1 answer"},
+		{"verdict", `cat >/dev/null; echo '{"protocol":1,"exit":1,"error":"signature check failed: x"}'; exit 1`, exitVerdict, "signature check failed: x"},
+		{"ok but no signer", `cat >/dev/null; echo '{"protocol":1,"exit":0}'`, exitUndecided, "answered verify without its result"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, "mcpsum-attest"), []byte("#!/bin/sh\n"+tt.script+"\n"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			t.Setenv("PATH", dir+":/usr/bin:/bin")
+			lock := filepath.Join(t.TempDir(), "mcp.lock")
+			if err := os.WriteFile(lock, []byte("{\"lockfileVersion\":1,\"servers\":{}}\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			key := filepath.Join(dir, "k.pub")
+			s := sigFlags{new(string), &key, new(string), new(string), new(string), new(string), new(string)}
+			_, _, err := s.check(context.Background(), lock)
+			var ee *exitError
+			if !errors.As(err, &ee) || ee.code != tt.code || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("got %v (code %d), want code %d and %q", err, exitCode(err), tt.code, tt.want)
+			}
+			if tt.code == exitUndecided && !strings.Contains(err.Error(), "go install github.com/mcpsum/mcpsum/cmd/...@") {
+				t.Errorf("no install command in %q", err)
+			}
+		})
+	}
+}

@@ -1,0 +1,183 @@
+package e2e
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/mcpsum/mcpsum/pkg/attest/attesttest"
+)
+
+// signingKeys writes an encrypted signing key and its public half into dir.
+func signingKeys(t *testing.T, dir string) (key, pub string) {
+	t.Helper()
+	priv, pubPEM := attesttest.GenerateKeyPEM(t, []byte(attesttest.Passphrase))
+	key, pub = filepath.Join(dir, "cosign.key"), filepath.Join(dir, "cosign.pub")
+	if err := os.WriteFile(key, priv, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(pub, pubPEM, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return key, pub
+}
+
+// Signed means signed (issue 11): with --require-signature the proxy must run
+// the entry of the very bytes whose signature verified. A writer swaps
+// mcp.lock between a signed lock and an unsigned one whose entry runs
+// evil.sh, as fast as it can, while proxies start; a proxy that read the
+// file twice (once to verify, once to run) ran evil.sh in about a quarter
+// of the starts. Every start must either refuse (it read the unsigned
+// bytes) or serve the signed entry.
+func TestProxyRequireSignatureReadsLockOnce(t *testing.T) {
+	dir := t.TempDir()
+	key, pub := signingKeys(t, dir)
+	lockProxysrv(t, dir)
+	pass := []string{"MCPSUM_KEY_PASSWORD=" + attesttest.Passphrase}
+	if _, errOut, code := mcpsum(t, dir, pass, "sign", "--key", key); code != 0 {
+		t.Fatalf("sign: exit %d\n%s", code, errOut)
+	}
+	good, err := os.ReadFile(filepath.Join(dir, "mcp.lock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The unsigned lock: the same entry name, a command that leaves a mark.
+	marker := filepath.Join(dir, "evil-ran")
+	evil := filepath.Join(dir, "evil.sh")
+	script := "#!/bin/sh\ntouch '" + marker + "'\nexec '" + filepath.Join(dir, "proxysrv") + "'\n"
+	if err := os.WriteFile(evil, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	mustLock(t, dir, nil, "--lockfile", "evil.lock", "--name", "s", "--", "sh", evil)
+	bad, err := os.ReadFile(filepath.Join(dir, "evil.lock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(marker) // locking evil.lock ran it once
+
+	var stop atomic.Bool
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { // the racing writer: whole files, swapped by rename
+		defer wg.Done()
+		for i := 0; !stop.Load(); i++ {
+			data, tmp := good, filepath.Join(dir, "g.tmp")
+			if i%2 == 1 {
+				data, tmp = bad, filepath.Join(dir, "b.tmp")
+			}
+			if err := os.WriteFile(tmp, data, 0o644); err != nil {
+				t.Error(err)
+				return
+			}
+			if err := os.Rename(tmp, filepath.Join(dir, "mcp.lock")); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	}()
+	defer func() { stop.Store(true); wg.Wait() }()
+
+	served, refused := 0, 0
+	for start := 0; start < 30 && !t.Failed(); start++ {
+		p := startRaw(t, proxyCmd(dir, "s", "--require-signature", "--key", pub))
+		// A refusing proxy closes stdout without answering; a serving one
+		// answers, and the call makes sure the server it started ran.
+		if _, err := p.in.Write([]byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}` + "\n")); err == nil {
+			if l, _ := p.out.Next(); l != nil {
+				p.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+				p.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2}}}`)
+				if m := p.await("1"); m["result"] == nil {
+					t.Errorf("start %d: the call failed: %s\nstderr:\n%s", start, m["error"], p.stderr)
+				}
+			}
+		}
+		code := p.wait()
+		switch errOut := p.stderr.String(); {
+		case code == 1 && strings.Contains(errOut, "refusing to start"):
+			refused++
+		case code == 0 && strings.Contains(errOut, "is signed by the given key"):
+			served++
+		default:
+			t.Errorf("start %d: exit %d\nstderr:\n%s", start, code, errOut)
+		}
+		if _, err := os.Stat(marker); err == nil {
+			t.Fatalf("start %d: the proxy verified the signed lock but ran the unsigned entry (evil.sh ran)\nstderr:\n%s", start, p.stderr)
+		}
+	}
+	t.Logf("%d starts served the signed entry, %d refused the unsigned lock", served, refused)
+	if served == 0 || refused == 0 {
+		t.Errorf("the writer did not race the starts (served %d, refused %d)", served, refused)
+	}
+}
+
+// Without the helper, signing commands fail closed (exit 3) and say how to
+// install it; running that command (here from this module, into the
+// directory beside mcpsum) makes them work.
+func TestSignHelperMissingSaysHowToInstall(t *testing.T) {
+	dir := t.TempDir()
+	key, pub := signingKeys(t, dir)
+	lockProxysrv(t, dir)
+	lone := t.TempDir()
+	mc := filepath.Join(lone, "mcpsum")
+	data, err := os.ReadFile(bin.mcpsum)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(mc, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	run := func(args ...string) (string, int) {
+		cmd := exec.Command(mc, args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "PATH=/usr/bin:/bin", "MCPSUM_KEY_PASSWORD="+attesttest.Passphrase)
+		out, err := cmd.CombinedOutput()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		return string(out), code
+	}
+	const install = "go install github.com/mcpsum/mcpsum/cmd/mcpsum-attest@latest"
+	for _, args := range [][]string{
+		{"sign", "--key", key},
+		{"verify", "--signature", "mcp.lock.sigstore.json", "--key", pub},
+		{"proxy", "--name", "s", "--require-signature", "--key", pub},
+	} {
+		out, code := run(args...)
+		if code != 3 || !strings.Contains(out, "need the mcpsum-attest helper") || !strings.Contains(out, install) {
+			t.Errorf("mcpsum %s without the helper: exit %d, want 3 and %q:\n%s", strings.Join(args, " "), code, install, out)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "mcp.lock.sigstore.json")); err == nil {
+		t.Error("a bundle was written without the helper")
+	}
+	// The suggested command, at this module's version (the test cannot reach
+	// a module proxy): go install of the same package path, into lone/.
+	pkg := strings.TrimSuffix(strings.Fields(install)[2], "@latest")
+	cmd := exec.Command("go", "install", pkg)
+	cmd.Env = append(os.Environ(), "GOBIN="+lone, "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go install %s: %v\n%s", pkg, err, out)
+	}
+	if out, err := exec.Command(filepath.Join(lone, "mcpsum-attest"), "version").Output(); err != nil || !strings.HasPrefix(string(out), "mcpsum-attest ") {
+		t.Errorf("mcpsum-attest version: %v %q", err, out)
+	}
+	if out, code := run("sign", "--key", key); code != 0 {
+		t.Fatalf("sign after installing the helper: exit %d\n%s", code, out)
+	}
+	// The other suggestion, `go install github.com/mcpsum/mcpsum/cmd/...@V`,
+	// names exactly the two binaries.
+	out, err := exec.Command("go", "list", "github.com/mcpsum/mcpsum/cmd/...").CombinedOutput()
+	if err != nil || strings.Join(strings.Fields(string(out)), " ") != "github.com/mcpsum/mcpsum/cmd/mcpsum github.com/mcpsum/mcpsum/cmd/mcpsum-attest" {
+		t.Errorf("go list github.com/mcpsum/mcpsum/cmd/...: %v\n%s", err, out)
+	}
+	if out, code := run("verify", "--signature", "mcp.lock.sigstore.json", "--key", pub); code != 0 || !strings.Contains(out, "is signed by the given key") {
+		t.Fatalf("verify --signature after installing the helper: exit %d\n%s", code, out)
+	}
+}

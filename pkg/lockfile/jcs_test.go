@@ -1,0 +1,129 @@
+package lockfile
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/gowebpki/jcs"
+)
+
+// canonicalSeeds are inputs where a hand-written canonicaliser is most
+// likely to differ from the reference: number formatting at the ES6
+// boundaries, escapes, surrogate pairs and key order by UTF-16 code units.
+var canonicalSeeds = []string{
+	`0`, `-0`, `-0.0`, `1`, `-1`, `0.1`, `1.0`, `1e2`, `1E+2`, `1e-2`, `123456789012345`, `1234567890123456`,
+	`12345678901234567890`, `9007199254740993`, `1e21`, `1e20`, `999999999999999999999`, `1e-6`, `1e-7`,
+	`0.000001`, `0.0000001`, `5e-324`, `1.7976931348623157e308`, `1e400`, `-1e-400`, `2.5e+15`, `1.5e-9`,
+	`4.35`, `0.30000000000000004`, `100e-2`, `01`, `1.`, `.5`, `+1`, `1e`, `-`, `0x10`,
+	`"plain"`, `"\u00e9\u20ac\ud83d\ude00"`, `"\/\b\f\n\r\t\"\\"`, `"\u0000\u001f\u007f\u2028"`, `"é€😀"`,
+	`"\ud800"`, `"\udc00"`, `"\ud800\u0041"`, `"\ud800\udc00"`, `"\uD83D\uDE00"`, `"a\qb"`, "\"tab\there\"", `"unterminated`,
+	`true`, `false`, `null`, `tru`, `nul`, `[]`, `{}`, `[1,2,]`, `{"a":1,}`, `{"a" 1}`, `{1:2}`, `[1 2]`,
+	`{"b":1,"a":2,"c":{"z":[],"y":{}}}`, `{"a":1,"a":2}`, `{"a":1,"\u0061":2}`,
+	`{"\ue000":1,"\ud83d\ude00":2,"\u00e9":3,"z":4,"":5}`, `{"😀":1,"":2}`,
+	`{"peach":1,"péché":2,"pêche":3,"sin":4,"\u20ac":5,"\r":6,"1":7,"\u0080":8,"\u00f6":9,"\ud83d\ude00":10}`,
+	` [ 1 , { "a" : "b" } ] `, `[1] x`, `1 2`, `{"a":[1,{"b":null}]}  `, `[[[[[[[[[[]]]]]]]]]]`,
+	`{"numbers":[333333333.33333329,1E30,4.50,2e-3,0.000000000000000000000000001]}`,
+	` { "name" : "x y" ,` + "\n\t" + `"d":[ 1 , "a\" b" , { } ] } `, `{"name":"n","s":"  spaces  inside  "}`,
+}
+
+func FuzzCanonicalAgreesWithReference(f *testing.F) {
+	for _, s := range canonicalSeeds {
+		f.Add([]byte(s))
+	}
+	// Nesting at the reference's limit (10,000) and one past it.
+	for _, n := range []int{maxDepth, maxDepth + 1} {
+		f.Add([]byte(strings.Repeat("[", n) + "1" + strings.Repeat("]", n)))
+		f.Add([]byte(strings.Repeat(`{"a":`, n) + "1" + strings.Repeat("}", n)))
+	}
+	// Real items: every lockfile in the shared testdata.
+	paths, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "lockfiles", "*.lock"))
+	for _, p := range paths {
+		if data, err := os.ReadFile(p); err == nil {
+			f.Add(data)
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		ref, refErr := jcs.Transform(data)
+		got, err := Canonical(data)
+		switch {
+		case refErr == nil && err != nil:
+			t.Fatalf("reference accepts %q (-> %s), ours refuses: %v", data, ref, err)
+		case refErr != nil && err == nil:
+			t.Fatalf("reference refuses %q (%v), ours gives %s", data, refErr, got)
+		case err == nil && !bytes.Equal(got, ref):
+			t.Fatalf("canonical forms differ for %q:\nours      %s\nreference %s", data, got, ref)
+		}
+		// The item reader's compact form (built on the same pass) is what
+		// encoding/json's Compact writes.
+		if utf8.Valid(data) {
+			if _, compacted, _, err := canonicalItem(data, "name"); err == nil {
+				var want bytes.Buffer
+				if cerr := json.Compact(&want, data); cerr != nil || !bytes.Equal(compacted, want.Bytes()) {
+					t.Fatalf("compact form of %q: %q, json.Compact %q (%v)", data, compacted, want.Bytes(), cerr)
+				}
+			}
+		}
+		// The exact mode (lockfile content) accepts a subset, with the same bytes.
+		if utf8.Valid(data) {
+			exact, xerr := appendCanonical(nil, data, true)
+			if xerr == nil && (err != nil || !bytes.Equal(exact, got)) {
+				t.Fatalf("exact mode gives %s, plain %s (%v)", exact, got, err)
+			}
+			if xerr != nil && err == nil && !strings.Contains(xerr.Error(), "number") {
+				t.Fatalf("exact mode refused %q for something other than a number: %v", data, xerr)
+			}
+		}
+	})
+}
+
+// The seeds above hold each interesting case; make sure they run through
+// both canonicalisers and that some are accepted and some refused (so a
+// canonicaliser that refuses everything cannot pass).
+func TestCanonicalSeedsExerciseBothOutcomes(t *testing.T) {
+	ok, bad := 0, 0
+	for _, s := range canonicalSeeds {
+		if _, err := jcs.Transform([]byte(s)); err == nil {
+			ok++
+		} else {
+			bad++
+		}
+	}
+	if ok < 30 || bad < 15 {
+		t.Fatalf("seeds: %d accepted, %d refused by the reference", ok, bad)
+	}
+}
+
+func BenchmarkCanonical(b *testing.B) {
+	s := syntheticServer(1000)
+	if err := NewServer(s); err != nil {
+		b.Fatal(err)
+	}
+	var size int
+	for _, t := range s.Tools {
+		size += len(t)
+	}
+	b.SetBytes(int64(size))
+	b.Run("mcpsum", func(b *testing.B) {
+		for b.Loop() {
+			for _, t := range s.Tools {
+				if _, err := Canonical(t); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
+	b.Run("gowebpki-jcs", func(b *testing.B) {
+		for b.Loop() {
+			for _, t := range s.Tools {
+				if _, err := jcs.Transform(t); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
+}
