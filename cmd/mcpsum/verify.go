@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -192,7 +191,7 @@ func verifyJSON(rep *pin.Report, code int) *verifyResult {
 // readLock reads the lockfile's bytes once and parses them (I3: digests
 // recomputed), so a SARIF location points into exactly the bytes checked.
 func readLock(path string) ([]byte, *lockfile.File, error) {
-	data, err := os.ReadFile(path)
+	data, err := lockfile.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		_, err = loadLock(path) // the same message as every other command
 		return nil, nil, err
