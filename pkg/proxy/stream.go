@@ -203,6 +203,9 @@ func (p *Proxy) streamResult(s *streamReader, pre prefix, c *call) error {
 		return discard()
 	}
 	t := newTracker(pre.keys, p.srv.lock.ServerInfo)
+	if !c.modern && p.srv.upEra == lockfile.EraModern {
+		t.legacy, t.replace = true, nil // the client's own era's fields only
+	}
 	ls := p.out.begin(t)
 	ls.raw(head[:pre.idKey])
 	ls.raw(head[pre.afterID:env.result.s])
