@@ -55,8 +55,10 @@ func (e *TimeoutError) Error() string {
 func (e *TimeoutError) Is(target error) bool { return target == context.DeadlineExceeded }
 
 // Client is a JSON-RPC client over a Process: increasing integer ids, a reader
-// goroutine dispatching replies, and answers to the server's own legacy
-// requests (ping → {}, roots/list → {"roots":[]}, anything else → -32601).
+// goroutine dispatching replies, and prompt answers to the server's own
+// legacy requests (ping → {}, roots/list → {"roots":[]}, elicitation/create →
+// decline, sampling/createMessage → error -1, anything else → -32601), so a
+// server never waits on mcpsum for the capabilities it declares.
 type Client struct {
 	p    *Process
 	w    *LineWriter
@@ -365,8 +367,12 @@ func (c *Client) answer(m *Message) {
 	switch m.Method {
 	case "ping":
 		b = append(b, `"result":{}}`...)
-	case "roots/list":
+	case "roots/list": // no roots: servers keep the folders their argv names
 		b = append(b, `"result":{"roots":[]}}`...)
+	case "elicitation/create":
+		b = append(b, `"result":{"action":"decline"}}`...)
+	case "sampling/createMessage": // -1: the request was declined (the spec's code for a refused sampling request)
+		b = append(b, `"error":{"code":-1,"message":"mcpsum does not sample: it only lists what the server offers"}}`...)
 	default:
 		b = append(b, `"error":{"code":-32601,"message":"Method not found"}}`...)
 	}

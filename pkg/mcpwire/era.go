@@ -34,14 +34,39 @@ var (
 	ClientVersion = "dev"
 )
 
-// Client capabilities. mcpsum declares none, in both eras: {} in initialize and
-// in every modern request's _meta. That is the most reproducible choice: the
-// surface some servers show depends on what the client declares (the npm
-// server-everything lists 13 tools with {}, 14 with roots, 19 with roots,
-// sampling, elicitation and tasks), and with {} the server never sends mcpsum
-// sampling, elicitation or roots requests. The proxy re-lists with the same
-// {} so the comparison is like for like.
-var clientCapabilities = json.RawMessage(`{}`)
+// The client capabilities mcpsum declares: one fixed set, the same for lock,
+// verify and the proxy's upstream session, because real servers change what
+// they serve with the client's capabilities (the npm server-everything lists
+// 13 tools to a client declaring nothing and 17 to one declaring this set).
+// So the surface pinned by lock is exactly the surface the proxy's upstream
+// session sees, and roots, sampling and elicitation can reach a client behind
+// the proxy that declared them. The set is the same in both eras; only its
+// spelling differs (2026-07-28 dropped roots.listChanged):
+//
+//	legacy initialize:     {"elicitation":{"form":{},"url":{}},"roots":{"listChanged":true},"sampling":{}}
+//	2026-07-28 _meta:      {"elicitation":{"form":{},"url":{}},"roots":{},"sampling":{}}
+//
+// tasks and sampling's context/tools are not declared. Locks written by
+// mcpsum before this set was declared were made with {} (nothing): a server
+// whose surface depends on the client's capabilities shows the extra items as
+// added (definitional drift) until it is re-locked.
+const (
+	legacyClientCapabilities = `{"elicitation":{"form":{},"url":{}},"roots":{"listChanged":true},"sampling":{}}`
+	modernClientCapabilities = `{"elicitation":{"form":{},"url":{}},"roots":{},"sampling":{}}`
+)
+
+// DeclaredCapabilities lists the capability names mcpsum declares, for
+// messages and show.
+var DeclaredCapabilities = []string{"roots", "sampling", "elicitation"}
+
+// ClientCapabilities returns the capabilities mcpsum declares in era
+// (EraLegacy: initialize; EraModern: every request's _meta), as JSON.
+func ClientCapabilities(era string) json.RawMessage {
+	if era == EraModern {
+		return json.RawMessage(modernClientCapabilities)
+	}
+	return json.RawMessage(legacyClientCapabilities)
+}
 
 // Meta keys of 2026-07-28.
 const (
@@ -65,18 +90,18 @@ type Hello struct {
 }
 
 // Meta returns the per-request _meta of a modern session (nil for legacy):
-// protocolVersion, clientCapabilities {} and mcpsum's clientInfo.
+// protocolVersion, mcpsum's client capabilities and its clientInfo.
 func Meta(h *Hello) json.RawMessage {
 	if h == nil || h.Era != EraModern {
 		return nil
 	}
-	return metaFor(h.ProtocolVersion)
+	return metaFor(h.ProtocolVersion, ClientCapabilities(EraModern))
 }
 
-func metaFor(version string) json.RawMessage {
+func metaFor(version string, caps json.RawMessage) json.RawMessage {
 	b, _ := json.Marshal(map[string]any{
 		MetaProtocolVersion:    version,
-		MetaClientCapabilities: clientCapabilities,
+		MetaClientCapabilities: caps,
 		MetaClientInfo:         clientInfo(),
 	})
 	return b
@@ -104,7 +129,7 @@ func (e *EraError) Error() string { return e.Msg }
 // Probe starts a server and finds its era exactly as LOCKFILE.md's "Protocol
 // era" says:
 //
-//  1. server/discover first, with 2026-07-28, clientCapabilities {} and
+//  1. server/discover first, with 2026-07-28, no client capabilities ({}) and
 //     mcpsum's clientInfo in _meta. A DiscoverResult listing 2026-07-28 makes
 //     the session modern.
 //  2. -32021, -32022, or a DiscoverResult without 2026-07-28, without serverInfo
@@ -115,7 +140,7 @@ func (e *EraError) Error() string { return e.Msg }
 //     back like rule 3, as the wire notes (§5.1) and go-sdk's client do.
 //     Failing there would make every legacy-only go-sdk server unlockable.
 //  3. Any other error, or no answer within timeout, means legacy: initialize
-//     (protocolVersion 2025-11-25, capabilities {}) then
+//     (protocolVersion 2025-11-25, mcpsum's client capabilities) then
 //     notifications/initialized. If the child exited after the probe, start
 //     is called again and initialize goes to the new child first. A child that
 //     did not answer in time is not killed: initialize goes to it, and a late
@@ -192,8 +217,8 @@ func legacySignal(err error) (string, error) {
 	var to *TimeoutError
 	switch {
 	case errors.As(err, &rpc) && rpc.Code == CodeMissingClientCapability:
-		return "", &EraError{Msg: fmt.Sprintf("server/discover: the server answered -32021 (a 2026-07-28 server requiring client capabilities %s); mcpsum declares none, so it cannot lock it: %v",
-			truncRaw(string(rpc.Data), 200), rpc)}
+		return "", &EraError{Msg: fmt.Sprintf("server/discover: the server answered -32021 (a 2026-07-28 server requiring client capabilities %s); mcpsum declares only %s, so it cannot lock it: %v",
+			truncRaw(string(rpc.Data), 200), modernClientCapabilities, rpc)}
 	case errors.As(err, &rpc) && rpc.Code == CodeUnsupportedVersion:
 		supported, ok := legacyOnly(rpc.Data)
 		if ok {
@@ -327,8 +352,12 @@ func LegacyAnswer(res json.RawMessage, err error) (*Hello, error) {
 	return ParseInitialize(res)
 }
 
+// discoverParams declare no client capabilities ({}), as the format's
+// specification (LOCKFILE.md, "Protocol era") says of the probe; what a
+// server lists depends only on the capabilities of the list requests, which
+// carry mcpsum's set (Meta).
 func discoverParams() json.RawMessage {
-	b, _ := json.Marshal(map[string]json.RawMessage{"_meta": metaFor(Modern)})
+	b, _ := json.Marshal(map[string]json.RawMessage{"_meta": metaFor(Modern, json.RawMessage(`{}`))})
 	return b
 }
 
@@ -399,11 +428,11 @@ func ParseDiscover(res json.RawMessage) (*Hello, error) {
 }
 
 // InitializeParams are the params of mcpsum's legacy initialize: the
-// protocol version it asks for, no client capabilities, its clientInfo.
+// protocol version it asks for, its client capabilities, its clientInfo.
 func InitializeParams() json.RawMessage {
 	params, _ := json.Marshal(map[string]any{
 		"protocolVersion": LegacyVersion,
-		"capabilities":    clientCapabilities,
+		"capabilities":    ClientCapabilities(EraLegacy),
 		"clientInfo":      clientInfo(),
 	})
 	return params
