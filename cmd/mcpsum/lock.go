@@ -8,6 +8,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
@@ -44,7 +45,7 @@ declare roots, sampling or elicitation).`),
 			if *timeout <= 0 {
 				return usageErr("--timeout-secs must be positive, got %d", *timeout)
 			}
-			opts := pin.Options{Lockfile: *lockfilePath, Timeout: time.Duration(*timeout) * time.Second}
+			opts := pin.Options{Lockfile: *lockfilePath, Timeout: time.Duration(*timeout) * time.Second, Note: a.noter("lock")}
 			if len(args) == 0 {
 				if len(envs) > 0 {
 					return usageErr("--env applies to a new entry: give the server command after --")
@@ -203,6 +204,16 @@ func (a *app) write(path string, entries map[string]*lockfile.Server) error {
 	}
 	fmt.Fprintf(a.stderr, "lock: wrote %s\n", path)
 	return nil
+}
+
+// noter returns a pin.Options.Note that prints "cmd: note: server: msg".
+func (a *app) noter(cmd string) func(server, msg string) {
+	var mu sync.Mutex
+	return func(server, msg string) {
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Fprintf(a.stderr, "%s: note: %s: %s\n", cmd, server, msg)
+	}
 }
 
 // untouched says what a failed lock did to the lockfile: nothing.

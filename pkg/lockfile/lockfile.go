@@ -192,6 +192,15 @@ func ItemKey(kind string, item json.RawMessage) (string, error) {
 	return itemKey(item, kinds[i].key)
 }
 
+// KeyField is the member that keys items of kind ("name", "uri" or
+// "uriTemplate"; "" for an unknown kind).
+func KeyField(kind string) string {
+	if i, ok := specOf(kind); ok {
+		return kinds[i].key
+	}
+	return ""
+}
+
 // Load reads and parses the lockfile at path (strict, digests recomputed).
 func Load(path string) (*File, error) {
 	data, err := os.ReadFile(path)

@@ -24,6 +24,10 @@ type Options struct {
 	Timeout  time.Duration // per server: probe, handshake and each list call
 	MaxLine  int           // stdout line limit; 0 = mcpwire.DefaultMaxLine
 	Stderr   io.Writer     // raw copy of the server's stderr; nil = captured tail only
+	// Note, if set, gets remarks about a server that do not fail it (for
+	// example a list it advertised but answered with method-not-found). It
+	// may be called from several goroutines at once.
+	Note func(server, msg string)
 }
 
 // stopGrace is how long a server gets to exit after its stdin closes.
@@ -169,6 +173,11 @@ func observe(ctx context.Context, name string, entry *lockfile.Server, prefer st
 	s, err := mcpwire.ListAll(ctx, c, h)
 	if err != nil {
 		return nil, nil, fmt.Errorf("server %q: %w", name, err)
+	}
+	if opts.Note != nil {
+		for _, m := range s.NotFound {
+			opts.Note(name, fmt.Sprintf("%s answered -32601 (method not found) although its capabilities advertise it; counted as an empty list", m))
+		}
 	}
 	return h, s, nil
 }

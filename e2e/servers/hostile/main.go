@@ -42,6 +42,11 @@
 //	                says how many were answered with an error
 //	meta-info       a tools/call result whose _meta carries another serverInfo
 //	stderr-tail     writes a last stderr line without a newline, then exits on tools/call
+//	notemplates     advertises resources but answers resources/templates/list with
+//	                -32601, as mcp-server-kubernetes 4.1.7, server-puppeteer and
+//	                server-postgres do
+//	onetemplate     like legacy, but resources/templates/list lists one template
+//	                (the "later real list" after notemplates)
 //	stubborn        ignores stdin EOF and SIGTERM (only SIGKILL ends it)
 //	spawn           starts a grandchild in its process group that outlives it
 package main
@@ -218,7 +223,14 @@ func handle(m *msg) {
 	case "resources/list":
 		reply(m.ID, map[string]any{"resources": []any{}})
 	case "resources/templates/list":
-		reply(m.ID, map[string]any{"resourceTemplates": []any{}})
+		switch *mode {
+		case "notemplates":
+			replyErr(m.ID, -32601, "Method not found", nil)
+		case "onetemplate":
+			reply(m.ID, map[string]any{"resourceTemplates": []any{map[string]any{"uriTemplate": "file:///logs/{name}", "name": "log", "description": "a log file by name"}}})
+		default:
+			reply(m.ID, map[string]any{"resourceTemplates": []any{}})
+		}
 	default:
 		if m.ID != nil {
 			replyErr(m.ID, -32601, "Method not found", nil)
