@@ -17,7 +17,7 @@ import (
 type verifyFlags struct {
 	lockfile, name *string
 	strict, asJSON *bool
-	timeout        *int
+	timeout, start *int
 	sig            sigFlags
 }
 
@@ -28,12 +28,13 @@ func (a *app) verifyCommand() *ffcli.Command {
 		name:     fs.String("name", "", "verify only this server"),
 		strict:   fs.Bool("strict", false, "treat informational drift (serverInfo, capabilities, versions) as failure"),
 		asJSON:   fs.Bool("json", false, "print one machine-readable result object on stdout"),
-		timeout:  fs.Int("timeout-secs", 30, "seconds to wait for each answer of a server (a first npx run downloads the package)"),
+		timeout:  fs.Int("timeout-secs", defaultTimeoutSecs, "seconds to wait for each answer of a server once it has started"),
+		start:    startTimeoutFlag(fs),
 		sig:      registerSigFlags(fs, "signature", "check this Sigstore bundle over the lockfile instead of running servers"),
 	}
 	return &ffcli.Command{
 		Name:       "verify",
-		ShortUsage: "mcpsum verify [--lockfile F] [--name N] [--strict] [--json] [--timeout-secs S]\n  or   mcpsum verify [--lockfile F] --signature B (--key PUB | --certificate-identity I --certificate-oidc-issuer O) [--trusted-root R]",
+		ShortUsage: "mcpsum verify [--lockfile F] [--name N] [--strict] [--json] [--timeout-secs S] [--start-timeout-secs S]\n  or   mcpsum verify [--lockfile F] --signature B (--key PUB | --certificate-identity I --certificate-oidc-issuer O) [--trusted-root R]",
 		ShortHelp:  "re-check servers (or a signature) against mcp.lock; the CI gate",
 		LongHelp: strings.TrimSpace(`
 verify loads mcp.lock (checking its digests first), runs every server (or just
@@ -59,8 +60,8 @@ lockfile and the lockfile's own digests, without running any server.`),
 			if v.sig.any() {
 				return usageErr("--key, --certificate-identity, --certificate-oidc-issuer and --trusted-root need --signature")
 			}
-			if *v.timeout <= 0 {
-				return usageErr("--timeout-secs must be positive, got %d", *v.timeout)
+			if err := checkTimeouts(*v.timeout, *v.start); err != nil {
+				return err
 			}
 			return a.verifyServers(ctx, v)
 		},
@@ -110,7 +111,7 @@ func (a *app) verifyServers(ctx context.Context, v verifyFlags) error {
 	if len(names) == 0 {
 		return fmt.Errorf("%s has no servers: nothing to verify (add one with mcpsum lock --lockfile %s --name NAME -- COMMAND)", *v.lockfile, quoteArg(*v.lockfile))
 	}
-	opts := pin.Options{Lockfile: *v.lockfile, Timeout: time.Duration(*v.timeout) * time.Second}
+	opts := pin.Options{Lockfile: *v.lockfile, Timeout: time.Duration(*v.timeout) * time.Second, StartTimeout: time.Duration(*v.start) * time.Second}
 	res := &verifyResult{Lockfile: *v.lockfile, Strict: *v.strict, Servers: map[string]*serverResult{}, order: names}
 	obs := parallel(ctx, names, func(ctx context.Context, n string) (*lockfile.Server, error) {
 		return pin.Observe(ctx, n, f.Servers[n], opts)

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -24,6 +25,12 @@ type Caller interface {
 type ClientOptions struct {
 	// Timeout bounds each Call (0: only the context bounds it).
 	Timeout time.Duration
+	// StartTimeout is the start-up allowance: until the server has written
+	// its first line on stdout, a Call may wait until StartTimeout after the
+	// client was created, if that is later than Timeout from the call (a
+	// first `npx` run downloads the package before the server can answer).
+	// 0: no separate allowance.
+	StartTimeout time.Duration
 	// Handle, if set, sees every message that is not a reply to one of the
 	// client's own calls — server→client requests, notifications, responses to
 	// ids the client did not issue — with the original line. Returning true
@@ -40,15 +47,37 @@ type ClientOptions struct {
 // ErrClosed is the error of calls made or pending when the client was closed.
 var ErrClosed = errors.New("mcp client closed")
 
-// TimeoutError reports a call that got no answer in time. It matches
-// errors.Is(err, context.DeadlineExceeded).
+// TimeoutError reports a call that got no answer in time, with the server's
+// last stderr lines. It matches errors.Is(err, context.DeadlineExceeded).
 type TimeoutError struct {
 	Method string
-	After  time.Duration
+	After  time.Duration // how long the call waited
+	// Silent is set when the server had not written a single line on stdout
+	// since it was started; StartTimeout is the start-up allowance it had.
+	Silent       bool
+	StartTimeout time.Duration
+	Stderr       []string // escaped stderr tail (see Process.StderrTail)
 }
 
 func (e *TimeoutError) Error() string {
-	return fmt.Sprintf("%s: no answer within %s", e.Method, e.After)
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: no answer within %s", e.Method, e.After)
+	if e.Silent {
+		b.WriteString("; the server has written nothing on stdout since it started")
+		if e.StartTimeout > 0 {
+			fmt.Fprintf(&b, " (start-up allowance %s)", e.StartTimeout)
+		}
+	}
+	if len(e.Stderr) == 0 {
+		b.WriteString("; it wrote nothing to stderr")
+		return b.String()
+	}
+	b.WriteString("; its last stderr lines:")
+	for _, l := range e.Stderr {
+		b.WriteString("\n    | ")
+		b.WriteString(l)
+	}
+	return b.String()
 }
 
 // Is makes errors.Is(err, context.DeadlineExceeded) true.
@@ -64,6 +93,9 @@ type Client struct {
 	w    *LineWriter
 	opts ClientOptions
 	next atomic.Int64
+
+	created time.Time
+	spoke   atomic.Bool // the server has written a line on stdout
 
 	mu        sync.Mutex
 	pending   map[int64]chan *Message
@@ -86,6 +118,7 @@ func NewClient(p *Process, opts *ClientOptions) *Client {
 		late:      map[int64]*Message{},
 		notes:     map[string]int{},
 		dead:      make(chan struct{}),
+		created:   time.Now(),
 	}
 	if opts != nil {
 		c.opts = *opts
@@ -164,8 +197,9 @@ func (c *Client) call(ctx context.Context, method string, params json.RawMessage
 		return id, nil, fmt.Errorf("%s: %w", method, err)
 	}
 	var timeout <-chan time.Time
-	if c.opts.Timeout > 0 {
-		t := time.NewTimer(c.opts.Timeout)
+	wait := c.callTimeout()
+	if wait > 0 {
+		t := time.NewTimer(wait)
 		defer t.Stop()
 		timeout = t.C
 	}
@@ -183,8 +217,17 @@ func (c *Client) call(ctx context.Context, method string, params json.RawMessage
 		return id, nil, fmt.Errorf("%s: %w", method, ctx.Err())
 	case <-timeout:
 		c.forget(id, true)
-		return id, nil, &TimeoutError{Method: method, After: c.opts.Timeout}
+		return id, nil, &TimeoutError{Method: method, After: wait, Silent: !c.spoke.Load(), StartTimeout: c.opts.StartTimeout, Stderr: c.p.StderrTail()}
 	}
+}
+
+// callTimeout is how long a call made now may wait: Timeout, or longer
+// while the server has not spoken yet and the start-up allowance lasts.
+func (c *Client) callTimeout() time.Duration {
+	if c.opts.StartTimeout <= 0 || c.spoke.Load() {
+		return c.opts.Timeout
+	}
+	return max(c.opts.Timeout, c.opts.StartTimeout-time.Since(c.created))
 }
 
 func (c *Client) forget(id int64, abandoned bool) {
@@ -254,6 +297,7 @@ func (c *Client) readLoop() {
 			c.fail(c.streamError(err))
 			return
 		}
+		c.spoke.Store(true)
 		if c.opts.Trace != nil {
 			c.opts.Trace("recv", line)
 		}
