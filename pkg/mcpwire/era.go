@@ -217,8 +217,8 @@ func legacySignal(err error) (string, error) {
 	var to *TimeoutError
 	switch {
 	case errors.As(err, &rpc) && rpc.Code == CodeMissingClientCapability:
-		return "", &EraError{Msg: fmt.Sprintf("server/discover: the server answered -32021 (a 2026-07-28 server requiring client capabilities %s); mcpsum declares only %s, so it cannot lock it: %v",
-			truncRaw(string(rpc.Data), 200), modernClientCapabilities, rpc)}
+		return "", &EraError{Msg: fmt.Sprintf("server/discover: the server answered -32021 (a 2026-07-28 server requiring client capabilities %s); mcpsum's server/discover declares none, as the lockfile format specifies, so it cannot lock it: %v",
+			truncRaw(string(rpc.Data), 200), rpc)}
 	case errors.As(err, &rpc) && rpc.Code == CodeUnsupportedVersion:
 		supported, ok := legacyOnly(rpc.Data)
 		if ok {
