@@ -435,6 +435,11 @@ func (p *Proxy) serverRequest(line []byte, env envelope, id []byte, method strin
 		return
 	}
 	if p.legacyClient {
+		if need, ok := p.clientDeclared(method, line, env); !ok {
+			p.mu.Unlock()
+			p.refuseUndeclared(id, method, need)
+			return
+		}
 		p.nextDown++
 		d := p.nextDown
 		p.downPending[d] = &downReq{upID: append([]byte(nil), id...), method: method}
