@@ -24,10 +24,11 @@ func (a *app) proxyCommand() *ffcli.Command {
 	name := fs.String("name", "", "locked server to run (required)")
 	requireSig := fs.Bool("require-signature", false, "refuse to start unless the lockfile's Sigstore bundle verifies (set MCPSUM_REQUIRE_SIGNATURE=true on a workstation)")
 	sig := registerSigFlags(fs, "signature", "the lockfile's Sigstore bundle for --require-signature (default: <lockfile>.sigstore.json)")
-	timeout := fs.Int("timeout-secs", 30, "seconds to wait for the server's handshake and for each list page of a surface check")
+	timeout := fs.Int("timeout-secs", defaultTimeoutSecs, "seconds to wait for each answer of the server's surface check once it has started")
+	start := startTimeoutFlag(fs)
 	return &ffcli.Command{
 		Name:       "proxy",
-		ShortUsage: "mcpsum proxy [--lockfile F] --name N [--timeout-secs S]\n  or   mcpsum proxy [--lockfile F] --name N --require-signature (--key PUB | --certificate-identity I --certificate-oidc-issuer O) [--trusted-root R]",
+		ShortUsage: "mcpsum proxy [--lockfile F] --name N [--timeout-secs S] [--start-timeout-secs S]\n  or   mcpsum proxy [--lockfile F] --name N --require-signature (--key PUB | --certificate-identity I --certificate-oidc-issuer O) [--trusted-root R]",
 		ShortHelp:  "serve the locked surface to an MCP client and forward calls to the server",
 		LongHelp: strings.TrimSpace(`
 proxy speaks MCP on its stdin/stdout. It answers the client's handshake and
@@ -61,8 +62,8 @@ Client configuration:
 			if *name == "" {
 				return usageErr("proxy needs --name (the entry in %s to run)", quoteArg(*lockfilePath))
 			}
-			if *timeout <= 0 {
-				return usageErr("--timeout-secs must be positive, got %d", *timeout)
+			if err := checkTimeouts(*timeout, *start); err != nil {
+				return err
 			}
 			if *requireSig {
 				r, err := sig.check(*lockfilePath)
@@ -73,12 +74,13 @@ Client configuration:
 			} else if *sig.bundle != "" || sig.any() {
 				return usageErr("--signature, --key and the certificate flags of proxy need --require-signature")
 			}
-			return a.runProxy(ctx, *lockfilePath, *name, time.Duration(*timeout)*time.Second)
+			return a.runProxy(ctx, *lockfilePath, *name, pin.Options{Lockfile: *lockfilePath,
+				Timeout: time.Duration(*timeout) * time.Second, StartTimeout: time.Duration(*start) * time.Second})
 		},
 	}
 }
 
-func (a *app) runProxy(ctx context.Context, path, name string, timeout time.Duration) error {
+func (a *app) runProxy(ctx context.Context, path, name string, opts pin.Options) error {
 	f, err := lockfile.Load(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
@@ -105,7 +107,7 @@ func (a *app) runProxy(ctx context.Context, path, name string, timeout time.Dura
 		Name:     name,
 		Lockfile: path,
 		Entry:    entry,
-		Pin:      pin.Options{Lockfile: path, Timeout: timeout},
+		Pin:      opts,
 		Stderr:   a.stderr,
 	})
 	var q *proxy.QuarantineError

@@ -528,6 +528,10 @@ func (p *Proxy) Call(ctx context.Context, method string, params json.RawMessage)
 	if timeout <= 0 {
 		timeout = 30 * time.Second
 	}
+	if method == "initialize" || method == "server/discover" {
+		// the handshake is the server's first answer: it gets the start-up allowance
+		timeout = max(timeout, p.opts.Pin.StartTimeout)
+	}
 	t := time.NewTimer(timeout)
 	defer t.Stop()
 	select {
@@ -538,7 +542,13 @@ func (p *Proxy) Call(ctx context.Context, method string, params json.RawMessage)
 		return r.result, nil
 	case <-t.C:
 		forget()
-		return nil, &mcpwire.TimeoutError{Method: method, After: timeout}
+		e := &mcpwire.TimeoutError{Method: method, After: timeout, StartTimeout: p.opts.Pin.StartTimeout}
+		p.mu.Lock()
+		if p.proc != nil {
+			e.Stderr = p.proc.StderrTail()
+		}
+		p.mu.Unlock()
+		return nil, e
 	case <-ctx.Done():
 		forget()
 		return nil, fmt.Errorf("%s: %w", method, ctx.Err())
