@@ -179,3 +179,49 @@ func errString(err error) string {
 	}
 	return err.Error()
 }
+
+// Nothing of a server's requests reaches the client before the surface
+// check passes, nor after a quarantine: server-filesystem asks for roots
+// right after initialized, while the proxy is still checking; here the
+// server behind the locked command changed (memory was locked, filesystem
+// answers), so the check quarantines it, and the client, which declared
+// roots, never sees that roots/list.
+func TestProxyHoldsServerRequestsUntilChecked(t *testing.T) {
+	dir := t.TempDir()
+	script := func(argv ...string) {
+		q := make([]string, len(argv))
+		for i, a := range argv {
+			q[i] = "'" + a + "'"
+		}
+		if err := os.WriteFile(filepath.Join(dir, "srv.sh"), []byte("#!/bin/sh\nexec "+strings.Join(q, " ")+"\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	script("node", npmServer(t, "server-memory"))
+	mustLock(t, dir, []string{"MEMORY_FILE_PATH=" + filepath.Join(dir, "memory.jsonl")}, "--name", "s", "--", "sh", "srv.sh")
+	script("node", npmServer(t, "server-filesystem"), t.TempDir())
+
+	p := startRaw(t, proxyCmd(dir, "s"))
+	p.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"roots":{"listChanged":true}},"clientInfo":{"name":"raw","version":"1"}}}`)
+	p.await("0")
+	p.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	p.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read_graph","arguments":{}}}`)
+	if m := p.await("1"); !strings.Contains(string(m["error"]), "-32002") {
+		t.Fatalf("want the quarantine error, got %s %s", m["result"], m["error"])
+	}
+	time.Sleep(500 * time.Millisecond) // anything still on its way
+	p.send(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+	p.await("2")
+	for _, m := range p.skipped {
+		if m["method"] != nil && m["id"] != nil {
+			t.Errorf("the client got a server request %s although the server was quarantined", m["method"])
+		}
+	}
+	if code := p.wait(); code != 1 {
+		t.Errorf("exit %d, want 1 (quarantined)\n%s", code, p.stderr)
+	}
+	if !strings.Contains(p.stderr.String(), "QUARANTINED") {
+		t.Errorf("no quarantine in stderr:\n%s", p.stderr)
+	}
+	noLeftovers(t, dir)
+}
