@@ -1,23 +1,9 @@
 package e2e
 
 import (
-	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
-
-// hostileScript writes dir/srv.sh, which execs the FAKE hostile server in
-// mode; the lock pins `sh srv.sh`, so rewriting it changes the server behind
-// an unchanged command.
-func hostileScript(t *testing.T, dir, mode string) {
-	t.Helper()
-	script := fmt.Sprintf("#!/bin/sh\nexec %s -mode %s\n", bin.hostile, mode)
-	if err := os.WriteFile(filepath.Join(dir, "srv.sh"), []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
-}
 
 // A server that advertises resources but answers resources/templates/list
 // with -32601 (mcp-server-kubernetes 4.1.7, server-puppeteer and
