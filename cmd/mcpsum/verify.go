@@ -111,7 +111,7 @@ func (a *app) verifyServers(ctx context.Context, v verifyFlags) error {
 	if len(names) == 0 {
 		return fmt.Errorf("%s has no servers: nothing to verify (add one with mcpsum lock --lockfile %s --name NAME -- COMMAND)", *v.lockfile, quoteArg(*v.lockfile))
 	}
-	opts := pin.Options{Lockfile: *v.lockfile, Timeout: time.Duration(*v.timeout) * time.Second, StartTimeout: time.Duration(*v.start) * time.Second}
+	opts := pin.Options{Lockfile: *v.lockfile, Timeout: time.Duration(*v.timeout) * time.Second, StartTimeout: time.Duration(*v.start) * time.Second, Note: a.noter("verify")}
 	res := &verifyResult{Lockfile: *v.lockfile, Strict: *v.strict, Servers: map[string]*serverResult{}, order: names}
 	obs := parallel(ctx, names, func(ctx context.Context, n string) (*lockfile.Server, error) {
 		return pin.Observe(ctx, n, f.Servers[n], opts)

@@ -31,6 +31,11 @@ type ClientOptions struct {
 	// first `npx` run downloads the package before the server can answer).
 	// 0: no separate allowance.
 	StartTimeout time.Duration
+	// DeclareNone makes Handshake declare no client capabilities ({}) in
+	// initialize and in the session's 2026-07-28 _meta instead of mcpsum's
+	// set: how mcpsum locked before it declared that set (pin uses it to
+	// tell such a lock's reviewer why a server now shows more).
+	DeclareNone bool
 	// Handle, if set, sees every message that is not a reply to one of the
 	// client's own calls — server→client requests, notifications, responses to
 	// ids the client did not issue — with the original line. Returning true

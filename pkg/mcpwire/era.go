@@ -87,6 +87,8 @@ type Hello struct {
 	Instructions      *string         // nil when absent
 	// Note says how the era was decided, for verbose output (e.g. why mcpsum fell back).
 	Note string
+
+	declareNone bool // the session declares no capabilities (ClientOptions.DeclareNone)
 }
 
 // Meta returns the per-request _meta of a modern session (nil for legacy):
@@ -94,6 +96,9 @@ type Hello struct {
 func Meta(h *Hello) json.RawMessage {
 	if h == nil || h.Era != EraModern {
 		return nil
+	}
+	if h.declareNone {
+		return metaFor(h.ProtocolVersion, json.RawMessage(`{}`))
 	}
 	return metaFor(h.ProtocolVersion, ClientCapabilities(EraModern))
 }
@@ -310,7 +315,11 @@ func Handshake(ctx context.Context, c *Client, era string) (*Hello, error) {
 		return initialize(ctx, c)
 	case EraModern:
 		res, err := c.Call(ctx, "server/discover", discoverParams())
-		return ModernAnswer(res, err)
+		h, err := ModernAnswer(res, err)
+		if h != nil && c.opts.DeclareNone {
+			h.declareNone = true
+		}
+		return h, err
 	}
 	return nil, fmt.Errorf("handshake: unknown era %q (want %q or %q)", era, EraLegacy, EraModern)
 }
@@ -429,10 +438,12 @@ func ParseDiscover(res json.RawMessage) (*Hello, error) {
 
 // InitializeParams are the params of mcpsum's legacy initialize: the
 // protocol version it asks for, its client capabilities, its clientInfo.
-func InitializeParams() json.RawMessage {
+func InitializeParams() json.RawMessage { return initializeParams(ClientCapabilities(EraLegacy)) }
+
+func initializeParams(caps json.RawMessage) json.RawMessage {
 	params, _ := json.Marshal(map[string]any{
 		"protocolVersion": LegacyVersion,
-		"capabilities":    ClientCapabilities(EraLegacy),
+		"capabilities":    caps,
 		"clientInfo":      clientInfo(),
 	})
 	return params
@@ -444,7 +455,11 @@ func DiscoverParams() json.RawMessage { return discoverParams() }
 
 // initialize runs the legacy handshake on c.
 func initialize(ctx context.Context, c *Client) (*Hello, error) {
-	res, err := c.Call(ctx, "initialize", InitializeParams())
+	caps := ClientCapabilities(EraLegacy)
+	if c.opts.DeclareNone {
+		caps = json.RawMessage(`{}`)
+	}
+	res, err := c.Call(ctx, "initialize", initializeParams(caps))
 	h, err := LegacyAnswer(res, err)
 	if err != nil {
 		return nil, err

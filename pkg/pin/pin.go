@@ -130,6 +130,7 @@ func Observe(ctx context.Context, name string, entry *lockfile.Server, opts Opti
 	if err != nil {
 		return nil, fmt.Errorf("server %q: %w", name, err)
 	}
+	explainAdded(ctx, name, entry, e, opts)
 	return e, nil
 }
 
