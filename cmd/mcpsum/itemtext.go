@@ -86,3 +86,24 @@ func escapeForTerminal(b []byte) []byte {
 	}
 	return escapeInvisible(bytes.ToValidUTF8(b, []byte(`\ufffd`)))
 }
+
+// printServerInfoRest prints serverInfo's members beyond name, title and
+// version (description, websiteUrl, icons, ...) in full, as JSON.
+func printServerInfoRest(w io.Writer, raw json.RawMessage) {
+	var rest [][]byte
+	_, err := jsonscan.Members(raw, jsonscan.SkipWS(raw, 0), func(key string, ks, _, ve int) error {
+		if key != "name" && key != "title" && key != "version" {
+			rest = append(rest, raw[ks:ve])
+		}
+		return nil
+	})
+	if err != nil || len(rest) == 0 {
+		return
+	}
+	obj := append(append([]byte{'{'}, bytes.Join(rest, []byte{','})...), '}')
+	var out bytes.Buffer
+	if json.Indent(&out, obj, "    ", "  ") != nil {
+		return
+	}
+	fmt.Fprintf(w, "    %s\n", escapeForTerminal(out.Bytes()))
+}

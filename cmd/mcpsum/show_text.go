@@ -73,6 +73,9 @@ func printServer(w io.Writer, name string, s *showServer, compact bool) {
 		fmt.Fprintf(w, "  era           legacy (initialize), protocolVersion %s\n", oneLine(s.ProtocolVersion, 20))
 	}
 	fmt.Fprintf(w, "  serverInfo    %s\n", serverInfoLine(s.ServerInfo))
+	if !compact {
+		printServerInfoRest(w, s.ServerInfo)
+	}
 	if s.Instructions == nil {
 		fmt.Fprintf(w, "  instructions  none\n")
 	} else {
