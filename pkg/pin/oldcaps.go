@@ -14,9 +14,10 @@ import (
 // server-everything adds tools for roots, sampling and elicitation) then
 // shows the extra items as added. When that is all that changed, verify
 // lists the server once more declaring nothing; if it then matches the lock
-// exactly, Options.Note says so, so the reviewer knows why the items
-// appeared. The finding itself stays definitional drift: the added items
-// must be reviewed and the entry re-locked.
+// exactly, Options.Note says so, so the reviewer knows where the items come
+// from. The note observes, it does not exonerate (a server can show anything
+// to a capable client): the finding stays definitional drift, and the added
+// items must be reviewed and the entry re-locked.
 
 // explainAdded calls opts.Note when every definitional difference between
 // the lock and what the server serves now is an added item, and the server
@@ -39,7 +40,7 @@ func explainAdded(ctx context.Context, name string, locked, now *lockfile.Server
 	if len(added) == 0 || !matchesDeclaringNone(ctx, name, locked, opts) {
 		return
 	}
-	opts.Note(name, fmt.Sprintf("listed declaring no client capabilities, as mcpsum locked before it declared %s, the server matches the lock exactly: the added %s appear because of the capabilities mcpsum declares now. Review them, then re-lock this entry.",
+	opts.Note(name, fmt.Sprintf("listed declaring no client capabilities, as mcpsum locked before it declared %s, the server matches the lock exactly: the added %s are what it shows a client that declares them (as the proxy's session with it does now). This lock predates that; the items still reach the model through the proxy: review them like any new item, then re-lock this entry.",
 		strings.Join(mcpwire.DeclaredCapabilities, ", "), strings.Join(added, ", ")))
 }
 

@@ -77,7 +77,7 @@ func TestObserveExplainsCapabilityAddedItems(t *testing.T) {
 	if len(now.Tools) != 17 {
 		t.Errorf("observed %d tools, want 17", len(now.Tools))
 	}
-	if len(notes) != 1 || !strings.Contains(notes[0], "matches the lock exactly") || !strings.Contains(notes[0], "tool get-roots-list") ||
+	if len(notes) != 1 || !strings.Contains(notes[0], "matches the lock exactly") || !strings.Contains(notes[0], "review them") || !strings.Contains(notes[0], "tool get-roots-list") ||
 		!strings.Contains(notes[0], "tool trigger-sampling-request") || !strings.Contains(notes[0], "re-lock") {
 		t.Errorf("notes %q", notes)
 	}
