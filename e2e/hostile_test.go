@@ -94,12 +94,12 @@ func TestLockHostileServers(t *testing.T) {
 			before, _ := os.ReadFile(dir + "/mcp.lock")
 			marker := "-mode " + c.mode + " " + dir
 			start := time.Now()
-			_, stderr, code := mcpsum(t, dir, nil, "lock", "--timeout-secs", "2", "--name", "h", "--", bin.hostile, "-mode", c.mode, dir)
+			_, stderr, code := mcpsum(t, dir, nil, "lock", "--timeout-secs", "2", "--start-timeout-secs", "2", "--name", "h", "--", bin.hostile, "-mode", c.mode, dir)
 			if code != c.code {
 				t.Errorf("lock of hostile -mode %s: exit %d, want %d\n%s", c.mode, code, c.code, stderr)
 			}
 			if took := time.Since(start); took > 20*time.Second {
-				t.Errorf("lock took %s with --timeout-secs 2", took)
+				t.Errorf("lock took %s with --timeout-secs 2 --start-timeout-secs 2", took)
 			}
 			if c.code != 0 {
 				if !strings.Contains(stderr, c.msg) {

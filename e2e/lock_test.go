@@ -48,8 +48,9 @@ func mustLock(t *testing.T, dir string, env []string, args ...string) string {
 }
 
 // The four official npm servers: legacy only, lockfileVersion 1, counts as the
-// servers really answer with no client capabilities; re-lock is byte-identical
-// and verify passes twice in a row.
+// servers really answer a client declaring mcpsum's capabilities (roots,
+// sampling, elicitation: everything adds 4 tools for them); re-lock is
+// byte-identical and verify passes twice in a row.
 func TestLockNpmServers(t *testing.T) {
 	dir := t.TempDir()
 	served := t.TempDir()
@@ -65,7 +66,7 @@ func TestLockNpmServers(t *testing.T) {
 		t.Errorf("lockfileVersion = %d, want 1 (all legacy servers)", l.LockfileVersion)
 	}
 	want := map[string][4]int{
-		"everything":          {13, 4, 7, 2},
+		"everything":          {17, 4, 7, 2},
 		"filesystem":          {14, 0, 0, 0},
 		"memory":              {9, 0, 1, 0},
 		"sequential-thinking": {1, 0, 0, 0},

@@ -44,12 +44,13 @@ func TestProxyServerCrashMidCall(t *testing.T) {
 }
 
 // A server that never answers: the client's handshake is still answered
-// from the lock, the call gets an error after --timeout-secs, exit 3.
+// from the lock, the call gets an error after the start-up allowance
+// (the handshake is its first answer), exit 3.
 func TestProxyServerNeverAnswers(t *testing.T) {
 	dir := t.TempDir()
 	lockProxysrv(t, dir)
 	proxysrvScript(t, dir, "-never-answer")
-	p := startRaw(t, proxyCmd(dir, "s", "--timeout-secs", "1"))
+	p := startRaw(t, proxyCmd(dir, "s", "--timeout-secs", "1", "--start-timeout-secs", "1"))
 	p.initialize()
 	p.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2}}}`)
 	if m := p.await("1"); !strings.Contains(string(m["error"]), "no answer within") {

@@ -165,6 +165,9 @@ type rawProxy struct {
 	stderr *syncBuffer
 	waited chan struct{}
 	code   int
+	// skipped holds the messages await passed over (notifications,
+	// server→client requests, other responses), in order.
+	skipped []map[string]json.RawMessage
 }
 
 func startRaw(t testing.TB, cmd *exec.Cmd) *rawProxy {
@@ -226,6 +229,7 @@ func (p *rawProxy) await(id string) map[string]json.RawMessage {
 			if string(m["id"]) == id && m["method"] == nil {
 				return m
 			}
+			p.skipped = append(p.skipped, m)
 		case <-deadline:
 			p.t.Fatalf("no answer to %s within 60s\nstderr:\n%s", id, p.stderr)
 		}

@@ -3,11 +3,13 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io/fs"
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
@@ -22,10 +24,11 @@ func (a *app) lockCommand() *ffcli.Command {
 	name := fs.String("name", "", "server entry to add, replace or re-lock")
 	var envs stringList
 	fs.Var(&envs, "env", "name of an environment variable passed to the server (repeatable; values are never stored)")
-	timeout := fs.Int("timeout-secs", 30, "seconds to wait for each answer of a server (era probe, handshake, each list page; a first npx run downloads the package)")
+	timeout := fs.Int("timeout-secs", defaultTimeoutSecs, "seconds to wait for each answer of a server once it has started (era probe, handshake, each list page)")
+	start := startTimeoutFlag(fs)
 	return &ffcli.Command{
 		Name:       "lock",
-		ShortUsage: "mcpsum lock [--lockfile F] --name N [--env VAR]... [--timeout-secs S] -- COMMAND [ARG]...\n  or   mcpsum lock [--lockfile F] [--name N]",
+		ShortUsage: "mcpsum lock [--lockfile F] --name N [--env VAR]... [--timeout-secs S] [--start-timeout-secs S] -- COMMAND [ARG]...\n  or   mcpsum lock [--lockfile F] [--name N]",
 		ShortHelp:  "run servers and pin their command and surface in mcp.lock",
 		LongHelp: strings.TrimSpace(`
 With a command after --, lock runs it, detects its protocol era, lists its
@@ -36,15 +39,21 @@ parallel. A server's policy is kept; taint labels of tools that no longer exist
 are dropped and printed. A failed lock leaves mcp.lock untouched.
 
 The server sees only the variables named with --env, plus PATH, HOME and
-TMPDIR. mcpsum declares no client capabilities while locking, so the surface
-pinned is the one every client gets (some servers add tools for clients that
-declare roots, sampling or elicitation).`),
+TMPDIR. mcpsum declares one fixed set of client capabilities (roots,
+sampling, elicitation) while locking, verifying and proxying, so the surface
+pinned is the one the proxy's server session sees (some servers add tools
+for clients that declare them).
+
+A server gets --start-timeout-secs to write its first line (a first npx run
+downloads the package), then --timeout-secs for each answer. A server that
+times out or fails to start is reported with its last stderr lines.`),
 		FlagSet: fs,
 		Exec: func(ctx context.Context, args []string) error {
-			if *timeout <= 0 {
-				return usageErr("--timeout-secs must be positive, got %d", *timeout)
+			if err := checkTimeouts(*timeout, *start); err != nil {
+				return err
 			}
-			opts := pin.Options{Lockfile: *lockfilePath, Timeout: time.Duration(*timeout) * time.Second}
+			opts := pin.Options{Lockfile: *lockfilePath, Timeout: time.Duration(*timeout) * time.Second,
+				StartTimeout: time.Duration(*start) * time.Second, Note: a.noter("lock")}
 			if len(args) == 0 {
 				if len(envs) > 0 {
 					return usageErr("--env applies to a new entry: give the server command after --")
@@ -207,6 +216,38 @@ func (a *app) write(path string, loaded *lockfile.File, entries map[string]*lock
 	fmt.Fprintf(a.stderr, "lock: wrote %s\n", path)
 	a.printLockWarnings(path, entries)
 	return nil
+}
+
+// defaultTimeoutSecs and defaultStartTimeoutSecs: each answer, and the
+// start-up allowance (until the server's first line on stdout; a cold npx
+// download took up to ~60 s on CI runners).
+const (
+	defaultTimeoutSecs      = 30
+	defaultStartTimeoutSecs = 60
+)
+
+func startTimeoutFlag(fs *flag.FlagSet) *int {
+	return fs.Int("start-timeout-secs", defaultStartTimeoutSecs, "seconds a server may take from its start to its first answer (a first npx run downloads the package)")
+}
+
+func checkTimeouts(timeout, start int) error {
+	if timeout <= 0 {
+		return usageErr("--timeout-secs must be positive, got %d", timeout)
+	}
+	if start <= 0 {
+		return usageErr("--start-timeout-secs must be positive, got %d", start)
+	}
+	return nil
+}
+
+// noter returns a pin.Options.Note that prints "cmd: note: server: msg".
+func (a *app) noter(cmd string) func(server, msg string) {
+	var mu sync.Mutex
+	return func(server, msg string) {
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Fprintf(a.stderr, "%s: note: %s: %s\n", cmd, server, msg)
+	}
 }
 
 // untouched says what a failed lock did to the lockfile: nothing.

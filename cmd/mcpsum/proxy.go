@@ -24,11 +24,12 @@ func (a *app) proxyCommand() *ffcli.Command {
 	name := fs.String("name", "", "locked server to run (required)")
 	requireSig := fs.Bool("require-signature", false, "refuse to start unless the lockfile's Sigstore bundle verifies (set MCPSUM_REQUIRE_SIGNATURE=true on a workstation)")
 	sig := registerSigFlags(fs, "signature", "the lockfile's Sigstore bundle for --require-signature (default: <lockfile>.sigstore.json)")
-	timeout := fs.Int("timeout-secs", 30, "seconds to wait for the server's handshake and for each list page of a surface check")
+	timeout := fs.Int("timeout-secs", defaultTimeoutSecs, "seconds to wait for each answer of the server's surface check once it has started")
+	start := startTimeoutFlag(fs)
 	approval := fs.Int("approval-timeout-secs", 600, "seconds an approval question of the taint policy stays open before the call is refused")
 	return &ffcli.Command{
 		Name:       "proxy",
-		ShortUsage: "mcpsum proxy [--lockfile F] --name N [--timeout-secs S]\n  or   mcpsum proxy [--lockfile F] --name N --require-signature (--key PUB | --certificate-identity I --certificate-oidc-issuer O) [--trusted-root R]",
+		ShortUsage: "mcpsum proxy [--lockfile F] --name N [--timeout-secs S] [--start-timeout-secs S]\n  or   mcpsum proxy [--lockfile F] --name N --require-signature (--key PUB | --certificate-identity I --certificate-oidc-issuer O) [--trusted-root R]",
 		ShortHelp:  "serve the locked surface to an MCP client and forward calls to the server",
 		LongHelp: strings.TrimSpace(`
 proxy speaks MCP on its stdin/stdout. It answers the client's handshake and
@@ -69,12 +70,14 @@ Client configuration:
 			if *name == "" {
 				return usageErr("proxy needs --name (the entry in %s to run)", quoteArg(*lockfilePath))
 			}
-			if *timeout <= 0 {
-				return usageErr("--timeout-secs must be positive, got %d", *timeout)
+			if err := checkTimeouts(*timeout, *start); err != nil {
+				return err
 			}
 			if *approval <= 0 {
 				return usageErr("--approval-timeout-secs must be positive, got %d", *approval)
 			}
+			opts := pin.Options{Lockfile: *lockfilePath,
+				Timeout: time.Duration(*timeout) * time.Second, StartTimeout: time.Duration(*start) * time.Second}
 			if *requireSig {
 				// One read of the lockfile: the bytes whose signature and
 				// digests verify are the bytes whose entry runs.
@@ -83,7 +86,7 @@ Client configuration:
 					return fmt.Errorf("--require-signature: refusing to start %s: %w", quoteArg(*name), err)
 				}
 				fmt.Fprintf(a.stderr, "mcpsum proxy: %s is signed by %s\n", *lockfilePath, describeSigner(r))
-				return a.runProxy(ctx, f, *lockfilePath, *name, time.Duration(*timeout)*time.Second, time.Duration(*approval)*time.Second)
+				return a.runProxy(ctx, f, *lockfilePath, *name, opts, time.Duration(*approval)*time.Second)
 			} else if *sig.bundle != "" || sig.any() {
 				return usageErr("--signature, --key and the certificate flags of proxy need --require-signature")
 			}
@@ -94,13 +97,13 @@ Client configuration:
 				}
 				return err
 			}
-			return a.runProxy(ctx, f, *lockfilePath, *name, time.Duration(*timeout)*time.Second, time.Duration(*approval)*time.Second)
+			return a.runProxy(ctx, f, *lockfilePath, *name, opts, time.Duration(*approval)*time.Second)
 		},
 	}
 }
 
 // runProxy runs entry name of f, the lockfile read from path.
-func (a *app) runProxy(ctx context.Context, f *lockfile.File, path, name string, timeout, approval time.Duration) error {
+func (a *app) runProxy(ctx context.Context, f *lockfile.File, path, name string, opts pin.Options, approval time.Duration) error {
 	entry := f.Servers[name]
 	if entry == nil {
 		names := make([]string, 0, len(f.Servers))
@@ -125,7 +128,7 @@ func (a *app) runProxy(ctx context.Context, f *lockfile.File, path, name string,
 		Name:     name,
 		Lockfile: path,
 		Entry:    entry,
-		Pin:      pin.Options{Lockfile: path, Timeout: timeout},
+		Pin:      opts,
 		Stderr:   a.stderr,
 		Hooks:    hooks,
 	})

@@ -20,14 +20,18 @@ func (a *app) showCommand() *ffcli.Command {
 	lockfilePath := lockfileFlag(fs)
 	name := fs.String("name", "", "show only this server")
 	asJSON := fs.Bool("json", false, "print JSON instead of text")
+	compact := fs.Bool("compact", false, "one line per item: descriptions and instructions cut at about 100 characters, no schemas")
 	return &ffcli.Command{
 		Name:       "show",
-		ShortUsage: "mcpsum show [--lockfile F] [--name N] [--json]",
+		ShortUsage: "mcpsum show [--lockfile F] [--name N] [--json] [--compact]",
 		ShortHelp:  "summarise mcp.lock for review (checks its digests first)",
 		LongHelp: strings.TrimSpace(`
 show prints, per server: command, environment names, era, protocol version,
-counts, each tool with its annotations and digest, and the policy. Text a
-server wrote is shown escaped; items with control, ANSI, bidi or zero-width
+counts, the instructions in full, every tool, prompt, resource and template
+with its digest, annotations, full description and every other field
+(schemas included) as JSON, and the policy: everything the server tells a
+model, for review. --compact prints one line per item instead. Text a server
+wrote is shown escaped; items with control, ANSI, bidi or zero-width
 characters are flagged as suspicious. show also prints the program each
 command runs here and the folder it runs in (the lockfile's folder), and warns
 about code-loading variables, machine-specific paths, risky sandbox write
@@ -50,6 +54,7 @@ paths and look-alike names.`),
 			if *asJSON {
 				return writeJSON(a.stdout, v)
 			}
+			v.compact = *compact
 			printShow(a.stdout, *lockfilePath, v)
 			return nil
 		},
@@ -91,6 +96,7 @@ type showFile struct {
 	Generator       string                 `json:"generator,omitempty"`
 	Servers         map[string]*showServer `json:"servers"`
 	order           []string
+	compact         bool
 }
 
 type showServer struct {
@@ -107,6 +113,10 @@ type showServer struct {
 	Policy            *lockfile.Policy  `json:"policy,omitempty"`
 	Suspicious        int               `json:"suspiciousItems"`
 	Review            *review           `json:"review,omitempty"`
+	// EmptyAdvertised are the kinds (plural) the server's capabilities
+	// advertise but that hold no item: it listed none, or answered the list
+	// with -32601 (method not found), which lock counts as none.
+	EmptyAdvertised []string `json:"emptyAdvertised,omitempty"`
 }
 
 type showText struct {
@@ -124,6 +134,8 @@ type item struct {
 	Annotations json.RawMessage `json:"annotations,omitempty"`
 	Digest      string          `json:"digest"`
 	Suspicious  []string        `json:"suspiciousFields,omitempty"`
+	// Definition is the item exactly as locked.
+	Definition json.RawMessage `json:"definition"`
 }
 
 var kindOrder = []struct{ kind, plural string }{
@@ -160,9 +172,13 @@ func buildShow(f *lockfile.File, names []string) *showFile {
 			_, sus := quoteText(*s.Instructions)
 			ss.Instructions = &showText{Chars: len([]rune(*s.Instructions)), Digest: deref(s.Digests.Instructions), Suspicious: sus, text: *s.Instructions}
 		}
+		advertised := advertisedKinds(s.Capabilities)
 		for _, k := range kindOrder {
 			raw, digests := kindItems(s, k.kind)
 			ss.Counts[k.plural] = len(raw)
+			if len(raw) == 0 && advertised[k.plural] {
+				ss.EmptyAdvertised = append(ss.EmptyAdvertised, k.plural)
+			}
 			list := []item{}
 			for _, r := range raw {
 				it := describeItem(k.kind, r)
@@ -177,6 +193,16 @@ func buildShow(f *lockfile.File, names []string) *showFile {
 		v.Servers[n] = ss
 	}
 	return v
+}
+
+// advertisedKinds maps each item kind (plural) to whether the server's
+// capabilities advertise its list: tools, prompts, and resources for both
+// resources and resourceTemplates (the rule mcpwire.ListAll follows).
+func advertisedKinds(caps json.RawMessage) map[string]bool {
+	var m map[string]json.RawMessage
+	_ = json.Unmarshal(caps, &m)
+	on := func(k string) bool { v, ok := m[k]; return ok && string(v) != "null" }
+	return map[string]bool{"tools": on("tools"), "prompts": on("prompts"), "resources": on("resources"), "resourceTemplates": on("resources")}
 }
 
 func deref(p *string) string {
@@ -207,6 +233,7 @@ func describeItem(kind string, raw json.RawMessage) item {
 		return nil
 	})
 	it.Suspicious = suspiciousPaths(raw)
+	it.Definition = raw
 	return it
 }
 

@@ -58,11 +58,11 @@ func printShow(w io.Writer, path string, v *showFile) {
 	}
 	fmt.Fprintf(w, "; %d server(s); all digests verified\n", len(v.order))
 	for _, n := range v.order {
-		printServer(w, n, v.Servers[n])
+		printServer(w, n, v.Servers[n], v.compact)
 	}
 }
 
-func printServer(w io.Writer, name string, s *showServer) {
+func printServer(w io.Writer, name string, s *showServer, compact bool) {
 	fmt.Fprintf(w, "\nserver %s\n", quoteArg(name))
 	fmt.Fprintf(w, "  command       %s\n", quoteArgs(s.Command))
 	printProgram(w, s)
@@ -74,6 +74,9 @@ func printServer(w io.Writer, name string, s *showServer) {
 		fmt.Fprintf(w, "  era           legacy (initialize), protocolVersion %s\n", oneLine(s.ProtocolVersion, 20))
 	}
 	fmt.Fprintf(w, "  serverInfo    %s\n", serverInfoLine(s.ServerInfo))
+	if !compact {
+		printServerInfoRest(w, s.ServerInfo)
+	}
 	if s.Instructions == nil {
 		fmt.Fprintf(w, "  instructions  none\n")
 	} else {
@@ -81,11 +84,19 @@ func printServer(w io.Writer, name string, s *showServer) {
 		if s.Instructions.Suspicious {
 			flag = "  !! SUSPICIOUS characters"
 		}
-		fmt.Fprintf(w, "  instructions  %d chars, %s%s\n    %s\n", s.Instructions.Chars, s.Instructions.Digest, flag, oneLine(s.Instructions.text, 100))
+		fmt.Fprintf(w, "  instructions  %d chars, %s%s\n", s.Instructions.Chars, s.Instructions.Digest, flag)
+		if compact {
+			fmt.Fprintf(w, "    %s\n", oneLine(s.Instructions.text, 100))
+		} else {
+			printTextBlock(w, "    ", s.Instructions.text)
+		}
 	}
 	fmt.Fprintf(w, "  surface       %s\n", s.Surface)
 	fmt.Fprintf(w, "  counts        %d tools, %d prompts, %d resources, %d templates\n",
 		s.Counts["tools"], s.Counts["prompts"], s.Counts["resources"], s.Counts["resourceTemplates"])
+	for _, k := range s.EmptyAdvertised {
+		fmt.Fprintf(w, "  no %-10s the server advertises them but listed none, or answered -32601 (method not found), which mcpsum locks as none; a later real list is drift\n", k)
+	}
 	if s.Suspicious > 0 {
 		fmt.Fprintf(w, "  !! %d item(s) contain control, ANSI, bidi or zero-width characters: review them before trusting this server\n", s.Suspicious)
 	}
@@ -102,7 +113,10 @@ func printServer(w io.Writer, name string, s *showServer) {
 				fmt.Fprintf(w, "  [%s]", a)
 			}
 			fmt.Fprintln(w)
-			if it.Description != "" {
+			switch {
+			case !compact:
+				printItemFull(w, "      ", k.kind, it.Definition)
+			case it.Description != "":
 				fmt.Fprintf(w, "      %s\n", oneLine(it.Description, 100))
 			}
 			if len(it.Suspicious) > 0 {

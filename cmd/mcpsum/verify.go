@@ -18,7 +18,7 @@ import (
 type verifyFlags struct {
 	lockfile, name, format, sarifFile *string
 	strict, asJSON, offline           *bool
-	timeout                           *int
+	timeout, start                    *int
 	sig                               sigFlags
 }
 
@@ -32,12 +32,13 @@ func (a *app) verifyCommand() *ffcli.Command {
 		format:    fs.String("format", "text", "how to print the result: text, json or sarif (SARIF 2.1.0, for code scanning)"),
 		sarifFile: fs.String("sarif-file", "", "also write the result as SARIF 2.1.0 to this file"),
 		offline:   fs.Bool("offline", false, "check only the lockfile's own integrity (digests, format, policy); start no server"),
-		timeout:   fs.Int("timeout-secs", 30, "seconds to wait for each answer of a server (a first npx run downloads the package)"),
+		timeout:   fs.Int("timeout-secs", defaultTimeoutSecs, "seconds to wait for each answer of a server once it has started"),
+		start:     startTimeoutFlag(fs),
 		sig:       registerSigFlags(fs, "signature", "check this Sigstore bundle over the lockfile instead of running servers"),
 	}
 	return &ffcli.Command{
 		Name:       "verify",
-		ShortUsage: "mcpsum verify [--lockfile F] [--name N] [--strict] [--format text|json|sarif] [--sarif-file F] [--timeout-secs S]\n  or   mcpsum verify --offline [--lockfile F | LOCKFILE...]\n  or   mcpsum verify [--lockfile F] --signature B (--key PUB | --certificate-identity I --certificate-oidc-issuer O) [--trusted-root R]",
+		ShortUsage: "mcpsum verify [--lockfile F] [--name N] [--strict] [--format text|json|sarif] [--sarif-file F] [--timeout-secs S] [--start-timeout-secs S]\n  or   mcpsum verify --offline [--lockfile F | LOCKFILE...]\n  or   mcpsum verify [--lockfile F] --signature B (--key PUB | --certificate-identity I --certificate-oidc-issuer O) [--trusted-root R]",
 		ShortHelp:  "re-check servers (or a signature) against mcp.lock; the CI gate",
 		LongHelp: strings.TrimSpace(`
 verify loads mcp.lock (checking its digests first), runs every server (or just
@@ -83,8 +84,8 @@ lockfile and the lockfile's own digests, without running any server.`),
 			if v.sig.any() {
 				return usageErr("--key, --certificate-identity, --certificate-oidc-issuer and --trusted-root need --signature")
 			}
-			if *v.timeout <= 0 {
-				return usageErr("--timeout-secs must be positive, got %d", *v.timeout)
+			if err := checkTimeouts(*v.timeout, *v.start); err != nil {
+				return err
 			}
 			return a.verifyServers(ctx, v)
 		},
@@ -135,7 +136,7 @@ func (a *app) verifyServers(ctx context.Context, v verifyFlags) error {
 	if len(names) == 0 {
 		return fmt.Errorf("%s has no servers: nothing to verify (add one with mcpsum lock --lockfile %s --name NAME -- COMMAND)", *v.lockfile, quoteArg(*v.lockfile))
 	}
-	opts := pin.Options{Lockfile: *v.lockfile, Timeout: time.Duration(*v.timeout) * time.Second}
+	opts := pin.Options{Lockfile: *v.lockfile, Timeout: time.Duration(*v.timeout) * time.Second, StartTimeout: time.Duration(*v.start) * time.Second, Note: a.noter("verify")}
 	rep := pin.Verify(ctx, f, names, *v.strict, opts)
 	code := outcomeExit(rep.Outcome())
 	if *v.sarifFile != "" {

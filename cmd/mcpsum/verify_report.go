@@ -51,11 +51,16 @@ func printVerify(w io.Writer, res *verifyResult, tty bool) {
 	if len(drifted) > 0 {
 		fmt.Fprintln(w)
 		fmt.Fprintln(w, "This may be a tool-poisoning change (a \"rug pull\"): a server changed what it tells")
-		fmt.Fprintln(w, "the model after it was reviewed. Review the change before accepting it:")
+		fmt.Fprintln(w, "the model after it was reviewed. The new text is above, in full. Review it against")
+		fmt.Fprintln(w, "what was locked, and accept it only if it is safe:")
+		lf := " --lockfile " + quoteArg(res.Lockfile) // every suggested command names the lockfile it was about
 		for _, n := range drifted {
-			fmt.Fprintf(w, "  mcpsum show --lockfile %s --name %s          # what was locked\n", quoteArg(res.Lockfile), quoteArg(n))
-			fmt.Fprintf(w, "  mcpsum lock --lockfile %s --name %s && git diff %s   # accept it, then review the diff\n", quoteArg(res.Lockfile), quoteArg(n), quoteArg(res.Lockfile))
+			fmt.Fprintf(w, "  mcpsum show%s --name %s   # review: what was locked, in full\n", lf, quoteArg(n))
 		}
+		for _, n := range drifted {
+			fmt.Fprintf(w, "  mcpsum lock%s --name %s   # accept: pin what the server serves now\n", lf, quoteArg(n))
+		}
+		fmt.Fprintf(w, "  git diff %s   # then check the lock's change before committing it\n", quoteArg(res.Lockfile))
 	}
 }
 
@@ -79,6 +84,11 @@ func printFinding(w io.Writer, c palette, server string, s *serverResult, fd loc
 		fmt.Fprintf(w, "      locked   %s\n      observed %s\n", orNone(fd.Locked), orNone(fd.Observed))
 	default:
 		fmt.Fprintf(w, "      locked   %s\n      observed %s\n", oneLine(orNone(fd.Locked), 160), oneLine(orNone(fd.Observed), 160))
+	}
+	if fd.Change == lockfile.Added && s.observed != nil {
+		if raw := s.observed.Find(fd.Kind, fd.Name); raw != nil {
+			printItemFull(w, "      ", fd.Kind, raw)
+		}
 	}
 	if fd.Change != lockfile.Changed {
 		return
@@ -133,22 +143,14 @@ func renderField(raw json.RawMessage) string {
 	return out.String()
 }
 
-// maxDiffLines bounds one diff, so a huge change cannot flood a CI log.
-const maxDiffLines = 60
-
 // printDiff prints a line diff of old and cur, every line escaped.
 func printDiff(w io.Writer, c palette, old, cur string) {
+	// Never cut: what is not shown is not reviewed.
 	lines := lineDiff(splitLines(old), splitLines(cur))
-	shown := 0
 	for _, l := range lines {
 		if l.op == ' ' {
 			continue
 		}
-		if shown == maxDiffLines {
-			fmt.Fprintf(w, "        %s… diff cut at %d lines%s\n", c.dim, maxDiffLines, c.reset)
-			return
-		}
-		shown++
 		q, sus := quoteText(l.text)
 		col := c.green
 		if l.op == '-' {

@@ -210,6 +210,15 @@ func ReadFile(path string) ([]byte, error) {
 	return safeio.ReadRegular(path, "lockfile", MaxFileSize)
 }
 
+// KeyField is the member that keys items of kind ("name", "uri" or
+// "uriTemplate"; "" for an unknown kind).
+func KeyField(kind string) string {
+	if i, ok := specOf(kind); ok {
+		return kinds[i].key
+	}
+	return ""
+}
+
 // Load reads and parses the lockfile at path (strict, digests recomputed).
 func Load(path string) (*File, error) {
 	data, err := ReadFile(path)

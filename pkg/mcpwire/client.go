@@ -24,6 +24,17 @@ type Caller interface {
 type ClientOptions struct {
 	// Timeout bounds each Call (0: only the context bounds it).
 	Timeout time.Duration
+	// StartTimeout is the start-up allowance: until the server has written
+	// its first line on stdout, a Call may wait until StartTimeout after the
+	// client was created, if that is later than Timeout from the call (a
+	// first `npx` run downloads the package before the server can answer).
+	// 0: no separate allowance.
+	StartTimeout time.Duration
+	// DeclareNone makes Handshake declare no client capabilities ({}) in
+	// initialize and in the session's 2026-07-28 _meta instead of mcpsum's
+	// set: how mcpsum locked before it declared that set (pin uses it to
+	// tell such a lock's reviewer why a server now shows more).
+	DeclareNone bool
 	// Handle, if set, sees every message that is not a reply to one of the
 	// client's own calls — server→client requests, notifications, responses to
 	// ids the client did not issue — with the original line. Returning true
@@ -40,28 +51,19 @@ type ClientOptions struct {
 // ErrClosed is the error of calls made or pending when the client was closed.
 var ErrClosed = errors.New("mcp client closed")
 
-// TimeoutError reports a call that got no answer in time. It matches
-// errors.Is(err, context.DeadlineExceeded).
-type TimeoutError struct {
-	Method string
-	After  time.Duration
-}
-
-func (e *TimeoutError) Error() string {
-	return fmt.Sprintf("%s: no answer within %s", e.Method, e.After)
-}
-
-// Is makes errors.Is(err, context.DeadlineExceeded) true.
-func (e *TimeoutError) Is(target error) bool { return target == context.DeadlineExceeded }
-
 // Client is a JSON-RPC client over a Process: increasing integer ids, a reader
-// goroutine dispatching replies, and answers to the server's own legacy
-// requests (ping → {}, roots/list → {"roots":[]}, anything else → -32601).
+// goroutine dispatching replies, and prompt answers to the server's own
+// legacy requests (ping → {}, roots/list → {"roots":[]}, elicitation/create →
+// decline, sampling/createMessage → error -1, anything else → -32601), so a
+// server never waits on mcpsum for the capabilities it declares.
 type Client struct {
 	p    *Process
 	w    *LineWriter
 	opts ClientOptions
 	next atomic.Int64
+
+	created time.Time
+	spoke   atomic.Bool // the server has written a line on stdout
 
 	mu        sync.Mutex
 	pending   map[int64]chan *Message
@@ -84,6 +86,7 @@ func NewClient(p *Process, opts *ClientOptions) *Client {
 		late:      map[int64]*Message{},
 		notes:     map[string]int{},
 		dead:      make(chan struct{}),
+		created:   time.Now(),
 	}
 	if opts != nil {
 		c.opts = *opts
@@ -162,8 +165,9 @@ func (c *Client) call(ctx context.Context, method string, params json.RawMessage
 		return id, nil, fmt.Errorf("%s: %w", method, err)
 	}
 	var timeout <-chan time.Time
-	if c.opts.Timeout > 0 {
-		t := time.NewTimer(c.opts.Timeout)
+	wait := c.callTimeout()
+	if wait > 0 {
+		t := time.NewTimer(wait)
 		defer t.Stop()
 		timeout = t.C
 	}
@@ -181,7 +185,7 @@ func (c *Client) call(ctx context.Context, method string, params json.RawMessage
 		return id, nil, fmt.Errorf("%s: %w", method, ctx.Err())
 	case <-timeout:
 		c.forget(id, true)
-		return id, nil, &TimeoutError{Method: method, After: c.opts.Timeout}
+		return id, nil, &TimeoutError{Method: method, After: wait, Silent: !c.spoke.Load(), StartTimeout: c.opts.StartTimeout, Stderr: c.p.StderrTail()}
 	}
 }
 
@@ -252,6 +256,7 @@ func (c *Client) readLoop() {
 			c.fail(c.streamError(err))
 			return
 		}
+		c.spoke.Store(true)
 		if c.opts.Trace != nil {
 			c.opts.Trace("recv", line)
 		}
@@ -365,8 +370,12 @@ func (c *Client) answer(m *Message) {
 	switch m.Method {
 	case "ping":
 		b = append(b, `"result":{}}`...)
-	case "roots/list":
+	case "roots/list": // no roots: servers keep the folders their argv names
 		b = append(b, `"result":{"roots":[]}}`...)
+	case "elicitation/create":
+		b = append(b, `"result":{"action":"decline"}}`...)
+	case "sampling/createMessage": // -1: the request was declined (the spec's code for a refused sampling request)
+		b = append(b, `"error":{"code":-1,"message":"mcpsum does not sample: it only lists what the server offers"}}`...)
 	default:
 		b = append(b, `"error":{"code":-32601,"message":"Method not found"}}`...)
 	}

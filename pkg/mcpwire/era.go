@@ -34,15 +34,6 @@ var (
 	ClientVersion = "dev"
 )
 
-// Client capabilities. mcpsum declares none, in both eras: {} in initialize and
-// in every modern request's _meta. That is the most reproducible choice: the
-// surface some servers show depends on what the client declares (the npm
-// server-everything lists 13 tools with {}, 14 with roots, 19 with roots,
-// sampling, elicitation and tasks), and with {} the server never sends mcpsum
-// sampling, elicitation or roots requests. The proxy re-lists with the same
-// {} so the comparison is like for like.
-var clientCapabilities = json.RawMessage(`{}`)
-
 // Meta keys of 2026-07-28.
 const (
 	MetaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"
@@ -62,21 +53,26 @@ type Hello struct {
 	Instructions      *string         // nil when absent
 	// Note says how the era was decided, for verbose output (e.g. why mcpsum fell back).
 	Note string
+
+	declareNone bool // the session declares no capabilities (ClientOptions.DeclareNone)
 }
 
 // Meta returns the per-request _meta of a modern session (nil for legacy):
-// protocolVersion, clientCapabilities {} and mcpsum's clientInfo.
+// protocolVersion, mcpsum's client capabilities and its clientInfo.
 func Meta(h *Hello) json.RawMessage {
 	if h == nil || h.Era != EraModern {
 		return nil
 	}
-	return metaFor(h.ProtocolVersion)
+	if h.declareNone {
+		return metaFor(h.ProtocolVersion, json.RawMessage(`{}`))
+	}
+	return metaFor(h.ProtocolVersion, ClientCapabilities(EraModern))
 }
 
-func metaFor(version string) json.RawMessage {
+func metaFor(version string, caps json.RawMessage) json.RawMessage {
 	b, _ := json.Marshal(map[string]any{
 		MetaProtocolVersion:    version,
-		MetaClientCapabilities: clientCapabilities,
+		MetaClientCapabilities: caps,
 		MetaClientInfo:         clientInfo(),
 	})
 	return b
@@ -104,7 +100,7 @@ func (e *EraError) Error() string { return e.Msg }
 // Probe starts a server and finds its era exactly as LOCKFILE.md's "Protocol
 // era" says:
 //
-//  1. server/discover first, with 2026-07-28, clientCapabilities {} and
+//  1. server/discover first, with 2026-07-28, no client capabilities ({}) and
 //     mcpsum's clientInfo in _meta. A DiscoverResult listing 2026-07-28 makes
 //     the session modern.
 //  2. -32021, -32022, or a DiscoverResult without 2026-07-28, without serverInfo
@@ -115,7 +111,7 @@ func (e *EraError) Error() string { return e.Msg }
 //     back like rule 3, as the wire notes (§5.1) and go-sdk's client do.
 //     Failing there would make every legacy-only go-sdk server unlockable.
 //  3. Any other error, or no answer within timeout, means legacy: initialize
-//     (protocolVersion 2025-11-25, capabilities {}) then
+//     (protocolVersion 2025-11-25, mcpsum's client capabilities) then
 //     notifications/initialized. If the child exited after the probe, start
 //     is called again and initialize goes to the new child first. A child that
 //     did not answer in time is not killed: initialize goes to it, and a late
@@ -192,7 +188,7 @@ func legacySignal(err error) (string, error) {
 	var to *TimeoutError
 	switch {
 	case errors.As(err, &rpc) && rpc.Code == CodeMissingClientCapability:
-		return "", &EraError{Msg: fmt.Sprintf("server/discover: the server answered -32021 (a 2026-07-28 server requiring client capabilities %s); mcpsum declares none, so it cannot lock it: %v",
+		return "", &EraError{Msg: fmt.Sprintf("server/discover: the server answered -32021 (a 2026-07-28 server requiring client capabilities %s); mcpsum's server/discover declares none, as the lockfile format specifies, so it cannot lock it: %v",
 			truncRaw(string(rpc.Data), 200), rpc)}
 	case errors.As(err, &rpc) && rpc.Code == CodeUnsupportedVersion:
 		supported, ok := legacyOnly(rpc.Data)
@@ -285,7 +281,11 @@ func Handshake(ctx context.Context, c *Client, era string) (*Hello, error) {
 		return initialize(ctx, c)
 	case EraModern:
 		res, err := c.Call(ctx, "server/discover", discoverParams())
-		return ModernAnswer(res, err)
+		h, err := ModernAnswer(res, err)
+		if h != nil && c.opts.DeclareNone {
+			h.declareNone = true
+		}
+		return h, err
 	}
 	return nil, fmt.Errorf("handshake: unknown era %q (want %q or %q)", era, EraLegacy, EraModern)
 }
@@ -327,8 +327,12 @@ func LegacyAnswer(res json.RawMessage, err error) (*Hello, error) {
 	return ParseInitialize(res)
 }
 
+// discoverParams declare no client capabilities ({}), as the format's
+// specification (LOCKFILE.md, "Protocol era") says of the probe; what a
+// server lists depends only on the capabilities of the list requests, which
+// carry mcpsum's set (Meta).
 func discoverParams() json.RawMessage {
-	b, _ := json.Marshal(map[string]json.RawMessage{"_meta": metaFor(Modern)})
+	b, _ := json.Marshal(map[string]json.RawMessage{"_meta": metaFor(Modern, json.RawMessage(`{}`))})
 	return b
 }
 
@@ -399,11 +403,13 @@ func ParseDiscover(res json.RawMessage) (*Hello, error) {
 }
 
 // InitializeParams are the params of mcpsum's legacy initialize: the
-// protocol version it asks for, no client capabilities, its clientInfo.
-func InitializeParams() json.RawMessage {
+// protocol version it asks for, its client capabilities, its clientInfo.
+func InitializeParams() json.RawMessage { return initializeParams(ClientCapabilities(EraLegacy)) }
+
+func initializeParams(caps json.RawMessage) json.RawMessage {
 	params, _ := json.Marshal(map[string]any{
 		"protocolVersion": LegacyVersion,
-		"capabilities":    clientCapabilities,
+		"capabilities":    caps,
 		"clientInfo":      clientInfo(),
 	})
 	return params
@@ -415,7 +421,11 @@ func DiscoverParams() json.RawMessage { return discoverParams() }
 
 // initialize runs the legacy handshake on c.
 func initialize(ctx context.Context, c *Client) (*Hello, error) {
-	res, err := c.Call(ctx, "initialize", InitializeParams())
+	caps := ClientCapabilities(EraLegacy)
+	if c.opts.DeclareNone {
+		caps = json.RawMessage(`{}`)
+	}
+	res, err := c.Call(ctx, "initialize", initializeParams(caps))
 	h, err := LegacyAnswer(res, err)
 	if err != nil {
 		return nil, err

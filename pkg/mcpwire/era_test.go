@@ -115,7 +115,10 @@ func TestProbeRealNPMServers(t *testing.T) {
 		args []string
 		want want
 	}{
-		{"server-everything", nil, want{EraLegacy, "2025-11-25", nil, [4]int{13, 4, 7, 2}, "mcp-servers/everything"}},
+		// 17 tools: the 13 it shows any client plus the 4 it adds for a client
+		// declaring mcpsum's roots, sampling and elicitation (get-roots-list,
+		// trigger-sampling-request, trigger-elicitation-request, simulate-research-query).
+		{"server-everything", nil, want{EraLegacy, "2025-11-25", nil, [4]int{17, 4, 7, 2}, "mcp-servers/everything"}},
 		{"server-filesystem", []string{"DIR"}, want{EraLegacy, "2025-11-25", nil, [4]int{14, 0, 0, 0}, "secure-filesystem-server"}},
 		{"server-memory", nil, want{EraLegacy, "2025-11-25", nil, [4]int{9, 0, 1, 0}, "memory-server"}},
 		{"server-sequential-thinking", nil, want{EraLegacy, "2025-11-25", nil, [4]int{1, 0, 0, 0}, "sequential-thinking-server"}},

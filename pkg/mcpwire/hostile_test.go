@@ -59,7 +59,7 @@ func TestHostileServers(t *testing.T) {
 			}
 		}},
 		{mode: "chatty", check: func(t *testing.T, s *Surface, _ *starter) {
-			// The fake answers tools/list only if ping, roots/list and sampling got the right answers.
+			// The fake answers tools/list only if ping, roots/list, sampling and elicitation got prompt, right answers.
 			if len(s.Tools) != 1 || !strings.Contains(string(s.Tools[0]), "answered all server requests") {
 				t.Fatalf("%s", s.Tools)
 			}

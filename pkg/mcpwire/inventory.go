@@ -21,6 +21,10 @@ const maxPages = MaxItems
 type Surface struct {
 	Hello
 	Tools, Prompts, Resources, ResourceTemplates []json.RawMessage
+	// NotFound lists the list methods the server advertised but answered
+	// with -32601 (method not found) on their first page; each counts as an
+	// empty list of its kind.
+	NotFound []string
 }
 
 // kind describes one list method.
@@ -47,6 +51,13 @@ var kinds = []kind{
 // key (name, uri or uriTemplate) or a duplicate key fails with a clear error,
 // as does a modern result whose resultType is not "complete". Result envelope
 // fields (resultType, ttlMs, cacheScope, _meta, nextCursor) are not kept.
+//
+// A -32601 (method not found) answer to the first page of a list the server
+// advertised is an empty list of that kind, recorded in Surface.NotFound:
+// real servers do that (mcp-server-kubernetes, server-puppeteer and
+// server-postgres advertise resources and answer resources/templates/list
+// so), and real clients tolerate it. A later real list of that kind is
+// ordinary drift (items added). -32601 on a later page is an error.
 func ListAll(ctx context.Context, c Caller, h *Hello) (*Surface, error) {
 	cf, err := jsonscan.Fields(h.Capabilities, "tools", "prompts", "resources")
 	if err != nil {
@@ -61,6 +72,11 @@ func ListAll(ctx context.Context, c Caller, h *Hello) (*Surface, error) {
 			continue
 		}
 		items, err := listKind(ctx, c, h, k)
+		var rpc *Error
+		if errors.As(err, &rpc) && rpc.Code == CodeMethodNotFound && items != nil {
+			s.NotFound = append(s.NotFound, k.method)
+			err = nil
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -81,6 +97,10 @@ func listKind(ctx context.Context, c Caller, h *Hello, k kind) ([]json.RawMessag
 		}
 		res, err := c.Call(ctx, k.method, listParams(cursor, meta))
 		if err != nil {
+			var rpc *Error
+			if page == 0 && errors.As(err, &rpc) && rpc.Code == CodeMethodNotFound {
+				return []json.RawMessage{}, err // ListAll: an empty list of this kind
+			}
 			return nil, err
 		}
 		if _, ok := c.(validatedCaller); !ok && !json.Valid(res) {

@@ -138,3 +138,59 @@ func BenchmarkInventory1000Tools(b *testing.B) {
 		}
 	}
 }
+
+// errCaller answers some methods with a JSON-RPC error, others from pages.
+type errCaller struct {
+	pagesCaller
+	errs map[string]*Error // method -> error on its call number n (errAt)
+	at   map[string]int
+}
+
+func (e *errCaller) Call(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	if err, ok := e.errs[method]; ok && e.at[method] == 0 {
+		return nil, fmt.Errorf("%s: %w", method, err)
+	}
+	e.at[method]--
+	return e.pagesCaller.Call(ctx, method, params)
+}
+
+// A -32601 for the first page of an advertised list is an empty list of that
+// kind (recorded in NotFound); on a later page, or any other code, it fails.
+func TestListAllMethodNotFoundIsEmpty(t *testing.T) {
+	h := &Hello{Era: EraLegacy, Capabilities: json.RawMessage(`{"tools":{},"resources":{}}`)}
+	notFound := &Error{Code: CodeMethodNotFound, Message: "Method not found"}
+	c := &errCaller{
+		pagesCaller: pagesCaller{pages: map[string][]string{
+			"tools/list":     {`{"tools":[{"name":"a"}]}`},
+			"resources/list": {`{"resources":[{"uri":"u:1","name":"one"}]}`},
+		}},
+		errs: map[string]*Error{"resources/templates/list": notFound},
+		at:   map[string]int{},
+	}
+	s, err := ListAll(context.Background(), c, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.ResourceTemplates == nil || len(s.ResourceTemplates) != 0 || len(s.Resources) != 1 ||
+		strings.Join(s.NotFound, ",") != "resources/templates/list" {
+		t.Fatalf("surface: templates %v resources %d notFound %v", s.ResourceTemplates, len(s.Resources), s.NotFound)
+	}
+
+	// -32601 on the second page is a broken server, not an empty list.
+	c = &errCaller{
+		pagesCaller: pagesCaller{pages: map[string][]string{"tools/list": {`{"tools":[{"name":"a"}],"nextCursor":"2"}`}}},
+		errs:        map[string]*Error{"tools/list": notFound},
+		at:          map[string]int{"tools/list": 1},
+	}
+	if _, err := ListAll(context.Background(), c, &Hello{Era: EraLegacy, Capabilities: json.RawMessage(`{"tools":{}}`)}); err == nil || !strings.Contains(err.Error(), "-32601") {
+		t.Fatalf("-32601 on page 2: err %v", err)
+	}
+	// Another error code for an advertised list still fails the lock.
+	c = &errCaller{
+		errs: map[string]*Error{"tools/list": {Code: CodeInternalError, Message: "boom"}},
+		at:   map[string]int{},
+	}
+	if _, err := ListAll(context.Background(), c, &Hello{Era: EraLegacy, Capabilities: json.RawMessage(`{"tools":{}}`)}); err == nil {
+		t.Fatal("-32603 for tools/list was accepted")
+	}
+}

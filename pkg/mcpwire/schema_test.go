@@ -176,8 +176,13 @@ func TestSchemaValidatorRejects(t *testing.T) {
 		}
 	}
 	good := []struct{ v, def, msg string }{
-		{Modern, "DiscoverRequest", `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":` + string(metaFor(Modern)) + `}}`},
+		{Modern, "DiscoverRequest", `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":` + string(metaFor(Modern, ClientCapabilities(EraModern))) + `}}`},
 		{"2025-06-18", "InitializeRequest", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`},
+		// mcpsum's own declared capabilities are valid in every schema it speaks.
+		{"2025-06-18", "InitializeRequest", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":` + string(InitializeParams()) + `}`},
+		{"2025-11-25", "InitializeRequest", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":` + string(InitializeParams()) + `}`},
+		{Modern, "DiscoverRequest", `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":` + string(DiscoverParams()) + `}`},
+		{Modern, "ListToolsRequest", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":` + string(Meta(&Hello{Era: EraModern, ProtocolVersion: Modern})) + `}}`},
 	}
 	for _, g := range good {
 		if err := validateJSON(t, g.v, g.def, []byte(g.msg)); err != nil {

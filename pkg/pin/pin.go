@@ -24,9 +24,16 @@ import (
 // Options are shared by every server start.
 type Options struct {
 	Lockfile string        // path of mcp.lock (protected from sandbox write paths)
-	Timeout  time.Duration // per server: probe, handshake and each list call
-	MaxLine  int           // stdout line limit; 0 = mcpwire.DefaultMaxLine
-	Stderr   io.Writer     // raw copy of the server's stderr; nil = captured tail only
+	Timeout  time.Duration // per answer: probe, handshake and each list call
+	// StartTimeout is the start-up allowance: how long after it was started
+	// a server may take to write its first line on stdout (0: Timeout).
+	StartTimeout time.Duration
+	MaxLine      int       // stdout line limit; 0 = mcpwire.DefaultMaxLine
+	Stderr       io.Writer // raw copy of the server's stderr; nil = captured tail only
+	// Note, if set, gets remarks about a server that do not fail it (for
+	// example a list it advertised but answered with method-not-found). It
+	// may be called from several goroutines at once.
+	Note func(server, msg string)
 }
 
 // stopGrace is how long a server gets to exit after its stdin closes.
@@ -168,6 +175,7 @@ func Observe(ctx context.Context, name string, entry *lockfile.Server, opts Opti
 	if err != nil {
 		return nil, fmt.Errorf("server %q: %w", name, err)
 	}
+	explainAdded(ctx, name, entry, e, opts)
 	return e, nil
 }
 
@@ -196,7 +204,7 @@ func observe(ctx context.Context, name string, entry *lockfile.Server, prefer st
 		err error
 	)
 	if prefer != "" {
-		c, h, err = handshake(ctx, start, prefer, opts.Timeout)
+		c, h, err = handshake(ctx, start, prefer, opts.clientOptions())
 		var ee *mcpwire.EraError
 		if prefer == lockfile.EraModern && errors.As(err, &ee) && ee.LacksModern {
 			// It answers server/discover but no longer lists 2026-07-28: it
@@ -205,7 +213,7 @@ func observe(ctx context.Context, name string, entry *lockfile.Server, prefer st
 		}
 	}
 	if c == nil {
-		c, h, err = mcpwire.Probe(ctx, start, opts.Timeout)
+		c, h, err = mcpwire.ProbeWithOptions(ctx, start, opts.clientOptions())
 	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("server %q: %w", name, err)
@@ -214,6 +222,11 @@ func observe(ctx context.Context, name string, entry *lockfile.Server, prefer st
 	s, err := mcpwire.ListAll(ctx, c, h)
 	if err != nil {
 		return nil, nil, fmt.Errorf("server %q: %w", name, err)
+	}
+	if opts.Note != nil {
+		for _, m := range s.NotFound {
+			opts.Note(name, fmt.Sprintf("%s answered -32601 (method not found) although its capabilities advertise it; counted as an empty list", m))
+		}
 	}
 	return h, s, nil
 }
@@ -231,18 +244,26 @@ func (e *VersionDroppedError) Error() string {
 
 // handshake speaks the locked era directly. On failure it returns a nil
 // client, so the caller falls back to the full probe.
-func handshake(ctx context.Context, start func() (*mcpwire.Process, error), era string, timeout time.Duration) (*mcpwire.Client, *mcpwire.Hello, error) {
+func handshake(ctx context.Context, start func() (*mcpwire.Process, error), era string, copts *mcpwire.ClientOptions) (*mcpwire.Client, *mcpwire.Hello, error) {
 	p, err := start()
 	if err != nil {
 		return nil, nil, err
 	}
-	c := mcpwire.NewClient(p, &mcpwire.ClientOptions{Timeout: timeout})
+	c := mcpwire.NewClient(p, copts)
 	h, err := mcpwire.Handshake(ctx, c, era)
 	if err != nil {
 		c.Close(stopGrace)
 		return nil, nil, err
 	}
 	return c, h, nil
+}
+
+func (o Options) clientOptions() *mcpwire.ClientOptions {
+	t := o.Timeout
+	if t <= 0 {
+		t = mcpwire.DefaultTimeout
+	}
+	return &mcpwire.ClientOptions{Timeout: t, StartTimeout: o.StartTimeout}
 }
 
 // protectedPaths are what a sandbox write path may never cover.

@@ -12,9 +12,10 @@ import (
 )
 
 // The proxy's upstream handshake declares exactly what lock and verify
-// declare (mcpwire's fixed set: no client capabilities, mcpsum's clientInfo),
-// because servers change their surface with the client's capabilities: the
-// live surface must be listed the way it was locked.
+// declare (mcpwire's fixed set: roots, sampling and elicitation, and
+// mcpsum's clientInfo), because servers change their surface with the
+// client's capabilities: the live surface must be listed the way it was
+// locked. Which server→client requests then reach the client: serverreq.go.
 
 func (p *Proxy) clientInfoJSON() json.RawMessage {
 	return mustJSON(map[string]string{"name": mcpwire.ClientName, "version": mcpwire.ClientVersion})

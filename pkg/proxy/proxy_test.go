@@ -117,6 +117,14 @@ func TestEraMatrix(t *testing.T) {
 				// in front and keeps every other byte.
 				want = append([]byte(`{"resultType":"complete",`), want[1:]...)
 			}
+			if !tc.modernClient && tc.serverArgs == "" {
+				// A legacy client gets its own era's fields only: no
+				// resultType, no serverInfo copy in _meta (issue 13 point 2).
+				want = []byte(`{"content":[{"type":"text","text":"{\"sum\":3}"}],"structuredContent":{"sum":3}}`)
+				if d := direct(t, e, "tools/call", `{"name":"add","arguments":{"a":1,"b":2}}`); !bytes.Contains(d, []byte(`"resultType"`)) {
+					t.Errorf("the direct 2026-07-28 result has no resultType: %s", d)
+				}
+			}
 			if got := resultOf(t, line); !bytes.Equal(got, want) {
 				t.Errorf("result through the proxy\n%s\ndiffers from the direct one\n%s", got, want)
 			}

@@ -203,6 +203,9 @@ func (p *Proxy) streamResult(s *streamReader, pre prefix, c *call) error {
 		return discard()
 	}
 	t := newTracker(pre.keys, p.srv.lock.ServerInfo)
+	if !c.modern && p.srv.upEra == lockfile.EraModern {
+		t.legacy, t.replace = true, nil // the client's own era's fields only
+	}
 	ls := p.out.begin(t)
 	ls.raw(head[:pre.idKey])
 	ls.raw(head[pre.afterID:env.result.s])
@@ -222,6 +225,12 @@ func (p *Proxy) streamResult(s *streamReader, pre prefix, c *call) error {
 		}
 		return err
 	}
+	if err := ls.feed(rest); err != nil {
+		ferr := &FramingError{Server: p.opts.Name, Err: err}
+		fail(err)
+		p.fail(ferr)
+		return ferr
+	}
 	var stalled atomic.Bool
 	watchdog := time.AfterFunc(stall, func() {
 		err := &StallError{Server: p.opts.Name, After: stall}
@@ -232,14 +241,12 @@ func (p *Proxy) streamResult(s *streamReader, pre prefix, c *call) error {
 		}
 	})
 	defer watchdog.Stop()
-	if err := ls.feed(rest); err != nil {
-		p.fail(&FramingError{Server: p.opts.Name, Err: err})
-		fail(err)
-		return discard()
-	}
 	ended := false
 	err := s.consume(func(b []byte) error {
-		watchdog.Reset(stall)
+		// The bound is on the server's silence: a client slow to take a
+		// chunk does not count.
+		watchdog.Stop()
+		defer watchdog.Reset(stall)
 		if total += len(b); total > s.max {
 			return &mcpwire.LineTooLongError{Max: s.max}
 		}

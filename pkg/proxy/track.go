@@ -40,6 +40,15 @@ type tracker struct {
 	replace []byte // the locked serverInfo (nil: keep the server's)
 	supNext bool   // the next value is the one to replace
 	supAt   int    // len(stack) where the replaced value started, 0: none
+	supWith []byte // what replaces it (nil: a dropped member, nothing)
+
+	// legacy filters the members of the result and of its _meta that a
+	// legacy client must not get from a 2026-07-28 server (resultType,
+	// ttlMs, cacheScope; the serverInfo copy): at those two depths member
+	// names are held until known, and separators are written anew.
+	legacy  bool
+	holding bool   // a member name at a filtered depth is being read
+	kept    [4]int // members written so far, per filtered depth
 	done    bool   // the message object ended (its '}' not emitted)
 	emit    func([]byte)
 	b       []byte // the chunk being fed
@@ -84,7 +93,7 @@ func newTracker(topKeys []string, replace []byte) *tracker {
 
 // flush emits b[run:i] (discards it while a value is being replaced).
 func (t *tracker) flush(i int) {
-	if t.supAt == 0 && !t.done && i > t.run {
+	if t.supAt == 0 && !t.holding && !t.done && i > t.run {
 		t.emit(t.b[t.run:i])
 	}
 	t.run = i
@@ -114,13 +123,13 @@ func (t *tracker) scan() error {
 			for j < len(b) && b[j] != '"' && b[j] != '\\' && b[j] >= 0x20 {
 				j++
 			}
-			t.keyBytes(b[i:j])
+			t.keyBytes(b[i:j], i)
 			if j == len(b) {
 				i = j - 1
 				continue
 			}
 			i, c = j, b[j]
-			t.keyBytes(b[j : j+1])
+			t.keyBytes(b[j:j+1], j)
 			switch {
 			case c == '"':
 				if err := t.endString(i); err != nil {
@@ -135,7 +144,7 @@ func (t *tracker) scan() error {
 			}
 			continue
 		case tEscape:
-			t.keyBytes(b[i : i+1])
+			t.keyBytes(b[i:i+1], i)
 			switch c {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 				t.st = tString
@@ -147,7 +156,7 @@ func (t *tracker) scan() error {
 			}
 			continue
 		case tUnicode:
-			t.keyBytes(b[i : i+1])
+			t.keyBytes(b[i:i+1], i)
 			if !isHex(c) {
 				t.flush(i)
 				return errors.New("an invalid \\u escape in a string")
@@ -231,7 +240,7 @@ func (t *tracker) structural(i int, c byte) error {
 		}
 		if t.supNext {
 			t.flush(i)
-			t.supNext, t.supAt = false, len(t.stack)
+			t.supNext, t.supAt, t.supWith = false, len(t.stack), t.replace
 		}
 		meta := t.metaNext
 		t.metaNext = false
@@ -241,7 +250,12 @@ func (t *tracker) structural(i int, c byte) error {
 			t.st = tValueOrEnd
 			if c == '{' {
 				t.st = tKeyOrEnd
-				t.inMeta = meta
+				if len(t.stack) == 3 {
+					t.inMeta = meta
+				}
+				if d := len(t.stack); d < len(t.kept) {
+					t.kept[d] = 0
+				}
 			}
 		case c == '"':
 			t.st, t.isKey = tString, false
@@ -268,6 +282,10 @@ func (t *tracker) structural(i int, c byte) error {
 		if c != '"' {
 			return fmt.Errorf("a member name expected, found %q", c)
 		}
+		if t.filtered() {
+			t.flush(i)
+			t.holding = true
+		}
 		t.st, t.isKey, t.key, t.keyLong = tString, true, append(t.key[:0], c), false
 	case tColon:
 		if c != ':' {
@@ -281,6 +299,10 @@ func (t *tracker) structural(i int, c byte) error {
 			t.st = tValue
 			if top == '{' {
 				t.st = tKey
+				if t.filtered() { // written anew before the next kept member
+					t.flush(i)
+					t.run = i + 1
+				}
 			}
 		case (c == '}' && top == '{') || (c == ']' && top == '['):
 			t.close(i)
@@ -291,15 +313,52 @@ func (t *tracker) structural(i int, c byte) error {
 	return nil
 }
 
-func (t *tracker) keyBytes(b []byte) {
+// keyBytes collects the bytes b of a member name; at is where b starts in
+// the chunk being fed.
+func (t *tracker) keyBytes(b []byte, at int) {
 	if !t.isKey || t.keyLong {
 		return
 	}
 	if len(t.key)+len(b) > maxKeyTrack {
 		t.keyLong = true
+		if t.holding { // too long to be a name filtered out: write it as it comes
+			t.holding = false
+			t.keep(t.key)
+			t.run = at
+		}
 		return
 	}
 	t.key = append(t.key, b...)
+}
+
+// filtered reports whether the object being read has its members filtered.
+func (t *tracker) filtered() bool {
+	if !t.legacy || t.curTop != "result" || len(t.stack) < 2 || t.stack[1] != '{' {
+		return false
+	}
+	d := len(t.stack)
+	return d == 2 || d == 3 && t.inMeta
+}
+
+// keep writes a kept member's held name bytes after its separator.
+func (t *tracker) keep(name []byte) {
+	d := len(t.stack)
+	if t.kept[d] > 0 {
+		t.emit([]byte{','})
+	}
+	t.kept[d]++
+	t.emit(name)
+}
+
+// dropName reports whether a legacy client must not get the member k here.
+func (t *tracker) dropName(k string) bool {
+	switch len(t.stack) {
+	case 2:
+		return k == "resultType" || k == "ttlMs" || k == "cacheScope"
+	case 3:
+		return k == mcpwire.MetaServerInfo
+	}
+	return false
 }
 
 func isHex(c byte) bool {
@@ -320,7 +379,20 @@ func (t *tracker) endString(i int) error {
 	if err != nil {
 		return errors.New("an invalid member name")
 	}
-	return t.checkKey(k, false)
+	if err := t.checkKey(k, false); err != nil {
+		return err
+	}
+	if t.holding {
+		t.holding = false
+		t.run = i + 1
+		if t.dropName(k) {
+			t.supNext = false
+			t.supAt, t.supWith = len(t.stack), nil // the colon and the value go too
+		} else {
+			t.keep(t.key)
+		}
+	}
+	return nil
 }
 
 // checkKey applies the rules on member names at the depths that matter:
@@ -386,7 +458,9 @@ func (t *tracker) endReplaced(next int) {
 	}
 	t.flush(next)
 	t.supAt = 0
-	t.emit(t.replace)
+	if t.supWith != nil {
+		t.emit(t.supWith)
+	}
 }
 
 // closer returns the bytes that close everything open, so that the message
@@ -397,10 +471,13 @@ func (t *tracker) closer() []byte {
 		return nil
 	}
 	var b []byte
-	if t.supAt != 0 {
+	switch {
+	case t.holding: // a member name not written yet: as if it never came
+		t.holding, t.isKey, t.st = false, false, tAfter
+	case t.supAt != 0:
 		t.stack = t.stack[:t.supAt]
 		t.st, t.supAt = tAfter, 0
-		b = append(b, t.replace...)
+		b = append(b, t.supWith...)
 	}
 	switch t.st {
 	case tString, tEscape, tUnicode:
@@ -423,7 +500,9 @@ func (t *tracker) closer() []byte {
 	case tValue:
 		b = append(b, "null"...)
 	case tKey:
-		b = append(b, `"":null`...)
+		if !t.filtered() { // a filtered object's comma is not written yet
+			b = append(b, `"":null`...)
+		}
 	case tColon:
 		b = append(b, ":null"...)
 	}

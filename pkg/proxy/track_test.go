@@ -91,7 +91,7 @@ func TestResultServerInfoIsLocked(t *testing.T) {
 	p.srv.lock.ServerInfo = json.RawMessage(`{"name":"locked","version":"1"}`)
 	p.state = gateOpen
 	for u := int64(1); u <= 3; u++ {
-		p.upPending[u] = &call{clientID: itoa(u * 10), method: "tools/call"}
+		p.upPending[u] = &call{clientID: itoa(u * 10), method: "tools/call", modern: true}
 	}
 	meta := `"_meta":{"x":1,"io.modelcontextprotocol/serverInfo":{"name":"evil","version":"6.6.6"}}`
 	in := `{"jsonrpc":"2.0","id":1,"result":{"content":[],` + meta + `}}` + "\n" +
@@ -151,5 +151,50 @@ func TestStreamStallDoesNotBlockClient(t *testing.T) {
 	}
 	if p.state != gateFailed {
 		t.Errorf("state %v, want failed", p.state)
+	}
+}
+
+// A legacy client in front of a 2026-07-28 server gets the fields of its own
+// era: no resultType, ttlMs, cacheScope or serverInfo copy, in memory and
+// streamed; every other member keeps its bytes.
+func TestLegacyClientGetsLegacyResults(t *testing.T) {
+	p, out := framingProxy(t, lockfile.EraModern)
+	p.state = gateOpen
+	p.upPending[1] = &call{clientID: []byte(`1`), method: "resources/read"}
+	p.upPending[2] = &call{clientID: []byte(`2`), method: "resources/read"}
+	big := strings.Repeat("w", 300<<10)
+	res := func(text string) string {
+		return `{"resultType":"complete","contents":[{"uri":"u","text":"` + text + `"}], "ttlMs" : 0,"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"s","icons":["` + strings.Repeat("i", 100) + `"]},"keep":true},"cacheScope":"private","z":[1]}`
+	}
+	in := `{"jsonrpc":"2.0","id":1,"result":` + res("small") + "}\n" + `{"jsonrpc":"2.0","id":2,"result":` + res(big) + "}\n"
+	if err := p.readServerStream(&chunked{data: []byte(in), n: 999}, 0); !errors.Is(err, io.EOF) {
+		t.Fatalf("reader: %v", err)
+	}
+	lines := checkLines(t, out.String())
+	want := []string{
+		`{"jsonrpc":"2.0","id":1,"result":{"contents":[{"uri":"u","text":"small"}],"_meta":{"keep":true},"z":[1]}}`,
+		`{"jsonrpc":"2.0","result":{"contents":[{"uri":"u","text":"` + big + `"}] ,"_meta":{"keep":true},"z":[1]},"id":2}`,
+	}
+	if len(lines) != 2 {
+		t.Fatalf("%d lines", len(lines))
+	}
+	for i := range want {
+		if lines[i] != want[i] {
+			t.Errorf("line %d:\n got %.150s … %s\nwant %.150s … %s", i, lines[i], lines[i][max(0, len(lines[i])-80):], want[i], want[i][max(0, len(want[i])-80):])
+		}
+	}
+	// Cut anywhere, the filtered stream still closes as valid JSON.
+	doc := res("cut")
+	for cut := 0; cut <= len(doc); cut++ {
+		tr := newTracker([]string{"jsonrpc"}, nil)
+		tr.legacy = true
+		var b bytes.Buffer
+		if err := tr.feed([]byte(doc[:cut]), func(x []byte) { b.Write(x) }); err != nil {
+			t.Fatalf("cut at %d: %v", cut, err)
+		}
+		msg := `{"jsonrpc":"2.0","result":` + b.String() + string(tr.closer()) + `,"id":"v"}`
+		if !json.Valid([]byte(msg)) || strings.Contains(msg, "resultType") || strings.Contains(msg, "serverInfo") {
+			t.Fatalf("cut at %d: %s", cut, msg)
+		}
 	}
 }

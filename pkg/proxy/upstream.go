@@ -9,6 +9,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/mcpsum/mcpsum/internal/jsonscan"
 	"github.com/mcpsum/mcpsum/pkg/mcpwire"
 	"github.com/mcpsum/mcpsum/pkg/pin"
 )
@@ -321,7 +322,11 @@ func (p *Proxy) resultToClient(c *call, line []byte, env envelope) {
 			p.replyErr(clientID, &rpcError{Code: mcpwire.CodeInternalError, Message: "mcpsum: the server's result was not forwarded: " + err.Error()})
 			return
 		}
-		if info.ok() {
+		if !c.modern && p.srv.upEra == mcpwire.EraModern {
+			// A legacy client gets its own era's fields: no resultType,
+			// ttlMs, cacheScope or serverInfo copy.
+			edits = append(edits, edit{env.result.s, env.result.e, legacyResult(line, env.result)})
+		} else if info.ok() {
 			edits = append(edits, edit{info.s, info.e, p.srv.lock.ServerInfo})
 		}
 		if c.modern && p.srv.upEra == mcpwire.EraLegacy {
@@ -331,6 +336,51 @@ func (p *Proxy) resultToClient(c *call, line []byte, env envelope) {
 		}
 	}
 	p.out.write(applyEdits(line, edits)...)
+}
+
+// legacyResult is the result object at sp without the members a legacy
+// client does not know from a 2026-07-28 server: resultType, ttlMs,
+// cacheScope, and _meta's serverInfo copy (_meta goes when nothing else is
+// in it). Every other member keeps its bytes.
+func legacyResult(line []byte, sp span) []byte {
+	out := []byte{'{'}
+	n := 0
+	add := func(member []byte) {
+		if n > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, member...)
+		n++
+	}
+	jsonscan.Members(line[:sp.e], sp.s, func(key string, ks, vs, ve int) error {
+		switch key {
+		case "resultType", "ttlMs", "cacheScope":
+			return nil
+		case "_meta":
+			if line[vs] != '{' {
+				break
+			}
+			meta := []byte{'{'}
+			m := 0
+			jsonscan.Members(line[:ve], vs, func(k string, mks, _, mve int) error {
+				if k != mcpwire.MetaServerInfo {
+					if m > 0 {
+						meta = append(meta, ',')
+					}
+					meta = append(meta, line[mks:mve]...)
+					m++
+				}
+				return nil
+			})
+			if m > 0 {
+				add(append(append([]byte(`"_meta":`), meta...), '}'))
+			}
+			return nil
+		}
+		add(line[ks:ve])
+		return nil
+	})
+	return append(out, '}')
 }
 
 // serverInfoMeta finds result._meta["io.modelcontextprotocol/serverInfo"],
@@ -385,6 +435,11 @@ func (p *Proxy) serverRequest(line []byte, env envelope, id []byte, method strin
 		return
 	}
 	if p.legacyClient {
+		if need, ok := p.clientDeclared(method, line, env); !ok {
+			p.mu.Unlock()
+			p.refuseUndeclared(id, method, need)
+			return
+		}
 		p.nextDown++
 		d := p.nextDown
 		p.downPending[d] = &downReq{upID: append([]byte(nil), id...), method: method}
@@ -473,6 +528,10 @@ func (p *Proxy) Call(ctx context.Context, method string, params json.RawMessage)
 	if timeout <= 0 {
 		timeout = 30 * time.Second
 	}
+	if method == "initialize" || method == "server/discover" {
+		// the handshake is the server's first answer: it gets the start-up allowance
+		timeout = max(timeout, p.opts.Pin.StartTimeout)
+	}
 	t := time.NewTimer(timeout)
 	defer t.Stop()
 	select {
@@ -483,7 +542,13 @@ func (p *Proxy) Call(ctx context.Context, method string, params json.RawMessage)
 		return r.result, nil
 	case <-t.C:
 		forget()
-		return nil, &mcpwire.TimeoutError{Method: method, After: timeout}
+		e := &mcpwire.TimeoutError{Method: method, After: timeout, StartTimeout: p.opts.Pin.StartTimeout}
+		p.mu.Lock()
+		if p.proc != nil {
+			e.Stderr = p.proc.StderrTail()
+		}
+		p.mu.Unlock()
+		return nil, e
 	case <-ctx.Done():
 		forget()
 		return nil, fmt.Errorf("%s: %w", method, ctx.Err())

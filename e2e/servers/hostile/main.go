@@ -15,7 +15,7 @@
 //	many            1001 tools, in pages of 250
 //	dupnames        two tools with the same name
 //	ansi            ANSI escapes, bidi and zero-width characters in descriptions
-//	chatty          sends ping, roots/list and sampling requests to the client and
+//	chatty          sends ping, roots/list, sampling and elicitation requests to the client and
 //	                serves tools/list only if they were answered as mcpsum should
 //	wrongversion    initialize answers protocolVersion "2099-01-01"
 //	slowmodern      answers server/discover with a valid 2026-07-28 result, but only
@@ -42,6 +42,11 @@
 //	                says how many were answered with an error
 //	meta-info       a tools/call result whose _meta carries another serverInfo
 //	stderr-tail     writes a last stderr line without a newline, then exits on tools/call
+//	notemplates     advertises resources but answers resources/templates/list with
+//	                -32601, as mcp-server-kubernetes 4.1.7, server-puppeteer and
+//	                server-postgres do
+//	onetemplate     like legacy, but resources/templates/list lists one template
+//	                (the "later real list" after notemplates)
 //	stubborn        ignores stdin EOF and SIGTERM (only SIGKILL ends it)
 //	spawn           starts a grandchild in its process group that outlives it
 package main
@@ -133,11 +138,11 @@ var (
 )
 
 func chattyReply() {
-	if chattyList == nil || len(answered) < 3 {
+	if chattyList == nil || len(answered) < 4 {
 		return
 	}
 	var wrong []string
-	for _, k := range []string{"srv-ping", "0", "2"} {
+	for _, k := range []string{"srv-ping", "0", "2", "3"} {
 		if !answered[k] {
 			wrong = append(wrong, k)
 		}
@@ -205,6 +210,7 @@ func handle(m *msg) {
 			send(`{"jsonrpc":"2.0","id":"srv-ping","method":"ping"}`)
 			send(`{"jsonrpc":"2.0","id":0,"method":"roots/list"}`)
 			send(`{"jsonrpc":"2.0","id":2,"method":"sampling/createMessage","params":{"messages":[],"maxTokens":1}}`)
+			send(`{"jsonrpc":"2.0","id":3,"method":"elicitation/create","params":{"message":"name?","requestedSchema":{"type":"object","properties":{}}}}`)
 		}
 	case "ping":
 		reply(m.ID, map[string]any{})
@@ -217,7 +223,14 @@ func handle(m *msg) {
 	case "resources/list":
 		reply(m.ID, map[string]any{"resources": []any{}})
 	case "resources/templates/list":
-		reply(m.ID, map[string]any{"resourceTemplates": []any{}})
+		switch *mode {
+		case "notemplates":
+			replyErr(m.ID, -32601, "Method not found", nil)
+		case "onetemplate":
+			reply(m.ID, map[string]any{"resourceTemplates": []any{map[string]any{"uriTemplate": "file:///logs/{name}", "name": "log", "description": "a log file by name"}}})
+		default:
+			reply(m.ID, map[string]any{"resourceTemplates": []any{}})
+		}
 	default:
 		if m.ID != nil {
 			replyErr(m.ID, -32601, "Method not found", nil)
@@ -356,7 +369,9 @@ func checkAnswer(m *msg) {
 		var e struct {
 			Code int `json:"code"`
 		}
-		answered[id] = json.Unmarshal(m.Error, &e) == nil && e.Code == -32601
+		answered[id] = json.Unmarshal(m.Error, &e) == nil && e.Code == -1 // declined, promptly
+	case "3":
+		answered[id] = string(m.Result) == `{"action":"decline"}`
 	}
 	chattyReply()
 }

@@ -1,0 +1,118 @@
+package e2e
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mcpsum/mcpsum/pkg/lockfile"
+)
+
+// readmeBlock returns the first ```sh block after the heading in README.md.
+func readmeBlock(t *testing.T, readme, heading string) string {
+	t.Helper()
+	_, after, ok := strings.Cut(readme, "\n"+heading+"\n")
+	if !ok {
+		t.Fatalf("README.md has no heading %q", heading)
+	}
+	_, after, ok = strings.Cut(after, "```sh\n")
+	block, _, ok2 := strings.Cut(after, "```")
+	if !ok || !ok2 {
+		t.Fatalf("README.md: no ```sh block after %q", heading)
+	}
+	return block
+}
+
+// The README's first commands work for a new user, as written: the install
+// command, "Set up, run, test" and "A first lock, step by step" run verbatim
+// with sh -e in fresh folders, each new shell with the installed mcpsum on
+// PATH. CI has no network, so three commands are served locally by shims
+// that refuse anything else: `git clone https://github.com/mcpsum/mcpsum`
+// links this checkout, `npx -y @modelcontextprotocol/server-everything@2026.8.31`
+// runs the same pinned version from e2e/node_modules, and `go install` of
+// go-sdk's everything example copies the one e2e built from go.mod's pin.
+func TestReadmeFirstCommands(t *testing.T) {
+	repo, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(repo, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := string(data)
+	realGo, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	realGit, err := exec.LookPath("git")
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	shims := t.TempDir()
+	gobin := t.TempDir()
+	everything := npmServer(t, "server-everything")
+	write := func(name, body string) {
+		if err := os.WriteFile(filepath.Join(shims, name), []byte("#!/bin/sh\n"+body), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("git", fmt.Sprintf(`if [ "$1 $2" = "clone https://github.com/mcpsum/mcpsum" ] && [ $# -eq 2 ]; then exec ln -s %q mcpsum; fi
+exec %q "$@"
+`, repo, realGit))
+	write("npx", fmt.Sprintf(`if [ "$*" = "-y @modelcontextprotocol/server-everything@2026.8.31" ]; then exec node %q; fi
+echo "npx shim: no network in this test; unexpected: npx $*" >&2; exit 1
+`, everything))
+	write("go", fmt.Sprintf(`if [ "$*" = "install github.com/modelcontextprotocol/go-sdk/examples/server/everything@v1.8.0" ]; then exec cp %q "${GOBIN:?}/everything"; fi
+exec %q "$@"
+`, bin.goEvery, realGo))
+	env := append(os.Environ(), "PATH="+shims+":"+gobin+":"+os.Getenv("PATH"), "GOBIN="+gobin, "TMPDIR="+t.TempDir())
+	run := func(what, dir, script string) string {
+		t.Helper()
+		cmd := exec.Command("sh", "-e", "-c", script)
+		cmd.Dir, cmd.Env = dir, env
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("README %s failed: %v\n--- script ---\n%s--- output ---\n%s", what, err, script, out)
+		}
+		return string(out)
+	}
+
+	// Install: clone, then go install from the clone into GOBIN.
+	run("Install", t.TempDir(), readmeBlock(t, readme, "## Install"))
+	if _, err := os.Stat(filepath.Join(gobin, "mcpsum")); err != nil {
+		t.Fatalf("the README's install command did not install mcpsum: %v", err)
+	}
+
+	// Set up: a fresh folder of its own, never the clone.
+	before, _ := os.Stat(filepath.Join(repo, "mcp.lock"))
+	out := run("Set up, run, test", t.TempDir(), readmeBlock(t, readme, "## Set up, run, test"))
+	if after, _ := os.Stat(filepath.Join(repo, "mcp.lock")); (before == nil) != (after == nil) {
+		t.Errorf("the set-up commands wrote mcp.lock into the clone")
+	}
+	if !strings.Contains(out, "server everything") || !strings.Contains(out, "17 tools") {
+		t.Errorf("set-up's show did not review the locked server:\n%s", out)
+	}
+
+	// A first lock, in a project folder that is a git repository.
+	project := t.TempDir()
+	run("git init", project, "git init -q")
+	out = run("A first lock", project, readmeBlock(t, readme, "## A first lock, step by step"))
+	if !strings.Contains(out, "ok     everything") || !strings.Contains(out, "ok     go-everything") {
+		t.Errorf("the tour's verify did not pass both servers:\n%s", out)
+	}
+	l, err := lockfile.Load(filepath.Join(project, "mcp.lock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Version != 2 || len(l.Servers) != 2 {
+		t.Errorf("the tour's lock: version %d, %d servers; the README says version 2 with two servers", l.Version, len(l.Servers))
+	}
+	if staged := run("git diff", project, "git diff --cached --name-only"); strings.TrimSpace(staged) != "mcp.lock" {
+		t.Errorf("git add mcp.lock staged %q", staged)
+	}
+}

@@ -1,0 +1,55 @@
+package proxy
+
+import (
+	"fmt"
+
+	"github.com/mcpsum/mcpsum/pkg/mcpwire"
+)
+
+// Server→client requests of a legacy server (roots/list, sampling/createMessage,
+// elicitation/create). The proxy's upstream session declares mcpsum's fixed
+// capability set (mcpwire.ClientCapabilities), so a server may ask for any
+// of them; once the surface check lets it through (serverMessage), each
+// request reaches a legacy client only if the client declared the capability
+// it needs, and the proxy answers the others itself at once (-32601 with a
+// message saying why), so a server never waits on a client that cannot
+// answer. (A 2026-07-28 client is asked through MRTR only when the running
+// call declared the capability: bridgeServerRequest.)
+
+// refuseUndeclared answers a server request the client cannot take.
+func (p *Proxy) refuseUndeclared(id []byte, method, need string) {
+	if up := p.upWriter(); up != nil {
+		up.write(errorLine(id, &rpcError{Code: mcpwire.CodeMethodNotFound,
+			Message: fmt.Sprintf("mcpsum: the client did not declare the %s capability, so the proxy answers %s for it", need, mcpwire.TruncateQuote(method, 80))}))
+	}
+}
+
+// clientDeclared reports whether the legacy client's initialize declared
+// the capability a server→client request needs, and names it (p.mu held).
+// Requests outside roots, sampling and elicitation need none here. An
+// elicitation needs elicitation.url for mode "url", and elicitation.form
+// (or an elicitation object naming no mode, the 2025-06-18 form) otherwise.
+func (p *Proxy) clientDeclared(method string, line []byte, env envelope) (string, bool) {
+	key := capOf[method]
+	if key == "" {
+		return "", true
+	}
+	caps := p.clientCaps
+	f, ok, _ := fields(caps, span{0, len(caps)}, key)
+	if !ok || !f[0].ok() || string(f[0].of(caps)) == "null" {
+		return key, false
+	}
+	if method != "elicitation/create" {
+		return key, true
+	}
+	pf, _, _ := fields(line, env.params, "mode")
+	mode, _ := stringAt(line, pf[0])
+	modes, _, _ := fields(caps, f[0], "form", "url")
+	switch {
+	case mode == "url":
+		return "elicitation.url", modes[1].ok()
+	case modes[0].ok() || !modes[1].ok():
+		return "elicitation.form", true
+	}
+	return "elicitation.form", false
+}
