@@ -143,7 +143,7 @@ func TestSignHelperMissingSaysHowToInstall(t *testing.T) {
 		}
 		return string(out), code
 	}
-	const install = "go install github.com/mcpsum/mcpsum/cmd/mcpsum-attest@latest"
+	const install = "'go install ./cmd/...' run in the mcpsum clone"
 	for _, args := range [][]string{
 		{"sign", "--key", key},
 		{"verify", "--signature", "mcp.lock.sigstore.json", "--key", pub},
@@ -157,13 +157,13 @@ func TestSignHelperMissingSaysHowToInstall(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "mcp.lock.sigstore.json")); err == nil {
 		t.Error("a bundle was written without the helper")
 	}
-	// The suggested command, at this module's version (the test cannot reach
-	// a module proxy): go install of the same package path, into lone/.
-	pkg := strings.TrimSuffix(strings.Fields(install)[2], "@latest")
-	cmd := exec.Command("go", "install", pkg)
+	// The suggested command, run as printed in this clone, installing into
+	// the folder of this mcpsum (its GOBIN).
+	cmd := exec.Command("go", "install", "./cmd/...")
+	cmd.Dir = ".."
 	cmd.Env = append(os.Environ(), "GOBIN="+lone, "CGO_ENABLED=0")
 	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go install %s: %v\n%s", pkg, err, out)
+		t.Fatalf("go install ./cmd/...: %v\n%s", err, out)
 	}
 	if out, err := exec.Command(filepath.Join(lone, "mcpsum-attest"), "version").Output(); err != nil || !strings.HasPrefix(string(out), "mcpsum-attest ") {
 		t.Errorf("mcpsum-attest version: %v %q", err, out)

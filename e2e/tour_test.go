@@ -32,7 +32,7 @@ func TestReadmeTour(t *testing.T) {
 	substituted := 0
 	for _, line := range strings.Split(string(m[1]), "\n") {
 		switch {
-		case strings.HasPrefix(line, "go install github.com/mcpsum/mcpsum/cmd/mcpsum@"):
+		case strings.HasPrefix(line, "(git clone https://github.com/mcpsum/mcpsum && cd mcpsum && go install ./cmd/...)"):
 			line = "# (test) mcpsum under test is on PATH"
 			substituted++
 		case strings.HasPrefix(line, "npm install "):

@@ -54,17 +54,19 @@ func findAttest() (string, error) {
 		where = "beside " + quoteArg(exe) + " nor on PATH"
 	}
 	return "", &exitError{code: exitUndecided, err: fmt.Errorf(
-		"signing and signature checks need the %s helper (kept out of mcpsum so lock, verify and proxy start fast), but it is neither %s; install it with 'go install %s@%s' (or both binaries with 'go install github.com/mcpsum/mcpsum/cmd/...@%s')",
-		attestproto.Command, where, attestproto.Package, installVersion(), installVersion())}
+		"signing and signature checks need the %s helper (kept out of mcpsum so lock, verify and proxy start fast), but it is neither %s; install it beside mcpsum with %s",
+		attestproto.Command, where, installHint())}
 }
 
-// installVersion is the version to suggest installing: this binary's own if
-// it is a release, else latest.
-func installVersion() string {
+// installHint is the command that installs mcpsum and mcpsum-attest of this
+// binary's version side by side: go install of the release for a release
+// build; for a build from a clone (the module is not published, so @latest
+// would fail), go install ./cmd/... in that clone.
+func installHint() string {
 	if v := moduleVersion(); strings.HasPrefix(v, "v") {
-		return v
+		return "'go install github.com/mcpsum/mcpsum/cmd/...@" + v + "' (both binaries)"
 	}
-	return "latest"
+	return "'go install ./cmd/...' run in the mcpsum clone this mcpsum was built from (both binaries, into the same folder)"
 }
 
 // callAttest runs the helper's op with args, giving it data (the exact
@@ -113,6 +115,6 @@ func callAttest(ctx context.Context, op string, data []byte, args ...string) (*a
 // foreignHelper is the error for a helper that does not speak this mcpsum's
 // protocol.
 func foreignHelper(helper, why string) error {
-	return &exitError{code: exitUndecided, err: fmt.Errorf("%s (%s) %s; install mcpsum and %s of the same version with 'go install github.com/mcpsum/mcpsum/cmd/...@%s'",
-		attestproto.Command, quoteArg(helper), why, attestproto.Command, installVersion())}
+	return &exitError{code: exitUndecided, err: fmt.Errorf("%s (%s) %s; install mcpsum and %s of the same version with %s",
+		attestproto.Command, quoteArg(helper), why, attestproto.Command, installHint())}
 }

@@ -44,7 +44,7 @@ func TestCallAttestRefusesAForeignHelper(t *testing.T) {
 			if !errors.As(err, &ee) || ee.code != tt.code || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("got %v (code %d), want code %d and %q", err, exitCode(err), tt.code, tt.want)
 			}
-			if tt.code == exitUndecided && !strings.Contains(err.Error(), "go install github.com/mcpsum/mcpsum/cmd/...@") {
+			if tt.code == exitUndecided && !strings.Contains(err.Error(), "go install ./cmd/...") {
 				t.Errorf("no install command in %q", err)
 			}
 		})

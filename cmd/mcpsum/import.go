@@ -172,7 +172,7 @@ func (a *app) importConfigs(ctx context.Context, cfgs []*clientconfig.Config, f 
 			fmt.Fprintln(a.stdout)
 			a.warnUnpinned(ctx, e, *f.resolve)
 			if e.Cwd != "" {
-				fmt.Fprintf(a.stdout, "  warn   %s: the entry sets cwd %s; mcp.lock records no working directory, so a relative path in its command resolves elsewhere under lock and verify: make it absolute in the client config, then import again\n",
+				fmt.Fprintf(a.stdout, "  warn   %s: the entry sets cwd %s, but mcpsum runs every locked server in the lockfile's folder, so a relative path in its command resolves there under lock, verify and proxy: make it absolute in the client config (or relative to the lockfile's folder), then import again\n",
 					quoteArg(e.Name), quoteArg(e.Cwd))
 			}
 		}
