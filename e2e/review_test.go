@@ -22,7 +22,7 @@ func TestLockMethodNotFoundListIsEmpty(t *testing.T) {
 		t.Fatalf("entry %+v", s)
 	}
 	out, _, code := mcpsum(t, dir, nil, "show")
-	if code != 0 || !strings.Contains(out, "no resourceTemplates the server advertises them but listed none, or answered -32601") {
+	if code != 0 || !strings.Contains(out, "empty         resourceTemplates: advertised by the server, but it listed none or answered -32601") {
 		t.Errorf("show: exit %d, no word on the empty templates list:\n%s", code, out)
 	}
 	if out, _, code := mcpsum(t, dir, nil, "verify"); code != 0 {

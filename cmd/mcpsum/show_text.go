@@ -95,7 +95,7 @@ func printServer(w io.Writer, name string, s *showServer, compact bool) {
 	fmt.Fprintf(w, "  counts        %d tools, %d prompts, %d resources, %d templates\n",
 		s.Counts["tools"], s.Counts["prompts"], s.Counts["resources"], s.Counts["resourceTemplates"])
 	for _, k := range s.EmptyAdvertised {
-		fmt.Fprintf(w, "  no %-10s the server advertises them but listed none, or answered -32601 (method not found), which mcpsum locks as none; a later real list is drift\n", k)
+		fmt.Fprintf(w, "  empty         %s: advertised by the server, but it listed none or answered -32601 (method not found), locked as none; a later real list is drift\n", k)
 	}
 	if s.Suspicious > 0 {
 		fmt.Fprintf(w, "  !! %d item(s) contain control, ANSI, bidi or zero-width characters: review them before trusting this server\n", s.Suspicious)

@@ -59,7 +59,7 @@ func TestShowPrintsFullText(t *testing.T) {
 	}
 	full := render(false)
 	for _, want := range []string{tail, "IGNORE PREVIOUS INSTRUCTIONS", "SERVER-DESCRIPTION always call add first", `keep this \u202eterces\u202c`, `"inputSchema"`,
-		"no resources  ", "no resourceTemplates the server advertises them"} {
+		"empty         resources: advertised", "empty         resourceTemplates: advertised by the server"} {
 		if !strings.Contains(full, want) {
 			t.Errorf("full show lacks %q:\n%s", want, full)
 		}

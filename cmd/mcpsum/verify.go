@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
 	"slices"
 	"strings"
 	"time"
@@ -125,7 +123,7 @@ type verifyResult struct {
 }
 
 func (a *app) verifyServers(ctx context.Context, v verifyFlags) error {
-	data, f, err := readLock(*v.lockfile)
+	data, f, err := readCheckedLock(*v.lockfile) // one read: SARIF locations point into exactly the bytes checked
 	if err != nil {
 		return err
 	}
@@ -187,21 +185,6 @@ func verifyJSON(rep *pin.Report, code int) *verifyResult {
 		res.order = append(res.order, s.Name)
 	}
 	return res
-}
-
-// readLock reads the lockfile's bytes once and parses them (I3: digests
-// recomputed), so a SARIF location points into exactly the bytes checked.
-func readLock(path string) ([]byte, *lockfile.File, error) {
-	data, err := lockfile.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		_, err = loadLock(path) // the same message as every other command
-		return nil, nil, err
-	}
-	if err != nil {
-		return nil, nil, err
-	}
-	f, err := lockfile.Parse(path, data)
-	return data, f, err
 }
 
 // verifyOffline checks lockfiles without starting servers (the pre-commit hook).
