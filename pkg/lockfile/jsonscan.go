@@ -2,9 +2,6 @@ package lockfile
 
 import (
 	"encoding/json"
-	"fmt"
-	"strconv"
-	"strings"
 
 	"github.com/mcpsum/mcpsum/internal/jsonscan"
 )
@@ -12,10 +9,8 @@ import (
 // The lockfile is walked with internal/jsonscan, which finds value
 // boundaries without decoding, much faster than encoding/json's
 // Decoder.Token for a whole lockfile. Callers validate with json.Valid
-// first; the scanner still checks bounds and returns errSyntax rather than
-// panicking on bad input.
-
-var errSyntax = jsonscan.ErrSyntax
+// first; the scanner still checks bounds and returns jsonscan.ErrSyntax
+// rather than panicking on bad input.
 
 // member is one key/value pair of a JSON object, in document order.
 type member struct {
@@ -67,7 +62,7 @@ func arrayElements(raw []byte) ([]json.RawMessage, error) {
 }
 
 // itemKey returns the string value of field in a raw item object. It does
-// not refuse duplicate keys (scanValue does, naming the item); with a
+// not refuse duplicate keys (the canonicaliser does, naming the item); with a
 // duplicated key field the first one is used.
 func itemKey(item json.RawMessage, field string) (string, error) {
 	var key string
@@ -94,72 +89,6 @@ func itemKey(item json.RawMessage, field string) (string, error) {
 		return "", errf("item has no %q field", field)
 	}
 	return key, nil
-}
-
-// scanValue walks a whole JSON value (raw must be valid JSON) and refuses
-// duplicate object keys at any depth and numbers whose value RFC 8785 would
-// change, so that two different surfaces never share a digest. Errors name
-// the path inside the value.
-func scanValue(raw []byte) error {
-	var path []string
-	var walk func(v []byte) error
-	walk = func(v []byte) error {
-		i := jsonscan.SkipWS(v, 0)
-		if i >= len(v) {
-			return errSyntax
-		}
-		switch v[i] {
-		case '{':
-			seen := map[string]bool{}
-			return eachMember(v, func(key string, val []byte) error {
-				if seen[key] {
-					return errf("duplicate key %s at %s", quote(key), where(path))
-				}
-				seen[key] = true
-				if isIdent(key) {
-					path = append(path, "."+key)
-				} else {
-					path = append(path, "["+quote(key)+"]")
-				}
-				err := walk(val)
-				path = path[:len(path)-1]
-				return err
-			})
-		case '[':
-			elems, err := arrayElements(v)
-			if err != nil {
-				return err
-			}
-			for n, e := range elems {
-				path = append(path, "["+strconv.Itoa(n)+"]")
-				err := walk(e)
-				path = path[:len(path)-1]
-				if err != nil {
-					return err
-				}
-			}
-			return nil
-		case '"', 't', 'f', 'n':
-			return nil
-		default:
-			end, err := jsonscan.SkipValue(v, i)
-			if err != nil {
-				return err
-			}
-			if err := checkNumber(string(v[i:end])); err != nil {
-				return fmt.Errorf("%v at %s", err, where(path))
-			}
-			return nil
-		}
-	}
-	return walk(raw)
-}
-
-func where(path []string) string {
-	if len(path) == 0 {
-		return "top level"
-	}
-	return strings.TrimPrefix(strings.Join(path, ""), ".")
 }
 
 func isIdent(s string) bool {

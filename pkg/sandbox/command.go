@@ -141,16 +141,6 @@ next:
 	return file
 }
 
-func envValue(env []string, name string) string {
-	v := ""
-	for _, kv := range env {
-		if k, val, ok := strings.Cut(kv, "="); ok && k == name {
-			v = val
-		}
-	}
-	return v
-}
-
 // setEnv returns env without any entry for the given names, then with
 // name=value appended for each pair.
 func setEnv(env []string, pairs ...string) []string {
