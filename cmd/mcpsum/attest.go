@@ -58,12 +58,30 @@ func findAttest() (string, error) {
 		attestproto.Command, where, installHint())}
 }
 
+// pseudoVersion reports whether v is a Go pseudo-version
+// (v0.0.0-20261203073456-dada0e4fa134, possibly +dirty): what a build from a
+// clone stamps, not a release anyone can go install.
+func pseudoVersion(v string) bool {
+	v, _, _ = strings.Cut(v, "+")
+	i := strings.LastIndexByte(v, '-')
+	if i < 15 || len(v)-i-1 != 12 {
+		return false
+	}
+	ts := v[i-14 : i]
+	for _, c := range ts + v[i+1:] {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return v[i-15] == '-' || v[i-15] == '.'
+}
+
 // installHint is the command that installs mcpsum and mcpsum-attest of this
 // binary's version side by side: go install of the release for a release
 // build; for a build from a clone (the module is not published, so @latest
 // would fail), go install ./cmd/... in that clone.
 func installHint() string {
-	if v := moduleVersion(); strings.HasPrefix(v, "v") {
+	if v := moduleVersion(); strings.HasPrefix(v, "v") && !pseudoVersion(v) {
 		return "'go install github.com/mcpsum/mcpsum/cmd/...@" + v + "' (both binaries)"
 	}
 	return "'go install ./cmd/...' run in the mcpsum clone this mcpsum was built from (both binaries, into the same folder)"

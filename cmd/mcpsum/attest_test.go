@@ -50,3 +50,19 @@ func TestCallAttestRefusesAForeignHelper(t *testing.T) {
 		})
 	}
 }
+
+func TestPseudoVersion(t *testing.T) {
+	for v, want := range map[string]bool{
+		"v0.0.0-20261203073456-dada0e4fa134":       true,
+		"v0.0.0-20261203073456-dada0e4fa134+dirty": true,
+		"v1.2.4-0.20261203073456-dada0e4fa134":     true,
+		"v1.2.3-pre.0.20261203073456-dada0e4fa134": true,
+		"v1.2.3":      false,
+		"v1.2.3-rc.1": false,
+		"devel":       false,
+	} {
+		if got := pseudoVersion(v); got != want {
+			t.Errorf("pseudoVersion(%q) = %v, want %v", v, got, want)
+		}
+	}
+}
