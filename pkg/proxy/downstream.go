@@ -336,16 +336,25 @@ func (p *Proxy) initialize(line []byte, env envelope, id []byte) {
 // cancels it or the session ends.
 func (p *Proxy) listen(line []byte, env envelope, id []byte) {
 	f, _, _ := fields(line, env.params, "notifications")
-	nf, _, _ := fields(line, f[0], "toolsListChanged", "promptsListChanged", "resourcesListChanged")
+	nf, _, _ := fields(line, f[0], "toolsListChanged", "promptsListChanged", "resourcesListChanged", "resourceSubscriptions")
 	ack := map[string]any{}
 	for i, k := range []string{"toolsListChanged", "promptsListChanged", "resourcesListChanged"} {
 		if string(nf[i].of(line)) == "true" {
 			ack[k] = true
 		}
 	}
+	uris := p.honoured(line, nf[3])
+	if uris != nil {
+		ack["resourceSubscriptions"] = uris
+	}
+	set := map[string]bool{}
+	for _, u := range uris {
+		set[u] = true
+	}
 	p.mu.Lock()
-	p.listens[string(id)] = true
+	p.listens[string(id)] = set
 	p.mu.Unlock()
+	defer p.syncSubscriptions()
 	params := appendJSON(nil, ack)
 	b := []byte(`{"notifications":`)
 	b = append(b, params...)
@@ -393,7 +402,7 @@ func (p *Proxy) cancelFromClient(line []byte, rid span) {
 			return
 		}
 	}
-	if p.listens[key] {
+	if _, ok := p.listens[key]; ok {
 		delete(p.listens, key)
 		p.mu.Unlock()
 		return

@@ -77,9 +77,9 @@ func newServed(lock *lockfile.Server, pageSize int) (*served, error) {
 	s.legacyCaps = lock.Capabilities
 	if s.upEra == lockfile.EraModern {
 		// resources/subscribe has no 2026-07-28 counterpart the proxy relays.
-		s.legacyCaps = withoutSubscribe(s.caps, false)
+		s.legacyCaps = withoutSubscribe(s.caps, true, false)
 	}
-	s.modernCaps = withoutSubscribe(s.caps, true)
+	s.modernCaps = withoutSubscribe(s.caps, false, true)
 	return s, nil
 }
 
@@ -96,16 +96,17 @@ func nameSet(kind string, items []json.RawMessage) (map[string]bool, error) {
 }
 
 // withoutSubscribe returns the locked capabilities without
-// resources.subscribe (resource subscriptions are relayed only between a
-// legacy client and a legacy server) and, for a 2026-07-28 client
-// (modern), without "tasks", a legacy-only key (tasks became an extension).
-func withoutSubscribe(caps map[string]json.RawMessage, modern bool) json.RawMessage {
+// resources.subscribe when subs is set (a legacy client in front of a
+// 2026-07-28 server: resources/subscribe is not relayed to a listen stream)
+// and without "tasks" when tasks is set (for a 2026-07-28 client: tasks
+// became an extension).
+func withoutSubscribe(caps map[string]json.RawMessage, subs, tasks bool) json.RawMessage {
 	out := make(map[string]json.RawMessage, len(caps))
 	for k, v := range caps {
-		if k == "tasks" && modern {
+		if k == "tasks" && tasks {
 			continue
 		}
-		if k == "resources" {
+		if k == "resources" && subs {
 			var r map[string]json.RawMessage
 			if json.Unmarshal(v, &r) == nil && r != nil {
 				delete(r, "subscribe")
