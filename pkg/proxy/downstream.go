@@ -210,7 +210,7 @@ func (p *Proxy) clientRequest(line []byte, env envelope, id []byte) {
 		}
 		p.beforeCall(r, "")
 	case "resources/subscribe", "resources/unsubscribe":
-		if r.modern || upModern {
+		if r.modern {
 			p.replyErr(id, notFound())
 			return
 		}
@@ -221,6 +221,10 @@ func (p *Proxy) clientRequest(line []byte, env envelope, id []byte) {
 		}
 		if e := p.checkURI(uri); e != nil {
 			p.replyErr(id, e)
+			return
+		}
+		if upModern {
+			p.legacySubscribe(id, uri, method == "resources/subscribe")
 			return
 		}
 		p.beforeCall(r, uri)

@@ -123,6 +123,7 @@ type Proxy struct {
 	waiting     map[string]*hookCall       // client calls waiting for a hook's verdict, by client id
 	listens     map[string]map[string]bool // open subscriptions/listen of a modern client -> its resource URIs
 	upSubs      map[string]bool            // resource URIs subscribed upstream
+	legacySubs  map[string]bool            // a legacy client's resources/subscribe to a 2026-07-28 server
 	bridges     map[string]*bridge         // legacy client calls collecting input, by client id
 	tokens      map[string]int64           // the proxy's requestState tokens -> upstream call
 	nextToken   int64
@@ -210,6 +211,7 @@ func newProxy(stdout io.Writer, opts Options) (*Proxy, error) {
 		waiting:     map[string]*hookCall{},
 		listens:     map[string]map[string]bool{},
 		upSubs:      map[string]bool{},
+		legacySubs:  map[string]bool{},
 		bridges:     map[string]*bridge{},
 		tokens:      map[string]int64{},
 	}

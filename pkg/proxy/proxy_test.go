@@ -316,3 +316,32 @@ func TestModernListenGetsResourceUpdates(t *testing.T) {
 		})
 	}
 }
+
+// A legacy client's resources/subscribe in front of a 2026-07-28 server
+// (the real go-sdk server) gets the updates for that URI, as its own era's
+// notification; an unlocked URI is refused.
+func TestLegacySubscribeToModernServer(t *testing.T) {
+	s := startProxy(t, lockServer(t))
+	s.initialize()
+	if _, m := s.request("resources/subscribe", `{"uri":"file:///etc/passwd"}`); m.Error == nil || m.Error.Code != -32602 {
+		t.Errorf("subscribe to an unlocked URI: %+v", m.Error)
+	}
+	if _, m := s.request("resources/subscribe", `{"uri":"test://item/7"}`); m.Error != nil {
+		t.Fatalf("subscribe: %+v", m.Error)
+	}
+	var got string
+	for i := 0; i < 50 && got == ""; i++ {
+		if _, m := s.request("tools/call", `{"name":"touch","arguments":{"uri":"test://item/7"}}`); m.Error != nil {
+			t.Fatalf("touch: %+v", m.Error)
+		}
+		for _, l := range s.notes {
+			if strings.Contains(l, "notifications/resources/updated") {
+				got = l
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if want := `{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"test://item/7"}}`; got != want {
+		t.Errorf("update: %q, want %q", got, want)
+	}
+}

@@ -75,11 +75,7 @@ func newServed(lock *lockfile.Server, pageSize int) (*served, error) {
 		}
 	}
 	s.legacyCaps = lock.Capabilities
-	if s.upEra == lockfile.EraModern {
-		// resources/subscribe has no 2026-07-28 counterpart the proxy relays.
-		s.legacyCaps = withoutSubscribe(s.caps, true, false)
-	}
-	s.modernCaps = withoutSubscribe(s.caps, false, true)
+	s.modernCaps = withoutTasks(s.caps)
 	return s, nil
 }
 
@@ -95,25 +91,16 @@ func nameSet(kind string, items []json.RawMessage) (map[string]bool, error) {
 	return m, nil
 }
 
-// withoutSubscribe returns the locked capabilities without
-// resources.subscribe when subs is set (a legacy client in front of a
-// 2026-07-28 server: resources/subscribe is not relayed to a listen stream)
-// and without "tasks" when tasks is set (for a 2026-07-28 client: tasks
-// became an extension).
-func withoutSubscribe(caps map[string]json.RawMessage, subs, tasks bool) json.RawMessage {
+// withoutTasks returns the locked capabilities without "tasks", a
+// legacy-only key (for a 2026-07-28 client: tasks became an extension).
+// Resource subscriptions are relayed in all four era pairs, so
+// resources.subscribe stays.
+func withoutTasks(caps map[string]json.RawMessage) json.RawMessage {
 	out := make(map[string]json.RawMessage, len(caps))
 	for k, v := range caps {
-		if k == "tasks" && tasks {
-			continue
+		if k != "tasks" {
+			out[k] = v
 		}
-		if k == "resources" && subs {
-			var r map[string]json.RawMessage
-			if json.Unmarshal(v, &r) == nil && r != nil {
-				delete(r, "subscribe")
-				v = mustJSON(r)
-			}
-		}
-		out[k] = v
 	}
 	return mustJSON(out)
 }

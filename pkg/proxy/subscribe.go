@@ -6,7 +6,8 @@ import (
 	"github.com/mcpsum/mcpsum/pkg/mcpwire"
 )
 
-// Resource subscriptions of a 2026-07-28 client. Its subscriptions/listen
+// Resource subscriptions of a 2026-07-28 client (a legacy client's
+// resources/subscribe in front of a 2026-07-28 server works the same way). Its subscriptions/listen
 // may name resourceSubscriptions; the proxy honours the URIs that are
 // locked (a resource or a template match) when the locked server advertises
 // resources.subscribe, subscribes upstream in the server's era (a legacy
@@ -58,13 +59,19 @@ func (p *Proxy) syncSubscriptions() {
 	}
 	h, up := p.hello, p.up
 	var todo []string
+	want := func(u string) {
+		if !p.upSubs[u] {
+			p.upSubs[u] = true
+			todo = append(todo, u)
+		}
+	}
 	for _, uris := range p.listens {
 		for u := range uris {
-			if !p.upSubs[u] {
-				p.upSubs[u] = true
-				todo = append(todo, u)
-			}
+			want(u)
 		}
+	}
+	for u := range p.legacySubs {
+		want(u)
 	}
 	var lines [][]byte
 	for _, u := range todo {
@@ -94,7 +101,7 @@ func (p *Proxy) resourceUpdated(line []byte, env envelope) {
 		return
 	}
 	p.mu.Lock()
-	legacy := p.legacyClient
+	legacy, sub := p.legacyClient, p.legacySubs[uri]
 	var ids []string
 	for id, uris := range p.listens {
 		if uris[uri] {
@@ -102,8 +109,14 @@ func (p *Proxy) resourceUpdated(line []byte, env envelope) {
 		}
 	}
 	p.mu.Unlock()
-	if legacy {
-		p.out.write(line)
+	switch {
+	case legacy && p.srv.upEra == lockfile.EraLegacy:
+		p.out.write(line) // the client subscribed through the proxy as sent
+		return
+	case legacy:
+		if sub { // its own era's notification, without the listen stream's _meta
+			p.out.write(requestLine(nil, "notifications/resources/updated", append(appendJSON([]byte(`{"uri":`), uri), '}')))
+		}
 		return
 	}
 	for _, id := range ids {
@@ -114,4 +127,23 @@ func (p *Proxy) resourceUpdated(line []byte, env envelope) {
 		b = append(b, "}}"...)
 		p.out.write(requestLine(nil, "notifications/resources/updated", b))
 	}
+}
+
+// legacySubscribe answers a legacy client's resources/subscribe or
+// unsubscribe in front of a 2026-07-28 server: the proxy keeps the
+// subscription and listens upstream for the URI.
+func (p *Proxy) legacySubscribe(id []byte, uri string, on bool) {
+	if !p.srv.canSubscribe() {
+		p.replyErr(id, &rpcError{Code: mcpwire.CodeMethodNotFound, Message: "method not found: the locked server does not advertise resources.subscribe"})
+		return
+	}
+	p.mu.Lock()
+	if on {
+		p.legacySubs[uri] = true
+	} else {
+		delete(p.legacySubs, uri)
+	}
+	p.mu.Unlock()
+	p.reply(id, []byte(`{}`))
+	p.syncSubscriptions()
 }
