@@ -210,7 +210,7 @@ func (p *Proxy) clientRequest(line []byte, env envelope, id []byte) {
 		}
 		p.beforeCall(r, "")
 	case "resources/subscribe", "resources/unsubscribe":
-		if r.modern || upModern {
+		if r.modern {
 			p.replyErr(id, notFound())
 			return
 		}
@@ -221,6 +221,10 @@ func (p *Proxy) clientRequest(line []byte, env envelope, id []byte) {
 		}
 		if e := p.checkURI(uri); e != nil {
 			p.replyErr(id, e)
+			return
+		}
+		if upModern {
+			p.legacySubscribe(id, uri, method == "resources/subscribe")
 			return
 		}
 		p.beforeCall(r, uri)
@@ -336,16 +340,25 @@ func (p *Proxy) initialize(line []byte, env envelope, id []byte) {
 // cancels it or the session ends.
 func (p *Proxy) listen(line []byte, env envelope, id []byte) {
 	f, _, _ := fields(line, env.params, "notifications")
-	nf, _, _ := fields(line, f[0], "toolsListChanged", "promptsListChanged", "resourcesListChanged")
+	nf, _, _ := fields(line, f[0], "toolsListChanged", "promptsListChanged", "resourcesListChanged", "resourceSubscriptions")
 	ack := map[string]any{}
 	for i, k := range []string{"toolsListChanged", "promptsListChanged", "resourcesListChanged"} {
 		if string(nf[i].of(line)) == "true" {
 			ack[k] = true
 		}
 	}
+	uris := p.honoured(line, nf[3])
+	if uris != nil {
+		ack["resourceSubscriptions"] = uris
+	}
+	set := map[string]bool{}
+	for _, u := range uris {
+		set[u] = true
+	}
 	p.mu.Lock()
-	p.listens[string(id)] = true
+	p.listens[string(id)] = set
 	p.mu.Unlock()
+	defer p.syncSubscriptions()
 	params := appendJSON(nil, ack)
 	b := []byte(`{"notifications":`)
 	b = append(b, params...)
@@ -393,7 +406,7 @@ func (p *Proxy) cancelFromClient(line []byte, rid span) {
 			return
 		}
 	}
-	if p.listens[key] {
+	if _, ok := p.listens[key]; ok {
 		delete(p.listens, key)
 		p.mu.Unlock()
 		return

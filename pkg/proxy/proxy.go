@@ -120,10 +120,12 @@ type Proxy struct {
 	byClient    map[string]int64 // client request id -> upstream id
 	nextDown    int64            // ids of requests sent to the client
 	downPending map[int64]*downReq
-	waiting     map[string]*hookCall // client calls waiting for a hook's verdict, by client id
-	listens     map[string]bool      // open subscriptions/listen of a modern client
-	bridges     map[string]*bridge   // legacy client calls collecting input, by client id
-	tokens      map[string]int64     // the proxy's requestState tokens -> upstream call
+	waiting     map[string]*hookCall       // client calls waiting for a hook's verdict, by client id
+	listens     map[string]map[string]bool // open subscriptions/listen of a modern client -> its resource URIs
+	upSubs      map[string]bool            // resource URIs subscribed upstream
+	legacySubs  map[string]bool            // a legacy client's resources/subscribe to a 2026-07-28 server
+	bridges     map[string]*bridge         // legacy client calls collecting input, by client id
+	tokens      map[string]int64           // the proxy's requestState tokens -> upstream call
 	nextToken   int64
 	logWanted   int // in-flight modern requests that asked for log messages
 }
@@ -143,7 +145,10 @@ func Run(ctx context.Context, stdin io.Reader, stdout io.Writer, opts Options) e
 		defer close(clientGone)
 		p.readClient(mcpwire.NewLineReader(stdin, opts.Pin.MaxLine))
 	}()
-	supCtx, stopSup := context.WithCancel(ctx)
+	// The supervisor stops after shutdown (stopSup), not on the signal
+	// itself: a signal first marks the session closing, so the server's exit
+	// it causes is not reported as a failure.
+	supCtx, stopSup := context.WithCancel(context.WithoutCancel(ctx))
 	supDone := make(chan struct{})
 	go func() {
 		defer close(supDone)
@@ -204,7 +209,9 @@ func newProxy(stdout io.Writer, opts Options) (*Proxy, error) {
 		byClient:    map[string]int64{},
 		downPending: map[int64]*downReq{},
 		waiting:     map[string]*hookCall{},
-		listens:     map[string]bool{},
+		listens:     map[string]map[string]bool{},
+		upSubs:      map[string]bool{},
+		legacySubs:  map[string]bool{},
 		bridges:     map[string]*bridge{},
 		tokens:      map[string]int64{},
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 )
 
 // resultOf returns the raw result member of a response line (the bytes the
@@ -272,5 +273,75 @@ func TestUnlockedResourceRefused(t *testing.T) {
 	_, m = m2.request("resources/read", modern(`{"uri":"file:///etc/passwd"}`))
 	if m.Error == nil || m.Error.Code != -32602 {
 		t.Errorf("modern client, unlocked uri: %s %+v", m.Result, m.Error)
+	}
+}
+
+// A 2026-07-28 client's subscriptions/listen with resourceSubscriptions
+// receives the server's resource updates for the locked URIs it named,
+// tagged with its subscriptionId, in front of either server era (the real
+// go-sdk server: a legacy one is sent resources/subscribe, a 2026-07-28 one
+// a listen stream of the proxy's own); an unlocked URI is not honoured.
+func TestModernListenGetsResourceUpdates(t *testing.T) {
+	for _, era := range []string{"legacy", "modern"} {
+		t.Run(era, func(t *testing.T) {
+			args := []string{}
+			if era == "legacy" {
+				args = []string{legacyOnly}
+			}
+			s := startProxy(t, lockServer(t, args...))
+			s.send(`{"jsonrpc":"2.0","id":"sub-1","method":"subscriptions/listen","params":` + modern(`{"notifications":{"resourceSubscriptions":["test://item/7","file:///etc/passwd"]}}`) + `}`)
+			ack := s.recv()
+			if !strings.Contains(string(ack), `"notifications/subscriptions/acknowledged"`) || !strings.Contains(string(ack), `"resourceSubscriptions":["test://item/7"]`) || !strings.Contains(string(ack), `"io.modelcontextprotocol/subscriptionId":"sub-1"`) {
+				t.Fatalf("ack: %s", ack)
+			}
+			// The upstream subscription is made after the handshake; touch
+			// until the update comes through.
+			var got string
+			for i := 0; i < 50 && got == ""; i++ {
+				_, m := s.request("tools/call", modern(`{"name":"touch","arguments":{"uri":"test://item/7"}}`))
+				if m.Error != nil {
+					t.Fatalf("touch: %+v", m.Error)
+				}
+				for _, l := range s.notes {
+					if strings.Contains(l, "notifications/resources/updated") {
+						got = l
+					}
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			want := `{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"test://item/7","_meta":{"io.modelcontextprotocol/subscriptionId":"sub-1"}}}`
+			if got != want {
+				t.Errorf("update: %q, want %q (seen %q)", got, want, s.notes)
+			}
+		})
+	}
+}
+
+// A legacy client's resources/subscribe in front of a 2026-07-28 server
+// (the real go-sdk server) gets the updates for that URI, as its own era's
+// notification; an unlocked URI is refused.
+func TestLegacySubscribeToModernServer(t *testing.T) {
+	s := startProxy(t, lockServer(t))
+	s.initialize()
+	if _, m := s.request("resources/subscribe", `{"uri":"file:///etc/passwd"}`); m.Error == nil || m.Error.Code != -32602 {
+		t.Errorf("subscribe to an unlocked URI: %+v", m.Error)
+	}
+	if _, m := s.request("resources/subscribe", `{"uri":"test://item/7"}`); m.Error != nil {
+		t.Fatalf("subscribe: %+v", m.Error)
+	}
+	var got string
+	for i := 0; i < 50 && got == ""; i++ {
+		if _, m := s.request("tools/call", `{"name":"touch","arguments":{"uri":"test://item/7"}}`); m.Error != nil {
+			t.Fatalf("touch: %+v", m.Error)
+		}
+		for _, l := range s.notes {
+			if strings.Contains(l, "notifications/resources/updated") {
+				got = l
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if want := `{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"test://item/7"}}`; got != want {
+		t.Errorf("update: %q, want %q", got, want)
 	}
 }

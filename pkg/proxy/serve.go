@@ -75,11 +75,7 @@ func newServed(lock *lockfile.Server, pageSize int) (*served, error) {
 		}
 	}
 	s.legacyCaps = lock.Capabilities
-	if s.upEra == lockfile.EraModern {
-		// resources/subscribe has no 2026-07-28 counterpart the proxy relays.
-		s.legacyCaps = withoutSubscribe(s.caps, false)
-	}
-	s.modernCaps = withoutSubscribe(s.caps, true)
+	s.modernCaps = withoutTasks(s.caps)
 	return s, nil
 }
 
@@ -95,24 +91,16 @@ func nameSet(kind string, items []json.RawMessage) (map[string]bool, error) {
 	return m, nil
 }
 
-// withoutSubscribe returns the locked capabilities without
-// resources.subscribe (resource subscriptions are relayed only between a
-// legacy client and a legacy server) and, for a 2026-07-28 client
-// (modern), without "tasks", a legacy-only key (tasks became an extension).
-func withoutSubscribe(caps map[string]json.RawMessage, modern bool) json.RawMessage {
+// withoutTasks returns the locked capabilities without "tasks", a
+// legacy-only key (for a 2026-07-28 client: tasks became an extension).
+// Resource subscriptions are relayed in all four era pairs, so
+// resources.subscribe stays.
+func withoutTasks(caps map[string]json.RawMessage) json.RawMessage {
 	out := make(map[string]json.RawMessage, len(caps))
 	for k, v := range caps {
-		if k == "tasks" && modern {
-			continue
+		if k != "tasks" {
+			out[k] = v
 		}
-		if k == "resources" {
-			var r map[string]json.RawMessage
-			if json.Unmarshal(v, &r) == nil && r != nil {
-				delete(r, "subscribe")
-				v = mustJSON(r)
-			}
-		}
-		out[k] = v
 	}
 	return mustJSON(out)
 }

@@ -57,10 +57,13 @@ func (p *Proxy) supervise(ctx context.Context) {
 		p.handshakeFailed(err)
 		return
 	}
+	p.mu.Lock()
 	p.hello = h
+	p.mu.Unlock()
 	if h.Era == mcpwire.EraModern {
 		p.listenUpstream(h)
 	}
+	p.syncSubscriptions()
 	for {
 		p.check(ctx)
 		select {
@@ -464,6 +467,9 @@ func (p *Proxy) serverNotification(line []byte, env envelope, method string) {
 	switch method {
 	case "notifications/cancelled":
 		p.serverCancelled(line, env)
+		return
+	case "notifications/resources/updated":
+		p.resourceUpdated(line, env)
 		return
 	case "notifications/message":
 		p.mu.Lock()

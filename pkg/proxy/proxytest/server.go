@@ -60,6 +60,10 @@ type floodIn struct {
 	Count int `json:"count" jsonschema:"progress notifications to send"`
 }
 
+type touchIn struct {
+	URI string `json:"uri" jsonschema:"resource URI"`
+}
+
 type askIn struct {
 	Kind string `json:"kind" jsonschema:"roots, sampling or elicitation"`
 }
@@ -86,7 +90,12 @@ func Main(args []string) int {
 		io.Copy(io.Discard, os.Stdin)
 		return 0
 	}
-	opts := &mcp.ServerOptions{Instructions: "proxy test server", PageSize: *pageSize}
+	opts := &mcp.ServerOptions{Instructions: "proxy test server", PageSize: *pageSize,
+		// Resource subscriptions (resources/subscribe, or a 2026-07-28
+		// listen stream's resourceSubscriptions): the SDK keeps the
+		// subscribers; the "touch" tool announces an update.
+		SubscribeHandler:   func(context.Context, *mcp.SubscribeRequest) error { return nil },
+		UnsubscribeHandler: func(context.Context, *mcp.UnsubscribeRequest) error { return nil }}
 	if *versions != "" {
 		opts.SupportedProtocolVersions = strings.Split(*versions, ",")
 	}
@@ -163,6 +172,13 @@ func addTools(s *mcp.Server, desc string) {
 				}
 			}
 			return text(fmt.Sprintf("sent %d", in.Count)), nil, nil
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "touch", Description: "announce that a resource changed (notifications/resources/updated)"},
+		func(ctx context.Context, req *mcp.CallToolRequest, in touchIn) (*mcp.CallToolResult, any, error) {
+			if err := s.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: in.URI}); err != nil {
+				return nil, nil, err
+			}
+			return text("touched " + in.URI), nil, nil
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "mutate", Description: "change the echo tool's description (list_changed)"},
 		func(ctx context.Context, req *mcp.CallToolRequest, in textIn) (*mcp.CallToolResult, any, error) {

@@ -1,0 +1,149 @@
+package proxy
+
+import (
+	"github.com/mcpsum/mcpsum/internal/jsonscan"
+	"github.com/mcpsum/mcpsum/pkg/lockfile"
+	"github.com/mcpsum/mcpsum/pkg/mcpwire"
+)
+
+// Resource subscriptions of a 2026-07-28 client (a legacy client's
+// resources/subscribe in front of a 2026-07-28 server works the same way). Its subscriptions/listen
+// may name resourceSubscriptions; the proxy honours the URIs that are
+// locked (a resource or a template match) when the locked server advertises
+// resources.subscribe, subscribes upstream in the server's era (a legacy
+// server gets resources/subscribe, a 2026-07-28 one a listen stream of the
+// proxy's own), and delivers each notifications/resources/updated to every
+// listen stream of the client that named the URI, tagged with that stream's
+// subscriptionId. Updates are server->client traffic: they are held while a
+// check runs and dropped after a quarantine like every other notification.
+
+// canSubscribe reports whether the locked server advertises resource
+// subscriptions.
+func (s *served) canSubscribe() bool {
+	r, ok := s.caps["resources"]
+	if !ok {
+		return false
+	}
+	f, err := jsonscan.Fields(r, "subscribe")
+	return err == nil && string(f[0]) == "true"
+}
+
+// honoured returns the URIs of a listen's resourceSubscriptions the proxy
+// takes: locked ones, when the server advertises subscriptions.
+func (p *Proxy) honoured(line []byte, v span) []string {
+	if !v.ok() || !p.srv.canSubscribe() {
+		return nil
+	}
+	uris, ok := jsonscan.Strings(v.of(line))
+	if !ok {
+		return nil
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, u := range uris {
+		if !seen[u] && p.srv.lockedURI(u) {
+			seen[u] = true
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+// syncSubscriptions subscribes upstream to every URI a client listen names
+// and the server was not subscribed to yet (once the handshake is done).
+func (p *Proxy) syncSubscriptions() {
+	p.mu.Lock()
+	if p.hello == nil || p.up == nil || p.state >= gateQuarantined {
+		p.mu.Unlock()
+		return
+	}
+	h, up := p.hello, p.up
+	var todo []string
+	want := func(u string) {
+		if !p.upSubs[u] {
+			p.upSubs[u] = true
+			todo = append(todo, u)
+		}
+	}
+	for _, uris := range p.listens {
+		for u := range uris {
+			want(u)
+		}
+	}
+	for u := range p.legacySubs {
+		want(u)
+	}
+	var lines [][]byte
+	for _, u := range todo {
+		p.nextUp++
+		id := itoa(p.nextUp)
+		p.upPending[p.nextUp] = &call{own: make(chan ownReply, 1), method: "resources/subscribe"}
+		if h.Era == lockfile.EraModern {
+			params := mustJSON(map[string]any{"_meta": mcpwire.Meta(h), "notifications": map[string][]string{"resourceSubscriptions": {u}}})
+			lines = append(lines, requestLine(id, "subscriptions/listen", params))
+		} else {
+			lines = append(lines, requestLine(id, "resources/subscribe", mustJSON(map[string]string{"uri": u})))
+		}
+	}
+	p.mu.Unlock()
+	for _, l := range lines {
+		up.write(l)
+	}
+}
+
+// resourceUpdated delivers a server's notifications/resources/updated: to a
+// legacy client as sent, to each listen stream of a 2026-07-28 client that
+// named the URI with that stream's subscriptionId.
+func (p *Proxy) resourceUpdated(line []byte, env envelope) {
+	f, _, _ := fields(line, env.params, "uri")
+	uri, ok := stringAt(line, f[0])
+	if !ok {
+		return
+	}
+	p.mu.Lock()
+	legacy, sub := p.legacyClient, p.legacySubs[uri]
+	var ids []string
+	for id, uris := range p.listens {
+		if uris[uri] {
+			ids = append(ids, id)
+		}
+	}
+	p.mu.Unlock()
+	switch {
+	case legacy && p.srv.upEra == lockfile.EraLegacy:
+		p.out.write(line) // the client subscribed through the proxy as sent
+		return
+	case legacy:
+		if sub { // its own era's notification, without the listen stream's _meta
+			p.out.write(requestLine(nil, "notifications/resources/updated", append(appendJSON([]byte(`{"uri":`), uri), '}')))
+		}
+		return
+	}
+	for _, id := range ids {
+		b := []byte(`{"uri":`)
+		b = appendJSON(b, uri)
+		b = append(b, `,"_meta":{"io.modelcontextprotocol/subscriptionId":`...)
+		b = append(b, id...)
+		b = append(b, "}}"...)
+		p.out.write(requestLine(nil, "notifications/resources/updated", b))
+	}
+}
+
+// legacySubscribe answers a legacy client's resources/subscribe or
+// unsubscribe in front of a 2026-07-28 server: the proxy keeps the
+// subscription and listens upstream for the URI.
+func (p *Proxy) legacySubscribe(id []byte, uri string, on bool) {
+	if !p.srv.canSubscribe() {
+		p.replyErr(id, &rpcError{Code: mcpwire.CodeMethodNotFound, Message: "method not found: the locked server does not advertise resources.subscribe"})
+		return
+	}
+	p.mu.Lock()
+	if on {
+		p.legacySubs[uri] = true
+	} else {
+		delete(p.legacySubs, uri)
+	}
+	p.mu.Unlock()
+	p.reply(id, []byte(`{}`))
+	p.syncSubscriptions()
+}
