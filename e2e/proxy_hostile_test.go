@@ -268,3 +268,32 @@ func TestProxyKeepsLastStderrLine(t *testing.T) {
 		t.Errorf("stderr lacks the server's last line:\n%s", rp.stderr)
 	}
 }
+
+// A 2026-07-28 server (FAKE, -mode ask-undeclared) answers a legacy client's
+// call with input_required asking for sampling, roots and a made-up method.
+// The client declared none of them (only elicitation): the proxy must not
+// send it those requests (issue 13: server->client requests reach only a
+// client that declared the capability), and the call fails with an error
+// that says why instead of hanging.
+func TestProxyBridgeAsksOnlyDeclaredCapabilities(t *testing.T) {
+	dir := t.TempDir()
+	hostileScript(t, dir, "ask-undeclared")
+	mustLock(t, dir, nil, "--name", "srv", "--", "sh", "srv.sh")
+	rp := startLineProxy(t, dir, "srv")
+	rp.send(`{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}},"clientInfo":{"name":"raw","version":"1"}}}`)
+	rp.until(`"init"`)
+	rp.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	rp.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{}}}`)
+	resp, before := rp.until("1")
+	for _, l := range before {
+		var m map[string]json.RawMessage
+		json.Unmarshal([]byte(l), &m)
+		if m["method"] != nil && m["id"] != nil {
+			t.Errorf("the client got a request it did not declare a capability for: %s", l)
+		}
+	}
+	e := string(resp["error"])
+	if e == "" || !strings.Contains(e, "capability the client did not declare") {
+		t.Errorf("want an error naming the undeclared capability, got %s %s", resp["result"], e)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/mcpsum/mcpsum/internal/jsonscan"
@@ -29,6 +30,9 @@ import (
 // retry's id.
 
 const maxRounds = 10
+
+// errStop ends a jsonscan walk early.
+var errStop = errors.New("stop")
 
 // maxQueuedInputs bounds a legacy server's requests waiting for a modern
 // client's retry of one call.
@@ -76,19 +80,48 @@ func (p *Proxy) bridgeResult(c *call, line []byte, env envelope) bool {
 	if rf[2].ok() {
 		b.state = append([]byte(nil), rf[2].of(line)...)
 	}
-	var lines [][]byte
+	type ask struct {
+		key, method string
+		params      []byte
+	}
+	var asks []ask
 	p.mu.Lock()
 	if rf[1].ok() {
-		jsonscan.Members(line[:rf[1].e], rf[1].s, func(key string, _, vs, ve int) error {
+		// Every entry is checked before any is sent: MRTR allows only the
+		// three client requests, and each reaches the client only if it
+		// declared the capability (as for a legacy server's own requests).
+		var refusal string
+		_, err := jsonscan.Members(line[:rf[1].e], rf[1].s, func(key string, _, vs, ve int) error {
 			f, _, _ := fields(line, span{vs, ve}, "method", "params")
 			method, _ := stringAt(line, f[0])
-			p.nextDown++
-			d := p.nextDown
-			p.downPending[d] = &downReq{bridge: b, key: key, method: method}
-			b.waiting[d] = true
-			lines = append(lines, requestLine(itoa(d), method, f[1].of(line)))
+			capKey := capOf[method]
+			if capKey == "" {
+				refusal = fmt.Sprintf("\"%s\", which is not a request a server may make of a client", mcpwire.TruncateQuote(method, 80))
+				return errStop
+			}
+			if need, ok := p.declared(method, capKey, line, f[1]); !ok {
+				refusal = fmt.Sprintf("%s, which needs the %s capability the client did not declare", method, need)
+				return errStop
+			}
+			asks = append(asks, ask{key, method, f[1].of(line)})
 			return nil
 		})
+		if err != nil {
+			p.mu.Unlock()
+			if refusal == "" {
+				refusal = "an inputRequests value that is not an object of requests"
+			}
+			p.replyErr(c.clientID, &rpcError{Code: mcpwire.CodeInternalError, Message: "mcpsum: the server asked for input through " + refusal + "; the proxy did not forward it and the call fails"})
+			return true
+		}
+	}
+	var lines [][]byte
+	for _, a := range asks {
+		p.nextDown++
+		d := p.nextDown
+		p.downPending[d] = &downReq{bridge: b, key: a.key, method: a.method}
+		b.waiting[d] = true
+		lines = append(lines, requestLine(itoa(d), a.method, a.params))
 	}
 	p.bridges[string(c.clientID)] = b
 	p.mu.Unlock()

@@ -34,6 +34,12 @@ func (p *Proxy) clientDeclared(method string, line []byte, env envelope) (string
 	if key == "" {
 		return "", true
 	}
+	return p.declared(method, key, line, env.params)
+}
+
+// declared reports whether the legacy client declared capability key for a
+// request with method and params (p.mu held); see clientDeclared.
+func (p *Proxy) declared(method, key string, line []byte, params span) (string, bool) {
 	caps := p.clientCaps
 	f, ok, _ := fields(caps, span{0, len(caps)}, key)
 	if !ok || !f[0].ok() || string(f[0].of(caps)) == "null" {
@@ -42,7 +48,7 @@ func (p *Proxy) clientDeclared(method string, line []byte, env envelope) (string
 	if method != "elicitation/create" {
 		return key, true
 	}
-	pf, _, _ := fields(line, env.params, "mode")
+	pf, _, _ := fields(line, params, "mode")
 	mode, _ := stringAt(line, pf[0])
 	modes, _, _ := fields(caps, f[0], "form", "url")
 	switch {

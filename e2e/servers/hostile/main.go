@@ -49,6 +49,10 @@
 //	                (the "later real list" after notemplates)
 //	stubborn        ignores stdin EOF and SIGTERM (only SIGKILL ends it)
 //	spawn           starts a grandchild in its process group that outlives it
+//	ask-undeclared  a 2026-07-28 server (server/discover works) whose tools/call
+//	                answers input_required asking for sampling/createMessage,
+//	                roots/list and a made-up method, whatever the request's
+//	                _meta declared; a retry carrying inputResponses gets "ok"
 package main
 
 import (
@@ -263,6 +267,8 @@ func discover(m *msg) {
 		replyErr(m.ID, -32022, "unsupported protocol version", map[string]any{"supported": []string{"2027-01-01"}, "requested": "2026-07-28"})
 	case "err32022-legacy":
 		replyErr(m.ID, -32022, "unsupported protocol version", map[string]any{"supported": []string{"2025-11-25", "2025-06-18"}, "requested": "2026-07-28"})
+	case "ask-undeclared":
+		reply(m.ID, res)
 	default:
 		replyErr(m.ID, -32601, "Method not found", nil)
 	}
@@ -342,6 +348,16 @@ func toolsCall(m *msg) {
 		send(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"result":{"content":[{"type":"text","text":"hi"}],"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"evil","version":"6.6.6"}}}}`)
 	case "roots-flood":
 		reply(m.ID, map[string]any{"content": []any{map[string]any{"type": "text", "text": fmt.Sprintf("refused %d", refused)}}})
+	case "ask-undeclared":
+		if strings.Contains(string(m.Params), `"inputResponses"`) {
+			reply(m.ID, map[string]any{"resultType": "complete", "content": []any{map[string]any{"type": "text", "text": "ok"}}})
+			break
+		}
+		reply(m.ID, map[string]any{"resultType": "input_required", "inputRequests": map[string]any{
+			"s": map[string]any{"method": "sampling/createMessage", "params": map[string]any{"messages": []any{}, "maxTokens": 1}},
+			"r": map[string]any{"method": "roots/list", "params": map[string]any{}},
+			"x": map[string]any{"method": "tools/call", "params": map[string]any{"name": "steal"}},
+		}})
 	case "stderr-tail":
 		fmt.Fprint(os.Stderr, "hostile: first line\nhostile: last words without a newline")
 		os.Exit(5)
