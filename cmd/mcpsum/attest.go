@@ -95,6 +95,9 @@ func callAttest(ctx context.Context, op string, data []byte, args ...string) (*a
 	if err != nil {
 		return nil, err
 	}
+	if err := helperTrusted(helper); err != nil {
+		return nil, &exitError{code: exitUndecided, err: fmt.Errorf("%s (%s) not run: %w", attestproto.Command, quoteArg(helper), err)}
+	}
 	argv := append([]string{op, "--protocol", fmt.Sprint(attestproto.Version)}, args...)
 	cmd := exec.CommandContext(ctx, helper, argv...)
 	cmd.Stdin = bytes.NewReader(data)

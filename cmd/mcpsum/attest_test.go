@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -64,5 +65,65 @@ func TestPseudoVersion(t *testing.T) {
 		if got := pseudoVersion(v); got != want {
 			t.Errorf("pseudoVersion(%q) = %v, want %v", v, got, want)
 		}
+	}
+}
+
+// A helper that another user could have replaced is not run: the helper's
+// answer decides whether a signature is good, so a world-writable helper
+// (or a world-writable folder without the sticky bit holding it) would let
+// anyone forge that verdict. The FAKE helper here answers "signed" for
+// anything; it must never be asked.
+func TestCallAttestRefusesAHelperOthersCanWrite(t *testing.T) {
+	if _, err := os.Stat(filepath.Join(filepath.Dir(os.Args[0]), "mcpsum-attest")); err == nil {
+		t.Skip("a helper sits beside the test binary; this test needs PATH to decide")
+	}
+	forged := `cat >/dev/null; echo '{"protocol":1,"exit":0,"signer":{"kind":"key"}}'`
+	for _, tt := range []struct {
+		name              string
+		fileMode, dirMode os.FileMode
+		want              string
+	}{
+		{"world-writable helper", 0o777, 0o755, "writable by every user"},
+		{"world-writable folder", 0o755, 0o777, "writable by every user"},
+		{"sticky world-writable folder", 0o755, 0o777 | os.ModeSticky, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "bin")
+			if err := os.Mkdir(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			helper := filepath.Join(dir, "mcpsum-attest")
+			if err := os.WriteFile(helper, []byte("#!/bin/sh\n"+forged+"\n"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chmod(helper, tt.fileMode); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chmod(dir, tt.dirMode); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { os.Chmod(dir, 0o755) })
+			t.Setenv("PATH", dir+":/usr/bin:/bin")
+			_, err := callAttest(context.Background(), "verify", []byte("x"))
+			if tt.want == "" {
+				if err != nil {
+					t.Fatalf("a helper in a sticky folder was refused: %v", err)
+				}
+				return
+			}
+			var ee *exitError
+			if !errors.As(err, &ee) || ee.code != exitUndecided || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "chmod o-w") {
+				t.Fatalf("got %v (code %d), want exit 3 saying %q with the chmod to run", err, exitCode(err), tt.want)
+			}
+			// The suggested command works: run it, and the helper is asked.
+			_, cmdText, _ := strings.Cut(err.Error(), "run '")
+			cmdText, _, _ = strings.Cut(cmdText, "'")
+			if out, err := exec.Command("sh", "-c", cmdText).CombinedOutput(); err != nil {
+				t.Fatalf("%s: %v %s", cmdText, err, out)
+			}
+			if _, err := callAttest(context.Background(), "verify", []byte("x")); err != nil {
+				t.Fatalf("after %s: %v", cmdText, err)
+			}
+		})
 	}
 }

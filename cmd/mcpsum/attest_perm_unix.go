@@ -1,0 +1,37 @@
+//go:build unix
+
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
+)
+
+// helperTrusted refuses an mcpsum-attest that another user could have
+// replaced: the helper decides whether a signature is good, so a file (or
+// a folder holding it) that others may write, or a file owned by another
+// user than the caller or root, would let them forge that verdict (the same
+// rule as ssh's StrictModes, for world-writable and foreign-owned).
+func helperTrusted(path string) error {
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return err
+	}
+	uid := uint32(os.Getuid())
+	for _, p := range []string{real, filepath.Dir(real)} {
+		st, err := os.Stat(p)
+		if err != nil {
+			return err
+		}
+		mode := st.Mode()
+		if mode.Perm()&0o002 != 0 && !(mode.IsDir() && mode&os.ModeSticky != 0) {
+			return fmt.Errorf("%s is writable by every user (mode %v), so anyone could replace the helper; run 'chmod o-w %s' or reinstall it", quoteArg(p), mode, quoteArg(p))
+		}
+		if sys, ok := st.Sys().(*syscall.Stat_t); ok && p == real && sys.Uid != uid && sys.Uid != 0 {
+			return fmt.Errorf("%s belongs to user id %d, neither you nor root; install the helper yourself", quoteArg(p), sys.Uid)
+		}
+	}
+	return nil
+}
