@@ -139,6 +139,9 @@ func (a *app) importConfigs(ctx context.Context, cfgs []*clientconfig.Config, f 
 					note = fmt.Sprintf(" (but %s has no server %s)", quoteArg(lockPath), quoteArg(e.WrappedName))
 				}
 				fmt.Fprintf(a.stdout, "  skip   %s: %s%s\n", label, escapeLine(e.Note), note)
+				if !isThisMcpsum(e.Argv[0]) {
+					fmt.Fprintf(a.stdout, "  warn   %s: it runs %s, a program named mcpsum that is not this mcpsum: a config (a cloned repository's) can ship its own; check that program before trusting the entry, or put the server's own command back in the entry and import again\n", label, quoteArg(e.Argv[0]))
+				}
 				continue
 			default:
 				if e.Host != "" {

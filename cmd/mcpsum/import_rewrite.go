@@ -186,6 +186,25 @@ func selfPath() (string, error) {
 	return filepath.Abs(exe)
 }
 
+// isThisMcpsum reports whether a config's command names this mcpsum: the
+// bare name "mcpsum" (which the client looks up on its PATH, as import
+// writes it for project configs) or a path to this very binary. A relative
+// or other path named mcpsum may be any program, e.g. one committed beside
+// a cloned repository's config.
+func isThisMcpsum(command string) bool {
+	if command == "mcpsum" || command == "mcpsum.exe" {
+		return true
+	}
+	self, err := selfPath()
+	if err != nil || !filepath.IsAbs(command) {
+		return false
+	}
+	if r, err := filepath.EvalSymlinks(command); err == nil {
+		command = r
+	}
+	return command == self
+}
+
 // proxyArgv is the command line a client runs for server name. A project
 // config (committed, shared) gets the client's workspace variable for the
 // lockfile when the client has one, and "mcpsum" when the mcpsum on PATH is
