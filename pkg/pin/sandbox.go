@@ -44,6 +44,7 @@ func sandboxed(name string, sb *lockfile.Sandbox, spec mcpwire.Spec, opts Option
 		NetworkAllow: sb.Network.Allow,
 		NoNetwork:    len(sb.Network.Allow) == 0,
 		Protected:    append(protectedPaths(opts.Lockfile), state, audit),
+		Sealed:       []string{state},
 		AuditLog:     audit,
 		Name:         name,
 		Dir:          spec.Dir,

@@ -107,12 +107,15 @@ func validatePaths(cfg Config, env pathEnv, prot []protectedPath) ([]policyPath,
 			p := policyPath{Raw: raw, Literal: lit, Real: real, Write: group.write, IsDir: fi.IsDir()}
 			if group.write {
 				for _, q := range prot {
+					via := ""
+					if real != lit {
+						via = fmt.Sprintf(" (it resolves to %s)", real)
+					}
 					if within(q.path, real) {
-						via := ""
-						if real != lit {
-							via = fmt.Sprintf(" (it resolves to %s)", real)
-						}
 						return nil, nil, perr("a write path may not cover %s %s%s", q.what, q.path, via)
+					}
+					if q.sealed && within(real, q.path) {
+						return nil, nil, perr("a write path may not lie inside %s %s%s: the server could clear its client's taint or rewrite the audit logs", q.what, q.path, via)
 					}
 				}
 				if env.RunDir != "" && within(real, env.RunDir) && !within(real, env.Tmp) {
@@ -169,7 +172,12 @@ func checkPlanted(paths []policyPath) error {
 	return nil
 }
 
-type protectedPath struct{ path, what string }
+// protectedPath is a path no write path may cover; a sealed one (mcpsum's
+// state directory) no write path may lie inside either.
+type protectedPath struct {
+	path, what string
+	sealed     bool
+}
 
 // protectList resolves each protected path both as written (cleaned) and
 // through its symlinks; paths that do not exist yet resolve their nearest
@@ -181,9 +189,9 @@ func protectList(protected []string, home, exe, runDir string) []protectedPath {
 			return
 		}
 		c := filepath.Clean(p)
-		out = append(out, protectedPath{c, what})
+		out = append(out, protectedPath{path: c, what: what})
 		if r := resolveBest(c); r != c {
-			out = append(out, protectedPath{r, what})
+			out = append(out, protectedPath{path: r, what: what})
 		}
 	}
 	add(home, "your home directory")
@@ -191,6 +199,15 @@ func protectList(protected []string, home, exe, runDir string) []protectedPath {
 	add(runDir, "the sandbox runtime directory")
 	for _, p := range protected {
 		add(p, "the protected path")
+	}
+	return out
+}
+
+// sealList is protectList for sealed paths (Config.Sealed).
+func sealList(sealed []string) []protectedPath {
+	out := protectList(sealed, "", "", "")
+	for i := range out {
+		out[i].what, out[i].sealed = "mcpsum's state directory", true
 	}
 	return out
 }

@@ -68,6 +68,8 @@ func TestValidatePaths(t *testing.T) {
 	os.Symlink(home, filepath.Join(home, "work", "up")) // ~/work/up -> ~
 	env := pathEnv{Home: home, Tmp: tmp, RunDir: run}
 	prot := protectList([]string{lock, repo, filepath.Join(state, "audit.jsonl"), state, "/usr/local/bin/mcpsum"}, home, "", run)
+	prot = append(prot, sealList([]string{state})...)
+	os.MkdirAll(filepath.Join(state, "taint"), 0o700)
 
 	cases := []struct {
 		read, write []string
@@ -87,6 +89,10 @@ func TestValidatePaths(t *testing.T) {
 		{write: []string{repo + "/src"}},
 		{write: []string{root + "/to-state"}, err: "protected path"},
 		{write: []string{"~/.local"}, err: "protected path"},
+		// inside the state directory: the server could clear its client's taint
+		{write: []string{"~/.local/state/mcpsum/taint"}, err: "may not lie inside mcpsum's state directory"},
+		{write: []string{root + "/to-state/taint"}, err: "may not lie inside mcpsum's state directory"},
+		{read: []string{"~/.local/state/mcpsum/taint"}}, // reading is the lock author's choice
 		{write: []string{"~/work/up"}, err: "your home directory"},
 		{write: []string{"${TMP}/scratch/deep"}},
 		{write: []string{run + "/sbx-2/tmp"}, err: "runtime directory"},

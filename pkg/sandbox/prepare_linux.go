@@ -77,7 +77,7 @@ func prepare(cfg Config, argv, env []string, probe bool) (*Launch, error) {
 		}
 	}
 	penv := pathEnv{Home: home, Tmp: tmp, RunDir: runDir}
-	paths, warnings, err := validatePaths(cfg, penv, protectList(cfg.Protected, home, selfPath(), runDir))
+	paths, warnings, err := validatePaths(cfg, penv, append(protectList(cfg.Protected, home, selfPath(), runDir), sealList(cfg.Sealed)...))
 	if err != nil {
 		return nil, err
 	}

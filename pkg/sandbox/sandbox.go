@@ -50,6 +50,10 @@ type Config struct {
 	// audit log, the taint state directory, the mcpsum binary. $HOME, the running
 	// binary and the sandbox runtime directory are always protected.
 	Protected []string
+	// Sealed are paths no write path may cover or lie inside: mcpsum's state
+	// directory (taint state, approval key, audit logs), where a nested write
+	// path would let the server clear its client's taint.
+	Sealed []string
 	// AuditLog is the JSON-lines file that receives one line per egress
 	// connection. Required when NetworkAllow is not empty.
 	AuditLog string
