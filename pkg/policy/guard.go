@@ -288,8 +288,9 @@ func (g *Guard) refuse(c *Call, a Answer, reason string, asked bool) Verdict {
 // client. result is the response's "result" value, or nil for an error
 // response or a streamed one (both taint like a result: their text may be
 // the attacker's too). A source taints the session here, before a byte is
-// delivered; if that fails the returned error replaces the response. An
-// input_required round carries no content yet and taints nothing.
+// delivered; if that fails the returned error replaces the response. A bare
+// input_required round (inputRound) carries no content yet and taints
+// nothing.
 func (g *Guard) BeforeResult(c *Call, result []byte) *RPCError {
 	if !c.checked {
 		c.source, c.sink = g.Role(c.Method, c.Name)
@@ -297,10 +298,8 @@ func (g *Guard) BeforeResult(c *Call, result []byte) *RPCError {
 	if !c.source {
 		return nil
 	}
-	if result != nil {
-		if f, err := fields(result, "resultType"); err == nil && string(f[0]) == `"input_required"` {
-			return nil
-		}
+	if inputRound(result) {
+		return nil
 	}
 	if err := g.cfg.Store.Mark(g.cfg.Session, g.cfg.Server, g.label(c)); err != nil {
 		g.audit(c, Record{Role: "source", Tainted: true, Decision: "refused", Reason: "could not record the taint: " + err.Error()})
@@ -310,6 +309,35 @@ func (g *Guard) BeforeResult(c *Call, result []byte) *RPCError {
 	}
 	g.audit(c, Record{Role: "source", Tainted: true, Decision: "tainted"})
 	return nil
+}
+
+// inputRound reports whether a result is a bare input_required round: its
+// resultType exactly "input_required" and no member but those of the
+// schema's InputRequiredResult. A result that also carries content (or a
+// "ResultType" twin, which clients decoding case-insensitively read instead)
+// is not exempt from tainting: a hostile source could otherwise hand the
+// client its text under that label.
+func inputRound(result []byte) bool {
+	if result == nil {
+		return false
+	}
+	ok := true
+	i := jsonscan.SkipWS(result, 0)
+	end, err := jsonscan.Members(result, i, func(k string, _, vs, ve int) error {
+		switch k {
+		case "resultType":
+			ok = ok && string(result[vs:ve]) == `"input_required"`
+		case "inputRequests", "requestState", "_meta":
+		default:
+			ok = false
+		}
+		return nil
+	})
+	if err != nil || jsonscan.SkipWS(result, end) != len(result) {
+		return false
+	}
+	f, err := fields(result, "resultType") // exactly once
+	return ok && err == nil && string(f[0]) == `"input_required"`
 }
 
 func (g *Guard) label(c *Call) string {
