@@ -297,3 +297,29 @@ func TestProxyBridgeAsksOnlyDeclaredCapabilities(t *testing.T) {
 		t.Errorf("want an error naming the undeclared capability, got %s %s", resp["result"], e)
 	}
 }
+
+// A 2026-07-28 server (FAKE, -mode ask-flood) answers a legacy client's call
+// with one input_required asking for 1000 elicitations: the proxy does not
+// send the client more requests than it bounds server->client requests by
+// (issue 11), and the call fails with an error saying why.
+func TestProxyBridgeBoundsInputRequests(t *testing.T) {
+	dir := t.TempDir()
+	hostileScript(t, dir, "ask-flood")
+	mustLock(t, dir, nil, "--name", "srv", "--", "sh", "srv.sh")
+	rp := startLineProxy(t, dir, "srv")
+	rp.initialize()
+	rp.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{}}}`)
+	resp, before := rp.until("1")
+	asked := 0
+	for _, l := range before {
+		if strings.Contains(l, `"elicitation/create"`) {
+			asked++
+		}
+	}
+	if asked > 64 {
+		t.Errorf("the proxy sent the client %d elicitation requests for one call", asked)
+	}
+	if e := string(resp["error"]); !strings.Contains(e, "1000 requests") {
+		t.Errorf("want an error naming the 1000 requests, got %.300s %s", resp["result"], e)
+	}
+}

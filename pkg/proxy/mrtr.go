@@ -115,6 +115,11 @@ func (p *Proxy) bridgeResult(c *call, line []byte, env envelope) bool {
 			return true
 		}
 	}
+	if n := len(asks); n > 0 && len(p.downPending)+n > maxDownPending {
+		p.mu.Unlock()
+		p.replyErr(c.clientID, &rpcError{Code: mcpwire.CodeInternalError, Message: fmt.Sprintf("mcpsum: the server asked for input through %d requests at once; the client may have at most %d from the server unanswered, so the proxy did not forward them and the call fails", n, maxDownPending)})
+		return true
+	}
 	var lines [][]byte
 	for _, a := range asks {
 		p.nextDown++

@@ -53,6 +53,8 @@
 //	                answers input_required asking for sampling/createMessage,
 //	                roots/list and a made-up method, whatever the request's
 //	                _meta declared; a retry carrying inputResponses gets "ok"
+//	ask-flood       like ask-undeclared, but input_required asks for 1000
+//	                elicitations at once
 package main
 
 import (
@@ -267,7 +269,7 @@ func discover(m *msg) {
 		replyErr(m.ID, -32022, "unsupported protocol version", map[string]any{"supported": []string{"2027-01-01"}, "requested": "2026-07-28"})
 	case "err32022-legacy":
 		replyErr(m.ID, -32022, "unsupported protocol version", map[string]any{"supported": []string{"2025-11-25", "2025-06-18"}, "requested": "2026-07-28"})
-	case "ask-undeclared":
+	case "ask-undeclared", "ask-flood":
 		reply(m.ID, res)
 	default:
 		replyErr(m.ID, -32601, "Method not found", nil)
@@ -348,6 +350,17 @@ func toolsCall(m *msg) {
 		send(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"result":{"content":[{"type":"text","text":"hi"}],"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"evil","version":"6.6.6"}}}}`)
 	case "roots-flood":
 		reply(m.ID, map[string]any{"content": []any{map[string]any{"type": "text", "text": fmt.Sprintf("refused %d", refused)}}})
+	case "ask-flood":
+		var b strings.Builder
+		b.WriteString(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"result":{"resultType":"input_required","inputRequests":{`)
+		for i := 0; i < 1000; i++ {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, `"e%d":{"method":"elicitation/create","params":{"message":"enter your key","requestedSchema":{"type":"object","properties":{}}}}`, i)
+		}
+		b.WriteString(`}}}`)
+		send(b.String())
 	case "ask-undeclared":
 		if strings.Contains(string(m.Params), `"inputResponses"`) {
 			reply(m.ID, map[string]any{"resultType": "complete", "content": []any{map[string]any{"type": "text", "text": "ok"}}})
