@@ -20,7 +20,9 @@ func helperTrusted(path string) error {
 		return err
 	}
 	uid := uint32(os.Getuid())
-	for _, p := range []string{real, filepath.Dir(real)} {
+	// The folder the helper was found in counts too: when the helper is a
+	// symlink, whoever can write that folder can swap the link.
+	for _, p := range []string{real, filepath.Dir(real), filepath.Dir(path)} {
 		st, err := os.Stat(p)
 		if err != nil {
 			return err

@@ -86,6 +86,7 @@ func TestCallAttestRefusesAHelperOthersCanWrite(t *testing.T) {
 		{"world-writable helper", 0o777, 0o755, "writable by every user"},
 		{"world-writable folder", 0o755, 0o777, "writable by every user"},
 		{"sticky world-writable folder", 0o755, 0o777 | os.ModeSticky, ""},
+		{"link in a world-writable folder", 0o755, 0o755, "writable by every user"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "bin")
@@ -96,6 +97,20 @@ func TestCallAttestRefusesAHelperOthersCanWrite(t *testing.T) {
 			if err := os.WriteFile(helper, []byte("#!/bin/sh\n"+forged+"\n"), 0o755); err != nil {
 				t.Fatal(err)
 			}
+			pathDir := dir
+			if strings.HasPrefix(tt.name, "link") {
+				// the helper is fine; the PATH folder holding a link to it is not
+				pathDir = filepath.Join(filepath.Dir(dir), "shared")
+				if err := os.Mkdir(pathDir, 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Symlink(helper, filepath.Join(pathDir, "mcpsum-attest")); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Chmod(pathDir, 0o777); err != nil {
+					t.Fatal(err)
+				}
+			}
 			if err := os.Chmod(helper, tt.fileMode); err != nil {
 				t.Fatal(err)
 			}
@@ -103,7 +118,7 @@ func TestCallAttestRefusesAHelperOthersCanWrite(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { os.Chmod(dir, 0o755) })
-			t.Setenv("PATH", dir+":/usr/bin:/bin")
+			t.Setenv("PATH", pathDir+":/usr/bin:/bin")
 			_, err := callAttest(context.Background(), "verify", []byte("x"))
 			if tt.want == "" {
 				if err != nil {
