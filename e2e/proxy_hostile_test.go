@@ -296,6 +296,15 @@ func TestProxyBridgeAsksOnlyDeclaredCapabilities(t *testing.T) {
 	if e == "" || !strings.Contains(e, "capability the client did not declare") {
 		t.Errorf("want an error naming the undeclared capability, got %s %s", resp["result"], e)
 	}
+
+	// A 2026-07-28 client gets the server's input_required passed through,
+	// and the same rule holds for it: this call declared only elicitation.
+	rp = startLineProxy(t, dir, "srv")
+	rp.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}},"io.modelcontextprotocol/clientInfo":{"name":"raw","version":"1"}},"name":"echo","arguments":{}}}`)
+	resp, _ = rp.until("2")
+	if e := string(resp["error"]); !strings.Contains(e, "capability the client did not declare") || strings.Contains(string(resp["result"]), "sampling") {
+		t.Errorf("modern client: want an error naming the undeclared capability, got %s %s", resp["result"], e)
+	}
 }
 
 // A 2026-07-28 server (FAKE, -mode ask-flood) answers a legacy client's call

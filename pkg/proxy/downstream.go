@@ -35,6 +35,7 @@ type call struct {
 	parked    []byte           // the final response, when it came before the retry
 	rounds    int              // input_required rounds bridged so far
 	info      CallInfo         // what the hooks see
+	caps      []byte           // a 2026-07-28 call's declared client capabilities (its _meta's)
 }
 
 type ownReply struct {

@@ -48,6 +48,10 @@ func (p *Proxy) register(r *request) int64 {
 	if p.needsBridge(r) {
 		c.req = r
 	}
+	if r.modern {
+		mf, _, _ := fields(r.line, r.meta, mcpwire.MetaClientCapabilities)
+		c.caps = append([]byte(nil), mf[0].of(r.line)...)
+	}
 	p.upPending[u] = c
 	p.byClient[string(r.id)] = u
 	if r.logLevel {

@@ -87,33 +87,18 @@ func (p *Proxy) bridgeResult(c *call, line []byte, env envelope) bool {
 	var asks []ask
 	p.mu.Lock()
 	if rf[1].ok() {
-		// Every entry is checked before any is sent: MRTR allows only the
-		// three client requests, and each reaches the client only if it
-		// declared the capability (as for a legacy server's own requests).
-		var refusal string
-		_, err := jsonscan.Members(line[:rf[1].e], rf[1].s, func(key string, _, vs, ve int) error {
+		// Every entry is checked before any is sent (checkInputRequests).
+		if msg := checkInputRequests(p.clientCaps, line, rf[1]); msg != "" {
+			p.mu.Unlock()
+			p.replyErr(c.clientID, &rpcError{Code: mcpwire.CodeInternalError, Message: msg})
+			return true
+		}
+		jsonscan.Members(line[:rf[1].e], rf[1].s, func(key string, _, vs, ve int) error {
 			f, _, _ := fields(line, span{vs, ve}, "method", "params")
 			method, _ := stringAt(line, f[0])
-			capKey := capOf[method]
-			if capKey == "" {
-				refusal = fmt.Sprintf("\"%s\", which is not a request a server may make of a client", mcpwire.TruncateQuote(method, 80))
-				return errStop
-			}
-			if need, ok := p.declared(method, capKey, line, f[1]); !ok {
-				refusal = fmt.Sprintf("%s, which needs the %s capability the client did not declare", method, need)
-				return errStop
-			}
 			asks = append(asks, ask{key, method, f[1].of(line)})
 			return nil
 		})
-		if err != nil {
-			p.mu.Unlock()
-			if refusal == "" {
-				refusal = "an inputRequests value that is not an object of requests"
-			}
-			p.replyErr(c.clientID, &rpcError{Code: mcpwire.CodeInternalError, Message: "mcpsum: the server asked for input through " + refusal + "; the proxy did not forward it and the call fails"})
-			return true
-		}
 	}
 	if n := len(asks); n > 0 && len(p.downPending)+n > maxDownPending {
 		p.mu.Unlock()

@@ -3,6 +3,8 @@ package proxy
 import (
 	"fmt"
 
+	"github.com/mcpsum/mcpsum/internal/jsonscan"
+
 	"github.com/mcpsum/mcpsum/pkg/mcpwire"
 )
 
@@ -34,13 +36,13 @@ func (p *Proxy) clientDeclared(method string, line []byte, env envelope) (string
 	if key == "" {
 		return "", true
 	}
-	return p.declared(method, key, line, env.params)
+	return declared(p.clientCaps, method, key, line, env.params)
 }
 
-// declared reports whether the legacy client declared capability key for a
-// request with method and params (p.mu held); see clientDeclared.
-func (p *Proxy) declared(method, key string, line []byte, params span) (string, bool) {
-	caps := p.clientCaps
+// declared reports whether the capabilities object caps (a legacy client's
+// from initialize, or a 2026-07-28 request's from its _meta) declares
+// capability key for a request with method and params; see clientDeclared.
+func declared(caps []byte, method, key string, line []byte, params span) (string, bool) {
 	f, ok, _ := fields(caps, span{0, len(caps)}, key)
 	if !ok || !f[0].ok() || string(f[0].of(caps)) == "null" {
 		return key, false
@@ -58,4 +60,33 @@ func (p *Proxy) declared(method, key string, line []byte, params span) (string, 
 		return "elicitation.form", true
 	}
 	return "elicitation.form", false
+}
+
+// checkInputRequests checks every entry of an input_required result's
+// inputRequests (the object at sp in line) before any is passed on: MRTR
+// allows only the three client requests, and each needs a capability that
+// caps declares. It returns the refusal to send the client ("" if none).
+func checkInputRequests(caps, line []byte, sp span) string {
+	var refusal string
+	_, err := jsonscan.Members(line[:sp.e], sp.s, func(key string, _, vs, ve int) error {
+		f, _, _ := fields(line, span{vs, ve}, "method", "params")
+		method, _ := stringAt(line, f[0])
+		capKey := capOf[method]
+		if capKey == "" {
+			refusal = fmt.Sprintf("\"%s\", which is not a request a server may make of a client", mcpwire.TruncateQuote(method, 80))
+			return errStop
+		}
+		if need, ok := declared(caps, method, capKey, line, f[1]); !ok {
+			refusal = fmt.Sprintf("%s, which needs the %s capability the client did not declare", method, need)
+			return errStop
+		}
+		return nil
+	})
+	if err != nil && refusal == "" {
+		refusal = "an inputRequests value that is not an object of requests"
+	}
+	if refusal == "" {
+		return ""
+	}
+	return "mcpsum: the server asked for input through " + refusal + "; the proxy did not forward it and the call fails"
 }

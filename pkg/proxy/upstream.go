@@ -314,6 +314,17 @@ func (p *Proxy) resultToClient(c *call, line []byte, env envelope) {
 	if env.errv.ok() {
 		body = env.errv
 	}
+	if c.modern && p.srv.upEra == mcpwire.EraModern && env.result.ok() {
+		// Passed through as is, a 2026-07-28 server's input requests still
+		// reach only a client that declared what they need.
+		rf, _, _ := fields(line, env.result, "resultType", "inputRequests")
+		if rt, _ := stringAt(line, rf[0]); rt == "input_required" && rf[1].ok() {
+			if msg := checkInputRequests(c.caps, line, rf[1]); msg != "" {
+				p.replyErr(clientID, &rpcError{Code: mcpwire.CodeInternalError, Message: msg})
+				return
+			}
+		}
+	}
 	if e := p.hooks.BeforeResult(c.info, ResultInfo{IsError: env.errv.ok(), Body: body.of(line)}); e != nil {
 		p.replyErr(clientID, e.rpc())
 		return
