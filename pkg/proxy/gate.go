@@ -44,7 +44,10 @@ func (p *Proxy) submit(r *request) {
 func (p *Proxy) register(r *request) int64 {
 	p.nextUp++
 	u := p.nextUp
-	c := &call{clientID: r.id, method: r.method, logLevel: r.logLevel, modern: r.modern, info: r.info}
+	c := &call{clientID: r.id, method: r.method, logLevel: r.logLevel, modern: r.modern, info: r.info, task: r.task}
+	if r.resultInfo != nil {
+		c.info = *r.resultInfo
+	}
 	if p.needsBridge(r) {
 		c.req = r
 	}
@@ -93,6 +96,7 @@ func (p *Proxy) openGateLocked() {
 	}
 	if p.state == gateChecking {
 		p.state = gateOpen
+		p.cond.Broadcast()
 	}
 	p.downOpen = false
 }

@@ -127,7 +127,9 @@ type Proxy struct {
 	bridges     map[string]*bridge         // legacy client calls collecting input, by client id
 	tokens      map[string]int64           // the proxy's requestState tokens -> upstream call
 	nextToken   int64
-	logWanted   int // in-flight modern requests that asked for log messages
+	logWanted   int                 // in-flight modern requests that asked for log messages
+	tasks       map[string]CallInfo // tasks created through this session -> the creating call
+	taskOrder   []string            // their ids, oldest first
 }
 
 // Run serves one client on stdin/stdout until the client goes away, ctx is
@@ -214,6 +216,7 @@ func newProxy(stdout io.Writer, opts Options) (*Proxy, error) {
 		legacySubs:  map[string]bool{},
 		bridges:     map[string]*bridge{},
 		tokens:      map[string]int64{},
+		tasks:       map[string]CallInfo{},
 	}
 	if p.log == nil {
 		p.log = io.Discard

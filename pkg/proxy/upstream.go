@@ -319,6 +319,20 @@ func (p *Proxy) resultToClient(c *call, line []byte, env envelope) {
 		return
 	}
 	edits := []edit{{env.id.s, env.id.e, clientID}}
+	if c.method == "tools/call" && env.result.ok() && line[env.result.s] == '{' {
+		if id, _, ok := taskOf(line, env.result); ok {
+			p.rememberTask(id, c.info)
+		}
+		res, err := crossCreateResult(c, line, env.result)
+		if err != nil {
+			p.replyErr(clientID, badTask(p.opts.Name, err))
+			return
+		}
+		if res != nil {
+			p.reply(clientID, res)
+			return
+		}
+	}
 	if env.result.ok() && line[env.result.s] == '{' {
 		info, err := serverInfoMeta(line, env.result)
 		if err != nil {
@@ -471,6 +485,13 @@ func (p *Proxy) serverNotification(line []byte, env envelope, method string) {
 	case "notifications/resources/updated":
 		p.resourceUpdated(line, env)
 		return
+	case "notifications/tasks/status":
+		p.mu.Lock()
+		legacy := p.legacyClient
+		p.mu.Unlock()
+		if !legacy {
+			return // a 2026-07-28 client polls tasks/get (the extension's notifications come on a listen stream)
+		}
 	case "notifications/message":
 		p.mu.Lock()
 		drop := !p.legacyClient && p.srv.upEra == mcpwire.EraLegacy && p.logWanted == 0

@@ -4,7 +4,8 @@
 // progress floods, list_changed at run time, and input requests (2026-07-28
 // MRTR, turned into server->client requests by the SDK for legacy clients).
 // Every reply comes from the SDK; only -never-answer is a fake (a server that
-// reads and never answers), named as such.
+// reads and never answers) and -fake-modern-tasks (FakeModernTasks), named
+// as such.
 //
 // It is used by pkg/proxy's tests (re-executing the test binary) and by
 // e2e/servers/proxysrv.
@@ -81,8 +82,12 @@ func Main(args []string) int {
 	startDelay := fs.Duration("start-delay", 0, "sleep before serving")
 	serverVersion := fs.String("server-version", "1.0.0", "serverInfo.version")
 	neverAnswer := fs.Bool("never-answer", false, "FAKE: read stdin, never answer")
+	fakeTasks := fs.Bool("fake-modern-tasks", false, "FAKE: a hand-written 2026-07-28 server with the tasks extension (FakeModernTasks)")
 	if err := fs.Parse(args); err != nil {
 		return 2
+	}
+	if *fakeTasks {
+		return FakeModernTasks(os.Stdin, os.Stdout)
 	}
 	time.Sleep(*startDelay)
 	if *neverAnswer {
