@@ -53,7 +53,7 @@ func FakeModernTasks(in io.Reader, out io.Writer) int {
 		case m.Method == "server/discover":
 			f.reply(m.ID, map[string]any{"resultType": "complete", "supportedVersions": []string{"2026-07-28"},
 				"capabilities": map[string]any{"tools": map[string]any{}, "extensions": map[string]any{"io.modelcontextprotocol/tasks": map[string]any{}}},
-				"ttlMs": 0, "cacheScope": "public", "_meta": map[string]any{"io.modelcontextprotocol/serverInfo": map[string]any{"name": "fake-modern-tasks", "version": "1"}}})
+				"ttlMs":        0, "cacheScope": "public", "_meta": map[string]any{"io.modelcontextprotocol/serverInfo": map[string]any{"name": "fake-modern-tasks", "version": "1"}}})
 		case m.Method == "tools/list":
 			schema := map[string]any{"type": "object", "properties": map[string]any{"topic": map[string]any{"type": "string"}}}
 			var tools []map[string]any
