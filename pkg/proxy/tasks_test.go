@@ -135,3 +135,36 @@ func TestTasksLegacyClientModernServer(t *testing.T) {
 		}
 	}
 }
+
+// Same era, 2026-07-28 on both sides: the task methods pass (they were
+// refused before), and tasks/get carrying the final result passes the
+// result hooks as the creating tools/call's result.
+func TestTasksModernBothSides(t *testing.T) {
+	e := lockServer(t, "-fake-modern-tasks")
+	h := &resultRecorder{}
+	s := startProxy(t, e, func(o *Options) { o.Hooks = h })
+	const meta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}}}`
+	_, m := s.request("tools/call", `{"name":"research","arguments":{"topic":"both"},`+meta+`}`)
+	r := members(t, m.Result)
+	if m.Error != nil || string(r["resultType"]) != `"task"` {
+		t.Fatalf("tools/call: %s %+v", m.Result, m.Error)
+	}
+	var id string
+	json.Unmarshal(r["taskId"], &id)
+	for i := 0; i < 5; i++ {
+		_, m = s.request("tasks/get", `{"taskId":"`+id+`",`+meta+`}`)
+		if m.Error != nil {
+			t.Fatalf("tasks/get: %+v", m.Error)
+		}
+		if strings.Contains(string(m.Result), `"status":"completed"`) {
+			break
+		}
+	}
+	if !strings.Contains(string(m.Result), "report on both") || !h.saw("tools/call research: ", "report on both") {
+		t.Errorf("tasks/get %s; the hooks saw %q", m.Result, h.seen)
+	}
+	_, m = s.request("tasks/cancel", `{"taskId":"`+id+`",`+meta+`}`)
+	if m.Error != nil || !strings.Contains(string(m.Result), `"resultType":"complete"`) {
+		t.Errorf("tasks/cancel: %s %+v", m.Result, m.Error)
+	}
+}
