@@ -169,6 +169,14 @@ func (p *Proxy) clientRequest(line []byte, env envelope, id []byte) {
 		if r.modern && !upModern && pf[5].ok() && p.bridgeRetryFromClient(r, pf[5], pf[6]) {
 			return
 		}
+		// A held roots/list goes first (roots.go); only for calls that pass
+		// the proxy's checks.
+		withRoots := func(r *request) *request {
+			if r.modern && !upModern {
+				return p.rootsForCall(r, pf[5], pf[6])
+			}
+			return r
+		}
 		if method == "resources/read" {
 			uri, ok := stringAt(line, pf[2])
 			if !ok {
@@ -179,7 +187,9 @@ func (p *Proxy) clientRequest(line []byte, env envelope, id []byte) {
 				p.replyErr(id, e)
 				return
 			}
-			p.beforeCall(r, uri, p.submit)
+			if r = withRoots(r); r != nil {
+				p.beforeCall(r, uri, p.submit)
+			}
 			return
 		}
 		name, ok := stringAt(line, pf[1])
@@ -190,6 +200,9 @@ func (p *Proxy) clientRequest(line []byte, env envelope, id []byte) {
 		if !ok || !locked[name] {
 			q, _ := mcpwire.Quote(name)
 			p.replyErr(id, invalidParams("unknown %s \"%s\": it is not in the lock for server %q, so mcpsum does not forward it", kind, q, p.opts.Name))
+			return
+		}
+		if r = withRoots(r); r == nil {
 			return
 		}
 		if method == "tools/call" {
@@ -336,6 +349,7 @@ func (p *Proxy) initialize(line []byte, env envelope, id []byte) {
 	p.clientInfo = append(json.RawMessage(nil), f[2].of(line)...)
 	p.mu.Unlock()
 	p.reply(id, p.srv.initializeResult(version))
+	p.releaseRootsToLegacy()
 }
 
 // listen acknowledges a modern client's subscriptions/listen. The served

@@ -88,6 +88,16 @@ func (p *Proxy) openGateLocked() {
 		r := p.held[0]
 		p.held = p.held[1:]
 		p.cond.Broadcast()
+		if p.heldRoots != nil && r.modern && p.srv.upEra == lockfile.EraLegacy && isCall(r.method) {
+			// the server asked for roots while this call was held (roots.go)
+			p.mu.Unlock()
+			f, _, _ := fields(r.line, r.env.params, "requestState", "inputResponses")
+			r = p.rootsForCall(r, f[0], f[1])
+			p.mu.Lock()
+			if r == nil {
+				continue
+			}
+		}
 		u := p.register(r)
 		up := p.up
 		p.mu.Unlock()

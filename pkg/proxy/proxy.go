@@ -130,6 +130,10 @@ type Proxy struct {
 	logWanted   int                 // in-flight modern requests that asked for log messages
 	tasks       map[string]CallInfo // tasks created through this session -> the creating call
 	taskOrder   []string            // their ids, oldest first
+	// A legacy server's roots/list held for a 2026-07-28 client's next call
+	// (roots.go): the line, its id, and the requestState token asked with.
+	heldRoots, heldRootsID []byte
+	rootsToken             string
 }
 
 // Run serves one client on stdin/stdout until the client goes away, ctx is

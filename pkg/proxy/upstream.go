@@ -470,6 +470,9 @@ func (p *Proxy) serverRequest(line []byte, env envelope, id []byte, method strin
 		return
 	}
 	if method == "roots/list" {
+		if p.holdRoots(line, id) {
+			return // until the client's next call (roots.go)
+		}
 		p.up.write(resultLine(id, []byte(`{"roots":[]}`)))
 		return
 	}
