@@ -14,7 +14,9 @@ import (
 // running, is held until the client's first call and asked of the client
 // there (input_required), so the server narrows itself to the client's root
 // as it does for a legacy client (before, the proxy answered it with an
-// empty list and the server kept both folders of its argv). A 2026-07-28
+// empty list and the server kept both folders of its argv). The server
+// applies new roots asynchronously, directly too, so the test polls.
+// A 2026-07-28
 // client that declares no roots still gets both folders.
 func TestProxyModernClientStartupRoots(t *testing.T) {
 	dir := t.TempDir()
