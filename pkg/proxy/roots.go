@@ -56,7 +56,7 @@ func (p *Proxy) rootsForCall(r *request, stateSp, respSp span) *request {
 	p.mu.Lock()
 	held, upID, token := p.heldRoots, p.heldRootsID, p.rootsToken
 	p.mu.Unlock()
-	if held == nil {
+	if held == nil && (token == "" || !stateSp.ok()) {
 		return r
 	}
 	if st, ok := stringAt(r.line, stateSp); ok && token != "" && st == token {
@@ -66,8 +66,8 @@ func (p *Proxy) rootsForCall(r *request, stateSp, respSp span) *request {
 			p.replyErr(r.id, invalidParams("inputResponses lacks %q, the answer to the roots/list mcpsum asked for", heldRootsKey))
 			return nil
 		}
-		if !p.answerHeldRoots(upID, resp) {
-			return r // answered meanwhile (another retry): go on as a plain call
+		if held != nil {
+			p.answerHeldRoots(upID, resp) // false: answered meanwhile (another retry)
 		}
 		params := withoutMember(r.line, r.env.params, "inputResponses")
 		params = withoutMember(params, span{0, len(params)}, "requestState")
@@ -77,6 +77,9 @@ func (p *Proxy) rootsForCall(r *request, stateSp, respSp span) *request {
 			return nil
 		}
 		return nr
+	}
+	if held == nil {
+		return r
 	}
 	if !hasClientCap(r, "roots") {
 		p.answerHeldRoots(upID, []byte(`{"roots":[]}`))
@@ -109,7 +112,7 @@ func (p *Proxy) answerHeldRoots(upID, result []byte) bool {
 		p.mu.Unlock()
 		return false
 	}
-	p.heldRoots, p.heldRootsID, p.rootsToken = nil, nil, ""
+	p.heldRoots, p.heldRootsID = nil, nil // the token stays: a late retry carrying it is still the proxy's
 	p.mu.Unlock()
 	if up := p.upWriter(); up != nil {
 		up.write(resultLine(upID, result))

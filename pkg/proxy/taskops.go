@@ -55,8 +55,8 @@ func (p *Proxy) taskRequest(r *request, notFound func() *rpcError) {
 	p.beforeCall(r, "", func(r *request) {
 		go func() {
 			res, e := p.crossTask(r, id)
-			if e == nil {
-				e = p.waitGate()
+			if ge := p.waitGate(); ge != nil {
+				e = ge // quarantined or failed meanwhile: nothing of the server's goes out
 			}
 			if e != nil {
 				p.replyErr(r.id, e)
