@@ -56,7 +56,8 @@ func members(t *testing.T, raw json.RawMessage) map[string]json.RawMessage {
 // final result come back in the legacy form, tasks/result and tasks/list
 // (which 2026-07-28 lacks) are answered by the proxy, a task's final result
 // passes the result hooks as the creating tools/call's result, and what
-// cannot be relayed (a task waiting for input) gets a prompt error.
+// cannot be relayed (input a client without the capability cannot give)
+// gets a prompt error.
 func TestTasksLegacyClientModernServer(t *testing.T) {
 	e := lockServer(t, "-fake-modern-tasks")
 	h := &resultRecorder{refuse: "report on secret"}
@@ -107,7 +108,7 @@ func TestTasksLegacyClientModernServer(t *testing.T) {
 
 	start := time.Now()
 	_, m = s.request("tasks/result", `{"taskId":"`+create("ask", "x")+`"}`)
-	if m.Error == nil || !strings.Contains(m.Error.Message, "input_required") || !strings.Contains(m.Error.Message, "tasks/cancel") {
+	if m.Error == nil || !strings.Contains(m.Error.Message, "did not declare the elicitation") || !strings.Contains(m.Error.Message, "tasks/cancel") {
 		t.Errorf("a task waiting for input: %s %+v", m.Result, m.Error)
 	}
 	if took := time.Since(start); took > 5*time.Second {
@@ -166,5 +167,36 @@ func TestTasksModernBothSides(t *testing.T) {
 	_, m = s.request("tasks/cancel", `{"taskId":"`+id+`",`+meta+`}`)
 	if m.Error != nil || !strings.Contains(string(m.Result), `"resultType":"complete"`) {
 		t.Errorf("tasks/cancel: %s %+v", m.Result, m.Error)
+	}
+}
+
+// A 2026-07-28 task waiting for input (input_required with inputRequests)
+// asks a legacy client with its era's request while the client waits in
+// tasks/result; the answer goes back with tasks/update and the task ends.
+func TestTasksLegacyClientAnswersTaskInput(t *testing.T) {
+	e := lockServer(t, "-fake-modern-tasks")
+	s := startProxy(t, e)
+	_, m := s.request("initialize", `{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{"form":{}}},"clientInfo":{"name":"test","version":"1"}}`)
+	if m.Error != nil {
+		t.Fatal(m.Error)
+	}
+	s.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	_, m = s.request("tools/call", `{"name":"ask","arguments":{},"task":{}}`)
+	var r struct{ Task struct{ TaskID string } }
+	if json.Unmarshal(m.Result, &r) != nil || r.Task.TaskID == "" {
+		t.Fatalf("tools/call: %s %+v", m.Result, m.Error)
+	}
+	s.send(`{"jsonrpc":"2.0","id":"res","method":"tasks/result","params":{"taskId":"` + r.Task.TaskID + `"}}`)
+	var ask msg
+	for ask.Method == "" {
+		json.Unmarshal(s.recv(), &ask)
+	}
+	if ask.Method != "elicitation/create" || !strings.Contains(string(ask.Params), `"message":"which?"`) {
+		t.Fatalf("the client was asked %s %s", ask.Method, ask.Params)
+	}
+	s.send(`{"jsonrpc":"2.0","id":` + string(ask.ID) + `,"result":{"action":"accept","content":{"pick":"b"}}}`)
+	_, m = s.waitFor(`"res"`)
+	if m.Error != nil || !strings.Contains(string(m.Result), `answered: {\"q\":{\"action\":\"accept\",\"content\":{\"pick\":\"b\"}}}`) {
+		t.Errorf("tasks/result after the answer: %s %+v", m.Result, m.Error)
 	}
 }

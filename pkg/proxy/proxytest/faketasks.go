@@ -20,7 +20,8 @@ import (
 // Tools: "research" (a task when the request declares the extension:
 // working for two tasks/get, then completed with "report on <topic>";
 // without the extension a plain result), "fail" (a task that fails with
-// error 4711), "ask" (a task that stays input_required).
+// error 4711), "ask" (a task that goes input_required with an elicitation;
+// tasks/update's inputResponses complete it with "answered: <responses>").
 func FakeModernTasks(in io.Reader, out io.Writer) int {
 	f := &fakeTasks{out: json.NewEncoder(out), tasks: map[string]*fakeTask{}}
 	sc := bufio.NewScanner(in)
@@ -40,6 +41,7 @@ func FakeModernTasks(in io.Reader, out io.Writer) int {
 				Arguments json.RawMessage `json:"arguments"`
 				Task      json.RawMessage `json:"task"`
 				TaskID    string          `json:"taskId"`
+				Responses json.RawMessage `json:"inputResponses"`
 			} `json:"params"`
 		}
 		if json.Unmarshal(sc.Bytes(), &m) != nil || m.ID == nil {
@@ -78,6 +80,19 @@ func FakeModernTasks(in io.Reader, out io.Writer) int {
 			res := t.wire(id)
 			res["resultType"] = "task"
 			f.reply(m.ID, res)
+		case m.Method == "tasks/update":
+			f.mu.Lock()
+			t := f.tasks[p.TaskID]
+			ok := t != nil && t.status == "input_required" && p.Responses != nil
+			if ok {
+				t.status, t.answer = "completed", string(p.Responses)
+			}
+			f.mu.Unlock()
+			if !ok {
+				f.fail(m.ID, -32602, "fake: the task does not wait for input")
+				continue
+			}
+			f.reply(m.ID, map[string]any{"resultType": "complete"})
 		case m.Method == "tasks/get" || m.Method == "tasks/cancel":
 			f.mu.Lock()
 			t := f.tasks[p.TaskID]
@@ -115,6 +130,7 @@ type fakeTasks struct {
 
 type fakeTask struct {
 	tool, topic, status string
+	answer              string // the inputResponses of tasks/update
 	gets                int
 }
 
@@ -123,7 +139,11 @@ func (t *fakeTask) wire(id string) map[string]any {
 		"lastUpdatedAt": "2026-08-01T00:00:01Z", "ttlMs": 60000, "pollIntervalMs": 20}
 	switch t.status {
 	case "completed":
-		m["result"] = map[string]any{"resultType": "complete", "content": []any{fakeText("report on " + t.topic)}}
+		txt := "report on " + t.topic
+		if t.answer != "" {
+			txt = "answered: " + t.answer
+		}
+		m["result"] = map[string]any{"resultType": "complete", "content": []any{fakeText(txt)}}
 	case "failed":
 		m["error"] = map[string]any{"code": 4711, "message": "research failed"}
 	case "input_required":
