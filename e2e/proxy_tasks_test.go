@@ -62,9 +62,9 @@ func pollModern(t *testing.T, p *rawProxy, tid string, n *int) map[string]json.R
 // A 2026-07-28 client uses the real legacy server-everything's tasks through
 // the proxy: discover offers the tasks extension, the call declaring it
 // becomes a task-augmented legacy call, tasks/get carries the final result
-// inline (fetched with the legacy tasks/result), tasks/cancel works, and
-// what 2026-07-28 cannot map (tasks/update to a legacy server) gets a prompt
-// error. The legacy notifications/tasks/status never reach this client.
+// inline (fetched with the legacy tasks/result), tasks/cancel works, and a
+// tasks/update for no open input request gets a prompt error. The legacy
+// notifications/tasks/status never reach this client.
 func TestProxyTasksModernClientLegacyServer(t *testing.T) {
 	dir := t.TempDir()
 	mustLock(t, dir, nil, "--name", "e", "--", "node", npmServer(t, "server-everything"))
@@ -95,7 +95,7 @@ func TestProxyTasksModernClientLegacyServer(t *testing.T) {
 
 	start := time.Now()
 	p.send(`{"jsonrpc":"2.0","id":5,"method":"tasks/update","params":{"taskId":"` + tid + `","inputResponses":{},` + tasksMeta + `}}`)
-	if m := p.await("5"); !strings.Contains(string(m["error"]), "tasks/update cannot be relayed") || time.Since(start) > 5*time.Second {
+	if m := p.await("5"); !strings.Contains(string(m["error"]), "no open input request") || time.Since(start) > 5*time.Second {
 		t.Errorf("tasks/update: %s %s", m["result"], m["error"])
 	}
 	p.send(`{"jsonrpc":"2.0","id":6,"method":"tasks/result","params":{"taskId":"` + tid + `",` + tasksMeta + `}}`)
@@ -178,4 +178,60 @@ func TestProxyTaskResultTaints(t *testing.T) {
 		t.Error("a 2026-07-28 client's tasks/get carrying a source's result did not taint the session")
 	}
 	q.wait()
+}
+
+// A legacy task that needs input (server-everything's
+// simulate-research-query with ambiguous: the server asks elicitation/create
+// inside tasks/result) reaches a 2026-07-28 client as the extension's
+// input_required task with inputRequests; its tasks/update answers the
+// server's request and the task completes with the client's answer.
+func TestProxyTaskInputModernClientLegacyServer(t *testing.T) {
+	dir := t.TempDir()
+	mustLock(t, dir, nil, "--name", "e", "--", "node", npmServer(t, "server-everything"))
+	p := startRaw(t, proxyCmd(dir, "e"))
+	const meta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}},"extensions":{"io.modelcontextprotocol/tasks":{}}}}`
+	p.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"simulate-research-query","arguments":{"topic":"python","ambiguous":true},` + meta + `}}`)
+	var tid string
+	json.Unmarshal(object(t, p.await("1")["result"])["taskId"], &tid)
+	if tid == "" {
+		t.Fatal("no task")
+	}
+	var r map[string]json.RawMessage
+	for i := 0; ; i++ {
+		id := fmt.Sprintf("%d", 100+i)
+		p.send(`{"jsonrpc":"2.0","id":` + id + `,"method":"tasks/get","params":{"taskId":"` + tid + `",` + meta + `}}`)
+		m := p.await(id)
+		r = object(t, m["result"])
+		if string(r["status"]) == `"input_required"` || i > 60 {
+			break
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	var reqs map[string]struct {
+		Method string          `json:"method"`
+		Params json.RawMessage `json:"params"`
+	}
+	if json.Unmarshal(r["inputRequests"], &reqs) != nil || len(reqs) != 1 {
+		t.Fatalf("an input_required task without inputRequests: %s", mustMarshal(r))
+	}
+	var key string
+	for k, v := range reqs {
+		key = k
+		if v.Method != "elicitation/create" || !strings.Contains(string(v.Params), "multiple interpretations") {
+			t.Fatalf("input request %s %s", v.Method, v.Params)
+		}
+	}
+	p.send(`{"jsonrpc":"2.0","id":2,"method":"tasks/update","params":{"taskId":"` + tid + `","inputResponses":{"` + key + `":{"action":"accept","content":{"interpretation":"snake"}}},` + meta + `}}`)
+	if m := p.await("2"); string(m["result"]) != `{"resultType":"complete"}` {
+		t.Fatalf("tasks/update: %s %s", m["result"], m["error"])
+	}
+	n := 0
+	r = pollModern(t, p, tid, &n)
+	if string(r["status"]) != `"completed"` || !strings.Contains(string(r["result"]), "Research Report: python (snake)") {
+		t.Errorf("after the answer: %s", mustMarshal(r))
+	}
+	if code := p.wait(); code != 0 {
+		t.Errorf("exit %d\n%s", code, p.stderr)
+	}
+	noLeftovers(t, dir)
 }

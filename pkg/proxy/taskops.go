@@ -48,11 +48,6 @@ func (p *Proxy) taskRequest(r *request, notFound func() *rpcError) {
 		p.beforeCall(r, "", p.submit)
 		return
 	}
-	if r.method == "tasks/update" {
-		p.replyErr(r.id, &rpcError{Code: mcpwire.CodeMethodNotFound, Message: fmt.Sprintf(
-			"mcpsum: tasks/update cannot be relayed: server %q speaks a legacy MCP version, where a task's input is asked for with requests to the client that mcpsum does not bridge; cancel the task with tasks/cancel", p.opts.Name)})
-		return
-	}
 	p.beforeCall(r, "", func(r *request) {
 		go func() {
 			res, e := p.crossTask(r, id)
@@ -88,6 +83,10 @@ func (p *Proxy) waitGate() *rpcError {
 // taskCall sends the proxy's own task request for task id to the server, in
 // the server's era.
 func (p *Proxy) taskCall(method, id string, extra ...byte) ([]byte, *rpcError) {
+	return p.taskCallCtx(context.Background(), method, id, extra...)
+}
+
+func (p *Proxy) taskCallCtx(ctx context.Context, method, id string, extra ...byte) ([]byte, *rpcError) {
 	params := []byte(`{`)
 	if p.srv.upEra == lockfile.EraModern {
 		params = append(append(params, `"_meta":{`...), p.modernMetaWith(true)...)
@@ -98,7 +97,7 @@ func (p *Proxy) taskCall(method, id string, extra ...byte) ([]byte, *rpcError) {
 		params = append(append(params, ','), extra...)
 	}
 	params = append(params, '}')
-	res, err := p.Call(context.Background(), method, params)
+	res, err := p.Call(ctx, method, params)
 	if err != nil {
 		var me *mcpwire.Error
 		if errors.As(err, &me) {
@@ -141,7 +140,7 @@ func (p *Proxy) modernTaskAsLegacy(id string) ([]byte, *rpcError) {
 	if e != nil {
 		return nil, e
 	}
-	m, err := taskMembers(res, span{0, len(res)}, toLegacyNames)
+	m, err := taskMembers(res, span{0, len(res)}, toLegacyNames, "")
 	if err != nil {
 		return nil, badTask(p.opts.Name, err)
 	}
@@ -234,6 +233,9 @@ func (p *Proxy) modernTaskResult(r *request, id string) ([]byte, *rpcError) {
 // legacyTaskForModern answers a 2026-07-28 client's tasks/get or
 // tasks/cancel from a legacy server.
 func (p *Proxy) legacyTaskForModern(r *request, id string) ([]byte, *rpcError) {
+	if r.method == "tasks/update" {
+		return p.updateTask(r, id)
+	}
 	if r.method == "tasks/cancel" {
 		if _, e := p.taskCall("tasks/cancel", id); e != nil {
 			return nil, e
@@ -248,18 +250,29 @@ func (p *Proxy) legacyTaskForModern(r *request, id string) ([]byte, *rpcError) {
 	if err != nil {
 		return nil, badTask(p.opts.Name, err)
 	}
-	m, err := taskMembers(t, span{0, len(t)}, toModernNames)
+	status, _ := stringAt(t, f[0])
+	var inputs []byte
+	if status == "input_required" {
+		if inputs = p.pendingInputs(r, id); inputs == nil {
+			status = "working" // no request to show (yet): the client polls again
+		}
+	}
+	m, err := taskMembers(t, span{0, len(t)}, toModernNames, status)
 	if err != nil {
 		return nil, badTask(p.opts.Name, err)
 	}
 	out := append([]byte(`{"resultType":"complete",`), m...)
-	status, _ := stringAt(t, f[0])
+	result := func() ([]byte, *rpcError) {
+		if res, e, ok := p.taskResultOf(id); ok {
+			return res, e
+		}
+		return p.taskCall("tasks/result", id)
+	}
 	switch status {
 	case "input_required":
-		return nil, &rpcError{Code: mcpwire.CodeInternalError, Message: fmt.Sprintf(
-			"mcpsum: task %s of server %q needs input from the client (status input_required); the server speaks a legacy MCP version, whose task input mcpsum does not relay to a 2026-07-28 client, so cancel the task with tasks/cancel", quoteID(id), p.opts.Name)}
+		out = append(append(out, `,"inputRequests":`...), inputs...)
 	case "completed":
-		res, e := p.taskCall("tasks/result", id)
+		res, e := result()
 		if e != nil {
 			return nil, e
 		}
@@ -272,7 +285,7 @@ func (p *Proxy) legacyTaskForModern(r *request, id string) ([]byte, *rpcError) {
 		out = append(append(out, `,"result":`...), res...)
 	case "failed":
 		msg, _ := stringAt(t, f[1])
-		_, e := p.taskCall("tasks/result", id)
+		_, e := result()
 		if e == nil {
 			e = &rpcError{Code: mcpwire.CodeInternalError, Message: "the task failed"}
 			if msg != "" {

@@ -150,9 +150,9 @@ var (
 )
 
 // taskMembers returns the members of the task object at sp renamed for the
-// other era (a name mapped to "" is dropped), without braces. A repeated
-// member is an error.
-func taskMembers(b []byte, sp span, names map[string]string) ([]byte, error) {
+// other era (a name mapped to "" is dropped), without braces, with status
+// in place of the task's own when set. A repeated member is an error.
+func taskMembers(b []byte, sp span, names map[string]string, status string) ([]byte, error) {
 	if !sp.ok() || b[sp.s] != '{' {
 		return nil, fmt.Errorf("the server's task is not a JSON object")
 	}
@@ -169,6 +169,10 @@ func taskMembers(b []byte, sp span, names map[string]string) ([]byte, error) {
 		}
 		if len(out) > 0 {
 			out = append(out, ',')
+		}
+		if key == "status" && status != "" {
+			out = appendJSON(append(out, `"status":`...), status)
+			return nil
 		}
 		if renamed {
 			out = appendJSON(out, to)
@@ -206,13 +210,13 @@ func crossCreateResult(c *call, b []byte, result span) ([]byte, error) {
 	modernTask, _ := stringAt(b, rf[0])
 	switch {
 	case c.task == taskToModern && modernTask == "task":
-		m, err := taskMembers(b, task, toLegacyNames)
+		m, err := taskMembers(b, task, toLegacyNames, "")
 		if err != nil {
 			return nil, err
 		}
 		return append(append([]byte(`{"task":{`), m...), "}}"...), nil
 	case c.task == taskToLegacy && modernTask != "task":
-		m, err := taskMembers(b, task, toModernNames)
+		m, err := taskMembers(b, task, toModernNames, "")
 		if err != nil {
 			return nil, err
 		}

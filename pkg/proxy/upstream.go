@@ -466,6 +466,9 @@ func (p *Proxy) serverRequest(line []byte, env envelope, id []byte, method strin
 		return
 	}
 	p.mu.Unlock()
+	if p.parkTaskInput(line, env, id, method) {
+		return // asked in the task's tasks/get (taskinput.go)
+	}
 	if p.bridgeServerRequest(line, env, id, method) {
 		return
 	}
@@ -561,6 +564,9 @@ func (p *Proxy) Call(ctx context.Context, method string, params json.RawMessage)
 	if method == "initialize" || method == "server/discover" {
 		// the handshake is the server's first answer: it gets the start-up allowance
 		timeout = max(timeout, p.opts.Pin.StartTimeout)
+	}
+	if ctx.Value(noTimeout{}) != nil {
+		timeout = 1<<63 - 1 // ends with the session (failWaiting) or ctx
 	}
 	t := time.NewTimer(timeout)
 	defer t.Stop()
