@@ -27,7 +27,7 @@ type edit struct {
 
 // applyEdits returns b with the edits applied, as pieces sharing b's memory.
 func applyEdits(b []byte, edits []edit) [][]byte {
-	sort.Slice(edits, func(i, j int) bool { return edits[i].s < edits[j].s })
+	sort.SliceStable(edits, func(i, j int) bool { return edits[i].s < edits[j].s })
 	parts := make([][]byte, 0, 2*len(edits)+1)
 	at := 0
 	for _, e := range edits {
@@ -43,6 +43,19 @@ func (p *Proxy) upstreamParts(r *request, u int64, extra []byte) [][]byte {
 	line := r.line
 	edits := []edit{{r.env.id.s, r.env.id.e, itoa(u)}}
 	upModern := p.srv.upEra == lockfile.EraModern
+	switch r.task {
+	case taskToModern: // the task member becomes the extension, declared in _meta
+		if nr, err := r.withParams(withoutMember(line, r.env.params, "task")); err == nil {
+			r, line = nr, nr.line
+			edits[0] = edit{r.env.id.s, r.env.id.e, itoa(u)}
+		}
+	case taskToLegacy: // the extension becomes the task member
+		if extra == nil {
+			extra = []byte(`"task":{}`)
+		} else {
+			extra = append(append(append([]byte(nil), extra...), ','), `"task":{}`...)
+		}
+	}
 	switch {
 	case !r.modern && upModern:
 		edits = append(edits, p.injectMeta(r, extra)...)
@@ -58,7 +71,7 @@ func (p *Proxy) upstreamParts(r *request, u int64, extra []byte) [][]byte {
 // injectMeta adds the 2026-07-28 _meta members (and extra) to r's params.
 func (p *Proxy) injectMeta(r *request, extra []byte) []edit {
 	line, env := r.line, r.env
-	m := p.modernMeta()
+	m := p.modernMetaWith(r.task == taskToModern)
 	withExtra := func(b []byte) []byte {
 		if extra != nil {
 			b = append(append(b, ','), extra...)
@@ -105,9 +118,11 @@ func emptyObject(b []byte, open int) bool {
 	return i < len(b) && b[i] == '}'
 }
 
-// modernMeta is the members of the _meta a legacy client's requests carry to
-// a 2026-07-28 server.
-func (p *Proxy) modernMeta() []byte {
+// modernMetaWith is the members of the _meta a legacy client's requests
+// carry to a 2026-07-28 server; tasks adds the tasks extension to the
+// declared capabilities (a task-augmented call, or the proxy's own task
+// requests).
+func (p *Proxy) modernMetaWith(tasks bool) []byte {
 	p.mu.Lock()
 	caps, info, level := p.clientCaps, p.clientInfo, p.logLevel
 	p.mu.Unlock()
@@ -115,7 +130,7 @@ func (p *Proxy) modernMeta() []byte {
 		info = p.clientInfoJSON()
 	}
 	b := []byte(`"` + mcpwire.MetaProtocolVersion + `":"` + mcpwire.Modern + `","` + mcpwire.MetaClientCapabilities + `":`)
-	b = append(b, modernClientCaps(caps)...)
+	b = append(b, modernClientCaps(caps, tasks)...)
 	b = append(b, `,"`+mcpwire.MetaClientInfo+`":`...)
 	b = append(b, info...)
 	if level != "" {
@@ -126,13 +141,22 @@ func (p *Proxy) modernMeta() []byte {
 }
 
 // modernClientCaps translates legacy client capabilities: roots loses
-// listChanged, tasks is dropped (an extension in 2026-07-28).
-func modernClientCaps(legacy json.RawMessage) json.RawMessage {
+// listChanged, tasks is dropped (an extension in 2026-07-28, declared when
+// tasks is set).
+func modernClientCaps(legacy json.RawMessage, tasks bool) json.RawMessage {
 	var m map[string]json.RawMessage
 	if json.Unmarshal(legacy, &m) != nil || m == nil {
-		return json.RawMessage(`{}`)
+		m = map[string]json.RawMessage{}
 	}
 	delete(m, "tasks")
+	if tasks {
+		ext := map[string]json.RawMessage{}
+		if e, ok := m["extensions"]; ok && json.Unmarshal(e, &ext) != nil {
+			ext = map[string]json.RawMessage{}
+		}
+		ext[tasksExt] = json.RawMessage(`{}`)
+		m["extensions"] = mustJSON(ext)
+	}
 	if _, ok := m["roots"]; ok {
 		m["roots"] = json.RawMessage(`{}`)
 	}

@@ -19,6 +19,10 @@ type request struct {
 	meta     span // params._meta
 	logLevel bool // modern: it asked for log messages
 	info     CallInfo
+	task     taskMode // a tools/call creating a task across eras
+	// resultInfo, when set, is what the result hooks see instead of info
+	// (a task's result: the call that created the task).
+	resultInfo *CallInfo
 }
 
 // call is a request sent to the server that awaits its response.
@@ -36,6 +40,7 @@ type call struct {
 	rounds    int              // input_required rounds bridged so far
 	info      CallInfo         // what the hooks see
 	caps      []byte           // a 2026-07-28 call's declared client capabilities (its _meta's)
+	task      taskMode         // a tools/call creating a task across eras
 }
 
 type ownReply struct {
@@ -165,6 +170,14 @@ func (p *Proxy) clientRequest(line []byte, env envelope, id []byte) {
 		if r.modern && !upModern && pf[5].ok() && p.bridgeRetryFromClient(r, pf[5], pf[6]) {
 			return
 		}
+		// A held roots/list goes first (roots.go); only for calls that pass
+		// the proxy's checks.
+		withRoots := func(r *request) *request {
+			if r.modern && !upModern {
+				return p.rootsForCall(r, pf[5], pf[6])
+			}
+			return r
+		}
 		if method == "resources/read" {
 			uri, ok := stringAt(line, pf[2])
 			if !ok {
@@ -175,7 +188,9 @@ func (p *Proxy) clientRequest(line []byte, env envelope, id []byte) {
 				p.replyErr(id, e)
 				return
 			}
-			p.beforeCall(r, uri)
+			if r = withRoots(r); r != nil {
+				p.beforeCall(r, uri, p.submit)
+			}
 			return
 		}
 		name, ok := stringAt(line, pf[1])
@@ -188,13 +203,19 @@ func (p *Proxy) clientRequest(line []byte, env envelope, id []byte) {
 			p.replyErr(id, invalidParams("unknown %s \"%s\": it is not in the lock for server %q, so mcpsum does not forward it", kind, q, p.opts.Name))
 			return
 		}
-		p.beforeCall(r, name)
+		if r = withRoots(r); r == nil {
+			return
+		}
+		if method == "tools/call" {
+			r.task = p.taskMode(r, name)
+		}
+		p.beforeCall(r, name, p.submit)
 	case "completion/complete":
 		if e := p.checkCompletionRef(line, pf[4]); e != nil {
 			p.replyErr(id, e)
 			return
 		}
-		p.beforeCall(r, "")
+		p.beforeCall(r, "", p.submit)
 	case "logging/setLevel":
 		if r.modern {
 			p.replyErr(id, notFound())
@@ -209,7 +230,7 @@ func (p *Proxy) clientRequest(line []byte, env envelope, id []byte) {
 			p.reply(id, []byte(`{}`))
 			return
 		}
-		p.beforeCall(r, "")
+		p.beforeCall(r, "", p.submit)
 	case "resources/subscribe", "resources/unsubscribe":
 		if r.modern {
 			p.replyErr(id, notFound())
@@ -228,19 +249,15 @@ func (p *Proxy) clientRequest(line []byte, env envelope, id []byte) {
 			p.legacySubscribe(id, uri, method == "resources/subscribe")
 			return
 		}
-		p.beforeCall(r, uri)
+		p.beforeCall(r, uri, p.submit)
 	case "subscriptions/listen":
 		if !r.modern {
 			p.replyErr(id, notFound())
 			return
 		}
 		p.listen(line, env, id)
-	case "tasks/get", "tasks/result", "tasks/list", "tasks/cancel":
-		if r.modern || upModern {
-			p.replyErr(id, notFound())
-			return
-		}
-		p.beforeCall(r, "")
+	case "tasks/get", "tasks/result", "tasks/list", "tasks/cancel", "tasks/update":
+		p.taskRequest(r, notFound)
 	default:
 		e := notFound()
 		e.Message = fmt.Sprintf("method not found: mcpsum proxy does not forward \"%s\"", mcpwire.TruncateQuote(method, 80))
@@ -252,7 +269,7 @@ func (p *Proxy) clientRequest(line []byte, env envelope, id []byte) {
 // submits it (or answers it as the hook decided). While the verdict is
 // pending the call is in p.waiting, so a cancellation from the client
 // withdraws the hook's questions and makes the verdict moot.
-func (p *Proxy) beforeCall(r *request, name string) {
+func (p *Proxy) beforeCall(r *request, name string, forward func(*request)) {
 	r.info = callInfo(r, name)
 	params := append([]byte(nil), r.env.params.of(r.line)...)
 	hc := &hookCall{p: p, r: r}
@@ -282,9 +299,9 @@ func (p *Proxy) beforeCall(r *request, name string) {
 				p.replyErr(r.id, &rpcError{Code: mcpwire.CodeInternalError, Message: "mcpsum: a policy hook returned bad params: " + err.Error()})
 				return
 			}
-			p.submit(nr)
+			forward(nr)
 		default:
-			p.submit(r)
+			forward(r)
 		}
 	}))
 }
@@ -333,6 +350,7 @@ func (p *Proxy) initialize(line []byte, env envelope, id []byte) {
 	p.clientInfo = append(json.RawMessage(nil), f[2].of(line)...)
 	p.mu.Unlock()
 	p.reply(id, p.srv.initializeResult(version))
+	p.releaseRootsToLegacy()
 }
 
 // listen acknowledges a modern client's subscriptions/listen. The served

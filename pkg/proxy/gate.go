@@ -44,7 +44,10 @@ func (p *Proxy) submit(r *request) {
 func (p *Proxy) register(r *request) int64 {
 	p.nextUp++
 	u := p.nextUp
-	c := &call{clientID: r.id, method: r.method, logLevel: r.logLevel, modern: r.modern, info: r.info}
+	c := &call{clientID: r.id, method: r.method, logLevel: r.logLevel, modern: r.modern, info: r.info, task: r.task}
+	if r.resultInfo != nil {
+		c.info = *r.resultInfo
+	}
 	if p.needsBridge(r) {
 		c.req = r
 	}
@@ -89,6 +92,16 @@ func (p *Proxy) openGateLocked() {
 		r := p.held[0]
 		p.held = p.held[1:]
 		p.cond.Broadcast()
+		if p.heldRoots != nil && r.modern && p.srv.upEra == lockfile.EraLegacy && isCall(r.method) {
+			// the server asked for roots while this call was held (roots.go)
+			p.mu.Unlock()
+			f, _, _ := fields(r.line, r.env.params, "requestState", "inputResponses")
+			r = p.rootsForCall(r, f[0], f[1])
+			p.mu.Lock()
+			if r == nil {
+				continue
+			}
+		}
 		u := p.register(r)
 		up := p.up
 		p.mu.Unlock()
@@ -97,6 +110,7 @@ func (p *Proxy) openGateLocked() {
 	}
 	if p.state == gateChecking {
 		p.state = gateOpen
+		p.cond.Broadcast()
 	}
 	p.downOpen = false
 }

@@ -25,7 +25,10 @@ type Hooks interface {
 	// BeforeResult runs on the goroutine reading the server, before the
 	// first byte of the response to call c is forwarded. A non-nil error
 	// replaces the response: the client gets that error for its call and
-	// none of the server's bytes.
+	// none of the server's bytes. A task's result (a legacy tasks/result, a
+	// 2026-07-28 tasks/get, or the proxy's translation of either) passes it
+	// with the CallInfo of the tools/call that created the task; the proxy
+	// may call it from another goroutine for a task translated across eras.
 	BeforeResult(c CallInfo, r ResultInfo) *CallError
 }
 

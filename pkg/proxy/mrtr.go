@@ -183,7 +183,7 @@ func (p *Proxy) bridgeRetry(b *bridge) {
 	}
 	p.nextUp++
 	u := p.nextUp
-	c := &call{clientID: b.c.clientID, method: b.c.method, req: b.c.req, rounds: b.c.rounds + 1, modern: b.c.modern, info: b.c.info}
+	c := &call{clientID: b.c.clientID, method: b.c.method, req: b.c.req, rounds: b.c.rounds + 1, modern: b.c.modern, info: b.c.info, task: b.c.task}
 	p.upPending[u] = c
 	p.byClient[string(c.clientID)] = u
 	up := p.up

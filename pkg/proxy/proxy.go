@@ -127,7 +127,14 @@ type Proxy struct {
 	bridges     map[string]*bridge         // legacy client calls collecting input, by client id
 	tokens      map[string]int64           // the proxy's requestState tokens -> upstream call
 	nextToken   int64
-	logWanted   int // in-flight modern requests that asked for log messages
+	logWanted   int                   // in-flight modern requests that asked for log messages
+	tasks       map[string]CallInfo   // tasks created through this session -> the creating call
+	taskOrder   []string              // their ids, oldest first
+	taskInputs  map[string]*taskInput // legacy tasks whose tasks/result the proxy waits on (taskinput.go)
+	// A legacy server's roots/list held for a 2026-07-28 client's next call
+	// (roots.go): the line, its id, and the requestState token asked with.
+	heldRoots, heldRootsID []byte
+	rootsToken             string
 }
 
 // Run serves one client on stdin/stdout until the client goes away, ctx is
@@ -214,6 +221,8 @@ func newProxy(stdout io.Writer, opts Options) (*Proxy, error) {
 		legacySubs:  map[string]bool{},
 		bridges:     map[string]*bridge{},
 		tokens:      map[string]int64{},
+		tasks:       map[string]CallInfo{},
+		taskInputs:  map[string]*taskInput{},
 	}
 	if p.log == nil {
 		p.log = io.Discard

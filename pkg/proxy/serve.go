@@ -21,16 +21,17 @@ const DefaultPageSize = 100
 // served is the locked surface, ready to be served to the client at once,
 // before the server has even started (I4).
 type served struct {
-	lock     *lockfile.Server
-	upEra    string                     // the era the server is spoken to in
-	caps     map[string]json.RawMessage // locked capabilities
-	tools    map[string]bool            // locked tool names
-	prompts  map[string]bool            // locked prompt names
-	uris     map[string]bool            // locked resource URIs
-	tmplKeys map[string]bool            // locked resource template strings
-	tmpls    []*regexp.Regexp           // what each locked template matches
-	lists    [4]kindList
-	pageSize int
+	lock      *lockfile.Server
+	upEra     string                     // the era the server is spoken to in
+	caps      map[string]json.RawMessage // locked capabilities
+	tools     map[string]bool            // locked tool names
+	prompts   map[string]bool            // locked prompt names
+	uris      map[string]bool            // locked resource URIs
+	tmplKeys  map[string]bool            // locked resource template strings
+	tmpls     []*regexp.Regexp           // what each locked template matches
+	taskTools map[string]bool            // locked tools that take a task (legacy execution.taskSupport)
+	lists     [4]kindList
+	pageSize  int
 
 	legacyCaps, modernCaps json.RawMessage // what each client era is shown
 }
@@ -74,8 +75,18 @@ func newServed(lock *lockfile.Server, pageSize int) (*served, error) {
 			s.tmpls = append(s.tmpls, tm.Regexp())
 		}
 	}
+	s.taskTools = taskTools(lock.Tools)
 	s.legacyCaps = lock.Capabilities
 	s.modernCaps = withoutTasks(s.caps)
+	switch legacy, modern := crossCaps(s.caps, s.upEra == lockfile.EraModern); {
+	case legacy != nil:
+		s.legacyCaps = withCaps(s.caps, legacy)
+	case modern != nil:
+		s.modernCaps = withCaps(s.caps, modern)
+		var m map[string]json.RawMessage
+		json.Unmarshal(s.modernCaps, &m)
+		s.modernCaps = withoutTasks(m)
+	}
 	return s, nil
 }
 

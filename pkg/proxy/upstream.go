@@ -330,6 +330,20 @@ func (p *Proxy) resultToClient(c *call, line []byte, env envelope) {
 		return
 	}
 	edits := []edit{{env.id.s, env.id.e, clientID}}
+	if c.method == "tools/call" && env.result.ok() && line[env.result.s] == '{' {
+		if id, _, ok := taskOf(line, env.result); ok {
+			p.rememberTask(id, c.info)
+		}
+		res, err := crossCreateResult(c, line, env.result)
+		if err != nil {
+			p.replyErr(clientID, badTask(p.opts.Name, err))
+			return
+		}
+		if res != nil {
+			p.reply(clientID, res)
+			return
+		}
+	}
 	if env.result.ok() && line[env.result.s] == '{' {
 		info, err := serverInfoMeta(line, env.result)
 		if err != nil {
@@ -463,10 +477,16 @@ func (p *Proxy) serverRequest(line []byte, env envelope, id []byte, method strin
 		return
 	}
 	p.mu.Unlock()
+	if p.parkTaskInput(line, env, id, method) {
+		return // asked in the task's tasks/get (taskinput.go)
+	}
 	if p.bridgeServerRequest(line, env, id, method) {
 		return
 	}
 	if method == "roots/list" {
+		if p.holdRoots(line, id) {
+			return // until the client's next call (roots.go)
+		}
 		p.up.write(resultLine(id, []byte(`{"roots":[]}`)))
 		return
 	}
@@ -482,6 +502,13 @@ func (p *Proxy) serverNotification(line []byte, env envelope, method string) {
 	case "notifications/resources/updated":
 		p.resourceUpdated(line, env)
 		return
+	case "notifications/tasks/status":
+		p.mu.Lock()
+		legacy := p.legacyClient
+		p.mu.Unlock()
+		if !legacy {
+			return // a 2026-07-28 client polls tasks/get (the extension's notifications come on a listen stream)
+		}
 	case "notifications/message":
 		p.mu.Lock()
 		drop := !p.legacyClient && p.srv.upEra == mcpwire.EraLegacy && p.logWanted == 0
@@ -548,6 +575,9 @@ func (p *Proxy) Call(ctx context.Context, method string, params json.RawMessage)
 	if method == "initialize" || method == "server/discover" {
 		// the handshake is the server's first answer: it gets the start-up allowance
 		timeout = max(timeout, p.opts.Pin.StartTimeout)
+	}
+	if ctx.Value(noTimeout{}) != nil {
+		timeout = 1<<63 - 1 // ends with the session (failWaiting) or ctx
 	}
 	t := time.NewTimer(timeout)
 	defer t.Stop()

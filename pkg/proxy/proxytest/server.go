@@ -4,7 +4,8 @@
 // progress floods, list_changed at run time, and input requests (2026-07-28
 // MRTR, turned into server->client requests by the SDK for legacy clients).
 // Every reply comes from the SDK; only -never-answer is a fake (a server that
-// reads and never answers), named as such.
+// reads and never answers) and -fake-modern-tasks (FakeModernTasks), named
+// as such.
 //
 // It is used by pkg/proxy's tests (re-executing the test binary) and by
 // e2e/servers/proxysrv.
@@ -81,8 +82,13 @@ func Main(args []string) int {
 	startDelay := fs.Duration("start-delay", 0, "sleep before serving")
 	serverVersion := fs.String("server-version", "1.0.0", "serverInfo.version")
 	neverAnswer := fs.Bool("never-answer", false, "FAKE: read stdin, never answer")
+	rootsAtStart := fs.Bool("roots-at-start", false, "ask the client for roots/list once initialized (as server-filesystem does); the roots-seen tool returns the answer")
+	fakeTasks := fs.Bool("fake-modern-tasks", false, "FAKE: a hand-written 2026-07-28 server with the tasks extension (FakeModernTasks)")
 	if err := fs.Parse(args); err != nil {
 		return 2
+	}
+	if *fakeTasks {
+		return FakeModernTasks(os.Stdin, os.Stdout)
 	}
 	time.Sleep(*startDelay)
 	if *neverAnswer {
@@ -99,8 +105,32 @@ func Main(args []string) int {
 	if *versions != "" {
 		opts.SupportedProtocolVersions = strings.Split(*versions, ",")
 	}
+	var roots atomic.Value // the JSON of the start-up roots/list answer
+	if *rootsAtStart {
+		opts.InitializedHandler = func(ctx context.Context, req *mcp.InitializedRequest) {
+			go func() {
+				res, err := req.Session.ListRoots(context.Background(), nil)
+				if err != nil {
+					roots.Store("error: " + err.Error())
+					return
+				}
+				b, _ := json.Marshal(res.Roots)
+				roots.Store(string(b))
+			}()
+		}
+	}
 	s := mcp.NewServer(&mcp.Implementation{Name: "proxytest", Version: *serverVersion}, opts)
 	addTools(s, *desc)
+	if *rootsAtStart {
+		mcp.AddTool(s, &mcp.Tool{Name: "roots-seen", Description: "the answer to the start-up roots/list"},
+			func(ctx context.Context, req *mcp.CallToolRequest, in noIn) (*mcp.CallToolResult, any, error) {
+				for i := 0; i < 100 && roots.Load() == nil; i++ {
+					time.Sleep(20 * time.Millisecond)
+				}
+				v, _ := roots.Load().(string)
+				return text("roots: " + v), nil, nil
+			})
+	}
 	for i := 1; i <= *tools; i++ {
 		mcp.AddTool(s, &mcp.Tool{Name: fmt.Sprintf("t%04d", i), Description: "numbered tool"}, echo)
 	}

@@ -1,0 +1,121 @@
+package proxy
+
+// A legacy server's roots/list that no call can carry: server-filesystem
+// asks right after initialized, before any client call. A legacy client
+// gets it as soon as it has initialized. A 2026-07-28 client can be asked
+// only inside one of its calls (MRTR), so the proxy holds the request until
+// the client's next tools/call, prompts/get or resources/read: when that
+// request declares roots, the proxy answers it with input_required asking
+// roots/list (nothing is forwarded yet); the client's retry carries its
+// roots, which answer the server's request, and the retry then goes to the
+// server as an ordinary call, so the server has the client's roots before
+// it runs the call. A request that does not declare roots gets the server
+// an empty list, as a client without roots would.
+
+const heldRootsKey = "mcpsum-roots"
+
+// isCall reports whether method may answer input_required in 2026-07-28.
+func isCall(method string) bool {
+	return method == "tools/call" || method == "prompts/get" || method == "resources/read"
+}
+
+// holdRoots keeps a legacy server's roots/list for the client's next call;
+// false when one is already held (the caller answers this one).
+func (p *Proxy) holdRoots(line []byte, id []byte) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.heldRoots != nil {
+		return false
+	}
+	p.heldRoots = append([]byte(nil), line...)
+	p.heldRootsID = append([]byte(nil), id...)
+	return true
+}
+
+// releaseRootsToLegacy delivers a held roots/list to a client that turned
+// out to be legacy (it sent initialize after the server asked).
+func (p *Proxy) releaseRootsToLegacy() {
+	p.mu.Lock()
+	line := p.heldRoots
+	p.heldRoots, p.heldRootsID, p.rootsToken = nil, nil, ""
+	p.mu.Unlock()
+	if line == nil {
+		return
+	}
+	env, id, err := scanEnvelope(line)
+	if err == nil {
+		p.serverRequest(line, env, id, "roots/list")
+	}
+}
+
+// rootsForCall handles a 2026-07-28 client's call while a roots/list is
+// held. It returns the request to go on with (the retry without its
+// inputResponses and requestState once they answered the server), or nil
+// when the proxy answered the client itself.
+func (p *Proxy) rootsForCall(r *request, stateSp, respSp span) *request {
+	p.mu.Lock()
+	held, upID, token := p.heldRoots, p.heldRootsID, p.rootsToken
+	p.mu.Unlock()
+	if held == nil && (token == "" || !stateSp.ok()) {
+		return r
+	}
+	if st, ok := stringAt(r.line, stateSp); ok && token != "" && st == token {
+		rf, _, _ := fields(r.line, respSp, heldRootsKey)
+		resp := rf[0].of(r.line)
+		if resp == nil || resp[0] != '{' {
+			p.replyErr(r.id, invalidParams("inputResponses lacks %q, the answer to the roots/list mcpsum asked for", heldRootsKey))
+			return nil
+		}
+		if held != nil {
+			p.answerHeldRoots(upID, resp) // false: answered meanwhile (another retry)
+		}
+		params := withoutMember(r.line, r.env.params, "inputResponses")
+		params = withoutMember(params, span{0, len(params)}, "requestState")
+		nr, err := r.withParams(params)
+		if err != nil {
+			p.replyErr(r.id, invalidParams("%v", err))
+			return nil
+		}
+		return nr
+	}
+	if held == nil {
+		return r
+	}
+	if !hasClientCap(r, "roots") {
+		p.answerHeldRoots(upID, []byte(`{"roots":[]}`))
+		return r
+	}
+	p.mu.Lock()
+	if p.rootsToken == "" {
+		p.rootsToken = newToken()
+	}
+	token = p.rootsToken
+	p.mu.Unlock()
+	env, _, _ := scanEnvelope(held)
+	params := env.params.of(held)
+	if params == nil {
+		params = []byte(`{}`)
+	}
+	b := []byte(`{"resultType":"input_required","inputRequests":{"` + heldRootsKey + `":{"method":"roots/list","params":`)
+	b = append(b, params...)
+	b = append(b, `}},"requestState":`...)
+	b = appendJSON(b, token)
+	p.reply(r.id, append(b, '}'))
+	return nil
+}
+
+// answerHeldRoots answers the held roots/list (once); false when it was
+// answered already.
+func (p *Proxy) answerHeldRoots(upID, result []byte) bool {
+	p.mu.Lock()
+	if p.heldRoots == nil || string(p.heldRootsID) != string(upID) {
+		p.mu.Unlock()
+		return false
+	}
+	p.heldRoots, p.heldRootsID = nil, nil // the token stays: a late retry carrying it is still the proxy's
+	p.mu.Unlock()
+	if up := p.upWriter(); up != nil {
+		up.write(resultLine(upID, result))
+	}
+	return true
+}

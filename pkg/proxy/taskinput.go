@@ -1,0 +1,194 @@
+package proxy
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// Input for a legacy server's task, asked by a 2026-07-28 client. A
+// 2025-11-25 task that needs input has status input_required and sends its
+// requests (elicitation/create, sampling/createMessage, roots/list, with
+// _meta io.modelcontextprotocol/related-task) while the client waits in
+// tasks/result. The 2026-07-28 extension shows them in tasks/get as
+// inputRequests and takes the answers with tasks/update. So when a
+// 2026-07-28 client's tasks/get finds such a task, the proxy calls the
+// server's tasks/result itself (once, in the background), keeps the
+// server's requests for that task, shows them as inputRequests, and answers
+// them from the client's tasks/update; tasks/result's answer is the task's
+// result.
+
+const metaRelatedTask = "io.modelcontextprotocol/related-task"
+
+// inputWait is how long a tasks/get waits for the requests of a task that
+// says input_required before it reports the task as working.
+const inputWait = 2 * time.Second
+
+// noTimeout marks a context whose Call waits without the per-answer
+// timeout (a tasks/result waits for the user's input).
+type noTimeout struct{}
+
+// taskInput is the proxy's tasks/result of one legacy task.
+type taskInput struct {
+	reqs    []*serverRequest // the server's requests for the task, not answered yet
+	result  []byte           // tasks/result's result, once done
+	err     *rpcError        // or its error
+	done    bool
+	changed chan struct{} // closed and replaced when reqs or done change
+}
+
+func (ti *taskInput) signal() {
+	close(ti.changed)
+	ti.changed = make(chan struct{})
+}
+
+// parkTaskInput keeps a legacy server's request for a task whose
+// tasks/result the proxy is waiting on; false when it is for no such task.
+func (p *Proxy) parkTaskInput(line []byte, env envelope, id []byte, method string) bool {
+	pf, _, _ := fields(line, env.params, "_meta")
+	mf, _, _ := fields(line, pf[0], metaRelatedTask)
+	tf, _, _ := fields(line, mf[0], "taskId")
+	task, ok := stringAt(line, tf[0])
+	if !ok || capOf[method] == "" {
+		return false
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	ti := p.taskInputs[task]
+	if ti == nil || ti.done || len(ti.reqs) >= maxQueuedInputs {
+		return false
+	}
+	params := append([]byte(nil), env.params.of(line)...)
+	p.nextToken++
+	ti.reqs = append(ti.reqs, &serverRequest{upID: append([]byte(nil), id...), params: params, method: method,
+		key: fmt.Sprintf("mcpsum-task-%d", p.nextToken)})
+	ti.signal()
+	return true
+}
+
+// taskInputFor starts (once) the proxy's tasks/result of task id and
+// returns its state.
+func (p *Proxy) taskInputFor(id string) *taskInput {
+	p.mu.Lock()
+	ti := p.taskInputs[id]
+	if ti != nil {
+		p.mu.Unlock()
+		return ti
+	}
+	ti = &taskInput{changed: make(chan struct{})}
+	p.taskInputs[id] = ti
+	p.mu.Unlock()
+	go func() {
+		res, e := p.taskCallCtx(context.WithValue(context.Background(), noTimeout{}, true), "tasks/result", id)
+		p.mu.Lock()
+		ti.result, ti.err, ti.done = res, e, true
+		ti.signal()
+		p.mu.Unlock()
+	}()
+	return ti
+}
+
+// pendingInputs waits (at most inputWait) for the task's requests and
+// returns them as an inputRequests object; nil when there are none.
+func (p *Proxy) pendingInputs(r *request, id string) []byte {
+	ti := p.taskInputFor(id)
+	deadline := time.NewTimer(inputWait)
+	defer deadline.Stop()
+	for {
+		p.mu.Lock()
+		reqs, done, ch := ti.reqs, ti.done, ti.changed
+		p.mu.Unlock()
+		if len(reqs) > 0 || done {
+			return p.inputRequests(r, reqs)
+		}
+		select {
+		case <-ch:
+		case <-deadline.C:
+			return nil
+		}
+	}
+}
+
+// inputRequests is reqs as inputRequests; a request the 2026-07-28 client
+// did not declare the capability for is answered at once with an error, as
+// for a legacy client that did not declare it.
+func (p *Proxy) inputRequests(r *request, reqs []*serverRequest) []byte {
+	var out []byte
+	for _, sr := range reqs {
+		if !hasClientCap(r, capOf[sr.method]) {
+			p.takeTaskInput(sr)
+			p.refuseUndeclared(sr.upID, sr.method, capOf[sr.method])
+			continue
+		}
+		if out == nil {
+			out = []byte{'{'}
+		} else {
+			out = append(out, ',')
+		}
+		out = append(appendJSON(out, sr.key), `:{"method":`...)
+		out = append(appendJSON(out, sr.method), `,"params":`...)
+		out = append(append(out, sr.params...), '}')
+	}
+	if out == nil {
+		return nil
+	}
+	return append(out, '}')
+}
+
+// takeTaskInput removes sr from its task's pending requests; false when it
+// was answered already.
+func (p *Proxy) takeTaskInput(sr *serverRequest) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, ti := range p.taskInputs {
+		for i, x := range ti.reqs {
+			if x == sr {
+				ti.reqs = append(ti.reqs[:i:i], ti.reqs[i+1:]...)
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// updateTask answers a 2026-07-28 client's tasks/update for a legacy task:
+// each inputResponses member answers the server's request it names.
+func (p *Proxy) updateTask(r *request, id string) ([]byte, *rpcError) {
+	f, _, _ := fields(r.line, r.env.params, "inputResponses")
+	if !f[0].ok() || r.line[f[0].s] != '{' {
+		return nil, invalidParams("tasks/update needs an inputResponses object")
+	}
+	p.mu.Lock()
+	ti := p.taskInputs[id]
+	var reqs []*serverRequest
+	if ti != nil {
+		reqs = append(reqs, ti.reqs...)
+	}
+	p.mu.Unlock()
+	n := 0
+	for _, sr := range reqs {
+		rf, _, _ := fields(r.line, f[0], sr.key)
+		if resp := rf[0].of(r.line); resp != nil && p.takeTaskInput(sr) {
+			if up := p.upWriter(); up != nil {
+				up.write(resultLine(sr.upID, resp))
+			}
+			n++
+		}
+	}
+	if n == 0 {
+		return nil, invalidParams("tasks/update: task %s has no open input request named in inputResponses", quoteID(id))
+	}
+	return []byte(`{"resultType":"complete"}`), nil
+}
+
+// taskResultOf is the result of the proxy's own tasks/result of task id,
+// when it has one.
+func (p *Proxy) taskResultOf(id string) ([]byte, *rpcError, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	ti := p.taskInputs[id]
+	if ti == nil || !ti.done {
+		return nil, nil, false
+	}
+	return ti.result, ti.err, true
+}

@@ -1,0 +1,306 @@
+package proxy
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/mcpsum/mcpsum/pkg/lockfile"
+	"github.com/mcpsum/mcpsum/pkg/mcpwire"
+)
+
+// The task methods: same era, forwarded like any call; across eras, answered
+// with the proxy's own requests in the server's era (see tasks.go).
+
+// taskMethods lists the task methods of each client era.
+var taskMethods = map[bool]map[string]bool{
+	false: {"tasks/get": true, "tasks/result": true, "tasks/list": true, "tasks/cancel": true},
+	true:  {"tasks/get": true, "tasks/update": true, "tasks/cancel": true},
+}
+
+// pollLimits bound how often the proxy polls a 2026-07-28 server's task for
+// a legacy client's tasks/result.
+const (
+	minPoll = 50 * time.Millisecond
+	maxPoll = 5 * time.Second
+)
+
+func (p *Proxy) taskRequest(r *request, notFound func() *rpcError) {
+	upModern := p.srv.upEra == lockfile.EraModern
+	if !taskMethods[r.modern][r.method] {
+		p.replyErr(r.id, notFound())
+		return
+	}
+	f, _, _ := fields(r.line, r.env.params, "taskId")
+	id, ok := stringAt(r.line, f[0])
+	if !ok && r.method != "tasks/list" {
+		p.replyErr(r.id, invalidParams("%s needs a string taskId", r.method))
+		return
+	}
+	if r.modern == upModern {
+		if r.method == "tasks/result" || r.method == "tasks/get" && r.modern {
+			ci := p.taskInfo(id, r)
+			r.resultInfo = &ci
+		}
+		p.beforeCall(r, "", p.submit)
+		return
+	}
+	p.beforeCall(r, "", func(r *request) {
+		go func() {
+			res, e := p.crossTask(r, id)
+			if ge := p.waitGate(); ge != nil {
+				e = ge // quarantined or failed meanwhile: nothing of the server's goes out
+			}
+			if e != nil {
+				p.replyErr(r.id, e)
+				return
+			}
+			p.reply(r.id, res)
+		}()
+	})
+}
+
+// waitGate waits while a surface check runs; nil once calls pass, else the
+// error every call gets now (quarantine, failure).
+func (p *Proxy) waitGate() *rpcError {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for p.state == gateChecking {
+		p.cond.Wait()
+	}
+	switch p.state {
+	case gateQuarantined:
+		return p.quarantine.rpc()
+	case gateFailed, gateClosing:
+		return p.failureRPCLocked()
+	}
+	return nil
+}
+
+// taskCall sends the proxy's own task request for task id to the server, in
+// the server's era.
+func (p *Proxy) taskCall(method, id string, extra ...byte) ([]byte, *rpcError) {
+	return p.taskCallCtx(context.Background(), method, id, extra...)
+}
+
+func (p *Proxy) taskCallCtx(ctx context.Context, method, id string, extra ...byte) ([]byte, *rpcError) {
+	params := []byte(`{`)
+	if p.srv.upEra == lockfile.EraModern {
+		params = append(append(params, `"_meta":{`...), p.modernMetaWith(true)...)
+		params = append(params, "},"...)
+	}
+	params = appendJSON(append(params, `"taskId":`...), id)
+	if extra != nil {
+		params = append(append(params, ','), extra...)
+	}
+	params = append(params, '}')
+	res, err := p.Call(ctx, method, params)
+	if err != nil {
+		var me *mcpwire.Error
+		if errors.As(err, &me) {
+			e := &rpcError{Code: me.Code, Message: me.Message}
+			if len(me.Data) > 0 {
+				e.Data = me.Data
+			}
+			return nil, e
+		}
+		return nil, &rpcError{Code: mcpwire.CodeInternalError, Message: fmt.Sprintf("mcpsum: %s for task could not be relayed to server %q: %v", method, p.opts.Name, err)}
+	}
+	if len(res) == 0 || res[0] != '{' {
+		return nil, &rpcError{Code: mcpwire.CodeInternalError, Message: fmt.Sprintf("mcpsum: server %q answered %s with a result that is not a JSON object", p.opts.Name, method)}
+	}
+	return res, nil
+}
+
+// crossTask answers a task method of a client of the other era.
+func (p *Proxy) crossTask(r *request, id string) ([]byte, *rpcError) {
+	if r.modern {
+		return p.legacyTaskForModern(r, id)
+	}
+	switch r.method {
+	case "tasks/get":
+		return p.modernTaskAsLegacy(id)
+	case "tasks/cancel":
+		if _, e := p.taskCall("tasks/cancel", id); e != nil {
+			return nil, e
+		}
+		return p.modernTaskAsLegacy(id)
+	case "tasks/list":
+		return p.listTasks()
+	}
+	return p.modernTaskResult(r, id)
+}
+
+// modernTaskAsLegacy is a 2026-07-28 server's task id as a legacy Task.
+func (p *Proxy) modernTaskAsLegacy(id string) ([]byte, *rpcError) {
+	res, e := p.taskCall("tasks/get", id)
+	if e != nil {
+		return nil, e
+	}
+	m, err := taskMembers(res, span{0, len(res)}, toLegacyNames, "")
+	if err != nil {
+		return nil, badTask(p.opts.Name, err)
+	}
+	return append(append([]byte{'{'}, m...), '}'), nil
+}
+
+// listTasks answers a legacy client's tasks/list (2026-07-28 has none):
+// the tasks created through this session that the server still knows.
+func (p *Proxy) listTasks() ([]byte, *rpcError) {
+	p.mu.Lock()
+	ids := append([]string(nil), p.taskOrder...)
+	p.mu.Unlock()
+	out := []byte(`{"tasks":[`)
+	n := 0
+	for _, id := range ids {
+		t, e := p.modernTaskAsLegacy(id)
+		if e != nil {
+			continue // expired or unknown to the server now
+		}
+		if n > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, t...)
+		n++
+	}
+	return append(out, "]}"...), nil
+}
+
+// modernTaskResult answers a legacy client's tasks/result from a 2026-07-28
+// server: poll tasks/get until the task ends, then its result or error.
+func (p *Proxy) modernTaskResult(r *request, id string) ([]byte, *rpcError) {
+	answered := map[string]bool{} // input requests of this task answered already
+	for {
+		res, e := p.taskCall("tasks/get", id)
+		if e != nil {
+			return nil, e
+		}
+		f, _, err := fields(res, span{0, len(res)}, "status", "result", "error", "pollIntervalMs", "inputRequests")
+		if err != nil {
+			return nil, badTask(p.opts.Name, err)
+		}
+		status, _ := stringAt(res, f[0])
+		switch status {
+		case "completed":
+			if !f[1].ok() || res[f[1].s] != '{' {
+				return nil, badTask(p.opts.Name, errors.New("a completed task without a result object"))
+			}
+			body := f[1].of(res)
+			if he := p.hooks.BeforeResult(p.taskInfo(id, r), ResultInfo{Body: body}); he != nil {
+				return nil, he.rpc()
+			}
+			return legacyResult(res, f[1]), nil
+		case "failed":
+			ef, _, _ := fields(res, f[2], "code", "message", "data")
+			code, okc := intAt(res, ef[0])
+			msg, okm := stringAt(res, ef[1])
+			if !okc || !okm {
+				return nil, badTask(p.opts.Name, errors.New("a failed task without an error object"))
+			}
+			e := &rpcError{Code: code, Message: msg}
+			if ef[2].ok() {
+				e.Data = json.RawMessage(append([]byte(nil), ef[2].of(res)...))
+			}
+			return nil, e
+		case "cancelled":
+			return nil, &rpcError{Code: mcpwire.CodeInternalError, Message: fmt.Sprintf("mcpsum: task %s of server %q was cancelled: it has no result", quoteID(id), p.opts.Name)}
+		case "input_required":
+			resp, e := p.askForTask(id, res, f[4], answered)
+			if e != nil {
+				return nil, e
+			}
+			if resp != nil {
+				if _, e := p.taskCall("tasks/update", id, append([]byte(`"inputResponses":`), resp...)...); e != nil {
+					return nil, e
+				}
+				continue
+			}
+		case "working":
+		default:
+			return nil, badTask(p.opts.Name, fmt.Errorf("unknown task status %q", status))
+		}
+		wait := time.Second
+		if ms, ok := intAt(res, f[3]); ok {
+			wait = time.Duration(ms) * time.Millisecond
+		}
+		time.Sleep(min(max(wait, minPoll), maxPoll))
+	}
+}
+
+// legacyTaskForModern answers a 2026-07-28 client's tasks/get or
+// tasks/cancel from a legacy server.
+func (p *Proxy) legacyTaskForModern(r *request, id string) ([]byte, *rpcError) {
+	if r.method == "tasks/update" {
+		return p.updateTask(r, id)
+	}
+	if r.method == "tasks/cancel" {
+		if _, e := p.taskCall("tasks/cancel", id); e != nil {
+			return nil, e
+		}
+		return []byte(`{"resultType":"complete"}`), nil
+	}
+	t, e := p.taskCall("tasks/get", id)
+	if e != nil {
+		return nil, e
+	}
+	f, _, err := fields(t, span{0, len(t)}, "status", "statusMessage")
+	if err != nil {
+		return nil, badTask(p.opts.Name, err)
+	}
+	status, _ := stringAt(t, f[0])
+	var inputs []byte
+	if status == "input_required" {
+		if inputs = p.pendingInputs(r, id); inputs == nil {
+			status = "working" // no request to show (yet): the client polls again
+		}
+	}
+	m, err := taskMembers(t, span{0, len(t)}, toModernNames, status)
+	if err != nil {
+		return nil, badTask(p.opts.Name, err)
+	}
+	out := append([]byte(`{"resultType":"complete",`), m...)
+	result := func() ([]byte, *rpcError) {
+		if res, e, ok := p.taskResultOf(id); ok {
+			return res, e
+		}
+		return p.taskCall("tasks/result", id)
+	}
+	switch status {
+	case "input_required":
+		out = append(append(out, `,"inputRequests":`...), inputs...)
+	case "completed":
+		res, e := result()
+		if e != nil {
+			return nil, e
+		}
+		if he := p.hooks.BeforeResult(p.taskInfo(id, r), ResultInfo{Body: res}); he != nil {
+			return nil, he.rpc()
+		}
+		if ins := modernResultMembers(res, span{0, len(res)}, "tools/call"); ins != nil {
+			res = concat(res[:1], ins, res[1:])
+		}
+		out = append(append(out, `,"result":`...), res...)
+	case "failed":
+		msg, _ := stringAt(t, f[1])
+		_, e := result()
+		if e == nil {
+			e = &rpcError{Code: mcpwire.CodeInternalError, Message: "the task failed"}
+			if msg != "" {
+				e.Message += ": " + msg
+			}
+		}
+		out = append(append(out, `,"error":`...), mustJSON(e)...)
+	}
+	return append(out, '}'), nil
+}
+
+func badTask(server string, err error) *rpcError {
+	return &rpcError{Code: mcpwire.CodeInternalError, Message: fmt.Sprintf("mcpsum: server %q sent a task the proxy cannot translate: %v", server, err)}
+}
+
+func quoteID(id string) string {
+	q, _ := mcpwire.Quote(id)
+	return `"` + q + `"`
+}
