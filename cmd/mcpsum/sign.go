@@ -74,9 +74,9 @@ COSIGN_PASSWORD).`),
 
 // writeAtomic replaces path with data through a synced temporary file in
 // the same directory and a rename, so a reader sees the old or the new
-// bundle, never a torn one.
+// bundle, never a torn one (a device such as /dev/stdout is written to).
 func writeAtomic(path string, data []byte) error {
-	return statefile.WriteAtomic(path, data, statefile.WriteOptions{Perm: 0o644, Sync: true})
+	return statefile.WriteOutput(path, data, 0o644)
 }
 
 func bundlePath(lockPath, bundle string) string {

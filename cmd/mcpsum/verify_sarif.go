@@ -9,8 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/google/renameio/v2"
-
+	"github.com/mcpsum/mcpsum/internal/statefile"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 	"github.com/mcpsum/mcpsum/pkg/pin"
 )
@@ -72,13 +71,14 @@ func writeSARIF(w io.Writer, rep *pin.Report, data []byte) error {
 	return writeJSON(w, sarifLog(rep, data))
 }
 
-// writeSARIFFile writes the SARIF log to path atomically.
+// writeSARIFFile writes the SARIF log to path: a file is replaced
+// atomically, a device or pipe (/dev/stdout, /dev/null) is written to.
 func writeSARIFFile(path string, rep *pin.Report, data []byte) error {
 	var b strings.Builder
 	if err := writeSARIF(&b, rep, data); err != nil {
 		return err
 	}
-	if err := renameio.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+	if err := statefile.WriteOutput(path, []byte(b.String()), 0o644); err != nil {
 		return fmt.Errorf("writing --sarif-file: %w", err)
 	}
 	return nil

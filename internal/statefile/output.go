@@ -1,0 +1,41 @@
+package statefile
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// WriteOutput writes a file the user named on the command line (a SARIF
+// report, a signature bundle). A regular file, or a path that does not exist
+// yet, is replaced atomically as WriteAtomic does with Sync (through a
+// symlink: its target is replaced, the link stays). Anything else that
+// already exists — /dev/null, /dev/stdout, a FIFO — is written in place:
+// renaming a file over it would put a regular file where a device node was
+// (for root, /dev/null of the whole machine).
+func WriteOutput(path string, data []byte, perm os.FileMode) error {
+	fi, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return err
+	case fi.IsDir():
+		return &fs.PathError{Op: "write", Path: path, Err: errors.New("is a directory")}
+	case !fi.Mode().IsRegular():
+		f, err := os.OpenFile(path, os.O_WRONLY, 0)
+		if err != nil {
+			return err
+		}
+		_, err = f.Write(data)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		return err
+	default:
+		if real, err := filepath.EvalSymlinks(path); err == nil {
+			path = real
+		}
+	}
+	return WriteAtomic(path, data, WriteOptions{Perm: perm, Sync: true})
+}
