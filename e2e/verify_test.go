@@ -268,6 +268,11 @@ func TestIntegrityErrorNextSteps(t *testing.T) {
 	if code != 0 || !strings.Contains(stderr, "srv: discarded the broken entry") || !strings.Contains(stderr, "does not match its digest") {
 		t.Fatalf("%s: exit %d\n%s", cmds[2], code, stderr)
 	}
+	// The problem is said once, and the advice to run the very command that
+	// is running (or to restore from git) is not repeated at all.
+	if n := strings.Count(stderr, "does not match its digest"); n != 1 || strings.Contains(stderr, "git checkout") || strings.Contains(stderr, "COMMAND [ARG]") {
+		t.Errorf("%s: the integrity problem is reported %d times, or with the advice that led here:\n%s", cmds[2], n, stderr)
+	}
 	if out, stderr, code := mcpsum(t, dir, nil, "verify", "--lockfile", "mcp.lock"); code != 0 {
 		t.Errorf("verify after the replacing lock: exit %d\n%s%s", code, out, stderr)
 	}

@@ -88,14 +88,14 @@ func (a *app) lockNew(ctx context.Context, path, name string, envs, command []st
 	prefer := ""
 	var policy *lockfile.Policy
 	old, err := lockfile.Load(path)
-	broken := false
+	broken := ""
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 	case brokenEntry(err, name):
 		// The explicit recovery: this entry is replaced by the fresh lock
 		// below if every other entry is valid (checked when writing).
-		broken = true
-		fmt.Fprintf(a.stderr, "lock: %s: the entry in %s is broken (%v); locking it afresh to replace it\n", name, path, err)
+		broken = brokenProblem(err)
+		fmt.Fprintf(a.stderr, "lock: %s: the entry in %s is broken (%s); locking it afresh to replace it\n", name, path, brokenProblem(err))
 	case err != nil:
 		return err
 	default:
@@ -113,8 +113,8 @@ func (a *app) lockNew(ctx context.Context, path, name string, envs, command []st
 	if err != nil {
 		return withCode(err, fmt.Errorf("lock failed for %s; %s", name, untouched(path)))
 	}
-	if broken {
-		return a.replaceBroken(path, name, entry)
+	if broken != "" {
+		return a.replaceBroken(path, name, entry, broken)
 	}
 	return a.write(path, old, map[string]*lockfile.Server{name: entry})
 }
@@ -127,9 +127,24 @@ func brokenEntry(err error, name string) bool {
 	return errors.As(err, &ie) && ie.Server == name || errors.As(err, &fe) && fe.Server == name
 }
 
+// brokenProblem is what is wrong with a broken entry, without the advice
+// the error gives a user who has not started the recovery yet.
+func brokenProblem(err error) string {
+	var ie *lockfile.IntegrityError
+	var fe *lockfile.FormatError
+	switch {
+	case errors.As(err, &ie):
+		return ie.Problem()
+	case errors.As(err, &fe):
+		return fe.Problem()
+	}
+	return err.Error()
+}
+
 // replaceBroken writes entry in place of the broken entry name, when every
-// other entry is valid, and says what it discarded.
-func (a *app) replaceBroken(path, name string, entry *lockfile.Server) error {
+// other entry is valid, and says what it discarded. first is the problem
+// reported when the lock started.
+func (a *app) replaceBroken(path, name string, entry *lockfile.Server, first string) error {
 	discarded, err := lockfile.UpdateDiscarding(path, name, func(f *lockfile.File) error {
 		f.Servers[name] = entry
 		f.Generator = "mcpsum " + moduleVersion()
@@ -139,7 +154,11 @@ func (a *app) replaceBroken(path, name string, entry *lockfile.Server) error {
 		return fmt.Errorf("%w (the broken entry %s can only be replaced when every other entry is valid; %s)", err, name, untouched(path))
 	}
 	if discarded != nil {
-		fmt.Fprintf(a.stderr, "lock: %s: discarded the broken entry (its command, surface and any policy are gone; 'git diff -- %s' shows them): %v\n", name, quoteArg(path), discarded)
+		fmt.Fprintf(a.stderr, "lock: %s: discarded the broken entry (its command, surface and any policy are gone; 'git diff -- %s' shows them)\n", name, quoteArg(path))
+		if p := brokenProblem(discarded); p != first {
+			// The file changed between the two reads: say what was discarded.
+			fmt.Fprintf(a.stderr, "lock: %s: the discarded entry: %s\n", name, p)
+		}
 	}
 	fmt.Fprintf(a.stderr, "lock: wrote %s\n", path)
 	a.printLockWarnings(path, map[string]*lockfile.Server{name: entry})

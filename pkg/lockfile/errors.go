@@ -18,6 +18,17 @@ type FormatError struct {
 }
 
 func (e *FormatError) Error() string {
+	s := e.Problem()
+	if e.File != "" {
+		s += " (fix the file by hand or restore it from git)"
+	}
+	return s
+}
+
+// Problem is the error without the advice on what to do about it, for a
+// caller that is already doing something about it (lock replacing a broken
+// entry says what it found once, not the advice to run itself).
+func (e *FormatError) Problem() string {
 	var b strings.Builder
 	if e.File != "" {
 		b.WriteString("lockfile ")
@@ -35,9 +46,6 @@ func (e *FormatError) Error() string {
 	}
 	b.WriteString(": ")
 	b.WriteString(e.Err.Error())
-	if e.File != "" {
-		b.WriteString(" (fix the file by hand or restore it from git)")
-	}
 	return b.String()
 }
 
@@ -55,6 +63,17 @@ type IntegrityError struct {
 }
 
 func (e *IntegrityError) Error() string {
+	f := shellArg(e.File)
+	return fmt.Sprintf("%s: the file was edited after it was locked, and mcpsum "+
+		"reads none of it until it matches. See the edit with 'git diff -- %s'; "+
+		"undo it with 'git checkout -- %s'; or, to replace this one entry with a fresh "+
+		"lock of the server you mean to run (every other entry must match), run "+
+		"'mcpsum lock --lockfile %s --name %s -- COMMAND [ARG]...'",
+		e.Problem(), f, f, f, shellArg(e.Server))
+}
+
+// Problem is the mismatch alone, without the advice (see FormatError.Problem).
+func (e *IntegrityError) Problem() string {
 	var what string
 	switch e.Kind {
 	case "surface":
@@ -65,14 +84,8 @@ func (e *IntegrityError) Error() string {
 	default:
 		what = e.Kind + " " + quote(e.Item)
 	}
-	f := shellArg(e.File)
-	return fmt.Sprintf("lockfile %s: server %s: %s does not match its digest "+
-		"(locked %s, computed %s): the file was edited after it was locked, and mcpsum "+
-		"reads none of it until it matches. See the edit with 'git diff -- %s'; "+
-		"undo it with 'git checkout -- %s'; or, to replace this one entry with a fresh "+
-		"lock of the server you mean to run (every other entry must match), run "+
-		"'mcpsum lock --lockfile %s --name %s -- COMMAND [ARG]...'",
-		e.File, quote(e.Server), what, e.Locked, e.Computed, f, f, f, shellArg(e.Server))
+	return fmt.Sprintf("lockfile %s: server %s: %s does not match its digest (locked %s, computed %s)",
+		e.File, quote(e.Server), what, e.Locked, e.Computed)
 }
 
 var errUnknownKind = errors.New("unknown item kind (want tool, prompt, resource or resourceTemplate)")
