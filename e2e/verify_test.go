@@ -288,3 +288,42 @@ func TestIntegrityErrorNextSteps(t *testing.T) {
 		t.Errorf("the refused lock changed mcp.lock")
 	}
 }
+
+// A malformed entry (an unknown key) names the same recovery as a digest
+// mismatch, and the suggested lock command replaces just that entry.
+func TestMalformedEntryNextSteps(t *testing.T) {
+	dir := t.TempDir()
+	serverScript(t, dir)
+	mustLock(t, dir, nil, "--name", "srv", "--", "sh", "srv.sh")
+	mustLock(t, dir, nil, "--name", "other", "--", bin.gosrv)
+	lockPath := filepath.Join(dir, "mcp.lock")
+	b, _ := os.ReadFile(lockPath)
+	f := string(b)
+	i := strings.Index(f, `"srv": {`)
+	if i < 0 {
+		t.Fatalf("no srv entry:\n%s", f)
+	}
+	i += len(`"srv": {`)
+	os.WriteFile(lockPath, []byte(f[:i]+`"bogus": 1,`+f[i:]), 0o644)
+
+	_, stderr, code := mcpsum(t, dir, nil, "verify", "--lockfile", "mcp.lock")
+	if code != 3 || !strings.Contains(stderr, `unknown key "bogus"`) {
+		t.Fatalf("verify of a malformed entry: exit %d\n%s", code, stderr)
+	}
+	var cmds []string
+	for _, m := range regexp.MustCompile(`'([^']+)'`).FindAllStringSubmatch(stderr, -1) {
+		cmds = append(cmds, m[1])
+	}
+	want := []string{"git checkout -- mcp.lock", "mcpsum lock --lockfile mcp.lock --name srv -- COMMAND [ARG]..."}
+	if strings.Join(cmds, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("suggested commands %q, want %q\n%s", cmds, want, stderr)
+	}
+	args := strings.Fields(strings.TrimSuffix(cmds[1], "COMMAND [ARG]..."))[1:]
+	_, stderr, code = mcpsum(t, dir, nil, append(args, "sh", "srv.sh")...)
+	if code != 0 || !strings.Contains(stderr, "srv: discarded the broken entry") || strings.Count(stderr, `unknown key "bogus"`) != 1 {
+		t.Fatalf("%s: exit %d\n%s", cmds[1], code, stderr)
+	}
+	if out, stderr, code := mcpsum(t, dir, nil, "verify", "--lockfile", "mcp.lock"); code != 0 {
+		t.Errorf("verify after the replacing lock: exit %d\n%s%s", code, out, stderr)
+	}
+}

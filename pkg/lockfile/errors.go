@@ -19,7 +19,15 @@ type FormatError struct {
 
 func (e *FormatError) Error() string {
 	s := e.Problem()
-	if e.File != "" {
+	switch {
+	case e.File != "" && e.Server != "":
+		// One broken entry: lock can replace it (lock.go's brokenEntry).
+		f := shellArg(e.File)
+		s += fmt.Sprintf(" (fix the entry by hand; undo an edit with 'git checkout -- %s'; or, "+
+			"to replace this one entry with a fresh lock of the server you mean to run "+
+			"(every other entry must be valid), run 'mcpsum lock --lockfile %s --name %s -- COMMAND [ARG]...')",
+			f, f, shellArg(e.Server))
+	case e.File != "":
 		s += " (fix the file by hand or restore it from git)"
 	}
 	return s
