@@ -214,3 +214,30 @@ func TestImportUnpinnedWarning(t *testing.T) {
 		t.Errorf("the locked command changed")
 	}
 }
+
+// import starts servers exactly as lock does: a server that is slow to
+// write its first line (a first npx run downloading the package, played by
+// a script that sleeps before it starts the real go-sdk memory server) gets
+// the start-up allowance, not just --timeout-secs, and lock's notes (a list
+// advertised but answered with method-not-found) are printed for it too.
+func TestImportStartAllowanceAndNotes(t *testing.T) {
+	dir := t.TempDir()
+	slow := filepath.Join(dir, "slow.sh")
+	os.WriteFile(slow, []byte("#!/bin/sh\nsleep 2\nexec "+bin.goMemory+"\n"), 0o755)
+	hostileScript(t, dir, "notemplates")
+	cfg := filepath.Join(dir, "claude_desktop_config.json")
+	os.WriteFile(cfg, []byte(`{"mcpServers": {"slow": {"command": "sh", "args": ["`+slow+`"]}, "srv": {"command": "sh", "args": ["srv.sh"]}}}`), 0o644)
+
+	out, stderr, code := mcpsum(t, dir, nil, "import", "--timeout-secs", "1", cfg)
+	if code != 0 {
+		t.Fatalf("import of a server that needs 2 s to start, with 1 s per answer: exit %d\n%s%s", code, out, stderr)
+	}
+	if !strings.Contains(stderr, "import: note: srv: resources/templates/list answered -32601 (method not found)") {
+		t.Errorf("import does not pass on lock's note:\n%s", stderr)
+	}
+	os.Remove(filepath.Join(dir, "mcp.lock"))
+	out, stderr, code = mcpsum(t, dir, []string{"MCPSUM_START_TIMEOUT_SECS=1"}, "import", "--timeout-secs", "1", cfg)
+	if code != 3 || !strings.Contains(stderr, "start-up allowance 1s") {
+		t.Errorf("import with a 1 s start-up allowance: exit %d, want 3 naming the allowance\n%s%s", code, out, stderr)
+	}
+}

@@ -19,7 +19,7 @@ import (
 type importFlags struct {
 	lockfile, client, project *string
 	write, undo, resolve      *bool
-	timeout                   *int
+	timeout, start            *int
 }
 
 func (a *app) importCommand() *ffcli.Command {
@@ -31,11 +31,12 @@ func (a *app) importCommand() *ffcli.Command {
 		write:    fs.Bool("write", false, "rewrite the config so the imported servers run behind mcpsum proxy (default: show the change only)"),
 		undo:     fs.Bool("undo", false, "restore the config from the backup of the last --write (refused if the file changed since)"),
 		resolve:  fs.Bool("resolve-versions", false, "for an unpinned npx/uvx package, ask npm view / pip index for the version to pin"),
-		timeout:  fs.Int("timeout-secs", 30, "seconds to wait for each answer of a server"),
+		timeout:  fs.Int("timeout-secs", defaultTimeoutSecs, "seconds to wait for each answer of a server once it has started"),
+		start:    startTimeoutFlag(fs),
 	}
 	return &ffcli.Command{
 		Name:       "import",
-		ShortUsage: "mcpsum import [--lockfile F] [--client NAME | FILE] [--write] [--resolve-versions] [--timeout-secs S]\n  or   mcpsum import --undo (--client NAME | FILE)\n  or   mcpsum import            # list the client configs found",
+		ShortUsage: "mcpsum import [--lockfile F] [--client NAME | FILE] [--write] [--resolve-versions] [--timeout-secs S] [--start-timeout-secs S]\n  or   mcpsum import --undo (--client NAME | FILE)\n  or   mcpsum import            # list the client configs found",
 		ShortHelp:  "lock the servers of an MCP client's config and put them behind mcpsum proxy",
 		LongHelp: strings.TrimSpace(`
 import reads the stdio servers of a client's config (--client NAME, or the
@@ -43,7 +44,9 @@ config FILE) and locks each one in mcp.lock: its argv is command + args, the
 names of its env variables become envPassthrough (their values are never
 read). Entries whose command uses a variable the client expands (${input:…},
 ${workspaceFolder}, ${env:…}, ${VAR}) are skipped with a note; remote (url)
-entries are listed as not lockable.
+entries are listed as not lockable. As with lock, a server gets
+--start-timeout-secs to write its first line (a first npx run downloads the
+package), then --timeout-secs for each answer.
 
 Then it shows how the config changes: only the command and args of each
 imported entry, to "mcpsum proxy --lockfile L --name N". --write applies that
@@ -60,8 +63,8 @@ With neither --client nor FILE, import lists the config files it finds.`),
 			if len(args) > 1 {
 				return usageErr("import takes at most one config FILE (got %d arguments)", len(args))
 			}
-			if *f.timeout <= 0 {
-				return usageErr("--timeout-secs must be positive, got %d", *f.timeout)
+			if err := checkTimeouts(*f.timeout, *f.start); err != nil {
+				return err
 			}
 			file := ""
 			if len(args) == 1 {
@@ -143,6 +146,10 @@ func (a *app) importConfigs(ctx context.Context, cfgs []*clientconfig.Config, f 
 					fmt.Fprintf(a.stdout, "  warn   %s: it runs %s, a program named mcpsum that is not this mcpsum: a config (a cloned repository's) can ship its own; check that program before trusting the entry, or put the server's own command back in the entry and import again\n", label, quoteArg(e.Argv[0]))
 				}
 				continue
+			case clientconfig.Interpolated:
+				fmt.Fprintf(a.stdout, "  skip   %s: %s; lock it by hand with the value it has (mcpsum lock --lockfile %s --name %s -- COMMAND [ARG]...), then set the entry's command and args to: mcpsum proxy --lockfile %s --name %s\n",
+					label, escapeLine(e.Note), quoteArg(lockPath), quoteArg(e.Name), quoteArg(lockPath), quoteArg(e.Name))
+				continue
 			default:
 				if e.Host != "" {
 					fmt.Fprintf(a.stdout, "  skip   %s: %s: %s\n", label, escapeLine(e.Host), escapeLine(e.Note))
@@ -184,7 +191,9 @@ func (a *app) importConfigs(ctx context.Context, cfgs []*clientconfig.Config, f 
 		fmt.Fprintln(a.stdout, "nothing to import")
 		return nil
 	}
-	if err := a.lockCandidates(ctx, cands, lockPath, existing, *f.timeout); err != nil {
+	opts := pin.Options{Lockfile: lockPath, Timeout: time.Duration(*f.timeout) * time.Second,
+		StartTimeout: time.Duration(*f.start) * time.Second, Note: a.noter("import")}
+	if err := a.lockCandidates(ctx, cands, existing, opts); err != nil {
 		return err
 	}
 	rewriteErr := a.rewriteConfigs(cfgs, cands, lockPath, *f.write)
@@ -196,7 +205,11 @@ func (a *app) importConfigs(ctx context.Context, cfgs []*clientconfig.Config, f 
 	}
 	if len(failed) > 0 {
 		first := cands[slices.IndexFunc(cands, func(c *candidate) bool { return c.err != nil })]
-		return withCode(first.err, fmt.Errorf("import: could not lock %s (see above); their entries were left as they are", strings.Join(failed, ", ")))
+		left := "their entries in the client config were left as they are"
+		if len(failed) == 1 {
+			left = "its entry in the client config was left as it is"
+		}
+		return withCode(first.err, fmt.Errorf("import: could not lock %s (see above); %s", strings.Join(failed, ", "), left))
 	}
 	return rewriteErr
 }
@@ -239,8 +252,8 @@ func checkImportable(e clientconfig.Entry, existing *lockfile.File, lockPath str
 
 // lockCandidates locks every candidate in parallel and writes those that
 // locked (one failure does not hold back the others).
-func (a *app) lockCandidates(ctx context.Context, cands []*candidate, lockPath string, existing *lockfile.File, timeout int) error {
-	opts := pin.Options{Lockfile: lockPath, Timeout: time.Duration(timeout) * time.Second}
+func (a *app) lockCandidates(ctx context.Context, cands []*candidate, existing *lockfile.File, opts pin.Options) error {
+	lockPath := opts.Lockfile
 	var names []string
 	for _, c := range cands {
 		names = append(names, c.name)

@@ -71,7 +71,11 @@ func (a *app) listConfigs(dirs clientconfig.Dirs) error {
 		}
 		counts := map[clientconfig.Status]int{}
 		for _, e := range cfg.Entries {
-			counts[e.Status]++
+			st := e.Status
+			if st == clientconfig.Lockable && checkImportable(e, nil, "") != "" {
+				st = clientconfig.Invalid // as import --client would say
+			}
+			counts[st]++
 		}
 		var parts []string
 		for _, s := range []clientconfig.Status{clientconfig.Lockable, clientconfig.Wrapped, clientconfig.Interpolated, clientconfig.Remote, clientconfig.Invalid} {

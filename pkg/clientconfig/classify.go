@@ -18,7 +18,7 @@ func classify(e *Entry, c *Client) {
 	for _, a := range e.Argv {
 		if v := interpolation(a, c.DollarVars); v != "" {
 			e.Status = Interpolated
-			e.Note = fmt.Sprintf("its command line uses %s, which %s expands when it starts the server; mcpsum does not guess its value. Lock it by hand with the value it has: mcpsum lock --name NAME -- COMMAND [ARG]...", v, c.Title)
+			e.Note = fmt.Sprintf("its command line uses %s, which %s expands when it starts the server; mcpsum does not guess its value", v, c.Title)
 			return
 		}
 	}
