@@ -96,6 +96,7 @@ type showFile struct {
 	Generator       string                 `json:"generator,omitempty"`
 	Servers         map[string]*showServer `json:"servers"`
 	order           []string
+	total           int // servers in the file (order may be just --name's)
 	compact         bool
 }
 
@@ -159,7 +160,7 @@ func kindItems(s *lockfile.Server, kind string) ([]json.RawMessage, map[string]s
 }
 
 func buildShow(f *lockfile.File, names []string) *showFile {
-	v := &showFile{LockfileVersion: f.Version, Generator: f.Generator, Servers: map[string]*showServer{}, order: names}
+	v := &showFile{LockfileVersion: f.Version, Generator: f.Generator, Servers: map[string]*showServer{}, order: names, total: len(f.Servers)}
 	for _, n := range names {
 		s := f.Servers[n]
 		ss := &showServer{

@@ -56,7 +56,11 @@ func printShow(w io.Writer, path string, v *showFile) {
 	if v.Generator != "" {
 		fmt.Fprintf(w, ", written by %s", oneLine(v.Generator, 40))
 	}
-	fmt.Fprintf(w, "; %d server(s); all digests verified\n", len(v.order))
+	servers := fmt.Sprintf("%d server(s)", v.total)
+	if len(v.order) < v.total {
+		servers += fmt.Sprintf(", showing %s", strings.Join(v.order, ", "))
+	}
+	fmt.Fprintf(w, "; %s; all digests verified\n", servers)
 	for _, n := range v.order {
 		printServer(w, n, v.Servers[n], v.compact)
 	}
