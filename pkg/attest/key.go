@@ -39,6 +39,9 @@ func loadSigningKey(keyPEM, pass []byte) (*ecdsa.PrivateKey, error) {
 	}
 	priv, err := cryptoutils.UnmarshalPEMToPrivateKey(keyPEM, cryptoutils.StaticPasswordFunc(pass))
 	if err != nil {
+		if encrypted && len(pass) == 0 {
+			return nil, usagef("--key", "cannot decrypt the %s without its passphrase: put it in %s (or %s) in the environment", block.Type, EnvKeyPassword, EnvCosignPassword)
+		}
 		if encrypted {
 			return nil, usagef("--key", "cannot decrypt the %s: wrong passphrase? (%v)", block.Type, err)
 		}

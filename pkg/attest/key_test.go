@@ -131,7 +131,7 @@ func TestSignWithKeyFormats(t *testing.T) {
 		key, pass  []byte
 	}{
 		{"wrong passphrase", "wrong passphrase", enc, []byte("nope")},
-		{"missing passphrase", "wrong passphrase", enc, nil},
+		{"missing passphrase", "without its passphrase: put it in MCPSUM_KEY_PASSWORD", enc, nil},
 		{"public key", "is a public key", pubPEM, nil},
 		{"not pem", "not a PEM private key", []byte("hello"), nil},
 		{"p384", "unsupported key type ECDSA P-384", p384PEM, nil},
