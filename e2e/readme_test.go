@@ -105,6 +105,11 @@ exec %q "$@"
 	if !strings.Contains(out, "ok     everything") || !strings.Contains(out, "ok     go-everything") {
 		t.Errorf("the tour's verify did not pass both servers:\n%s", out)
 	}
+	// The README's own example must not earn a warning from the commands it
+	// shows (an absolute path inside the lockfile's folder did).
+	if strings.Contains(out, "warning:") {
+		t.Errorf("the README's first lock prints warnings:\n%s", out)
+	}
 	l, err := lockfile.Load(filepath.Join(project, "mcp.lock"))
 	if err != nil {
 		t.Fatal(err)
