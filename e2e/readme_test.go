@@ -5,6 +5,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -119,5 +121,74 @@ exec %q "$@"
 	}
 	if staged := run("git diff", project, "git diff --cached --name-only"); strings.TrimSpace(staged) != "mcp.lock" {
 		t.Errorf("git add mcp.lock staged %q", staged)
+	}
+}
+
+// The README's "Commands" block and each command's -h agree: the flags on a
+// command's README lines are the flags on its help's Usage lines, and every
+// one of them is a flag the command has.
+func TestReadmeCommandsMatchHelp(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, after, ok := strings.Cut(string(data), "\n## Commands\n")
+	if !ok {
+		t.Fatal("README.md has no Commands section")
+	}
+	_, after, _ = strings.Cut(after, "```\n")
+	block, _, _ := strings.Cut(after, "```")
+	flagRe := regexp.MustCompile(`--[a-z][a-z-]*`)
+	flagsOf := func(lines []string) []string {
+		var fs []string
+		for _, l := range lines {
+			l, _, _ = strings.Cut(l, "#") // comments name no flags
+			fs = append(fs, flagRe.FindAllString(l, -1)...)
+		}
+		slices.Sort(fs)
+		return slices.Compact(fs)
+	}
+	readme := map[string][]string{}
+	var order []string
+	for _, l := range strings.Split(block, "\n") {
+		f := strings.Fields(l)
+		if len(f) < 2 || f[0] != "mcpsum" {
+			continue
+		}
+		if readme[f[1]] == nil {
+			order = append(order, f[1])
+		}
+		readme[f[1]] = append(readme[f[1]], l)
+	}
+	if len(order) < 10 {
+		t.Fatalf("found only commands %v in the README's Commands block", order)
+	}
+	for _, cmd := range order {
+		_, help, code := mcpsum(t, t.TempDir(), nil, cmd, "-h")
+		if code != 0 {
+			t.Errorf("mcpsum %s -h: exit %d", cmd, code)
+			continue
+		}
+		usage, flagsPart, _ := strings.Cut(help, "\nFlags")
+		_, usage, _ = strings.Cut(usage, "Usage:\n")
+		usage, _, _ = strings.Cut(usage, "\n\n")
+		want, got := flagsOf(readme[cmd]), flagsOf(strings.Split(usage, "\n"))
+		if !slices.Equal(want, got) {
+			t.Errorf("mcpsum %s: README's Commands lines have flags %v, its -h Usage lines %v", cmd, want, got)
+		}
+		if flagsPart == "" {
+			continue // taint: the flags belong to its subcommands
+		}
+		defined := map[string]bool{}
+		for _, l := range strings.Split(flagsPart, "\n") {
+			if f := strings.Fields(l); len(f) > 0 && strings.HasPrefix(f[0], "--") {
+				defined[f[0]] = true
+			}
+		}
+		for _, f := range want {
+			if !defined[f] {
+				t.Errorf("mcpsum %s: README names %s, which -h does not list", cmd, f)
+			}
+		}
 	}
 }

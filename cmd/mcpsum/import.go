@@ -36,7 +36,7 @@ func (a *app) importCommand() *ffcli.Command {
 	}
 	return &ffcli.Command{
 		Name:       "import",
-		ShortUsage: "mcpsum import [--lockfile F] [--client NAME | FILE] [--write] [--resolve-versions] [--timeout-secs S] [--start-timeout-secs S]\n  or   mcpsum import --undo (--client NAME | FILE)\n  or   mcpsum import            # list the client configs found",
+		ShortUsage: "mcpsum import [--lockfile F] [--client NAME | FILE] [--project DIR] [--write] [--resolve-versions] [--timeout-secs S] [--start-timeout-secs S]\n  or   mcpsum import --undo (--client NAME | FILE)\n  or   mcpsum import            # list the client configs found",
 		ShortHelp:  "lock the servers of an MCP client's config and put them behind mcpsum proxy",
 		LongHelp: strings.TrimSpace(`
 import reads the stdio servers of a client's config (--client NAME, or the

@@ -29,7 +29,7 @@ func (a *app) proxyCommand() *ffcli.Command {
 	approval := fs.Int("approval-timeout-secs", 600, "seconds an approval question of the taint policy stays open before the call is refused")
 	return &ffcli.Command{
 		Name:       "proxy",
-		ShortUsage: "mcpsum proxy [--lockfile F] --name N [--timeout-secs S] [--start-timeout-secs S]\n  or   mcpsum proxy [--lockfile F] --name N --require-signature (--key PUB | --certificate-identity I --certificate-oidc-issuer O) [--trusted-root R]",
+		ShortUsage: "mcpsum proxy [--lockfile F] --name N [--timeout-secs S] [--start-timeout-secs S] [--approval-timeout-secs S]\n  or   mcpsum proxy [--lockfile F] --name N --require-signature (--key PUB | --certificate-identity I --certificate-oidc-issuer O) [--trusted-root R]",
 		ShortHelp:  "serve the locked surface to an MCP client and forward calls to the server",
 		LongHelp: strings.TrimSpace(`
 proxy speaks MCP on its stdin/stdout. It answers the client's handshake and

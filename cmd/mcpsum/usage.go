@@ -12,6 +12,8 @@ import (
 // placeholders name the argument of a flag in help output.
 var placeholders = map[string]string{
 	"lockfile": "FILE", "name": "NAME", "env": "VAR", "timeout-secs": "SECS",
+	"start-timeout-secs": "SECS", "approval-timeout-secs": "SECS",
+	"sarif-file": "FILE", "format": "FORMAT", "client": "NAME", "project": "DIR",
 	"key": "FILE", "bundle": "FILE", "signature": "FILE", "trusted-root": "FILE",
 	"certificate-identity": "ID", "certificate-oidc-issuer": "URL",
 	"certificate-identity-regexp": "RE", "certificate-oidc-issuer-regexp": "RE",
