@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -209,6 +210,30 @@ func TestProxyQuarantineOnNextStart(t *testing.T) {
 	}
 	if !strings.Contains(p.stderr.String(), "QUARANTINED") {
 		t.Errorf("stderr does not report the quarantine:\n%s", p.stderr)
+	}
+	// The exit message, like the log line, says to run the commands it
+	// names, and they work: verify shows the drift (exit 1), lock accepts
+	// it, verify passes.
+	last := strings.TrimSpace(p.stderr.String())
+	last = last[strings.LastIndex(last, "\n")+1:]
+	if !strings.Contains(last, "was quarantined") || !strings.Contains(last, "; run `mcpsum verify") {
+		t.Errorf("the exit message does not say to run the next command:\n%s", last)
+	}
+	var next [][]string
+	for _, m := range regexp.MustCompile("`(mcpsum [^`]+)`").FindAllStringSubmatch(last, -1) {
+		next = append(next, strings.Fields(m[1])[1:])
+	}
+	if len(next) != 2 || next[0][0] != "verify" || next[1][0] != "lock" {
+		t.Fatalf("suggested commands %q", next)
+	}
+	if _, _, code := mcpsum(t, t.TempDir(), nil, next[0]...); code != 1 {
+		t.Errorf("%v: exit %d, want 1 (the drift)", next[0], code)
+	}
+	if _, stderr, code := mcpsum(t, t.TempDir(), nil, next[1]...); code != 0 {
+		t.Errorf("%v: exit %d\n%s", next[1], code, stderr)
+	}
+	if _, _, code := mcpsum(t, t.TempDir(), nil, next[0]...); code != 0 {
+		t.Errorf("%v after accepting: exit %d", next[0], code)
 	}
 	noLeftovers(t, dir)
 }

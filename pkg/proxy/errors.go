@@ -72,7 +72,7 @@ type QuarantineError struct {
 }
 
 func (e *QuarantineError) Error() string {
-	return fmt.Sprintf("server %q was quarantined: %s; %s", e.Server, e.Reason, e.Next)
+	return fmt.Sprintf("server %q was quarantined: %s; run %s", e.Server, e.Reason, e.Next)
 }
 
 // rpc renders the quarantine as the -32002 error every later request gets.
