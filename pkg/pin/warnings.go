@@ -57,9 +57,9 @@ func argvWarnings(argv []string, lockPath string) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, a := range argv {
-		p := a
+		p, flag := a, ""
 		if i := strings.Index(a, "=/"); i > 0 && strings.HasPrefix(a, "-") {
-			p = a[i+1:] // --flag=/abs/path
+			p, flag = a[i+1:], a[:i+1] // --flag=/abs/path
 		}
 		if !filepath.IsAbs(p) || seen[p] {
 			continue
@@ -69,9 +69,9 @@ func argvWarnings(argv []string, lockPath string) []string {
 		switch {
 		case dir != "" && dir != "/" && under(p, dir):
 			rel, _ := filepath.Rel(dir, p)
-			out = append(out, fmt.Sprintf("command holds %s, inside the lockfile's folder: a teammate's checkout is elsewhere; write it as ./%s (the server runs in the lockfile's folder)", quote(a), rel))
+			out = append(out, fmt.Sprintf("command holds %s, inside the lockfile's folder: a teammate's checkout is elsewhere; write it as %s (the server runs in the lockfile's folder)", quote(a), quote(flag+"./"+rel)))
 		case home != "" && home != "/" && under(p, home):
-			out = append(out, fmt.Sprintf("command holds %s, under your home folder: a teammate will not have it; install the server where the lock can name it on every machine (e.g. relative to the lockfile's folder)", quote(a)))
+			out = append(out, fmt.Sprintf("command holds %s, under your home folder: a teammate will not have it; put what the server needs where the lock can name it on every machine (e.g. relative to the lockfile's folder)", quote(a)))
 		case under(p, "/home") || under(p, "/Users") || under(p, "/root"):
 			out = append(out, fmt.Sprintf("command holds %s, under a home folder: a teammate will not have it", quote(a)))
 		case tmp != "" && tmp != "/" && under(p, tmp):
