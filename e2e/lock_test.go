@@ -175,3 +175,23 @@ func TestLockGosrvModes(t *testing.T) {
 		t.Errorf("old-legacy negotiated %q, want 2024-11-05", l.Servers["old-legacy"].ProtocolVersion)
 	}
 }
+
+// lock --name N -- COMMAND over an entry N locked with another command (or
+// other env names) says what it replaced; the same command again says
+// nothing.
+func TestLockSaysWhatItReplaced(t *testing.T) {
+	dir := t.TempDir()
+	mustLock(t, dir, nil, "--name", "s", "--", bin.gosrv, "-versions", "2025-11-25")
+	if stderr := mustLock(t, dir, nil, "--name", "s", "--", bin.gosrv, "-versions", "2025-11-25"); strings.Contains(stderr, "replaced") {
+		t.Errorf("re-locking the same command talks of a replacement:\n%s", stderr)
+	}
+	stderr := mustLock(t, dir, []string{"TOKEN=x"}, "--name", "s", "--env", "TOKEN", "--", bin.gosrv, "-versions", "2026-07-28")
+	for _, want := range []string{
+		"lock: s: replaced the locked command " + bin.gosrv + " -versions 2025-11-25 with " + bin.gosrv + " -versions 2026-07-28",
+		"lock: s: envPassthrough was [], now [TOKEN]",
+	} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("lock output lacks %q:\n%s", want, stderr)
+		}
+	}
+}

@@ -88,7 +88,7 @@ func (a *app) lockNew(ctx context.Context, path, name string, envs, command []st
 	prefer := ""
 	var policy *lockfile.Policy
 	old, err := lockfile.Load(path)
-	broken := ""
+	broken, replaced := "", ""
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 	case brokenEntry(err, name):
@@ -103,6 +103,11 @@ func (a *app) lockNew(ctx context.Context, path, name string, envs, command []st
 			policy = e.Policy
 			if slices.Equal(e.Command, command) {
 				prefer = e.Era()
+			} else {
+				replaced = fmt.Sprintf("lock: %s: replaced the locked command %s with %s\n", name, quoteArgs(e.Command), quoteArgs(command))
+			}
+			if !slices.Equal(e.EnvPassthrough, envs) {
+				replaced += fmt.Sprintf("lock: %s: envPassthrough was [%s], now [%s]\n", name, strings.Join(e.EnvPassthrough, ", "), strings.Join(envs, ", "))
 			}
 		}
 	}
@@ -116,7 +121,11 @@ func (a *app) lockNew(ctx context.Context, path, name string, envs, command []st
 	if broken != "" {
 		return a.replaceBroken(path, name, entry, broken)
 	}
-	return a.write(path, old, map[string]*lockfile.Server{name: entry})
+	if err := a.write(path, old, map[string]*lockfile.Server{name: entry}); err != nil {
+		return err
+	}
+	fmt.Fprint(a.stderr, replaced)
+	return nil
 }
 
 // brokenEntry reports whether err is entry name failing to parse or to
