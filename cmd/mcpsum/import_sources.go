@@ -78,7 +78,7 @@ func (a *app) listConfigs(dirs clientconfig.Dirs) error {
 			counts[st]++
 		}
 		var parts []string
-		for _, s := range []clientconfig.Status{clientconfig.Lockable, clientconfig.Wrapped, clientconfig.Interpolated, clientconfig.Remote, clientconfig.Invalid} {
+		for _, s := range []clientconfig.Status{clientconfig.Lockable, clientconfig.Wrapped, clientconfig.Interpolated, clientconfig.Remote, clientconfig.Extension, clientconfig.Invalid} {
 			if counts[s] > 0 {
 				parts = append(parts, fmt.Sprintf("%d %s", counts[s], s))
 			}

@@ -90,6 +90,10 @@ type Client struct {
 	WorkspaceVar string
 	// DollarVars: the client also expands bare $VAR (not only ${VAR}).
 	DollarVars bool
+	// Extension, when set, is a field and value marking an entry whose
+	// command an extension of the client supplies (Zed's
+	// "source": "extension"): nothing in the file says what runs.
+	Extension [2]string
 }
 
 var remoteKeys = []string{"url", "serverUrl", "httpUrl"}
@@ -171,6 +175,7 @@ var Clients = []Client{
 			{OS: "windows", Base: AppData, Rel: "Zed/settings.json"},
 		},
 		Command: "command", Args: "args", CommandPath: "path", EnvKeys: []string{"env"}, URLKeys: remoteKeys,
+		Extension: [2]string{"source", "extension"},
 	},
 	{
 		Name: "codex", Title: "Codex", Format: TOML,

@@ -23,6 +23,9 @@ const (
 	Interpolated
 	// Wrapped: already `mcpsum proxy`.
 	Wrapped
+	// Extension: an extension of the client supplies the command (Zed's
+	// extension-provided context servers); nothing to lock in the file.
+	Extension
 	// Invalid: missing command, wrong types, or a duplicated name.
 	Invalid
 )
@@ -37,6 +40,8 @@ func (s Status) String() string {
 		return "interpolated"
 	case Wrapped:
 		return "wrapped"
+	case Extension:
+		return "from an extension"
 	case Invalid:
 		return "invalid"
 	}
@@ -201,6 +206,13 @@ func readEntry(e *Entry, v *jsonc.Value, c *Client) {
 		e.Status = Remote
 		e.Note = fmt.Sprintf("type %q is not a stdio server; mcpsum locks stdio servers only, so this version leaves it as it is", t.Str)
 		return
+	}
+	if k := c.Extension[0]; k != "" {
+		if src, _ := v.Get(k); src != nil && src.Kind == jsonc.String && src.Str == c.Extension[1] {
+			e.Status = Extension
+			e.Note = fmt.Sprintf("an extension of %s supplies its command (%q: %q), which the file does not show; mcpsum cannot lock it, so this version leaves it as it is", c.Title, k, c.Extension[1])
+			return
+		}
 	}
 	holder := v
 	cmd, n := v.Get(c.Command)

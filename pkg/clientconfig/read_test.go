@@ -55,6 +55,7 @@ var fixtures = []fixture{
 	{"zed", "clients/zed/settings.json", []string{
 		"old-style|lockable|node /opt/old/index.js|OLD_TOKEN",
 		"new-style|lockable|node /opt/new/index.js|",
+		"from-ext|from an extension||",
 	}},
 	{"codex", "clients/codex/.codex/config.toml", []string{
 		"docs|lockable|npx -y @upstash/context7-mcp@1.0.14|CONTEXT7_KEY HOME_TOKEN",
