@@ -98,8 +98,17 @@ func TestVerifyRugPulls(t *testing.T) {
 			if c.code == 1 && !strings.Contains(out, "mcpsum lock --lockfile mcp.lock --name srv") {
 				t.Errorf("report does not say how to accept the change:\n%s", out)
 			}
-			if _, _, code := mcpsum(t, dir, nil, "verify", "--strict"); code != c.strictCode {
+			strictOut, _, code := mcpsum(t, dir, nil, "verify", "--strict")
+			if code != c.strictCode {
 				t.Errorf("verify --strict: exit %d, want %d", code, c.strictCode)
+			}
+			// Only a definitional change is called a possible rug pull; an
+			// informational one under --strict says what it is.
+			if rug := strings.Contains(strictOut, "tool-poisoning"); rug != (c.class == "definitional") {
+				t.Errorf("verify --strict, %s change: rug-pull text %v\n%s", c.class, rug, strictOut)
+			}
+			if c.class == "informational" && !strings.Contains(strictOut, "Only informational fields changed") {
+				t.Errorf("verify --strict of an informational change does not say so:\n%s", strictOut)
 			}
 
 			jsonOut, _, code := mcpsum(t, dir, nil, "verify", "--json")

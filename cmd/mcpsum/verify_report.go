@@ -24,6 +24,7 @@ func colours(on bool) palette {
 func printVerify(w io.Writer, res *verifyResult, tty bool) {
 	c := colours(tty)
 	var drifted []string
+	definitional := false
 	for _, n := range res.order {
 		s := res.Servers[n]
 		name := quoteArg(n)
@@ -35,8 +36,8 @@ func printVerify(w io.Writer, res *verifyResult, tty bool) {
 			fmt.Fprintf(w, "%sERROR%s  %s: could not verify: %s\n", c.red, c.reset, name, s.Error)
 			continue
 		case "drift":
-			drifted = append(drifted, n)
-			fmt.Fprintf(w, "%sDRIFT%s  %s: the server no longer matches mcp.lock\n", c.red, c.reset, name)
+			drifted, definitional = append(drifted, n), true
+			fmt.Fprintf(w, "%sDRIFT%s  %s: the server no longer matches %s\n", c.red, c.reset, name, quoteArg(res.Lockfile))
 		default:
 			label := "note"
 			if res.Strict {
@@ -50,9 +51,15 @@ func printVerify(w io.Writer, res *verifyResult, tty bool) {
 	}
 	if len(drifted) > 0 {
 		fmt.Fprintln(w)
-		fmt.Fprintln(w, "This may be a tool-poisoning change (a \"rug pull\"): a server changed what it tells")
-		fmt.Fprintln(w, "the model after it was reviewed. The new text is above, in full. Review it against")
-		fmt.Fprintln(w, "what was locked, and accept it only if it is safe:")
+		if definitional {
+			fmt.Fprintln(w, "This may be a tool-poisoning change (a \"rug pull\"): a server changed what it tells")
+			fmt.Fprintln(w, "the model after it was reviewed. The new text is above, in full. Review it against")
+			fmt.Fprintln(w, "what was locked, and accept it only if it is safe:")
+		} else {
+			fmt.Fprintln(w, "Only informational fields changed (serverInfo, capabilities, protocol versions),")
+			fmt.Fprintln(w, "which --strict counts as drift; the tools, prompts, resources and instructions")
+			fmt.Fprintln(w, "the model sees are as locked. If the change is expected, record it:")
+		}
 		lf := " --lockfile " + quoteArg(res.Lockfile) // every suggested command names the lockfile it was about
 		for _, n := range drifted {
 			fmt.Fprintf(w, "  mcpsum show%s --name %s   # review: what was locked, in full\n", lf, quoteArg(n))
