@@ -63,7 +63,7 @@ func TestShowReview(t *testing.T) {
 		"runs in       " + dir + " (the lockfile's folder)",
 		"warning: envPassthrough LD_PRELOAD makes the server load code",
 		"warning: envPassthrough NODE_OPTIONS makes the server load code",
-		"inside the lockfile's folder: a teammate's checkout is elsewhere; write it as ./data",
+		"inside the lockfile's folder: a teammate's checkout is elsewhere; write it as \"--data=./data\"",
 		`command holds "/home/alice/build/x.js", under a home folder`,
 		`look-alike: tool "\u0435cho": mixes scripts Cyrillic and Latin`,
 		`look-alike: tool "\u0435cho": looks like "echo"`,
