@@ -131,6 +131,29 @@ func TestActionVerifyStep(t *testing.T) {
 		t.Fatal(err)
 	}
 	validSARIF(t, sarif)
+
+	// The start-up allowance input reaches verify: a server that needs 3 s
+	// before its first line fails with a 1 s allowance (exit 3) and passes
+	// with the default.
+	serverScript(t, dir)
+	script, _ := os.ReadFile(filepath.Join(dir, "srv.sh"))
+	os.WriteFile(filepath.Join(dir, "srv.sh"), []byte(strings.Replace(string(script), "exec ", "sleep 3; exec ", 1)), 0o755)
+	slow := func(extra ...string) string {
+		output := filepath.Join(t.TempDir(), "output")
+		log, code := runScript(t, dir, "scripts/action/verify.sh", append([]string{
+			"PATH=" + binDir + ":" + os.Getenv("PATH"), "GITHUB_OUTPUT=" + output, "ACTION_TIMEOUT_SECS=1"}, extra...)...)
+		if code != 0 {
+			t.Fatalf("verify.sh itself failed: exit %d\n%s", code, log)
+		}
+		o, _ := os.ReadFile(output)
+		return string(o) + log
+	}
+	if out := slow("ACTION_START_TIMEOUT_SECS=1"); !strings.HasPrefix(out, "exit-code=3\n") || !strings.Contains(out, "start-up allowance 1s") {
+		t.Errorf("a 1 s start-up allowance for a server that needs 3 s:\n%s", out)
+	}
+	if out := slow(); !strings.HasPrefix(out, "exit-code=0\n") {
+		t.Errorf("the default start-up allowance for a server that needs 3 s:\n%s", out)
+	}
 }
 
 // action.yml runs the scripts that exist, pins third-party actions by commit,

@@ -3,11 +3,12 @@
 # goes to the log and to the job summary, SARIF to ACTION_SARIF_FILE (when
 # set), and the exit code is kept for the last step, so SARIF is uploaded
 # before the job fails. Inputs (environment): ACTION_LOCKFILE, ACTION_STRICT
-# (true/false), ACTION_TIMEOUT_SECS, ACTION_SARIF_FILE, GITHUB_STEP_SUMMARY,
-# GITHUB_OUTPUT. Writes exit-code=N to GITHUB_OUTPUT.
+# (true/false), ACTION_TIMEOUT_SECS, ACTION_START_TIMEOUT_SECS,
+# ACTION_SARIF_FILE, GITHUB_STEP_SUMMARY, GITHUB_OUTPUT. Writes exit-code=N to
+# GITHUB_OUTPUT.
 set -u
 lock=${ACTION_LOCKFILE:-mcp.lock}
-set -- verify --lockfile "$lock" --timeout-secs "${ACTION_TIMEOUT_SECS:-30}"
+set -- verify --lockfile "$lock" --timeout-secs "${ACTION_TIMEOUT_SECS:-30}" --start-timeout-secs "${ACTION_START_TIMEOUT_SECS:-60}"
 [ "${ACTION_STRICT:-false}" = true ] && set -- "$@" --strict
 [ -n "${ACTION_SARIF_FILE:-}" ] && set -- "$@" --sarif-file "$ACTION_SARIF_FILE"
 
