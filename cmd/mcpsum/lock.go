@@ -177,7 +177,10 @@ func (a *app) replaceBroken(path, name string, entry *lockfile.Server, first str
 // relock re-pins existing entries with their locked command, in parallel.
 // Either every selected server is re-locked or the file is left untouched.
 func (a *app) relock(ctx context.Context, path, name string, opts pin.Options) error {
-	f, err := loadLock(path)
+	f, err := lockfile.Load(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return noLockfile(path, name)
+	}
 	if err != nil {
 		return err
 	}

@@ -93,7 +93,7 @@ Client configuration:
 			f, err := lockfile.Load(*lockfilePath)
 			if err != nil {
 				if errors.Is(err, os.ErrNotExist) {
-					return &exitError{code: exitUndecided, err: fmt.Errorf("lockfile %s does not exist; create it with 'mcpsum lock --lockfile %s --name %s -- COMMAND...'", quoteArg(*lockfilePath), quoteArg(*lockfilePath), quoteArg(*name))}
+					return noLockfile(*lockfilePath, *name)
 				}
 				return err
 			}
@@ -111,7 +111,7 @@ func (a *app) runProxy(ctx context.Context, f *lockfile.File, path, name string,
 			names = append(names, n)
 		}
 		slices.Sort(names)
-		return usageErr("no server %s in %s (locked: %s); lock it first with 'mcpsum lock --lockfile %s --name %s -- COMMAND...'", quoteArg(name), quoteArg(path), strings.Join(names, ", "), quoteArg(path), quoteArg(name))
+		return usageErr("no server %s in %s (locked: %s); lock it first with 'mcpsum lock --lockfile %s --name %s -- COMMAND [ARG]...'", quoteArg(name), quoteArg(path), strings.Join(names, ", "), quoteArg(path), quoteArg(name))
 	}
 	hooks, closeHooks, err := a.taintGuard(name, entry, approval)
 	if err != nil {

@@ -65,9 +65,20 @@ paths and look-alike names.`),
 func loadLock(path string) (*lockfile.File, error) {
 	f, err := lockfile.Load(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("no lockfile at %s: create one with mcpsum lock --lockfile %s --name NAME -- COMMAND [ARG]... (or pass --lockfile)", path, quoteArg(path))
+		return nil, noLockfile(path, "")
 	}
 	return f, err
+}
+
+// noLockfile is every command's answer to a lockfile that does not exist:
+// the lock command that creates it (for entry name, or NAME), exit 3.
+func noLockfile(path, name string) error {
+	if name == "" {
+		name = "NAME"
+	} else {
+		name = quoteArg(name)
+	}
+	return &exitError{code: exitUndecided, err: fmt.Errorf("no lockfile at %s: create one with mcpsum lock --lockfile %s --name %s -- COMMAND [ARG]... (or pass --lockfile)", path, quoteArg(path), name)}
 }
 
 // selectServers returns the sorted server names, or just name if given.

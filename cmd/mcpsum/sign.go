@@ -93,7 +93,7 @@ func bundlePath(lockPath, bundle string) string {
 func readCheckedLock(path string) ([]byte, *lockfile.File, error) {
 	data, err := lockfile.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil, fmt.Errorf("no lockfile at %s: create one with mcpsum lock --lockfile %s --name NAME -- COMMAND [ARG]... (or pass --lockfile)", path, quoteArg(path))
+		return nil, nil, noLockfile(path, "")
 	}
 	if err != nil {
 		return nil, nil, err
