@@ -10,6 +10,7 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
+	"github.com/mcpsum/mcpsum/internal/jsonscan"
 	"github.com/mcpsum/mcpsum/pkg/mcpwire"
 )
 
@@ -133,17 +134,21 @@ func printServer(w io.Writer, name string, s *showServer, compact bool) {
 }
 
 func serverInfoLine(raw json.RawMessage) string {
-	var si struct {
-		Name    string `json:"name"`
-		Title   string `json:"title"`
-		Version string `json:"version"`
-	}
-	if json.Unmarshal(raw, &si) != nil {
+	// Exact keys, as a client reads them: encoding/json would take a
+	// "NAME" member for "name".
+	f, err := jsonscan.Fields(raw, "name", "title", "version")
+	if err != nil {
 		return oneLine(string(raw), 100)
 	}
-	out := oneLine(si.Name, 60) + " " + oneLine(si.Version, 30)
-	if si.Title != "" {
-		out += " (" + oneLine(si.Title, 60) + ")"
+	name, _ := jsonscan.String(f[0])
+	title, _ := jsonscan.String(f[1])
+	version, _ := jsonscan.String(f[2])
+	out := oneLine(name, 60)
+	if version != "" {
+		out += " " + oneLine(version, 30)
+	}
+	if title != "" {
+		out += " (" + oneLine(title, 60) + ")"
 	}
 	return out
 }

@@ -77,3 +77,18 @@ func mustQuote(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
 }
+
+// show's serverInfo line reads exact keys (a "NAME" twin is not the name a
+// client reads) and leaves no trailing space for a server without a version.
+func TestServerInfoLine(t *testing.T) {
+	for raw, want := range map[string]string{
+		`{"name":"real","NAME":"fake","version":"1.0"}`: "real 1.0",
+		`{"name":"everything","version":""}`:            "everything",
+		`{"name":"s","version":"2","title":"Nice"}`:     "s 2 (Nice)",
+		`{"name":"a","name":"b"}`:                       `{"name":"a","name":"b"}`,
+	} {
+		if got := serverInfoLine([]byte(raw)); got != want {
+			t.Errorf("serverInfoLine(%s) = %q, want %q", raw, got, want)
+		}
+	}
+}
