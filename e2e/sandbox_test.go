@@ -144,3 +144,50 @@ func TestProxySandboxedFilesystemServer(t *testing.T) {
 		t.Errorf("the write did not land on the host: %q", b)
 	}
 }
+
+// Sandboxed, a server runs in its private ${TMP} when the policy does not
+// make the lockfile's folder visible: show says so and warns about the
+// relative paths of its command (which then do not resolve), a failure names
+// the locked program (not the sandbox's re-exec of mcpsum), and with the
+// folder in filesystem.read the server runs in the lockfile's folder again.
+func TestSandboxedWorkDir(t *testing.T) {
+	if out, _, code := mcpsum(t, t.TempDir(), nil, "doctor"); code != 0 {
+		requirePeers(t, "this machine cannot run the sandbox:\n"+out)
+	}
+	dir := t.TempDir()
+	entry := npmServer(t, "server-memory")
+	modules := filepath.Dir(filepath.Dir(filepath.Dir(filepath.Dir(entry)))) // e2e/node_modules
+	if err := os.Symlink(modules, filepath.Join(dir, "node_modules")); err != nil {
+		t.Fatal(err)
+	}
+	rel := "node_modules/@modelcontextprotocol/server-memory/dist/index.js"
+	mustLock(t, dir, []string{"MEMORY_FILE_PATH=" + filepath.Join(dir, "m.jsonl")}, "--name", "mem", "--", "node", rel)
+	policy := func(read ...string) map[string]any {
+		return map[string]any{"sandbox": map[string]any{
+			"filesystem": map[string]any{"read": read},
+			"network":    map[string]any{"allow": []string{}},
+		}}
+	}
+	setPolicy(t, dir, "mem", policy(modules))
+	out, _, _ := mcpsum(t, dir, nil, "show")
+	for _, want := range []string{
+		"runs in       its sandbox's private ${TMP} (the lockfile's folder " + dir + " is not in the sandbox's view)",
+		`warning: sandboxed, the server runs in its private ${TMP}, not in the lockfile's folder ` + dir + `, which its policy does not make visible: the relative paths "` + rel + `"`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("show lacks %q:\n%s", want, out)
+		}
+	}
+	out, _, code := mcpsum(t, dir, nil, "verify")
+	if code != 3 || !strings.Contains(out, `server "node" exited`) || strings.Contains(out, "/proc/self/exe") {
+		t.Errorf("verify: exit %d, want 3 naming the locked program\n%s", code, out)
+	}
+
+	setPolicy(t, dir, "mem", policy(modules, dir))
+	if out, errOut, code := mcpsum(t, dir, nil, "verify"); code != 0 {
+		t.Errorf("verify with the lockfile's folder in view: exit %d\n%s%s", code, out, errOut)
+	}
+	if out, _, _ := mcpsum(t, dir, nil, "show"); !strings.Contains(out, "runs in       "+dir+" (the lockfile's folder)") || strings.Contains(out, "runs in       its sandbox") || strings.Contains(out, "warning: sandboxed") {
+		t.Errorf("show with the folder in view:\n%s", out)
+	}
+}

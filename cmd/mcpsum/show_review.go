@@ -15,11 +15,14 @@ import (
 // machine-specific paths, risky sandbox write paths) and names that look like
 // other names.
 type review struct {
-	Program      string   `json:"program,omitempty"`
-	ProgramError string   `json:"programError,omitempty"`
-	WorkDir      string   `json:"workDir,omitempty"`
-	Warnings     []string `json:"warnings,omitempty"`
-	Lookalikes   []string `json:"lookalikes,omitempty"`
+	Program      string `json:"program,omitempty"`
+	ProgramError string `json:"programError,omitempty"`
+	WorkDir      string `json:"workDir,omitempty"`
+	// SandboxTmp: sandboxed with the lockfile's folder outside its view, so
+	// the server runs in its private ${TMP} instead.
+	SandboxTmp bool     `json:"runsInSandboxTmp,omitempty"`
+	Warnings   []string `json:"warnings,omitempty"`
+	Lookalikes []string `json:"lookalikes,omitempty"`
 }
 
 // reviewShow fills each server's review.
@@ -33,6 +36,7 @@ func reviewShow(v *showFile, f *lockfile.File, lockPath string) {
 		s, ss := f.Servers[n], v.Servers[n]
 		r := &review{}
 		r.WorkDir, _ = pin.WorkDir(lockPath)
+		r.SandboxTmp = !pin.SandboxSeesWorkDir(s, lockPath)
 		if p, err := pin.Program(s, lockPath); err != nil {
 			r.ProgramError = err.Error()
 		} else {
@@ -75,6 +79,10 @@ func printProgram(w io.Writer, s *showServer) {
 		fmt.Fprintf(w, "  program       not found here: %s\n", oneLine(r.ProgramError, 300))
 	} else {
 		fmt.Fprintf(w, "  program       %s\n", quoteArg(r.Program))
+	}
+	if r.SandboxTmp {
+		fmt.Fprintf(w, "  runs in       its sandbox's private ${TMP} (the lockfile's folder %s is not in the sandbox's view)\n", quoteArg(r.WorkDir))
+		return
 	}
 	fmt.Fprintf(w, "  runs in       %s (the lockfile's folder)\n", quoteArg(r.WorkDir))
 }

@@ -60,7 +60,7 @@ func TestShowReview(t *testing.T) {
 	out := stdout.String()
 	for _, want := range []string{
 		"program       " + filepath.Join(dir, "srv"),
-		"runs in       " + dir + " (the lockfile's folder)",
+		"runs in       its sandbox's private ${TMP} (the lockfile's folder " + dir + " is not in the sandbox's view)", // sandboxed, the folder outside its view
 		"warning: envPassthrough LD_PRELOAD makes the server load code",
 		"warning: envPassthrough NODE_OPTIONS makes the server load code",
 		"inside the lockfile's folder: a teammate's checkout is elsewhere; write it as \"--data=./data\"",

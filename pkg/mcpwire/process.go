@@ -29,7 +29,11 @@ type Spec struct {
 	Env []string
 	// Dir is the working directory ("" = mcpsum's); pkg/pin sets it to the
 	// lockfile's folder.
-	Dir        string
+	Dir string
+	// Name is how messages name the server's program ("" = Argv[0]): the
+	// locked command's, when Argv is a wrapper such as the sandbox's re-exec
+	// of mcpsum (/proc/self/exe).
+	Name       string
 	ExtraFiles []*os.File
 	// SysProcAttr is merged: mcpsum always puts the child in its own process
 	// group (Setpgid, unless the caller asks for Setsid, which makes a new group
@@ -106,19 +110,23 @@ func Start(spec Spec) (*Process, error) {
 	if err != nil {
 		return nil, err
 	}
+	name := spec.Name
+	if name == "" {
+		name = spec.Argv[0]
+	}
 	stdinR, stdinW, err := os.Pipe()
 	if err != nil {
-		return nil, fmt.Errorf("start server %q: %w", spec.Argv[0], err)
+		return nil, fmt.Errorf("start server %q: %w", name, err)
 	}
 	stdoutR, stdoutW, err := os.Pipe()
 	if err != nil {
 		closeAll(stdinR, stdinW)
-		return nil, fmt.Errorf("start server %q: %w", spec.Argv[0], err)
+		return nil, fmt.Errorf("start server %q: %w", name, err)
 	}
 	stderrR, stderrW, err := os.Pipe()
 	if err != nil {
 		closeAll(stdinR, stdinW, stdoutR, stdoutW)
-		return nil, fmt.Errorf("start server %q: %w", spec.Argv[0], err)
+		return nil, fmt.Errorf("start server %q: %w", name, err)
 	}
 	cmd := &exec.Cmd{
 		Path:        path,
@@ -135,12 +143,12 @@ func Start(spec Spec) (*Process, error) {
 	closeAll(stdinR, stdoutW, stderrW) // the child holds its own copies
 	if err != nil {
 		closeAll(stdinW, stdoutR, stderrR)
-		return nil, fmt.Errorf("start server %q: %w", spec.Argv[0], err)
+		return nil, fmt.Errorf("start server %q: %w", name, err)
 	}
 	p := &Process{
 		Stdin:      stdinW,
 		Stdout:     NewLineReader(stdoutR, spec.MaxLine),
-		argv0:      spec.Argv[0],
+		argv0:      name,
 		cmd:        cmd,
 		pgid:       cmd.Process.Pid, // Setpgid(0) and Setsid both make pgid == pid
 		stdoutR:    stdoutR,

@@ -71,6 +71,7 @@ func launch(name string, entry *lockfile.Server, opts Options) (mcpwire.Spec, fu
 	}
 	spec := mcpwire.Spec{
 		Argv:    entry.Command,
+		Name:    entry.Command[0],
 		Env:     mcpwire.Environ(entry.EnvPassthrough),
 		Dir:     dir,
 		MaxLine: opts.MaxLine,

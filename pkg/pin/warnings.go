@@ -44,8 +44,59 @@ func Warnings(entry *lockfile.Server, lockPath string) []string {
 	out = append(out, argvWarnings(entry.Command, lockPath)...)
 	if entry.Policy != nil && entry.Policy.Sandbox != nil {
 		out = append(out, sandbox.WriteWarnings(entry.Policy.Sandbox.Filesystem.Write)...)
+		if dir, _ := WorkDir(lockPath); dir != "" && !SandboxSeesWorkDir(entry, lockPath) {
+			var rel []string
+			for _, a := range entry.Command[1:] {
+				if relativePath(a) {
+					rel = append(rel, quote(a))
+				}
+			}
+			if len(rel) > 0 {
+				out = append(out, fmt.Sprintf("sandboxed, the server runs in its private ${TMP}, not in the lockfile's folder %s, which its policy does not make visible: the relative paths %s in its command do not resolve there; add the folder (or what it needs of it) to filesystem.read, or write the paths absolute", dir, strings.Join(rel, ", ")))
+			}
+		}
 	}
 	return out
+}
+
+// SandboxSeesWorkDir reports whether entry's sandbox policy makes the
+// lockfile's folder (every server's working directory) visible. When it
+// does not, the sandbox starts the server in its private ${TMP} instead.
+// Entries without a sandbox see it.
+func SandboxSeesWorkDir(entry *lockfile.Server, lockPath string) bool {
+	if entry.Policy == nil || entry.Policy.Sandbox == nil {
+		return true
+	}
+	dir, err := WorkDir(lockPath)
+	if err != nil {
+		return false
+	}
+	home, _ := os.UserHomeDir()
+	fs := entry.Policy.Sandbox.Filesystem
+	for _, p := range append(slices.Clone(fs.Read), fs.Write...) {
+		switch {
+		case strings.HasPrefix(p, "~/") && home != "":
+			p = filepath.Join(home, p[2:])
+		case !filepath.IsAbs(p):
+			continue // ${TMP}/…: the sandbox's own
+		}
+		if under(dir, filepath.Clean(p)) {
+			return true
+		}
+	}
+	return false
+}
+
+// relativePath reports whether a command word looks like a relative file
+// path (./x, ../x, dir/x, x.js), which resolves against the working
+// directory.
+func relativePath(a string) bool {
+	if a == "" || strings.HasPrefix(a, "-") || filepath.IsAbs(a) || strings.Contains(a, "://") ||
+		strings.HasPrefix(a, "@") || strings.Contains(a, "@") && !strings.Contains(a, "/") { // npm package specs
+		return false
+	}
+	return strings.HasPrefix(a, "./") || strings.HasPrefix(a, "../") || strings.Contains(a, "/") ||
+		slices.Contains([]string{".js", ".mjs", ".cjs", ".py", ".ts", ".rb", ".sh"}, filepath.Ext(a))
 }
 
 // argvWarnings flags absolute paths in the command that are specific to this

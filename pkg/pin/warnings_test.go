@@ -26,3 +26,15 @@ func TestArgvWarningsSuggestions(t *testing.T) {
 		t.Errorf("home-folder warning for a data folder: %q", got[1])
 	}
 }
+
+func TestRelativePath(t *testing.T) {
+	for a, want := range map[string]bool{
+		"server.py": true, "./srv": true, "../x/y": true, "node_modules/@scope/pkg/dist/index.js": true,
+		"pkg@1.2.3": false, "@scope/pkg@1.2.3": false, "-y": false, "--dir=x": false, "/abs/x.js": false,
+		"https://x.example/a": false, "stdio": false, "": false,
+	} {
+		if got := relativePath(a); got != want {
+			t.Errorf("relativePath(%q) = %v, want %v", a, got, want)
+		}
+	}
+}
