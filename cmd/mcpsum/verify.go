@@ -122,7 +122,7 @@ type verifyResult struct {
 	order    []string
 }
 
-func (a *app) verifyServers(ctx context.Context, v verifyFlags) error {
+func (a *app) verifyServers(ctx context.Context, v verifyFlags) (ret error) {
 	data, f, err := readCheckedLock(*v.lockfile) // one read: SARIF locations point into exactly the bytes checked
 	if err != nil {
 		return err
@@ -132,16 +132,25 @@ func (a *app) verifyServers(ctx context.Context, v verifyFlags) error {
 		return err
 	}
 	if len(names) == 0 {
-		return fmt.Errorf("%s has no servers: nothing to verify (add one with mcpsum lock --lockfile %s --name NAME -- COMMAND)", *v.lockfile, quoteArg(*v.lockfile))
+		return fmt.Errorf("%s has no servers: nothing to verify (add one with mcpsum lock --lockfile %s --name NAME -- COMMAND [ARG]...)", *v.lockfile, quoteArg(*v.lockfile))
 	}
 	opts := pin.Options{Lockfile: *v.lockfile, Timeout: time.Duration(*v.timeout) * time.Second, StartTimeout: time.Duration(*v.start) * time.Second, Note: a.noter("verify")}
 	rep := pin.Verify(ctx, f, names, *v.strict, opts)
 	code := outcomeExit(rep.Outcome())
-	if *v.sarifFile != "" {
-		if err := writeSARIFFile(*v.sarifFile, rep, data); err != nil {
-			return err
+	// The report first: a --sarif-file that cannot be written must not cost
+	// the user the verdict of servers already run.
+	defer func() {
+		if *v.sarifFile == "" {
+			return
 		}
-	}
+		if err := writeSARIFFile(*v.sarifFile, rep, data); err != nil {
+			fmt.Fprintf(a.stderr, "mcpsum: %v\n", err)
+			if code != exitVerdict { // drift wins, as for a server that failed
+				code = exitUndecided
+			}
+			ret = silent{code: code}
+		}
+	}()
 	switch *v.format {
 	case "json":
 		if err := writeJSON(a.stdout, verifyJSON(rep, code)); err != nil {

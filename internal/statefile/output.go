@@ -2,6 +2,7 @@ package statefile
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -18,6 +19,11 @@ func WriteOutput(path string, data []byte, perm os.FileMode) error {
 	fi, err := os.Stat(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
+		if dir := filepath.Dir(path); dir != "" {
+			if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("%s: its folder %s does not exist", path, dir)
+			}
+		}
 	case err != nil:
 		return err
 	case fi.IsDir():
