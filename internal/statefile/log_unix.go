@@ -9,7 +9,6 @@ import (
 	"os"
 	"sync"
 	"syscall"
-	"time"
 )
 
 // Log is an append-only JSON-lines file of bounded size shared by several
@@ -23,14 +22,7 @@ type Log struct {
 	max  int64
 	mu   sync.Mutex
 	f    *os.File
-	seen time.Time // when follow last looked at the path
 }
-
-// followEvery is how often Append checks whether another process rotated
-// the file while ours still has room; in between, lines go to the
-// descriptor it has (at worst a second's lines land in the rotated copy,
-// within its bound).
-const followEvery = time.Second
 
 // OpenLog opens (creating it 0600) the log at path with a size bound of max
 // bytes.
@@ -54,7 +46,10 @@ func (l *Log) reopen() error {
 	return nil
 }
 
-// Append writes line (a newline is added) as one write.
+// Append writes line (a newline is added) as one write. The size check, a
+// rotation and the write happen under an flock on the file the path names
+// (checked after taking it), so concurrent writers in other processes can
+// neither take the file past the bound nor write into a rotated copy.
 func (l *Log) Append(line []byte) error {
 	if l == nil {
 		return errors.New("log is not open")
@@ -64,76 +59,62 @@ func (l *Log) Append(line []byte) error {
 	if l.f == nil {
 		return fmt.Errorf("log %s is closed", l.path)
 	}
-	// fstat of our descriptor sees every process's appends to this file;
-	// whether the path still names it is checked once a second, and always
-	// before a rotation, so no line goes to a file past the bound.
-	st, err := l.f.Stat()
-	if err != nil {
-		return err
-	}
-	full := st.Size()+int64(len(line))+1 > l.max && st.Size() > 0
-	if now := time.Now(); full || now.Sub(l.seen) >= followEvery {
-		if err := l.follow(); err != nil {
-			return err
-		}
-		l.seen = now
-		if st, err = l.f.Stat(); err != nil {
-			return err
-		}
-		if st.Size()+int64(len(line))+1 > l.max && st.Size() > 0 {
-			if err := l.rotate(); err != nil {
-				return err
-			}
-		}
-	}
 	buf := make([]byte, 0, len(line)+1)
 	buf = append(append(buf, line...), '\n')
-	_, err = l.f.Write(buf)
-	return err
+	for range 64 {
+		fd := int(l.f.Fd())
+		if err := flock(fd, syscall.LOCK_EX); err != nil {
+			return fmt.Errorf("lock log %s: %w", l.path, err)
+		}
+		done, err := l.appendLocked(buf)
+		syscall.Flock(fd, syscall.LOCK_UN)
+		if done || err != nil {
+			return err
+		}
+		// The path names another file now (a rotation, ours or another
+		// process's): write to that one.
+		if err := l.reopen(); err != nil {
+			return err
+		}
+	}
+	return fmt.Errorf("log %s: the file keeps changing under us", l.path)
 }
 
-// follow reopens the path when another process rotated the file since we
-// opened it, so our lines go to the current file, not the old one.
-func (l *Log) follow() error {
+// appendLocked writes buf while the caller holds the flock on l.f. It
+// reports false when l.f is no longer the file at the path (after renaming
+// a full file to PATH.1 itself), so the caller reopens and tries again.
+func (l *Log) appendLocked(buf []byte) (bool, error) {
 	cur, err := os.Stat(l.path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return l.reopen()
+		return false, nil
 	}
 	if err != nil {
-		return err
+		return false, err
 	}
 	mine, err := l.f.Stat()
 	if err != nil {
-		return err
+		return false, err
 	}
 	if !os.SameFile(cur, mine) {
-		return l.reopen()
+		return false, nil
 	}
-	return nil
+	if mine.Size() > 0 && mine.Size()+int64(len(buf)) > l.max {
+		if err := os.Rename(l.path, l.path+".1"); err != nil {
+			return false, fmt.Errorf("rotate log %s: %w", l.path, err)
+		}
+		return false, nil
+	}
+	_, err = l.f.Write(buf)
+	return true, err
 }
 
-// rotate renames the full file to PATH.1 under an flock on it; a process
-// that waited for the lock finds the path moved on and just reopens.
-func (l *Log) rotate() error {
-	fd := int(l.f.Fd())
+func flock(fd, how int) error {
 	for {
-		err := syscall.Flock(fd, syscall.LOCK_EX)
-		if err == nil {
-			break
-		}
+		err := syscall.Flock(fd, how)
 		if !errors.Is(err, syscall.EINTR) {
-			return fmt.Errorf("lock log %s: %w", l.path, err)
+			return err
 		}
 	}
-	defer syscall.Flock(fd, syscall.LOCK_UN)
-	cur, err := os.Stat(l.path)
-	mine, err2 := l.f.Stat()
-	if err == nil && err2 == nil && os.SameFile(cur, mine) && mine.Size() > 0 {
-		if err := os.Rename(l.path, l.path+".1"); err != nil {
-			return fmt.Errorf("rotate log %s: %w", l.path, err)
-		}
-	}
-	return l.reopen()
 }
 
 // Close closes the log.
