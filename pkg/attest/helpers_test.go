@@ -85,6 +85,22 @@ func countSource(r *attest.Result, source string) int {
 
 var noteSignerNamesRE = regexp.MustCompile(`(?m)^\x{2014} \S+ `)
 
+var noteSignatureRE = regexp.MustCompile(`(?m)^\x{2014} (\S+)$`)
+
+// canonicalNoteSignatures re-encodes each signature line of a checkpoint
+// note: base64's last character before padding has unused low bits, so two
+// spellings decode to the same signature bytes (flipping such a bit is not a
+// change of what was signed).
+func canonicalNoteSignatures(note string) string {
+	return noteSignatureRE.ReplaceAllStringFunc(note, func(line string) string {
+		sig, err := base64.StdEncoding.DecodeString(noteSignatureRE.FindStringSubmatch(line)[1])
+		if err != nil {
+			return line
+		}
+		return "\u2014 " + base64.StdEncoding.EncodeToString(sig)
+	})
+}
+
 func sameSignedContent(orig *protobundle.Bundle, changed []byte) (same, timestampsChanged bool) {
 	var b protobundle.Bundle
 	if protojson.Unmarshal(changed, &b) != nil {
@@ -102,7 +118,7 @@ func sameSignedContent(orig *protobundle.Bundle, changed []byte) (same, timestam
 		for _, e := range bb.GetVerificationMaterial().GetTlogEntries() {
 			e.KindVersion = nil
 			if cp := e.GetInclusionProof().GetCheckpoint(); cp != nil {
-				cp.Envelope = noteSignerNamesRE.ReplaceAllString(cp.Envelope, "\u2014 ")
+				cp.Envelope = canonicalNoteSignatures(noteSignerNamesRE.ReplaceAllString(cp.Envelope, "\u2014 "))
 			}
 		}
 	}
