@@ -40,6 +40,7 @@ type streamReader struct {
 	start, end int
 	max        int
 	acc        []byte
+	ended      bool // the last consume reached the end of the line
 }
 
 // readServerStream reads the server until its stdout ends; it returns the
@@ -128,8 +129,10 @@ func (p *Proxy) longLine(s *streamReader) error {
 
 // consume passes the rest of the current line (without the newline) to fn
 // chunk by chunk (nil fn: discard), and keeps what follows it in the window.
+// An error from fn stops it; ended says whether the line's end had been
+// read (what follows it is kept all the same).
 func (s *streamReader) consume(fn func([]byte) error) error {
-	s.start, s.end = 0, 0
+	s.start, s.end, s.ended = 0, 0, false
 	for {
 		n, err := s.r.Read(s.buf)
 		if n > 0 {
@@ -138,14 +141,17 @@ func (s *streamReader) consume(fn func([]byte) error) error {
 			if i >= 0 {
 				chunk = chunk[:i]
 			}
+			var ferr error
 			if fn != nil {
-				if ferr := fn(chunk); ferr != nil {
-					return ferr
-				}
+				ferr = fn(chunk)
 			}
 			if i >= 0 {
 				s.end = copy(s.buf, s.buf[i+1:n])
-				return nil
+				s.ended = true
+				return ferr
+			}
+			if ferr != nil {
+				return ferr
 			}
 		}
 		if err != nil {
@@ -203,6 +209,9 @@ func (p *Proxy) streamResult(s *streamReader, pre prefix, c *call) error {
 		return discard()
 	}
 	t := newTracker(pre.keys, p.srv.lock.ServerInfo)
+	// A 2026-07-28 server's input_required cannot be checked or bridged
+	// while it streams: the tracker cuts it and the call fails.
+	t.checkInput = p.srv.upEra == lockfile.EraModern
 	if !c.modern && p.srv.upEra == lockfile.EraModern {
 		t.legacy, t.replace = true, nil // the client's own era's fields only
 	}
@@ -226,6 +235,10 @@ func (p *Proxy) streamResult(s *streamReader, pre prefix, c *call) error {
 		return err
 	}
 	if err := ls.feed(rest); err != nil {
+		if errors.Is(err, errStreamedInput) {
+			fail(err)
+			return discard()
+		}
 		ferr := &FramingError{Server: p.opts.Name, Err: err}
 		fail(err)
 		p.fail(ferr)
@@ -241,7 +254,6 @@ func (p *Proxy) streamResult(s *streamReader, pre prefix, c *call) error {
 		}
 	})
 	defer watchdog.Stop()
-	ended := false
 	err := s.consume(func(b []byte) error {
 		// The bound is on the server's silence: a client slow to take a
 		// chunk does not count.
@@ -252,8 +264,8 @@ func (p *Proxy) streamResult(s *streamReader, pre prefix, c *call) error {
 		}
 		return ls.feed(b)
 	})
+	ended := s.ended
 	if err == nil {
-		ended = true
 		if !t.done {
 			err = errors.New("the line ended inside the message")
 		}
@@ -264,6 +276,14 @@ func (p *Proxy) streamResult(s *streamReader, pre prefix, c *call) error {
 	case err == nil:
 		ls.finish(append(append([]byte(`,"id":`), c.clientID...), '}'))
 		return nil
+	case errors.Is(err, errStreamedInput):
+		// Cut unchecked: the call gets an error, the session goes on.
+		fail(err)
+		if ended {
+			return nil
+		}
+		total = 0
+		return discard()
 	case errors.Is(err, mcpwire.ErrLineTooLong):
 		// Too big, not broken: the call gets an error, the session goes on.
 		fail(fmt.Errorf("it is longer than the %s line limit", sizeString(s.max)))
@@ -286,7 +306,7 @@ func (p *Proxy) streamResult(s *streamReader, pre prefix, c *call) error {
 
 func isJSONError(err error) bool {
 	var le *mcpwire.LineTooLongError
-	return !errors.As(err, &le) && !errors.Is(err, io.EOF) && !errors.Is(err, errAborted) && !isReadError(err)
+	return !errors.As(err, &le) && !errors.Is(err, io.EOF) && !errors.Is(err, errAborted) && !errors.Is(err, errStreamedInput) && !isReadError(err)
 }
 
 // readError wraps errors of the server's stdout (not of the JSON).

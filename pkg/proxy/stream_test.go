@@ -191,3 +191,64 @@ func BenchmarkForwardCall(b *testing.B) {
 		p.upPending = map[int64]*call{}
 	}
 }
+
+// A 2026-07-28 server's input_required result too long to check whole
+// (issue 13: clean results per era; serverreq.go checkInputRequests) is cut
+// under the void id wherever the tracker meets it — resultType in the head
+// or an inputRequests member after megabytes of content — and the call
+// fails with an error, for a legacy client (which cannot get it unbridged)
+// and a 2026-07-28 one (whose capabilities could not be checked) alike. A
+// long complete result still streams, and the session goes on.
+func TestStreamedInputRequiredIsCut(t *testing.T) {
+	p, out := framingProxy(t, lockfile.EraModern)
+	p.state = gateOpen
+	p.upPending[1] = &call{clientID: []byte(`"legacy"`), method: "tools/call"}
+	p.upPending[2] = &call{clientID: []byte(`"modern"`), method: "tools/call", modern: true, caps: []byte(`{}`)}
+	p.upPending[3] = &call{clientID: []byte(`"typed"`), method: "tools/call", modern: true, caps: []byte(`{"sampling":{}}`)}
+	p.upPending[4] = &call{clientID: []byte(`"fine"`), method: "tools/call", modern: true, caps: []byte(`{}`)}
+	big := bigText(1 << 20)
+	in := strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"result":{"resultType":"input_required","inputRequests":{"a":{"method":"roots/list","params":{"pad":"` + big + `"}}},"requestState":"s"}}`,
+		`{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"` + big + `"}],"inputRequests":{"x":{"method":"sampling/createMessage","params":{}}},"resultType":"input_required"}}`,
+		`{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"` + big + `"}],"resultType":"input_required"}}`,
+		`{"jsonrpc":"2.0","id":4,"result":{"resultType":"complete","content":[{"type":"text","text":"` + big + `"}]}}`,
+	}, "\n") + "\n"
+	if err := p.readServerStream(&chunked{data: []byte(in), n: 7919}, 0); !errors.Is(err, io.EOF) {
+		t.Fatalf("the session ended with %v; want it to go on", err)
+	}
+	lines := checkLines(t, out.String())
+	errs := map[string]bool{}
+	for _, l := range lines {
+		var m struct {
+			ID     json.RawMessage
+			Error  *struct{ Message string }
+			Result json.RawMessage
+		}
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			t.Fatal(err)
+		}
+		id := string(m.ID)
+		switch {
+		case strings.HasPrefix(id, `"mcpsum-void-`):
+		case m.Error != nil:
+			errs[id] = true
+			if !strings.Contains(m.Error.Message, "input_required") {
+				t.Errorf("call %s: error %q does not say why", id, m.Error.Message)
+			}
+		case id == `"fine"`:
+			if !strings.Contains(string(m.Result), big) {
+				t.Errorf("the complete result was not forwarded whole")
+			}
+		default:
+			t.Errorf("call %s got a result: %.200s", id, l)
+		}
+	}
+	for _, id := range []string{`"legacy"`, `"modern"`, `"typed"`} {
+		if !errs[id] {
+			t.Errorf("call %s got no error; lines: %.300q", id, lines)
+		}
+	}
+	if errs[`"fine"`] {
+		t.Errorf("a complete result was refused")
+	}
+}

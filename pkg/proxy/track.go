@@ -37,6 +37,15 @@ type tracker struct {
 	seenInfo bool
 	typeIns  bool // resultType was inserted in the result object
 
+	// checkInput refuses a result asking for client input (a resultType
+	// other than "complete", or an inputRequests member): such a result
+	// must be checked whole (checkInputRequests) or bridged, which a
+	// streamed line cannot be. typeNext: the next value is the result's
+	// resultType; typeVal: its string is being read (into key).
+	checkInput bool
+	typeNext   bool
+	typeVal    bool
+
 	replace []byte // the locked serverInfo (nil: keep the server's)
 	supNext bool   // the next value is the one to replace
 	supAt   int    // len(stack) where the replaced value started, 0: none
@@ -82,6 +91,9 @@ const (
 const maxKeyTrack = 256
 
 var errTrailing = errors.New("data after the end of the JSON-RPC message on the same line")
+
+// errStreamedInput is a streamed result that asks for client input.
+var errStreamedInput = errors.New("it asks for client input (input_required) in a message too long for the proxy to check its input requests before forwarding them")
 
 func newTracker(topKeys []string, replace []byte) *tracker {
 	t := &tracker{stack: []byte{'{'}, st: tValue, topKeys: map[string]bool{}, curTop: "result", replace: replace}
@@ -244,6 +256,13 @@ func (t *tracker) structural(i int, c byte) error {
 		}
 		meta := t.metaNext
 		t.metaNext = false
+		if t.typeNext {
+			t.typeNext = false
+			if c != '"' {
+				return errStreamedInput // not "complete": fail closed
+			}
+			t.typeVal, t.key, t.keyLong = true, append(t.key[:0], c), false
+		}
 		switch {
 		case c == '{' || c == '[':
 			t.stack = append(t.stack, c)
@@ -316,7 +335,7 @@ func (t *tracker) structural(i int, c byte) error {
 // keyBytes collects the bytes b of a member name; at is where b starts in
 // the chunk being fed.
 func (t *tracker) keyBytes(b []byte, at int) {
-	if !t.isKey || t.keyLong {
+	if !(t.isKey || t.typeVal) || t.keyLong {
 		return
 	}
 	if len(t.key)+len(b) > maxKeyTrack {
@@ -368,18 +387,29 @@ func isHex(c byte) bool {
 // endString finishes a string whose closing quote is b[i].
 func (t *tracker) endString(i int) error {
 	if !t.isKey {
+		if t.typeVal {
+			t.typeVal = false
+			if v, err := jsonscan.Unquote(t.key); t.keyLong || err != nil || v != "complete" {
+				return errStreamedInput
+			}
+		}
 		t.valueEnded(i + 1)
 		return nil
 	}
 	t.st, t.isKey = tColon, false
 	if t.keyLong {
-		return t.checkKey("", true)
+		if err := t.checkKey("", true); err != nil {
+			t.flush(i + 1) // the name whole, so that closer can end it ":null"
+			return err
+		}
+		return nil
 	}
 	k, err := jsonscan.Unquote(t.key)
 	if err != nil {
 		return errors.New("an invalid member name")
 	}
 	if err := t.checkKey(k, false); err != nil {
+		t.flush(i + 1)
 		return err
 	}
 	if t.holding {
@@ -414,6 +444,10 @@ func (t *tracker) checkKey(k string, long bool) error {
 			t.seenMeta, t.metaNext = true, true
 		case k == "resultType" && t.typeIns:
 			return errors.New("the result has resultType twice")
+		case k == "resultType" && t.checkInput:
+			t.typeNext = true
+		case k == "inputRequests" && t.checkInput:
+			return errStreamedInput
 		}
 	case d == 3 && t.inMeta:
 		if k == mcpwire.MetaServerInfo {
