@@ -34,6 +34,8 @@ type served struct {
 	pageSize  int
 
 	legacyCaps, modernCaps json.RawMessage // what each client era is shown
+	// what a client of a version before 2025-11-25 is shown in initialize
+	oldCaps, oldInfo json.RawMessage
 }
 
 type kindList struct {
@@ -87,7 +89,28 @@ func newServed(lock *lockfile.Server, pageSize int) (*served, error) {
 		json.Unmarshal(s.modernCaps, &m)
 		s.modernCaps = withoutTasks(m)
 	}
+	// Each legacy version gets its own era's members only (the schemas in
+	// /work/shared/mcp-schema): extensions is 2026-07-28's; tasks and
+	// serverInfo's description, icons and websiteUrl came in 2025-11-25.
+	s.legacyCaps = withoutMembers(s.legacyCaps, "extensions")
+	s.oldCaps = withoutMembers(s.legacyCaps, "tasks")
+	s.oldInfo = withoutMembers(lock.ServerInfo, "description", "icons", "websiteUrl")
 	return s, nil
+}
+
+// withoutMembers is the JSON object obj without the members names (obj
+// itself when it has none of them).
+func withoutMembers(obj json.RawMessage, names ...string) json.RawMessage {
+	f, _, err := fields(obj, span{0, len(obj)}, names...)
+	if err != nil {
+		return obj
+	}
+	for i, name := range names {
+		if f[i].ok() {
+			obj = withoutMember(obj, span{0, len(obj)}, name)
+		}
+	}
+	return obj
 }
 
 func nameSet(kind string, items []json.RawMessage) (map[string]bool, error) {
@@ -159,9 +182,13 @@ func (s *served) initializeResult(version string) []byte {
 	b := []byte(`{"protocolVersion":`)
 	b = appendJSON(b, version)
 	b = append(b, `,"capabilities":`...)
-	b = append(b, s.legacyCaps...)
+	caps, info := s.legacyCaps, s.lock.ServerInfo
+	if version < mcpwire.LegacyVersion { // the versions are dates
+		caps, info = s.oldCaps, s.oldInfo
+	}
+	b = append(b, caps...)
 	b = append(b, `,"serverInfo":`...)
-	b = append(b, s.lock.ServerInfo...)
+	b = append(b, info...)
 	if s.lock.Instructions != nil {
 		b = append(b, `,"instructions":`...)
 		b = appendJSON(b, *s.lock.Instructions)
