@@ -413,7 +413,7 @@ func (p *Proxy) clientNotification(line []byte, env envelope) {
 // the id the server knows, or drops a request that was not forwarded yet.
 func (p *Proxy) cancelFromClient(line []byte, rid span) {
 	key := string(line[rid.s:rid.e])
-	if p.cancelCollecting(key) || p.cancelWaiting(key) {
+	if p.cancelCollecting(key) || p.cancelWaiting(key) || p.cancelCross(key) {
 		return
 	}
 	p.mu.Lock()

@@ -131,6 +131,7 @@ type Proxy struct {
 	tasks       map[string]CallInfo   // tasks created through this session -> the creating call
 	taskOrder   []string              // their ids, oldest first
 	taskInputs  map[string]*taskInput // legacy tasks whose tasks/result the proxy waits on (taskinput.go)
+	crossWaits  map[string]context.CancelFunc // cross-era task requests being answered, by client id (taskops.go)
 	// A legacy server's roots/list held for a 2026-07-28 client's next call
 	// (roots.go): the line, its id, and the requestState token asked with.
 	heldRoots, heldRootsID []byte
@@ -223,6 +224,7 @@ func newProxy(stdout io.Writer, opts Options) (*Proxy, error) {
 		tokens:      map[string]int64{},
 		tasks:       map[string]CallInfo{},
 		taskInputs:  map[string]*taskInput{},
+		crossWaits:  map[string]context.CancelFunc{},
 	}
 	if p.log == nil {
 		p.log = io.Discard

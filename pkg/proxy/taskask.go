@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 
@@ -21,7 +22,7 @@ const maxTaskInputs = 64
 // inputResponses object for tasks/update; nil when all were answered
 // already. A request the client did not declare the capability for, or
 // one it answers with an error, ends tasks/result with an error.
-func (p *Proxy) askForTask(id string, b []byte, reqs span, answered map[string]bool) ([]byte, *rpcError) {
+func (p *Proxy) askForTask(ctx context.Context, id string, b []byte, reqs span, answered map[string]bool) ([]byte, *rpcError) {
 	type ask struct {
 		key, method string
 		params      []byte
@@ -49,7 +50,7 @@ func (p *Proxy) askForTask(id string, b []byte, reqs span, answered map[string]b
 	}
 	out := []byte{'{'}
 	for i, a := range asks {
-		res, e := p.askLegacyClient(a.method, a.params)
+		res, e := p.askLegacyClient(ctx, a.method, a.params)
 		if e != nil {
 			e.Message = fmt.Sprintf("mcpsum: task %s of server %q needs input from the client: %s", quoteID(id), p.opts.Name, e.Message)
 			return nil, e
@@ -65,7 +66,7 @@ func (p *Proxy) askForTask(id string, b []byte, reqs span, answered map[string]b
 
 // askLegacyClient sends a request to the legacy client and waits for its
 // answer; a capability the client did not declare is an error at once.
-func (p *Proxy) askLegacyClient(method string, params []byte) (json.RawMessage, *rpcError) {
+func (p *Proxy) askLegacyClient(ctx context.Context, method string, params []byte) (json.RawMessage, *rpcError) {
 	if params == nil {
 		params = []byte(`{}`)
 	}
@@ -97,7 +98,19 @@ func (p *Proxy) askLegacyClient(method string, params []byte) (json.RawMessage, 
 		p.mu.Unlock()
 		return nil, &rpcError{Code: mcpwire.CodeInternalError, Message: err.Error()}
 	}
-	a := <-ch
+	var a answer
+	select {
+	case a = <-ch:
+	case <-ctx.Done(): // the client cancelled tasks/result: the request is void
+		p.mu.Lock()
+		_, open := p.downPending[d]
+		delete(p.downPending, d)
+		p.mu.Unlock()
+		if open {
+			p.withdraw([]int64{d}, "the client cancelled the request it belongs to")
+		}
+		return nil, cancelledErr()
+	}
 	if a.e != nil {
 		return nil, &rpcError{Code: a.e.Code, Message: fmt.Sprintf("the client answered %s with error %d: %s", method, a.e.Code, a.e.Message)}
 	}

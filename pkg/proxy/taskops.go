@@ -48,8 +48,27 @@ func (p *Proxy) taskRequest(r *request, notFound func() *rpcError) {
 		return
 	}
 	p.beforeCall(r, "", func(r *request) {
+		// The client may cancel the request (notifications/cancelled):
+		// then the proxy's own requests for it stop and it gets no answer.
+		ctx, cancel := context.WithCancel(context.Background())
+		key := string(r.id)
+		p.mu.Lock()
+		if old := p.crossWaits[key]; old != nil {
+			old() // a client reusing a running request's id: the older one ends
+		}
+		p.crossWaits[key] = cancel
+		p.mu.Unlock()
 		go func() {
-			res, e := p.crossTask(r, id)
+			res, e := p.crossTask(ctx, r, id)
+			p.mu.Lock()
+			if ctx.Err() == nil {
+				delete(p.crossWaits, key)
+			}
+			p.mu.Unlock()
+			if ctx.Err() != nil {
+				return // cancelled by the client: nothing is sent
+			}
+			cancel()
 			if ge := p.waitGate(); ge != nil {
 				e = ge // quarantined or failed meanwhile: nothing of the server's goes out
 			}
@@ -114,8 +133,22 @@ func (p *Proxy) taskCallCtx(ctx context.Context, method, id string, extra ...byt
 	return res, nil
 }
 
+// cancelCross stops the cross-era task request the client cancelled;
+// false when key names none.
+func (p *Proxy) cancelCross(key string) bool {
+	p.mu.Lock()
+	cancel := p.crossWaits[key]
+	delete(p.crossWaits, key)
+	p.mu.Unlock()
+	if cancel == nil {
+		return false
+	}
+	cancel()
+	return true
+}
+
 // crossTask answers a task method of a client of the other era.
-func (p *Proxy) crossTask(r *request, id string) ([]byte, *rpcError) {
+func (p *Proxy) crossTask(ctx context.Context, r *request, id string) ([]byte, *rpcError) {
 	if r.modern {
 		return p.legacyTaskForModern(r, id)
 	}
@@ -130,7 +163,7 @@ func (p *Proxy) crossTask(r *request, id string) ([]byte, *rpcError) {
 	case "tasks/list":
 		return p.listTasks()
 	}
-	return p.modernTaskResult(r, id)
+	return p.modernTaskResult(ctx, r, id)
 }
 
 // modernTaskAsLegacy is a 2026-07-28 server's task id as a legacy Task.
@@ -170,10 +203,10 @@ func (p *Proxy) listTasks() ([]byte, *rpcError) {
 
 // modernTaskResult answers a legacy client's tasks/result from a 2026-07-28
 // server: poll tasks/get until the task ends, then its result or error.
-func (p *Proxy) modernTaskResult(r *request, id string) ([]byte, *rpcError) {
+func (p *Proxy) modernTaskResult(ctx context.Context, r *request, id string) ([]byte, *rpcError) {
 	answered := map[string]bool{} // input requests of this task answered already
 	for {
-		res, e := p.taskCall("tasks/get", id)
+		res, e := p.taskCallCtx(ctx, "tasks/get", id)
 		if e != nil {
 			return nil, e
 		}
@@ -207,12 +240,12 @@ func (p *Proxy) modernTaskResult(r *request, id string) ([]byte, *rpcError) {
 		case "cancelled":
 			return nil, &rpcError{Code: mcpwire.CodeInternalError, Message: fmt.Sprintf("mcpsum: task %s of server %q was cancelled: it has no result", quoteID(id), p.opts.Name)}
 		case "input_required":
-			resp, e := p.askForTask(id, res, f[4], answered)
+			resp, e := p.askForTask(ctx, id, res, f[4], answered)
 			if e != nil {
 				return nil, e
 			}
 			if resp != nil {
-				if _, e := p.taskCall("tasks/update", id, append([]byte(`"inputResponses":`), resp...)...); e != nil {
+				if _, e := p.taskCallCtx(ctx, "tasks/update", id, append([]byte(`"inputResponses":`), resp...)...); e != nil {
 					return nil, e
 				}
 				continue
@@ -225,7 +258,13 @@ func (p *Proxy) modernTaskResult(r *request, id string) ([]byte, *rpcError) {
 		if ms, ok := intAt(res, f[3]); ok {
 			wait = time.Duration(ms) * time.Millisecond
 		}
-		time.Sleep(min(max(wait, minPoll), maxPoll))
+		poll := time.NewTimer(min(max(wait, minPoll), maxPoll))
+		select {
+		case <-poll.C:
+		case <-ctx.Done():
+			poll.Stop()
+			return nil, cancelledErr()
+		}
 	}
 }
 
@@ -294,6 +333,11 @@ func (p *Proxy) legacyTaskForModern(r *request, id string) ([]byte, *rpcError) {
 		out = append(append(out, `,"error":`...), mustJSON(e)...)
 	}
 	return append(out, '}'), nil
+}
+
+// cancelledErr is what a request the client cancelled ends with (never sent).
+func cancelledErr() *rpcError {
+	return &rpcError{Code: CodeCallCancelled, Message: "the client cancelled the request"}
 }
 
 func badTask(server string, err error) *rpcError {

@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -198,5 +199,53 @@ func TestTasksLegacyClientAnswersTaskInput(t *testing.T) {
 	_, m = s.waitFor(`"res"`)
 	if m.Error != nil || !strings.Contains(string(m.Result), `answered: {\"q\":{\"action\":\"accept\",\"content\":{\"pick\":\"b\"}}}`) {
 		t.Errorf("tasks/result after the answer: %s %+v", m.Result, m.Error)
+	}
+}
+
+// A legacy client's tasks/result that the proxy serves by polling a
+// 2026-07-28 server's tasks/get stops polling when the client cancels it
+// (notifications/cancelled) and gets no answer, as cancellation requires.
+// The fake's "slow" task works until cancelled; its "gets" tool says how
+// many tasks/get the fake has answered.
+func TestTasksLegacyResultCancelStopsPolling(t *testing.T) {
+	e := lockServer(t, "-fake-modern-tasks")
+	s := startProxy(t, e)
+	s.initialize()
+	gets := func() int {
+		t.Helper()
+		_, m := s.request("tools/call", `{"name":"gets","arguments":{}}`)
+		var r struct{ Content []struct{ Text string } }
+		var n int
+		if json.Unmarshal(m.Result, &r) != nil || len(r.Content) != 1 {
+			t.Fatalf("gets: %s %+v", m.Result, m.Error)
+		}
+		if _, err := fmt.Sscanf(r.Content[0].Text, "gets: %d", &n); err != nil {
+			t.Fatalf("gets: %q", r.Content[0].Text)
+		}
+		return n
+	}
+	_, m := s.request("tools/call", `{"name":"slow","arguments":{},"task":{}}`)
+	var r struct{ Task struct{ TaskID string } }
+	if json.Unmarshal(m.Result, &r) != nil || r.Task.TaskID == "" {
+		t.Fatalf("tools/call: %s %+v", m.Result, m.Error)
+	}
+	s.send(`{"jsonrpc":"2.0","id":"res","method":"tasks/result","params":{"taskId":"` + r.Task.TaskID + `"}}`)
+	for deadline := time.Now().Add(10 * time.Second); gets() < 2; {
+		if time.Now().After(deadline) {
+			t.Fatal("the proxy does not poll the task")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	s.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"res","reason":"test"}}`)
+	time.Sleep(100 * time.Millisecond) // a poll in flight when the cancellation came
+	before := gets()
+	time.Sleep(10 * minPoll)
+	if after := gets(); after != before {
+		t.Errorf("the proxy still polls after the cancellation: %d tasks/get, then %d", before, after)
+	}
+	for _, n := range s.notes {
+		if strings.Contains(n, `"id":"res"`) {
+			t.Errorf("the cancelled tasks/result was answered: %s", n)
+		}
 	}
 }

@@ -21,7 +21,9 @@ import (
 // working for two tasks/get, then completed with "report on <topic>";
 // without the extension a plain result), "fail" (a task that fails with
 // error 4711), "ask" (a task that goes input_required with an elicitation;
-// tasks/update's inputResponses complete it with "answered: <responses>").
+// tasks/update's inputResponses complete it with "answered: <responses>"),
+// "slow" (a task that works until cancelled), "gets" (without the
+// extension: "gets: N", the tasks/get requests answered so far).
 func FakeModernTasks(in io.Reader, out io.Writer) int {
 	f := &fakeTasks{out: json.NewEncoder(out), tasks: map[string]*fakeTask{}}
 	sc := bufio.NewScanner(in)
@@ -59,7 +61,7 @@ func FakeModernTasks(in io.Reader, out io.Writer) int {
 		case m.Method == "tools/list":
 			schema := map[string]any{"type": "object", "properties": map[string]any{"topic": map[string]any{"type": "string"}}}
 			var tools []map[string]any
-			for _, n := range []string{"research", "fail", "ask"} {
+			for _, n := range []string{"research", "fail", "ask", "slow", "gets"} {
 				tools = append(tools, map[string]any{"name": n, "description": "task tool " + n, "inputSchema": schema})
 			}
 			f.reply(m.ID, map[string]any{"resultType": "complete", "tools": tools, "ttlMs": 0, "cacheScope": "public"})
@@ -68,6 +70,13 @@ func FakeModernTasks(in io.Reader, out io.Writer) int {
 		case m.Method == "tools/call":
 			var a struct{ Topic string }
 			json.Unmarshal(p.Arguments, &a)
+			if !ext && p.Name == "gets" { // how many tasks/get the fake has answered
+				f.mu.Lock()
+				n := f.gets
+				f.mu.Unlock()
+				f.reply(m.ID, map[string]any{"resultType": "complete", "content": []any{fakeText(fmt.Sprintf("gets: %d", n))}})
+				continue
+			}
 			if !ext {
 				f.reply(m.ID, map[string]any{"resultType": "complete", "content": []any{fakeText("sync report on " + a.Topic)}})
 				continue
@@ -96,11 +105,14 @@ func FakeModernTasks(in io.Reader, out io.Writer) int {
 		case m.Method == "tasks/get" || m.Method == "tasks/cancel":
 			f.mu.Lock()
 			t := f.tasks[p.TaskID]
+			if m.Method == "tasks/get" {
+				f.gets++
+			}
 			if t != nil && m.Method == "tasks/cancel" {
 				t.status = "cancelled"
 			} else if t != nil && t.status == "working" {
 				t.gets++
-				if t.gets > 2 {
+				if t.gets > 2 && t.tool != "slow" { // a slow task works until cancelled
 					t.status = map[string]string{"research": "completed", "fail": "failed", "ask": "input_required"}[t.tool]
 				}
 			}
@@ -126,6 +138,7 @@ type fakeTasks struct {
 	mu    sync.Mutex
 	out   *json.Encoder
 	tasks map[string]*fakeTask
+	gets  int // tasks/get requests answered
 }
 
 type fakeTask struct {
