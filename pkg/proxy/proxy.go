@@ -127,10 +127,10 @@ type Proxy struct {
 	bridges     map[string]*bridge         // legacy client calls collecting input, by client id
 	tokens      map[string]int64           // the proxy's requestState tokens -> upstream call
 	nextToken   int64
-	logWanted   int                   // in-flight modern requests that asked for log messages
-	tasks       map[string]CallInfo   // tasks created through this session -> the creating call
-	taskOrder   []string              // their ids, oldest first
-	taskInputs  map[string]*taskInput // legacy tasks whose tasks/result the proxy waits on (taskinput.go)
+	logWanted   int                           // in-flight modern requests that asked for log messages
+	tasks       map[string]CallInfo           // tasks created through this session -> the creating call
+	taskOrder   []string                      // their ids, oldest first
+	taskInputs  map[string]*taskInput         // legacy tasks whose tasks/result the proxy waits on (taskinput.go)
 	crossWaits  map[string]context.CancelFunc // cross-era task requests being answered, by client id (taskops.go)
 	// A legacy server's roots/list held for a 2026-07-28 client's next call
 	// (roots.go): the line, its id, and the requestState token asked with.
