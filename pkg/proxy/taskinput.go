@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/mcpsum/mcpsum/pkg/mcpwire"
 )
 
 // Input for a legacy server's task, asked by a 2026-07-28 client. A
@@ -67,13 +69,26 @@ func (p *Proxy) parkTaskInput(line []byte, env envelope, id []byte, method strin
 }
 
 // taskInputFor starts (once) the proxy's tasks/result of task id and
-// returns its state.
+// returns its state; nil when maxTasks tasks are waiting for input already.
+// The state goes when the client has seen the task end (tasks/get) or
+// cancelled it, or when the task is forgotten (rememberTask).
 func (p *Proxy) taskInputFor(id string) *taskInput {
 	p.mu.Lock()
 	ti := p.taskInputs[id]
 	if ti != nil {
 		p.mu.Unlock()
 		return ti
+	}
+	if len(p.taskInputs) >= maxTasks {
+		for tid, x := range p.taskInputs {
+			if x.done {
+				delete(p.taskInputs, tid)
+			}
+		}
+		if len(p.taskInputs) >= maxTasks {
+			p.mu.Unlock()
+			return nil
+		}
 	}
 	ti = &taskInput{changed: make(chan struct{})}
 	p.taskInputs[id] = ti
@@ -90,8 +105,11 @@ func (p *Proxy) taskInputFor(id string) *taskInput {
 
 // pendingInputs waits (at most inputWait) for the task's requests and
 // returns them as an inputRequests object; nil when there are none.
-func (p *Proxy) pendingInputs(r *request, id string) []byte {
+func (p *Proxy) pendingInputs(r *request, id string) ([]byte, *rpcError) {
 	ti := p.taskInputFor(id)
+	if ti == nil {
+		return nil, &rpcError{Code: mcpwire.CodeInternalError, Message: fmt.Sprintf("mcpsum: %d tasks of server %q wait for input already; answer or cancel one (tasks/update, tasks/cancel) and ask again", maxTasks, p.opts.Name)}
+	}
 	deadline := time.NewTimer(inputWait)
 	defer deadline.Stop()
 	for {
@@ -99,12 +117,12 @@ func (p *Proxy) pendingInputs(r *request, id string) []byte {
 		reqs, done, ch := ti.reqs, ti.done, ti.changed
 		p.mu.Unlock()
 		if len(reqs) > 0 || done {
-			return p.inputRequests(r, reqs)
+			return p.inputRequests(r, reqs), nil
 		}
 		select {
 		case <-ch:
 		case <-deadline.C:
-			return nil
+			return nil, nil
 		}
 	}
 }
@@ -179,6 +197,27 @@ func (p *Proxy) updateTask(r *request, id string) ([]byte, *rpcError) {
 		return nil, invalidParams("tasks/update: task %s has no open input request named in inputResponses", quoteID(id))
 	}
 	return []byte(`{"resultType":"complete"}`), nil
+}
+
+// dropTaskInput forgets the proxy's tasks/result of task id (p.mu held);
+// the server's requests for it still open are answered with an error.
+func (p *Proxy) dropTaskInput(id string) {
+	ti := p.taskInputs[id]
+	if ti == nil {
+		return
+	}
+	delete(p.taskInputs, id)
+	reqs := ti.reqs
+	ti.reqs = nil
+	if len(reqs) == 0 || p.up == nil {
+		return
+	}
+	up := p.up
+	go func() { // not under p.mu
+		for _, sr := range reqs {
+			up.write(errorLine(sr.upID, &rpcError{Code: mcpwire.CodeInternalError, Message: "mcpsum: the task this request belongs to ended or was cancelled"}))
+		}
+	}()
 }
 
 // taskResultOf is the result of the proxy's own tasks/result of task id,

@@ -278,6 +278,9 @@ func (p *Proxy) legacyTaskForModern(r *request, id string) ([]byte, *rpcError) {
 		if _, e := p.taskCall("tasks/cancel", id); e != nil {
 			return nil, e
 		}
+		p.mu.Lock()
+		p.dropTaskInput(id)
+		p.mu.Unlock()
 		return []byte(`{"resultType":"complete"}`), nil
 	}
 	t, e := p.taskCall("tasks/get", id)
@@ -291,7 +294,10 @@ func (p *Proxy) legacyTaskForModern(r *request, id string) ([]byte, *rpcError) {
 	status, _ := stringAt(t, f[0])
 	var inputs []byte
 	if status == "input_required" {
-		if inputs = p.pendingInputs(r, id); inputs == nil {
+		if inputs, e = p.pendingInputs(r, id); e != nil {
+			return nil, e
+		}
+		if inputs == nil {
 			status = "working" // no request to show (yet): the client polls again
 		}
 	}
@@ -300,6 +306,15 @@ func (p *Proxy) legacyTaskForModern(r *request, id string) ([]byte, *rpcError) {
 		return nil, badTask(p.opts.Name, err)
 	}
 	out := append([]byte(`{"resultType":"complete",`), m...)
+	if status == "completed" || status == "failed" || status == "cancelled" {
+		// The task ended: once its end is answered, the proxy's
+		// tasks/result of it is not needed any more.
+		defer func() {
+			p.mu.Lock()
+			p.dropTaskInput(id)
+			p.mu.Unlock()
+		}()
+	}
 	result := func() ([]byte, *rpcError) {
 		if res, e, ok := p.taskResultOf(id); ok {
 			return res, e

@@ -233,6 +233,7 @@ func (p *Proxy) rememberTask(id string, info CallInfo) {
 		p.taskOrder = append(p.taskOrder, id)
 		if len(p.taskOrder) > maxTasks {
 			delete(p.tasks, p.taskOrder[0])
+			p.dropTaskInput(p.taskOrder[0])
 			p.taskOrder = p.taskOrder[1:]
 		}
 	}
