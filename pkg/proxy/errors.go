@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 	"github.com/mcpsum/mcpsum/pkg/mcpwire"
@@ -138,4 +139,17 @@ func quoteAll(ss []string) []string {
 // mustJSON is json.Marshal for values that cannot fail.
 func mustJSON(v any) json.RawMessage {
 	return appendJSON(nil, v)
+}
+
+// StallError is a server that stopped in the middle of a long line.
+type StallError struct {
+	Server string
+	After  time.Duration
+}
+
+// FramingError is a server whose stdout line is not exactly one JSON-RPC
+// message (broken JSON, or more after the message on the same line).
+type FramingError struct {
+	Server string
+	Err    error
 }

@@ -8,7 +8,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/mcpsum/mcpsum/internal/jsonscan"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 	"github.com/mcpsum/mcpsum/pkg/mcpwire"
 )
@@ -337,21 +336,8 @@ func sizeString(n int) string {
 	return fmt.Sprintf("%d bytes", n)
 }
 
-// StallError is a server that stopped in the middle of a long line.
-type StallError struct {
-	Server string
-	After  time.Duration
-}
-
 func (e *StallError) Error() string {
 	return fmt.Sprintf("server %q stopped writing in the middle of a message for %s; mcpsum ended the session", e.Server, e.After)
-}
-
-// FramingError is a server whose stdout line is not exactly one JSON-RPC
-// message (broken JSON, or more after the message on the same line).
-type FramingError struct {
-	Server string
-	Err    error
 }
 
 func (e *FramingError) Error() string {
@@ -359,71 +345,3 @@ func (e *FramingError) Error() string {
 }
 
 func (e *FramingError) Unwrap() error { return e.Err }
-
-// prefix is what scanPrefix found in the head of a long line.
-type prefix struct {
-	env     envelope
-	open    string   // the member whose value runs past the head
-	keys    []string // every member name in the head
-	idKey   int      // where the id member starts (its name's quote)
-	afterID int      // just after the ',' that follows the id's value
-}
-
-// scanPrefix scans the members of a message whose line is longer than b:
-// the spans of the members that end inside b, and the key of the member
-// whose value runs past it (ok false when b does not look like the start
-// of a JSON-RPC object, or when the id does not come before that member).
-func scanPrefix(b []byte) (pre prefix, ok bool) {
-	env := &pre.env
-	i := jsonscan.SkipWS(b, 0)
-	if i >= len(b) || b[i] != '{' {
-		return pre, false
-	}
-	i = jsonscan.SkipWS(b, i+1)
-	for i < len(b) && b[i] == '"' {
-		ks := i
-		ke, err := jsonscan.SkipString(b, i)
-		if err != nil {
-			return pre, false
-		}
-		key, err := jsonscan.Unquote(b[i:ke])
-		if err != nil {
-			return pre, false
-		}
-		for _, k := range pre.keys {
-			if k == key {
-				return pre, false // a duplicate: let the full scan refuse it
-			}
-		}
-		i = jsonscan.SkipWS(b, ke)
-		if i >= len(b) || b[i] != ':' {
-			return pre, false
-		}
-		vs := jsonscan.SkipWS(b, i+1)
-		ve, err := jsonscan.SkipValue(b, vs)
-		if err != nil || ve >= len(b) {
-			if vs >= len(b) {
-				return pre, false
-			}
-			if key == "result" {
-				env.result = span{vs, len(b)}
-			}
-			pre.open = key
-			return pre, true
-		}
-		pre.keys = append(pre.keys, key)
-		if dst := env.slot(key); dst != nil {
-			*dst = span{vs, ve}
-		}
-		i = jsonscan.SkipWS(b, ve)
-		if i < len(b) && b[i] == ',' {
-			if key == "id" {
-				pre.idKey, pre.afterID = ks, i+1
-			}
-			i = jsonscan.SkipWS(b, i+1)
-			continue
-		}
-		return pre, false
-	}
-	return pre, false
-}

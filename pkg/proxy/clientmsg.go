@@ -1,0 +1,166 @@
+package proxy
+
+import (
+	"encoding/json"
+	"strconv"
+
+	"github.com/mcpsum/mcpsum/pkg/mcpwire"
+)
+
+// The client's messages other than the requests the proxy checks and
+// forwards (downstream.go): the legacy handshake and a modern client's
+// subscriptions/listen, answered from the lock; notifications, above all
+// cancellations; and the client's responses to requests the proxy sent it.
+
+// initialize answers a legacy client's handshake from the lock.
+func (p *Proxy) initialize(line []byte, env envelope, id []byte) {
+	f, _, _ := fields(line, env.params, "protocolVersion", "capabilities", "clientInfo")
+	requested, _ := stringAt(line, f[0])
+	version := p.srv.initializeVersion(requested)
+	p.mu.Lock()
+	p.legacyClient = true
+	p.clientVersion = version
+	p.clientCaps = append(json.RawMessage(nil), f[1].of(line)...)
+	p.clientInfo = append(json.RawMessage(nil), f[2].of(line)...)
+	p.mu.Unlock()
+	p.reply(id, p.srv.initializeResult(version))
+	p.releaseRootsToLegacy()
+}
+
+// listen acknowledges a modern client's subscriptions/listen. The served
+// surface is the lock, which never changes while the proxy runs, so no
+// list_changed is ever sent on it; the stream stays open until the client
+// cancels it or the session ends.
+func (p *Proxy) listen(line []byte, env envelope, id []byte) {
+	f, _, _ := fields(line, env.params, "notifications")
+	nf, _, _ := fields(line, f[0], "toolsListChanged", "promptsListChanged", "resourcesListChanged", "resourceSubscriptions")
+	ack := map[string]any{}
+	for i, k := range []string{"toolsListChanged", "promptsListChanged", "resourcesListChanged"} {
+		if string(nf[i].of(line)) == "true" {
+			ack[k] = true
+		}
+	}
+	uris := p.honoured(line, nf[3])
+	if uris != nil {
+		ack["resourceSubscriptions"] = uris
+	}
+	set := map[string]bool{}
+	for _, u := range uris {
+		set[u] = true
+	}
+	p.mu.Lock()
+	p.listens[string(id)] = set
+	p.mu.Unlock()
+	defer p.syncSubscriptions()
+	params := appendJSON(nil, ack)
+	b := []byte(`{"notifications":`)
+	b = append(b, params...)
+	b = append(b, `,"_meta":{"io.modelcontextprotocol/subscriptionId":`...)
+	b = append(b, id...)
+	b = append(b, "}}"...)
+	p.out.write(requestLine(nil, "notifications/subscriptions/acknowledged", b))
+}
+
+func (p *Proxy) clientNotification(line []byte, env envelope) {
+	method, _ := stringAt(line, env.method)
+	switch method {
+	case "notifications/initialized":
+		return // the proxy sent its own to the server
+	case "notifications/cancelled":
+		f, _, _ := fields(line, env.params, "requestId")
+		if f[0].ok() {
+			p.cancelFromClient(line, f[0])
+		}
+		return
+	}
+	// Other client notifications (progress of a server->client request,
+	// roots/list_changed, ...) exist only in the legacy era.
+	p.mu.Lock()
+	up, ok := p.up, p.state == gateOpen || p.state == gateChecking
+	p.mu.Unlock()
+	if up != nil && ok && p.srv.upEra == mcpwire.EraLegacy {
+		up.write(line)
+	}
+}
+
+// cancelFromClient forwards the client's cancellation of request rid with
+// the id the server knows, or drops a request that was not forwarded yet.
+func (p *Proxy) cancelFromClient(line []byte, rid span) {
+	key := string(line[rid.s:rid.e])
+	if p.cancelCollecting(key) || p.cancelWaiting(key) || p.cancelCross(key) {
+		return
+	}
+	p.mu.Lock()
+	for i, r := range p.held {
+		if string(r.id) == key {
+			p.held = append(p.held[:i], p.held[i+1:]...)
+			p.cond.Broadcast()
+			p.mu.Unlock()
+			return
+		}
+	}
+	if _, ok := p.listens[key]; ok {
+		delete(p.listens, key)
+		p.mu.Unlock()
+		return
+	}
+	u, ok := p.byClient[key]
+	var c *call
+	if ok {
+		c = p.upPending[u]
+		p.dropCall(u, c)
+	}
+	up := p.up
+	p.mu.Unlock()
+	if c == nil || up == nil {
+		return
+	}
+	p.cancelBridge(c)
+	parts := splice(line, rid, strconv.AppendInt(nil, u, 10))
+	up.write(parts[0], parts[1], parts[2])
+}
+
+// dropCall forgets a pending call (p.mu held).
+func (p *Proxy) dropCall(u int64, c *call) {
+	if c == nil {
+		return
+	}
+	delete(p.upPending, u)
+	if c.own == nil {
+		if p.byClient[string(c.clientID)] == u {
+			delete(p.byClient, string(c.clientID))
+		}
+		if c.logLevel {
+			p.logWanted--
+		}
+		c.cancelled = true
+	}
+}
+
+// clientResponse routes the client's answer to a request the proxy sent it.
+func (p *Proxy) clientResponse(line []byte, env envelope, id []byte) {
+	d, ok := parseID(id)
+	p.mu.Lock()
+	r := p.downPending[d]
+	delete(p.downPending, d)
+	up := p.up
+	p.mu.Unlock()
+	if !ok || r == nil || (up == nil && r.hook == nil) {
+		return // not ours, or late
+	}
+	if r.bridge != nil {
+		p.bridgeAnswer(d, r, line, env)
+		return
+	}
+	if r.hook != nil {
+		hookAnswer(r, line, env)
+		return
+	}
+	parts := splice(line, env.id, r.upID)
+	up.write(parts[0], parts[1], parts[2])
+}
+
+func parseID(id []byte) (int64, bool) {
+	n, err := strconv.ParseInt(string(id), 10, 64)
+	return n, err == nil
+}
