@@ -90,3 +90,99 @@ func checkInputRequests(caps, line []byte, sp span) string {
 	}
 	return "mcpsum: the server asked for input through " + refusal + "; the proxy did not forward it and the call fails"
 }
+
+// maxDownPending bounds the server's requests forwarded to the client and
+// not answered yet; past it the proxy answers the server with an error.
+const maxDownPending = 64
+
+// serverRequest handles a legacy server's request to the client.
+func (p *Proxy) serverRequest(line []byte, env envelope, id []byte, method string) {
+	p.mu.Lock()
+	if p.legacyClient && len(p.downPending) >= maxDownPending {
+		p.mu.Unlock()
+		p.up.write(errorLine(id, &rpcError{Code: mcpwire.CodeInternalError,
+			Message: fmt.Sprintf("mcpsum: \"%s\" not forwarded: the client has %d requests from the server unanswered", mcpwire.TruncateQuote(method, 80), maxDownPending)}))
+		return
+	}
+	if p.legacyClient {
+		if need, ok := p.clientDeclared(method, line, env); !ok {
+			p.mu.Unlock()
+			p.refuseUndeclared(id, method, need)
+			return
+		}
+		p.nextDown++
+		d := p.nextDown
+		p.downPending[d] = &downReq{upID: append([]byte(nil), id...), method: method}
+		p.mu.Unlock()
+		parts := splice(line, env.id, itoa(d))
+		p.out.write(parts[0], parts[1], parts[2])
+		return
+	}
+	p.mu.Unlock()
+	if p.parkTaskInput(line, env, id, method) {
+		return // asked in the task's tasks/get (taskinput.go)
+	}
+	if p.bridgeServerRequest(line, env, id, method) {
+		return
+	}
+	if method == "roots/list" {
+		if p.holdRoots(line, id) {
+			return // until the client's next call (roots.go)
+		}
+		p.up.write(resultLine(id, []byte(`{"roots":[]}`)))
+		return
+	}
+	p.up.write(errorLine(id, &rpcError{Code: mcpwire.CodeMethodNotFound,
+		Message: fmt.Sprintf("mcpsum: the client cannot answer \"%s\" now", mcpwire.TruncateQuote(method, 80))}))
+}
+
+func (p *Proxy) serverNotification(line []byte, env envelope, method string) {
+	switch method {
+	case "notifications/cancelled":
+		p.serverCancelled(line, env)
+		return
+	case "notifications/resources/updated":
+		p.resourceUpdated(line, env)
+		return
+	case "notifications/tasks/status":
+		p.mu.Lock()
+		legacy := p.legacyClient
+		p.mu.Unlock()
+		if !legacy {
+			return // a 2026-07-28 client polls tasks/get (the extension's notifications come on a listen stream)
+		}
+	case "notifications/message":
+		p.mu.Lock()
+		drop := !p.legacyClient && p.srv.upEra == mcpwire.EraLegacy && p.logWanted == 0
+		p.mu.Unlock()
+		if drop {
+			return // a 2026-07-28 client gets log messages only for requests that asked
+		}
+	}
+	p.out.write(line)
+}
+
+// serverCancelled forwards a legacy server's cancellation of its own request
+// to the client, with the id the client knows.
+func (p *Proxy) serverCancelled(line []byte, env envelope) {
+	f, _, _ := fields(line, env.params, "requestId")
+	rid := f[0].of(line)
+	if rid == nil {
+		return
+	}
+	p.mu.Lock()
+	var d int64 = -1
+	for k, r := range p.downPending {
+		if r.upID != nil && string(r.upID) == string(rid) {
+			d = k
+			delete(p.downPending, k)
+			break
+		}
+	}
+	p.mu.Unlock()
+	if d < 0 {
+		return
+	}
+	parts := splice(line, f[0], itoa(d))
+	p.out.write(parts[0], parts[1], parts[2])
+}

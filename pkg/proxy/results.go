@@ -1,0 +1,195 @@
+package proxy
+
+// Results from the server: matched to the client's call, given the locked
+// serverInfo and the client era's own members, then delivered through the
+// one result path (BeforeResult hooks first).
+
+import (
+	"encoding/json"
+
+	"github.com/mcpsum/mcpsum/internal/jsonscan"
+	"github.com/mcpsum/mcpsum/pkg/mcpwire"
+)
+
+func (p *Proxy) serverResponse(line []byte, env envelope, id []byte) {
+	u, ok := parseID(id)
+	p.mu.Lock()
+	c := p.upPending[u]
+	if ok && c != nil {
+		if c.upReq != nil && c.own == nil {
+			c.parked = append([]byte(nil), line...) // the client has yet to retry; it gets this then
+			p.mu.Unlock()
+			return
+		}
+		p.dropCall(u, c)
+		c.cancelled = false
+	}
+	p.mu.Unlock()
+	if !ok || c == nil {
+		return // a late answer to a cancelled request, or not ours
+	}
+	if c.own != nil {
+		r := ownReply{result: append(json.RawMessage(nil), env.result.of(line)...)} // line is the read buffer
+		if env.errv.ok() {
+			e, perr := mcpwire.ParseError(env.errv.of(line))
+			if perr != nil {
+				e = &mcpwire.Error{Code: mcpwire.CodeInternalError, Message: "malformed error object: " + perr.Error()}
+			}
+			r = ownReply{err: e}
+		}
+		c.own <- r
+		return
+	}
+	if c.req != nil && p.bridgeResult(c, line, env) {
+		return
+	}
+	p.resultToClient(c, line, env)
+}
+
+// resultToClient forwards the server's response to call c under the
+// client's id: the one path of every in-memory result (streamResult is the
+// other half, for long lines), so the BeforeResult hook sees them all. A
+// 2026-07-28 client in front of a legacy server also gets the members its
+// era requires on a result (resultType; ttlMs and cacheScope on
+// resources/read), inserted at the front: every other byte stays as the
+// server sent it.
+func (p *Proxy) resultToClient(c *call, line []byte, env envelope) {
+	clientID := c.clientID
+	body := env.result
+	if env.errv.ok() {
+		body = env.errv
+	}
+	if c.modern && p.srv.upEra == mcpwire.EraModern && env.result.ok() {
+		// Passed through as is, a 2026-07-28 server's input requests still
+		// reach only a client that declared what they need.
+		rf, _, _ := fields(line, env.result, "resultType", "inputRequests")
+		if rt, _ := stringAt(line, rf[0]); rt == "input_required" && rf[1].ok() {
+			if msg := checkInputRequests(c.caps, line, rf[1]); msg != "" {
+				p.replyErr(clientID, &rpcError{Code: mcpwire.CodeInternalError, Message: msg})
+				return
+			}
+		}
+	}
+	if e := p.hooks.BeforeResult(c.info, ResultInfo{IsError: env.errv.ok(), Body: body.of(line)}); e != nil {
+		p.replyErr(clientID, e.rpc())
+		return
+	}
+	edits := []edit{{env.id.s, env.id.e, clientID}}
+	if c.method == "tools/call" && env.result.ok() && line[env.result.s] == '{' {
+		if id, _, ok := taskOf(line, env.result); ok {
+			p.rememberTask(id, c.info)
+		}
+		res, err := crossCreateResult(c, line, env.result)
+		if err != nil {
+			p.replyErr(clientID, badTask(p.opts.Name, err))
+			return
+		}
+		if res != nil {
+			p.reply(clientID, res)
+			return
+		}
+	}
+	if env.result.ok() && line[env.result.s] == '{' {
+		info, err := serverInfoMeta(line, env.result)
+		if err != nil {
+			p.replyErr(clientID, &rpcError{Code: mcpwire.CodeInternalError, Message: "mcpsum: the server's result was not forwarded: " + err.Error()})
+			return
+		}
+		if !c.modern && p.srv.upEra == mcpwire.EraModern {
+			// A legacy client gets its own era's fields: no resultType,
+			// ttlMs, cacheScope or serverInfo copy.
+			edits = append(edits, edit{env.result.s, env.result.e, legacyResult(line, env.result)})
+		} else if info.ok() {
+			edits = append(edits, edit{info.s, info.e, p.srv.lock.ServerInfo})
+		}
+		if c.modern && p.srv.upEra == mcpwire.EraLegacy {
+			if ins := modernResultMembers(line, env.result, c.method); ins != nil {
+				edits = append(edits, edit{env.result.s + 1, env.result.s + 1, ins})
+			}
+		}
+	}
+	p.out.write(applyEdits(line, edits)...)
+}
+
+// legacyResult is the result object at sp without the members a legacy
+// client does not know from a 2026-07-28 server: resultType, ttlMs,
+// cacheScope, and _meta's serverInfo copy (_meta goes when nothing else is
+// in it). Every other member keeps its bytes.
+func legacyResult(line []byte, sp span) []byte {
+	out := []byte{'{'}
+	n := 0
+	add := func(member []byte) {
+		if n > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, member...)
+		n++
+	}
+	jsonscan.Members(line[:sp.e], sp.s, func(key string, ks, vs, ve int) error {
+		switch key {
+		case "resultType", "ttlMs", "cacheScope":
+			return nil
+		case "_meta":
+			if line[vs] != '{' {
+				break
+			}
+			meta := []byte{'{'}
+			m := 0
+			jsonscan.Members(line[:ve], vs, func(k string, mks, _, mve int) error {
+				if k != mcpwire.MetaServerInfo {
+					if m > 0 {
+						meta = append(meta, ',')
+					}
+					meta = append(meta, line[mks:mve]...)
+					m++
+				}
+				return nil
+			})
+			if m > 0 {
+				add(append(append([]byte(`"_meta":`), meta...), '}'))
+			}
+			return nil
+		}
+		add(line[ks:ve])
+		return nil
+	})
+	return append(out, '}')
+}
+
+// serverInfoMeta finds result._meta["io.modelcontextprotocol/serverInfo"],
+// which the proxy replaces with the locked value (the client sees the lock);
+// a repeated _meta or serverInfo is an error.
+func serverInfoMeta(line []byte, result span) (span, error) {
+	rf, _, err := fields(line, result, "_meta")
+	if err != nil {
+		return span{}, err
+	}
+	mf, _, err := fields(line, rf[0], mcpwire.MetaServerInfo)
+	if err != nil {
+		return span{}, err
+	}
+	return mf[0], nil
+}
+
+func modernResultMembers(line []byte, result span, method string) []byte {
+	f, ok, err := fields(line, result, "resultType", "ttlMs", "cacheScope")
+	if err != nil || !ok {
+		return nil
+	}
+	var b []byte
+	if !f[0].ok() {
+		b = append(b, `"resultType":"complete",`...)
+	}
+	if method == "resources/read" {
+		if !f[1].ok() {
+			b = append(b, `"ttlMs":0,`...)
+		}
+		if !f[2].ok() {
+			b = append(b, `"cacheScope":"private",`...)
+		}
+	}
+	if len(b) > 0 && emptyObject(line, result.s) {
+		b = b[:len(b)-1]
+	}
+	return b
+}
