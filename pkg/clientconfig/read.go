@@ -63,6 +63,9 @@ type Entry struct {
 	Host     string // for Remote: scheme://host of the URL only (a query may hold a token)
 	// EnvFile and Cwd are the entry's envFile and cwd fields, as written.
 	EnvFile, Cwd string
+	// Disabled: the entry is switched off in the client ("disabled": true,
+	// or Codex's enabled = false); the client does not start it.
+	Disabled bool
 	// EnvFileNames are the variable names EnvFile defines (ReadEnvFiles).
 	EnvFileNames []string
 	// For Wrapped: the --lockfile and --name the proxy is started with.
@@ -285,6 +288,11 @@ func readEntry(e *Entry, v *jsonc.Value, c *Client) {
 			*f.dst = x.Str
 		} else if x, _ := v.Get(f.key); x != nil && x.Kind == jsonc.String {
 			*f.dst = x.Str
+		}
+	}
+	for _, obj := range []*jsonc.Value{v, holder} {
+		if d, _ := obj.Get("disabled"); d != nil && d.Kind == jsonc.Bool && d.Bool {
+			e.Disabled = true
 		}
 	}
 	slices.Sort(e.EnvNames)
