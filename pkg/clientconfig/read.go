@@ -3,11 +3,11 @@ package clientconfig
 import (
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 
 	"github.com/mcpsum/mcpsum/internal/jsonc"
+	"github.com/mcpsum/mcpsum/internal/safeio"
 )
 
 // Status says what the importer can do with an entry.
@@ -89,9 +89,20 @@ type Config struct {
 	Entries  []Entry
 }
 
+// MaxConfig caps a client config read: ~/.claude.json keeps per-project
+// history and grows to megabytes, but a FIFO, /dev/zero or a runaway file a
+// cloned repository names as its config must not hang or fill memory.
+const MaxConfig = 256 << 20
+
+// ReadFile reads a client config file: a regular file (FIFOs and devices are
+// refused, not waited on or read forever), at most MaxConfig bytes.
+func ReadFile(path string) ([]byte, error) {
+	return safeio.ReadRegular(path, "client config", MaxConfig)
+}
+
 // Read reads and parses the file at path as client c's config.
 func Read(path string, c *Client, l Location) (*Config, error) {
-	src, err := os.ReadFile(path)
+	src, err := ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
