@@ -19,24 +19,26 @@ import (
 type importFlags struct {
 	lockfile, client, project *string
 	write, undo, resolve      *bool
+	withDisabled              *bool
 	timeout, start            *int
 }
 
 func (a *app) importCommand() *ffcli.Command {
 	fs := a.flagSet("import")
 	f := importFlags{
-		lockfile: lockfileFlag(fs),
-		client:   fs.String("client", "", "read this client's config files ("+strings.Join(clientconfig.Names(), ", ")+")"),
-		project:  fs.String("project", ".", "the project folder whose config files (.mcp.json, .vscode/mcp.json, …) to read"),
-		write:    fs.Bool("write", false, "rewrite the config so the imported servers run behind mcpsum proxy (default: show the change only)"),
-		undo:     fs.Bool("undo", false, "restore the config from the backup of the last --write (refused if the file changed since)"),
-		resolve:  fs.Bool("resolve-versions", false, "for an unpinned npx/uvx package, ask npm view / pip index for the version to pin"),
-		timeout:  fs.Int("timeout-secs", defaultTimeoutSecs, "seconds to wait for each answer of a server once it has started"),
-		start:    startTimeoutFlag(fs),
+		lockfile:     lockfileFlag(fs),
+		client:       fs.String("client", "", "read this client's config files ("+strings.Join(clientconfig.Names(), ", ")+")"),
+		project:      fs.String("project", ".", "the project folder whose config files (.mcp.json, .vscode/mcp.json, …) to read"),
+		write:        fs.Bool("write", false, "rewrite the config so the imported servers run behind mcpsum proxy (default: show the change only)"),
+		undo:         fs.Bool("undo", false, "restore the config from the backup of the last --write (refused if the file changed since)"),
+		withDisabled: fs.Bool("include-disabled", false, "also lock entries the client config switches off (\"disabled\": true, Codex's enabled = false)"),
+		resolve:      fs.Bool("resolve-versions", false, "for an unpinned npx/uvx package, ask npm view / pip index for the version to pin"),
+		timeout:      fs.Int("timeout-secs", defaultTimeoutSecs, "seconds to wait for each answer of a server once it has started"),
+		start:        startTimeoutFlag(fs),
 	}
 	return &ffcli.Command{
 		Name:       "import",
-		ShortUsage: "mcpsum import [--lockfile F] [--client NAME | FILE] [--project DIR] [--write] [--resolve-versions] [--timeout-secs S] [--start-timeout-secs S]\n  or   mcpsum import --undo (--client NAME | FILE)\n  or   mcpsum import            # list the client configs found",
+		ShortUsage: "mcpsum import [--lockfile F] [--client NAME | FILE] [--project DIR] [--write] [--include-disabled] [--resolve-versions] [--timeout-secs S] [--start-timeout-secs S]\n  or   mcpsum import --undo (--client NAME | FILE)\n  or   mcpsum import            # list the client configs found",
 		ShortHelp:  "lock the servers of an MCP client's config and put them behind mcpsum proxy",
 		LongHelp: strings.TrimSpace(`
 import reads the stdio servers of a client's config (--client NAME, or the
@@ -44,7 +46,9 @@ config FILE) and locks each one in mcp.lock: its argv is command + args, the
 names of its env variables become envPassthrough (their values are never
 read). Entries whose command uses a variable the client expands (${input:…},
 ${workspaceFolder}, ${env:…}, ${VAR}) are skipped with a note; remote (url)
-entries are listed as not lockable. As with lock, a server gets
+entries are listed as not lockable. Entries the config switches off
+("disabled": true, Codex's enabled = false) are not running, so they are
+skipped with a note; --include-disabled locks them too. As with lock, a server gets
 --start-timeout-secs to write its first line (a first npx run downloads the
 package), then --timeout-secs for each answer.
 
@@ -156,6 +160,10 @@ func (a *app) importConfigs(ctx context.Context, cfgs []*clientconfig.Config, f 
 				} else {
 					fmt.Fprintf(a.stdout, "  skip   %s: %s\n", label, escapeLine(e.Note))
 				}
+				continue
+			}
+			if e.Disabled && !*f.withDisabled {
+				fmt.Fprintf(a.stdout, "  skip   %s: disabled in the client config (the client does not start it); to lock it too: mcpsum import --include-disabled %s\n", label, importAgain(cfg, lockPath))
 				continue
 			}
 			if err := checkImportable(e, existing, lockPath); err != "" {
@@ -291,4 +299,10 @@ func byCandidate(cands []*candidate, name string) *candidate {
 		}
 	}
 	return nil
+}
+
+// importAgain is the rest of an import command line that reads cfg again
+// into lockPath.
+func importAgain(cfg *clientconfig.Config, lockPath string) string {
+	return fmt.Sprintf("--lockfile %s --client %s %s", quoteArg(lockPath), cfg.Client.Name, quoteArg(cfg.Path))
 }

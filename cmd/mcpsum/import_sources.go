@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/mcpsum/mcpsum/pkg/clientconfig"
@@ -11,7 +10,7 @@ import (
 // readConfigs reads FILE, or every config file of client that exists.
 func readConfigs(dirs clientconfig.Dirs, client *clientconfig.Client, file string) ([]*clientconfig.Config, error) {
 	if file != "" {
-		src, err := os.ReadFile(file)
+		src, err := clientconfig.ReadFile(file)
 		if err != nil {
 			return nil, err
 		}

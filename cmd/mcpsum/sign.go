@@ -63,7 +63,15 @@ COSIGN_PASSWORD).`),
 			}
 			out := resp.Bundle
 			dst := bundlePath(*lockfilePath, *bundle)
-			if err := writeAtomic(dst, out); err != nil {
+			write := writeAtomic
+			if *bundle == "" { // a path the user did not name: never through a link
+				write = func(p string, d []byte) error { return statefile.WriteDerived(p, d, 0o644) }
+			}
+			if err := write(dst, out); err != nil {
+				var le *statefile.LinkError
+				if errors.As(err, &le) {
+					return fmt.Errorf("%w: remove it (rm %s) and sign again, or write the bundle elsewhere with --bundle FILE", err, quoteArg(dst))
+				}
 				return fmt.Errorf("write bundle: %w", err)
 			}
 			fmt.Fprintf(a.stderr, "sign: wrote %s for %s\n", dst, *lockfilePath)

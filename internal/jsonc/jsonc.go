@@ -52,6 +52,7 @@ type Value struct {
 	Kind       Kind
 	Start, End int      // src[Start:End] is the value's text (no surrounding comments)
 	Str        string   // decoded, for String
+	Bool       bool     // for Bool: true or false
 	Members    []Member // for Object, in file order (duplicates kept)
 	Elems      []*Value // for Array
 }
@@ -196,7 +197,7 @@ func (p *parser) value(depth int) (*Value, error) {
 				p.i = start
 				break
 			}
-			return &Value{Kind: lit.kind, Start: start, End: p.i}, nil
+			return &Value{Kind: lit.kind, Start: start, End: p.i, Bool: lit.text == "true"}, nil
 		}
 	}
 	return nil, p.errf("unexpected %s, want a JSON value", p.show())

@@ -51,7 +51,30 @@ func (e *NotRegularError) Error() string {
 // the file in errors ("lockfile", "signature bundle"). A missing file gives
 // an error matching fs.ErrNotExist.
 func ReadRegular(path, what string, max int64) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
+	return read(path, what, max, 0)
+}
+
+// LinkError is a path ReadOwn refused because its last element is a
+// symbolic link.
+type LinkError struct{ What, Path string }
+
+func (e *LinkError) Error() string {
+	return fmt.Sprintf("%s %s is a symbolic link, not a file mcpsum wrote; remove it", e.What, e.Path)
+}
+
+// ReadOwn is ReadRegular for a file mcpsum itself wrote (a backup, state):
+// a symbolic link in its place is refused (LinkError), not followed, so a
+// planted link cannot make mcpsum read another file.
+func ReadOwn(path, what string, max int64) ([]byte, error) {
+	data, err := read(path, what, max, oNoFollow)
+	if errors.Is(err, syscall.ELOOP) {
+		return nil, &LinkError{What: what, Path: path}
+	}
+	return data, err
+}
+
+func read(path, what string, max int64, flags int) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY|flags, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -81,5 +104,6 @@ func ReadRegular(path, what string, max int64) ([]byte, error) {
 func IsLimit(err error) bool {
 	var a *TooLargeError
 	var b *NotRegularError
-	return errors.As(err, &a) || errors.As(err, &b)
+	var c *LinkError
+	return errors.As(err, &a) || errors.As(err, &b) || errors.As(err, &c)
 }

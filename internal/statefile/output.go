@@ -45,3 +45,34 @@ func WriteOutput(path string, data []byte, perm os.FileMode) error {
 	}
 	return WriteAtomic(path, data, WriteOptions{Perm: perm, Sync: true})
 }
+
+// LinkError is an output path mcpsum derived itself (not one the user named)
+// that is a symbolic link: following it could overwrite any file the link
+// names (a cloned repository's mcp.lock.sigstore.json → ~/.bashrc).
+type LinkError struct {
+	Path, Target string
+}
+
+func (e *LinkError) Error() string {
+	return fmt.Sprintf("%s is a symbolic link (to %s); mcpsum does not write through a link it was not given", e.Path, e.Target)
+}
+
+// WriteDerived writes a file at a path mcpsum chose (a default such as
+// <lockfile>.sigstore.json): a symbolic link there is refused (LinkError),
+// as is anything but a regular file; the file is replaced by a rename, which
+// replaces the name itself, so a link planted after the check is replaced,
+// never followed.
+func WriteDerived(path string, data []byte, perm os.FileMode) error {
+	fi, err := os.Lstat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return err
+	case fi.Mode()&fs.ModeSymlink != 0:
+		target, _ := os.Readlink(path)
+		return &LinkError{Path: path, Target: target}
+	case !fi.Mode().IsRegular():
+		return &fs.PathError{Op: "write", Path: path, Err: errors.New("exists and is not a regular file")}
+	}
+	return WriteAtomic(path, data, WriteOptions{Perm: perm, Sync: true})
+}

@@ -3,6 +3,7 @@
 package statefile
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -84,5 +85,36 @@ func TestWriteOutputKeepsDevicesAndPipes(t *testing.T) {
 	}
 	if err := WriteOutput(dir, []byte("x"), 0o644); err == nil {
 		t.Fatal("writing over a directory succeeded")
+	}
+}
+
+// TestWriteDerivedRefusesLinks: a path mcpsum chose that is a symlink (or a
+// FIFO) is refused and what it names is kept; a regular file is replaced.
+func TestWriteDerivedRefusesLinks(t *testing.T) {
+	dir := t.TempDir()
+	victim := filepath.Join(dir, "bashrc")
+	os.WriteFile(victim, []byte("keep\n"), 0o600)
+	link := filepath.Join(dir, "mcp.lock.sigstore.json")
+	os.Symlink(victim, link)
+	err := WriteDerived(link, []byte("{}"), 0o644)
+	var le *LinkError
+	if !errors.As(err, &le) || le.Target != victim {
+		t.Fatalf("WriteDerived through a symlink = %v", err)
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "keep\n" {
+		t.Fatalf("the link's target was written: %q", b)
+	}
+	fifo := filepath.Join(dir, "fifo")
+	syscall.Mkfifo(fifo, 0o600)
+	if err := WriteDerived(fifo, []byte("{}"), 0o644); err == nil {
+		t.Fatal("WriteDerived wrote to a FIFO")
+	}
+	reg := filepath.Join(dir, "out.json")
+	os.WriteFile(reg, []byte("old"), 0o644)
+	if err := WriteDerived(reg, []byte("new"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(reg); string(b) != "new" {
+		t.Fatalf("regular file not replaced: %q", b)
 	}
 }

@@ -27,10 +27,13 @@ func Dir() (string, error) {
 }
 
 // MkdirPrivate creates dir (and its parents) with mode 0700 if it does not
-// exist. An existing directory is left as it is.
+// exist. An existing directory is left as it is, but one that is not this
+// user's, that others can write, or whose parent others can write without
+// the sticky bit is refused (checkPrivate): who can write there can delete
+// a session's taint state or plant what mcpsum reads.
 func MkdirPrivate(dir string) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("create %s: %w", dir, err)
 	}
-	return nil
+	return checkPrivate(dir)
 }

@@ -4,10 +4,11 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/mcpsum/mcpsum/internal/safeio"
 )
 
 // ProjectDir is the project folder of a project config (the file's path
@@ -60,11 +61,14 @@ func (cfg *Config) ReadEnvFiles() []string {
 	return notes
 }
 
+// maxEnvFile caps an envFile read (a dotenv file is a few KiB).
+const maxEnvFile = 1 << 20
+
 // envFileNames returns the names a dotenv file defines: NAME=… lines, with
 // an optional "export " prefix; comments and blank lines skipped. Only the
 // text before '=' is kept.
 func envFileNames(path string) ([]string, error) {
-	data, err := os.ReadFile(path)
+	data, err := safeio.ReadRegular(path, "envFile", maxEnvFile)
 	if err != nil {
 		return nil, err
 	}

@@ -3,11 +3,11 @@ package clientconfig
 import (
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 
 	"github.com/mcpsum/mcpsum/internal/jsonc"
+	"github.com/mcpsum/mcpsum/internal/safeio"
 )
 
 // Status says what the importer can do with an entry.
@@ -63,6 +63,9 @@ type Entry struct {
 	Host     string // for Remote: scheme://host of the URL only (a query may hold a token)
 	// EnvFile and Cwd are the entry's envFile and cwd fields, as written.
 	EnvFile, Cwd string
+	// Disabled: the entry is switched off in the client ("disabled": true,
+	// or Codex's enabled = false); the client does not start it.
+	Disabled bool
 	// EnvFileNames are the variable names EnvFile defines (ReadEnvFiles).
 	EnvFileNames []string
 	// For Wrapped: the --lockfile and --name the proxy is started with.
@@ -86,9 +89,20 @@ type Config struct {
 	Entries  []Entry
 }
 
+// MaxConfig caps a client config read: ~/.claude.json keeps per-project
+// history and grows to megabytes, but a FIFO, /dev/zero or a runaway file a
+// cloned repository names as its config must not hang or fill memory.
+const MaxConfig = 256 << 20
+
+// ReadFile reads a client config file: a regular file (FIFOs and devices are
+// refused, not waited on or read forever), at most MaxConfig bytes.
+func ReadFile(path string) ([]byte, error) {
+	return safeio.ReadRegular(path, "client config", MaxConfig)
+}
+
 // Read reads and parses the file at path as client c's config.
 func Read(path string, c *Client, l Location) (*Config, error) {
-	src, err := os.ReadFile(path)
+	src, err := ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -285,6 +299,11 @@ func readEntry(e *Entry, v *jsonc.Value, c *Client) {
 			*f.dst = x.Str
 		} else if x, _ := v.Get(f.key); x != nil && x.Kind == jsonc.String {
 			*f.dst = x.Str
+		}
+	}
+	for _, obj := range []*jsonc.Value{v, holder} {
+		if d, _ := obj.Get("disabled"); d != nil && d.Kind == jsonc.Bool && d.Bool {
+			e.Disabled = true
 		}
 	}
 	slices.Sort(e.EnvNames)

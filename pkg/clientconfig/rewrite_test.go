@@ -2,6 +2,8 @@ package clientconfig
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"flag"
 	"os"
@@ -295,5 +297,30 @@ func TestSpansCoverValues(t *testing.T) {
 	args, _ := ok.Get("args")
 	if got := string(src[args.Elems[0].Start:args.Elems[0].End]); got != `"/srv/ok.js"` {
 		t.Errorf("span %q", got)
+	}
+}
+
+// TestUndoRefusesPlantedBackupLink: a cloned repository ships its config
+// with a "backup" that is a symlink to a private file of the user (and the
+// .sha256 of the config it ships, so the changed-since check passes). Undo
+// must not copy that file into the repository's config.
+func TestUndoRefusesPlantedBackupLink(t *testing.T) {
+	repo, home := t.TempDir(), t.TempDir()
+	secret := filepath.Join(home, "id_ed25519")
+	writeFile(t, secret, "PRIVATE KEY", 0o600)
+	cfg := filepath.Join(repo, ".mcp.json")
+	writeFile(t, cfg, `{"mcpServers": {}}`, 0o644)
+	backup := cfg + backupInfix + "29991231T000000Z"
+	if err := os.Symlink(secret, backup); err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256([]byte(`{"mcpServers": {}}`))
+	writeFile(t, backup+".sha256", hex.EncodeToString(sum[:])+"\n", 0o644)
+	_, err := Undo(cfg)
+	if err == nil || !strings.Contains(err.Error(), "is a symbolic link") {
+		t.Fatalf("Undo with a planted backup link = %v", err)
+	}
+	if b, _ := os.ReadFile(cfg); string(b) != `{"mcpServers": {}}` {
+		t.Fatalf("the config now holds %q", b)
 	}
 }

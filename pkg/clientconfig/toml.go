@@ -109,6 +109,12 @@ func readTOMLEntry(e *Entry, md toml.MetaData, f map[string]toml.Primitive, c *C
 			e.EnvNames = append(e.EnvNames, names...)
 		}
 	}
+	if p, ok := f["enabled"]; ok {
+		var on bool
+		if md.PrimitiveDecode(p, &on) == nil && !on {
+			e.Disabled = true
+		}
+	}
 	slices.Sort(e.EnvNames)
 	e.EnvNames = slices.Compact(e.EnvNames)
 	classify(e, c)

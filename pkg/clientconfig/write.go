@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/mcpsum/mcpsum/internal/safeio"
 )
 
 // ErrChanged means the file changed while mcpsum was working on it (another
@@ -181,11 +183,13 @@ func Undo(path string) (restored string, err error) {
 		return "", fmt.Errorf("%s has no mcpsum backup: nothing to undo", path)
 	}
 	backup := list[len(list)-1]
-	want, err := os.ReadFile(backup + ".sha256")
+	// A backup is a file mcpsum wrote: a link in its place (a cloned
+	// repository's, to a private file of the user) is not followed.
+	want, err := safeio.ReadOwn(backup+".sha256", "backup checksum", 1<<10)
 	if err != nil {
 		return "", fmt.Errorf("backup %s: %w", backup, err)
 	}
-	old, err := os.ReadFile(backup)
+	old, err := safeio.ReadOwn(backup, "backup", MaxConfig)
 	if err != nil {
 		return "", err
 	}
@@ -193,7 +197,7 @@ func Undo(path string) (restored string, err error) {
 	if err != nil {
 		return "", err
 	}
-	cur, err := os.ReadFile(target)
+	cur, err := ReadFile(target)
 	if err != nil {
 		return "", err
 	}

@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpsum/mcpsum/internal/statefile"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 )
 
@@ -61,7 +62,7 @@ func readKey(path string) ([]byte, error) {
 // createKey writes a new key to a temporary file and links it into place, so
 // a concurrent reader never sees a partial key and only one writer wins.
 func createKey(stateDir, path string) error {
-	if err := os.MkdirAll(stateDir, 0o700); err != nil {
+	if err := statefile.MkdirPrivate(stateDir); err != nil {
 		return fmt.Errorf("approval key: %w", err)
 	}
 	key := make([]byte, 32)

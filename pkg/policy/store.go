@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpsum/mcpsum/internal/safeio"
 	"github.com/mcpsum/mcpsum/internal/statefile"
 )
 
@@ -102,7 +103,7 @@ func (st *Store) lock() (*statefile.Lock, error) {
 // read or parsed comes back with Problem set, which counts as tainted. A
 // missing file is an untainted session.
 func (st *Store) Check(id string) State {
-	b, err := os.ReadFile(st.path(id))
+	b, err := safeio.ReadRegular(st.path(id), "taint state", maxStateSize)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return State{Session: id}
