@@ -69,10 +69,15 @@ func (a *app) listConfigs(dirs clientconfig.Dirs) error {
 			continue
 		}
 		counts := map[clientconfig.Status]int{}
+		disabled := 0
 		for _, e := range cfg.Entries {
 			st := e.Status
 			if st == clientconfig.Lockable && checkImportable(e, nil, "") != "" {
 				st = clientconfig.Invalid // as import --client would say
+			}
+			if st == clientconfig.Lockable && e.Disabled {
+				disabled++ // import skips it unless --include-disabled
+				continue
 			}
 			counts[st]++
 		}
@@ -80,6 +85,9 @@ func (a *app) listConfigs(dirs clientconfig.Dirs) error {
 		for _, s := range []clientconfig.Status{clientconfig.Lockable, clientconfig.Wrapped, clientconfig.Interpolated, clientconfig.Remote, clientconfig.Extension, clientconfig.Invalid} {
 			if counts[s] > 0 {
 				parts = append(parts, fmt.Sprintf("%d %s", counts[s], s))
+			}
+			if s == clientconfig.Lockable && disabled > 0 {
+				parts = append(parts, fmt.Sprintf("%d disabled", disabled))
 			}
 		}
 		if len(parts) == 0 {
