@@ -17,6 +17,9 @@ type app struct {
 	stdin  io.Reader
 	stdout io.Writer
 	stderr io.Writer
+	// strictShadow: lock or import --strict, shadowing between servers
+	// refuses the write (pkg/review).
+	strictShadow bool
 }
 
 // run is the whole program; main only adds the process boundary.

@@ -49,6 +49,7 @@ func printVerify(w io.Writer, res *verifyResult, tty bool) {
 			printFinding(w, c, n, s, fd)
 		}
 	}
+	printShadowing(w, c, res)
 	if len(drifted) > 0 {
 		fmt.Fprintln(w)
 		if definitional {
@@ -85,7 +86,13 @@ func printFinding(w io.Writer, c palette, server string, s *serverResult, fd loc
 	if len(fd.Fields) > 0 {
 		fmt.Fprintf(w, " (%s)", strings.Join(fd.Fields, ", "))
 	}
+	if fd.Class == lockfile.Definitional {
+		fmt.Fprintf(w, " [%s]", strings.Join(fd.Labels, ", "))
+	}
 	fmt.Fprintln(w)
+	for _, why := range fd.Why {
+		fmt.Fprintf(w, "      %s!!%s %s\n", col, c.reset, why) // fixed text and %+q renderings
+	}
 	switch fd.Kind {
 	case lockfile.KindTool, lockfile.KindPrompt, lockfile.KindResource, lockfile.KindResourceTemplate, lockfile.KindInstructions:
 		fmt.Fprintf(w, "      locked   %s\n      observed %s\n", orNone(fd.Locked), orNone(fd.Observed))
@@ -242,4 +249,23 @@ func (a *app) verifySignature(ctx context.Context, lockPath string, s sigFlags) 
 	}
 	fmt.Fprintf(a.stdout, "ok     %s (%s) is signed by %s; its digests match\n", lockPath, r.Digest, describeSigner(r))
 	return nil
+}
+
+// printShadowing lists the shadowing between the lock's servers: a warning,
+// a failure with --strict.
+func printShadowing(w io.Writer, c palette, res *verifyResult) {
+	if len(res.Shadowing) == 0 {
+		return
+	}
+	label, col := "SHADOW", c.yellow
+	if res.Strict {
+		col = c.red
+	}
+	for _, sh := range res.Shadowing {
+		// Message: fixed text and %+q renderings only.
+		fmt.Fprintf(w, "%s%s%s %s: %s\n", col, label, c.reset, sh.Rule, sh.Message)
+	}
+	if !res.Strict {
+		fmt.Fprintln(w, "  (shadowing is a warning; verify --strict fails on it. mcpsum show lists it under each server)")
+	}
 }

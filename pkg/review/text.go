@@ -2,8 +2,8 @@ package review
 
 import (
 	"fmt"
-	"slices"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 

@@ -1,0 +1,186 @@
+package review
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/mcpsum/mcpsum/internal/lookalike"
+	"github.com/mcpsum/mcpsum/pkg/lockfile"
+)
+
+// Shadowing rules: ids are stable (SARIF rule "mcpsum/" + id).
+const (
+	// RuleToolShadowing: two servers of one lock offer a tool (or prompt)
+	// of the same name, of names that look alike, or of names that differ
+	// only in case and separators. A client loads them into one context.
+	RuleToolShadowing = "tool-shadowing"
+	// RuleCrossReference: a server's text (instructions, a description, a
+	// schema) names a tool of another server: one server steering the
+	// model's use of another's tools.
+	RuleCrossReference = "cross-reference"
+)
+
+// Shadow is one shadowing finding between two servers of a lock.
+type Shadow struct {
+	Rule string
+	Kind string // lockfile.KindTool or KindPrompt
+	// Servers: for tool-shadowing the two servers (sorted); for
+	// cross-reference the server whose text names, then the one named.
+	Servers [2]string
+	// Names: for tool-shadowing the two names; for cross-reference the
+	// place of the text (`tool "x" description`, "instructions") and the
+	// name it mentions.
+	Names [2]string
+	How   string // tool-shadowing: "have the same name", "look alike", "differ only in case or separators"
+}
+
+// String is the finding for people; server text is escaped (%+q).
+func (s Shadow) String() string {
+	if s.Rule == RuleCrossReference {
+		return fmt.Sprintf("server %+q names %s %+q of server %+q (in its %s): text of one server steering the model to another server's %s",
+			s.Servers[0], s.Kind, s.Names[1], s.Servers[1], s.Names[0], s.Kind)
+	}
+	return fmt.Sprintf("%s %+q of server %+q and %+q of server %+q %s: a client that loads both cannot tell them apart",
+		s.Kind, s.Names[0], s.Servers[0], s.Names[1], s.Servers[1], s.How)
+}
+
+// Involves reports whether server is one of the finding's two.
+func (s Shadow) Involves(server string) bool { return s.Servers[0] == server || s.Servers[1] == server }
+
+// Shadowing lists the shadowing between the servers of one lock, each pair
+// once, in a fixed order. Only findings that involve a server for which
+// keep returns true are listed (keep nil: all).
+func Shadowing(servers map[string]*lockfile.Server, keep func(server string) bool) []Shadow {
+	names := make([]string, 0, len(servers))
+	for n := range servers {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	var out []Shadow
+	wanted := func(a, b string) bool { return keep == nil || keep(a) || keep(b) }
+	for _, kind := range []string{lockfile.KindTool, lockfile.KindPrompt} {
+		out = append(out, collisions(servers, names, kind, wanted)...)
+	}
+	out = append(out, crossReferences(servers, names, wanted)...)
+	return out
+}
+
+type owned struct{ server, name string }
+
+// fold is the form two names share when a model could take one for the
+// other: look-alike letters mapped, case and separators dropped.
+func fold(name string) string {
+	return strings.Map(func(r rune) rune {
+		if strings.ContainsRune("_-. ", r) {
+			return -1
+		}
+		return r
+	}, strings.ToLower(lookalike.Skeleton(name)))
+}
+
+func collisions(servers map[string]*lockfile.Server, names []string, kind string, wanted func(a, b string) bool) []Shadow {
+	groups := map[string][]owned{}
+	var order []string
+	for _, sn := range names {
+		for _, it := range itemsOf(servers[sn], kind) {
+			key, err := lockfile.ItemKey(kind, it)
+			if err != nil {
+				continue
+			}
+			f := fold(key)
+			if _, ok := groups[f]; !ok {
+				order = append(order, f)
+			}
+			groups[f] = append(groups[f], owned{sn, key})
+		}
+	}
+	slices.Sort(order)
+	var out []Shadow
+	for _, f := range order {
+		g := groups[f]
+		for i := range g {
+			for j := i + 1; j < len(g); j++ {
+				a, b := g[i], g[j]
+				if a.server == b.server || !wanted(a.server, b.server) {
+					continue // within one server: the per-server look-alike check
+				}
+				how := "differ only in case or separators"
+				switch {
+				case a.name == b.name:
+					how = "have the same name"
+				case lookalike.Skeleton(a.name) == lookalike.Skeleton(b.name):
+					how = "look alike"
+				}
+				out = append(out, Shadow{Rule: RuleToolShadowing, Kind: kind, Servers: [2]string{a.server, b.server}, Names: [2]string{a.name, b.name}, How: how})
+			}
+		}
+	}
+	return out
+}
+
+// place is one text of a server: where it is, and its strings.
+type place struct {
+	where string
+	texts []string
+}
+
+func placesOf(s *lockfile.Server) []place {
+	var out []place
+	if s.Instructions != nil {
+		out = append(out, place{"instructions", []string{*s.Instructions}})
+	}
+	for _, k := range Kinds {
+		for _, it := range itemsOf(s, k.Kind) {
+			key, _ := lockfile.ItemKey(k.Kind, it)
+			n := parse(it)
+			if n == nil {
+				continue
+			}
+			out = append(out, place{fmt.Sprintf("%s %+q", k.Kind, key), itemTexts(k.Kind, n)})
+		}
+	}
+	return out
+}
+
+func crossReferences(servers map[string]*lockfile.Server, names []string, wanted func(a, b string) bool) []Shadow {
+	own := map[string]map[string]bool{} // server → its tool and prompt names
+	for _, sn := range names {
+		own[sn] = map[string]bool{}
+		for _, k := range []string{lockfile.KindTool, lockfile.KindPrompt} {
+			for _, it := range itemsOf(servers[sn], k) {
+				if n, err := lockfile.ItemKey(k, it); err == nil {
+					own[sn][n] = true
+				}
+			}
+		}
+	}
+	var out []Shadow
+	for _, a := range names {
+		places := placesOf(servers[a])
+		counts := make([]map[string]int, len(places))
+		for i, p := range places {
+			counts[i] = tokenCounts(p.texts)
+		}
+		for _, b := range names {
+			if a == b || !wanted(a, b) {
+				continue
+			}
+			for _, k := range []string{lockfile.KindTool, lockfile.KindPrompt} {
+				for _, it := range itemsOf(servers[b], k) {
+					n, err := lockfile.ItemKey(k, it)
+					if err != nil || own[a][n] || !distinctive(n) {
+						continue
+					}
+					for i, p := range places {
+						if counts[i][n] > 0 {
+							out = append(out, Shadow{Rule: RuleCrossReference, Kind: k, Servers: [2]string{a, b}, Names: [2]string{p.where, n}})
+							break // once per pair: the first place that names it
+						}
+					}
+				}
+			}
+		}
+	}
+	return out
+}
