@@ -27,10 +27,11 @@ func (a *app) lockCommand() *ffcli.Command {
 	fs.Var(&envs, "env", "name of an environment variable passed to the server (repeatable; values are never stored)")
 	timeout := fs.Int("timeout-secs", defaultTimeoutSecs, "seconds to wait for each answer of a server once it has started (era probe, handshake, each list page)")
 	start := startTimeoutFlag(fs)
+	accept := fs.String("accept", "", "with no command: re-lock only when every change of each entry is of this kind (descriptive: wording only), printing the changes; otherwise exit 1 and write nothing")
 	strict := fs.Bool("strict", false, "refuse to write (exit 1) when an entry shadows another server's tools: the same or a look-alike name, or text naming them")
 	return &ffcli.Command{
 		Name:       "lock",
-		ShortUsage: "mcpsum lock [--lockfile F] --name N [--env VAR]... [--timeout-secs S] [--start-timeout-secs S] [--strict] -- COMMAND [ARG]...\n  or   mcpsum lock [--lockfile F] [--name N] [--strict]",
+		ShortUsage: "mcpsum lock [--lockfile F] --name N [--env VAR]... [--timeout-secs S] [--start-timeout-secs S] [--strict] -- COMMAND [ARG]...\n  or   mcpsum lock [--lockfile F] [--name N] [--accept descriptive] [--strict]",
 		ShortHelp:  "run servers and pin their command and surface in mcp.lock",
 		LongHelp: strings.TrimSpace(`
 With a command after --, lock runs it, detects its protocol era, lists its
@@ -59,7 +60,10 @@ server's, or text of one server naming another's tool (each pair once). With
 			if err := checkTimeouts(*timeout, *start); err != nil {
 				return err
 			}
-			a.strictShadow = *strict
+			a.strictShadow, a.accept = *strict, *accept
+			if *accept != "" && !slices.Contains(acceptKinds, *accept) {
+				return usageErr("--accept %s: the one kind lock can accept on its own is descriptive (wording only)", quoteArg(*accept))
+			}
 			opts := pin.Options{Lockfile: *lockfilePath, Timeout: time.Duration(*timeout) * time.Second,
 				StartTimeout: time.Duration(*start) * time.Second, Note: a.noter("lock")}
 			if len(args) == 0 {
@@ -67,6 +71,9 @@ server's, or text of one server naming another's tool (each pair once). With
 					return usageErr("--env applies to a new entry: give the server command after --")
 				}
 				return a.relock(ctx, *lockfilePath, *name, opts)
+			}
+			if *accept != "" {
+				return usageErr("--accept re-locks existing entries: give no command (mcpsum lock --accept %s --name NAME)", *accept)
 			}
 			return a.lockNew(ctx, *lockfilePath, *name, envs, args, opts)
 		},
@@ -221,6 +228,9 @@ func (a *app) relock(ctx context.Context, path, name string, opts pin.Options) e
 	if len(failed) > 0 {
 		return withCode(results[slices.Index(names, failed[0])].Err,
 			fmt.Errorf("lock failed for %s; %s", strings.Join(failed, ", "), untouched(path)))
+	}
+	if err := a.acceptOnly(path, f, entries); err != nil {
+		return err
 	}
 	return a.write(path, f, entries)
 }

@@ -95,7 +95,7 @@ func itemLabels(kind string, old, cur *node, names []string) (labels, why []stri
 			w, label = weakened(o, c), AnnotationWeakened
 		}
 		if len(w) == 0 {
-			add(Changed, f+" changed")
+			add(Changed) // the finding's fields name it
 			continue
 		}
 		add(label, w...)

@@ -25,6 +25,18 @@ func widened(path string, old, cur *node) []string {
 	}
 	var out []string
 	add := func(format string, a ...any) { out = append(out, path+": "+fmt.Sprintf(format, a...)) }
+	for _, kw := range []string{"anyOf", "oneOf"} {
+		if br := cur.get(kw); br != nil && br.kind == 'a' && old.get(kw) == nil && old.get("type") != nil && cur.get("type") == nil {
+			// One shape became alternatives: each branch against the old shape.
+			if len(br.entries) > 1 {
+				add("now one of %d shapes (%s)", len(br.entries), kw)
+			}
+			for i, b := range br.entries {
+				out = append(out, widened(fmt.Sprintf("%s.%s[%d]", path, kw, i), old, b)...)
+			}
+			return out
+		}
+	}
 	if ot, ct := typeSet(old.get("type")), typeSet(cur.get("type")); ot != nil {
 		for _, t := range ct {
 			if !slices.Contains(ot, t) && !(t == "integer" && slices.Contains(ot, "number")) {
