@@ -30,7 +30,7 @@ var destinations = compileAll(
 	`(?i)\b([a-z0-9]([a-z0-9-]*[a-z0-9])?\.)+(com|net|org|io|dev|ai|app|co|xyz|info|biz|me|sh|ru|cn|site|online|top|cloud|example|internal|local|onion|gg|tk|ly|to)\b`,
 	`\b\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}\b`,
 	`(^|[\s"'(\x60=:,])((~|\$HOME|\$\{HOME\}|%[A-Z]+%)?/[A-Za-z0-9._-]+(/[A-Za-z0-9._-]*)*)`,
-	`(^|[\s"'(\x60=:,])(~|\$HOME)(/|\b)`,
+	`(^|[\s"'(\x60=:,])(~|\$HOME)($|[\s"'),;])`,
 	`\b[A-Za-z]:\\[^\s"']+`,
 )
 

@@ -109,7 +109,7 @@ func destinationSet(ss []string) map[string]int {
 				if len(sub) > 2 && strings.HasPrefix(re.String(), "(^|") {
 					d = sub[2] // the path without the character before it
 				}
-				m[strings.ToLower(d)]++
+				m[strings.ToLower(strings.TrimRight(d, ".,;:!?"))]++
 			}
 		}
 	}
