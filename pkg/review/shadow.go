@@ -144,41 +144,40 @@ func placesOf(s *lockfile.Server) []place {
 }
 
 func crossReferences(servers map[string]*lockfile.Server, names []string, wanted func(a, b string) bool) []Shadow {
-	own := map[string]map[string]bool{} // server → its tool and prompt names
+	type named struct{ kind, name string }
+	own := map[string][]named{} // server → its tool and prompt names
 	for _, sn := range names {
-		own[sn] = map[string]bool{}
 		for _, k := range []string{lockfile.KindTool, lockfile.KindPrompt} {
 			for _, it := range itemsOf(servers[sn], k) {
 				if n, err := lockfile.ItemKey(k, it); err == nil {
-					own[sn][n] = true
+					own[sn] = append(own[sn], named{k, n})
 				}
 			}
 		}
 	}
 	var out []Shadow
 	for _, a := range names {
+		mine := map[string]bool{}
+		for _, n := range own[a] {
+			mine[n.name] = true
+		}
+		// first[token] is the first place of a's text holding it.
 		places := placesOf(servers[a])
-		counts := make([]map[string]int, len(places))
-		for i, p := range places {
-			counts[i] = tokenCounts(p.texts)
+		first := map[string]int{}
+		for i := len(places) - 1; i >= 0; i-- {
+			tokens(places[i].texts, func(t string) { first[t] = i })
 		}
 		for _, b := range names {
 			if a == b || !wanted(a, b) {
 				continue
 			}
-			for _, k := range []string{lockfile.KindTool, lockfile.KindPrompt} {
-				for _, it := range itemsOf(servers[b], k) {
-					n, err := lockfile.ItemKey(k, it)
-					if err != nil || own[a][n] || !distinctive(n) {
-						continue
-					}
-					for i, p := range places {
-						if counts[i][n] > 0 {
-							out = append(out, Shadow{Rule: RuleCrossReference, Kind: k, Servers: [2]string{a, b}, Names: [2]string{p.where, n}})
-							break // once per pair: the first place that names it
-						}
-					}
+			for _, n := range own[b] {
+				i, ok := first[n.name]
+				if !ok || mine[n.name] || !distinctive(n.name) {
+					continue
 				}
+				// Once per pair: the first place that names it.
+				out = append(out, Shadow{Rule: RuleCrossReference, Kind: n.kind, Servers: [2]string{a, b}, Names: [2]string{places[i].where, n.name}})
 			}
 		}
 	}

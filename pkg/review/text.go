@@ -2,7 +2,6 @@ package review
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 	"unicode"
@@ -46,6 +45,10 @@ func texts(n *node) []string {
 // the tool and prompt names whose mention is references-tool. why says what
 // fired, with server text quoted.
 func textLabels(old, cur []string, names []string) (labels, why []string) {
+	// Strings on both sides add the same matches to both counts: only the
+	// difference is read (an annotations change reads a few member names,
+	// not every description again).
+	old, cur = multisetDiff(old, cur)
 	do, dc := destinationSet(old), destinationSet(cur)
 	var added []string
 	for d, n := range dc {
@@ -83,6 +86,29 @@ func textLabels(old, cur []string, names []string) (labels, why []string) {
 	return labels, why
 }
 
+// multisetDiff returns the strings of a not in b and of b not in a, each
+// as often as it is more frequent on its side.
+func multisetDiff(a, b []string) (onlyA, onlyB []string) {
+	n := make(map[string]int, len(a))
+	for _, s := range a {
+		n[s]++
+	}
+	for _, s := range b {
+		if n[s] > 0 {
+			n[s]--
+			continue
+		}
+		onlyB = append(onlyB, s)
+	}
+	for _, s := range a {
+		if n[s] > 0 {
+			n[s]--
+			onlyA = append(onlyA, s)
+		}
+	}
+	return onlyA, onlyB
+}
+
 // quoteList renders up to max strings escaped (%+q), then how many more.
 func quoteList(ss []string, max int) string {
 	var q []string
@@ -116,18 +142,41 @@ func destinationSet(ss []string) map[string]int {
 	return m
 }
 
-var tokenRE = regexp.MustCompile(`[\p{L}\p{N}_.\-/:]+`)
-
 // tokenCounts counts the identifier-like tokens of ss ("read_file," gives
 // "read_file").
 func tokenCounts(ss []string) map[string]int {
 	m := map[string]int{}
+	tokens(ss, func(t string) { m[t]++ })
+	return m
+}
+
+// tokens calls fn for each identifier-like token of ss: a run of letters,
+// digits and "_.-/:", without trailing ".-/:".
+func tokens(ss []string, fn func(string)) {
 	for _, s := range ss {
-		for _, t := range tokenRE.FindAllString(s, -1) {
-			m[strings.TrimRight(t, ".-/:")]++
+		start := -1
+		for i, r := range s {
+			if unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("_.-/:", r) {
+				if start < 0 {
+					start = i
+				}
+				continue
+			}
+			if start >= 0 {
+				emit(s[start:i], fn)
+				start = -1
+			}
+		}
+		if start >= 0 {
+			emit(s[start:], fn)
 		}
 	}
-	return m
+}
+
+func emit(t string, fn func(string)) {
+	if t = strings.TrimRight(t, ".-/:"); t != "" {
+		fn(t)
+	}
 }
 
 // distinctive reports whether a name is unlike an English word, so that
