@@ -52,6 +52,9 @@ func (s Shadow) Involves(server string) bool { return s.Servers[0] == server || 
 // once, in a fixed order. Only findings that involve a server for which
 // keep returns true are listed (keep nil: all).
 func Shadowing(servers map[string]*lockfile.Server, keep func(server string) bool) []Shadow {
+	if len(servers) < 2 {
+		return nil // shadowing takes two servers
+	}
 	names := make([]string, 0, len(servers))
 	for n := range servers {
 		names = append(names, n)
@@ -157,6 +160,9 @@ func crossReferences(servers map[string]*lockfile.Server, names []string, wanted
 	}
 	var out []Shadow
 	for _, a := range names {
+		if !slices.ContainsFunc(names, func(b string) bool { return b != a && wanted(a, b) }) {
+			continue
+		}
 		mine := map[string]bool{}
 		for _, n := range own[a] {
 			mine[n.name] = true
