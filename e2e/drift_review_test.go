@@ -73,6 +73,10 @@ func TestLockAcceptDescriptive(t *testing.T) {
 	if code != 1 || !strings.Contains(stderr, `srv: tool "exfiltrate" [added]`) {
 		t.Errorf("lock --accept descriptive with an added tool: exit %d\n%s", code, stderr)
 	}
+	_, stderr, code = mcpsum(t, dir, nil, "lock", "--accept", "descriptive", "--name", "srv", "--", "sh", "srv.sh")
+	if code != 2 || !strings.Contains(stderr, "give no command (mcpsum lock --accept descriptive --name NAME)") {
+		t.Errorf("lock --accept with a command: exit %d, want 2 and the form to use\n%s", code, stderr)
+	} // that form ran above
 	if _, stderr, code := mcpsum(t, dir, nil, "lock", "--accept", "wording"); code != 2 || !strings.Contains(stderr, "--accept \"wording\"") && !strings.Contains(stderr, "--accept wording") {
 		t.Errorf("lock --accept wording: exit %d, want 2\n%s", code, stderr)
 	}

@@ -49,8 +49,6 @@ func labelsOf(t *testing.T, locked, observed *lockfile.Server) []string {
 	return out
 }
 
-const desc = `"description":"Read the complete contents of a file from the file system as text. Only works within allowed directories."`
-
 // TestLabelsOfCraftedChanges: poisoning shapes from published attacks and
 // wording changes, each labelled as a reviewer reads it.
 func TestLabelsOfCraftedChanges(t *testing.T) {

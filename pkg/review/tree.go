@@ -128,23 +128,3 @@ func equal(a, b *node) bool {
 	}
 	return true
 }
-
-// strings calls fn for every object key and string value under n.
-func (n *node) strings(fn func(string)) {
-	if n == nil {
-		return
-	}
-	switch n.kind {
-	case 's':
-		fn(n.str)
-	case 'a':
-		for _, e := range n.entries {
-			e.strings(fn)
-		}
-	case 'o':
-		for i, k := range n.keys {
-			fn(k)
-			n.vals[i].strings(fn)
-		}
-	}
-}
