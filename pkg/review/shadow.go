@@ -32,7 +32,10 @@ type Shadow struct {
 	// place of the text (`tool "x" description`, "instructions") and the
 	// name it mentions.
 	Names [2]string
-	How   string // tool-shadowing: "have the same name", "look alike", "differ only in case or separators"
+	// How, for tool-shadowing: "have the same name", "look alike", "differ
+	// only in case or separators", or "extend the well-known tool name
+	// \"read_file\"" (Names[1] is a well-known tool, Names[0] wraps it).
+	How string
 }
 
 // String is the finding for people; server text is escaped (%+q).
@@ -41,8 +44,12 @@ func (s Shadow) String() string {
 		return fmt.Sprintf("server %+q names %s %+q of server %+q (in its %s): text of one server steering the model to another server's %s",
 			s.Servers[0], s.Kind, s.Names[1], s.Servers[1], s.Names[0], s.Kind)
 	}
-	return fmt.Sprintf("%s %+q of server %+q and %+q of server %+q %s: a client that loads both cannot tell them apart",
-		s.Kind, s.Names[0], s.Servers[0], s.Names[1], s.Servers[1], s.How)
+	consequence := "a client that loads both cannot tell them apart"
+	if strings.HasPrefix(s.How, "extend") {
+		consequence = "a model asked for the well-known tool may pick the other"
+	}
+	return fmt.Sprintf("%s %+q of server %+q and %+q of server %+q %s: %s",
+		s.Kind, s.Names[0], s.Servers[0], s.Names[1], s.Servers[1], s.How, consequence)
 }
 
 // Involves reports whether server is one of the finding's two.
@@ -116,6 +123,30 @@ func collisions(servers map[string]*lockfile.Server, names []string, kind string
 					how = "look alike"
 				}
 				out = append(out, Shadow{Rule: RuleToolShadowing, Kind: kind, Servers: [2]string{a.server, b.server}, Names: [2]string{a.name, b.name}, How: how})
+			}
+		}
+	}
+	return append(out, wrappers(kind, groups, order, wanted)...)
+}
+
+// wrappers lists names that wrap a well-known tool of another server
+// ("safe_read_file", "readFileV2" next to the filesystem server's
+// read_file): a model asked to read a file may pick either.
+func wrappers(kind string, groups map[string][]owned, order []string, wanted func(a, b string) bool) []Shadow {
+	var out []Shadow
+	for _, wk := range wellKnownTools {
+		fw := fold(wk)
+		for _, known := range groups[fw] {
+			for _, f := range order {
+				if f == fw || !strings.HasPrefix(f, fw) && !strings.HasSuffix(f, fw) {
+					continue
+				}
+				for _, o := range groups[f] {
+					if o.server != known.server && wanted(o.server, known.server) {
+						out = append(out, Shadow{Rule: RuleToolShadowing, Kind: kind, Servers: [2]string{o.server, known.server},
+							Names: [2]string{o.name, known.name}, How: fmt.Sprintf("extend the well-known tool name %+q", wk)})
+					}
+				}
 			}
 		}
 	}
