@@ -267,5 +267,7 @@ func printShadowing(w io.Writer, c palette, res *verifyResult) {
 	}
 	if !res.Strict {
 		fmt.Fprintln(w, "  (shadowing is a warning; verify --strict fails on it. mcpsum show lists it under each server)")
+		return
 	}
+	fmt.Fprintln(w, "  (--strict: shadowing fails verify. mcpsum show lists it under each server)")
 }

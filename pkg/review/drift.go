@@ -77,7 +77,7 @@ func itemLabels(kind string, old, cur *node, names []string) (labels, why []stri
 		if equal(o, c) {
 			continue
 		}
-		if textKeys[f] || f == "name" && (kind == lockfile.KindResource || kind == lockfile.KindResourceTemplate) ||
+		if (textKeys[f] || f == "name" && (kind == lockfile.KindResource || kind == lockfile.KindResourceTemplate)) && wordy(o) && wordy(c) ||
 			equal(stripText(o), stripText(c)) {
 			wording = true
 			continue
@@ -133,7 +133,7 @@ func stripText(n *node) *node {
 	case 'o':
 		c := &node{kind: 'o'}
 		for i, k := range n.keys {
-			if textKeys[k] {
+			if textKeys[k] && wordy(n.vals[i]) {
 				continue
 			}
 			v := n.vals[i]
@@ -171,6 +171,10 @@ func toolNames(servers ...*lockfile.Server) []string {
 	}
 	return out
 }
+
+// wordy reports whether a wording member's value is wording: a string (or
+// absent). A "description" that is an object is not wording.
+func wordy(n *node) bool { return n == nil || n.kind == 's' }
 
 func deref(p *string) string {
 	if p == nil {

@@ -49,6 +49,8 @@ func labelsOf(t *testing.T, locked, observed *lockfile.Server) []string {
 	return out
 }
 
+const desc = `"description":"Read the complete contents of a file from the file system as text. Only works within allowed directories."`
+
 // TestLabelsOfCraftedChanges: poisoning shapes from published attacks and
 // wording changes, each labelled as a reviewer reads it.
 func TestLabelsOfCraftedChanges(t *testing.T) {
@@ -81,6 +83,7 @@ func TestLabelsOfCraftedChanges(t *testing.T) {
 		{"readOnly dropped", []string{`"readOnlyHint":true,`, ``}, "annotation-weakened"},
 		{"openWorld weakened", []string{`"openWorldHint":false`, `"openWorldHint":true`}, "annotation-weakened"},
 		{"destructive now false", []string{`"openWorldHint":false`, `"openWorldHint":false,"destructiveHint":false`}, "changed"},
+		{"description no longer a string", []string{desc, `"description":{"text":"Read the complete contents of a file."}`}, "changed"},
 		{"unknown member", []string{`"title":"Read Text File",`, `"title":"Read Text File","_meta":{"k":1},`}, "changed"},
 		{"wording and weakening", []string{"Read the complete", "Reads the complete", `"readOnlyHint":true`, `"readOnlyHint":false`}, "annotation-weakened,descriptive"},
 	}
