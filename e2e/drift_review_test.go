@@ -160,7 +160,7 @@ func TestShadowingAcrossServers(t *testing.T) {
 	if code != 0 || strings.Count(out, "SHADOW tool-shadowing: "+want) != 1 {
 		t.Errorf("verify: exit %d, want 0 with one shadowing warning\n%s", code, out)
 	}
-	out, _, code = mcpsum(t, dir, nil, "verify", "--strict", "--json")
+	out, _, code = mcpsum(t, dir, nil, "verify", "--strict", "--json", "--name", "probe") // the pair involves probe
 	var v verifyLabels
 	if err := json.Unmarshal([]byte(out), &v); err != nil {
 		t.Fatal(err)
@@ -168,7 +168,7 @@ func TestShadowingAcrossServers(t *testing.T) {
 	if code != 1 || len(v.Shadowing) != 1 || v.Shadowing[0].Rule != "tool-shadowing" || v.Shadowing[0].Servers != [2]string{"everything", "probe"} {
 		t.Errorf("verify --strict --json: exit %d, shadowing %+v", code, v.Shadowing)
 	}
-	out, _, code = mcpsum(t, dir, nil, "verify", "--format", "sarif")
+	out, _, code = mcpsum(t, dir, nil, "verify", "--format", "sarif", "--name", "probe")
 	m := validSARIF(t, []byte(out))
 	run := m["runs"].([]any)[0].(map[string]any)
 	var ids []string

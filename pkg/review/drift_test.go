@@ -2,6 +2,7 @@ package review
 
 import (
 	"encoding/json"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -169,6 +170,35 @@ func TestNoLabelHidesAChange(t *testing.T) {
 				wordingOnly := slices.Equal(f.Fields, []string{"description"})
 				if OnlyDescriptive(f.Labels) != wordingOnly {
 					t.Errorf("shapes %d→%d: fields %v labelled %v", i, j, f.Fields, f.Labels)
+				}
+			}
+		}
+	}
+}
+
+// Every label is explained in docs/review.md's table, and the rules that
+// produce labels produce no other.
+func TestLabelsDocumented(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/review.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range Labels {
+		if !strings.Contains(string(doc), "`"+l.Label+"`") {
+			t.Errorf("docs/review.md does not explain the label %q", l.Label)
+		}
+	}
+	known := func(l string) bool {
+		return slices.ContainsFunc(Labels, func(i LabelInfo) bool { return i.Label == l })
+	}
+	old, cur := loadLock(t, "testdata/npm-bump/2026.1.lock"), loadLock(t, "testdata/npm-bump/2026.8.lock")
+	for n := range old.Servers {
+		fs := lockfile.Compare(old.Servers[n], cur.Servers[n])
+		Label(fs, old.Servers[n], cur.Servers[n])
+		for _, f := range fs {
+			for _, l := range f.Labels {
+				if !known(l) {
+					t.Errorf("%s: label %q is not in Labels", n, l)
 				}
 			}
 		}
