@@ -24,7 +24,12 @@ func TestLockAcceptDescriptive(t *testing.T) {
 	mustLock(t, dir, nil, "--name", "srv", "--", "sh", "srv.sh")
 
 	serverScript(t, dir, "-desc", "echo the text back")
-	out, stderr, code := mcpsum(t, dir, nil, "lock", "--accept", "descriptive", "--name", "srv")
+	out, _, code := mcpsum(t, dir, nil, "verify")
+	accept := "mcpsum lock --lockfile mcp.lock --name srv --accept descriptive"
+	if code != 1 || !strings.Contains(out, `tool "echo" changed (description) [descriptive]`) || !strings.Contains(out, "  "+accept+"   # accept: every change is wording") {
+		t.Fatalf("verify of a reworded description: exit %d, want 1 suggesting %q\n%s", code, accept, out)
+	}
+	out, stderr, code := mcpsum(t, dir, nil, strings.Fields(accept)[1:]...)
 	if code != 0 || !strings.Contains(out, "accept srv:") || !strings.Contains(out, `tool "echo" changed (description) [descriptive]`) ||
 		!strings.Contains(out, "- echo text") || !strings.Contains(out, "+ echo the text back") {
 		t.Fatalf("lock --accept descriptive of a reworded description: exit %d\n%s\n%s", code, out, stderr)

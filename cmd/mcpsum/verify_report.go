@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
+	"github.com/mcpsum/mcpsum/pkg/review"
 )
 
 // colours, used only when stdout is a terminal.
@@ -66,6 +67,10 @@ func printVerify(w io.Writer, res *verifyResult, tty bool) {
 			fmt.Fprintf(w, "  mcpsum show%s --name %s   # review: what was locked, in full\n", lf, quoteArg(n))
 		}
 		for _, n := range drifted {
+			if wordingOnly(res.Servers[n].findings) {
+				fmt.Fprintf(w, "  mcpsum lock%s --name %s --accept descriptive   # accept: every change is wording; refused if the server changed more meanwhile\n", lf, quoteArg(n))
+				continue
+			}
 			fmt.Fprintf(w, "  mcpsum lock%s --name %s   # accept: pin what the server serves now\n", lf, quoteArg(n))
 		}
 		fmt.Fprintf(w, "  git diff %s   # then check the lock's change before committing it\n", quoteArg(res.Lockfile))
@@ -270,4 +275,20 @@ func printShadowing(w io.Writer, c palette, res *verifyResult) {
 		return
 	}
 	fmt.Fprintln(w, "  (--strict: shadowing fails verify. mcpsum show lists it under each server)")
+}
+
+// wordingOnly reports whether every definitional finding is descriptive
+// (and there is one).
+func wordingOnly(fs []lockfile.Finding) bool {
+	found := false
+	for _, fd := range fs {
+		if fd.Class != lockfile.Definitional {
+			continue
+		}
+		if !review.OnlyDescriptive(fd.Labels) {
+			return false
+		}
+		found = true
+	}
+	return found
 }
