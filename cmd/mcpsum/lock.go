@@ -170,13 +170,18 @@ func brokenProblem(err error) string {
 // reported when the lock started.
 func (a *app) replaceBroken(path, name string, entry *lockfile.Server, first string) error {
 	var shadows []review.Shadow
+	var refused error
 	discarded, err := lockfile.UpdateDiscarding(path, name, func(f *lockfile.File) error {
 		f.Servers[name] = entry
 		f.Generator = "mcpsum " + moduleVersion()
 		shadows = a.shadowsOf(f, map[string]*lockfile.Server{name: entry})
-		return a.strictShadows(shadows)
+		refused = a.strictShadows(shadows)
+		return refused
 	})
 	if err != nil {
+		if refused != nil {
+			return refused // --strict refused the shadowing; it says so itself
+		}
 		return fmt.Errorf("%w (the broken entry %s can only be replaced when every other entry is valid; %s)", err, name, untouched(path))
 	}
 	if discarded != nil {
