@@ -90,8 +90,8 @@ type Config struct {
 	// (.mcp.json, .vscode/mcp.json, …), this project's or another's: a
 	// cloned repository can ship it, so its commands are the repository's
 	// choice, not the user's, and it is never written outside its project.
-	Shared bool
-	Entries  []Entry
+	Shared  bool
+	Entries []Entry
 }
 
 // MaxConfig caps a client config read: ~/.claude.json keeps per-project

@@ -197,4 +197,3 @@ func TestSpansCoverValues(t *testing.T) {
 		t.Errorf("span %q", got)
 	}
 }
-
