@@ -70,11 +70,14 @@ func (a *app) planGroup(ctx context.Context, dirs clientconfig.Dirs, g *importGr
 		if len(cfg.Entries) == 0 {
 			fmt.Fprintln(a.stdout, "  no servers in it")
 		}
-		a.leaveOtherProjects(cfg, dirs.Project)
+		left := a.leaveOtherProjects(cfg, dirs.Project)
 		for _, n := range cfg.ReadEnvFiles(dirs.Home) {
 			fmt.Fprintf(a.stdout, "  note   %s\n", escapeLine(n))
 		}
 		for _, e := range cfg.Entries {
+			if left[e.Scope] {
+				continue
+			}
 			if c := a.planEntry(ctx, cfg, e, g, cands, f); c != nil {
 				cands = append(cands, c)
 			}
@@ -155,17 +158,16 @@ func lockCommand(lockPath, name string, env, argv []string) string {
 	return s + " -- " + quoteArgs(argv)
 }
 
-// leaveOtherProjects drops the per-project entries of other projects
-// (~/.claude.json keeps every project's servers under projects.<dir>):
-// importing from one project must not lock another's servers into its lock.
-func (a *app) leaveOtherProjects(cfg *clientconfig.Config, project string) {
+// leaveOtherProjects says which scopes (per-project entries of other
+// projects: ~/.claude.json keeps every project's servers under
+// projects.<dir>) import leaves out, and prints them: importing from one
+// project must not lock another's servers into its lock.
+func (a *app) leaveOtherProjects(cfg *clientconfig.Config, project string) map[string]bool {
 	here := realAbs(project)
-	var kept []clientconfig.Entry
 	left := map[string][]string{}
 	var scopes []string
 	for _, e := range cfg.Entries {
 		if e.Scope == "" || realAbs(e.Scope) == here {
-			kept = append(kept, e)
 			continue
 		}
 		if left[e.Scope] == nil {
@@ -173,14 +175,13 @@ func (a *app) leaveOtherProjects(cfg *clientconfig.Config, project string) {
 		}
 		left[e.Scope] = append(left[e.Scope], quoteArg(e.Name))
 	}
-	if len(scopes) == 0 {
-		return
-	}
-	cfg.Entries = kept
+	out := map[string]bool{}
 	for _, s := range scopes {
+		out[s] = true
 		fmt.Fprintf(a.stdout, "  left   %s: servers of the project %s, not this one (%s); to import them: cd %s && mcpsum import %s\n",
 			strings.Join(left[s], ", "), quoteArg(s), quoteArg(here), quoteArg(s), importAgainArgs(cfg))
 	}
+	return out
 }
 
 func realAbs(p string) string {
