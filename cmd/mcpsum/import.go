@@ -145,6 +145,7 @@ type importGroup struct {
 	cfgs     []*clientconfig.Config
 	existing *lockfile.File
 	cands    []*candidate
+	refused  []string // project configs whose real file leaves the project
 }
 
 // importConfigs plans every config (nothing runs), then, with --write and
@@ -166,9 +167,10 @@ func (a *app) importConfigs(ctx context.Context, dirs clientconfig.Dirs, cfgs []
 		g.cands = a.planGroup(ctx, dirs, g, f)
 		total += len(g.cands)
 	}
+	refusal := refusedError(groups)
 	if total == 0 {
 		fmt.Fprintln(a.stdout, "nothing to import")
-		return nil
+		return refusal
 	}
 	if !*f.write {
 		for _, g := range groups {
@@ -183,7 +185,7 @@ func (a *app) importConfigs(ctx context.Context, dirs clientconfig.Dirs, cfgs []
 			}
 		}
 		fmt.Fprintf(a.stdout, "\nnothing was written and no server was started; to apply: run the same command with --write (it locks the servers into %s and rewrites the config)\n", strings.Join(locks, " and "))
-		return nil
+		return refusal
 	}
 	if err := a.decideTrust(groups, *f.trust); err != nil {
 		return err
@@ -200,7 +202,24 @@ func (a *app) importConfigs(ctx context.Context, dirs clientconfig.Dirs, cfgs []
 			firstErr = firstNonNil(firstErr, err)
 		}
 	}
-	return firstErr
+	if firstErr != nil && refusal != nil {
+		fmt.Fprintf(a.stderr, "mcpsum: %v\n", refusal)
+	}
+	return firstNonNil(firstErr, refusal)
+}
+
+// refusedError is the verdict on project configs import would not write.
+func refusedError(groups []*importGroup) error {
+	var files []string
+	for _, g := range groups {
+		for _, p := range g.refused {
+			files = append(files, quoteArg(p))
+		}
+	}
+	if len(files) == 0 {
+		return nil
+	}
+	return verdict(fmt.Errorf("import: %s left as it is: a project config whose real file is outside the project is never written (see above)", strings.Join(files, ", ")))
 }
 
 // importGroup locks a group's candidates and rewrites its configs.

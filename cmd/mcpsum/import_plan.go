@@ -67,6 +67,11 @@ func (a *app) planGroup(ctx context.Context, dirs clientconfig.Dirs, g *importGr
 			fmt.Fprintln(a.stdout, "  the file is empty: no servers to import")
 			continue
 		}
+		if err := clientconfig.CheckWritable(cfg.Path, cfg.ProjectDir()); cfg.CanRewrite() && errors.Is(err, clientconfig.ErrLeavesProject) {
+			fmt.Fprintf(a.stdout, "  skip   every server of it: %s\n", escapeLine(err.Error()))
+			g.refused = append(g.refused, cfg.Path)
+			continue
+		}
 		if len(cfg.Entries) == 0 {
 			fmt.Fprintln(a.stdout, "  no servers in it")
 		}

@@ -144,7 +144,7 @@ func replaceRecord(stateDir, target string, r Record) error {
 // HasRecord reports whether mcpsum recorded a write of the config at path
 // (with name set: whether its last write changed that server's entry).
 func HasRecord(stateDir, path, name string) bool {
-	target, err := filepath.EvalSymlinks(path)
+	target, err := realPath(path)
 	if err != nil {
 		return false
 	}

@@ -3,7 +3,6 @@ package clientconfig
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -42,7 +41,7 @@ const futureSkew = 5 * time.Minute
 // it named like a backup that no record names (a cloned repository can ship
 // one) is never used; the result names it.
 func Undo(path string, o UndoOptions) (*UndoResult, error) {
-	target, err := filepath.EvalSymlinks(path)
+	target, err := realPath(path)
 	if err != nil {
 		return nil, err
 	}
@@ -73,7 +72,11 @@ func Undo(path string, o UndoOptions) (*UndoResult, error) {
 			msg = fmt.Sprintf("mcpsum's records of writing %s are all dated in the future (the clock was set back?), so none is used: nothing to undo", path)
 		}
 		if len(planted) > 0 {
-			msg += fmt.Sprintf("; mcpsum did not make %s, though named like its backups (a cloned repository can ship such files), so it was not used: remove it", strings.Join(planted, ", "))
+			shown := planted
+			if len(shown) > 3 {
+				shown = append(shown[:3:3], fmt.Sprintf("and %d more", len(planted)-3))
+			}
+			msg += fmt.Sprintf("; mcpsum did not make %s, though named like its backups (a cloned repository can ship such files), so they were not used: remove them", strings.Join(shown, ", "))
 		}
 		return res, fmt.Errorf("%s", msg)
 	}

@@ -90,17 +90,25 @@ func Write(path string, old, data []byte, o WriteOptions) (backup string, err er
 	return backup, nil
 }
 
+// CheckWritable says why Write would refuse the config at path of a project
+// config (project set): its real file is outside the project. Import checks
+// it before it starts any server.
+func CheckWritable(path, project string) error {
+	_, err := realConfig(path, project)
+	return err
+}
+
 // realConfig resolves path's links; for a project config (project set) the
 // real file must be inside the project's real folder.
 func realConfig(path, project string) (string, error) {
-	target, err := filepath.EvalSymlinks(path)
+	target, err := realPath(path)
 	if err != nil {
 		return "", err
 	}
 	if project == "" {
 		return target, nil
 	}
-	realProject, err := filepath.EvalSymlinks(project)
+	realProject, err := realPath(project)
 	if err != nil {
 		return "", err
 	}
@@ -109,6 +117,16 @@ func realConfig(path, project string) (string, error) {
 			path, target, realProject, ErrLeavesProject)
 	}
 	return target, nil
+}
+
+// realPath is path made absolute with every link resolved: the one name of
+// a file that records are keyed by.
+func realPath(path string) (string, error) {
+	r, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Abs(r)
 }
 
 func sum(b []byte) string {
@@ -156,7 +174,7 @@ func replace(target string, old, data []byte, beforeRename func()) error {
 // Backups lists the files beside path named like an mcpsum backup, whether
 // mcpsum made them or not.
 func Backups(path string) ([]string, error) {
-	target, err := filepath.EvalSymlinks(path)
+	target, err := realPath(path)
 	if err != nil {
 		return nil, err
 	}

@@ -196,7 +196,7 @@ func TestUndoRefusesPlantedBackups(t *testing.T) {
 	link := cfg + backupInfix + "29991231T000001Z"
 	os.Symlink(secret, link)
 	_, err := Undo(cfg, UndoOptions{StateDir: state, Now: time.Now()})
-	if err == nil || !strings.Contains(err.Error(), "mcpsum did not make "+fake) || !strings.Contains(err.Error(), link) {
+	if err == nil || !strings.Contains(err.Error(), "mcpsum did not make "+fake+", ") || !strings.Contains(err.Error(), link) {
 		t.Fatalf("Undo with planted backups = %v", err)
 	}
 	if b, _ := os.ReadFile(cfg); string(b) != cur {
