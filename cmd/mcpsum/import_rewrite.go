@@ -201,8 +201,9 @@ func selfPath() (string, error) {
 }
 
 // isThisMcpsum reports whether a config's command names this mcpsum: the
-// bare name "mcpsum" (which the client looks up on its PATH, as import
-// writes it for project configs) or a path to this very binary. A relative
+// bare name "mcpsum" (which the client looks up on its PATH, as earlier
+// versions of import wrote it for project configs) or a path to this very
+// binary. A relative
 // or other path named mcpsum may be any program, e.g. one committed beside
 // a cloned repository's config.
 func isThisMcpsum(command string) bool {
