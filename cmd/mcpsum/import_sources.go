@@ -73,8 +73,13 @@ func (a *app) listConfigs(dirs clientconfig.Dirs) error {
 			continue
 		}
 		counts := map[clientconfig.Status]int{}
-		disabled := 0
+		disabled, others := 0, 0
+		here := realAbs(dirs.Project)
 		for _, e := range cfg.Entries {
+			if e.Scope != "" && realAbs(e.Scope) != here {
+				others++ // another project's: import leaves it out
+				continue
+			}
 			st := e.Status
 			if st == clientconfig.Lockable && checkImportable(e, nil, "") != "" {
 				st = clientconfig.Invalid // as import --client would say
@@ -96,6 +101,9 @@ func (a *app) listConfigs(dirs clientconfig.Dirs) error {
 		}
 		if len(parts) == 0 {
 			parts = []string{"no servers"}
+		}
+		if others > 0 {
+			parts = append(parts, fmt.Sprintf("(and %d of other projects, left out here)", others))
 		}
 		fmt.Fprintf(a.stdout, "%-15s %s: %s\n", f.Client.Name, quoteArg(f.Path), strings.Join(parts, ", "))
 	}
