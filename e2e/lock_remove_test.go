@@ -43,7 +43,12 @@ func TestRelockPastADeadServerThenRemoveIt(t *testing.T) {
 	if len(f.Servers["a"].Tools) != len(f.Servers["b"].Tools) {
 		t.Errorf("a should now hold the sequential-thinking server's tools (as b's old entry does): a %d tools, b %d tools", len(f.Servers["a"].Tools), len(f.Servers["b"].Tools))
 	}
-	// The command the error names.
+	// The two commands the error names: re-lock b once it starts again ...
+	script("b.sh", "exec "+bin.goSeq)
+	if _, stderr, code := mcpsum(t, dir, nil, "lock", "--lockfile", "mcp.lock", "--name", "b"); code != 0 {
+		t.Fatalf("lock --name b once it starts: exit %d\n%s", code, stderr)
+	}
+	// ... or remove it.
 	_, stderr, code = mcpsum(t, dir, nil, "lock", "--lockfile", "mcp.lock", "--remove", "b")
 	if code != 0 || !strings.Contains(stderr, "lock: removed b from mcp.lock") {
 		t.Fatalf("lock --remove b: exit %d\n%s", code, stderr)
