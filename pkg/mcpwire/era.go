@@ -120,7 +120,7 @@ func (e *EraError) Error() string { return e.Msg }
 // timeout bounds each request and becomes the client's per-call timeout
 // (<= 0: DefaultTimeout). On error every process started is stopped. The
 // caller closes the client.
-func Probe(ctx context.Context, start func() (*Process, error), timeout time.Duration) (*Client, *Hello, error) {
+func Probe(ctx context.Context, start func() (Transport, error), timeout time.Duration) (*Client, *Hello, error) {
 	return ProbeWithOptions(ctx, start, &ClientOptions{Timeout: timeout})
 }
 
@@ -130,7 +130,7 @@ const DefaultTimeout = 10 * time.Second
 
 // ProbeWithOptions is Probe with full client options (Trace, Handle) for
 // every client it creates; opts.Timeout is the probe timeout.
-func ProbeWithOptions(ctx context.Context, start func() (*Process, error), opts *ClientOptions) (*Client, *Hello, error) {
+func ProbeWithOptions(ctx context.Context, start func() (Transport, error), opts *ClientOptions) (*Client, *Hello, error) {
 	o := ClientOptions{}
 	if opts != nil {
 		o = *opts
@@ -171,7 +171,7 @@ func ProbeWithOptions(ctx context.Context, start func() (*Process, error), opts 
 // stopGrace is how long a failed probe waits for a server to exit on stdin EOF.
 const stopGrace = 2 * time.Second
 
-func startClient(start func() (*Process, error), opts *ClientOptions) (*Client, error) {
+func startClient(start func() (Transport, error), opts *ClientOptions) (*Client, error) {
 	p, err := start()
 	if err != nil {
 		return nil, err
@@ -243,7 +243,7 @@ func isVersion(v string) bool {
 	return true
 }
 
-func fallback(ctx context.Context, c *Client, start func() (*Process, error), opts *ClientOptions, note string, discoverID int64) (*Client, *Hello, error) {
+func fallback(ctx context.Context, c *Client, start func() (Transport, error), opts *ClientOptions, note string, discoverID int64) (*Client, *Hello, error) {
 	select {
 	case <-c.Done(): // it exited (or broke the stream): start afresh
 		var exit *ExitError

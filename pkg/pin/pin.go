@@ -190,7 +190,7 @@ func observe(ctx context.Context, name string, entry *lockfile.Server, prefer st
 			c()
 		}
 	}()
-	start := func() (*mcpwire.Process, error) {
+	start := func() (mcpwire.Transport, error) {
 		p, cleanup, err := Start(name, entry, opts)
 		if err != nil {
 			return nil, err
@@ -245,7 +245,7 @@ func (e *VersionDroppedError) Error() string {
 
 // handshake speaks the locked era directly. On failure it returns a nil
 // client, so the caller falls back to the full probe.
-func handshake(ctx context.Context, start func() (*mcpwire.Process, error), era string, copts *mcpwire.ClientOptions) (*mcpwire.Client, *mcpwire.Hello, error) {
+func handshake(ctx context.Context, start func() (mcpwire.Transport, error), era string, copts *mcpwire.ClientOptions) (*mcpwire.Client, *mcpwire.Hello, error) {
 	p, err := start()
 	if err != nil {
 		return nil, nil, err
