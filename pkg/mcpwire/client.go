@@ -46,6 +46,10 @@ type ClientOptions struct {
 	Trace func(dir string, line []byte)
 }
 
+// maxNoteMethods bounds the distinct notification methods a Client counts
+// (a server flooding made-up methods cannot grow the map without end).
+const maxNoteMethods = 64
+
 // ErrClosed is the error of calls made or pending when the client was closed.
 var ErrClosed = errors.New("mcp client closed")
 
@@ -87,9 +91,21 @@ func NewClient(t Transport, opts *ClientOptions) *Client {
 	if opts != nil {
 		c.opts = *opts
 	}
+	if h, ok := t.(*HTTP); ok {
+		h.callFailed = c.failCall
+	}
 	go c.readLoop()
 	go c.watchExit()
 	return c
+}
+
+// failCall ends one pending call with a transport's error (the server
+// refused that one request, for example with an HTTP error status).
+func (c *Client) failCall(id json.RawMessage, err error) {
+	if _, ok := intID(id); !ok {
+		return
+	}
+	c.deliver(&Message{ID: id, failed: err})
 }
 
 func (c *Client) validatesJSON() {}
@@ -177,6 +193,9 @@ func (c *Client) call(ctx context.Context, method string, params json.RawMessage
 	case m := <-ch:
 		if m == nil {
 			return id, nil, fmt.Errorf("%s: %w", method, c.Err())
+		}
+		if m.failed != nil {
+			return id, nil, fmt.Errorf("%s: %w", method, m.failed)
 		}
 		if m.Error != nil {
 			return id, nil, fmt.Errorf("%s: %w", method, m.Error)
@@ -325,7 +344,9 @@ func (c *Client) dispatch(line []byte, m *Message) {
 		c.answer(m)
 	case m.IsNotification():
 		c.mu.Lock()
-		c.notes[m.Method]++
+		if _, seen := c.notes[m.Method]; seen || len(c.notes) < maxNoteMethods {
+			c.notes[m.Method]++
+		}
 		c.mu.Unlock()
 		if c.opts.Handle != nil {
 			c.opts.Handle(line, m)
