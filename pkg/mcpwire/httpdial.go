@@ -73,7 +73,9 @@ func NewHTTPClient(u *url.URL, note func(string)) *http.Client {
 // RedirectError is a redirect mcpsum refused (see NewHTTPClient).
 type RedirectError struct{ Msg string }
 
-func (e *RedirectError) Error() string { return e.Msg + "; if the server moved, lock it again with its new URL" }
+func (e *RedirectError) Error() string {
+	return e.Msg + "; if the server moved, lock it again with its new URL"
+}
 
 func originPort(u *url.URL) string {
 	if p := u.Port(); p != "" {
@@ -165,4 +167,3 @@ type PrivateAddressError struct {
 func (e *PrivateAddressError) Error() string {
 	return fmt.Sprintf("refused to connect: %s resolves only to non-public addresses [%s]; mcpsum does not let a host name reach this machine or a private network (DNS rebinding), the rule of the sandbox's egress proxy. Lock the server by its address (https://ADDRESS/...) if it really lives there", e.Host, strings.Join(e.Addrs, " "))
 }
-
