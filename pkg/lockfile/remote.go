@@ -1,0 +1,117 @@
+package lockfile
+
+import (
+	"bytes"
+	"sort"
+
+	"github.com/mcpsum/mcpsum/internal/netrule"
+)
+
+// VersionRemote is the lockfileVersion of a file that holds a remote
+// (Streamable HTTP) entry. Marshal writes it only then; a file without one
+// keeps version 1 or 2, readable by older mcpsum.
+const VersionRemote = 3
+
+// Remote reports an entry for a remote (Streamable HTTP) server: it has a
+// URL and no command.
+func (s *Server) Remote() bool { return s.URL != "" }
+
+// Target is what a message names the server by: its URL, or its argv[0].
+func (s *Server) Target() string {
+	if s.Remote() {
+		return s.URL
+	}
+	if len(s.Command) > 0 {
+		return s.Command[0]
+	}
+	return ""
+}
+
+// checkRemote validates the fields of a remote entry (normalize calls it
+// instead of the command checks): the URL (netrule.ParseServerURL: https,
+// http only to loopback, no credentials, no fragment), the header names
+// (netrule.HeaderName) and the variables they come from (ValidEnvName);
+// no command, no envPassthrough (a remote server has no environment), no
+// sandbox (no process to confine).
+func checkRemote(s *Server) *FormatError {
+	fe := func(item string, err error) *FormatError { return &FormatError{Item: item, Err: err} }
+	if len(s.Command) > 0 || len(s.EnvPassthrough) > 0 {
+		return fe("url", errf("an entry has either a url (a remote server) or a command and envPassthrough (a local one), not both"))
+	}
+	if _, err := netrule.ParseServerURL(s.URL); err != nil {
+		return fe("url", errf("%s: %v", quote(s.URL), err))
+	}
+	if s.Headers == nil {
+		s.Headers = map[string]string{}
+	}
+	seen := map[string]string{}
+	for _, name := range sortedKeys(s.Headers) {
+		if err := netrule.HeaderName(name); err != nil {
+			return fe("headers", errf("%s: %v", quote(name), err))
+		}
+		low := string(bytes.ToLower([]byte(name)))
+		if other, dup := seen[low]; dup {
+			return fe("headers", errf("%s and %s are the same header (names are case-insensitive)", quote(other), quote(name)))
+		}
+		seen[low] = name
+		if v := s.Headers[name]; !ValidEnvName(v) {
+			return fe("headers", errf("header %s: %s is not an environment variable name (the lock names the variable holding the value, never the value)", quote(name), quote(v)))
+		}
+	}
+	if s.Policy != nil && s.Policy.Sandbox != nil {
+		return fe("policy.sandbox", errf("a remote server runs elsewhere: there is no process for mcpsum to confine; remove policy.sandbox from this entry (policy.taint works for remote servers)"))
+	}
+	return nil
+}
+
+// appendHeaders writes the headers object, names sorted.
+func appendHeaders(b *bytes.Buffer, h map[string]string) {
+	b.WriteByte('{')
+	for i, k := range sortedKeys(h) {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		encodeString(b, k)
+		b.WriteByte(':')
+		encodeString(b, h[k])
+	}
+	b.WriteByte('}')
+}
+
+// jcsHeaders is the RFC 8785 form of the headers object (names are HTTP
+// tokens, ASCII, so byte order is UTF-16 order).
+func jcsHeaders(b []byte, h map[string]string) []byte {
+	keys := make([]string, 0, len(h))
+	for k := range h {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	b = append(b, '{')
+	for i, k := range keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = jcsString(b, k)
+		b = append(b, ':')
+		b = jcsString(b, h[k])
+	}
+	return append(b, '}')
+}
+
+// asStringMap decodes an object of strings (duplicate keys are refused by
+// objectMembers); the result is never nil.
+func asStringMap(raw []byte) (map[string]string, error) {
+	ms, err := objectMembers(raw)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]string, len(ms))
+	for _, m := range ms {
+		v, err := asString(m.val)
+		if err != nil {
+			return nil, errf("%s: %v", quote(m.key), err)
+		}
+		out[m.key] = v
+	}
+	return out, nil
+}
