@@ -45,6 +45,9 @@ const stopGrace = 2 * time.Second
 // up and running the command, so a sandbox that cannot be built is reported
 // as such. cleanup must run after the process has stopped.
 func Start(name string, entry *lockfile.Server, opts Options) (*mcpwire.Process, func(), error) {
+	if entry.Remote() {
+		return nil, nil, fmt.Errorf("server %q is a remote server (%s): there is no process to start", name, entry.URL)
+	}
 	spec, ready, cleanup, err := launch(name, entry, opts)
 	if err != nil {
 		return nil, nil, err
@@ -122,9 +125,13 @@ func Program(entry *lockfile.Server, lockPath string) (string, error) {
 
 // Entry turns what a server answered into a lock entry with digests.
 func Entry(command, env []string, h *mcpwire.Hello, s *mcpwire.Surface) (*lockfile.Server, error) {
+	return EntryFor(&lockfile.Server{Command: command, EnvPassthrough: env}, h, s)
+}
+
+// EntryFor is Entry for any target: target's command and envPassthrough,
+// or its url and headers (a remote server).
+func EntryFor(target *lockfile.Server, h *mcpwire.Hello, s *mcpwire.Surface) (*lockfile.Server, error) {
 	e := &lockfile.Server{
-		Command:           append([]string{}, command...),
-		EnvPassthrough:    append([]string{}, env...),
 		ProtocolVersion:   h.ProtocolVersion,
 		ServerInfo:        h.ServerInfo,
 		Instructions:      h.Instructions,
@@ -133,6 +140,16 @@ func Entry(command, env []string, h *mcpwire.Hello, s *mcpwire.Surface) (*lockfi
 		Prompts:           s.Prompts,
 		Resources:         s.Resources,
 		ResourceTemplates: s.ResourceTemplates,
+	}
+	if target.Remote() {
+		e.URL = target.URL
+		e.Headers = make(map[string]string, len(target.Headers))
+		for k, v := range target.Headers {
+			e.Headers[k] = v
+		}
+	} else {
+		e.Command = append([]string{}, target.Command...)
+		e.EnvPassthrough = append([]string{}, target.EnvPassthrough...)
 	}
 	if h.Era == lockfile.EraModern {
 		e.SupportedVersions = append([]string{}, h.SupportedVersions...)
@@ -153,12 +170,17 @@ func Entry(command, env []string, h *mcpwire.Hello, s *mcpwire.Surface) (*lockfi
 // entry. prefer is the era to try first ("" probes as the seed says: modern
 // first, then legacy); a failed preferred era falls back to the probe.
 func Lock(ctx context.Context, name string, command, env []string, prefer string, policy *lockfile.Policy, opts Options) (*lockfile.Server, error) {
-	entry := &lockfile.Server{Command: command, EnvPassthrough: env, Policy: policy}
-	h, s, err := observe(ctx, name, entry, prefer, opts)
+	return LockTarget(ctx, name, &lockfile.Server{Command: command, EnvPassthrough: env, Policy: policy}, prefer, opts)
+}
+
+// LockTarget is Lock for any target: a command with its environment, or a
+// remote server's url and headers (target's policy is honoured).
+func LockTarget(ctx context.Context, name string, target *lockfile.Server, prefer string, opts Options) (*lockfile.Server, error) {
+	h, s, err := observe(ctx, name, target, prefer, opts)
 	if err != nil {
 		return nil, err
 	}
-	e, err := Entry(command, env, h, s)
+	e, err := EntryFor(target, h, s)
 	if err != nil {
 		return nil, fmt.Errorf("server %q: %w", name, err)
 	}
@@ -172,7 +194,7 @@ func Observe(ctx context.Context, name string, entry *lockfile.Server, opts Opti
 	if err != nil {
 		return nil, err
 	}
-	e, err := Entry(entry.Command, entry.EnvPassthrough, h, s)
+	e, err := EntryFor(entry, h, s)
 	if err != nil {
 		return nil, fmt.Errorf("server %q: %w", name, err)
 	}
@@ -191,7 +213,7 @@ func observe(ctx context.Context, name string, entry *lockfile.Server, prefer st
 		}
 	}()
 	start := func() (mcpwire.Transport, error) {
-		p, cleanup, err := Start(name, entry, opts)
+		p, cleanup, err := Connect(name, entry, opts)
 		if err != nil {
 			return nil, err
 		}
@@ -246,11 +268,11 @@ func (e *VersionDroppedError) Error() string {
 // handshake speaks the locked era directly. On failure it returns a nil
 // client, so the caller falls back to the full probe.
 func handshake(ctx context.Context, start func() (mcpwire.Transport, error), era string, copts *mcpwire.ClientOptions) (*mcpwire.Client, *mcpwire.Hello, error) {
-	p, err := start()
+	t, err := start()
 	if err != nil {
 		return nil, nil, err
 	}
-	c := mcpwire.NewClient(p, copts)
+	c := mcpwire.NewClient(t, copts)
 	h, err := mcpwire.Handshake(ctx, c, era)
 	if err != nil {
 		c.Close(stopGrace)
