@@ -12,7 +12,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
 )
 
 // fakeHostileHTTP is a hand-written Streamable HTTP server (legacy era) that
@@ -250,7 +249,10 @@ func TestHTTPDialerVetsNames(t *testing.T) {
 	if _, err := d.dial(context.Background(), "tcp", "evil.example.net:443"); err == nil || !strings.Contains(err.Error(), "only to the locked") {
 		t.Fatalf("got %v, want a connection to another host refused", err)
 	}
-	d.lookup = func(context.Context, string) ([]netip.Addr, error) { t.Fatal("localhost was resolved through DNS"); return nil, nil }
+	d.lookup = func(context.Context, string) ([]netip.Addr, error) {
+		t.Fatal("localhost was resolved through DNS")
+		return nil, nil
+	}
 	if ips, err := d.vetted(context.Background(), "localhost"); err != nil || !ips[0].IsLoopback() {
 		t.Fatalf("localhost: %v %v", ips, err)
 	}
