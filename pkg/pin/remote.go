@@ -33,17 +33,13 @@ func Connect(name string, entry *lockfile.Server, opts Options) (mcpwire.Transpo
 func dialRemote(name string, entry *lockfile.Server, opts Options) (*mcpwire.HTTP, error) {
 	hdr, err := RemoteHeaders(entry)
 	if err != nil {
-		return nil, fmt.Errorf("server %q: %w", name, err)
+		return nil, err // observe names the server
 	}
 	spec := mcpwire.HTTPSpec{URL: entry.URL, Header: hdr, MaxMessage: opts.MaxLine}
 	if opts.Note != nil {
 		spec.Note = func(msg string) { opts.Note(name, msg) }
 	}
-	h, err := mcpwire.DialHTTP(spec)
-	if err != nil {
-		return nil, fmt.Errorf("server %q: %w", name, err)
-	}
-	return h, nil
+	return mcpwire.DialHTTP(spec)
 }
 
 // RemoteHeaders builds the headers of a remote entry from the environment:
