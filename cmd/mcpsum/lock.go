@@ -62,7 +62,7 @@ times out or fails to start is reported with its last stderr lines.`),
 				return err
 			}
 			opts := pin.Options{Lockfile: *lockfilePath, Timeout: time.Duration(*timeout) * time.Second,
-				StartTimeout: time.Duration(*start) * time.Second, Note: a.noter("lock")}
+				StartTimeout: time.Duration(*start) * time.Second, Note: a.noter("lock"), Authorize: a.authorizer("lock")}
 			if *url != "" || len(headers) > 0 {
 				target, err := remoteTarget(*url, headers, envs, args)
 				if err != nil {

@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
+	"os/exec"
 	"sort"
 	"strings"
 
@@ -67,4 +69,23 @@ func printRemote(w io.Writer, s *showServer) {
 		names[i] = n + " from $" + s.Headers[n]
 	}
 	fmt.Fprintf(w, "  headers       %s (values are never stored)\n", strings.Join(names, ", "))
+}
+
+// authorizer shows an OAuth authorization URL: printed on stderr, and
+// handed to $BROWSER when it is set, as the one argument of that program
+// (never through a shell).
+func (a *app) authorizer(cmd string) func(server, authURL string) error {
+	return func(server, authURL string) error {
+		fmt.Fprintf(a.stderr, "%s: %s asks you to sign in; open this URL in your browser:\n  %s\n", cmd, server, quoteArg(authURL))
+		if b := os.Getenv("BROWSER"); b != "" {
+			c := exec.Command(b, authURL)
+			c.Stdout, c.Stderr = a.stderr, a.stderr
+			if err := c.Start(); err != nil {
+				fmt.Fprintf(a.stderr, "%s: note: could not start $BROWSER (%v); open the URL yourself\n", cmd, err)
+				return nil
+			}
+			go c.Wait()
+		}
+		return nil
+	}
 }

@@ -57,7 +57,7 @@ func normalize(s *Server) (*canonForms, *FormatError) {
 	fe := func(item string, err error) (*canonForms, *FormatError) {
 		return nil, &FormatError{Item: item, Err: err}
 	}
-	if s.URL != "" || s.Headers != nil {
+	if s.URL != "" || s.Headers != nil || s.OAuth != nil {
 		if ferr := checkRemote(s); ferr != nil {
 			return nil, ferr
 		}
@@ -277,6 +277,10 @@ func computeDigests(s *Server, forms *canonForms) (Digests, error) {
 		b = append(b, "null"...)
 	} else {
 		b = jcsString(b, *s.Instructions)
+	}
+	if s.OAuth != nil {
+		b = jcsString(append(b, `,"oauth":{"issuer":`...), s.OAuth.Issuer)
+		b = append(jcsString(append(b, `,"resource":`...), s.OAuth.Resource), '}')
 	}
 	b = items(append(b, `,"prompts":`...), canon[1])
 	b = jcsString(append(b, `,"protocolVersion":`...), s.ProtocolVersion)

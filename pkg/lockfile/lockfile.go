@@ -51,6 +51,9 @@ type Server struct {
 	// maps a header name to the environment variable its value comes from.
 	URL     string
 	Headers map[string]string
+	// OAuth pins the authorization server a remote entry signs in with
+	// (nil: none).
+	OAuth *OAuth
 
 	ProtocolVersion   string
 	SupportedVersions []string // nil => legacy era; non-nil => modern (must list ProtocolVersion)

@@ -82,6 +82,13 @@ func appendEntry(b *bytes.Buffer, s *Server, full bool) error {
 		encodeString(b, s.URL)
 		b.WriteString(`,"headers":`)
 		appendHeaders(b, s.Headers)
+		if s.OAuth != nil {
+			b.WriteString(`,"oauth":{"issuer":`)
+			encodeString(b, s.OAuth.Issuer)
+			b.WriteString(`,"resource":`)
+			encodeString(b, s.OAuth.Resource)
+			b.WriteByte('}')
+		}
 	} else {
 		b.WriteString(`{"command":`)
 		appendStrings(b, s.Command)

@@ -164,7 +164,7 @@ func parseFile(path string, data []byte, discard string) (*File, error, error) {
 // parses counts Parse calls (tests check that a re-lock parses once).
 var parses atomic.Int64
 
-var entryKeys = []string{"command", "envPassthrough", "url", "headers", "protocolVersion", "supportedVersions",
+var entryKeys = []string{"command", "envPassthrough", "url", "headers", "oauth", "protocolVersion", "supportedVersions",
 	"serverInfo", "instructions", "capabilities", "tools", "prompts", "resources",
 	"resourceTemplates", "policy", "digests"}
 
@@ -195,6 +195,8 @@ func parseServer(raw json.RawMessage, version int) (*Server, *canonForms, *Forma
 			s.URL, err = asString(m.val)
 		case "headers":
 			s.Headers, err = asStringMap(m.val)
+		case "oauth":
+			s.OAuth, err = parseOAuth(m.val)
 		case "protocolVersion":
 			s.ProtocolVersion, err = asString(m.val)
 		case "supportedVersions":
@@ -237,9 +239,9 @@ func parseServer(raw json.RawMessage, version int) (*Server, *canonForms, *Forma
 			return fe(m.key, err)
 		}
 	}
-	optional := map[string]bool{"supportedVersions": true, "policy": true, "url": true, "headers": true}
+	optional := map[string]bool{"supportedVersions": true, "policy": true, "url": true, "headers": true, "oauth": true}
 	if have["url"] { // a remote entry: url and headers instead of command and envPassthrough
-		optional = map[string]bool{"supportedVersions": true, "policy": true, "command": true, "envPassthrough": true}
+		optional = map[string]bool{"supportedVersions": true, "policy": true, "command": true, "envPassthrough": true, "oauth": true}
 	}
 	for _, k := range entryKeys {
 		if !have[k] && !optional[k] {

@@ -309,7 +309,7 @@ func (t *HTTP) answer(resp *http.Response, m *Message) error {
 	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	switch {
 	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
-		return &AuthError{URL: t.url, Status: resp.StatusCode, Challenge: TruncateQuote(resp.Header.Get("WWW-Authenticate"), 300)}
+		return &AuthError{URL: t.url, Status: resp.StatusCode, Challenge: TruncateQuote(resp.Header.Get("WWW-Authenticate"), 300), Header: resp.Header.Get("WWW-Authenticate")}
 	case resp.StatusCode < 200 || resp.StatusCode > 299:
 		return t.statusError(resp, m)
 	case resp.StatusCode == http.StatusAccepted || resp.StatusCode == http.StatusNoContent:
@@ -582,6 +582,7 @@ type AuthError struct {
 	URL       string
 	Status    int
 	Challenge string // the WWW-Authenticate header, quoted
+	Header    string // the same, raw (untrusted: never print it)
 }
 
 func (e *AuthError) Error() string {

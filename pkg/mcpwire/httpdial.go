@@ -70,6 +70,24 @@ func NewHTTPClient(u *url.URL, note func(string)) *http.Client {
 	}
 }
 
+// NewSignInClient is the HTTP client of an OAuth sign-in for the server at
+// serverURL: the origins it asks (the authorization server, its endpoints)
+// come from metadata, so no single origin is pinned, but every host is
+// vetted: a name must resolve to public addresses, an address in a URL
+// must be public, and this machine (loopback) is reachable only when the
+// MCP server itself is there. No proxy from the environment, no redirects.
+func NewSignInClient(serverURL *url.URL) *http.Client {
+	d := &dialer{anyHost: true, loopback: netrule.LoopbackHost(serverURL.Hostname()), net: &net.Dialer{Timeout: 30 * time.Second}}
+	return &http.Client{
+		Timeout: time.Minute,
+		Transport: &http.Transport{Proxy: nil, DialContext: d.dial, ForceAttemptHTTP2: true, TLSHandshakeTimeout: 15 * time.Second,
+			TLSClientConfig: &tls.Config{MinVersion: tls.VersionTLS12}},
+		CheckRedirect: func(req *http.Request, via []*http.Request) error {
+			return &RedirectError{Msg: "refused a redirect from " + TruncateQuote(via[0].URL.String(), 200) + " during sign-in"}
+		},
+	}
+}
+
 // RedirectError is a redirect mcpsum refused (see NewHTTPClient).
 type RedirectError struct{ Msg string }
 
@@ -89,6 +107,8 @@ func originPort(u *url.URL) string {
 
 type dialer struct {
 	host, port string
+	anyHost    bool // NewSignInClient: any vetted host
+	loopback   bool // with anyHost: this machine may be reached
 	net        *net.Dialer
 	// lookup resolves a name (nil: the system resolver); tests replace it.
 	lookup func(ctx context.Context, host string) ([]netip.Addr, error)
@@ -100,7 +120,11 @@ func (d *dialer) dial(ctx context.Context, network, addr string) (net.Conn, erro
 	if err != nil {
 		return nil, err
 	}
-	if !strings.EqualFold(host, d.host) || port != d.port {
+	if d.anyHost {
+		if err := d.signInHost(host); err != nil {
+			return nil, err
+		}
+	} else if !strings.EqualFold(host, d.host) || port != d.port {
 		return nil, fmt.Errorf("refused a connection to %s: mcpsum connects only to the locked %s", TruncateQuote(addr, 200), net.JoinHostPort(d.host, d.port))
 	}
 	ips, err := d.vetted(ctx, host)
@@ -118,6 +142,20 @@ func (d *dialer) dial(ctx context.Context, network, addr string) (net.Conn, erro
 		}
 	}
 	return nil, first
+}
+
+// signInHost applies NewSignInClient's rule to an address or name in a URL.
+func (d *dialer) signInHost(host string) error {
+	if netrule.LoopbackHost(host) {
+		if d.loopback {
+			return nil
+		}
+		return fmt.Errorf("refused to connect to %s during sign-in: this machine is reachable only when the MCP server itself runs here", TruncateQuote(host, 100))
+	}
+	if ip, err := netip.ParseAddr(host); err == nil && netrule.NonPublic(ip) {
+		return fmt.Errorf("refused to connect to %s during sign-in: a non-public address named by metadata", ip)
+	}
+	return nil
 }
 
 // vetted returns the addresses host may be dialled at (see NewHTTPClient).

@@ -34,6 +34,12 @@ type Options struct {
 	// example a list it advertised but answered with method-not-found). It
 	// may be called from several goroutines at once.
 	Note func(server, msg string)
+	// Authorize, if set, shows the user an OAuth authorization URL (a
+	// remote server that asks for a sign-in); nil: no interactive sign-in,
+	// only kept tokens are used.
+	Authorize func(server, authURL string) error
+
+	bearer string // an OAuth access token for a remote entry (signIn)
 }
 
 // stopGrace is how long a server gets to exit after its stdin closes.
@@ -142,7 +148,7 @@ func EntryFor(target *lockfile.Server, h *mcpwire.Hello, s *mcpwire.Surface) (*l
 		ResourceTemplates: s.ResourceTemplates,
 	}
 	if target.Remote() {
-		e.URL = target.URL
+		e.URL, e.OAuth = target.URL, target.OAuth
 		e.Headers = make(map[string]string, len(target.Headers))
 		for k, v := range target.Headers {
 			e.Headers[k] = v
@@ -176,11 +182,11 @@ func Lock(ctx context.Context, name string, command, env []string, prefer string
 // LockTarget is Lock for any target: a command with its environment, or a
 // remote server's url and headers (target's policy is honoured).
 func LockTarget(ctx context.Context, name string, target *lockfile.Server, prefer string, opts Options) (*lockfile.Server, error) {
-	h, s, err := observe(ctx, name, target, prefer, opts)
+	h, s, signedIn, err := observeRemote(ctx, name, target, prefer, opts, true)
 	if err != nil {
 		return nil, err
 	}
-	e, err := EntryFor(target, h, s)
+	e, err := EntryFor(withOAuth(target, signedIn), h, s)
 	if err != nil {
 		return nil, fmt.Errorf("server %q: %w", name, err)
 	}
@@ -190,13 +196,16 @@ func LockTarget(ctx context.Context, name string, target *lockfile.Server, prefe
 // Observe runs a locked entry in its locked era first and returns what it
 // serves now, as an entry to compare with the lock (lockfile.Compare).
 func Observe(ctx context.Context, name string, entry *lockfile.Server, opts Options) (*lockfile.Server, error) {
-	h, s, err := observe(ctx, name, entry, entry.Era(), opts)
+	h, s, signedIn, err := observeRemote(ctx, name, entry, entry.Era(), opts, false)
 	if err != nil {
 		return nil, err
 	}
-	e, err := EntryFor(entry, h, s)
+	e, err := EntryFor(withOAuth(entry, signedIn), h, s)
 	if err != nil {
 		return nil, fmt.Errorf("server %q: %w", name, err)
+	}
+	if signedIn != nil {
+		opts.bearer = signedIn.bearer
 	}
 	explainAdded(ctx, name, entry, e, opts)
 	return e, nil

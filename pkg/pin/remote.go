@@ -35,6 +35,9 @@ func dialRemote(name string, entry *lockfile.Server, opts Options) (*mcpwire.HTT
 	if err != nil {
 		return nil, err // observe names the server
 	}
+	if opts.bearer != "" {
+		hdr.Set("Authorization", "Bearer "+opts.bearer)
+	}
 	spec := mcpwire.HTTPSpec{URL: entry.URL, Header: hdr, MaxMessage: opts.MaxLine}
 	if opts.Note != nil {
 		spec.Note = func(msg string) { opts.Note(name, msg) }
