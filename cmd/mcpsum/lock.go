@@ -125,7 +125,7 @@ func (a *app) lockNew(ctx context.Context, path, name string, target *lockfile.S
 			if e.Remote() == target.Remote() && slices.Equal(e.Command, target.Command) && e.URL == target.URL {
 				prefer = e.Era()
 			} else {
-				replaced = fmt.Sprintf("lock: %s: replaced the locked %s with %s\n", name, describeTarget(e), describeTarget(target))
+				replaced = fmt.Sprintf("lock: %s: replaced the locked %s\n", name, replacedTarget(e, target))
 			}
 			if !e.Remote() && !target.Remote() && !slices.Equal(e.EnvPassthrough, target.EnvPassthrough) {
 				replaced += fmt.Sprintf("lock: %s: envPassthrough was [%s], now [%s]\n", name, strings.Join(e.EnvPassthrough, ", "), strings.Join(target.EnvPassthrough, ", "))

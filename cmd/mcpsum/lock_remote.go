@@ -45,12 +45,21 @@ func remoteTarget(url string, headers, envs, args []string) (*lockfile.Server, e
 	return target, nil
 }
 
-// describeTarget names what an entry runs or reaches, for messages.
-func describeTarget(e *lockfile.Server) string {
-	if e.Remote() {
-		return "URL " + quoteArg(e.URL)
+// replacedTarget says what a new lock replaced: "command A with B", "URL A
+// with B", or, across kinds, "command A with URL B".
+func replacedTarget(old, now *lockfile.Server) string {
+	describe := func(e *lockfile.Server) (string, string) {
+		if e.Remote() {
+			return "URL", quoteArg(e.URL)
+		}
+		return "command", quoteArgs(e.Command)
 	}
-	return "command " + quoteArgs(e.Command)
+	ok, ov := describe(old)
+	nk, nv := describe(now)
+	if ok == nk {
+		return ok + " " + ov + " with " + nv
+	}
+	return ok + " " + ov + " with " + nk + " " + nv
 }
 
 // printRemote prints the lines of `show` that say where a remote server is.

@@ -128,6 +128,10 @@ func (f *fakeHostileHTTP) toolsList(w http.ResponseWriter, m *Message) {
 	case "huge":
 		sse("data: " + strings.Repeat(" ", 2<<20) + resp + "\n\n")
 		return
+	case "big": // an 8 MiB answer in one SSE event
+		big := fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"tools":[{"name":"echo","description":"%s","inputSchema":{"type":"object"}}]}}`, m.ID, strings.Repeat("x", 8<<20))
+		sse("data: " + big + "\n\n")
+		return
 	case "unauthorized":
 		w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="https://example.com/.well-known/oauth-protected-resource"`)
 		http.Error(w, "no", http.StatusUnauthorized)
@@ -279,5 +283,27 @@ func TestHTTPModernHeaders(t *testing.T) {
 	m, _ = Decode(line)
 	if modernHeaders(http.Header{}, m) {
 		t.Fatal("a legacy request got 2026-07-28 headers")
+	}
+}
+
+// BenchmarkHTTPSSE8MiB reads an 8 MiB tools/list answer sent as one SSE
+// event; B/op over the payload is what the transport holds per event (the
+// event's data, and the message handed to the client).
+func BenchmarkHTTPSSE8MiB(b *testing.B) {
+	f := &fakeHostileHTTP{mode: "big"}
+	f.srv = httptest.NewServer(f)
+	defer f.srv.Close()
+	ctx := context.Background()
+	c, h, err := Probe(ctx, func() (Transport, error) { return DialHTTP(HTTPSpec{URL: f.srv.URL + "/mcp"}) }, 10*time.Second)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close(time.Second)
+	b.ReportAllocs()
+	b.SetBytes(8 << 20)
+	for b.Loop() {
+		if _, err := c.Call(ctx, "tools/list", listParams(nil, Meta(h))); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -132,3 +132,41 @@ func TestHTTPModernGoSDK(t *testing.T) {
 	}
 	t.Logf("%s; %d tools", h.Note, len(s.Tools))
 }
+
+// BenchmarkListAllHTTPvsStdio lists the same real server (e2e's gosrv,
+// go-sdk v1.8.0, 2026-07-28) over its stdio and over Streamable HTTP
+// (stateless handler, SSE answers) in one run, one session each, and
+// reports the time of one full ListAll (four lists) on each transport and
+// their ratio.
+func BenchmarkListAllHTTPvsStdio(b *testing.B) {
+	ctx := context.Background()
+	st := &starter{spec: Spec{Argv: []string{peer(b, "gosrv")}, Env: Environ(nil)}}
+	cs, hs, err := Probe(ctx, st.start, 10*time.Second)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer cs.Close(time.Second)
+	url := goHTTP(b, "gosrv", "-stateless")
+	ch, hh, err := Probe(ctx, httpStart(b, HTTPSpec{URL: url}), 10*time.Second)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ch.Close(time.Second)
+	var stdio, http time.Duration
+	b.ResetTimer()
+	for b.Loop() {
+		t0 := time.Now()
+		if _, err := ListAll(ctx, cs, hs); err != nil {
+			b.Fatal(err)
+		}
+		t1 := time.Now()
+		if _, err := ListAll(ctx, ch, hh); err != nil {
+			b.Fatal(err)
+		}
+		stdio += t1.Sub(t0)
+		http += time.Since(t1)
+	}
+	b.ReportMetric(float64(stdio.Microseconds())/float64(b.N), "µs-stdio/listall")
+	b.ReportMetric(float64(http.Microseconds())/float64(b.N), "µs-http/listall")
+	b.ReportMetric(float64(http)/float64(stdio), "http/stdio")
+}

@@ -43,16 +43,16 @@ var errEventTooLarge = errors.New("SSE event too large")
 // half-received event at EOF is dropped, as the SSE specification says).
 func (s *sseReader) next() (*sseEvent, error) {
 	ev := &sseEvent{}
-	s.data = s.data[:0]
+	s.data = s.data[:0:0]
 	hasData := false
 	for {
-		line, err := s.readLine()
+		line, owned, err := s.readLine()
 		if err != nil {
 			return nil, err
 		}
 		if len(line) == 0 { // dispatch; an event whose data is empty is not (a priming event)
 			if hasData && len(s.data) > 0 {
-				ev.Data = append([]byte(nil), s.data...)
+				ev.Data, s.data = s.data, nil // handed over, not copied
 				return ev, nil
 			}
 			ev, hasData = &sseEvent{}, false
@@ -74,10 +74,14 @@ func (s *sseReader) next() (*sseEvent, error) {
 			if len(s.data)+len(value)+1 > s.max {
 				return nil, fmt.Errorf("%w: more than the %s limit in one event", errEventTooLarge, sizeString(s.max))
 			}
-			if hasData {
-				s.data = append(s.data, '\n')
+			switch {
+			case !hasData && owned: // a long first line: keep its buffer, do not copy it
+				s.data, s.line = value, nil
+			case hasData:
+				s.data = append(append(s.data, '\n'), value...)
+			default:
+				s.data = append(s.data, value...)
 			}
-			s.data = append(s.data, value...)
 			hasData = true
 		case "event":
 			ev.Type = string(value)
@@ -90,25 +94,32 @@ func (s *sseReader) next() (*sseEvent, error) {
 }
 
 // readLine returns one line without its ending; it is valid until the next
-// call. A line longer than the cap is an error.
-func (s *sseReader) readLine() ([]byte, error) {
+// call. owned reports a line assembled in s.line (longer than the bufio
+// buffer), which the caller may take over (then it sets s.line to nil). A
+// line longer than the cap is an error.
+func (s *sseReader) readLine() (line []byte, owned bool, err error) {
 	s.line = s.line[:0]
 	for {
 		frag, err := s.br.ReadSlice('\n')
 		if len(s.line)+len(frag) > s.max+16 { // room for "data: " and "\r\n"
-			return nil, fmt.Errorf("%w: a line longer than the %s limit", errEventTooLarge, sizeString(s.max))
+			return nil, false, fmt.Errorf("%w: a line longer than the %s limit", errEventTooLarge, sizeString(s.max))
+		}
+		if len(frag) > cap(s.line)-len(s.line) && err != nil { // grow by doubling: fewer copies than append's 1.25x
+			grown := make([]byte, len(s.line), 2*cap(s.line)+len(frag))
+			copy(grown, s.line)
+			s.line = grown
 		}
 		switch err {
 		case nil:
 			if len(s.line) == 0 {
-				return trimCR(frag[:len(frag)-1]), nil
+				return trimCR(frag[:len(frag)-1]), false, nil
 			}
 			s.line = append(s.line, frag[:len(frag)-1]...)
-			return trimCR(s.line), nil
+			return trimCR(s.line), true, nil
 		case bufio.ErrBufferFull:
 			s.line = append(s.line, frag...)
 		default:
-			return nil, err
+			return nil, false, err
 		}
 	}
 }

@@ -82,6 +82,26 @@ func (s *Server) ExpireAccess() {
 	s.access = map[string]string{}
 }
 
+// resource is the MCP endpoint: a valid bearer token of the current
+// issuer, or 401 with the protected-resource metadata.
+func (s *Server) resource(w http.ResponseWriter, r *http.Request, rp *httputil.ReverseProxy) {
+	auth := r.Header.Get("Authorization")
+	s.mu.Lock()
+	iss, ok := s.access[strings.TrimPrefix(auth, "Bearer ")]
+	ok = ok && iss == s.issuer && strings.HasPrefix(auth, "Bearer ")
+	s.mu.Unlock()
+	if !ok {
+		w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token", resource_metadata="`+s.HTTP.URL+`/.well-known/oauth-protected-resource/mcp"`)
+		http.Error(w, "unauthorized", http.StatusUnauthorized)
+		return
+	}
+	if rp == nil {
+		http.Error(w, "no backend", http.StatusBadGateway)
+		return
+	}
+	rp.ServeHTTP(w, r)
+}
+
 func token() string {
 	b := make([]byte, 16)
 	rand.Read(b)
@@ -89,25 +109,15 @@ func token() string {
 }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request, rp *httputil.ReverseProxy) {
+	if r.URL.Path == "/mcp" {
+		s.resource(w, r, rp)
+		return
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	js := func(v any) { w.Header().Set("Content-Type", "application/json"); json.NewEncoder(w).Encode(v) }
 	base := s.HTTP.URL
 	switch p := r.URL.Path; {
-	case p == "/mcp":
-		auth := r.Header.Get("Authorization")
-		if iss, ok := s.access[strings.TrimPrefix(auth, "Bearer ")]; !ok || iss != s.issuer || !strings.HasPrefix(auth, "Bearer ") {
-			w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token", resource_metadata="`+base+`/.well-known/oauth-protected-resource/mcp"`)
-			http.Error(w, "unauthorized", http.StatusUnauthorized)
-			return
-		}
-		if rp == nil {
-			http.Error(w, "no backend", http.StatusBadGateway)
-			return
-		}
-		s.mu.Unlock()
-		rp.ServeHTTP(w, r)
-		s.mu.Lock()
 	case p == "/.well-known/oauth-protected-resource/mcp":
 		js(map[string]any{"resource": s.Resource, "authorization_servers": []string{base + s.issuer}, "scopes_supported": []string{"mcp"}})
 	case p == "/.well-known/oauth-authorization-server/as" || p == "/.well-known/oauth-authorization-server/as2":
