@@ -16,17 +16,6 @@ const VersionRemote = 3
 // URL and no command.
 func (s *Server) Remote() bool { return s.URL != "" }
 
-// Target is what a message names the server by: its URL, or its argv[0].
-func (s *Server) Target() string {
-	if s.Remote() {
-		return s.URL
-	}
-	if len(s.Command) > 0 {
-		return s.Command[0]
-	}
-	return ""
-}
-
 // checkRemote validates the fields of a remote entry (normalize calls it
 // instead of the command checks): the URL (netrule.ParseServerURL: https,
 // http only to loopback, no credentials, no fragment), the header names
