@@ -27,7 +27,14 @@ func TestReadmeTour(t *testing.T) {
 		t.Fatal("README has no tour block")
 	}
 	npmServer(t, "server-memory") // skips (fails in CI) when npm ci did not run
-	nodeModules, _ := filepath.Abs("node_modules")
+	// The real folder: with a symbolic link (a shared install), `cp -al`
+	// would copy the link, and the tour's `sed -i` would edit the shared
+	// packages themselves.
+	nodeModules, err := filepath.EvalSymlinks("node_modules")
+	if err != nil {
+		requirePeers(t, "e2e/node_modules: "+err.Error())
+	}
+	nodeModules, _ = filepath.Abs(nodeModules)
 	var script []string
 	substituted := 0
 	for _, line := range strings.Split(string(m[1]), "\n") {

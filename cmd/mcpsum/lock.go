@@ -25,6 +25,9 @@ func (a *app) lockCommand() *ffcli.Command {
 	name := fs.String("name", "", "server entry to add, replace or re-lock")
 	var envs stringList
 	fs.Var(&envs, "env", "name of an environment variable passed to the server (repeatable; values are never stored)")
+	url := fs.String("url", "", "URL of a remote (Streamable HTTP) server to lock instead of a command")
+	var headers stringList
+	fs.Var(&headers, "header", "with --url: NAME=ENVVAR, a header sent to the server with its value from the environment variable ENVVAR (repeatable; values are never stored)")
 	timeout := fs.Int("timeout-secs", defaultTimeoutSecs, "seconds to wait for each answer of a server once it has started (era probe, handshake, each list page)")
 	start := startTimeoutFlag(fs)
 	accept := fs.String("accept", "", "with no command: re-lock only when every change of each entry is of this kind (descriptive: wording only), printing the changes; otherwise exit 1 and write nothing")
@@ -32,7 +35,7 @@ func (a *app) lockCommand() *ffcli.Command {
 	remove := fs.String("remove", "", "remove the server entry N from the lockfile (its command, surface and policy)")
 	return &ffcli.Command{
 		Name:       "lock",
-		ShortUsage: "mcpsum lock [--lockfile F] --name N [--env VAR]... [--timeout-secs S] [--start-timeout-secs S] [--strict] -- COMMAND [ARG]...\n  or   mcpsum lock [--lockfile F] [--name N] [--accept descriptive] [--strict]\n  or   mcpsum lock [--lockfile F] --remove N",
+		ShortUsage: "mcpsum lock [--lockfile F] --name N [--env VAR]... [--timeout-secs S] [--start-timeout-secs S] [--strict] -- COMMAND [ARG]...\n  or   mcpsum lock [--lockfile F] --name N --url URL [--header NAME=ENVVAR]... [--strict]\n  or   mcpsum lock [--lockfile F] [--name N] [--accept descriptive] [--strict]\n  or   mcpsum lock [--lockfile F] --remove N",
 		ShortHelp:  "run servers and pin their command and surface in mcp.lock",
 		LongHelp: strings.TrimSpace(`
 With a command after --, lock runs it, detects its protocol era, lists its
@@ -44,6 +47,12 @@ are dropped and printed. When some servers fail, the others are still
 re-locked and written, the failed ones keep their old entry, and lock exits
 non-zero naming them. A failed lock of a new entry leaves mcp.lock
 untouched. --remove N deletes the entry N.
+
+With --url, lock pins a remote server that speaks Streamable HTTP: the exact
+URL (https, or http to this machine only), the header names given with
+--header and the variables their values come from (never the values), its
+era and its surface. mcpsum connects only to that URL's origin: redirects
+elsewhere are refused, and a host name must resolve to public addresses.
 
 The server sees only the variables named with --env, plus PATH, HOME and
 TMPDIR. mcpsum declares one fixed set of client capabilities (roots,
@@ -62,7 +71,7 @@ server's, or text of one server naming another's tool (each pair once). With
 		FlagSet: fs,
 		Exec: func(ctx context.Context, args []string) error {
 			if *remove != "" {
-				if len(args) > 0 || *name != "" || len(envs) > 0 || *accept != "" {
+				if len(args) > 0 || *name != "" || len(envs) > 0 || *accept != "" || *url != "" || len(headers) > 0 {
 					return usageErr("--remove takes only the entry's name: mcpsum lock --lockfile %s --remove %s", quoteArg(*lockfilePath), quoteArg(*remove))
 				}
 				return a.removeEntry(*lockfilePath, *remove)
@@ -75,7 +84,17 @@ server's, or text of one server naming another's tool (each pair once). With
 				return usageErr("--accept %s: the one kind lock can accept on its own is descriptive (wording only)", quoteArg(*accept))
 			}
 			opts := pin.Options{Lockfile: *lockfilePath, Timeout: time.Duration(*timeout) * time.Second,
-				StartTimeout: time.Duration(*start) * time.Second, Note: a.noter("lock")}
+				StartTimeout: time.Duration(*start) * time.Second, Note: a.noter("lock"), Authorize: a.authorizer("lock")}
+			if *url != "" || len(headers) > 0 {
+				if *accept != "" {
+					return usageErr("--accept re-locks existing entries: give no --url (mcpsum lock --accept %s --name NAME)", *accept)
+				}
+				target, err := remoteTarget(*url, headers, envs, args)
+				if err != nil {
+					return err
+				}
+				return a.lockNew(ctx, *lockfilePath, *name, target, opts)
+			}
 			if len(args) == 0 {
 				if len(envs) > 0 {
 					return usageErr("--env applies to a new entry: give the server command after --")
@@ -85,19 +104,13 @@ server's, or text of one server naming another's tool (each pair once). With
 			if *accept != "" {
 				return usageErr("--accept re-locks existing entries: give no command (mcpsum lock --accept %s --name NAME)", *accept)
 			}
-			return a.lockNew(ctx, *lockfilePath, *name, envs, args, opts)
+			return a.lockCommandEntry(ctx, *lockfilePath, *name, envs, args, opts)
 		},
 	}
 }
 
-// lockNew adds or replaces one entry with an explicit command.
-func (a *app) lockNew(ctx context.Context, path, name string, envs, command []string, opts pin.Options) error {
-	if name == "" {
-		return usageErr("lock needs --name for the new entry (the name you will pass to proxy and verify)")
-	}
-	if err := lockfile.ValidName(name); err != nil {
-		return usageErr("--name %s: %v", quoteArg(name), err)
-	}
+// lockCommandEntry adds or replaces one entry with an explicit command.
+func (a *app) lockCommandEntry(ctx context.Context, path, name string, envs, command []string, opts pin.Options) error {
 	for _, e := range envs {
 		if !lockfile.ValidEnvName(e) {
 			return usageErr("--env %s: give the name of an environment variable, not its value", quoteArg(e))
@@ -108,8 +121,19 @@ func (a *app) lockNew(ctx context.Context, path, name string, envs, command []st
 	}
 	slices.Sort(envs)
 	envs = slices.Compact(envs)
+	return a.lockNew(ctx, path, name, &lockfile.Server{Command: command, EnvPassthrough: envs}, opts)
+}
 
-	// Keep the locked era and sandbox of an entry locked with the same command.
+// lockNew adds or replaces one entry with an explicit target (a command, or
+// a remote server's URL).
+func (a *app) lockNew(ctx context.Context, path, name string, target *lockfile.Server, opts pin.Options) error {
+	if name == "" {
+		return usageErr("lock needs --name for the new entry (the name you will pass to proxy and verify)")
+	}
+	if err := lockfile.ValidName(name); err != nil {
+		return usageErr("--name %s: %v", quoteArg(name), err)
+	}
+	// Keep the locked era and policy of an entry locked with the same target.
 	prefer := ""
 	var policy *lockfile.Policy
 	old, err := lockfile.Load(path)
@@ -126,18 +150,22 @@ func (a *app) lockNew(ctx context.Context, path, name string, envs, command []st
 	default:
 		if e := old.Servers[name]; e != nil {
 			policy = e.Policy
-			if slices.Equal(e.Command, command) {
+			if e.Remote() == target.Remote() && slices.Equal(e.Command, target.Command) && e.URL == target.URL {
 				prefer = e.Era()
 			} else {
-				replaced = fmt.Sprintf("lock: %s: replaced the locked command %s with %s\n", name, quoteArgs(e.Command), quoteArgs(command))
+				replaced = fmt.Sprintf("lock: %s: replaced the locked %s\n", name, replacedTarget(e, target))
 			}
-			if !slices.Equal(e.EnvPassthrough, envs) {
-				replaced += fmt.Sprintf("lock: %s: envPassthrough was [%s], now [%s]\n", name, strings.Join(e.EnvPassthrough, ", "), strings.Join(envs, ", "))
+			if !e.Remote() && !target.Remote() && !slices.Equal(e.EnvPassthrough, target.EnvPassthrough) {
+				replaced += fmt.Sprintf("lock: %s: envPassthrough was [%s], now [%s]\n", name, strings.Join(e.EnvPassthrough, ", "), strings.Join(target.EnvPassthrough, ", "))
 			}
 		}
 	}
+	if policy != nil && policy.Sandbox != nil && target.Remote() {
+		return usageErr("%s: the entry has a sandbox policy, and a remote server has no process to confine: remove policy.sandbox from the entry in %s first", name, path)
+	}
+	target.Policy = policy
 	p := newProgress(a.stderr, []string{name})
-	entry, err := pin.Lock(ctx, name, command, envs, prefer, policy, opts)
+	entry, err := pin.LockTarget(ctx, name, target, prefer, opts)
 	p.done(name, entry, err)
 	p.stop()
 	if err != nil {
@@ -228,7 +256,7 @@ func (a *app) relock(ctx context.Context, path, name string, opts pin.Options) e
 	p := newProgress(a.stderr, names)
 	results := pin.Each(ctx, names, func(ctx context.Context, n string) (*lockfile.Server, error) {
 		e := f.Servers[n]
-		entry, err := pin.Lock(ctx, n, e.Command, e.EnvPassthrough, e.Era(), e.Policy, opts)
+		entry, err := pin.LockTarget(ctx, n, e, e.Era(), opts)
 		p.done(n, entry, err)
 		return entry, err
 	})

@@ -113,6 +113,9 @@ func (a *app) runProxy(ctx context.Context, f *lockfile.File, path, name string,
 		slices.Sort(names)
 		return usageErr("no server %s in %s (locked: %s); lock it first with 'mcpsum lock --lockfile %s --name %s -- COMMAND [ARG]...'", quoteArg(name), quoteArg(path), strings.Join(names, ", "), quoteArg(path), quoteArg(name))
 	}
+	if entry.Remote() {
+		return &exitError{code: exitUndecided, err: fmt.Errorf("server %s is a remote server (%s): this mcpsum does not proxy remote servers yet; 'mcpsum verify --lockfile %s --name %s' checks it against the lock", quoteArg(name), quoteArg(entry.URL), quoteArg(path), quoteArg(name))}
+	}
 	hooks, closeHooks, err := a.taintGuard(name, entry, approval)
 	if err != nil {
 		return &exitError{code: exitUndecided, err: err}

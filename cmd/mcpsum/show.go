@@ -124,6 +124,9 @@ type showFile struct {
 type showServer struct {
 	Command           []string          `json:"command"`
 	EnvPassthrough    []string          `json:"envPassthrough"`
+	URL               string            `json:"url,omitempty"`     // a remote server
+	Headers           map[string]string `json:"headers,omitempty"` // header name → variable
+	Remote            bool              `json:"remote"`
 	Era               string            `json:"era"`
 	ProtocolVersion   string            `json:"protocolVersion"`
 	SupportedVersions []string          `json:"supportedVersions,omitempty"`
@@ -186,6 +189,7 @@ func buildShow(f *lockfile.File, names []string) *showFile {
 		s := f.Servers[n]
 		ss := &showServer{
 			Command: s.Command, EnvPassthrough: s.EnvPassthrough, Era: s.Era(),
+			URL: s.URL, Headers: s.Headers, Remote: s.Remote(),
 			ProtocolVersion: s.ProtocolVersion, SupportedVersions: s.SupportedVersions,
 			ServerInfo: s.ServerInfo, Counts: map[string]int{}, Items: map[string][]item{},
 			Surface: s.Digests.Surface, Policy: s.Policy,

@@ -38,12 +38,14 @@ func reviewShow(v *showFile, f *lockfile.File, lockPath string) int {
 	for _, n := range v.order {
 		s, ss := f.Servers[n], v.Servers[n]
 		r := &showReview{}
-		r.WorkDir, _ = pin.WorkDir(lockPath)
-		r.SandboxTmp = !pin.SandboxSeesWorkDir(s, lockPath)
-		if p, err := pin.Program(s, lockPath); err != nil {
-			r.ProgramError = err.Error()
-		} else {
-			r.Program = p
+		if !s.Remote() {
+			r.WorkDir, _ = pin.WorkDir(lockPath)
+			r.SandboxTmp = !pin.SandboxSeesWorkDir(s, lockPath)
+			if p, err := pin.Program(s, lockPath); err != nil {
+				r.ProgramError = err.Error()
+			} else {
+				r.Program = p
+			}
 		}
 		r.Warnings = pin.Warnings(s, lockPath)
 		r.Lookalikes = append(r.Lookalikes, review.NameFlags("server", n)...)

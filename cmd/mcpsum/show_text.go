@@ -69,9 +69,13 @@ func printShow(w io.Writer, path string, v *showFile) {
 
 func printServer(w io.Writer, name string, s *showServer, compact bool) {
 	fmt.Fprintf(w, "\nserver %s\n", quoteArg(name))
-	fmt.Fprintf(w, "  command       %s\n", quoteArgs(s.Command))
-	printProgram(w, s)
-	fmt.Fprintf(w, "  env           %s\n", envLine(s.EnvPassthrough, s.Policy != nil && s.Policy.Sandbox != nil))
+	if s.Remote {
+		printRemote(w, s)
+	} else {
+		fmt.Fprintf(w, "  command       %s\n", quoteArgs(s.Command))
+		printProgram(w, s)
+		fmt.Fprintf(w, "  env           %s\n", envLine(s.EnvPassthrough, s.Policy != nil && s.Policy.Sandbox != nil))
+	}
 	if s.Era == "modern" {
 		fmt.Fprintf(w, "  era           modern (server/discover), protocolVersion %s, supports %s\n",
 			oneLine(s.ProtocolVersion, 20), oneLine(strings.Join(s.SupportedVersions, ", "), 120))

@@ -45,6 +45,8 @@ var sarifRules = []sarifRule{
 		"The server no longer speaks the protocol era it was locked in (initialize vs. server/discover). The proxy quarantines the server.", "error"},
 	{"mcpsum/protocol-version-dropped", lockfile.KindVersionDropped, "The server dropped the locked protocol version",
 		"A 2026-07-28 server no longer lists the locked protocolVersion; it cannot be spoken to as locked. The proxy quarantines the server.", "error"},
+	{"mcpsum/oauth-issuer-drift", lockfile.KindOAuthIssuer, "The remote server's OAuth issuer differs from mcp.lock",
+		"A remote server now sends its users to another authorization server (or started or stopped asking for OAuth) since it was locked: who issues its tokens changed. Review it, then re-lock.", "error"},
 	{"mcpsum/server-info-drift", lockfile.KindServerInfo, "serverInfo differs from mcp.lock",
 		"Informational: the server reports another name or version. Fails verify only with --strict.", "warning"},
 	{"mcpsum/capabilities-drift", lockfile.KindCapabilities, "Capabilities differ from mcp.lock",

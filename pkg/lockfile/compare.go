@@ -44,6 +44,11 @@ const (
 	// observed supportedVersions as a JSON array. It comes in addition to the
 	// informational supportedVersions finding.
 	KindVersionDropped = "protocolVersionDropped"
+	// KindOAuthIssuer is definitional: a remote server now sends its users
+	// to another authorization server than the locked oauth.issuer (or
+	// started or stopped asking for OAuth). Locked and Observed are the
+	// issuers ("" for none).
+	KindOAuthIssuer = "oauthIssuer"
 )
 
 // Changes.
@@ -88,7 +93,7 @@ func (f Finding) String() string {
 		b.WriteString(" (" + strings.Join(q, ", ") + ")")
 	}
 	switch f.Kind {
-	case KindEra, KindProtocolVersion, KindVersionDropped, KindSupportedVersions:
+	case KindEra, KindProtocolVersion, KindVersionDropped, KindSupportedVersions, KindOAuthIssuer:
 		fmt.Fprintf(&b, ": locked %s, observed %s", quote(f.Locked), quote(f.Observed))
 	}
 	return b.String()
@@ -135,6 +140,7 @@ func compare(locked, observed *Server, digests bool) []Finding {
 	} else if l == EraModern && !contains(observed.SupportedVersions, locked.ProtocolVersion) {
 		def(KindVersionDropped, "", Removed, locked.ProtocolVersion, jsonStrings(observed.SupportedVersions), nil)
 	}
+	out = appendOAuthDrift(out, locked, observed)
 	var li, oi string
 	if digests {
 		li, oi = orEmpty(locked.Digests.Instructions), orEmpty(observed.Digests.Instructions)

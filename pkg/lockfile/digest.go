@@ -57,7 +57,11 @@ func normalize(s *Server) (*canonForms, *FormatError) {
 	fe := func(item string, err error) (*canonForms, *FormatError) {
 		return nil, &FormatError{Item: item, Err: err}
 	}
-	if len(s.Command) == 0 || s.Command[0] == "" {
+	if s.URL != "" || s.Headers != nil || s.OAuth != nil {
+		if ferr := checkRemote(s); ferr != nil {
+			return nil, ferr
+		}
+	} else if len(s.Command) == 0 || s.Command[0] == "" {
 		return fe("command", errf("want a non-empty argv whose first element is the program"))
 	}
 	for i, a := range s.Command {
@@ -65,7 +69,7 @@ func normalize(s *Server) (*canonForms, *FormatError) {
 			return fe("command", errf("argument %d is not valid UTF-8 or contains a NUL byte", i))
 		}
 	}
-	if s.EnvPassthrough == nil {
+	if s.EnvPassthrough == nil && !s.Remote() {
 		s.EnvPassthrough = []string{}
 	}
 	seen := map[string]bool{}
@@ -262,13 +266,21 @@ func computeDigests(s *Server, forms *canonForms) (Digests, error) {
 	}
 	b := append(make([]byte, 0, size), `{"capabilities":`...)
 	b = append(b, capabilities...)
-	b = strs(append(b, `,"command":`...), s.Command)
-	b = strs(append(b, `,"envPassthrough":`...), s.EnvPassthrough)
+	if s.Remote() {
+		b = jcsHeaders(append(b, `,"headers":`...), s.Headers)
+	} else {
+		b = strs(append(b, `,"command":`...), s.Command)
+		b = strs(append(b, `,"envPassthrough":`...), s.EnvPassthrough)
+	}
 	b = append(b, `,"instructions":`...)
 	if s.Instructions == nil {
 		b = append(b, "null"...)
 	} else {
 		b = jcsString(b, *s.Instructions)
+	}
+	if s.OAuth != nil {
+		b = jcsString(append(b, `,"oauth":{"issuer":`...), s.OAuth.Issuer)
+		b = append(jcsString(append(b, `,"resource":`...), s.OAuth.Resource), '}')
 	}
 	b = items(append(b, `,"prompts":`...), canon[1])
 	b = jcsString(append(b, `,"protocolVersion":`...), s.ProtocolVersion)
@@ -279,6 +291,9 @@ func computeDigests(s *Server, forms *canonForms) (Digests, error) {
 		b = strs(append(b, `,"supportedVersions":`...), s.SupportedVersions)
 	}
 	b = items(append(b, `,"tools":`...), canon[0])
+	if s.Remote() {
+		b = jcsString(append(b, `,"url":`...), s.URL)
+	}
 	b = append(b, '}')
 	d.Surface = digestOf(b)
 	return d, nil

@@ -11,6 +11,7 @@ var fieldOfKind = map[string]string{
 	KindInstructions:      "instructions",
 	KindEra:               "protocolVersion",
 	KindVersionDropped:    "protocolVersion",
+	KindOAuthIssuer:       "oauth",
 	KindServerInfo:        "serverInfo",
 	KindCapabilities:      "capabilities",
 	KindProtocolVersion:   "protocolVersion",

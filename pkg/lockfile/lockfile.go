@@ -46,6 +46,15 @@ type Server struct {
 	Command        []string
 	EnvPassthrough []string
 
+	// URL and Headers make a remote (Streamable HTTP) entry, which has no
+	// Command or EnvPassthrough (lockfileVersion 3; see remote.go). Headers
+	// maps a header name to the environment variable its value comes from.
+	URL     string
+	Headers map[string]string
+	// OAuth pins the authorization server a remote entry signs in with
+	// (nil: none).
+	OAuth *OAuth
+
 	ProtocolVersion   string
 	SupportedVersions []string // nil => legacy era; non-nil => modern (must list ProtocolVersion)
 

@@ -10,14 +10,15 @@ import (
 // Marshal writes f deterministically: 2-space indent, a trailing newline, no
 // HTML escaping; top-level keys lockfileVersion, generator (omitted when
 // empty), servers (sorted by name); entry keys in the seed's order (command,
-// envPassthrough, protocolVersion, supportedVersions (modern only),
+// envPassthrough — or url, headers for a remote entry —, protocolVersion, supportedVersions (modern only),
 // serverInfo, instructions, capabilities, tools, prompts, resources,
 // resourceTemplates, policy (when set), digests); items sorted by key and
 // re-indented with their own key order and string escapes kept.
 //
-// lockfileVersion is computed, not taken from f.Version: 2 when any server
-// is modern (2026-07-28), else 1, so a file without a modern server stays
-// readable by mcpsum 0.2.0 and older (LOCKFILE.md).
+// lockfileVersion is computed, not taken from f.Version: 3 when any server
+// is remote, else 2 when any server is modern (2026-07-28), else 1, so a
+// file without a modern server stays readable by mcpsum 0.2.0 and older
+// (LOCKFILE.md), and one without a remote server by mcpsum before 3.
 //
 // Digests are written as found in each Server (NewServer fills them); Marshal
 // does not recompute them. Update re-parses what Marshal produced before
@@ -30,7 +31,10 @@ func Marshal(f *File) ([]byte, error) {
 			return nil, errf("marshal lockfile: server %s is nil", quote(n))
 		}
 		if s.Era() == EraModern {
-			version = 2
+			version = max(version, 2)
+		}
+		if s.Remote() {
+			version = VersionRemote
 		}
 		names = append(names, n)
 	}
@@ -73,10 +77,24 @@ func appendEntry(b *bytes.Buffer, s *Server, full bool) error {
 	if len(s.ServerInfo) == 0 || len(s.Capabilities) == 0 {
 		return &FormatError{Item: "serverInfo/capabilities", Err: errf("missing (build entries with NewServer)")}
 	}
-	b.WriteString(`{"command":`)
-	appendStrings(b, s.Command)
-	b.WriteString(`,"envPassthrough":`)
-	appendStrings(b, s.EnvPassthrough)
+	if s.Remote() {
+		b.WriteString(`{"url":`)
+		encodeString(b, s.URL)
+		b.WriteString(`,"headers":`)
+		appendHeaders(b, s.Headers)
+		if s.OAuth != nil {
+			b.WriteString(`,"oauth":{"issuer":`)
+			encodeString(b, s.OAuth.Issuer)
+			b.WriteString(`,"resource":`)
+			encodeString(b, s.OAuth.Resource)
+			b.WriteByte('}')
+		}
+	} else {
+		b.WriteString(`{"command":`)
+		appendStrings(b, s.Command)
+		b.WriteString(`,"envPassthrough":`)
+		appendStrings(b, s.EnvPassthrough)
+	}
 	b.WriteString(`,"protocolVersion":`)
 	encodeString(b, s.ProtocolVersion)
 	if s.SupportedVersions != nil {

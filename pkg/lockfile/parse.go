@@ -98,10 +98,10 @@ func parseFile(path string, data []byte, discard string) (*File, error, error) {
 		switch m.key {
 		case "lockfileVersion":
 			switch v := string(bytes.TrimSpace(m.val)); v {
-			case "1", "2":
+			case "1", "2", "3":
 				f.Version = int(v[0] - '0')
 			default:
-				return nil, nil, fe("", "lockfileVersion", errf("unsupported version %s: this mcpsum reads 1 and 2 (a newer file needs a newer mcpsum)", quote(v)))
+				return nil, nil, fe("", "lockfileVersion", errf("unsupported version %s: this mcpsum reads versions 1 to 3; a file of a newer version was written by a newer mcpsum: upgrade mcpsum (go install ./cmd/... in a fresh checkout of github.com/mcpsum/mcpsum)", quote(v)))
 			}
 		case "generator":
 			if f.Generator, err = asString(m.val); err != nil {
@@ -164,7 +164,7 @@ func parseFile(path string, data []byte, discard string) (*File, error, error) {
 // parses counts Parse calls (tests check that a re-lock parses once).
 var parses atomic.Int64
 
-var entryKeys = []string{"command", "envPassthrough", "protocolVersion", "supportedVersions",
+var entryKeys = []string{"command", "envPassthrough", "url", "headers", "oauth", "protocolVersion", "supportedVersions",
 	"serverInfo", "instructions", "capabilities", "tools", "prompts", "resources",
 	"resourceTemplates", "policy", "digests"}
 
@@ -188,6 +188,15 @@ func parseServer(raw json.RawMessage, version int) (*Server, *canonForms, *Forma
 			s.Command, err = asStrings(m.val)
 		case "envPassthrough":
 			s.EnvPassthrough, err = asStrings(m.val)
+		case "url":
+			if version < VersionRemote {
+				return fe("url", errf("a remote entry needs lockfileVersion %d, and this file says %d", VersionRemote, version))
+			}
+			s.URL, err = asString(m.val)
+		case "headers":
+			s.Headers, err = asStringMap(m.val)
+		case "oauth":
+			s.OAuth, err = parseOAuth(m.val)
 		case "protocolVersion":
 			s.ProtocolVersion, err = asString(m.val)
 		case "supportedVersions":
@@ -230,8 +239,12 @@ func parseServer(raw json.RawMessage, version int) (*Server, *canonForms, *Forma
 			return fe(m.key, err)
 		}
 	}
+	optional := map[string]bool{"supportedVersions": true, "policy": true, "url": true, "headers": true, "oauth": true}
+	if have["url"] { // a remote entry: url and headers instead of command and envPassthrough
+		optional = map[string]bool{"supportedVersions": true, "policy": true, "command": true, "envPassthrough": true, "oauth": true}
+	}
 	for _, k := range entryKeys {
-		if !have[k] && k != "supportedVersions" && k != "policy" {
+		if !have[k] && !optional[k] {
 			return fe("", errf("missing key %q", k))
 		}
 	}

@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -48,17 +46,20 @@ type ClientOptions struct {
 	Trace func(dir string, line []byte)
 }
 
+// maxNoteMethods bounds the distinct notification methods a Client counts
+// (a server flooding made-up methods cannot grow the map without end).
+const maxNoteMethods = 64
+
 // ErrClosed is the error of calls made or pending when the client was closed.
 var ErrClosed = errors.New("mcp client closed")
 
-// Client is a JSON-RPC client over a Process: increasing integer ids, a reader
+// Client is a JSON-RPC client over a Transport (a Process or HTTP): increasing integer ids, a reader
 // goroutine dispatching replies, and prompt answers to the server's own
 // legacy requests (ping → {}, roots/list → {"roots":[]}, elicitation/create →
 // decline, sampling/createMessage → error -1, anything else → -32601), so a
 // server never waits on mcpsum for the capabilities it declares.
 type Client struct {
-	p    *Process
-	w    *LineWriter
+	t    Transport
 	opts ClientOptions
 	next atomic.Int64
 
@@ -75,12 +76,11 @@ type Client struct {
 	dead      chan struct{}
 }
 
-// NewClient starts reading p's stdout. The client owns p from now on: Close
-// stops it.
-func NewClient(p *Process, opts *ClientOptions) *Client {
+// NewClient starts reading the server's messages (a *Process's stdout, or
+// an *HTTP endpoint's answers). The client owns t from now on: Close stops it.
+func NewClient(t Transport, opts *ClientOptions) *Client {
 	c := &Client{
-		p:         p,
-		w:         NewLineWriter(p.Stdin),
+		t:         t,
 		pending:   map[int64]chan *Message{},
 		abandoned: map[int64]bool{},
 		late:      map[int64]*Message{},
@@ -91,15 +91,33 @@ func NewClient(p *Process, opts *ClientOptions) *Client {
 	if opts != nil {
 		c.opts = *opts
 	}
+	if h, ok := t.(*HTTP); ok {
+		h.callFailed = c.failCall
+	}
 	go c.readLoop()
 	go c.watchExit()
 	return c
 }
 
+// failCall ends one pending call with a transport's error (the server
+// refused that one request, for example with an HTTP error status).
+func (c *Client) failCall(id json.RawMessage, err error) {
+	if _, ok := intID(id); !ok {
+		return
+	}
+	c.deliver(&Message{ID: id, failed: err})
+}
+
 func (c *Client) validatesJSON() {}
 
-// Process returns the server process.
-func (c *Client) Process() *Process { return c.p }
+// Process returns the server process (nil over HTTP).
+func (c *Client) Process() *Process {
+	p, _ := c.t.(*Process)
+	return p
+}
+
+// Transport returns what the client talks over.
+func (c *Client) Transport() Transport { return c.t }
 
 // Timeout returns the per-call timeout.
 func (c *Client) Timeout() time.Duration { return c.opts.Timeout }
@@ -131,7 +149,7 @@ func (c *Client) Close(grace time.Duration) error {
 	c.closed = true
 	c.mu.Unlock()
 	c.fail(ErrClosed)
-	return c.p.Stop(grace)
+	return c.t.Stop(grace)
 }
 
 // Call sends a request and waits for its reply, the context, the client's
@@ -176,6 +194,9 @@ func (c *Client) call(ctx context.Context, method string, params json.RawMessage
 		if m == nil {
 			return id, nil, fmt.Errorf("%s: %w", method, c.Err())
 		}
+		if m.failed != nil {
+			return id, nil, fmt.Errorf("%s: %w", method, m.failed)
+		}
 		if m.Error != nil {
 			return id, nil, fmt.Errorf("%s: %w", method, m.Error)
 		}
@@ -185,7 +206,7 @@ func (c *Client) call(ctx context.Context, method string, params json.RawMessage
 		return id, nil, fmt.Errorf("%s: %w", method, ctx.Err())
 	case <-timeout:
 		c.forget(id, true)
-		return id, nil, &TimeoutError{Method: method, After: wait, Silent: !c.spoke.Load(), StartTimeout: c.opts.StartTimeout, Stderr: c.p.StderrTail()}
+		return id, nil, &TimeoutError{Method: method, After: wait, Silent: !c.spoke.Load(), StartTimeout: c.opts.StartTimeout, Stderr: c.t.StderrTail()}
 	}
 }
 
@@ -219,8 +240,8 @@ func (c *Client) Send(line []byte) error {
 	if c.opts.Trace != nil {
 		c.opts.Trace("send", line)
 	}
-	if err := c.w.Write(line); err != nil {
-		return fmt.Errorf("write to server %q: %w", c.p.argv0, err)
+	if err := c.t.WriteMessage(line); err != nil {
+		return fmt.Errorf("write to server %q: %w", c.t.Label(), err)
 	}
 	return nil
 }
@@ -251,9 +272,9 @@ func encodeRequest(id []byte, method string, params json.RawMessage) ([]byte, er
 
 func (c *Client) readLoop() {
 	for {
-		line, err := c.p.Stdout.Next()
+		line, err := c.t.ReadMessage()
 		if err != nil {
-			c.fail(c.streamError(err))
+			c.fail(err)
 			return
 		}
 		c.spoke.Store(true)
@@ -262,24 +283,18 @@ func (c *Client) readLoop() {
 		}
 		m, err := Decode(line)
 		if err != nil {
-			c.fail(fmt.Errorf("server %q wrote something other than an MCP message on stdout (stdout must carry only JSON-RPC lines; logs belong on stderr): %w", c.p.argv0, err))
+			c.fail(c.notMessage(err))
 			return
 		}
 		c.dispatch(line, m)
 	}
 }
 
-func (c *Client) streamError(err error) error {
-	if errors.Is(err, io.EOF) || errors.Is(err, os.ErrClosed) {
-		if waitChan(c.p.done, 2*time.Second) {
-			return c.p.ExitError()
-		}
-		return fmt.Errorf("server %q closed its stdout but is still running", c.p.argv0)
+func (c *Client) notMessage(err error) error {
+	if _, ok := c.t.(*Process); ok {
+		return fmt.Errorf("server %q wrote something other than an MCP message on stdout (stdout must carry only JSON-RPC lines; logs belong on stderr): %w", c.t.Label(), err)
 	}
-	if errors.Is(err, ErrLineTooLong) {
-		return fmt.Errorf("server %q: %w", c.p.argv0, err)
-	}
-	return fmt.Errorf("read from server %q: %w", c.p.argv0, err)
+	return fmt.Errorf("server %q sent something other than an MCP message: %w", c.t.Label(), err)
 }
 
 // watchExit ends the session when the child exits but something else (a
@@ -288,10 +303,10 @@ func (c *Client) watchExit() {
 	select {
 	case <-c.dead:
 		return
-	case <-c.p.done:
+	case <-c.t.Exited():
 	}
 	if !waitChan(c.dead, time.Second) { // let the reader drain what was written before the exit
-		c.fail(c.p.ExitError())
+		c.fail(c.t.ExitReason())
 	}
 }
 
@@ -329,7 +344,9 @@ func (c *Client) dispatch(line []byte, m *Message) {
 		c.answer(m)
 	case m.IsNotification():
 		c.mu.Lock()
-		c.notes[m.Method]++
+		if _, seen := c.notes[m.Method]; seen || len(c.notes) < maxNoteMethods {
+			c.notes[m.Method]++
+		}
 		c.mu.Unlock()
 		if c.opts.Handle != nil {
 			c.opts.Handle(line, m)

@@ -120,7 +120,7 @@ func (e *EraError) Error() string { return e.Msg }
 // timeout bounds each request and becomes the client's per-call timeout
 // (<= 0: DefaultTimeout). On error every process started is stopped. The
 // caller closes the client.
-func Probe(ctx context.Context, start func() (*Process, error), timeout time.Duration) (*Client, *Hello, error) {
+func Probe(ctx context.Context, start func() (Transport, error), timeout time.Duration) (*Client, *Hello, error) {
 	return ProbeWithOptions(ctx, start, &ClientOptions{Timeout: timeout})
 }
 
@@ -130,7 +130,7 @@ const DefaultTimeout = 10 * time.Second
 
 // ProbeWithOptions is Probe with full client options (Trace, Handle) for
 // every client it creates; opts.Timeout is the probe timeout.
-func ProbeWithOptions(ctx context.Context, start func() (*Process, error), opts *ClientOptions) (*Client, *Hello, error) {
+func ProbeWithOptions(ctx context.Context, start func() (Transport, error), opts *ClientOptions) (*Client, *Hello, error) {
 	o := ClientOptions{}
 	if opts != nil {
 		o = *opts
@@ -149,6 +149,12 @@ func ProbeWithOptions(ctx context.Context, start func() (*Process, error), opts 
 		h, err = ParseDiscover(res)
 		if err == nil {
 			return c, h, nil
+		}
+		if note, ok := statefulHTTP(c, err); ok {
+			c, h, err = fallback(ctx, c, start, &o, note, discoverID)
+			if err == nil {
+				return c, h, nil
+			}
 		}
 	case ctx.Err() != nil:
 		err = fmt.Errorf("probe era: %w", ctx.Err())
@@ -171,7 +177,7 @@ func ProbeWithOptions(ctx context.Context, start func() (*Process, error), opts 
 // stopGrace is how long a failed probe waits for a server to exit on stdin EOF.
 const stopGrace = 2 * time.Second
 
-func startClient(start func() (*Process, error), opts *ClientOptions) (*Client, error) {
+func startClient(start func() (Transport, error), opts *ClientOptions) (*Client, error) {
 	p, err := start()
 	if err != nil {
 		return nil, err
@@ -185,6 +191,7 @@ func legacySignal(err error) (string, error) {
 	var rpc *Error
 	var exit *ExitError
 	var to *TimeoutError
+	var hs *HTTPStatusError
 	switch {
 	case errors.As(err, &rpc) && rpc.Code == CodeMissingClientCapability:
 		return "", &EraError{Msg: fmt.Sprintf("server/discover: the server answered -32021 (a 2026-07-28 server requiring client capabilities %s); mcpsum's server/discover declares none, as the lockfile format specifies, so it cannot lock it: %v",
@@ -198,12 +205,35 @@ func legacySignal(err error) (string, error) {
 			supported, Modern, strings.Join(LegacyVersions, ", "), rpc)}
 	case errors.As(err, &rpc):
 		return fmt.Sprintf("server/discover answered %d %s; using initialize", rpc.Code, quoted(rpc.Message, 100)), nil
+	case errors.As(err, &hs) && (hs.Status == 400 || hs.Status == 404 || hs.Status == 405):
+		// Streamable HTTP: a legacy server refuses a POST it cannot place in
+		// a session with a client error and no JSON-RPC body.
+		return fmt.Sprintf("server/discover answered HTTP %d; using initialize", hs.Status), nil
 	case errors.As(err, &to):
 		return fmt.Sprintf("server/discover got no answer within %s; using initialize", to.After), nil
 	case errors.As(err, &exit):
 		return fmt.Sprintf("the server exited on server/discover (%s); restarted it for initialize", exit.State), nil
 	}
 	return "", fmt.Errorf("probe era: %w", err)
+}
+
+// statefulHTTP reports a DiscoverResult over Streamable HTTP that lists
+// only legacy versions: a stateful HTTP server answers server/discover
+// outside a session so (go-sdk's stateful handler: it cannot serve
+// 2026-07-28 there), meaning "initialize first", like -32022 listing only
+// legacy versions. On stdio such a result still fails the probe (the seed's
+// rule 2).
+func statefulHTTP(c *Client, err error) (string, bool) {
+	var ee *EraError
+	if _, isHTTP := c.t.(*HTTP); !isHTTP || !errors.As(err, &ee) || !ee.LacksModern || len(ee.Supported) == 0 {
+		return "", false
+	}
+	for _, v := range ee.Supported {
+		if !isVersion(v) || v >= Modern {
+			return "", false
+		}
+	}
+	return fmt.Sprintf("server/discover over HTTP listed only legacy versions %s; using initialize", quoteList(ee.Supported)), true
 }
 
 // legacyOnly reports whether -32022's data.supported is a non-empty list of
@@ -243,7 +273,7 @@ func isVersion(v string) bool {
 	return true
 }
 
-func fallback(ctx context.Context, c *Client, start func() (*Process, error), opts *ClientOptions, note string, discoverID int64) (*Client, *Hello, error) {
+func fallback(ctx context.Context, c *Client, start func() (Transport, error), opts *ClientOptions, note string, discoverID int64) (*Client, *Hello, error) {
 	select {
 	case <-c.Done(): // it exited (or broke the stream): start afresh
 		var exit *ExitError

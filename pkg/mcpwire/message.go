@@ -35,6 +35,8 @@ type Message struct {
 	Error  *Error          `json:"error,omitempty"`
 	// JSONRPC is the "jsonrpc" member as sent (it should be "2.0").
 	JSONRPC string `json:"jsonrpc,omitempty"`
+
+	failed error // the transport's reason the call got no JSON-RPC answer (an HTTP status)
 }
 
 // IsRequest reports a request: a method and a non-null id.

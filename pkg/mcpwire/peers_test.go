@@ -110,14 +110,15 @@ type starter struct {
 	procs     []*Process
 }
 
-func (s *starter) start() (*Process, error) {
+func (s *starter) start() (Transport, error) {
 	p, err := Start(s.spec)
-	if err == nil {
-		s.mu.Lock()
-		s.procs = append(s.procs, p)
-		s.mu.Unlock()
+	if err != nil {
+		return nil, err
 	}
-	return p, err
+	s.mu.Lock()
+	s.procs = append(s.procs, p)
+	s.mu.Unlock()
+	return p, nil
 }
 
 func newStarter(argv ...string) *starter {

@@ -94,6 +94,9 @@ type Process struct {
 
 	stopOnce sync.Once
 	stopErr  error
+
+	writerOnce sync.Once
+	writer     *LineWriter // WriteMessage's
 }
 
 // Start starts spec.Argv in its own process group with exactly spec.Env. The

@@ -48,7 +48,7 @@ func explainAdded(ctx context.Context, name string, locked, now *lockfile.Server
 // capabilities and reports whether that has no definitional difference from
 // the lock. Any failure is "no".
 func matchesDeclaringNone(ctx context.Context, name string, locked *lockfile.Server, opts Options) bool {
-	p, cleanup, err := Start(name, locked, opts)
+	p, cleanup, err := Connect(name, locked, opts)
 	if err != nil {
 		return false
 	}
@@ -65,7 +65,7 @@ func matchesDeclaringNone(ctx context.Context, name string, locked *lockfile.Ser
 	if err != nil {
 		return false
 	}
-	e, err := Entry(locked.Command, locked.EnvPassthrough, h, s)
+	e, err := EntryFor(locked, h, s)
 	if err != nil {
 		return false
 	}

@@ -34,6 +34,12 @@ type Options struct {
 	// example a list it advertised but answered with method-not-found). It
 	// may be called from several goroutines at once.
 	Note func(server, msg string)
+	// Authorize, if set, shows the user an OAuth authorization URL (a
+	// remote server that asks for a sign-in); nil: no interactive sign-in,
+	// only kept tokens are used.
+	Authorize func(server, authURL string) error
+
+	bearer string // an OAuth access token for a remote entry (signIn)
 }
 
 // stopGrace is how long a server gets to exit after its stdin closes.
@@ -45,6 +51,9 @@ const stopGrace = 2 * time.Second
 // up and running the command, so a sandbox that cannot be built is reported
 // as such. cleanup must run after the process has stopped.
 func Start(name string, entry *lockfile.Server, opts Options) (*mcpwire.Process, func(), error) {
+	if entry.Remote() {
+		return nil, nil, fmt.Errorf("server %q is a remote server (%s): there is no process to start", name, entry.URL)
+	}
 	spec, ready, cleanup, err := launch(name, entry, opts)
 	if err != nil {
 		return nil, nil, err
@@ -122,9 +131,13 @@ func Program(entry *lockfile.Server, lockPath string) (string, error) {
 
 // Entry turns what a server answered into a lock entry with digests.
 func Entry(command, env []string, h *mcpwire.Hello, s *mcpwire.Surface) (*lockfile.Server, error) {
+	return EntryFor(&lockfile.Server{Command: command, EnvPassthrough: env}, h, s)
+}
+
+// EntryFor is Entry for any target: target's command and envPassthrough,
+// or its url and headers (a remote server).
+func EntryFor(target *lockfile.Server, h *mcpwire.Hello, s *mcpwire.Surface) (*lockfile.Server, error) {
 	e := &lockfile.Server{
-		Command:           append([]string{}, command...),
-		EnvPassthrough:    append([]string{}, env...),
 		ProtocolVersion:   h.ProtocolVersion,
 		ServerInfo:        h.ServerInfo,
 		Instructions:      h.Instructions,
@@ -133,6 +146,16 @@ func Entry(command, env []string, h *mcpwire.Hello, s *mcpwire.Surface) (*lockfi
 		Prompts:           s.Prompts,
 		Resources:         s.Resources,
 		ResourceTemplates: s.ResourceTemplates,
+	}
+	if target.Remote() {
+		e.URL, e.OAuth = target.URL, target.OAuth
+		e.Headers = make(map[string]string, len(target.Headers))
+		for k, v := range target.Headers {
+			e.Headers[k] = v
+		}
+	} else {
+		e.Command = append([]string{}, target.Command...)
+		e.EnvPassthrough = append([]string{}, target.EnvPassthrough...)
 	}
 	if h.Era == lockfile.EraModern {
 		e.SupportedVersions = append([]string{}, h.SupportedVersions...)
@@ -153,12 +176,17 @@ func Entry(command, env []string, h *mcpwire.Hello, s *mcpwire.Surface) (*lockfi
 // entry. prefer is the era to try first ("" probes as the seed says: modern
 // first, then legacy); a failed preferred era falls back to the probe.
 func Lock(ctx context.Context, name string, command, env []string, prefer string, policy *lockfile.Policy, opts Options) (*lockfile.Server, error) {
-	entry := &lockfile.Server{Command: command, EnvPassthrough: env, Policy: policy}
-	h, s, err := observe(ctx, name, entry, prefer, opts)
+	return LockTarget(ctx, name, &lockfile.Server{Command: command, EnvPassthrough: env, Policy: policy}, prefer, opts)
+}
+
+// LockTarget is Lock for any target: a command with its environment, or a
+// remote server's url and headers (target's policy is honoured).
+func LockTarget(ctx context.Context, name string, target *lockfile.Server, prefer string, opts Options) (*lockfile.Server, error) {
+	h, s, signedIn, err := observeRemote(ctx, name, target, prefer, opts, true)
 	if err != nil {
 		return nil, err
 	}
-	e, err := Entry(command, env, h, s)
+	e, err := EntryFor(withOAuth(target, signedIn), h, s)
 	if err != nil {
 		return nil, fmt.Errorf("server %q: %w", name, err)
 	}
@@ -168,13 +196,16 @@ func Lock(ctx context.Context, name string, command, env []string, prefer string
 // Observe runs a locked entry in its locked era first and returns what it
 // serves now, as an entry to compare with the lock (lockfile.Compare).
 func Observe(ctx context.Context, name string, entry *lockfile.Server, opts Options) (*lockfile.Server, error) {
-	h, s, err := observe(ctx, name, entry, entry.Era(), opts)
+	h, s, signedIn, err := observeRemote(ctx, name, entry, entry.Era(), opts, false)
 	if err != nil {
 		return nil, err
 	}
-	e, err := Entry(entry.Command, entry.EnvPassthrough, h, s)
+	e, err := EntryFor(withOAuth(entry, signedIn), h, s)
 	if err != nil {
 		return nil, fmt.Errorf("server %q: %w", name, err)
+	}
+	if signedIn != nil {
+		opts.bearer = signedIn.bearer
 	}
 	explainAdded(ctx, name, entry, e, opts)
 	return e, nil
@@ -190,8 +221,8 @@ func observe(ctx context.Context, name string, entry *lockfile.Server, prefer st
 			c()
 		}
 	}()
-	start := func() (*mcpwire.Process, error) {
-		p, cleanup, err := Start(name, entry, opts)
+	start := func() (mcpwire.Transport, error) {
+		p, cleanup, err := Connect(name, entry, opts)
 		if err != nil {
 			return nil, err
 		}
@@ -245,12 +276,12 @@ func (e *VersionDroppedError) Error() string {
 
 // handshake speaks the locked era directly. On failure it returns a nil
 // client, so the caller falls back to the full probe.
-func handshake(ctx context.Context, start func() (*mcpwire.Process, error), era string, copts *mcpwire.ClientOptions) (*mcpwire.Client, *mcpwire.Hello, error) {
-	p, err := start()
+func handshake(ctx context.Context, start func() (mcpwire.Transport, error), era string, copts *mcpwire.ClientOptions) (*mcpwire.Client, *mcpwire.Hello, error) {
+	t, err := start()
 	if err != nil {
 		return nil, nil, err
 	}
-	c := mcpwire.NewClient(p, copts)
+	c := mcpwire.NewClient(t, copts)
 	h, err := mcpwire.Handshake(ctx, c, era)
 	if err != nil {
 		c.Close(stopGrace)

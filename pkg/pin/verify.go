@@ -90,7 +90,11 @@ func Verify(ctx context.Context, f *lockfile.File, names []string, strict bool, 
 func Classify(name string, locked *lockfile.Server, o Result) *ServerResult {
 	r := &ServerResult{Name: name, Locked: locked, Took: o.Took}
 	var dropped *VersionDroppedError
+	var issuer *IssuerChangedError
 	switch {
+	case errors.As(o.Err, &issuer):
+		r.Findings = []lockfile.Finding{{Class: lockfile.Definitional, Kind: lockfile.KindOAuthIssuer,
+			Change: lockfile.Changed, Locked: issuer.Locked, Observed: issuer.Observed}}
 	case errors.As(o.Err, &dropped):
 		supported, _ := json.Marshal(dropped.Supported)
 		r.Findings = []lockfile.Finding{{Class: lockfile.Definitional, Kind: lockfile.KindVersionDropped,

@@ -35,6 +35,9 @@ func CodeLoadingEnv(name string) bool { return slices.Contains(codeLoadingEnv, n
 //     should be written relative to it: it is the server's working directory);
 //   - a sandbox write path holds files that run outside the sandbox later.
 func Warnings(entry *lockfile.Server, lockPath string) []string {
+	if entry.Remote() {
+		return nil // no command, no environment, no sandbox
+	}
 	var out []string
 	for _, n := range entry.EnvPassthrough {
 		if CodeLoadingEnv(n) {

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mcpsum/mcpsum/internal/netrule"
 	"github.com/mcpsum/mcpsum/internal/policysyntax"
 )
 
@@ -170,7 +171,7 @@ func (l *allowList) decide(ctx context.Context, authority string, lookup lookupF
 		if !a.IsValid() || slices.Contains(d.IPs, a) {
 			continue
 		}
-		if nonPublic(a) && !l.ipListed(a, port) {
+		if netrule.NonPublic(a) && !l.ipListed(a, port) {
 			refused = append(refused, a.String())
 			continue
 		}
@@ -208,42 +209,6 @@ func (l *allowList) nameListed(name string, port uint16) bool {
 			}
 		} else if name == r.name {
 			return true
-		}
-	}
-	return false
-}
-
-var nonPublicPrefixes = func() []netip.Prefix {
-	var ps []netip.Prefix
-	for _, s := range []string{
-		"0.0.0.0/8", "10.0.0.0/8", "100.64.0.0/10", "127.0.0.0/8", "169.254.0.0/16",
-		"172.16.0.0/12", "192.0.0.0/24", "192.0.2.0/24", "192.168.0.0/16", "198.18.0.0/15",
-		"198.51.100.0/24", "203.0.113.0/24", "224.0.0.0/4", "240.0.0.0/4",
-		"::/128", "::1/128", "::/96", "64:ff9b:1::/48", "100::/64", "2001::/32", "2001:db8::/32",
-		"fc00::/7", "fe80::/10", "fec0::/10", "ff00::/8",
-	} {
-		ps = append(ps, netip.MustParsePrefix(s))
-	}
-	return ps
-}()
-
-// nonPublic reports loopback, private, link-local (169.254.169.254 included),
-// CGNAT, documentation, multicast, reserved and unspecified addresses, and IPv6
-// addresses that embed a non-public IPv4 address (6to4, NAT64).
-func nonPublic(a netip.Addr) bool {
-	a = a.Unmap()
-	for _, p := range nonPublicPrefixes {
-		if p.Contains(a) {
-			return true
-		}
-	}
-	if a.Is6() {
-		b := a.As16()
-		if b[0] == 0x20 && b[1] == 0x02 { // 6to4 2002:V4ADDR::/48
-			return nonPublic(netip.AddrFrom4([4]byte{b[2], b[3], b[4], b[5]}))
-		}
-		if netip.MustParsePrefix("64:ff9b::/96").Contains(a) { // NAT64 well-known prefix
-			return nonPublic(netip.AddrFrom4([4]byte{b[12], b[13], b[14], b[15]}))
 		}
 	}
 	return false

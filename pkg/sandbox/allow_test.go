@@ -6,6 +6,8 @@ import (
 	"net/netip"
 	"strings"
 	"testing"
+
+	"github.com/mcpsum/mcpsum/internal/netrule"
 )
 
 func TestParseAllow(t *testing.T) {
@@ -137,23 +139,6 @@ func TestDecide(t *testing.T) {
 	}
 }
 
-func TestNonPublic(t *testing.T) {
-	for _, a := range []string{"127.0.0.1", "10.1.1.1", "172.16.0.1", "172.31.255.255", "192.168.1.1", "169.254.169.254",
-		"100.64.0.1", "0.0.0.0", "0.1.2.3", "192.0.0.8", "198.18.0.1", "224.0.0.1", "240.0.0.1", "255.255.255.255",
-		"::", "::1", "fe80::1", "fc00::1", "fd12::1", "ff02::1", "::ffff:10.0.0.1", "64:ff9b::7f00:1",
-		"2002:0a00:0001::1", "2001:db8::5", "192.0.2.1", "::127.0.0.1"} {
-		if !nonPublic(netip.MustParseAddr(a)) {
-			t.Errorf("%s should be non-public", a)
-		}
-	}
-	for _, a := range []string{"93.184.216.34", "8.8.8.8", "172.32.0.1", "100.128.0.1", "2606:4700::1111",
-		"64:ff9b::808:808", "2002:0808:0808::1"} {
-		if nonPublic(netip.MustParseAddr(a)) {
-			t.Errorf("%s should be public", a)
-		}
-	}
-}
-
 func FuzzParseAllow(f *testing.F) {
 	for _, s := range []string{"api.github.com:443", "*.example.com:443", "[::1]:9000", "10.0.0.5:8080", "x:0", "[fe80::1%lo]:1"} {
 		f.Add(s)
@@ -200,7 +185,7 @@ func FuzzDecide(f *testing.F) {
 			t.Fatalf("%q allowed without an address: %+v", target, d)
 		}
 		for _, ip := range d.IPs {
-			if nonPublic(ip) && !l.ipListed(ip, d.Port) {
+			if netrule.NonPublic(ip) && !l.ipListed(ip, d.Port) {
 				t.Fatalf("%q: non-public %s allowed without being listed", target, ip)
 			}
 		}

@@ -19,12 +19,17 @@
 //	-exit-on-start                    write an error to stderr and exit 3 before serving
 //	-desc-cwd                         append the working directory to the echo tool's
 //	                                  description (as figma-developer-mcp does)
+//	-http ADDR                        serve Streamable HTTP at ADDR instead of stdio
+//	-stateless                        with -http: go-sdk's stateless handler, which
+//	                                  serves 2026-07-28 (the stateful one, like
+//	                                  examples/server/everything -http, only the legacy era)
 package main
 
 import (
 	"context"
 	"flag"
 	"fmt"
+	"net/http"
 	"os"
 	"strings"
 
@@ -54,6 +59,8 @@ func main() {
 	serverVersion := flag.String("server-version", "0.0.1", "serverInfo.version")
 	exitOnStart := flag.Bool("exit-on-start", false, "fail before serving")
 	descCwd := flag.Bool("desc-cwd", false, "append the working directory to the echo description")
+	httpAddr := flag.String("http", "", "serve Streamable HTTP at this address instead of stdio")
+	stateless := flag.Bool("stateless", false, "with -http: the stateless handler (2026-07-28)")
 	flag.Parse()
 	if *descCwd {
 		wd, err := os.Getwd()
@@ -104,6 +111,11 @@ func main() {
 	s.AddResource(&mcp.Resource{URI: "probe://static/readme", Name: "readme", MIMEType: "text/plain"}, read)
 	s.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: "probe://item/{id}", Name: "item", MIMEType: "text/plain"}, read)
 
+	if *httpAddr != "" {
+		h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Stateless: *stateless})
+		fmt.Fprintln(os.Stderr, (&http.Server{Addr: *httpAddr, Handler: h}).ListenAndServe())
+		os.Exit(1)
+	}
 	if err := s.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
 		fmt.Fprintln(os.Stderr, "gosrv:", err)
 		os.Exit(1)

@@ -1,0 +1,97 @@
+package netrule
+
+import (
+	"net/netip"
+	"strings"
+	"testing"
+)
+
+func TestNonPublic(t *testing.T) {
+	for _, a := range []string{"127.0.0.1", "10.1.1.1", "172.16.0.1", "172.31.255.255", "192.168.1.1", "169.254.169.254",
+		"100.64.0.1", "0.0.0.0", "0.1.2.3", "192.0.0.8", "198.18.0.1", "224.0.0.1", "240.0.0.1", "255.255.255.255",
+		"::", "::1", "fe80::1", "fc00::1", "fd12::1", "ff02::1", "::ffff:10.0.0.1", "64:ff9b::7f00:1",
+		"2002:0a00:0001::1", "2001:db8::5", "192.0.2.1", "::127.0.0.1"} {
+		if !NonPublic(netip.MustParseAddr(a)) {
+			t.Errorf("%s should be non-public", a)
+		}
+	}
+	for _, a := range []string{"93.184.216.34", "8.8.8.8", "172.32.0.1", "100.128.0.1", "2606:4700::1111",
+		"64:ff9b::808:808", "2002:0808:0808::1"} {
+		if NonPublic(netip.MustParseAddr(a)) {
+			t.Errorf("%s should be public", a)
+		}
+	}
+}
+
+func TestParseServerURL(t *testing.T) {
+	for _, ok := range []string{"https://mcp.example.com/mcp", "https://mcp.example.com:8443/a/b?x=1",
+		"http://127.0.0.1:3001/mcp", "http://[::1]:80/", "http://localhost:9/mcp", "http://a.localhost/", "https://10.0.0.5/mcp"} {
+		if _, err := ParseServerURL(ok); err != nil {
+			t.Errorf("%s: %v", ok, err)
+		}
+	}
+	for bad, want := range map[string]string{
+		"":                                    "empty",
+		"ftp://example.com/":                  "scheme",
+		"http://example.com/mcp":              "only to this machine",
+		"http://10.0.0.1/mcp":                 "only to this machine",
+		"https://user:pw@example.com/":        "password",
+		"https://example.com/#frag":           "fragment",
+		"https://example.com/ x":              "space",
+		"https://exämple.com/":                "non-ASCII",
+		"mailto:x@example.com":                "scheme",
+		"https:example.com":                   "absolute",
+		"https://example.com:0/":              "port",
+		"https://example.com:65536/":          "port",
+		"https://example.com/\x1b[31m":        "control",
+		"/relative/path":                      "scheme",
+		"https://example.com:99999999999999/": "port",
+	} {
+		_, err := ParseServerURL(bad)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: got %v, want an error mentioning %q", bad, err, want)
+		}
+	}
+}
+
+func TestOrigin(t *testing.T) {
+	for raw, want := range map[string]string{
+		"https://Example.com/x":     "https://example.com:443",
+		"http://127.0.0.1:8080/mcp": "http://127.0.0.1:8080",
+		"http://[::1]/":             "http://[::1]:80",
+	} {
+		u, err := ParseServerURL(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := Origin(u); got != want {
+			t.Errorf("Origin(%s) = %s, want %s", raw, got, want)
+		}
+	}
+}
+
+func TestHeaderName(t *testing.T) {
+	for _, ok := range []string{"Authorization", "X-Api-Key", "cookie", "x_y"} {
+		if err := HeaderName(ok); err != nil {
+			t.Errorf("%s: %v", ok, err)
+		}
+	}
+	for _, bad := range []string{"", "Host", "mcp-session-id", "MCP-Protocol-Version", "Mcp-Param-Region", "Proxy-Authorization",
+		"Content-Length", "Bad Name", "X:Y", "Ä", "Transfer-Encoding"} {
+		if err := HeaderName(bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+	if HeaderValue("Bearer abc\r\nX-Evil: 1") == nil || HeaderValue("a\x00") == nil || HeaderValue("Bearer a.b-c") != nil {
+		t.Error("HeaderValue: CR/LF/NUL must be refused and a plain token accepted")
+	}
+}
+
+func TestLoopbackHost(t *testing.T) {
+	for h, want := range map[string]bool{"127.0.0.1": true, "127.9.9.9": true, "::1": true, "[::1]": true, "localhost": true,
+		"LOCALHOST": true, "x.localhost": true, "10.0.0.1": false, "example.com": false, "localhost.example.com": false, "::ffff:127.0.0.1": true} {
+		if got := LoopbackHost(h); got != want {
+			t.Errorf("LoopbackHost(%q) = %v, want %v", h, got, want)
+		}
+	}
+}

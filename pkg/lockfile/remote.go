@@ -1,0 +1,173 @@
+package lockfile
+
+import (
+	"bytes"
+	"sort"
+
+	"github.com/mcpsum/mcpsum/internal/netrule"
+)
+
+// VersionRemote is the lockfileVersion of a file that holds a remote
+// (Streamable HTTP) entry. Marshal writes it only then; a file without one
+// keeps version 1 or 2, readable by older mcpsum.
+const VersionRemote = 3
+
+// Remote reports an entry for a remote (Streamable HTTP) server: it has a
+// URL and no command.
+func (s *Server) Remote() bool { return s.URL != "" }
+
+// checkRemote validates the fields of a remote entry (normalize calls it
+// instead of the command checks): the URL (netrule.ParseServerURL: https,
+// http only to loopback, no credentials, no fragment), the header names
+// (netrule.HeaderName) and the variables they come from (ValidEnvName);
+// no command, no envPassthrough (a remote server has no environment), no
+// sandbox (no process to confine).
+func checkRemote(s *Server) *FormatError {
+	fe := func(item string, err error) *FormatError { return &FormatError{Item: item, Err: err} }
+	if len(s.Command) > 0 || len(s.EnvPassthrough) > 0 {
+		return fe("url", errf("an entry has either a url (a remote server) or a command and envPassthrough (a local one), not both"))
+	}
+	if _, err := netrule.ParseServerURL(s.URL); err != nil {
+		return fe("url", errf("%s: %v", quote(s.URL), err))
+	}
+	if s.Headers == nil {
+		s.Headers = map[string]string{}
+	}
+	seen := map[string]string{}
+	for _, name := range sortedKeys(s.Headers) {
+		if err := netrule.HeaderName(name); err != nil {
+			return fe("headers", errf("%s: %v", quote(name), err))
+		}
+		low := string(bytes.ToLower([]byte(name)))
+		if other, dup := seen[low]; dup {
+			return fe("headers", errf("%s and %s are the same header (names are case-insensitive)", quote(other), quote(name)))
+		}
+		seen[low] = name
+		if v := s.Headers[name]; !ValidEnvName(v) {
+			return fe("headers", errf("header %s: %s is not an environment variable name (the lock names the variable holding the value, never the value)", quote(name), quote(v)))
+		}
+	}
+	if s.URL == "" && s.OAuth != nil {
+		return fe("oauth", errf("only a remote entry (with a url) signs in with OAuth"))
+	}
+	if ferr := checkOAuth(s.OAuth); ferr != nil {
+		return ferr
+	}
+	if s.Policy != nil && s.Policy.Sandbox != nil {
+		return fe("policy.sandbox", errf("a remote server runs elsewhere: there is no process for mcpsum to confine; remove policy.sandbox from this entry (policy.taint works for remote servers)"))
+	}
+	return nil
+}
+
+// appendHeaders writes the headers object, names sorted.
+func appendHeaders(b *bytes.Buffer, h map[string]string) {
+	b.WriteByte('{')
+	for i, k := range sortedKeys(h) {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		encodeString(b, k)
+		b.WriteByte(':')
+		encodeString(b, h[k])
+	}
+	b.WriteByte('}')
+}
+
+// jcsHeaders is the RFC 8785 form of the headers object (names are HTTP
+// tokens, ASCII, so byte order is UTF-16 order).
+func jcsHeaders(b []byte, h map[string]string) []byte {
+	keys := make([]string, 0, len(h))
+	for k := range h {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	b = append(b, '{')
+	for i, k := range keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = jcsString(b, k)
+		b = append(b, ':')
+		b = jcsString(b, h[k])
+	}
+	return append(b, '}')
+}
+
+// asStringMap decodes an object of strings (duplicate keys are refused by
+// objectMembers); the result is never nil.
+func asStringMap(raw []byte) (map[string]string, error) {
+	ms, err := objectMembers(raw)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]string, len(ms))
+	for _, m := range ms {
+		v, err := asString(m.val)
+		if err != nil {
+			return nil, errf("%s: %v", quote(m.key), err)
+		}
+		out[m.key] = v
+	}
+	return out, nil
+}
+
+// OAuth is a remote entry's pinned sign-in: the authorization server's
+// issuer and the resource identifier (RFC 8707) the tokens are for.
+type OAuth struct {
+	Issuer, Resource string
+}
+
+func parseOAuth(raw []byte) (*OAuth, error) {
+	ms, err := objectMembers(raw)
+	if err != nil {
+		return nil, err
+	}
+	o := &OAuth{}
+	have := 0
+	for _, m := range ms {
+		switch m.key {
+		case "issuer":
+			o.Issuer, err = asString(m.val)
+		case "resource":
+			o.Resource, err = asString(m.val)
+		default:
+			return nil, errf("unknown key %s (want issuer and resource)", quote(m.key))
+		}
+		if err != nil {
+			return nil, errf("%s: %v", m.key, err)
+		}
+		have++
+	}
+	if have != 2 {
+		return nil, errf("want both issuer and resource")
+	}
+	return o, nil
+}
+
+// checkOAuth validates a pinned sign-in (checkRemote calls it).
+func checkOAuth(o *OAuth) *FormatError {
+	if o == nil {
+		return nil
+	}
+	for _, v := range []struct{ what, u string }{{"oauth.issuer", o.Issuer}, {"oauth.resource", o.Resource}} {
+		if _, err := netrule.ParseServerURL(v.u); err != nil {
+			return &FormatError{Item: v.what, Err: errf("%s: %v", quote(v.u), err)}
+		}
+	}
+	return nil
+}
+
+// appendOAuthDrift adds the oauthIssuer finding of a remote entry.
+func appendOAuthDrift(out []Finding, locked, observed *Server) []Finding {
+	var l, o string
+	if locked.OAuth != nil {
+		l = locked.OAuth.Issuer
+	}
+	if observed.OAuth != nil {
+		o = observed.OAuth.Issuer
+	}
+	if ch := change(l, o); ch != "" {
+		out = append(out, Finding{Class: Definitional, Kind: KindOAuthIssuer, Change: ch, Locked: l, Observed: o})
+	}
+	return out
+}

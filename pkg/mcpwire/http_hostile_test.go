@@ -1,0 +1,309 @@
+package mcpwire
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// fakeHostileHTTP is a hand-written Streamable HTTP server (legacy era) that
+// behaves in ways no real server shows on purpose: it expires sessions,
+// redirects, floods SSE events, splits one message across events, sends an
+// oversized event. It is a fake, named so; the real servers' tests are in
+// http_peers_test.go.
+type fakeHostileHTTP struct {
+	mode string
+
+	mu       sync.Mutex
+	sessions int      // sessions handed out
+	deleted  []string // DELETEd session ids
+	inits    int
+	lists    int
+	srv      *httptest.Server
+}
+
+func newFakeHostileHTTP(t *testing.T, mode string) *fakeHostileHTTP {
+	f := &fakeHostileHTTP{mode: mode}
+	f.srv = httptest.NewServer(f)
+	t.Cleanup(f.srv.Close)
+	return f
+}
+
+func (f *fakeHostileHTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	sid := r.Header.Get("Mcp-Session-Id")
+	switch r.Method {
+	case http.MethodDelete:
+		f.deleted = append(f.deleted, sid)
+		return
+	case http.MethodGet:
+		http.Error(w, "no GET stream", http.StatusMethodNotAllowed)
+		return
+	}
+	body, _ := io.ReadAll(r.Body)
+	m, err := Decode(body)
+	if err != nil {
+		http.Error(w, "bad json", http.StatusBadRequest)
+		return
+	}
+	current := fmt.Sprintf("s%d", f.sessions)
+	switch {
+	case m.Method == "server/discover":
+		http.Error(w, "Bad Request: no session", http.StatusBadRequest)
+	case m.Method == "initialize":
+		f.inits++
+		f.sessions++
+		w.Header().Set("Mcp-Session-Id", fmt.Sprintf("s%d", f.sessions))
+		name := "fake"
+		if f.mode == "expire-drift" && f.inits > 1 {
+			name = "fake-redeployed"
+		}
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":%q,"version":"1"}}}`, m.ID, name)
+	case sid != current:
+		http.Error(w, "session not found", http.StatusNotFound)
+	case m.Method == "notifications/initialized":
+		w.WriteHeader(http.StatusAccepted)
+	case m.Method == "tools/list":
+		f.lists++
+		f.toolsList(w, m)
+	default:
+		http.Error(w, "unexpected "+m.Method, http.StatusBadRequest)
+	}
+}
+
+const fakeTools = `{"tools":[{"name":"echo","inputSchema":{"type":"object"}}]}`
+
+func (f *fakeHostileHTTP) toolsList(w http.ResponseWriter, m *Message) {
+	resp := fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s}`, m.ID, fakeTools)
+	sse := func(events ...string) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		for _, e := range events {
+			io.WriteString(w, e)
+		}
+	}
+	switch f.mode {
+	case "expire", "expire-drift":
+		if f.lists == 1 { // the session expires on the first list
+			f.sessions++
+			http.Error(w, "session expired", http.StatusNotFound)
+			return
+		}
+	case "redirect-elsewhere", "redirect-303":
+		to := "http://127.0.0.2:1/elsewhere"
+		status := http.StatusTemporaryRedirect
+		if f.mode == "redirect-303" {
+			to, status = f.srv.URL+"/moved", http.StatusSeeOther
+		}
+		w.Header().Set("Location", to)
+		w.WriteHeader(status)
+		return
+	case "flood":
+		w.Header().Set("Content-Type", "text/event-stream")
+		note := []byte("event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"info\",\"data\":\"x\"}}\n\n")
+		for i := 0; i < 20000; i++ {
+			w.Write(note)
+		}
+		fmt.Fprintf(w, "data: %s\n\n", resp)
+		return
+	case "split":
+		half := len(resp) / 2
+		sse("data: "+resp[:half]+"\n\n", "data: "+resp[half:]+"\n\n")
+		return
+	case "two-in-one":
+		sse("data: " + resp + resp + "\n\n")
+		return
+	case "chunked-lines": // one event over several data lines and CRLF endings: legal SSE
+		sse(": comment\r\n", "id: 7\r\n", "data: "+resp[:10]+"\r\n", "data: "+resp[10:]+"\r\n", "\r\n")
+		return
+	case "huge":
+		sse("data: " + strings.Repeat(" ", 2<<20) + resp + "\n\n")
+		return
+	case "big": // an 8 MiB answer in one SSE event
+		big := fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"tools":[{"name":"echo","description":"%s","inputSchema":{"type":"object"}}]}}`, m.ID, strings.Repeat("x", 8<<20))
+		sse("data: " + big + "\n\n")
+		return
+	case "unauthorized":
+		w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="https://example.com/.well-known/oauth-protected-resource"`)
+		http.Error(w, "no", http.StatusUnauthorized)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	io.WriteString(w, resp)
+}
+
+func listFake(t *testing.T, f *fakeHostileHTTP, spec HTTPSpec) (*Client, *Surface, error) {
+	t.Helper()
+	if spec.URL == "" {
+		spec.URL = f.srv.URL + "/mcp"
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c, h, err := Probe(ctx, httpStart(t, spec), 5*time.Second)
+	if err != nil {
+		return nil, nil, err
+	}
+	s, err := ListAll(ctx, c, h)
+	return c, s, err
+}
+
+func TestHTTPSessionExpiryRenews(t *testing.T) {
+	f := newFakeHostileHTTP(t, "expire")
+	c, s, err := listFake(t, f, HTTPSpec{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Tools) != 1 || c.Transport().(*HTTP).Renewals() != 1 {
+		t.Fatalf("%d tools, %d renewals; want 1 tool after one renewal", len(s.Tools), c.Transport().(*HTTP).Renewals())
+	}
+	c.Close(time.Second)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.deleted) != 1 || f.deleted[0] != "s3" {
+		t.Fatalf("DELETEd sessions %q, want the renewed session s3 once (s1 expired, s2 was the fake's bump)", f.deleted)
+	}
+}
+
+func TestHTTPSessionRenewalMustMatch(t *testing.T) {
+	f := newFakeHostileHTTP(t, "expire-drift")
+	_, _, err := listFake(t, f, HTTPSpec{})
+	if err == nil || !strings.Contains(err.Error(), "InitializeResult differs") {
+		t.Fatalf("got %v, want the renewed session's different InitializeResult refused", err)
+	}
+}
+
+func TestHTTPRedirectRefused(t *testing.T) {
+	for _, mode := range []string{"redirect-elsewhere", "redirect-303"} {
+		t.Run(mode, func(t *testing.T) {
+			f := newFakeHostileHTTP(t, mode)
+			var notes []string
+			var mu sync.Mutex
+			_, _, err := listFake(t, f, HTTPSpec{Note: func(s string) { mu.Lock(); notes = append(notes, s); mu.Unlock() }})
+			var re *RedirectError
+			if !errors.As(err, &re) {
+				t.Fatalf("got %v, want a *RedirectError", err)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if len(notes) != 1 || !strings.Contains(notes[0], "refused a redirect") {
+				t.Fatalf("notes %q, want the refusal logged once", notes)
+			}
+		})
+	}
+}
+
+func TestHTTPSSEEvents(t *testing.T) {
+	for mode, want := range map[string]string{
+		"split":         "one JSON-RPC message",
+		"two-in-one":    "one JSON-RPC message",
+		"huge":          "limit",
+		"unauthorized":  "needs credentials",
+		"flood":         "",
+		"chunked-lines": "",
+	} {
+		t.Run(mode, func(t *testing.T) {
+			f := newFakeHostileHTTP(t, mode)
+			c, s, err := listFake(t, f, HTTPSpec{MaxMessage: 1 << 20})
+			if want == "" {
+				if err != nil || len(s.Tools) != 1 {
+					t.Fatalf("got %v, want the one tool", err)
+				}
+				if mode == "flood" && c.Notifications()["notifications/message"] != 20000 {
+					t.Fatalf("%d notifications, want 20000 delivered one by one", c.Notifications()["notifications/message"])
+				}
+				c.Close(time.Second)
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), want) {
+				t.Fatalf("got %v, want an error mentioning %q", err, want)
+			}
+		})
+	}
+}
+
+func TestHTTPDialerVetsNames(t *testing.T) {
+	lookup := func(addrs ...string) func(context.Context, string) ([]netip.Addr, error) {
+		return func(context.Context, string) ([]netip.Addr, error) {
+			var out []netip.Addr
+			for _, a := range addrs {
+				out = append(out, netip.MustParseAddr(a))
+			}
+			return out, nil
+		}
+	}
+	d := &dialer{host: "mcp.example.com", port: "443", lookup: lookup("10.0.0.7", "127.0.0.1")}
+	var pe *PrivateAddressError
+	if _, err := d.vetted(context.Background(), "mcp.example.com"); !errors.As(err, &pe) {
+		t.Fatalf("got %v, want a public name resolving to private addresses refused", err)
+	}
+	d.lookup = lookup("10.0.0.7", "93.184.216.34", "::ffff:192.168.1.1")
+	ips, err := d.vetted(context.Background(), "mcp.example.com")
+	if err != nil || len(ips) != 1 || ips[0].String() != "93.184.216.34" {
+		t.Fatalf("got %v %v, want only the public address", ips, err)
+	}
+	if _, err := d.dial(context.Background(), "tcp", "evil.example.net:443"); err == nil || !strings.Contains(err.Error(), "only to the locked") {
+		t.Fatalf("got %v, want a connection to another host refused", err)
+	}
+	d.lookup = func(context.Context, string) ([]netip.Addr, error) {
+		t.Fatal("localhost was resolved through DNS")
+		return nil, nil
+	}
+	if ips, err := d.vetted(context.Background(), "localhost"); err != nil || !ips[0].IsLoopback() {
+		t.Fatalf("localhost: %v %v", ips, err)
+	}
+}
+
+func TestHTTPModernHeaders(t *testing.T) {
+	h := http.Header{}
+	line, _ := encodeRequest([]byte("3"), "tools/call", []byte(`{"name":"héllo","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}`))
+	m, _ := Decode(line)
+	if !modernHeaders(h, m) {
+		t.Fatal("a 2026-07-28 request got no modern headers")
+	}
+	if h.Get("Mcp-Method") != "tools/call" || h.Get("MCP-Protocol-Version") != Modern || h.Get("Mcp-Name") != "=?base64?aMOpbGxv?=" {
+		t.Fatalf("headers %v", h)
+	}
+	h = http.Header{}
+	line, _ = encodeRequest([]byte("4"), "resources/read", []byte(`{"uri":"file:///a","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}`))
+	m, _ = Decode(line)
+	modernHeaders(h, m)
+	if h.Get("Mcp-Name") != "file:///a" {
+		t.Fatalf("resources/read: Mcp-Name %q", h.Get("Mcp-Name"))
+	}
+	line, _ = encodeRequest([]byte("5"), "tools/list", nil)
+	m, _ = Decode(line)
+	if modernHeaders(http.Header{}, m) {
+		t.Fatal("a legacy request got 2026-07-28 headers")
+	}
+}
+
+// BenchmarkHTTPSSE8MiB reads an 8 MiB tools/list answer sent as one SSE
+// event; B/op over the payload is what the transport holds per event (the
+// event's data, and the message handed to the client).
+func BenchmarkHTTPSSE8MiB(b *testing.B) {
+	f := &fakeHostileHTTP{mode: "big"}
+	f.srv = httptest.NewServer(f)
+	defer f.srv.Close()
+	ctx := context.Background()
+	c, h, err := Probe(ctx, func() (Transport, error) { return DialHTTP(HTTPSpec{URL: f.srv.URL + "/mcp"}) }, 10*time.Second)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close(time.Second)
+	b.ReportAllocs()
+	b.SetBytes(8 << 20)
+	for b.Loop() {
+		if _, err := c.Call(ctx, "tools/list", listParams(nil, Meta(h))); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
