@@ -194,11 +194,19 @@ func TestShadowingAcrossServers(t *testing.T) {
 	if err := os.WriteFile(cfg, []byte(`{"mcpServers":{"everything":{"command":"node","args":[`+jsonStr(everything)+`]}}}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	out, stderr, code = mcpsum(t, dir2, nil, "import", cfg)
-	if code != 0 || strings.Count(out, "  shadow "+want) != 1 {
-		t.Errorf("import: exit %d, want the shadowing once in its listing\n%s\n%s", code, out, stderr)
+	// A dry run starts nothing, so the shadowing shows once --write locks.
+	before, err := os.ReadFile(cfg)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if _, stderr, code := mcpsum(t, dir2, nil, "import", "--strict", cfg); code != 1 || !strings.Contains(stderr, want) {
-		t.Errorf("import --strict: exit %d, want 1\n%s", code, stderr)
+	if _, stderr, code := mcpsum(t, dir2, nil, "import", "--write", "--strict", cfg); code != 1 || !strings.Contains(stderr, want) {
+		t.Errorf("import --write --strict: exit %d, want 1\n%s", code, stderr)
+	}
+	if after, _ := os.ReadFile(cfg); string(after) != string(before) {
+		t.Errorf("import --write --strict refused but rewrote the config:\n%s", after)
+	}
+	out, stderr, code = mcpsum(t, dir2, nil, "import", "--write", cfg)
+	if code != 0 || strings.Count(out, "  shadow "+want) != 1 {
+		t.Errorf("import --write: exit %d, want the shadowing once in its listing\n%s\n%s", code, out, stderr)
 	}
 }
