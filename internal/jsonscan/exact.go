@@ -58,9 +58,9 @@ func foldRune(r rune) rune {
 	}
 }
 
-// twinOf returns the name in names that key is a case variant of (equal
+// TwinOf returns the name in names that key is a case variant of (equal
 // after Fold, not identical), or "".
-func twinOf(key string, names []string) string {
+func TwinOf(key string, names []string) string {
 	var fk string
 	for _, n := range names {
 		if key == n {
@@ -141,7 +141,7 @@ func ExactMembers(b []byte, i int, names []string, fn func(key string, keyStart,
 				}
 			}
 		}
-		if of := twinOf(key, names); of != "" {
+		if of := TwinOf(key, names); of != "" {
 			return &TwinError{Key: key, Of: of}
 		}
 		return fn(key, ks, vs, ve)

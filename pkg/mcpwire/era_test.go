@@ -241,3 +241,23 @@ func TestProbeStartFailure(t *testing.T) {
 		t.Errorf("%d starts, want 2", len(st.procs))
 	}
 }
+
+func TestClientNotification(t *testing.T) {
+	for _, tc := range []struct {
+		version, method string
+		want            bool
+	}{
+		{"2025-06-18", "notifications/progress", true},
+		{"2025-06-18", "notifications/tasks/status", false},
+		{"2025-11-25", "notifications/tasks/status", true},
+		{"2024-11-05", "notifications/roots/list_changed", true},
+		{Modern, "notifications/cancelled", true},
+		{Modern, "notifications/progress", false},
+		{"2025-11-25", "tools/call", false},
+		{"2025-11-25", "notifications/message", false},
+	} {
+		if got := ClientNotification(tc.version, tc.method); got != tc.want {
+			t.Errorf("ClientNotification(%s, %s) = %v", tc.version, tc.method, got)
+		}
+	}
+}

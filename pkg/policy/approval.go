@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpsum/mcpsum/internal/jsonscan"
 	"github.com/mcpsum/mcpsum/internal/statefile"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 )
@@ -95,14 +96,16 @@ type Binding struct {
 	Session    string
 }
 
-// ArgsDigest is the digest bound into approvals and written to the audit
-// log: SHA-256 over the RFC 8785 form of the arguments (over the raw bytes
-// when they cannot be canonicalised). Values themselves are never logged.
+// ArgsDigest is the digest bound into approvals and grants and written to
+// the audit log: SHA-256 over the RFC 8785 form of the arguments with every
+// number kept exact (lockfile.ExactDigest: 9007199254740993 is not
+// 9007199254740992), over the raw bytes when they cannot be canonicalised.
+// Values themselves are never logged.
 func ArgsDigest(args []byte) string {
 	if len(args) == 0 {
 		args = []byte("null")
 	}
-	if d, err := lockfile.Digest(args); err == nil {
+	if d, err := lockfile.ExactDigest(args); err == nil {
 		return d
 	}
 	sum := sha256.Sum256(args)
@@ -283,7 +286,7 @@ func ParseAnswer(raw []byte) Answer {
 	if !json.Valid(raw) { // the scanner finds boundaries, it does not validate
 		return AnswerInvalid
 	}
-	f, err := fields(raw, "action", "content")
+	f, err := jsonscan.Fields(raw, "action", "content")
 	if err != nil || f[0] == nil {
 		return AnswerInvalid
 	}
@@ -303,7 +306,7 @@ func ParseAnswer(raw []byte) Answer {
 	if f[1] == nil {
 		return AnswerNotAllowed
 	}
-	c, err := fields(f[1], "allow")
+	c, err := jsonscan.Fields(f[1], "allow")
 	if err != nil {
 		return AnswerInvalid
 	}

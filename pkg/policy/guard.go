@@ -1,7 +1,6 @@
 package policy
 
 import (
-	"bytes"
 	"encoding/json"
 	"strings"
 	"time"
@@ -152,14 +151,18 @@ func (g *Guard) BeforeCall(c *Call) Verdict {
 	c.source, c.sink = g.Role(c.Method, c.Name)
 	c.checked = true
 	if !c.sink {
-		if bytes.Contains(c.Params, []byte(StatePrefix)) {
+		f, err := jsonscan.Fields(c.Params, "requestState")
+		if err != nil {
+			return g.refuse(c, AnswerInvalid, "the request's params are not a JSON object with unique keys", false)
+		}
+		if st, ok := jsonscan.String(f[0]); ok && strings.HasPrefix(st, StatePrefix) {
 			// The proxy's own state on a call it never asked about: a
 			// replay onto another tool. The server must not see it.
 			return g.refuse(c, AnswerInvalid, ErrStateMismatch.Error(), true)
 		}
 		return Verdict{Action: Forward}
 	}
-	pf, err := fields(c.Params, "arguments", "uri", "requestState", "inputResponses")
+	pf, err := jsonscan.Fields(c.Params, "arguments", "uri", "requestState", "inputResponses")
 	if err == nil && !json.Valid(c.Params) {
 		err = jsonscan.ErrSyntax
 	}
@@ -230,7 +233,7 @@ func (g *Guard) retry(c *Call, state string, responses []byte) Verdict {
 	}
 	var answer []byte
 	if responses != nil {
-		rf, err := fields(responses, ApproveKey)
+		rf, err := jsonscan.Fields(responses, ApproveKey)
 		if err != nil {
 			return g.refuse(c, AnswerInvalid, "inputResponses is not a JSON object with unique keys", true)
 		}
@@ -336,7 +339,7 @@ func inputRound(result []byte) bool {
 	if err != nil || jsonscan.SkipWS(result, end) != len(result) {
 		return false
 	}
-	f, err := fields(result, "resultType") // exactly once
+	f, err := jsonscan.Fields(result, "resultType") // exactly once
 	return ok && err == nil && string(f[0]) == `"input_required"`
 }
 
