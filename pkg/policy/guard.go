@@ -173,6 +173,13 @@ func (g *Guard) BeforeCall(c *Call) Verdict {
 	if c.Method == "resources/read" {
 		c.args = pf[1]
 	}
+	if c.args != nil {
+		if err := jsonscan.FoldUnique(c.args); err != nil {
+			// Which of two such members a server runs depends on how it
+			// decodes; the user could be shown the other.
+			return g.refuse(c, AnswerInvalid, "the arguments hold "+err.Error(), false)
+		}
+	}
 	c.digest = ArgsDigest(c.args)
 	if c.Modern && pf[2] != nil {
 		var st string
@@ -184,6 +191,14 @@ func (g *Guard) BeforeCall(c *Call) Verdict {
 	if !c.state.Tainted() {
 		g.audit(c, Record{Role: "sink", Decision: "allowed"})
 		return Verdict{Action: Forward}
+	}
+	if c.state.Problem == "" && c.state.Granted(g.cfg.Server, c.Method, c.Name, c.digest, g.cfg.Surface) {
+		g.audit(c, Record{Role: "sink", Tainted: true, TaintedBy: taintedBy(&c.state), Answer: "session-grant", Decision: "allowed"})
+		return Verdict{Action: Forward}
+	}
+	msg, err := g.promptMessage(c)
+	if err != nil && c.Elicit != ElicitNone {
+		return g.refuse(c, AnswerInvalid, err.Error(), false)
 	}
 	switch {
 	case c.Elicit == ElicitNone:
@@ -211,9 +226,9 @@ func (g *Guard) BeforeCall(c *Call) Verdict {
 		}
 		state := g.cfg.Signer.Issue(g.binding(c), Carry{State: up, Responses: pf[3]})
 		g.audit(c, Record{Role: "sink", Tainted: true, TaintedBy: taintedBy(&c.state), Asked: "input_required", Decision: "asked"})
-		return Verdict{Action: Respond, Result: g.inputRequired(c, state)}
+		return Verdict{Action: Respond, Result: g.inputRequired(c, state, msg)}
 	default:
-		return Verdict{Action: Ask, Elicit: g.elicitParams(c)}
+		return Verdict{Action: Ask, Elicit: g.elicitParams(c, msg)}
 	}
 }
 
@@ -231,6 +246,13 @@ func (g *Guard) retry(c *Call, state string, responses []byte) Verdict {
 	if err != nil {
 		return g.refuse(c, AnswerInvalid, err.Error(), true)
 	}
+	if c.state.Tainted() {
+		// Single use across every proxy of the session and restarts (an
+		// untainted session runs its sinks without approval anyway).
+		if err := g.cfg.Store.UseState(g.cfg.Session, grant.Nonce, grant.Expires); err != nil {
+			return g.refuse(c, AnswerInvalid, err.Error(), true)
+		}
+	}
 	var answer []byte
 	if responses != nil {
 		rf, err := jsonscan.Fields(responses, ApproveKey)
@@ -242,14 +264,15 @@ func (g *Guard) retry(c *Call, state string, responses []byte) Verdict {
 	if answer == nil {
 		return g.refuse(c, AnswerMissing, "", true)
 	}
-	if a := ParseAnswer(answer); a != AnswerAccept {
+	a, forSession := ParseApproval(answer)
+	if a != AnswerAccept {
 		return g.refuse(c, a, "", true)
 	}
 	params, err := restoreParams(c.Params, responses, grant.Carry)
 	if err != nil {
 		return g.refuse(c, AnswerInvalid, err.Error(), true)
 	}
-	g.audit(c, Record{Role: "sink", Tainted: c.state.Tainted(), TaintedBy: taintedBy(&c.state), Asked: "input_required", Answer: string(AnswerAccept), Decision: "allowed"})
+	g.audit(c, Record{Role: "sink", Tainted: c.state.Tainted(), TaintedBy: taintedBy(&c.state), Asked: "input_required", Answer: g.granted(c, a, forSession), Decision: "allowed"})
 	return Verdict{Action: Forward, Params: params}
 }
 
@@ -257,16 +280,33 @@ func (g *Guard) retry(c *Call, state string, responses []byte) Verdict {
 // elicitation: answer is the ElicitResult, or nil with why set to the
 // failure (AnswerError, AnswerTimeout, AnswerCancelled, AnswerDisconnect).
 func (g *Guard) Answered(c *Call, answer []byte, why Answer) Verdict {
-	a := why
+	a, forSession := why, false
 	if answer != nil {
-		a = ParseAnswer(answer)
+		a, forSession = ParseApproval(answer)
 	}
 	if a != AnswerAccept {
 		v := g.refuse(c, a, "", true)
 		return v
 	}
-	g.audit(c, Record{Role: "sink", Tainted: true, TaintedBy: taintedBy(&c.state), Asked: "elicitation", Answer: string(a), Decision: "allowed"})
+	g.audit(c, Record{Role: "sink", Tainted: true, TaintedBy: taintedBy(&c.state), Asked: "elicitation", Answer: g.granted(c, a, forSession), Decision: "allowed"})
 	return Verdict{Action: Forward}
+}
+
+// granted records the user's "for the rest of this session" with an
+// accepted approval and returns the audit's answer. A grant that cannot be
+// recorded leaves this one call allowed (the user approved it) and warns.
+func (g *Guard) granted(c *Call, a Answer, forSession bool) string {
+	if !forSession {
+		return string(a)
+	}
+	err := g.cfg.Store.Grant(g.cfg.Session, SessionGrant{Server: g.cfg.Server, Method: c.Method, Name: c.Name, Args: c.digest, Surface: g.cfg.Surface})
+	if err != nil {
+		if g.cfg.Warn != nil {
+			g.cfg.Warn("the grant for the rest of the session was not recorded (this call is allowed once): " + err.Error())
+		}
+		return string(a)
+	}
+	return "accept-for-session"
 }
 
 // refuse answers a sink call with a refusal the client can show.
