@@ -8,7 +8,6 @@ import (
 	"github.com/mcpsum/mcpsum/pkg/mcpwire"
 )
 
-
 // quoteName renders the call's tool or prompt name, or resource URI, escaped.
 func quoteName(c *Call) string {
 	return `"` + strings.ReplaceAll(mcpwire.TruncateQuote(c.Name, 200), `"`, `\"`) + `"`
