@@ -177,7 +177,7 @@ func (g *Guard) BeforeCall(c *Call) Verdict {
 		if err := jsonscan.FoldUnique(c.args); err != nil {
 			// Which of two such members a server runs depends on how it
 			// decodes; the user could be shown the other.
-			return g.refuse(c, AnswerInvalid, "the arguments hold "+err.Error(), false)
+			return g.refuse(c, AnswerInvalid, "its arguments are ambiguous, a server may run what a prompt would not show: "+err.Error(), false)
 		}
 	}
 	c.digest = ArgsDigest(c.args)
