@@ -261,3 +261,27 @@ func TestClientNotification(t *testing.T) {
 		}
 	}
 }
+
+// The exact-key rule holds for what servers send too: a list result or an
+// item with a case variant of a member mcpsum reads is refused, as the
+// proxy refuses one in a client's request (one function, both ways).
+func TestServerTwinMembersRefused(t *testing.T) {
+	k := kinds[0] // tools
+	for _, res := range []string{
+		`{"tools":[],"Tools":[{"name":"x"}]}`,
+		`{"tools":[],"nextCursor":null,"NextCursor":"c"}`,
+		`{"tools":[],"tools":[]}`,
+	} {
+		if _, _, err := parsePage([]byte(res), k, false); err == nil {
+			t.Errorf("parsePage(%s) accepted it", res)
+		}
+	}
+	for _, item := range []string{`{"name":"a","Name":"b"}`, `{"NAME":"b"}`, `{"name":"a","name":"b"}`} {
+		if _, err := itemKey([]byte(item), k); err == nil {
+			t.Errorf("itemKey(%s) accepted it", item)
+		}
+	}
+	if key, err := itemKey([]byte(`{"name":"a","names":"b"}`), k); err != nil || key != "a" {
+		t.Errorf("itemKey of a clean item: %q %v", key, err)
+	}
+}
