@@ -152,3 +152,59 @@ func TestTaintCleanupKeepsSessionInUse(t *testing.T) {
 	b.wait()
 	noLeftovers(t, dir)
 }
+
+// "Allow this exact call for the rest of this session", chosen in the
+// approval prompt of a legacy client: the same call then runs without a
+// question, another one is asked about, taint list shows the grant and
+// taint reset clears it.
+func TestTaintSessionGrant(t *testing.T) {
+	dir := lockGoEverything(t)
+	_, env := taintState(t)
+	env = append(env, "MCPSUM_SESSION=grants")
+	p := startRaw(t, taintProxy(dir, "goe", env))
+	p.send(legacyElicitInit)
+	p.await("0")
+	p.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	taintByResource(p, "1")
+	greet := func(id, who string) string {
+		return `{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"greet","arguments":{"name":"` + who + `"}}}`
+	}
+	p.send(greet("2", "bob"))
+	ask := askedFor(p)
+	p.send(`{"jsonrpc":"2.0","id":` + ask + `,"result":{"action":"accept","content":{"allow":true,"session":true}}}`)
+	if r := string(p.await("2")["result"]); !strings.Contains(r, "Hi bob") {
+		t.Fatalf("approved call: %s", r)
+	}
+	// The same call again: no question, it runs.
+	p.send(greet("3", "bob"))
+	for {
+		m := p.next(30 * time.Second)
+		if string(m["method"]) == `"elicitation/create"` {
+			t.Fatal("the granted call was asked about again")
+		}
+		if string(m["id"]) == "3" {
+			if !strings.Contains(string(m["result"]), "Hi bob") {
+				t.Fatalf("granted call: %s", m["result"])
+			}
+			break
+		}
+	}
+	// Other arguments are asked about.
+	p.send(greet("4", "eve"))
+	ask = askedFor(p)
+	p.send(`{"jsonrpc":"2.0","id":` + ask + `,"result":{"action":"decline"}}`)
+	if r := string(p.await("4")["result"]); !strings.Contains(r, "mcpsum refused this call") {
+		t.Fatalf("declined call: %s", r)
+	}
+	out, stderr, code := taintCLI(t, env, true, "taint", "list")
+	if code != 0 || !strings.Contains(out, "allowed for the session: tools/call greet on server goe with arguments sha256:") {
+		t.Fatalf("taint list: exit %d\n%s%s", code, out, stderr)
+	}
+	if _, stderr, code := taintCLI(t, env, true, "taint", "reset", "grants"); code != 0 {
+		t.Fatalf("taint reset: %d %s", code, stderr)
+	}
+	taintByResource(p, "5")
+	p.send(greet("6", "bob"))
+	askedFor(p) // the grant went with the reset
+	p.wait()
+}
