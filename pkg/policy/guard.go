@@ -292,23 +292,6 @@ func (g *Guard) Answered(c *Call, answer []byte, why Answer) Verdict {
 	return Verdict{Action: Forward}
 }
 
-// granted records the user's "for the rest of this session" with an
-// accepted approval and returns the audit's answer. A grant that cannot be
-// recorded leaves this one call allowed (the user approved it) and warns.
-func (g *Guard) granted(c *Call, a Answer, forSession bool) string {
-	if !forSession {
-		return string(a)
-	}
-	err := g.cfg.Store.Grant(g.cfg.Session, SessionGrant{Server: g.cfg.Server, Method: c.Method, Name: c.Name, Args: c.digest, Surface: g.cfg.Surface})
-	if err != nil {
-		if g.cfg.Warn != nil {
-			g.cfg.Warn("the grant for the rest of the session was not recorded (this call is allowed once): " + err.Error())
-		}
-		return string(a)
-	}
-	return "accept-for-session"
-}
-
 // refuse answers a sink call with a refusal the client can show.
 func (g *Guard) refuse(c *Call, a Answer, reason string, asked bool) Verdict {
 	r := Record{Role: "sink", Tainted: c.state.Tainted(), TaintedBy: taintedBy(&c.state), Answer: string(a), Decision: "refused", Reason: reason}

@@ -83,6 +83,23 @@ func (st *Store) Grant(sess Session, g SessionGrant) error {
 	})
 }
 
+// granted records the user's "for the rest of this session" with an
+// accepted approval and returns the audit's answer. A grant that cannot be
+// recorded leaves this one call allowed (the user approved it) and warns.
+func (g *Guard) granted(c *Call, a Answer, forSession bool) string {
+	if !forSession {
+		return string(a)
+	}
+	err := g.cfg.Store.Grant(g.cfg.Session, SessionGrant{Server: g.cfg.Server, Method: c.Method, Name: c.Name, Args: c.digest, Surface: g.cfg.Surface})
+	if err != nil {
+		if g.cfg.Warn != nil {
+			g.cfg.Warn("the grant for the rest of the session was not recorded (this call is allowed once): " + err.Error())
+		}
+		return string(a)
+	}
+	return "accept-for-session"
+}
+
 // Granted reports whether the user allowed this exact call for the session.
 func (s *State) Granted(server, method, name, args, surface string) bool {
 	for _, g := range s.Grants {
