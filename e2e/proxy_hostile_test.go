@@ -107,19 +107,21 @@ func (rp *lineProxy) initialize() {
 	rp.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 }
 
-// Case-twin members: verify reads exactly the members a client reads. The
-// hostile servers (FAKES) put a poisoned value under the exact key and a
-// clean twin differing only in case after it, which encoding/json (last
-// case-insensitive match wins) used to read, so verify passed; now each is
-// definitional drift (exit 1), and a repeated key is refused (exit 3).
+// Case-twin members: the hostile servers (FAKES) put a poisoned value under
+// the exact key and a clean twin differing only in case after it, which
+// encoding/json (last case-insensitive match wins) reads: verify once passed
+// them, then read the exact key. A client that ignores case still reads the
+// twin, so verify now refuses such a message outright, as it refuses a
+// repeated key (exit 3, naming the member): the exact-key rule the proxy
+// applies to client requests, one function for both.
 func TestVerifyReadsExactKeys(t *testing.T) {
 	for _, c := range []struct {
 		mode, want string
 		code       int
 	}{
-		{"twin-result", "tool \"exfiltrate\" added", 1},
-		{"twin-tools", "tool \"echo\" changed", 1},
-		{"twin-instructions", "instructions", 1},
+		{"twin-result", "member \"Result\" is a case variant of \"result\"", 3},
+		{"twin-tools", "\"Tools\" beside or instead of \"tools\"", 3},
+		{"twin-instructions", "member \"Instructions\" is a case variant of \"instructions\"", 3},
 		{"dup-result", "duplicate member \"result\"", 3},
 	} {
 		t.Run(c.mode, func(t *testing.T) {

@@ -135,7 +135,7 @@ func TestTaintAcrossProxies(t *testing.T) {
 				ans.set(c.action, c.allow)
 				got, err := callJSON(t, mail, "get-sum", sum)
 				q := ans.questions()
-				if len(q) != 1 || !strings.Contains(q[0], `"echo" on server "web"`) || !strings.Contains(q[0], `tool "get-sum" on server "mail"`) || !strings.Contains(q[0], `{"a":2,"b":3}`) {
+				if len(q) != 1 || !strings.Contains(q[0], `"echo" on server "web"`) || !strings.Contains(q[0], `tool "get-sum" on server "mail"`) || !strings.Contains(q[0], "\"a\": 2\n  \"b\": 3") {
 					t.Fatalf("%s/%v: asked %q", c.action, c.allow, q)
 				}
 				if err != nil {

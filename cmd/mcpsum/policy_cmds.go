@@ -100,7 +100,9 @@ A client session is tainted once a result of a taint source (policy.taint.source
 reached it; from then on every sink call needs approval through the client, or
 is refused. taint list shows each tainted session: its client process, whether
 it still runs, and what tainted it when. taint reset clears a session after you
-reviewed what it read (--all: every session). Both run only from a terminal:
+reviewed what it read (--all: every session), and with it every call the user
+allowed "for the rest of this session" in an approval prompt (taint list shows
+them). Both run only from a terminal:
 stdin must be a terminal, so a model driving a shell tool cannot clear its own
 taint. The state is in $XDG_STATE_HOME/mcpsum/taint (default
 ~/.local/state/mcpsum/taint); every decision is logged to taint-audit.jsonl
@@ -212,6 +214,10 @@ func (a *app) taintList(store *policy.Store) error {
 			}
 			fmt.Fprintf(a.stdout, "  tainted by %s%s: %d time%s, first %s, last %s\n", quoteArg(src.Label), where,
 				src.Count, plural(src.Count), src.First.UTC().Format(time.RFC3339), src.Last.UTC().Format(time.RFC3339))
+		}
+		for _, g := range s.Grants {
+			fmt.Fprintf(a.stdout, "  allowed for the session: %s %s on server %s with arguments %s (granted %s)\n", g.Method, quoteArg(g.Name),
+				quoteArg(g.Server), oneLine(g.Args, 80), g.Granted.UTC().Format(time.RFC3339))
 		}
 		fmt.Fprintf(a.stdout, "  after review: mcpsum taint reset %s\n", s.Session)
 	}

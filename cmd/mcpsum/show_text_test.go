@@ -78,11 +78,12 @@ func mustQuote(s string) string {
 	return string(b)
 }
 
-// show's serverInfo line reads exact keys (a "NAME" twin is not the name a
-// client reads) and leaves no trailing space for a server without a version.
+// show's serverInfo line reads exact keys and leaves no trailing space for a
+// server without a version. A "NAME" twin, like a duplicate, shows the raw
+// object: a client that ignores case reads the twin.
 func TestServerInfoLine(t *testing.T) {
 	for raw, want := range map[string]string{
-		`{"name":"real","NAME":"fake","version":"1.0"}`: "real 1.0",
+		`{"name":"real","NAME":"fake","version":"1.0"}`: `{"name":"real","NAME":"fake","version":"1.0"}`,
 		`{"name":"everything","version":""}`:            "everything",
 		`{"name":"s","version":"2","title":"Nice"}`:     "s 2 (Nice)",
 		`{"name":"a","name":"b"}`:                       `{"name":"a","name":"b"}`,

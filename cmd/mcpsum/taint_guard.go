@@ -33,6 +33,11 @@ func (a *app) taintGuard(name string, entry *lockfile.Server, timeout time.Durat
 	}
 	store := policy.NewStore(dir)
 	warn := func(msg string) { fmt.Fprintf(a.stderr, "mcpsum proxy %s: %s\n", quoteArg(name), msg) }
+	if sess.Proxy.PID > 0 {
+		if err := store.Join(sess, sess.Proxy); err != nil {
+			return nil, nil, fmt.Errorf("server %s has a taint policy, but this proxy cannot record itself in session %s (its taint could be cleaned up while it runs): %w", quoteArg(name), sess.ID, err)
+		}
+	}
 	if _, err := store.Cleanup(); err != nil {
 		warn("taint state cleanup: " + err.Error())
 	}

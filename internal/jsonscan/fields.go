@@ -16,21 +16,17 @@ func (e *DuplicateError) Error() string { return fmt.Sprintf("duplicate member %
 
 // Fields returns the values of the named members of the object b (b holds
 // exactly one object, white space around it allowed), nil for an absent
-// member. Keys match exactly, escapes decoded (so "Result" is not "result"),
-// and any key that appears twice is a *DuplicateError: callers read what
-// every peer reads, or nothing.
+// member. Keys match exactly, escapes decoded, and the exact-key rule holds
+// (ExactMembers): any key that appears twice is a *DuplicateError, and a case
+// variant of a named member ("Result" beside or instead of "result") is a
+// *TwinError: callers read what every peer reads, or nothing.
 func Fields(b []byte, names ...string) ([][]byte, error) {
 	i := SkipWS(b, 0)
 	if i >= len(b) || b[i] != '{' {
 		return nil, ErrNotObject
 	}
 	out := make([][]byte, len(names))
-	seen := make(map[string]struct{}, 8)
-	end, err := Members(b, i, func(key string, _, vs, ve int) error {
-		if _, dup := seen[key]; dup {
-			return &DuplicateError{Key: key}
-		}
-		seen[key] = struct{}{}
+	end, err := ExactMembers(b, i, names, func(key string, _, vs, ve int) error {
 		for k, n := range names {
 			if n == key {
 				out[k] = b[vs:ve:ve]

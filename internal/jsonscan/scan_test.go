@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -146,7 +147,7 @@ func FuzzScanner(f *testing.F) {
 }
 
 func TestFieldsExactAndUnique(t *testing.T) {
-	f, err := Fields([]byte(` {"Result":1,"result":2,"r\u0065sult2":3} `), "result", "result2", "absent")
+	f, err := Fields([]byte(` {"Resul":1,"result":2,"r\u0065sult2":3} `), "result", "result2", "absent")
 	if err != nil || string(f[0]) != "2" || string(f[1]) != "3" || f[2] != nil {
 		t.Fatalf("Fields: %q, %v", f, err)
 	}
@@ -166,5 +167,76 @@ func TestFieldsExactAndUnique(t *testing.T) {
 	}
 	if _, ok := Strings([]byte(`["a",1]`)); ok {
 		t.Error("Strings accepted a number")
+	}
+}
+
+func TestExactKeyRule(t *testing.T) {
+	var twin *TwinError
+	var dup *DuplicateError
+	for _, tc := range []struct {
+		in   string
+		twin bool // else a duplicate
+	}{
+		{`{"name":"echo","Name":"add"}`, true},
+		{`{"NAME":"add"}`, true},                    // a variant alone: the peer reads it as name
+		{`{"n\u0041me":"add","name":"echo"}`, true}, // escaped
+		{"{\"name\":\"echo\",\"\u212Aind\":1}", false},
+		{`{"name":"a","x":1,"x":2}`, false}, // any duplicate, not only named ones
+	} {
+		_, err := Fields([]byte(tc.in), "name", "kind")
+		switch {
+		case tc.in == "{\"name\":\"echo\",\"\u212Aind\":1}":
+			// the Kelvin sign folds to K: "Kind" to encoding/json
+			if !errors.As(err, &twin) || twin.Of != "kind" {
+				t.Errorf("Fields(%s): %v, want a twin of kind", tc.in, err)
+			}
+		case tc.twin:
+			if !errors.As(err, &twin) || twin.Of != "name" {
+				t.Errorf("Fields(%s): %v, want a twin of name", tc.in, err)
+			}
+		default:
+			if !errors.As(err, &dup) {
+				t.Errorf("Fields(%s): %v, want a duplicate", tc.in, err)
+			}
+		}
+	}
+	if f, err := Fields([]byte(`{"name":"a","names":1,"Other":2}`), "name"); err != nil || string(f[0]) != `"a"` {
+		t.Errorf("Fields refused a clean object: %v", err)
+	}
+}
+
+func TestFoldUnique(t *testing.T) {
+	for _, in := range []string{
+		`{"to":"a","To":"b"}`,
+		`{"to":"a","to":"b"}`,
+		`{"x":[{"id":1},{"id":2,"ID":3}]}`,
+		"{\"s\":1,\"\u017f\":2}", // the long s folds to S
+	} {
+		if err := FoldUnique([]byte(in)); err == nil {
+			t.Errorf("FoldUnique(%s): no error", in)
+		}
+	}
+	for _, in := range []string{`{"to":"a","top":"b","x":{"to":1}}`, `[{"a":1},{"a":2}]`, `"x"`, `12`} {
+		if err := FoldUnique([]byte(in)); err != nil {
+			t.Errorf("FoldUnique(%s): %v", in, err)
+		}
+	}
+	deep := strings.Repeat("[", 300) + strings.Repeat("]", 300)
+	if err := FoldUnique([]byte(deep)); err == nil {
+		t.Error("FoldUnique walked 300 levels")
+	}
+}
+
+func TestFoldMatchesEncodingJSON(t *testing.T) {
+	// What encoding/json decodes into a field tagged "kind" is what Fold
+	// equates with "kind".
+	for _, k := range []string{"kind", "KIND", "Kind", "\u212Aind", "kınd", "kinds"} {
+		var v struct {
+			Kind int `json:"kind"`
+		}
+		json.Unmarshal([]byte(`{"`+k+`":1}`), &v)
+		if got, want := v.Kind == 1, Fold(k) == Fold("kind"); got != want {
+			t.Errorf("%q: encoding/json matched %v, Fold says %v", k, got, want)
+		}
 	}
 }

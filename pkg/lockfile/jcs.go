@@ -34,6 +34,29 @@ func appendCanonical(dst, raw []byte, exact bool) ([]byte, error) {
 	return out, nil
 }
 
+// ExactDigest is Digest with every number kept exact: a number whose value
+// RFC 8785 would change (9007199254740993, 1.0000000000000001, 1e400) is
+// written as its exact decimal value ("9007199254740993e0") instead of the
+// nearest double's. No ES6 number text has that value (it would parse to a
+// double whose shortest form is that value), so two JSON values share an
+// ExactDigest only when they are equal as exact numbers, strings and
+// structure. It binds a call's arguments to an approval.
+func ExactDigest(raw []byte) (string, error) {
+	if !utf8.Valid(raw) {
+		return "", errf("not valid UTF-8")
+	}
+	c := canonicaliser{src: raw, keepNumbers: true}
+	i := skipWS(raw, 0)
+	out, i, err := c.value(make([]byte, 0, len(raw)), i, 0)
+	if err != nil {
+		return "", err.finish()
+	}
+	if skipWS(raw, i) != len(raw) {
+		return "", errf("not valid UTF-8 JSON: data after the value")
+	}
+	return digestOf(out), nil
+}
+
 // maxDepth bounds nesting, as the reference does.
 const maxDepth = 10000
 
@@ -44,8 +67,11 @@ type canonicaliser struct {
 	keyField string
 	key      string
 	hasKey   bool
-	exact    bool       // refuse numbers whose value JCS changes
-	members  []member16 // scratch stack of object members, shared by all levels
+	exact    bool // refuse numbers whose value JCS changes
+	// keepNumbers writes a number whose value JCS would change as its
+	// exact decimal value instead (see ExactDigest).
+	keepNumbers bool
+	members     []member16 // scratch stack of object members, shared by all levels
 	// compact, if wantCompact, receives src without its insignificant
 	// white space (key order and escapes kept), built on the same pass.
 	wantCompact bool

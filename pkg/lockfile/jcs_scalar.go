@@ -165,8 +165,11 @@ func (c *canonicaliser) number(dst []byte, i int) ([]byte, int, *pathError) {
 	if intEnd == j && intEnd-digits <= 15 && string(lit) != "-0" {
 		return append(dst, lit...), j, nil // an exact double, written as is
 	}
-	if c.exact {
+	if c.exact || c.keepNumbers {
 		if err := checkNumber(string(lit)); err != nil {
+			if d, ok := decimalOf(string(lit)); ok && c.keepNumbers {
+				return append(dst, d...), j, nil
+			}
 			return nil, j, &pathError{msg: err.Error()}
 		}
 	}

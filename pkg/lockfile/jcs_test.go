@@ -127,3 +127,36 @@ func BenchmarkCanonical(b *testing.B) {
 		}
 	})
 }
+
+func TestExactDigestKeepsNumbers(t *testing.T) {
+	d := func(s string) string {
+		t.Helper()
+		x, err := ExactDigest([]byte(s))
+		if err != nil {
+			t.Fatalf("ExactDigest(%s): %v", s, err)
+		}
+		return x
+	}
+	for _, pair := range [][2]string{
+		{`{"account":9007199254740993}`, `{"account":9007199254740992}`},
+		{`{"x":1.0000000000000001}`, `{"x":1}`},
+		{`[1e400]`, `[1e401]`},
+		{`[9007199254740993]`, `["9007199254740993e0"]`},
+	} {
+		if d(pair[0]) == d(pair[1]) {
+			t.Errorf("%s and %s share an exact digest", pair[0], pair[1])
+		}
+	}
+	for _, same := range [][2]string{
+		{`{"b":1.0,"a":"x"}`, `{"a":"x","b":1}`},
+		{`[100]`, `[1e2]`},
+		{`[9007199254740993]`, `[90071992547409930e-1]`},
+	} {
+		if d(same[0]) != d(same[1]) {
+			t.Errorf("%s and %s differ", same[0], same[1])
+		}
+	}
+	if got, _ := Digest([]byte(`{"a":1}`)); got != d(`{"a":1}`) {
+		t.Error("ExactDigest differs from Digest where every number is exact")
+	}
+}

@@ -241,3 +241,47 @@ func TestProbeStartFailure(t *testing.T) {
 		t.Errorf("%d starts, want 2", len(st.procs))
 	}
 }
+
+func TestClientNotification(t *testing.T) {
+	for _, tc := range []struct {
+		version, method string
+		want            bool
+	}{
+		{"2025-06-18", "notifications/progress", true},
+		{"2025-06-18", "notifications/tasks/status", false},
+		{"2025-11-25", "notifications/tasks/status", true},
+		{"2024-11-05", "notifications/roots/list_changed", true},
+		{Modern, "notifications/cancelled", true},
+		{Modern, "notifications/progress", false},
+		{"2025-11-25", "tools/call", false},
+		{"2025-11-25", "notifications/message", false},
+	} {
+		if got := ClientNotification(tc.version, tc.method); got != tc.want {
+			t.Errorf("ClientNotification(%s, %s) = %v", tc.version, tc.method, got)
+		}
+	}
+}
+
+// The exact-key rule holds for what servers send too: a list result or an
+// item with a case variant of a member mcpsum reads is refused, as the
+// proxy refuses one in a client's request (one function, both ways).
+func TestServerTwinMembersRefused(t *testing.T) {
+	k := kinds[0] // tools
+	for _, res := range []string{
+		`{"tools":[],"Tools":[{"name":"x"}]}`,
+		`{"tools":[],"nextCursor":null,"NextCursor":"c"}`,
+		`{"tools":[],"tools":[]}`,
+	} {
+		if _, _, err := parsePage([]byte(res), k, false); err == nil {
+			t.Errorf("parsePage(%s) accepted it", res)
+		}
+	}
+	for _, item := range []string{`{"name":"a","Name":"b"}`, `{"NAME":"b"}`, `{"name":"a","name":"b"}`} {
+		if _, err := itemKey([]byte(item), k); err == nil {
+			t.Errorf("itemKey(%s) accepted it", item)
+		}
+	}
+	if key, err := itemKey([]byte(`{"name":"a","names":"b"}`), k); err != nil || key != "a" {
+		t.Errorf("itemKey of a clean item: %q %v", key, err)
+	}
+}

@@ -160,12 +160,7 @@ func parsePage(res json.RawMessage, k kind, modern bool) (*string, []json.RawMes
 	var next *string
 	var items []json.RawMessage
 	found := false
-	seen := map[string]bool{}
-	err := eachMember(res, func(name string, val []byte) error {
-		if seen[name] {
-			return fmt.Errorf("the result has %q twice; which one counts would depend on the client", name)
-		}
-		seen[name] = true
+	err := eachExact(res, []string{"resultType", "nextCursor", k.field}, func(name string, val []byte) error {
 		switch name {
 		case "resultType":
 			var s string
@@ -190,9 +185,15 @@ func parsePage(res json.RawMessage, k kind, modern bool) (*string, []json.RawMes
 		}
 		return nil
 	})
+	var dup *jsonscan.DuplicateError
+	var twin *jsonscan.TwinError
 	switch {
 	case errors.Is(err, errNotObject) || errors.Is(err, errMalformed):
 		return nil, nil, fmt.Errorf("the result is not a JSON object: %s", truncRaw(string(res), 200))
+	case errors.As(err, &dup):
+		return nil, nil, fmt.Errorf("the result has %s twice; which one counts would depend on the client", quoted(dup.Key, 80))
+	case errors.As(err, &twin):
+		return nil, nil, fmt.Errorf("the result has %s beside or instead of %q; a client that ignores case would read one for the other", quoted(twin.Key, 80), twin.Of)
 	case err != nil:
 		return nil, nil, err
 	case !found:
@@ -206,12 +207,9 @@ func parsePage(res json.RawMessage, k kind, modern bool) (*string, []json.RawMes
 // the parser.
 func itemKey(item json.RawMessage, k kind) (string, error) {
 	var key *string
-	err := eachMember(item, func(name string, val []byte) error {
+	err := eachExact(item, []string{k.key}, func(name string, val []byte) error {
 		if name != k.key {
 			return nil
-		}
-		if key != nil {
-			return fmt.Errorf("a %s has %q twice: %s", k.noun, k.key, truncRaw(string(item), 200))
 		}
 		var s string
 		if json.Unmarshal(val, &s) != nil {
@@ -220,9 +218,15 @@ func itemKey(item json.RawMessage, k kind) (string, error) {
 		key = &s
 		return nil
 	})
+	var dup *jsonscan.DuplicateError
+	var twin *jsonscan.TwinError
 	switch {
 	case errors.Is(err, errNotObject) || errors.Is(err, errMalformed):
 		return "", fmt.Errorf("a %s is not a JSON object: %s", k.noun, truncRaw(string(item), 200))
+	case errors.As(err, &dup):
+		return "", fmt.Errorf("a %s has %s twice: %s", k.noun, quoted(dup.Key, 80), truncRaw(string(item), 200))
+	case errors.As(err, &twin):
+		return "", fmt.Errorf("a %s has %s beside or instead of %q (a client that ignores case would read one for the other): %s", k.noun, quoted(twin.Key, 80), twin.Of, truncRaw(string(item), 200))
 	case err != nil:
 		return "", err
 	case key == nil:

@@ -20,14 +20,17 @@ var (
 	errNotObject = errors.New("not a JSON object")
 )
 
-// eachMember calls fn with the decoded name and the raw value of every member
-// of the object b, in order.
-func eachMember(b []byte, fn func(name string, val []byte) error) error {
+// eachExact calls fn with the decoded name and the raw value of every
+// member of the object b, in order, under the exact-key rule shared with the
+// proxy (jsonscan.ExactMembers): a member twice, or a case variant of one of
+// names (the members mcpsum reads), is an error, since a client that
+// ignores case would read the variant.
+func eachExact(b []byte, names []string, fn func(name string, val []byte) error) error {
 	i := jsonscan.SkipWS(b, 0)
 	if i >= len(b) || b[i] != '{' {
 		return errNotObject
 	}
-	end, err := jsonscan.Members(b, i, func(name string, _, vs, ve int) error {
+	end, err := jsonscan.ExactMembers(b, i, names, func(name string, _, vs, ve int) error {
 		return fn(name, b[vs:ve])
 	})
 	if err != nil {

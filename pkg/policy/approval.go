@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpsum/mcpsum/internal/jsonscan"
 	"github.com/mcpsum/mcpsum/internal/statefile"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 )
@@ -95,14 +96,16 @@ type Binding struct {
 	Session    string
 }
 
-// ArgsDigest is the digest bound into approvals and written to the audit
-// log: SHA-256 over the RFC 8785 form of the arguments (over the raw bytes
-// when they cannot be canonicalised). Values themselves are never logged.
+// ArgsDigest is the digest bound into approvals and grants and written to
+// the audit log: SHA-256 over the RFC 8785 form of the arguments with every
+// number kept exact (lockfile.ExactDigest: 9007199254740993 is not
+// 9007199254740992), over the raw bytes when they cannot be canonicalised.
+// Values themselves are never logged.
 func ArgsDigest(args []byte) string {
 	if len(args) == 0 {
 		args = []byte("null")
 	}
-	if d, err := lockfile.Digest(args); err == nil {
+	if d, err := lockfile.ExactDigest(args); err == nil {
 		return d
 	}
 	sum := sha256.Sum256(args)
@@ -276,39 +279,61 @@ const (
 	AnswerUnavailable Answer = "unavailable"  // the client cannot show a prompt
 )
 
+// SessionKey is the approval form's second choice: with allow, also allow
+// this exact call for the rest of the session.
+const SessionKey = "session"
+
 // ParseAnswer reads an ElicitResult: approved only for action "accept" with
-// content.allow exactly true. Keys are matched exactly; a duplicate key is
-// invalid.
+// content.allow exactly true. Keys are matched exactly; a duplicate key or a
+// case variant of one mcpsum reads is invalid.
 func ParseAnswer(raw []byte) Answer {
+	a, _ := ParseApproval(raw)
+	return a
+}
+
+// ParseApproval is ParseAnswer that also reads whether the user allowed the
+// call for the rest of the session (content.session exactly true, with
+// allow true).
+func ParseApproval(raw []byte) (Answer, bool) {
 	if !json.Valid(raw) { // the scanner finds boundaries, it does not validate
-		return AnswerInvalid
+		return AnswerInvalid, false
 	}
-	f, err := fields(raw, "action", "content")
+	a, content := parseAction(raw)
+	if a != AnswerAccept {
+		return a, false
+	}
+	c, err := jsonscan.Fields(content, "allow", SessionKey)
+	if err != nil {
+		return AnswerInvalid, false
+	}
+	if string(c[0]) != "true" {
+		return AnswerNotAllowed, false
+	}
+	return AnswerAccept, string(c[1]) == "true"
+}
+
+// parseAction reads the action of an ElicitResult, and for "accept" its
+// content object.
+func parseAction(raw []byte) (Answer, []byte) {
+	f, err := jsonscan.Fields(raw, "action", "content")
 	if err != nil || f[0] == nil {
-		return AnswerInvalid
+		return AnswerInvalid, nil
 	}
-	var action string
-	if json.Unmarshal(f[0], &action) != nil {
-		return AnswerInvalid
+	action, ok := jsonscan.String(f[0])
+	if !ok {
+		return AnswerInvalid, nil
 	}
 	switch action {
 	case "decline":
-		return AnswerDecline
+		return AnswerDecline, nil
 	case "cancel":
-		return AnswerCancel
+		return AnswerCancel, nil
 	case "accept":
 	default:
-		return AnswerInvalid
+		return AnswerInvalid, nil
 	}
 	if f[1] == nil {
-		return AnswerNotAllowed
+		return AnswerNotAllowed, nil
 	}
-	c, err := fields(f[1], "allow")
-	if err != nil {
-		return AnswerInvalid
-	}
-	if string(c[0]) == "true" {
-		return AnswerAccept
-	}
-	return AnswerNotAllowed
+	return AnswerAccept, f[1]
 }

@@ -1,7 +1,6 @@
 package policy
 
 import (
-	"bytes"
 	"encoding/json"
 	"strings"
 	"time"
@@ -152,14 +151,18 @@ func (g *Guard) BeforeCall(c *Call) Verdict {
 	c.source, c.sink = g.Role(c.Method, c.Name)
 	c.checked = true
 	if !c.sink {
-		if bytes.Contains(c.Params, []byte(StatePrefix)) {
+		f, err := jsonscan.Fields(c.Params, "requestState")
+		if err != nil {
+			return g.refuse(c, AnswerInvalid, "the request's params are not a JSON object with unique keys", false)
+		}
+		if st, ok := jsonscan.String(f[0]); ok && strings.HasPrefix(st, StatePrefix) {
 			// The proxy's own state on a call it never asked about: a
 			// replay onto another tool. The server must not see it.
 			return g.refuse(c, AnswerInvalid, ErrStateMismatch.Error(), true)
 		}
 		return Verdict{Action: Forward}
 	}
-	pf, err := fields(c.Params, "arguments", "uri", "requestState", "inputResponses")
+	pf, err := jsonscan.Fields(c.Params, "arguments", "uri", "requestState", "inputResponses")
 	if err == nil && !json.Valid(c.Params) {
 		err = jsonscan.ErrSyntax
 	}
@@ -169,6 +172,13 @@ func (g *Guard) BeforeCall(c *Call) Verdict {
 	c.args = pf[0]
 	if c.Method == "resources/read" {
 		c.args = pf[1]
+	}
+	if c.args != nil {
+		if err := jsonscan.FoldUnique(c.args); err != nil {
+			// Which of two such members a server runs depends on how it
+			// decodes; the user could be shown the other.
+			return g.refuse(c, AnswerInvalid, "its arguments are ambiguous, a server may run what a prompt would not show: "+err.Error(), false)
+		}
 	}
 	c.digest = ArgsDigest(c.args)
 	if c.Modern && pf[2] != nil {
@@ -181,6 +191,14 @@ func (g *Guard) BeforeCall(c *Call) Verdict {
 	if !c.state.Tainted() {
 		g.audit(c, Record{Role: "sink", Decision: "allowed"})
 		return Verdict{Action: Forward}
+	}
+	if c.state.Problem == "" && c.state.Granted(g.cfg.Server, c.Method, c.Name, c.digest, g.cfg.Surface) {
+		g.audit(c, Record{Role: "sink", Tainted: true, TaintedBy: taintedBy(&c.state), Answer: "session-grant", Decision: "allowed"})
+		return Verdict{Action: Forward}
+	}
+	msg, err := g.promptMessage(c)
+	if err != nil && c.Elicit != ElicitNone {
+		return g.refuse(c, AnswerInvalid, err.Error(), false)
 	}
 	switch {
 	case c.Elicit == ElicitNone:
@@ -208,9 +226,9 @@ func (g *Guard) BeforeCall(c *Call) Verdict {
 		}
 		state := g.cfg.Signer.Issue(g.binding(c), Carry{State: up, Responses: pf[3]})
 		g.audit(c, Record{Role: "sink", Tainted: true, TaintedBy: taintedBy(&c.state), Asked: "input_required", Decision: "asked"})
-		return Verdict{Action: Respond, Result: g.inputRequired(c, state)}
+		return Verdict{Action: Respond, Result: g.inputRequired(c, state, msg)}
 	default:
-		return Verdict{Action: Ask, Elicit: g.elicitParams(c)}
+		return Verdict{Action: Ask, Elicit: g.elicitParams(c, msg)}
 	}
 }
 
@@ -228,9 +246,16 @@ func (g *Guard) retry(c *Call, state string, responses []byte) Verdict {
 	if err != nil {
 		return g.refuse(c, AnswerInvalid, err.Error(), true)
 	}
+	if c.state.Tainted() {
+		// Single use across every proxy of the session and restarts (an
+		// untainted session runs its sinks without approval anyway).
+		if err := g.cfg.Store.UseState(g.cfg.Session, grant.Nonce, grant.Expires); err != nil {
+			return g.refuse(c, AnswerInvalid, err.Error(), true)
+		}
+	}
 	var answer []byte
 	if responses != nil {
-		rf, err := fields(responses, ApproveKey)
+		rf, err := jsonscan.Fields(responses, ApproveKey)
 		if err != nil {
 			return g.refuse(c, AnswerInvalid, "inputResponses is not a JSON object with unique keys", true)
 		}
@@ -239,14 +264,15 @@ func (g *Guard) retry(c *Call, state string, responses []byte) Verdict {
 	if answer == nil {
 		return g.refuse(c, AnswerMissing, "", true)
 	}
-	if a := ParseAnswer(answer); a != AnswerAccept {
+	a, forSession := ParseApproval(answer)
+	if a != AnswerAccept {
 		return g.refuse(c, a, "", true)
 	}
 	params, err := restoreParams(c.Params, responses, grant.Carry)
 	if err != nil {
 		return g.refuse(c, AnswerInvalid, err.Error(), true)
 	}
-	g.audit(c, Record{Role: "sink", Tainted: c.state.Tainted(), TaintedBy: taintedBy(&c.state), Asked: "input_required", Answer: string(AnswerAccept), Decision: "allowed"})
+	g.audit(c, Record{Role: "sink", Tainted: c.state.Tainted(), TaintedBy: taintedBy(&c.state), Asked: "input_required", Answer: g.granted(c, a, forSession), Decision: "allowed"})
 	return Verdict{Action: Forward, Params: params}
 }
 
@@ -254,15 +280,15 @@ func (g *Guard) retry(c *Call, state string, responses []byte) Verdict {
 // elicitation: answer is the ElicitResult, or nil with why set to the
 // failure (AnswerError, AnswerTimeout, AnswerCancelled, AnswerDisconnect).
 func (g *Guard) Answered(c *Call, answer []byte, why Answer) Verdict {
-	a := why
+	a, forSession := why, false
 	if answer != nil {
-		a = ParseAnswer(answer)
+		a, forSession = ParseApproval(answer)
 	}
 	if a != AnswerAccept {
 		v := g.refuse(c, a, "", true)
 		return v
 	}
-	g.audit(c, Record{Role: "sink", Tainted: true, TaintedBy: taintedBy(&c.state), Asked: "elicitation", Answer: string(a), Decision: "allowed"})
+	g.audit(c, Record{Role: "sink", Tainted: true, TaintedBy: taintedBy(&c.state), Asked: "elicitation", Answer: g.granted(c, a, forSession), Decision: "allowed"})
 	return Verdict{Action: Forward}
 }
 
@@ -336,7 +362,7 @@ func inputRound(result []byte) bool {
 	if err != nil || jsonscan.SkipWS(result, end) != len(result) {
 		return false
 	}
-	f, err := fields(result, "resultType") // exactly once
+	f, err := jsonscan.Fields(result, "resultType") // exactly once
 	return ok && err == nil && string(f[0]) == `"input_required"`
 }
 

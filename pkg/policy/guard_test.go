@@ -100,7 +100,7 @@ func TestSourceThenSinkLegacy(t *testing.T) {
 		`{"action":"accept","content":{"allow":true}}`:                   AnswerAccept,
 		`{"action":"accept","content":{"allow":false}}`:                  AnswerNotAllowed,
 		`{"action":"accept","content":{"allow":"true"}}`:                 AnswerNotAllowed,
-		`{"action":"accept","content":{"Allow":true}}`:                   AnswerNotAllowed,
+		`{"action":"accept","content":{"Allow":true}}`:                   AnswerInvalid, // a case variant of allow
 		`{"action":"accept"}`:                                            AnswerNotAllowed,
 		`{"action":"decline"}`:                                           AnswerDecline,
 		`{"action":"cancel"}`:                                            AnswerCancel,

@@ -1,42 +1,14 @@
 package policy
 
 import (
-	"fmt"
 	"slices"
 
 	"github.com/mcpsum/mcpsum/internal/jsonscan"
 )
 
-// Reading and editing JSON objects member by member, with exact keys and
-// duplicates refused (never through encoding/json's case-insensitive
-// struct decoding).
-
-// fields returns the raw values of keys in the JSON object raw (nil when
-// absent). Any duplicate key is an error, as is anything but an object.
-func fields(raw []byte, keys ...string) ([][]byte, error) {
-	out := make([][]byte, len(keys))
-	i := jsonscan.SkipWS(raw, 0)
-	seen := map[string]bool{}
-	end, err := jsonscan.Members(raw, i, func(k string, _, vs, ve int) error {
-		if seen[k] {
-			return fmt.Errorf("duplicate key %q", truncate(k, 40))
-		}
-		seen[k] = true
-		for j, want := range keys {
-			if k == want {
-				out[j] = raw[vs:ve]
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	if jsonscan.SkipWS(raw, end) != len(raw) {
-		return nil, jsonscan.ErrSyntax
-	}
-	return out, nil
-}
+// Editing JSON objects member by member, with exact keys (never through
+// encoding/json's case-insensitive struct decoding). Reading is
+// jsonscan.Fields: the exact-key rule shared with verify and the proxy.
 
 // maxCarried bounds a server's inputResponses carried through an approval.
 const maxCarried = 64 << 10

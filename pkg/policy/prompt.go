@@ -8,9 +8,6 @@ import (
 	"github.com/mcpsum/mcpsum/pkg/mcpwire"
 )
 
-// maxArgsShown bounds the arguments shown in an approval prompt.
-const maxArgsShown = 2000
-
 // quoteName renders the call's tool or prompt name, or resource URI, escaped.
 func quoteName(c *Call) string {
 	return `"` + strings.ReplaceAll(mcpwire.TruncateQuote(c.Name, 200), `"`, `\"`) + `"`
@@ -58,18 +55,10 @@ func plural(n int) string {
 	return "s"
 }
 
-// shownArgs renders the arguments escaped and truncated for a person.
-func shownArgs(c *Call) string {
-	if len(c.args) == 0 {
-		return "(none)"
-	}
-	return mcpwire.TruncateQuote(string(c.args), maxArgsShown)
-}
-
 // elicitParams is the proxy's own approval form for a legacy client.
-func (g *Guard) elicitParams(c *Call) []byte {
+func (g *Guard) elicitParams(c *Call, msg string) []byte {
 	p := map[string]any{
-		"message":         g.promptMessage(c),
+		"message":         msg,
 		"requestedSchema": approvalSchema(),
 	}
 	if c.Elicit == ElicitForm {
@@ -83,24 +72,32 @@ func approvalSchema() map[string]any {
 		"type": "object",
 		"properties": map[string]any{
 			"allow": map[string]any{"type": "boolean", "title": "Allow this one call", "default": false},
+			SessionKey: map[string]any{"type": "boolean", "default": false,
+				"title":       "Also allow this exact call for the rest of this session",
+				"description": "The same tool, server and arguments, until the lock changes or you run mcpsum taint reset"},
 		},
 		"required": []string{"allow"},
 	}
 }
 
-func (g *Guard) promptMessage(c *Call) string {
-	args := "Arguments: " + shownArgs(c)
+func (g *Guard) promptMessage(c *Call) (string, error) {
+	var args string
 	if c.Method == "resources/read" {
-		args = "URI: " + mcpwire.TruncateQuote(c.Name, maxArgsShown)
+		args = "URI: " + shortenMiddle(c.Name, maxValueShown)
+	} else {
+		var err error
+		if args, err = shownArgs(c.args); err != nil {
+			return "", err
+		}
 	}
 	return fmt.Sprintf("mcpsum: this session read outside content that may steer the model: %s.\n"+
 		"The model now asks for %s, which can act or send data out.\n%s\n"+
-		"Allow this one call? (mcpsum is asking, not the server.)", origin(&c.state), g.what(c), args)
+		"Allow this one call? (mcpsum is asking, not the server.)", origin(&c.state), g.what(c), args), nil
 }
 
 // inputRequired is a 2026-07-28 InputRequiredResult asking the approval.
-func (g *Guard) inputRequired(c *Call, state string) []byte {
-	form := map[string]any{"mode": "form", "message": g.promptMessage(c), "requestedSchema": approvalSchema()}
+func (g *Guard) inputRequired(c *Call, state, msg string) []byte {
+	form := map[string]any{"mode": "form", "message": msg, "requestedSchema": approvalSchema()}
 	return mustJSON(map[string]any{
 		"resultType":    "input_required",
 		"inputRequests": map[string]any{ApproveKey: map[string]any{"method": "elicitation/create", "params": form}},

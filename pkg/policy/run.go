@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"sync"
 	"time"
+
+	"github.com/mcpsum/mcpsum/internal/jsonscan"
 )
 
 // Asker reaches a legacy client for the approval question.
@@ -57,7 +59,7 @@ func ElicitLegacy(version string, caps []byte) Elicit {
 	if len(caps) == 0 {
 		return ElicitNone
 	}
-	f, err := fields(caps, "elicitation")
+	f, err := jsonscan.Fields(caps, "elicitation")
 	if err != nil || !formDeclared(f[0]) {
 		return ElicitNone
 	}
@@ -73,15 +75,15 @@ func ElicitLegacy(version string, caps []byte) Elicit {
 // ElicitModern reads this 2026-07-28 request's declared capabilities
 // (params._meta["io.modelcontextprotocol/clientCapabilities"].elicitation).
 func ElicitModern(params []byte) Elicit {
-	pf, err := fields(params, "_meta")
+	pf, err := jsonscan.Fields(params, "_meta")
 	if err != nil || pf[0] == nil {
 		return ElicitNone
 	}
-	mf, err := fields(pf[0], "io.modelcontextprotocol/clientCapabilities")
+	mf, err := jsonscan.Fields(pf[0], "io.modelcontextprotocol/clientCapabilities")
 	if err != nil || mf[0] == nil {
 		return ElicitNone
 	}
-	cf, err := fields(mf[0], "elicitation")
+	cf, err := jsonscan.Fields(mf[0], "elicitation")
 	if err != nil || !formDeclared(cf[0]) {
 		return ElicitNone
 	}
@@ -94,7 +96,7 @@ func formDeclared(raw []byte) bool {
 	if raw == nil {
 		return false
 	}
-	f, err := fields(raw, "form", "url")
+	f, err := jsonscan.Fields(raw, "form", "url")
 	if err != nil {
 		return false
 	}

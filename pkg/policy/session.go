@@ -27,6 +27,9 @@ type Session struct {
 	ID     string // file name of its state; shown by taint list, typed to taint reset
 	Client Client // the client process (the proxy's parent)
 	Named  bool   // ID came from MCPSUM_SESSION
+	// Proxy is this process, recorded by Store.Join so the session is not
+	// cleaned up while it runs (zero when it cannot be read).
+	Proxy Client
 }
 
 // maxCommand bounds the client command line kept in the state.
@@ -35,6 +38,14 @@ const maxCommand = 512
 // CurrentSession is the session of this process: its parent (the client
 // that started the proxy), or the session named by MCPSUM_SESSION.
 func CurrentSession() (Session, error) {
+	s, err := currentSession()
+	if err == nil {
+		s.Proxy, _ = ProcessClient(os.Getpid())
+	}
+	return s, err
+}
+
+func currentSession() (Session, error) {
 	c, cerr := ProcessClient(os.Getppid())
 	if name, ok := os.LookupEnv(EnvSession); ok {
 		if err := ValidSessionID(name); err != nil {

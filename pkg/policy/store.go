@@ -48,6 +48,11 @@ type State struct {
 	Session string   `json:"session"`
 	Clients []Client `json:"clients"`
 	Sources []Source `json:"sources"`
+	// Used are the requestState approvals already spent, until they
+	// expire: single use across every proxy of the session and restarts.
+	Used []UsedState `json:"used,omitempty"`
+	// Grants are the calls the user allowed for the rest of the session.
+	Grants []SessionGrant `json:"grants,omitempty"`
 	// Problem is set when the state could not be read or parsed: the
 	// session then counts as tainted (fail closed).
 	Problem string `json:"-"`
@@ -142,6 +147,29 @@ func parseState(id string, b []byte) (State, error) {
 // Mark records that src tainted session sess. It returns only after the
 // state is on disk, so the caller may then deliver the result.
 func (st *Store) Mark(sess Session, server, label string) error {
+	return st.update(sess, true, func(cur *State, now time.Time) error {
+		found := false
+		for i := range cur.Sources {
+			if s := &cur.Sources[i]; s.Server == server && s.Label == label {
+				s.Last, s.Count, found = now, s.Count+1, true
+			}
+		}
+		if !found {
+			if len(cur.Sources) >= maxSources {
+				sort.Slice(cur.Sources, func(i, j int) bool { return cur.Sources[i].Last.After(cur.Sources[j].Last) })
+				cur.Sources = cur.Sources[:maxSources-1]
+			}
+			cur.Sources = append(cur.Sources, Source{Server: server, Label: label, First: now, Last: now, Count: 1})
+		}
+		return nil
+	})
+}
+
+// update changes a session's state under the store's lock and writes it
+// before it returns. An unreadable state is kept tainted with a placeholder
+// source when mark is set (a source is being recorded anyway); otherwise it
+// is an error: what it held (used approvals, grants) cannot be trusted.
+func (st *Store) update(sess Session, mark bool, fn func(cur *State, now time.Time) error) error {
 	l, err := st.lock()
 	if err != nil {
 		return err
@@ -150,27 +178,23 @@ func (st *Store) Mark(sess Session, server, label string) error {
 	now := st.now().UTC()
 	cur := st.Check(sess.ID)
 	if cur.Problem != "" {
+		if !mark {
+			return errors.New(cur.Problem)
+		}
 		// Keep the session tainted and say so: what tainted it before is lost.
 		cur = State{Session: sess.ID, Sources: []Source{{Label: "(unreadable earlier state)", First: now, Last: now, Count: 1}}}
 	}
 	cur.Session = sess.ID
-	found := false
-	for i := range cur.Sources {
-		if s := &cur.Sources[i]; s.Server == server && s.Label == label {
-			s.Last, s.Count, found = now, s.Count+1, true
-		}
+	if err := fn(&cur, now); err != nil {
+		return err
 	}
-	if !found {
-		if len(cur.Sources) >= maxSources {
-			sort.Slice(cur.Sources, func(i, j int) bool { return cur.Sources[i].Last.After(cur.Sources[j].Last) })
-			cur.Sources = cur.Sources[:maxSources-1]
-		}
-		cur.Sources = append(cur.Sources, Source{Server: server, Label: label, First: now, Last: now, Count: 1})
+	if !mark && len(cur.Sources) == 0 {
+		return errors.New("the session is not tainted")
 	}
 	if sess.Client.PID > 0 {
 		known := false
 		for _, c := range cur.Clients {
-			known = known || c.PID == sess.Client.PID && c.Start == sess.Client.Start && c.Boot == sess.Client.Boot
+			known = known || c.same(sess.Client)
 		}
 		if !known {
 			if len(cur.Clients) >= maxClients {
@@ -217,7 +241,7 @@ func (st *Store) List() ([]Listed, error) {
 			mod = info.ModTime()
 		}
 		s := st.Check(id)
-		ls := Listed{State: s, Modified: mod}
+		ls := Listed{State: s, Modified: mod, Live: st.proxiesLive(id)}
 		for _, c := range s.Clients {
 			ls.Live = ls.Live || c.Alive()
 		}
@@ -255,8 +279,9 @@ func (st *Store) ResetAll() ([]string, error) {
 	return st.removeWhere(func(Listed) bool { return true })
 }
 
-// Cleanup removes the state of sessions whose clients are all gone and whose
-// state has not changed for Retention. Unreadable states stay (they need a
+// Cleanup removes the state of sessions whose clients and proxies are all
+// gone and whose state has not changed for Retention: a session with any
+// live proxy (Join) is never cleaned up. Unreadable states stay (they need a
 // person: taint reset).
 func (st *Store) Cleanup() ([]string, error) {
 	keep := st.Retention
@@ -292,5 +317,6 @@ func (st *Store) removeWhere(pred func(Listed) bool) ([]string, error) {
 		}
 		gone = append(gone, s.Session)
 	}
+	st.sweepProxies()
 	return gone, nil
 }

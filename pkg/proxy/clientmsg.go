@@ -61,8 +61,23 @@ func (p *Proxy) listen(line []byte, env envelope, id []byte) {
 	p.out.write(requestLine(nil, "notifications/subscriptions/acknowledged", b))
 }
 
+// clientNotification handles a notification of the client. Only those the
+// client's era defines pass (mcpwire.ClientNotification); anything else, a
+// request method sent without an id above all, would reach the server past
+// the checks every request gets, so it is dropped and logged.
 func (p *Proxy) clientNotification(line []byte, env envelope) {
 	method, _ := stringAt(line, env.method)
+	p.mu.Lock()
+	version := mcpwire.Modern
+	if p.legacyClient {
+		version = p.clientVersion
+	}
+	p.mu.Unlock()
+	if !mcpwire.ClientNotification(version, method) {
+		p.logf("dropped the client's notification \"%s\": not a notification a %s client sends a server (a request needs an id)",
+			mcpwire.TruncateQuote(method, 80), version)
+		return
+	}
 	switch method {
 	case "notifications/initialized":
 		return // the proxy sent its own to the server

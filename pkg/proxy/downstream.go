@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/mcpsum/mcpsum/internal/jsonscan"
 	"github.com/mcpsum/mcpsum/pkg/mcpwire"
 )
 
@@ -90,17 +91,54 @@ func invalidParams(format string, a ...any) *rpcError {
 
 const metaLogLevel = "io.modelcontextprotocol/logLevel"
 
+// paramsKeys are the members of a client request's params that the proxy or
+// a policy hook acts on (the first seven by position in clientRequest);
+// metaKeys those of its _meta. A case variant of any of them, or any
+// member twice, refuses the request before anything is forwarded: a server
+// that decodes into structs with encoding/json would run the variant.
+var (
+	paramsKeys = []string{"_meta", "name", "uri", "cursor", "ref", "requestState", "inputResponses", "arguments",
+		"task", "level", "notifications", "taskId"}
+	metaKeys = []string{mcpwire.MetaProtocolVersion, mcpwire.MetaClientCapabilities, metaLogLevel,
+		metaRelatedTask, "progressToken"}
+)
+
+// paramsError is the refusal of a request whose params (at where) break the
+// exact-key rule or are not an object.
+func paramsError(method, where string, err error) *rpcError {
+	m := mcpwire.TruncateQuote(method, 80)
+	var twin *jsonscan.TwinError
+	var dup *jsonscan.DuplicateError
+	switch {
+	case errors.As(err, &twin):
+		k, _ := mcpwire.Quote(twin.Key)
+		return invalidParams("%s of \"%s\" holds \"%s\" beside or instead of %q: servers that ignore case would read one for the other, so mcpsum does not forward it; send each member once, spelled exactly", where, m, k, twin.Of)
+	case errors.As(err, &dup):
+		k, _ := mcpwire.Quote(dup.Key)
+		return invalidParams("%s of \"%s\" holds member \"%s\" twice: servers differ on which one counts, so mcpsum does not forward it; send each member once", where, m, k)
+	case err != nil && where == "params.arguments":
+		return invalidParams("%s of \"%s\" cannot be read (%v)", where, m, err)
+	}
+	return invalidParams("%s of \"%s\" must be a JSON object", where, m)
+}
+
 func (p *Proxy) clientRequest(line []byte, env envelope, id []byte) {
 	method, _ := stringAt(line, env.method)
-	pf, isObj, err := fields(line, env.params, "_meta", "name", "uri", "cursor", "ref", "requestState", "inputResponses")
+	pf, isObj, err := fields(line, env.params, paramsKeys...)
 	if err != nil || !isObj {
-		p.replyErr(id, invalidParams("params of \"%s\" must be a JSON object", mcpwire.TruncateQuote(method, 80)))
+		p.replyErr(id, paramsError(method, "params", err))
 		return
 	}
-	mf, metaObj, err := fields(line, pf[0], mcpwire.MetaProtocolVersion, mcpwire.MetaClientCapabilities, metaLogLevel)
+	mf, metaObj, err := fields(line, pf[0], metaKeys...)
 	if err != nil || !metaObj {
-		p.replyErr(id, invalidParams("params._meta must be a JSON object"))
+		p.replyErr(id, paramsError(method, "params._meta", err))
 		return
+	}
+	if pf[7].ok() {
+		if err := jsonscan.FoldUnique(pf[7].of(line)); err != nil {
+			p.replyErr(id, paramsError(method, "params.arguments", err))
+			return
+		}
 	}
 	r := &request{line: line, env: env, id: id, method: method, meta: pf[0], modern: mf[0].ok(), logLevel: mf[2].ok()}
 	if r.modern {

@@ -93,12 +93,24 @@ func (p *Proxy) bridgeResult(c *call, line []byte, env envelope) bool {
 			p.replyErr(c.clientID, &rpcError{Code: mcpwire.CodeInternalError, Message: msg})
 			return true
 		}
+		var refusal string
 		jsonscan.Members(line[:rf[1].e], rf[1].s, func(key string, _, vs, ve int) error {
 			f, _, _ := fields(line, span{vs, ve}, "method", "params")
 			method, _ := stringAt(line, f[0])
-			asks = append(asks, ask{key, method, f[1].of(line)})
+			params := f[1].of(line)
+			if method == "elicitation/create" {
+				if params, refusal = p.markElicit(params); refusal != "" {
+					return errStop
+				}
+			}
+			asks = append(asks, ask{key, method, params})
 			return nil
 		})
+		if refusal != "" {
+			p.mu.Unlock()
+			p.replyErr(c.clientID, &rpcError{Code: mcpwire.CodeInternalError, Message: "mcpsum: " + refusal})
+			return true
+		}
 	}
 	if n := len(asks); n > 0 && len(p.downPending)+n > maxDownPending {
 		p.mu.Unlock()

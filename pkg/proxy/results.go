@@ -59,15 +59,23 @@ func (p *Proxy) resultToClient(c *call, line []byte, env envelope) {
 	if env.errv.ok() {
 		body = env.errv
 	}
+	var marked *edit
 	if c.modern && p.srv.upEra == mcpwire.EraModern && env.result.ok() {
 		// Passed through as is, a 2026-07-28 server's input requests still
-		// reach only a client that declared what they need.
+		// reach only a client that declared what they need, and its
+		// elicitations are marked as the server's (elicitmark.go).
 		rf, _, _ := fields(line, env.result, "resultType", "inputRequests")
 		if rt, _ := stringAt(line, rf[0]); rt == "input_required" && rf[1].ok() {
 			if msg := checkInputRequests(c.caps, line, rf[1]); msg != "" {
 				p.replyErr(clientID, &rpcError{Code: mcpwire.CodeInternalError, Message: msg})
 				return
 			}
+			reqs, why := p.markInputRequests(line, rf[1])
+			if why != "" {
+				p.replyErr(clientID, &rpcError{Code: mcpwire.CodeInternalError, Message: "mcpsum: " + why})
+				return
+			}
+			marked = &edit{rf[1].s, rf[1].e, reqs}
 		}
 	}
 	if e := p.hooks.BeforeResult(c.info, ResultInfo{IsError: env.errv.ok(), Body: body.of(line)}); e != nil {
@@ -75,6 +83,9 @@ func (p *Proxy) resultToClient(c *call, line []byte, env envelope) {
 		return
 	}
 	edits := []edit{{env.id.s, env.id.e, clientID}}
+	if marked != nil {
+		edits = append(edits, *marked)
+	}
 	if c.method == "tools/call" && env.result.ok() && line[env.result.s] == '{' {
 		if id, _, ok := taskOf(line, env.result); ok {
 			p.rememberTask(id, c.info)

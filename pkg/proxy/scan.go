@@ -60,6 +60,9 @@ func (e *envelope) slot(key string) *span {
 	return nil
 }
 
+// envelopeKeys are the JSON-RPC members: a case variant of one is refused.
+var envelopeKeys = []string{"jsonrpc", "id", "method", "params", "result", "error"}
+
 // scanEnvelope finds the JSON-RPC members of a message line.
 func scanEnvelope(b []byte) (envelope, []byte, error) {
 	var env envelope
@@ -74,6 +77,9 @@ func scanEnvelope(b []byte) (envelope, []byte, error) {
 	end, err := jsonscan.Members(b, i, func(key string, _, vs, ve int) error {
 		dst := env.slot(key)
 		if dst == nil {
+			if of := jsonscan.TwinOf(key, envelopeKeys); of != "" {
+				return &jsonscan.TwinError{Key: key, Of: of}
+			}
 			return nil
 		}
 		if dst.ok() {
@@ -96,8 +102,9 @@ func scanEnvelope(b []byte) (envelope, []byte, error) {
 	return env, env.id.of(b), nil
 }
 
-// fields returns the spans of the named members of the object v in b; a
-// duplicate of a named member is an error. An absent or non-object v gives
+// fields returns the spans of the named members of the object v in b, under
+// the exact-key rule verify applies to servers (jsonscan.ExactMembers): any
+// duplicate member, or a case variant of a named one, is an error. An absent or non-object v gives
 // empty spans (and ok false for a non-object that is present).
 func fields(b []byte, v span, names ...string) ([]span, bool, error) {
 	out := make([]span, len(names))
@@ -107,12 +114,9 @@ func fields(b []byte, v span, names ...string) ([]span, bool, error) {
 	if b[v.s] != '{' {
 		return out, false, nil
 	}
-	_, err := jsonscan.Members(b[:v.e], v.s, func(key string, _, vs, ve int) error {
+	_, err := jsonscan.ExactMembers(b[:v.e], v.s, names, func(key string, _, vs, ve int) error {
 		for k, n := range names {
 			if n == key {
-				if out[k].ok() {
-					return fmt.Errorf("duplicate %q member", key)
-				}
 				out[k] = span{vs, ve}
 			}
 		}

@@ -97,6 +97,19 @@ const maxDownPending = 64
 
 // serverRequest handles a legacy server's request to the client.
 func (p *Proxy) serverRequest(line []byte, env envelope, id []byte, method string) {
+	if method == "elicitation/create" {
+		marked, why := p.markElicit(env.params.of(line))
+		if why != "" {
+			p.refuseElicit(id, why)
+			return
+		}
+		line = concat(line[:env.params.s], marked, line[env.params.e:])
+		var err error
+		if env, id, err = scanEnvelope(line); err != nil {
+			p.refuseElicit(id, "the server's elicitation/create was not forwarded: "+err.Error())
+			return
+		}
+	}
 	p.mu.Lock()
 	if p.legacyClient && len(p.downPending) >= maxDownPending {
 		p.mu.Unlock()

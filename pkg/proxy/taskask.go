@@ -70,6 +70,13 @@ func (p *Proxy) askLegacyClient(ctx context.Context, method string, params []byt
 	if params == nil {
 		params = []byte(`{}`)
 	}
+	if method == "elicitation/create" {
+		marked, why := p.markElicit(params)
+		if why != "" {
+			return nil, &rpcError{Code: mcpwire.CodeInvalidParams, Message: why}
+		}
+		params = marked
+	}
 	line := requestLine([]byte("0"), method, params)
 	env, _, err := scanEnvelope(line)
 	if err != nil {

@@ -192,7 +192,7 @@ func TestTasksLegacyClientAnswersTaskInput(t *testing.T) {
 	for ask.Method == "" {
 		json.Unmarshal(s.recv(), &ask)
 	}
-	if ask.Method != "elicitation/create" || !strings.Contains(string(ask.Params), `"message":"which?"`) {
+	if ask.Method != "elicitation/create" || !strings.Contains(string(ask.Params), `"message":"[from server \"t\", not mcpsum] which?"`) {
 		t.Fatalf("the client was asked %s %s", ask.Method, ask.Params)
 	}
 	s.send(`{"jsonrpc":"2.0","id":` + string(ask.ID) + `,"result":{"action":"accept","content":{"pick":"b"}}}`)

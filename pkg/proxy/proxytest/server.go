@@ -66,7 +66,8 @@ type touchIn struct {
 }
 
 type askIn struct {
-	Kind string `json:"kind" jsonschema:"roots, sampling or elicitation"`
+	Kind    string `json:"kind" jsonschema:"roots, sampling or elicitation"`
+	Message string `json:"message,omitempty" jsonschema:"the elicitation's message (default: your name?)"`
 }
 
 var cancelled atomic.Int64
@@ -235,7 +236,11 @@ func addTools(s *mcp.Server, desc string) {
 			case "sampling":
 				ir = &mcp.CreateMessageParams{MaxTokens: 10, Messages: []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: "say hi"}}}}
 			default:
-				ir = &mcp.ElicitParams{Message: "your name?", RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{"name": map[string]any{"type": "string"}}}}
+				msg := "your name?"
+				if in.Message != "" {
+					msg = in.Message
+				}
+				ir = &mcp.ElicitParams{Message: msg, RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{"name": map[string]any{"type": "string"}}}}
 			}
 			return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"q": ir}, RequestState: "state-1"}, nil, nil
 		})

@@ -1,0 +1,133 @@
+package proxy
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+
+	"github.com/mcpsum/mcpsum/internal/jsonscan"
+	"github.com/mcpsum/mcpsum/internal/lookalike"
+	"github.com/mcpsum/mcpsum/pkg/mcpwire"
+)
+
+// A server's elicitation/create reaches the user through the client looking
+// like any other prompt, mcpsum's approval included. So every one that
+// passes the proxy (a legacy server's request, or an entry of a 2026-07-28
+// server's inputRequests) has its message marked with a fixed prefix naming
+// the server, and one whose text claims to be mcpsum's is refused: only
+// mcpsum's own approval prompt may speak as mcpsum.
+
+// serverPrefix is the mark on a server's elicitation message.
+func serverPrefix(server string) string {
+	return fmt.Sprintf("[from server %q, not mcpsum] ", server)
+}
+
+// claimsMcpsum reports whether any string in the elicitation params v
+// (message, schema titles and descriptions, keys) spells "mcpsum" once
+// look-alike letters are mapped to Latin ones and everything but letters
+// and digits is dropped.
+func claimsMcpsum(v []byte) bool {
+	found := false
+	var walk func(i int) int
+	check := func(s string) {
+		var b strings.Builder
+		for _, r := range lookalike.Skeleton(s) {
+			if unicode.IsLetter(r) || unicode.IsDigit(r) {
+				b.WriteRune(unicode.ToLower(r))
+			}
+		}
+		found = found || strings.Contains(b.String(), "mcpsum")
+	}
+	walk = func(i int) int {
+		if i >= len(v) {
+			return i
+		}
+		switch v[i] {
+		case '{':
+			end, _ := jsonscan.Members(v, i, func(k string, _, vs, _ int) error {
+				check(k)
+				walk(vs)
+				return nil
+			})
+			return end
+		case '[':
+			end, _ := jsonscan.Elements(v, i, func(vs, _ int) error { walk(vs); return nil })
+			return end
+		case '"':
+			s, _ := jsonscan.String(v[i:mustSkip(v, i)])
+			check(s)
+		}
+		return mustSkip(v, i)
+	}
+	walk(jsonscan.SkipWS(v, 0))
+	return found
+}
+
+func mustSkip(v []byte, i int) int {
+	e, err := jsonscan.SkipValue(v, i)
+	if err != nil {
+		return len(v)
+	}
+	return e
+}
+
+// markElicit returns the params of a server's elicitation/create with its
+// message marked as the server's, or why it is refused.
+func (p *Proxy) markElicit(params []byte) ([]byte, string) {
+	why := "the server's elicitation/create was not forwarded: "
+	f, ok, err := fields(params, span{0, len(params)}, "message")
+	msg, isStr := stringAt(params, f[0])
+	switch {
+	case err != nil || !ok || len(params) == 0:
+		return nil, why + "its params are not a JSON object with unique members"
+	case !isStr:
+		return nil, why + "it has no string message"
+	case claimsMcpsum(params):
+		return nil, why + "its text claims to come from mcpsum, whose approval prompts only mcpsum may show"
+	}
+	marked := appendJSON(nil, serverPrefix(p.opts.Name)+msg)
+	return concat(params[:f[0].s], marked, params[f[0].e:]), ""
+}
+
+// markInputRequests returns the inputRequests object at sp in line with
+// each elicitation/create's message marked (markElicit), or why it is
+// refused. Other entries keep their bytes.
+func (p *Proxy) markInputRequests(line []byte, sp span) ([]byte, string) {
+	out := []byte{'{'}
+	var refusal string
+	_, err := jsonscan.Members(line[:sp.e], sp.s, func(key string, ks, vs, ve int) error {
+		if len(out) > 1 {
+			out = append(out, ',')
+		}
+		f, _, _ := fields(line, span{vs, ve}, "method", "params")
+		if m, _ := stringAt(line, f[0]); m != "elicitation/create" || !f[1].ok() {
+			out = append(out, line[ks:ve]...)
+			return nil
+		}
+		marked, why := p.markElicit(f[1].of(line))
+		if why != "" {
+			refusal = why
+			return errStop
+		}
+		out = append(out, line[ks:f[1].s]...)
+		out = append(out, marked...)
+		out = append(out, line[f[1].e:ve]...)
+		return nil
+	})
+	if refusal != "" {
+		return nil, refusal
+	}
+	if err != nil {
+		return nil, "mcpsum: the server's inputRequests is not an object of requests"
+	}
+	return append(out, '}'), ""
+}
+
+// refuseElicit answers a legacy server's elicitation/create that is not
+// forwarded, and says so on stderr.
+func (p *Proxy) refuseElicit(id []byte, why string) {
+	p.logf("%s", why)
+	if up := p.upWriter(); up != nil {
+		up.write(errorLine(id, &rpcError{Code: mcpwire.CodeInvalidParams, Message: "mcpsum: " + why}))
+	}
+}
