@@ -23,7 +23,7 @@ func (a *app) lockCommand() *ffcli.Command {
 	lockfilePath := lockfileFlag(fs)
 	name := fs.String("name", "", "server entry to add, replace or re-lock")
 	var envs stringList
-	fs.Var(&envs, "env", "name of an environment variable passed to the server (repeatable; values are never stored)")
+	fs.Var(&envs, "env", "name of an environment variable passed to the server (repeatable, or a comma-separated list; values are never stored)")
 	timeout := fs.Int("timeout-secs", defaultTimeoutSecs, "seconds to wait for each answer of a server once it has started (era probe, handshake, each list page)")
 	start := startTimeoutFlag(fs)
 	return &ffcli.Command{
