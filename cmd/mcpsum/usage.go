@@ -17,7 +17,7 @@ var placeholders = map[string]string{
 	"key": "FILE", "bundle": "FILE", "signature": "FILE", "trusted-root": "FILE",
 	"certificate-identity": "ID", "certificate-oidc-issuer": "URL",
 	"certificate-identity-regexp": "RE", "certificate-oidc-issuer-regexp": "RE",
-	"fulcio-url": "URL", "rekor-url": "URL", "tsa-url": "URL",
+	"fulcio-url": "URL", "rekor-url": "URL", "tsa-url": "URL", "attest-helper": "PATH",
 }
 
 // usage renders a command's help the way mcpsum's flags are spelled: long
