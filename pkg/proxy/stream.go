@@ -95,7 +95,7 @@ func trimLine(b []byte) []byte {
 func (p *Proxy) longLine(s *streamReader) error {
 	head := s.buf[:s.end]
 	pre, ok := scanPrefix(head)
-	if ok && pre.open == "result" && pre.env.id.ok() && !pre.env.method.ok() && !pre.env.errv.ok() {
+	if ok && pre.open == "result" && pre.env.id.ok() && pre.onlyEnvelope() {
 		c, drop := p.takeForStream(pre.env.id.of(head))
 		switch {
 		case drop:
