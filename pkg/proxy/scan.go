@@ -37,6 +37,7 @@ type envelope struct {
 	open, close                      int    // the top-level '{' and '}'
 	nullID                           bool   // "id":null
 	extra                            string // the first other top-level member
+	hasExtra                         bool
 }
 
 // A request has a method and a non-null id; a notification a method and no
@@ -81,7 +82,7 @@ func (e *envelope) responseRule() error {
 		return responseMemberError("method")
 	case e.params.ok():
 		return responseMemberError("params")
-	case e.extra != "":
+	case e.hasExtra:
 		return responseMemberError(e.extra)
 	}
 	return nil
@@ -105,8 +106,8 @@ func scanEnvelope(b []byte) (envelope, []byte, error) {
 	end, err := jsonscan.Members(b, i, func(key string, _, vs, ve int) error {
 		dst := env.slot(key)
 		if dst == nil {
-			if env.extra == "" {
-				env.extra = key
+			if !env.hasExtra {
+				env.extra, env.hasExtra = key, true
 			}
 			return nil
 		}
