@@ -16,7 +16,7 @@ import (
 // keyBytes collects the bytes b of a member name; at is where b starts in
 // the chunk being fed.
 func (t *tracker) keyBytes(b []byte, at int) {
-	if !(t.isKey || t.typeVal) || t.keyLong || t.plain {
+	if !(t.isKey || t.typeVal) || t.keyLong || t.plain || len(t.stack) > 3 {
 		return
 	}
 	if len(t.key)+len(b) > maxKeyTrack {
@@ -81,7 +81,7 @@ func (t *tracker) endString(i int) error {
 		return nil
 	}
 	t.st, t.isKey = tColon, false
-	if t.plain {
+	if t.plain || len(t.stack) > 3 { // no rule reads names deeper down
 		return nil
 	}
 	if t.keyLong {

@@ -25,43 +25,104 @@ const (
 )
 
 // plainEnd returns the index of the first byte at or after i in b that is
-// a quote, a backslash, below 0x20 or above 0x7F (len(b) if none).
-func plainEnd(b []byte, i int) int {
+// a quote, a backslash, below 0x20, or (with high set to msb) above 0x7F;
+// len(b) if none.
+func plainEnd(b []byte, i int, high uint64) int {
+	for ; i+32 <= len(b); i += 32 {
+		w := b[i : i+32]
+		if stops(binary.LittleEndian.Uint64(w), high)|stops(binary.LittleEndian.Uint64(w[8:]), high)|
+			stops(binary.LittleEndian.Uint64(w[16:]), high)|stops(binary.LittleEndian.Uint64(w[24:]), high) != 0 {
+			break
+		}
+	}
 	for ; i+8 <= len(b); i += 8 {
-		x := binary.LittleEndian.Uint64(b[i:])
-		q, s := x^quotes, x^slashes
-		// A byte of the mask is set at the first byte that is zero in q or
-		// s, below 0x20 in x, or has its top bit set (carries can mark
-		// only bytes above a marked one).
-		m := ((q - lsb) &^ q) | ((s - lsb) &^ s) | ((x - 0x20*lsb) &^ x) | x
-		if m &= msb; m != 0 {
+		if m := stops(binary.LittleEndian.Uint64(b[i:]), high); m != 0 {
 			return i + bits.TrailingZeros64(m)>>3
 		}
 	}
 	for ; i < len(b); i++ {
-		if c := b[i]; c == '"' || c == '\\' || c < 0x20 || c >= 0x80 {
+		if c := b[i]; c == '"' || c == '\\' || c < 0x20 || c >= 0x80 && high != 0 {
 			return i
 		}
 	}
 	return i
 }
 
+// stops marks (top bit of the byte) the first byte of the little-endian
+// word x that is a quote, a backslash, below 0x20, or has its top bit set
+// (if high is msb); carries can mark only bytes above a marked one, so
+// the lowest mark is exact.
+func stops(x, high uint64) uint64 {
+	q, s := x^quotes, x^slashes
+	return (((q - lsb) &^ q) | ((s - lsb) &^ s) | ((x - 0x20*lsb) &^ x) | x&high) & msb
+}
+
 // stringRun returns the end of the run of string bytes from i that needs
-// no decision, checking the UTF-8 sequences in it. split reports a
-// sequence cut by the end of b (from the returned index on).
+// no decision (simple escapes skipped, UTF-8 checked). split reports a
+// UTF-8 sequence cut by the end of b, from the returned index on.
 func stringRun(b []byte, i int) (j int, split bool, err error) {
-	j = plainEnd(b, i)
-	for j < len(b) && b[j] >= 0x80 {
-		r, size := utf8.DecodeRune(b[j:])
-		if r == utf8.RuneError && size <= 1 {
-			if !utf8.FullRune(b[j:]) {
-				return j, true, nil
-			}
-			return j, false, errBadUTF8
+	j = i
+	for {
+		if j = plainEnd(b, j, msb); j == len(b) {
+			return j, false, nil
 		}
-		j = plainEnd(b, j+size)
+		switch c := b[j]; {
+		case c >= 0x80:
+			var e int
+			if e, split, err = utf8Run(b, j); err != nil || split {
+				return e, split, err
+			}
+			j = e
+		case c == '\\':
+			n := escapeLen(b, j)
+			if n == 0 {
+				return j, false, nil // the state machine decides
+			}
+			j += n
+		default:
+			return j, false, nil
+		}
 	}
-	return j, false, nil
+}
+
+// utf8Run checks the string bytes from j (a byte above 0x7F) up to the
+// next quote, backslash or control byte, whole, and returns where they end.
+func utf8Run(b []byte, j int) (end int, split bool, err error) {
+	end = plainEnd(b, j, 0)
+	run := b[j:end]
+	if end == len(b) { // the chunk may end inside a sequence
+		k := len(run) - 1
+		for k > 0 && len(run)-k < utf8.UTFMax && !utf8.RuneStart(run[k]) {
+			k--
+		}
+		if utf8.RuneStart(run[k]) && !utf8.FullRune(run[k:]) {
+			if !utf8.Valid(run[:k]) {
+				return j, false, errBadUTF8
+			}
+			return j + k, true, nil
+		}
+	}
+	if !utf8.Valid(run) {
+		return j, false, errBadUTF8
+	}
+	return end, false, nil
+}
+
+// escapeLen is the length of the complete, valid escape at b[j] (a
+// backslash), 0 if it is not one or not complete in b.
+func escapeLen(b []byte, j int) int {
+	if j+1 >= len(b) {
+		return 0
+	}
+	switch b[j+1] {
+	case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+		return 2
+	case 'u':
+		if j+6 <= len(b) && isHex(b[j+2]) && isHex(b[j+3]) && isHex(b[j+4]) && isHex(b[j+5]) {
+			return 6
+		}
+	}
+	return 0
 }
 
 // runeTail takes the byte c that continues a UTF-8 sequence split across
