@@ -323,10 +323,7 @@ func (p *Proxy) stallTimeout() time.Duration {
 	if p.opts.StallTimeout > 0 {
 		return p.opts.StallTimeout
 	}
-	if p.opts.Pin.Timeout > 0 {
-		return p.opts.Pin.Timeout
-	}
-	return 30 * time.Second
+	return p.answerTimeout()
 }
 
 func sizeString(n int) string {
