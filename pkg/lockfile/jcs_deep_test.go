@@ -97,13 +97,16 @@ func BenchmarkCanonicalDepth(b *testing.B) {
 				b.ReportAllocs()
 				var before, after runtime.MemStats
 				runtime.ReadMemStats(&before)
+				cpu := cpuTime()
 				for b.Loop() {
 					if _, _, _, err := canonicalItem(raw, "name"); err != nil {
 						b.Fatal(err)
 					}
 				}
+				cpu = cpuTime() - cpu
 				runtime.ReadMemStats(&after)
 				b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/float64(b.N)/float64(len(raw)), "alloc/byte")
+				b.ReportMetric(float64(cpu.Microseconds())/float64(b.N), "cpu-µs/op")
 			})
 		}
 	}
