@@ -23,6 +23,7 @@ func TestProxyPipedInputIsFinished(t *testing.T) {
 {"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2}}}
 {"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"add","arguments":{"a":3,"b":4}}}
 {"jsonrpc":"2.0","id":3,"method":"tools/list"}
+{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"big","arguments":{"bytes":3000000}}}
 `
 	run := func() (map[string]map[string]json.RawMessage, string, int) {
 		t.Helper()
@@ -57,6 +58,11 @@ func TestProxyPipedInputIsFinished(t *testing.T) {
 		if r := got[id]["result"]; !strings.Contains(string(r), want) {
 			t.Errorf("slow server: call %s got %s %s, want a result with %s", id, r, got[id]["error"], want)
 		}
+	}
+	// The last call's result is over the 256 KiB window: streamed, and
+	// finished before the server is stopped.
+	if r := got["4"]["result"]; len(r) < 3000000 || !json.Valid(r) {
+		t.Errorf("slow server: the 3 MB result came as %d bytes %s", len(r), got["4"]["error"])
 	}
 	noLeftovers(t, dir)
 

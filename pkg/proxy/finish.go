@@ -23,7 +23,7 @@ func (p *Proxy) finish(ctx context.Context) string {
 	for {
 		p.mu.Lock()
 		st := p.state
-		busy := p.forwardedInFlight() + len(p.held) + len(p.waiting)
+		busy := p.forwardedInFlight() + len(p.held) + len(p.waiting) + p.streaming
 		p.mu.Unlock()
 		switch {
 		case st >= gateQuarantined, p.out.failed() != nil:

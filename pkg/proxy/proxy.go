@@ -113,6 +113,7 @@ type Proxy struct {
 	// collide with forwarded ones.
 	nextUp      int64
 	upPending   map[int64]*call  // by the id sent to the server
+	streaming   int              // calls whose long result is being streamed (no longer in upPending)
 	byClient    map[string]int64 // client request id -> upstream id
 	nextDown    int64            // ids of requests sent to the client
 	downPending map[int64]*downReq

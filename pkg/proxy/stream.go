@@ -175,6 +175,7 @@ func (p *Proxy) takeForStream(id []byte) (c *call, drop bool) {
 		return nil, false
 	}
 	p.dropCall(u, c)
+	p.streaming++ // answered once streamResult has written it (finish waits)
 	return c, false
 }
 
@@ -192,6 +193,11 @@ func (p *Proxy) takeForStream(id []byte) (c *call, drop bool) {
 // across a read from the server: the proxy's own answers meanwhile wait in
 // the writer's queue (bounded) and follow the line.
 func (p *Proxy) streamResult(s *streamReader, pre prefix, c *call) error {
+	defer func() {
+		p.mu.Lock()
+		p.streaming--
+		p.mu.Unlock()
+	}()
 	head := s.buf[:s.end]
 	env := pre.env
 	total := len(head)
