@@ -79,3 +79,29 @@ func FuzzTracker(f *testing.F) {
 		}
 	})
 }
+
+// The word-at-a-time skip stops exactly where a byte-by-byte loop does: for
+// every byte value at every position of a buffer (and a second stop byte
+// after it, which a carry must not hide the first behind), in both modes.
+func TestPlainEndMatchesBytewise(t *testing.T) {
+	stop := func(c byte, high bool) bool { return c == '"' || c == '\\' || c < 0x20 || high && c >= 0x80 }
+	for _, high := range []bool{true, false} {
+		h := uint64(0)
+		if high {
+			h = msb
+		}
+		for pos := 0; pos < 40; pos++ {
+			for v := 0; v < 256; v++ {
+				b := []byte(strings.Repeat("a", 41))
+				b[pos], b[40] = byte(v), 0x1f
+				want := 0
+				for want < len(b) && !stop(b[want], high) {
+					want++
+				}
+				if got := plainEnd(b, 0, h); got != want {
+					t.Fatalf("high=%v byte %#x at %d: plainEnd %d, want %d", high, v, pos, got, want)
+				}
+			}
+		}
+	}
+}

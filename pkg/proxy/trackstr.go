@@ -54,7 +54,12 @@ func plainEnd(b []byte, i int, high uint64) int {
 // the lowest mark is exact.
 func stops(x, high uint64) uint64 {
 	q, s := x^quotes, x^slashes
-	return (((q - lsb) &^ q) | ((s - lsb) &^ s) | ((x - 0x20*lsb) &^ x) | x&high) & msb
+	if high != 0 {
+		// A byte with its top bit set is a stop anyway, so the &^ x that
+		// keeps such bytes out of the control test is not needed.
+		return (((q - lsb) &^ q) | ((s - lsb) &^ s) | (x - 0x20*lsb) | x) & msb
+	}
+	return (((q - lsb) &^ q) | ((s - lsb) &^ s) | ((x - 0x20*lsb) &^ x)) & msb
 }
 
 // stringRun returns the end of the run of string bytes from i that needs
