@@ -13,8 +13,8 @@ import (
 // 1, whether or not the client still reads; the check's own timeouts bound
 // it), then for every accepted request: forwarded, held, or waiting for a
 // hook's verdict, for at most --timeout-secs once the gate is open. A
-// signal, a failure of the server or a client that stopped reading ends
-// the wait. It returns why the session ends, for the requests still
+// signal, a failure of the server or a client that closed its end of
+// stdout too (readerGone) ends the wait. It returns why the session ends, for the requests still
 // waiting; the caller then stops the server.
 func (p *Proxy) finish(ctx context.Context) string {
 	const tick = 10 * time.Millisecond
@@ -26,7 +26,7 @@ func (p *Proxy) finish(ctx context.Context) string {
 		busy := p.forwardedInFlight() + len(p.held) + len(p.waiting) + p.streaming
 		p.mu.Unlock()
 		switch {
-		case st >= gateQuarantined, p.out.failed() != nil:
+		case st >= gateQuarantined, p.out.failed() != nil, readerGone(p.out.w):
 			return "the client closed its input"
 		case st == gateOpen && busy == 0:
 			return "the client closed its input"
