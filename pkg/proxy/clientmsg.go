@@ -144,6 +144,7 @@ func (p *Proxy) clientResponse(line []byte, env envelope, id []byte) {
 	r := p.downPending[d]
 	delete(p.downPending, d)
 	up := p.up
+	startup := p.startup.asks[d]
 	p.mu.Unlock()
 	if !ok || r == nil || (up == nil && r.hook == nil) {
 		return // not ours, or late
@@ -158,6 +159,9 @@ func (p *Proxy) clientResponse(line []byte, env envelope, id []byte) {
 	}
 	parts := splice(line, env.id, r.upID)
 	up.write(parts[0], parts[1], parts[2])
+	if startup {
+		p.startupAnswered(d)
+	}
 }
 
 func parseID(id []byte) (int64, bool) {

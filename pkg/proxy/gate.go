@@ -13,7 +13,7 @@ import (
 // is and nothing is held, else after the running check passed (in order).
 func (p *Proxy) submit(r *request) {
 	p.mu.Lock()
-	for p.state == gateChecking && len(p.held) >= maxHeld {
+	for (p.state == gateChecking || p.startup.hold) && len(p.held) >= maxHeld {
 		p.cond.Wait()
 	}
 	switch p.state {
@@ -28,7 +28,7 @@ func (p *Proxy) submit(r *request) {
 		p.replyErr(r.id, e)
 		return
 	case gateOpen:
-		if len(p.held) == 0 {
+		if len(p.held) == 0 && !p.startup.hold {
 			u := p.register(r)
 			up := p.up
 			p.mu.Unlock()
@@ -88,7 +88,22 @@ func (p *Proxy) openGate() {
 func (p *Proxy) openGateLocked() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	for p.state == gateChecking && len(p.held) > 0 {
+	p.forwardHeld()
+	if p.state == gateChecking {
+		p.state = gateOpen
+		p.cond.Broadcast()
+	}
+	p.startup.opened = true
+	p.downOpen = false
+}
+
+// forwardHeld forwards the held requests in order while the gate lets them
+// through: a check passed (gateChecking, from openGateLocked) or the gate
+// is open, and no start-up request of the server waits for the client
+// (startup.go; calls that come while the hold ends queue behind the held). p.mu held; it is released while each request is sent.
+func (p *Proxy) forwardHeld() {
+	st := p.state
+	for p.state == st && (st == gateChecking || st == gateOpen) && len(p.held) > 0 && (!p.startup.hold || p.startup.ending) {
 		r := p.held[0]
 		p.held = p.held[1:]
 		p.cond.Broadcast()
@@ -108,11 +123,6 @@ func (p *Proxy) openGateLocked() {
 		p.sendUp(up, r, u)
 		p.mu.Lock()
 	}
-	if p.state == gateChecking {
-		p.state = gateOpen
-		p.cond.Broadcast()
-	}
-	p.downOpen = false
 }
 
 // quarantineWith stops the server and makes every later request fail with

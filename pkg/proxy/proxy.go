@@ -136,6 +136,7 @@ type Proxy struct {
 	// (roots.go): the line, its id, and the requestState token asked with.
 	heldRoots, heldRootsID []byte
 	rootsToken             string
+	startup                startupState // calls held for the server's start-up requests (startup.go)
 }
 
 // Run serves one client on stdin/stdout until the client goes away, ctx is
