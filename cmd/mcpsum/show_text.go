@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf16"
@@ -19,24 +20,9 @@ func quoteText(s string) (string, bool) { return mcpwire.Quote(s) }
 
 // quoteArg renders a command-line word so that it can be pasted back into a
 // shell and never carries raw control characters.
-func quoteArg(s string) string {
-	q, sus := mcpwire.Quote(s)
-	if !sus && q == s && s != "" && !strings.ContainsAny(s, " \t'\"\\$`!*?[](){}<>|&;#~") {
-		return s
-	}
-	if !sus && q == s {
-		return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-	}
-	return "$'" + strings.ReplaceAll(q, "'", `\'`) + "'"
-}
+func quoteArg(s string) string { return mcpwire.ShellArg(s) }
 
-func quoteArgs(args []string) string {
-	out := make([]string, len(args))
-	for i, a := range args {
-		out[i] = quoteArg(a)
-	}
-	return strings.Join(out, " ")
-}
+func quoteArgs(args []string) string { return mcpwire.ShellArgs(args) }
 
 // oneLine is the first line of text, escaped and cut to max runes.
 func oneLine(s string, max int) string {
@@ -110,7 +96,11 @@ func printServer(w io.Writer, name string, s *showServer, compact bool) {
 		if len(items) == 0 {
 			continue
 		}
-		fmt.Fprintf(w, "  %s\n", k.plural)
+		if s.Policy != nil && slices.Contains(s.Policy.Unpinned, k.plural) {
+			fmt.Fprintf(w, "  %s (as seen at lock time; data, not pinned: the proxy serves the server's live list)\n", k.plural)
+		} else {
+			fmt.Fprintf(w, "  %s\n", k.plural)
+		}
 		for _, it := range items {
 			key, _ := quoteText(it.Key)
 			fmt.Fprintf(w, "    %s  %s", key, it.Digest)
@@ -189,6 +179,9 @@ func printPolicy(w io.Writer, s *showServer) {
 		} else {
 			fmt.Fprintf(w, "  network       only %s, through the audited egress proxy\n", strings.Join(sb.Network.Allow, ", "))
 		}
+	}
+	if len(p.Unpinned) > 0 {
+		fmt.Fprintf(w, "  not pinned    %s (declared data: changes are not drift, verify does not check them)\n", strings.Join(p.Unpinned, ", "))
 	}
 }
 

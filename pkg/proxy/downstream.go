@@ -131,6 +131,12 @@ func (p *Proxy) clientRequest(line []byte, env envelope, id []byte) {
 	}
 	upModern := p.srv.upEra == mcpwire.EraModern
 	switch method {
+	case "initialize", "server/discover", "tools/list", "prompts/list", "resources/list", "resources/templates/list":
+		if !p.startupHealth(id) { // the client's health check (health.go)
+			return
+		}
+	}
+	switch method {
 	case "initialize":
 		if r.modern {
 			p.replyErr(id, notFound())
@@ -150,6 +156,10 @@ func (p *Proxy) clientRequest(line []byte, env envelope, id []byte) {
 		}
 		p.reply(id, []byte(`{}`))
 	case "tools/list", "prompts/list", "resources/list", "resources/templates/list":
+		if k := p.srv.listKind(method); p.srv.lock.IsUnpinned(p.srv.lists[k].field) && p.srv.has(p.srv.lists[k].capability) {
+			p.beforeCall(r, "", p.submit) // data, not pinned (policy.unpinned): the server's live list
+			return
+		}
 		var cursor *string
 		if pf[3].ok() {
 			s, ok := stringAt(line, pf[3])

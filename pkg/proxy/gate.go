@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 	"github.com/mcpsum/mcpsum/pkg/mcpwire"
+	"github.com/mcpsum/mcpsum/pkg/pin"
 )
 
 // submit forwards a client request once the gate is open: at once when it
@@ -161,6 +162,10 @@ func (p *Proxy) fail(err error) {
 		return
 	}
 	p.state = gateFailed
+	if !p.startup.opened {
+		// it never served a call: say what may help it start (pin.Explain)
+		err = pin.Explain(p.opts.Name, p.opts.Entry, p.opts.Pin, err)
+	}
 	p.failure = err // Run returns it; the command prints it
 	p.mu.Unlock()
 	p.releaseHeldDown(false) // refused and dropped

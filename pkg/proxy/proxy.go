@@ -93,6 +93,9 @@ type Proxy struct {
 	started     chan struct{} // closed once the server's start has succeeded or failed
 	upFailed    chan struct{} // closed by fail
 	quarDone    chan struct{} // closed by quarantine
+	handshook   chan struct{} // closed once the server answered its handshake (health.go)
+	born        time.Time     // when the session began
+	healthWG    sync.WaitGroup
 
 	mu   sync.Mutex
 	cond *sync.Cond // signalled when held shrinks or the state changes
@@ -179,6 +182,7 @@ func Run(ctx context.Context, stdin io.Reader, stdout io.Writer, opts Options) e
 		p.drain()
 	case <-p.upFailed:
 		why = "the server failed"
+		p.awaitHealthAnswers()
 	}
 	p.shutdown(why)
 	stopSup()
@@ -213,6 +217,8 @@ func newProxy(stdout io.Writer, opts Options) (*Proxy, error) {
 		started:     make(chan struct{}),
 		upFailed:    make(chan struct{}),
 		quarDone:    make(chan struct{}),
+		handshook:   make(chan struct{}),
+		born:        time.Now(),
 		seenInfo:    map[string]bool{},
 		upPending:   map[int64]*call{},
 		byClient:    map[string]int64{},
@@ -282,8 +288,14 @@ func (p *Proxy) shutdown(why string) {
 	proc := p.proc
 	p.cond.Broadcast()
 	p.mu.Unlock()
+	grace := p.grace
+	select {
+	case <-p.handshook:
+	default:
+		grace = max(grace, mcpwire.SilentStopGrace) // it may be installing (mcpwire.SilentStopGrace)
+	}
 	if proc != nil {
-		if err := proc.Stop(p.grace); err != nil {
+		if err := proc.Stop(grace); err != nil {
 			p.logf("%v", err)
 		}
 	}

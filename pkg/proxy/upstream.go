@@ -59,6 +59,7 @@ func (p *Proxy) supervise(ctx context.Context) {
 	p.mu.Lock()
 	p.hello = h
 	p.mu.Unlock()
+	close(p.handshook)
 	if h.Era == mcpwire.EraModern {
 		p.listenUpstream(h)
 	}

@@ -27,6 +27,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -54,7 +55,25 @@ func main() {
 	serverVersion := flag.String("server-version", "0.0.1", "serverInfo.version")
 	exitOnStart := flag.Bool("exit-on-start", false, "fail before serving")
 	descCwd := flag.Bool("desc-cwd", false, "append the working directory to the echo description")
+	requireEnv := flag.String("require-env", "", "exit at start when this environment variable is not set (as servers needing USER do)")
+	startsFile := flag.String("starts-file", "", "append a line to this file at each start")
 	flag.Parse()
+	if *startsFile != "" {
+		f, err := os.OpenFile(*startsFile, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+		if err == nil {
+			fmt.Fprintln(f, "started")
+			f.Close()
+		}
+	}
+	// GOSRV_START_DELAY (a Go duration), when passed through, delays the
+	// first answer: a server that is slow to start (a cold npx download).
+	if d, err := time.ParseDuration(os.Getenv("GOSRV_START_DELAY")); err == nil {
+		time.Sleep(d)
+	}
+	if *requireEnv != "" && os.Getenv(*requireEnv) == "" {
+		fmt.Fprintf(os.Stderr, "gosrv: no %s specified\n", *requireEnv)
+		os.Exit(1)
+	}
 	if *descCwd {
 		wd, err := os.Getwd()
 		if err != nil {

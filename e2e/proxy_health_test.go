@@ -1,0 +1,49 @@
+package e2e
+
+import (
+	"context"
+	"os/exec"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// A server that cannot start looks failed to a client's own health check
+// (the go-sdk client's connect: its handshake) through the proxy, as it
+// does directly, in both client eras; before, the proxy answered the
+// handshake from the lock and the client showed the server connected. A
+// server that starts still connects.
+func TestProxyHealthOfServerThatCannotStart(t *testing.T) {
+	dir := t.TempDir()
+	mustLock(t, dir, nil, "--name", "up", "--", bin.gosrv, "-versions", "2025-11-25")
+	// Locked with a variable it needs, proxied where it is not set: it
+	// exits at start.
+	mustLock(t, dir, []string{"E2E_NEEDED=1"}, "--name", "down", "--env", "E2E_NEEDED", "--", bin.gosrv, "-versions", "2025-11-25", "-require-env", "E2E_NEEDED")
+	connect := func(cmd *exec.Cmd, era string) error {
+		c := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil)
+		so := &mcp.ClientSessionOptions{}
+		if era == "legacy" {
+			so.ProtocolVersion = "2025-11-25"
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		cs, err := c.Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: 5 * time.Second}, so)
+		if err == nil {
+			_, err = cs.ListTools(ctx, nil)
+			cs.Close()
+		}
+		return err
+	}
+	if err := connect(exec.Command(bin.gosrv, "-versions", "2025-11-25", "-require-env", "E2E_NEEDED"), "legacy"); err == nil {
+		t.Fatal("directly, a server that cannot start connected")
+	}
+	for _, era := range []string{"legacy", "modern"} {
+		if err := connect(proxyCmd(dir, "down"), era); err == nil {
+			t.Errorf("%s client: a server that cannot start looked connected through the proxy", era)
+		}
+		if err := connect(proxyCmd(dir, "up"), era); err != nil {
+			t.Errorf("%s client: a server that starts did not connect through the proxy: %v", era, err)
+		}
+	}
+}
