@@ -57,6 +57,7 @@ func main() {
 	descCwd := flag.Bool("desc-cwd", false, "append the working directory to the echo description")
 	requireEnv := flag.String("require-env", "", "exit at start when this environment variable is not set (as servers needing USER do)")
 	startsFile := flag.String("starts-file", "", "append a line to this file at each start")
+	resourcesDir := flag.String("resources-dir", "", "list one resource per file in this folder (as server-postgres lists one per table)")
 	flag.Parse()
 	if *startsFile != "" {
 		f, err := os.OpenFile(*startsFile, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
@@ -121,6 +122,12 @@ func main() {
 		}}}, nil
 	}
 	s.AddResource(&mcp.Resource{URI: "probe://static/readme", Name: "readme", MIMEType: "text/plain"}, read)
+	if *resourcesDir != "" {
+		entries, _ := os.ReadDir(*resourcesDir)
+		for _, e := range entries {
+			s.AddResource(&mcp.Resource{URI: "probe://table/" + e.Name(), Name: e.Name(), MIMEType: "text/plain"}, read)
+		}
+	}
 	s.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: "probe://item/{id}", Name: "item", MIMEType: "text/plain"}, read)
 
 	if err := s.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
