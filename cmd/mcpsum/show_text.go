@@ -213,10 +213,13 @@ func writeJSON(w io.Writer, v any) error {
 }
 
 // escapeInvisible rewrites non-printable runes of encoded JSON as \u escapes
-// (as UTF-16 surrogate pairs above U+FFFF). encoding/json has already escaped
-// control characters and invalid UTF-8, and such runes can only stand inside
+// (as UTF-16 surrogate pairs above U+FFFF), and a server's \u escapes of
+// printable characters (go-sdk servers write > as \u003e) as the character,
+// so a reader sees "a > b". encoding/json has already escaped control
+// characters and invalid UTF-8, and such runes can only stand inside
 // strings, so the result is equivalent JSON.
 func escapeInvisible(b []byte) []byte {
+	b = unescapePrintable(b)
 	var out []byte
 	for i := 0; i < len(b); {
 		r, size := utf8.DecodeRune(b[i:])
@@ -234,6 +237,62 @@ func escapeInvisible(b []byte) []byte {
 		i += size
 	}
 	return out
+}
+
+// unescapePrintable replaces each \uXXXX escape (a surrogate pair counts
+// as one) of a printable character other than '"' and '\\' by the
+// character; every other escape stays as it is.
+func unescapePrintable(b []byte) []byte {
+	if !bytes.Contains(b, []byte(`\u`)) {
+		return b
+	}
+	out := make([]byte, 0, len(b))
+	for i := 0; i < len(b); i++ {
+		if b[i] != '\\' || i+1 >= len(b) {
+			out = append(out, b[i])
+			continue
+		}
+		if b[i+1] != 'u' {
+			out = append(out, b[i], b[i+1])
+			i++
+			continue
+		}
+		r, n := hexRune(b[i:])
+		if n > 0 && utf16.IsSurrogate(r) {
+			if r2, n2 := hexRune(b[i+n:]); n2 > 0 && utf16.DecodeRune(r, r2) != unicode.ReplacementChar {
+				r, n = utf16.DecodeRune(r, r2), n+n2
+			}
+		}
+		if n == 0 || r == '"' || r == '\\' || !unicode.IsPrint(r) {
+			out = append(out, b[i])
+			continue
+		}
+		out = utf8.AppendRune(out, r)
+		i += n - 1
+	}
+	return out
+}
+
+// hexRune reads a \uXXXX escape at the start of b: its rune and length 6,
+// or 0 when b does not start with one.
+func hexRune(b []byte) (rune, int) {
+	if len(b) < 6 || b[0] != '\\' || b[1] != 'u' {
+		return 0, 0
+	}
+	var r rune
+	for _, c := range b[2:6] {
+		switch {
+		case c >= '0' && c <= '9':
+			r = r<<4 | rune(c-'0')
+		case c >= 'a' && c <= 'f':
+			r = r<<4 | rune(c-'a'+10)
+		case c >= 'A' && c <= 'F':
+			r = r<<4 | rune(c-'A'+10)
+		default:
+			return 0, 0
+		}
+	}
+	return r, 6
 }
 
 // envLine says exactly which variables the server gets: the base ones mcpsum
