@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"os/exec"
+	"strings"
 	"testing"
 	"time"
 
@@ -45,5 +46,21 @@ func TestProxyHealthOfServerThatCannotStart(t *testing.T) {
 		if err := connect(proxyCmd(dir, "up"), era); err != nil {
 			t.Errorf("%s client: a server that starts did not connect through the proxy: %v", era, err)
 		}
+	}
+}
+
+// A legacy server sees the client's own clientInfo through the proxy, from
+// a legacy client's initialize and from a 2026-07-28 client's _meta, as it
+// does directly (before, it saw "mcpsum").
+func TestProxyPassesClientInfo(t *testing.T) {
+	dir := t.TempDir()
+	mustLock(t, dir, nil, "--name", "who", "--", bin.gosrv, "-versions", "2025-11-25", "-whoami")
+	for _, era := range []string{"legacy", "modern"} {
+		cs := goClient(t, proxyCmd(dir, "who"), era, nil)
+		got, err := callJSON(t, cs, "whoami", map[string]any{})
+		if err != nil || !strings.Contains(got, `"text":"e2e 1"`) {
+			t.Errorf("%s client: the server saw %s %v, want the client's clientInfo e2e 1", era, got, err)
+		}
+		cs.Close()
 	}
 }

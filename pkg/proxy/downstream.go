@@ -130,6 +130,7 @@ func (p *Proxy) clientRequest(line []byte, env envelope, id []byte) {
 		return &rpcError{Code: mcpwire.CodeMethodNotFound, Message: fmt.Sprintf("method not found: \"%s\"", mcpwire.TruncateQuote(method, 80))}
 	}
 	upModern := p.srv.upEra == mcpwire.EraModern
+	p.noteClientInfo(line, r, env.params)
 	switch method {
 	case "initialize", "server/discover", "tools/list", "prompts/list", "resources/list", "resources/templates/list":
 		if !p.startupHealth(id) { // the client's health check (health.go)

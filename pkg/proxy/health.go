@@ -1,6 +1,11 @@
 package proxy
 
-import "time"
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/mcpsum/mcpsum/pkg/mcpwire"
+)
 
 // Health. The proxy serves the handshake and the lists from the lock, so a
 // client need not wait for a slow server (a cold npx download). But a
@@ -38,6 +43,56 @@ func (p *Proxy) startupHealth(id []byte) bool {
 		p.replyErr(id, e)
 	}
 	return !failed
+}
+
+// clientInfoWait bounds how long the proxy's initialize to a legacy server
+// waits for the client's first request (clients send it at once), so that
+// the server gets the client's clientInfo, not mcpsum's.
+const clientInfoWait = time.Second
+
+// noteClientInfo records the clientInfo of the client's first request (a
+// legacy initialize's, or a 2026-07-28 request's _meta) for the proxy's
+// handshake with a legacy server.
+func (p *Proxy) noteClientInfo(line []byte, r *request, initParams span) {
+	select {
+	case <-p.clientKnown:
+		return
+	default:
+	}
+	var info []byte
+	if r.modern {
+		f, _, _ := fields(line, r.meta, mcpwire.MetaClientInfo)
+		info = f[0].of(line)
+	} else if r.method == "initialize" {
+		f, _, _ := fields(line, initParams, "clientInfo")
+		info = f[0].of(line)
+	} else {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.upClientInfo == nil {
+		p.upClientInfo = append(json.RawMessage{}, info...)
+		close(p.clientKnown)
+	}
+}
+
+// initializeParams are the proxy's initialize to a legacy server, with the
+// client's clientInfo once the client has sent it (at most clientInfoWait).
+func (p *Proxy) initializeParams() json.RawMessage {
+	t := time.NewTimer(clientInfoWait)
+	defer t.Stop()
+	select {
+	case <-p.clientKnown:
+	case <-t.C:
+	}
+	p.mu.Lock()
+	info := p.upClientInfo
+	p.mu.Unlock()
+	if len(info) == 0 {
+		return mcpwire.InitializeParams()
+	}
+	return mcpwire.InitializeParamsAs(info)
 }
 
 // awaitHealthAnswers gives the failure answers of startupHealth a moment to

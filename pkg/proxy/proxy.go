@@ -96,6 +96,7 @@ type Proxy struct {
 	handshook   chan struct{} // closed once the server answered its handshake (health.go)
 	born        time.Time     // when the session began
 	healthWG    sync.WaitGroup
+	clientKnown chan struct{} // closed once the client's first request gave its clientInfo (health.go)
 
 	mu   sync.Mutex
 	cond *sync.Cond // signalled when held shrinks or the state changes
@@ -139,7 +140,8 @@ type Proxy struct {
 	// (roots.go): the line, its id, and the requestState token asked with.
 	heldRoots, heldRootsID []byte
 	rootsToken             string
-	startup                startupState // calls held for the server's start-up requests (startup.go)
+	startup                startupState    // calls held for the server's start-up requests (startup.go)
+	upClientInfo           json.RawMessage // the client's clientInfo, for the upstream initialize (health.go)
 }
 
 // Run serves one client on stdin/stdout until the client goes away, ctx is
@@ -218,6 +220,7 @@ func newProxy(stdout io.Writer, opts Options) (*Proxy, error) {
 		upFailed:    make(chan struct{}),
 		quarDone:    make(chan struct{}),
 		handshook:   make(chan struct{}),
+		clientKnown: make(chan struct{}),
 		born:        time.Now(),
 		seenInfo:    map[string]bool{},
 		upPending:   map[int64]*call{},

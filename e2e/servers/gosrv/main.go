@@ -57,6 +57,7 @@ func main() {
 	descCwd := flag.Bool("desc-cwd", false, "append the working directory to the echo description")
 	requireEnv := flag.String("require-env", "", "exit at start when this environment variable is not set (as servers needing USER do)")
 	startsFile := flag.String("starts-file", "", "append a line to this file at each start")
+	whoami := flag.Bool("whoami", false, "add a tool whoami that answers the clientInfo the client sent")
 	resourcesDir := flag.String("resources-dir", "", "list one resource per file in this folder (as server-postgres lists one per table)")
 	flag.Parse()
 	if *startsFile != "" {
@@ -106,6 +107,16 @@ func main() {
 		mcp.AddTool(s, &mcp.Tool{Name: *extraTool, Description: "extra tool"},
 			func(ctx context.Context, req *mcp.CallToolRequest, in echoIn) (*mcp.CallToolResult, any, error) {
 				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: in.Text}}}, nil, nil
+			})
+	}
+	if *whoami {
+		mcp.AddTool(s, &mcp.Tool{Name: "whoami", Description: "the clientInfo this server got"},
+			func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+				info := "(none)"
+				if ip := req.Session.InitializeParams(); ip != nil && ip.ClientInfo != nil {
+					info = ip.ClientInfo.Name + " " + ip.ClientInfo.Version
+				}
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: info}}}, nil, nil
 			})
 	}
 	if !*dropPrompt {
