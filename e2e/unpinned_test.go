@@ -48,18 +48,24 @@ func TestUnpinnedResourcesAreData(t *testing.T) {
 		t.Errorf("show: exit %d\n%s", code, stdout)
 	}
 
-	cs := goClient(t, proxyCmd(dir, "db"), "legacy", nil)
+	changed := make(chan struct{}, 8)
+	cs := goClient(t, proxyCmd(dir, "db"), "legacy", &mcp.ClientOptions{
+		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { changed <- struct{}{} },
+	})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	res, err := cs.ListResources(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
+	listed := func() string {
+		res, err := cs.ListResources(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var uris []string
+		for _, r := range res.Resources {
+			uris = append(uris, r.URI)
+		}
+		return strings.Join(uris, " ")
 	}
-	var uris []string
-	for _, r := range res.Resources {
-		uris = append(uris, r.URI)
-	}
-	if !strings.Contains(strings.Join(uris, " "), "probe://table/orders") {
+	if uris := listed(); !strings.Contains(uris, "probe://table/orders") {
 		t.Errorf("the proxy's resources/list %v lacks the table added after locking", uris)
 	}
 	if rr, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "probe://table/orders"}); err != nil || len(rr.Contents) != 1 {
@@ -67,6 +73,19 @@ func TestUnpinnedResourcesAreData(t *testing.T) {
 	}
 	if got, err := callJSON(t, cs, "add", map[string]any{"a": 2, "b": 3}); err != nil || !strings.Contains(got, `"sum":5`) {
 		t.Errorf("a tool of the server with a new table: %s %v", got, err)
+	}
+	// A table created while the proxy runs: the server's list_changed
+	// reaches the client, and the list it then gets has the table.
+	if _, err := callJSON(t, cs, "create_table", map[string]any{"text": "invoices"}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-changed:
+	case <-time.After(10 * time.Second):
+		t.Error("no resources list_changed reached the client")
+	}
+	if uris := listed(); !strings.Contains(uris, "probe://table/invoices") {
+		t.Errorf("resources after create_table: %s", uris)
 	}
 	cs.Close()
 

@@ -126,6 +126,7 @@ type Proxy struct {
 	downPending map[int64]*downReq
 	waiting     map[string]*hookCall       // client calls waiting for a hook's verdict, by client id
 	listens     map[string]map[string]bool // open subscriptions/listen of a modern client -> its resource URIs
+	listChanged map[string]bool            // those that asked for resourcesListChanged (listchanged.go)
 	upSubs      map[string]bool            // resource URIs subscribed upstream
 	legacySubs  map[string]bool            // a legacy client's resources/subscribe to a 2026-07-28 server
 	bridges     map[string]*bridge         // legacy client calls collecting input, by client id
@@ -228,6 +229,7 @@ func newProxy(stdout io.Writer, opts Options) (*Proxy, error) {
 		downPending: map[int64]*downReq{},
 		waiting:     map[string]*hookCall{},
 		listens:     map[string]map[string]bool{},
+		listChanged: map[string]bool{},
 		upSubs:      map[string]bool{},
 		legacySubs:  map[string]bool{},
 		bridges:     map[string]*bridge{},

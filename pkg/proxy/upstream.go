@@ -176,6 +176,9 @@ func (p *Proxy) serverMessage(line []byte, env envelope, id []byte) {
 		case p.recheck <- struct{}{}:
 		default:
 		}
+		if p.forwardsListChanged(method) {
+			p.forwardListChanged() // resources declared data (listchanged.go)
+		}
 		return // the client sees the lock, which did not change
 	case "notifications/subscriptions/acknowledged":
 		return // the proxy's own listen stream

@@ -138,6 +138,13 @@ func main() {
 		for _, e := range entries {
 			s.AddResource(&mcp.Resource{URI: "probe://table/" + e.Name(), Name: e.Name(), MIMEType: "text/plain"}, read)
 		}
+		// create_table adds a resource while the server runs (go-sdk then
+		// sends notifications/resources/list_changed).
+		mcp.AddTool(s, &mcp.Tool{Name: "create_table", Description: "add a table"},
+			func(ctx context.Context, req *mcp.CallToolRequest, in echoIn) (*mcp.CallToolResult, any, error) {
+				s.AddResource(&mcp.Resource{URI: "probe://table/" + in.Text, Name: in.Text, MIMEType: "text/plain"}, read)
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "created " + in.Text}}}, nil, nil
+			})
 	}
 	s.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: "probe://item/{id}", Name: "item", MIMEType: "text/plain"}, read)
 
