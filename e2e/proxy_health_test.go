@@ -2,7 +2,9 @@ package e2e
 
 import (
 	"context"
+	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -62,5 +64,62 @@ func TestProxyPassesClientInfo(t *testing.T) {
 			t.Errorf("%s client: the server saw %s %v, want the client's clientInfo e2e 1", era, got, err)
 		}
 		cs.Close()
+	}
+}
+
+// TestProxyStartupPerformance measures, interleaved in one run, how long a
+// go-sdk client's connect (its handshake) takes directly and through the
+// proxy for a server that starts at once, one that needs 1.5 s, and one that
+// cannot start (until the connect fails). Figures for docs/performance.md:
+//
+//	MCPSUM_PROXY_PERF=1 go test ./e2e -run TestProxyStartupPerformance -v
+func TestProxyStartupPerformance(t *testing.T) {
+	if os.Getenv("MCPSUM_PROXY_PERF") != "1" {
+		t.Skip("set MCPSUM_PROXY_PERF=1 to run")
+	}
+	dir := t.TempDir()
+	mustLock(t, dir, []string{"GOSRV_START_DELAY=0s"}, "--name", "s", "--env", "GOSRV_START_DELAY", "--", bin.gosrv, "-versions", "2025-11-25")
+	mustLock(t, dir, []string{"E2E_NEEDED=1"}, "--name", "down", "--env", "E2E_NEEDED", "--", bin.gosrv, "-versions", "2025-11-25", "-require-env", "E2E_NEEDED")
+	type mode struct {
+		name  string
+		cmd   func() *exec.Cmd
+		delay string
+		fails bool
+	}
+	direct := func(args ...string) func() *exec.Cmd {
+		return func() *exec.Cmd { return exec.Command(bin.gosrv, append([]string{"-versions", "2025-11-25"}, args...)...) }
+	}
+	modes := []mode{
+		{"starts at once, direct", direct(), "0s", false},
+		{"starts at once, proxy", func() *exec.Cmd { return proxyCmd(dir, "s") }, "0s", false},
+		{"starts in 1.5 s, direct", direct(), "1500ms", false},
+		{"starts in 1.5 s, proxy", func() *exec.Cmd { return proxyCmd(dir, "s") }, "1500ms", false},
+		{"cannot start, direct", direct("-require-env", "E2E_NEEDED"), "0s", true},
+		{"cannot start, proxy", func() *exec.Cmd { return proxyCmd(dir, "down") }, "0s", true},
+	}
+	got := map[string][]time.Duration{}
+	for r := 0; r < 5; r++ {
+		for _, m := range modes {
+			cmd := m.cmd()
+			cmd.Env = append(os.Environ(), "GOSRV_START_DELAY="+m.delay)
+			c := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil)
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			start := time.Now()
+			cs, err := c.Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: 5 * time.Second}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+			took := time.Since(start)
+			cancel()
+			if (err != nil) != m.fails {
+				t.Fatalf("%s: connect error %v", m.name, err)
+			}
+			if cs != nil {
+				cs.Close()
+			}
+			got[m.name] = append(got[m.name], took)
+		}
+	}
+	for _, m := range modes {
+		d := got[m.name]
+		slices.Sort(d)
+		t.Logf("%-24s connect median %v (min %v)", m.name, d[len(d)/2].Round(time.Millisecond), d[0].Round(time.Millisecond))
 	}
 }

@@ -132,16 +132,16 @@ func (c *Client) Close(grace time.Duration) error {
 	c.mu.Unlock()
 	c.fail(ErrClosed)
 	if !c.spoke.Load() {
-		grace = max(grace, SilentStopGrace)
+		return c.p.StopTerm(grace, max(grace, SilentStopGrace))
 	}
 	return c.p.Stop(grace)
 }
 
-// SilentStopGrace is the grace a server gets to end when it has written
-// nothing on stdout yet: it may be a package manager still installing it
-// (npx, uvx), which finishes or rolls back cleanly on stdin's end or
-// SIGTERM, while SIGKILL mid-install leaves its cache half-written (every
-// later start of the package then fails until the folder is removed).
+// SilentStopGrace is how long a server that has written nothing on stdout
+// yet gets to end after SIGTERM: it may be a package manager still
+// installing it (npx, uvx), which rolls back cleanly on SIGTERM, while
+// SIGKILL mid-install leaves its cache half-written (every later start of
+// the package then fails until the folder is removed).
 const SilentStopGrace = 10 * time.Second
 
 // Call sends a request and waits for its reply, the context, the client's

@@ -293,14 +293,14 @@ func (p *Proxy) shutdown(why string) {
 	proc := p.proc
 	p.cond.Broadcast()
 	p.mu.Unlock()
-	grace := p.grace
+	termGrace := p.grace
 	select {
 	case <-p.handshook:
 	default:
-		grace = max(grace, mcpwire.SilentStopGrace) // it may be installing (mcpwire.SilentStopGrace)
+		termGrace = max(termGrace, mcpwire.SilentStopGrace) // it may be installing (mcpwire.SilentStopGrace)
 	}
 	if proc != nil {
-		if err := proc.Stop(grace); err != nil {
+		if err := proc.StopTerm(p.grace, termGrace); err != nil {
 			p.logf("%v", err)
 		}
 	}
