@@ -87,7 +87,9 @@ func TestProxyStartupPerformance(t *testing.T) {
 		fails bool
 	}
 	direct := func(args ...string) func() *exec.Cmd {
-		return func() *exec.Cmd { return exec.Command(bin.gosrv, append([]string{"-versions", "2025-11-25"}, args...)...) }
+		return func() *exec.Cmd {
+			return exec.Command(bin.gosrv, append([]string{"-versions", "2025-11-25"}, args...)...)
+		}
 	}
 	modes := []mode{
 		{"starts at once, direct", direct(), "0s", false},

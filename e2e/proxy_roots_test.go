@@ -4,9 +4,7 @@ package e2e
 
 import (
 	"fmt"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -24,13 +22,7 @@ import (
 // A 2026-07-28
 // client that declares no roots still gets both folders.
 func TestProxyModernClientStartupRoots(t *testing.T) {
-	dir := t.TempDir()
-	mine, other := t.TempDir(), t.TempDir()
-	secret := filepath.Join(other, "secret.txt")
-	if err := os.WriteFile(secret, []byte("not for this client"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	mustLock(t, dir, nil, "--name", "fs", "--", "node", npmServer(t, "server-filesystem"), mine, other)
+	dir, mine, other, secret, _ := lockedFilesystem(t)
 	onlyMine := func(s string) bool { return strings.Contains(s, mine) && !strings.Contains(s, other) }
 
 	cs := goClient(t, proxyCmd(dir, "fs"), "modern", handlers(), &mcp.Root{URI: "file://" + mine, Name: "mine"})
@@ -61,14 +53,7 @@ func TestProxyModernClientStartupRoots(t *testing.T) {
 // every folder of the locked argv). Directly a call 200 ms after connecting
 // is confined too; the same read is checked directly as the baseline.
 func TestProxyRootsBeforeFirstCall(t *testing.T) {
-	dir := t.TempDir()
-	mine, other := t.TempDir(), t.TempDir()
-	secret := filepath.Join(other, "secret.txt")
-	if err := os.WriteFile(secret, []byte("not for this client"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	argv := []string{"node", npmServer(t, "server-filesystem"), mine, other}
-	mustLock(t, dir, nil, append([]string{"--name", "fs", "--"}, argv...)...)
+	dir, mine, _, secret, argv := lockedFilesystem(t)
 	root := &mcp.Root{URI: "file://" + mine, Name: "mine"}
 	refused := func(via string, cs *mcp.ClientSession) {
 		t.Helper()
