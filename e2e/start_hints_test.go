@@ -70,7 +70,6 @@ func TestSlowStartOnceWithHint(t *testing.T) {
 // with node's real ERR_MODULE_NOT_FOUND; lock names the folder and the
 // command that removes it, and that command, run as printed, removes it.
 func TestBrokenNpxCacheHint(t *testing.T) {
-	requirePeers(t, "server-memory's files")
 	dir, home := t.TempDir(), t.TempDir()
 	folder := filepath.Join(home, ".npm", "_npx", "c98ccc168155bafa")
 	pkg := filepath.Join(folder, "node_modules", "@modelcontextprotocol", "server-memory")
