@@ -118,15 +118,22 @@ var npxFolder = regexp.MustCompile(`(/[A-Za-z0-9._@+~/-]*/_npx/[0-9a-f]{16})\b`)
 // installs it afresh on the next start).
 func npxCacheHint(entry *lockfile.Server, stderr []string) string {
 	text := strings.Join(stderr, "\n")
-	if !strings.Contains(text, "ENOENT") && !strings.Contains(text, "Cannot find module") && !strings.Contains(text, "MODULE_NOT_FOUND") && !strings.Contains(text, "not found") {
+	if !strings.Contains(text, "ENOENT") && !strings.Contains(text, "Cannot find") && !strings.Contains(text, "MODULE_NOT_FOUND") {
 		return ""
 	}
 	dir := ""
 	if m := npxFolder.FindStringSubmatch(text); m != nil {
 		dir = filepath.Clean(m[1])
 	} else if len(entry.Command) > 0 && filepath.Base(entry.Command[0]) == "npx" {
-		if home, ok := os.LookupEnv("HOME"); ok && filepath.IsAbs(home) {
-			dir = filepath.Join(home, ".npm", "_npx")
+		// npx's own error names no folder: its whole cache of npx installs
+		// (where the server's npm looks: npm_config_cache when passed, else
+		// ~/.npm).
+		cache := filepath.Join(os.Getenv("HOME"), ".npm")
+		if slices.Contains(entry.EnvPassthrough, "npm_config_cache") && os.Getenv("npm_config_cache") != "" {
+			cache = os.Getenv("npm_config_cache")
+		}
+		if filepath.IsAbs(cache) {
+			dir = filepath.Join(cache, "_npx")
 		}
 	}
 	if fi, err := os.Stat(dir); dir == "" || err != nil || !fi.IsDir() {
