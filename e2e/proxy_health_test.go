@@ -8,8 +8,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // A server that cannot start looks failed to a client's own health check
@@ -24,16 +22,9 @@ func TestProxyHealthOfServerThatCannotStart(t *testing.T) {
 	// exits at start.
 	mustLock(t, dir, []string{"E2E_NEEDED=1"}, "--name", "down", "--env", "E2E_NEEDED", "--", bin.gosrv, "-versions", "2025-11-25", "-require-env", "E2E_NEEDED")
 	connect := func(cmd *exec.Cmd, era string) error {
-		c := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil)
-		so := &mcp.ClientSessionOptions{}
-		if era == "legacy" {
-			so.ProtocolVersion = "2025-11-25"
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		cs, err := c.Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: 5 * time.Second}, so)
+		cs, err := dial(cmd, era, nil)
 		if err == nil {
-			_, err = cs.ListTools(ctx, nil)
+			_, err = cs.ListTools(context.Background(), nil)
 			cs.Close()
 		}
 		return err
@@ -104,12 +95,9 @@ func TestProxyStartupPerformance(t *testing.T) {
 		for _, m := range modes {
 			cmd := m.cmd()
 			cmd.Env = append(os.Environ(), "GOSRV_START_DELAY="+m.delay)
-			c := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil)
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			start := time.Now()
-			cs, err := c.Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: 5 * time.Second}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+			cs, err := dial(cmd, "legacy", nil)
 			took := time.Since(start)
-			cancel()
 			if (err != nil) != m.fails {
 				t.Fatalf("%s: connect error %v", m.name, err)
 			}
