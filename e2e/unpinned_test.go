@@ -17,7 +17,8 @@ import (
 // entry that declares resources data (policy.unpinned) verifies with a note
 // saying they are not checked, show says so, and through the proxy the
 // client gets the server's live resource list, reads the new resource and
-// still calls the tools (that a changed tool is still drift:
+// still calls the tools, and a table created while it runs reaches the
+// client's list_changed handler, in both client eras (that a changed tool is still drift:
 // pkg/lockfile TestUnpinnedResources).
 func TestUnpinnedResourcesAreData(t *testing.T) {
 	dir, tables := t.TempDir(), t.TempDir()
@@ -48,45 +49,46 @@ func TestUnpinnedResourcesAreData(t *testing.T) {
 		t.Errorf("show: exit %d\n%s", code, stdout)
 	}
 
-	changed := make(chan struct{}, 8)
-	cs := goClient(t, proxyCmd(dir, "db"), "legacy", &mcp.ClientOptions{
-		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { changed <- struct{}{} },
-	})
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	listed := func() string {
-		res, err := cs.ListResources(ctx, nil)
-		if err != nil {
+	for _, era := range []string{"legacy", "modern"} {
+		changed := make(chan struct{}, 8)
+		cs := goClient(t, proxyCmd(dir, "db"), era, &mcp.ClientOptions{
+			ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { changed <- struct{}{} },
+		})
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		listed := func() string {
+			res, err := cs.ListResources(ctx, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var uris []string
+			for _, r := range res.Resources {
+				uris = append(uris, r.URI)
+			}
+			return strings.Join(uris, " ")
+		}
+		if uris := listed(); !strings.Contains(uris, "probe://table/orders") {
+			t.Errorf("%s client: the proxy's resources/list %v lacks the table added after locking", era, uris)
+		}
+		if rr, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "probe://table/orders"}); err != nil || len(rr.Contents) != 1 {
+			t.Errorf("%s client: reading the new table: %v %v", era, rr, err)
+		}
+		if got, err := callJSON(t, cs, "add", map[string]any{"a": 2, "b": 3}); err != nil || !strings.Contains(got, `"sum":5`) {
+			t.Errorf("%s client: a tool of the server with a new table: %s %v", era, got, err)
+		}
+		// A table created while the proxy runs: the server's list_changed
+		// reaches the client, and the list it then gets has the table.
+		if _, err := callJSON(t, cs, "create_table", map[string]any{"text": "invoices"}); err != nil {
 			t.Fatal(err)
 		}
-		var uris []string
-		for _, r := range res.Resources {
-			uris = append(uris, r.URI)
+		select {
+		case <-changed:
+		case <-time.After(10 * time.Second):
+			t.Errorf("%s client: no resources list_changed reached it", era)
 		}
-		return strings.Join(uris, " ")
+		if uris := listed(); !strings.Contains(uris, "probe://table/invoices") {
+			t.Errorf("%s client: resources after create_table: %s", era, uris)
+		}
+		cs.Close()
 	}
-	if uris := listed(); !strings.Contains(uris, "probe://table/orders") {
-		t.Errorf("the proxy's resources/list %v lacks the table added after locking", uris)
-	}
-	if rr, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "probe://table/orders"}); err != nil || len(rr.Contents) != 1 {
-		t.Errorf("reading the new table: %v %v", rr, err)
-	}
-	if got, err := callJSON(t, cs, "add", map[string]any{"a": 2, "b": 3}); err != nil || !strings.Contains(got, `"sum":5`) {
-		t.Errorf("a tool of the server with a new table: %s %v", got, err)
-	}
-	// A table created while the proxy runs: the server's list_changed
-	// reaches the client, and the list it then gets has the table.
-	if _, err := callJSON(t, cs, "create_table", map[string]any{"text": "invoices"}); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-changed:
-	case <-time.After(10 * time.Second):
-		t.Error("no resources list_changed reached the client")
-	}
-	if uris := listed(); !strings.Contains(uris, "probe://table/invoices") {
-		t.Errorf("resources after create_table: %s", uris)
-	}
-	cs.Close()
-
 }
