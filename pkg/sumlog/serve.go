@@ -1,0 +1,72 @@
+package sumlog
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+var keyHashPath = regexp.MustCompile(`^/lookup/[0-9a-f]{64}$`)
+
+// Handler serves a log folder: GET /checkpoint and /tile/… as static files
+// (C2SP tlog-checkpoint and tlog-tiles: any web server or bucket can serve
+// them too) and GET /lookup/KEYHASH (the record index of a key, as decimal
+// text; 404 when the key is not logged). Every request is written to
+// access, one line each.
+func Handler(dir string, access io.Writer) http.Handler {
+	files := http.FileServer(http.Dir(filepath.Join(dir, TilesDir)))
+	var mu sync.Mutex
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rec := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+		defer func() {
+			mu.Lock()
+			fmt.Fprintf(access, "%s %s %s %d\n", time.Now().UTC().Format(time.RFC3339), r.Method, strconv.Quote(r.URL.Path), rec.status)
+			mu.Unlock()
+		}()
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			http.Error(rec, "read-only log", http.StatusMethodNotAllowed)
+			return
+		}
+		p := r.URL.Path
+		switch {
+		case p == "/checkpoint" || strings.HasPrefix(p, "/tile/"):
+			if p == "/checkpoint" {
+				rec.Header().Set("Cache-Control", "no-cache")
+			} else {
+				rec.Header().Set("Cache-Control", "public, max-age=31536000, immutable")
+			}
+			files.ServeHTTP(rec, r)
+		case keyHashPath.MatchString(p):
+			idx, err := readIndex(dir)
+			if err != nil {
+				http.Error(rec, "index unavailable", http.StatusInternalServerError)
+				return
+			}
+			e, ok := idx[strings.TrimPrefix(p, "/lookup/")]
+			if !ok {
+				http.Error(rec, "not logged", http.StatusNotFound)
+				return
+			}
+			rec.Header().Set("Content-Type", "text/plain; charset=utf-8")
+			fmt.Fprintf(rec, "%d\n", e.index)
+		default:
+			http.NotFound(rec, r)
+		}
+	})
+}
+
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (s *statusWriter) WriteHeader(code int) {
+	s.status = code
+	s.ResponseWriter.WriteHeader(code)
+}
