@@ -289,6 +289,9 @@ func (a *app) lockCandidates(ctx context.Context, cands []*candidate, existing *
 	if len(entries) == 0 {
 		return nil
 	}
+	if err := a.checkLog(ctx, "import", entries); err != nil {
+		return fmt.Errorf("%w\n%s", err, untouched(lockPath))
+	}
 	return a.write(lockPath, nil, entries)
 }
 

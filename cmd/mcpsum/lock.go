@@ -118,6 +118,9 @@ func (a *app) lockNew(ctx context.Context, path, name string, envs, command []st
 	if err != nil {
 		return withCode(err, fmt.Errorf("lock failed for %s; %s", name, untouched(path)))
 	}
+	if err := a.checkLog(ctx, "lock", map[string]*lockfile.Server{name: entry}); err != nil {
+		return fmt.Errorf("%w\n%s", err, untouched(path))
+	}
 	if broken != "" {
 		return a.replaceBroken(path, name, entry, broken)
 	}
@@ -212,6 +215,9 @@ func (a *app) relock(ctx context.Context, path, name string, opts pin.Options) e
 		return withCode(results[slices.Index(names, failed[0])].Err,
 			fmt.Errorf("lock failed for %s; %s", strings.Join(failed, ", "), untouched(path)))
 	}
+	if err := a.checkLog(ctx, "lock", entries); err != nil {
+		return fmt.Errorf("%w\n%s", err, untouched(path))
+	}
 	return a.write(path, f, entries)
 }
 
@@ -225,6 +231,7 @@ func (a *app) write(path string, loaded *lockfile.File, entries map[string]*lock
 		notes = notes[:0]
 		for n, e := range entries {
 			if old := f.Servers[n]; old != nil {
+				keepLogProof(old, e)
 				if old.Era() != e.Era() {
 					notes = append(notes, fmt.Sprintf("lock: %s: the protocol era changed from %s (%s) to %s (%s); the entry now records the new era", n, old.Era(), old.ProtocolVersion, e.Era(), e.ProtocolVersion))
 				}

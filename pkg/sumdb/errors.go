@@ -2,6 +2,7 @@ package sumdb
 
 import (
 	"encoding/base64"
+	"errors"
 	"fmt"
 
 	"golang.org/x/mod/sumdb/tlog"
@@ -75,11 +76,14 @@ func (e *LogError) Error() string {
 	return fmt.Sprintf("SECURITY ERROR: transparency log %s: %v", e.Log, e.Err)
 }
 
-// IsSecurity reports whether err is a security verdict (exit 1).
+// IsSecurity reports whether err is (or wraps) a security verdict (exit 1).
 func IsSecurity(err error) bool {
-	switch err.(type) {
-	case *MismatchError, *RollbackError, *ForkError, *ProofError, *LogError:
-		return true
-	}
-	return false
+	var (
+		m *MismatchError
+		r *RollbackError
+		f *ForkError
+		p *ProofError
+		l *LogError
+	)
+	return errors.As(err, &m) || errors.As(err, &r) || errors.As(err, &f) || errors.As(err, &p) || errors.As(err, &l)
 }
