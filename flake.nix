@@ -41,9 +41,10 @@
       packages = forAllSystems (system: pkgs: {
         default = (buildGoModuleFor pkgs) (common pkgs // {
           pname = "mcpsum";
-          # Every binary: mcpsum and its signing helper mcpsum-attest, side by
-          # side in $out/bin (mcpsum looks for the helper beside itself).
-          subPackages = [ "cmd/mcpsum" "cmd/mcpsum-attest" ];
+          # Every binary: mcpsum, its signing helper mcpsum-attest (side by
+          # side in $out/bin: mcpsum looks for the helper beside itself) and
+          # the transparency log operator's mcpsum-log.
+          subPackages = [ "cmd/mcpsum" "cmd/mcpsum-attest" "cmd/mcpsum-log" ];
           doCheck = false; # the unit tests are checks.<system>.unit
           meta = {
             description = "Pin the tools, prompts and resources of MCP servers in mcp.lock and check servers against it";
