@@ -21,7 +21,7 @@ require (
 	github.com/sigstore/sigstore-go v1.3.0
 	github.com/transparency-dev/formats v0.1.1
 	github.com/transparency-dev/merkle v0.0.2
-	github.com/transparency-dev/tessera v1.0.2
+	github.com/transparency-dev/tessera v1.0.4
 	github.com/yosida95/uritemplate/v3 v3.0.2
 	go.yaml.in/yaml/v3 v3.0.5
 	golang.org/x/mod v0.38.0
