@@ -137,8 +137,7 @@ func (c *Client) index(ctx context.Context, key string) (int64, bool, error) {
 
 // entry reads record idx from its C2SP entry bundle.
 func (c *Client) entry(ctx context.Context, idx, size int64) ([]byte, error) {
-	t := tlog.TileForIndex(HeightTiles, idx)
-	t.L = -1
+	t := tlog.Tile{H: HeightTiles, L: -1, N: idx >> HeightTiles}
 	if end := (t.N + 1) << HeightTiles; end > size {
 		t.W = int(size - t.N<<HeightTiles)
 	} else {
