@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -22,6 +23,7 @@ var keyHashPath = regexp.MustCompile(`^/lookup/[0-9a-f]{64}$`)
 func Handler(dir string, access io.Writer) http.Handler {
 	files := http.FileServer(http.Dir(filepath.Join(dir, TilesDir)))
 	var mu sync.Mutex
+	ix := &indexCache{dir: dir}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		rec := &statusWriter{ResponseWriter: w, status: http.StatusOK}
 		defer func() {
@@ -43,7 +45,7 @@ func Handler(dir string, access io.Writer) http.Handler {
 			}
 			files.ServeHTTP(rec, r)
 		case keyHashPath.MatchString(p):
-			idx, err := readIndex(dir)
+			idx, err := ix.get()
 			if err != nil {
 				http.Error(rec, "index unavailable", http.StatusInternalServerError)
 				return
@@ -69,4 +71,31 @@ type statusWriter struct {
 func (s *statusWriter) WriteHeader(code int) {
 	s.status = code
 	s.ResponseWriter.WriteHeader(code)
+}
+
+// indexCache keeps the parsed index until the file changes (add replaces
+// it atomically, so a new inode, size or time means new content).
+type indexCache struct {
+	dir  string
+	mu   sync.Mutex
+	stat os.FileInfo
+	m    map[string]indexEntry
+}
+
+func (c *indexCache) get() (map[string]indexEntry, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	st, err := os.Stat(filepath.Join(c.dir, IndexFile))
+	if err != nil && !os.IsNotExist(err) {
+		return nil, err
+	}
+	if c.m != nil && (st == nil) == (c.stat == nil) && (st == nil || os.SameFile(st, c.stat) && st.Size() == c.stat.Size() && st.ModTime().Equal(c.stat.ModTime())) {
+		return c.m, nil
+	}
+	m, err := readIndex(c.dir)
+	if err != nil {
+		return nil, err
+	}
+	c.m, c.stat = m, st
+	return m, nil
 }
