@@ -32,9 +32,9 @@ import (
 
 const usage = `usage:
   mcpsum-log init  --dir D --origin ORIGIN        make a log: signing key (0600), prints the verifier key
-  mcpsum-log add   --dir D --lockfile F [--name N]...
+  mcpsum-log add   --dir D [--mysql DSN] --lockfile F [--name N]...
                                                   verify entries against their live servers, log one record per key
-  mcpsum-log serve --dir D --addr HOST:PORT [--access-log FILE]
+  mcpsum-log serve --dir D [--mysql DSN] --addr HOST:PORT [--access-log FILE]
                                                   serve checkpoint, tiles and lookups over HTTP
 `
 
@@ -61,6 +61,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("mcpsum-log "+args[0], flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	dir := fs.String("dir", "", "the log's folder")
+	mysqlDSN := fs.String("mysql", os.Getenv("MCPSUM_LOG_MYSQL"), "store checkpoint and tiles in this MySQL/MariaDB database (DSN user:pass@tcp(host:3306)/db, with Tessera's schema) instead of D/tiles")
 	var err error
 	switch args[0] {
 	case "init":
@@ -83,7 +84,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprint(stderr, "mcpsum-log add: want --dir D --lockfile F [--name N]...\n")
 			return 2
 		}
-		return add(ctx, *dir, *lf, ns, time.Duration(*timeout)*time.Second, stdout, stderr)
+		return add(ctx, *dir, sumlog.Storage{MySQL: *mysqlDSN}, *lf, ns, time.Duration(*timeout)*time.Second, stdout, stderr)
 	case "serve":
 		addr := fs.String("addr", "127.0.0.1:8080", "HOST:PORT to listen on")
 		accessLog := fs.String("access-log", "", "file to append one line per request to (default: stderr)")
@@ -91,7 +92,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprint(stderr, "mcpsum-log serve: want --dir D --addr HOST:PORT\n")
 			return 2
 		}
-		err = serve(ctx, *dir, *addr, *accessLog, stderr)
+		err = serve(ctx, *dir, sumlog.Storage{MySQL: *mysqlDSN}, *addr, *accessLog, stderr)
 	default:
 		fmt.Fprintf(stderr, "mcpsum-log: unknown command %q\n%s", args[0], usage)
 		return 2
@@ -105,7 +106,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 // add verifies the entries against their live servers, as mcpsum verify
 // does, and logs every keyed one that matches.
-func add(ctx context.Context, dir, lf string, ns []string, timeout time.Duration, stdout, stderr io.Writer) int {
+func add(ctx context.Context, dir string, st sumlog.Storage, lf string, ns []string, timeout time.Duration, stdout, stderr io.Writer) int {
 	f, err := lockfile.Load(lf)
 	if err != nil {
 		fmt.Fprintf(stderr, "mcpsum-log add: %v\n", err)
@@ -153,7 +154,7 @@ func add(ctx context.Context, dir, lf string, ns []string, timeout time.Duration
 			return 3
 		}
 	}
-	added, err := sumlog.Add(ctx, dir, entries)
+	added, err := sumlog.Add(ctx, dir, st, entries)
 	if err != nil {
 		fmt.Fprintf(stderr, "mcpsum-log add: %v\n", err)
 		var ce *sumlog.ConflictError
@@ -172,7 +173,7 @@ func add(ctx context.Context, dir, lf string, ns []string, timeout time.Duration
 	return 0
 }
 
-func serve(ctx context.Context, dir, addr, accessLog string, stderr io.Writer) error {
+func serve(ctx context.Context, dir string, st sumlog.Storage, addr, accessLog string, stderr io.Writer) error {
 	if _, err := sumlog.Verifier(dir); err != nil {
 		return err
 	}
@@ -190,7 +191,12 @@ func serve(ctx context.Context, dir, addr, accessLog string, stderr io.Writer) e
 		return err
 	}
 	fmt.Fprintf(stderr, "serving %s on http://%s\n", dir, ln.Addr())
-	srv := &http.Server{Handler: sumlog.Handler(dir, access), ReadHeaderTimeout: 10 * time.Second}
+	h, closeStorage, err := sumlog.Handler(ctx, dir, st, access)
+	if err != nil {
+		return err
+	}
+	defer closeStorage()
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	go func() {
 		<-ctx.Done()
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

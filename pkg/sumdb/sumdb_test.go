@@ -35,10 +35,14 @@ func newLog(t testing.TB, n int) (*sumdb.Config, string, func(i int) string) {
 	for i := range entries {
 		entries[i] = sumlog.Entry{Key: key(i), Surface: surface(i)}
 	}
-	if _, err := sumlog.Add(context.Background(), dir, entries); err != nil {
+	if _, err := sumlog.Add(context.Background(), dir, sumlog.Storage{}, entries); err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(sumlog.Handler(dir, io.Discard))
+	h, _, err := sumlog.Handler(context.Background(), dir, sumlog.Storage{}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	cfg, err := sumdb.ParseConfig(vkey+" "+srv.URL, "")
 	if err != nil {

@@ -18,7 +18,6 @@ import (
 	"github.com/mcpsum/mcpsum/internal/statefile"
 	"github.com/mcpsum/mcpsum/pkg/sumdb"
 	"github.com/transparency-dev/tessera"
-	"github.com/transparency-dev/tessera/storage/posix"
 )
 
 // ConflictError: the log already holds another surface for a key. A log
@@ -88,7 +87,7 @@ func KeyHash(key string) string {
 // appended (New false); another surface for a logged key is *ConflictError
 // and nothing at all is appended. Adds to one folder are serialised by a
 // lock on the folder.
-func Add(ctx context.Context, dir string, entries []Entry) ([]Added, error) {
+func Add(ctx context.Context, dir string, st Storage, entries []Entry) ([]Added, error) {
 	lk, err := statefile.LockTimeout(dir, time.Minute)
 	if err != nil {
 		return nil, err
@@ -119,13 +118,14 @@ func Add(ctx context.Context, dir string, entries []Entry) ([]Added, error) {
 	if err != nil {
 		return nil, err
 	}
-	drv, err := posix.New(ctx, posix.Config{Path: filepath.Join(dir, TilesDir)})
+	drv, closeDB, err := st.driver(ctx, dir)
 	if err != nil {
 		return nil, err
 	}
+	defer closeDB()
 	opts := tessera.NewAppendOptions().WithCheckpointSigner(s).
 		WithBatching(uint(len(todo)), 100*time.Millisecond).
-		WithCheckpointInterval(100 * time.Millisecond)
+		WithCheckpointInterval(st.checkpointInterval())
 	app, shutdown, reader, err := tessera.NewAppender(ctx, drv, opts)
 	if err != nil {
 		return nil, err

@@ -1,6 +1,7 @@
 package sumlog
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"net/http"
@@ -20,8 +21,19 @@ var keyHashPath = regexp.MustCompile(`^/lookup/[0-9a-f]{64}$`)
 // them too) and GET /lookup/KEYHASH (the record index of a key, as decimal
 // text; 404 when the key is not logged). Every request is written to
 // access, one line each.
-func Handler(dir string, access io.Writer) http.Handler {
+//
+// With MySQL storage, checkpoint and tiles are read from the database;
+// close releases it.
+func Handler(ctx context.Context, dir string, st Storage, access io.Writer) (h http.Handler, closeStorage func() error, err error) {
 	files := http.FileServer(http.Dir(filepath.Join(dir, TilesDir)))
+	closeStorage = func() error { return nil }
+	if st.MySQL != "" {
+		s, db, err := st.openMySQL(ctx)
+		if err != nil {
+			return nil, nil, err
+		}
+		files, closeStorage = tileHandler(s), db.Close
+	}
 	var mu sync.Mutex
 	ix := &indexCache{dir: dir}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -60,7 +72,7 @@ func Handler(dir string, access io.Writer) http.Handler {
 		default:
 			http.NotFound(rec, r)
 		}
-	})
+	}), closeStorage, nil
 }
 
 type statusWriter struct {
