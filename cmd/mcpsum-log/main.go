@@ -32,7 +32,7 @@ import (
 
 const usage = `usage:
   mcpsum-log init  --dir D --origin ORIGIN        make a log: signing key (0600), prints the verifier key
-  mcpsum-log add   --dir D [--mysql DSN] --lockfile F [--name N]...
+  mcpsum-log add   --dir D [--mysql DSN] [--witness-policy P] --lockfile F [--name N]...
                                                   verify entries against their live servers, log one record per key
   mcpsum-log serve --dir D [--mysql DSN] --addr HOST:PORT [--access-log FILE]
                                                   serve checkpoint, tiles and lookups over HTTP
@@ -77,6 +77,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 	case "add":
 		lf := fs.String("lockfile", "mcp.lock", "the lockfile whose entries to log")
+		wp := fs.String("witness-policy", "", "ask the witnesses of this policy file to cosign; publish only checkpoints its quorum cosigned")
 		timeout := fs.Int("timeout-secs", 30, "per answer of a server")
 		var ns names
 		fs.Var(&ns, "name", "an entry to log (repeatable; default: every entry)")
@@ -84,7 +85,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprint(stderr, "mcpsum-log add: want --dir D --lockfile F [--name N]...\n")
 			return 2
 		}
-		return add(ctx, *dir, sumlog.Storage{MySQL: *mysqlDSN}, *lf, ns, time.Duration(*timeout)*time.Second, stdout, stderr)
+		o := sumlog.Options{MySQL: *mysqlDSN}
+		if *wp != "" {
+			if o.WitnessPolicy, err = os.ReadFile(*wp); err != nil {
+				fmt.Fprintf(stderr, "mcpsum-log add: --witness-policy: %v\n", err)
+				return 2
+			}
+		}
+		return add(ctx, *dir, o, *lf, ns, time.Duration(*timeout)*time.Second, stdout, stderr)
 	case "serve":
 		addr := fs.String("addr", "127.0.0.1:8080", "HOST:PORT to listen on")
 		accessLog := fs.String("access-log", "", "file to append one line per request to (default: stderr)")
@@ -92,7 +100,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprint(stderr, "mcpsum-log serve: want --dir D --addr HOST:PORT\n")
 			return 2
 		}
-		err = serve(ctx, *dir, sumlog.Storage{MySQL: *mysqlDSN}, *addr, *accessLog, stderr)
+		err = serve(ctx, *dir, sumlog.Options{MySQL: *mysqlDSN}, *addr, *accessLog, stderr)
 	default:
 		fmt.Fprintf(stderr, "mcpsum-log: unknown command %q\n%s", args[0], usage)
 		return 2
@@ -106,7 +114,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 // add verifies the entries against their live servers, as mcpsum verify
 // does, and logs every keyed one that matches.
-func add(ctx context.Context, dir string, st sumlog.Storage, lf string, ns []string, timeout time.Duration, stdout, stderr io.Writer) int {
+func add(ctx context.Context, dir string, st sumlog.Options, lf string, ns []string, timeout time.Duration, stdout, stderr io.Writer) int {
 	f, err := lockfile.Load(lf)
 	if err != nil {
 		fmt.Fprintf(stderr, "mcpsum-log add: %v\n", err)
@@ -173,7 +181,7 @@ func add(ctx context.Context, dir string, st sumlog.Storage, lf string, ns []str
 	return 0
 }
 
-func serve(ctx context.Context, dir string, st sumlog.Storage, addr, accessLog string, stderr io.Writer) error {
+func serve(ctx context.Context, dir string, st sumlog.Options, addr, accessLog string, stderr io.Writer) error {
 	if _, err := sumlog.Verifier(dir); err != nil {
 		return err
 	}

@@ -35,10 +35,10 @@ func newLog(t testing.TB, n int) (*sumdb.Config, string, func(i int) string) {
 	for i := range entries {
 		entries[i] = sumlog.Entry{Key: key(i), Surface: surface(i)}
 	}
-	if _, err := sumlog.Add(context.Background(), dir, sumlog.Storage{}, entries); err != nil {
+	if _, err := sumlog.Add(context.Background(), dir, sumlog.Options{}, entries); err != nil {
 		t.Fatal(err)
 	}
-	h, _, err := sumlog.Handler(context.Background(), dir, sumlog.Storage{}, io.Discard)
+	h, _, err := sumlog.Handler(context.Background(), dir, sumlog.Options{}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}

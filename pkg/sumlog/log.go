@@ -87,7 +87,7 @@ func KeyHash(key string) string {
 // appended (New false); another surface for a logged key is *ConflictError
 // and nothing at all is appended. Adds to one folder are serialised by a
 // lock on the folder.
-func Add(ctx context.Context, dir string, st Storage, entries []Entry) ([]Added, error) {
+func Add(ctx context.Context, dir string, st Options, entries []Entry) ([]Added, error) {
 	lk, err := statefile.LockTimeout(dir, time.Minute)
 	if err != nil {
 		return nil, err
@@ -126,6 +126,9 @@ func Add(ctx context.Context, dir string, st Storage, entries []Entry) ([]Added,
 	opts := tessera.NewAppendOptions().WithCheckpointSigner(s).
 		WithBatching(uint(len(todo)), 100*time.Millisecond).
 		WithCheckpointInterval(st.checkpointInterval())
+	if err := st.witnesses(opts); err != nil {
+		return nil, err
+	}
 	app, shutdown, reader, err := tessera.NewAppender(ctx, drv, opts)
 	if err != nil {
 		return nil, err

@@ -91,7 +91,7 @@ func TestMySQLStorage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st := sumlog.Storage{MySQL: dsn}
+	st := sumlog.Options{MySQL: dsn}
 	surf := func(i int) sumdb.Surface {
 		return sumdb.Surface{Era: "legacy", Items: [4]map[string]string{{fmt.Sprint("t", i): "sha256:" + strings.Repeat("b", 64)}, {}, {}, {}}}
 	}

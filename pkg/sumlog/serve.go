@@ -24,7 +24,7 @@ var keyHashPath = regexp.MustCompile(`^/lookup/[0-9a-f]{64}$`)
 //
 // With MySQL storage, checkpoint and tiles are read from the database;
 // close releases it.
-func Handler(ctx context.Context, dir string, st Storage, access io.Writer) (h http.Handler, closeStorage func() error, err error) {
+func Handler(ctx context.Context, dir string, st Options, access io.Writer) (h http.Handler, closeStorage func() error, err error) {
 	files := http.FileServer(http.Dir(filepath.Join(dir, TilesDir)))
 	closeStorage = func() error { return nil }
 	if st.MySQL != "" {

@@ -18,12 +18,32 @@ import (
 	"golang.org/x/mod/sumdb/tlog"
 )
 
-// Storage says where a log's checkpoint and tiles live: the POSIX folder
-// D/tiles (the default; any web server can serve it), or a MySQL/MariaDB
-// database named by a DSN (user:password@tcp(host:3306)/db) that holds
-// Tessera's schema. The signing key and the key index stay in the folder.
-type Storage struct {
+// Options say where a log's checkpoint and tiles live and who cosigns its
+// checkpoints.
+type Options struct {
+	// MySQL, when set, is a DSN (user:password@tcp(host:3306)/db) of a
+	// MySQL/MariaDB database holding Tessera's schema, used instead of the
+	// POSIX folder D/tiles (the default; any web server can serve that).
+	// The signing key and the key index stay in the folder either way.
 	MySQL string
+	// WitnessPolicy, when set, is a witness policy (Sigsum policy format:
+	// "witness NAME VKEY URL", "group NAME K MEMBER...", "quorum NAME"):
+	// add asks those witnesses to cosign (C2SP tlog-witness) and publishes
+	// a checkpoint only once the quorum has.
+	WitnessPolicy []byte
+}
+
+// witnesses applies the witness policy to Tessera's options.
+func (st Options) witnesses(o *tessera.AppendOptions) error {
+	if len(st.WitnessPolicy) == 0 {
+		return nil
+	}
+	g, err := tessera.NewWitnessGroupFromPolicy(st.WitnessPolicy)
+	if err != nil {
+		return fmt.Errorf("witness policy: %v", err)
+	}
+	o.WithWitnesses(g, &tessera.WitnessOptions{Timeout: 30 * time.Second})
+	return nil
 }
 
 // reader is what serving a log needs from its storage.
@@ -34,7 +54,7 @@ type reader interface {
 }
 
 // driver opens the storage for appending.
-func (st Storage) driver(ctx context.Context, dir string) (tessera.Driver, func() error, error) {
+func (st Options) driver(ctx context.Context, dir string) (tessera.Driver, func() error, error) {
 	if st.MySQL == "" {
 		d, err := posix.New(ctx, posix.Config{Path: filepath.Join(dir, TilesDir)})
 		return d, func() error { return nil }, err
@@ -46,7 +66,7 @@ func (st Storage) driver(ctx context.Context, dir string) (tessera.Driver, func(
 	return s, db.Close, nil
 }
 
-func (st Storage) openMySQL(ctx context.Context) (*mysql.Storage, *sql.DB, error) {
+func (st Options) openMySQL(ctx context.Context) (*mysql.Storage, *sql.DB, error) {
 	db, err := sql.Open("mysql", st.MySQL)
 	if err != nil {
 		return nil, nil, fmt.Errorf("MySQL DSN: %v", err)
@@ -61,7 +81,7 @@ func (st Storage) openMySQL(ctx context.Context) (*mysql.Storage, *sql.DB, error
 
 // checkpointInterval is how often a checkpoint may be published (MySQL's
 // driver allows no less than a second).
-func (st Storage) checkpointInterval() time.Duration {
+func (st Options) checkpointInterval() time.Duration {
 	if st.MySQL != "" {
 		return time.Second
 	}
