@@ -28,6 +28,7 @@ import (
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 	"github.com/mcpsum/mcpsum/pkg/pin"
 	"github.com/mcpsum/mcpsum/pkg/sumlog"
+	"k8s.io/klog/v2"
 )
 
 const usage = `usage:
@@ -39,10 +40,22 @@ const usage = `usage:
 `
 
 func main() {
+	quietEngine()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
+}
+
+// quietEngine keeps Tessera's own logging (klog) off the terminal: it
+// reports what mcpsum-log says itself, through errors.
+func quietEngine() {
+	fs := flag.NewFlagSet("klog", flag.ContinueOnError)
+	klog.InitFlags(fs)
+	for k, v := range map[string]string{"logtostderr": "false", "alsologtostderr": "false", "stderrthreshold": "FATAL"} {
+		fs.Set(k, v)
+	}
+	klog.SetOutput(io.Discard)
 }
 
 type names []string
