@@ -81,7 +81,7 @@ func (c *Client) Lookup(ctx context.Context, key string) (*Result, error) {
 		return nil, &LogError{Log: c.Config.URL, Err: fmt.Errorf("record %d: %v", idx, err)}
 	}
 	if gotKey != key {
-		return nil, &LogError{Log: c.Config.URL, Err: fmt.Errorf("lookup of %s answered record %d, which is for %s", key, idx, gotKey)}
+		return nil, &LogError{Log: c.Config.URL, Err: fmt.Errorf("lookup of %s answered record %d, which is for %q", key, idx, gotKey)}
 	}
 	p := proof.TLogProof{Index: uint64(idx), Checkpoint: cpRaw}
 	for _, h := range rp {

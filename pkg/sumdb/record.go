@@ -16,6 +16,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -173,5 +174,11 @@ func parseRecord(rec []byte) (key, surface string, err error) {
 			return "", "", fmt.Errorf("record line %d: want %q", i+1, want[i])
 		}
 	}
-	return strings.TrimPrefix(lines[1], "key "), strings.TrimPrefix(lines[3], "surface "), nil
+	surface = strings.TrimPrefix(lines[3], "surface ")
+	if !digestRe.MatchString(surface) {
+		return "", "", fmt.Errorf("record's surface is not a sha256 digest: %q", surface)
+	}
+	return strings.TrimPrefix(lines[1], "key "), surface, nil
 }
+
+var digestRe = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)

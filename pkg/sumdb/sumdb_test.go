@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"fmt"
 	"io"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -194,5 +195,34 @@ func BenchmarkCheckProofs32(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
+	}
+}
+
+// A hostile log (a FAKE: the real handler with its lookups answered
+// wrongly) that points a key at another key's record, or past its tree, is
+// a security error, never a match or a silent "not logged".
+func TestHostileLookup(t *testing.T) {
+	cfg, dir, key := newLog(t, 10)
+	h, _, err := sumlog.Handler(context.Background(), dir, sumlog.Options{}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, answer := range []string{"3\n", "99\n", "x\n"} {
+		lying := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if strings.HasPrefix(r.URL.Path, "/lookup/") {
+				io.WriteString(w, answer)
+				return
+			}
+			h.ServeHTTP(w, r)
+		}))
+		c2, err := sumdb.ParseConfig(cfg.VerifierKey+" "+lying.URL, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = (&sumdb.Client{Config: c2, StateDir: t.TempDir()}).Check(context.Background(), key(5), surface(5))
+		if !sumdb.IsSecurity(err) {
+			t.Errorf("lookup answered %q: %v, want a security error", answer, err)
+		}
+		lying.Close()
 	}
 }
