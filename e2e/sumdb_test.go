@@ -113,6 +113,32 @@ func TestSumdbEndToEnd(t *testing.T) {
 		t.Errorf("mcp.lock changed after the SECURITY ERROR")
 	}
 
+	// import looks entries up the same way: the tampered install is refused
+	// and no lockfile is written.
+	cfgFile := filepath.Join(victim, "claude_desktop_config.json")
+	must(t, os.WriteFile(cfgFile, []byte(`{"mcpServers": {"mem": {"command": "npx", "args": ["-y", "`+memSpec+`"]}}}`), 0o644))
+	_, se, code = run(victim, vstate, "import", "--lockfile", "imported.lock", cfgFile)
+	if code != 1 || !strings.Contains(se, "SECURITY ERROR") {
+		t.Errorf("import of the tampered install: exit %d, want 1\n%s", code, se)
+	}
+	if _, err := os.Stat(filepath.Join(victim, "imported.lock")); !os.IsNotExist(err) {
+		t.Errorf("import wrote a lockfile after the SECURITY ERROR: %v", err)
+	}
+
+	// The operator refuses the tampered surface for a logged key: both
+	// digests, exit 1, nothing appended.
+	if _, se, code = run(victim, []string{"MCPSUMDB=off"}, "lock", "--lockfile", "tampered.lock", "--name", "mem", "--", "npx", "-y", memSpec); code != 0 {
+		t.Fatalf("lock of the tampered install without a log: exit %d\n%s", code, se)
+	}
+	cpBefore := readFile(t, filepath.Join(logDir, "tiles", "checkpoint"))
+	so, se, code = mcpsumLog(t, victim, "add", "--dir", logDir, "--lockfile", "tampered.lock")
+	if code != 1 || !regexp.MustCompile(`logged: sha256:[0-9a-f]{64}\n\s*now:    sha256:[0-9a-f]{64}`).MatchString(se) || !strings.Contains(se, "nothing was appended") {
+		t.Errorf("mcpsum-log add of another surface for a logged key: exit %d, want 1 with both digests\n%s%s", code, so, se)
+	}
+	if readFile(t, filepath.Join(logDir, "tiles", "checkpoint")) != cpBefore {
+		t.Error("the refused add changed the log's checkpoint")
+	}
+
 	// An excluded key sends no request.
 	before = readFile(t, access)
 	_, se, code = run(victim, append(vstate, "MCPSUM_NOSUMDB=npm/@modelcontextprotocol/server-memory"), "lock", "--name", "mem")
