@@ -17,6 +17,12 @@ type app struct {
 	stdin  io.Reader
 	stdout io.Writer
 	stderr io.Writer
+	// strictShadow: lock or import --strict, shadowing between servers
+	// refuses the write (pkg/review).
+	strictShadow bool
+	// accept: lock --accept KIND, re-lock only entries whose every change
+	// is of that kind (lock_accept.go).
+	accept string
 }
 
 // run is the whole program; main only adds the process boundary.
