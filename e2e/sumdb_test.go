@@ -117,9 +117,13 @@ func TestSumdbEndToEnd(t *testing.T) {
 	// and no lockfile is written.
 	cfgFile := filepath.Join(victim, "claude_desktop_config.json")
 	must(t, os.WriteFile(cfgFile, []byte(`{"mcpServers": {"mem": {"command": "npx", "args": ["-y", "`+memSpec+`"]}}}`), 0o644))
-	_, se, code = run(victim, vstate, "import", "--lockfile", "imported.lock", cfgFile)
+	cfgBefore := readFile(t, cfgFile)
+	so, se, code = run(victim, vstate, "import", "--lockfile", "imported.lock", "--write", "--trust-project", cfgFile)
 	if code != 1 || !strings.Contains(se, "SECURITY ERROR") {
-		t.Errorf("import of the tampered install: exit %d, want 1\n%s", code, se)
+		t.Errorf("import of the tampered install: exit %d, want 1\n%s%s", code, so, se)
+	}
+	if readFile(t, cfgFile) != cfgBefore {
+		t.Error("import rewrote the client config after the SECURITY ERROR")
 	}
 	if _, err := os.Stat(filepath.Join(victim, "imported.lock")); !os.IsNotExist(err) {
 		t.Errorf("import wrote a lockfile after the SECURITY ERROR: %v", err)
