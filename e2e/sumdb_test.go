@@ -18,16 +18,18 @@ import (
 // is caught against the checkpoint remembered in the state folder.
 func TestSumdbEndToEnd(t *testing.T) {
 	honest := npmProject(t, false)
+	// npx runs the installed copy, never one fetched afresh (the servers
+	// get npm_config_offline through --env, so it is part of every key).
 	run := func(dir string, env []string, args ...string) (string, string, int) {
 		t.Helper()
-		return mcpsum(t, dir, env, args...)
+		return mcpsum(t, dir, append([]string{"npm_config_offline=true"}, env...), args...)
 	}
 	// The operator: a log of two surfaces, seen by an honest install.
-	_, se, code := run(honest, nil, "lock", "--name", "mem", "--", "npx", "-y", memSpec)
+	_, se, code := run(honest, nil, "lock", "--name", "mem", "--env", "npm_config_offline", "--", "npx", "-y", memSpec)
 	if code != 0 {
 		t.Fatalf("lock mem: exit %d\n%s", code, se)
 	}
-	if _, se, code = run(honest, nil, "lock", "--name", "seq", "--", "npx", "-y", seqSpec); code != 0 {
+	if _, se, code = run(honest, nil, "lock", "--name", "seq", "--env", "npm_config_offline", "--", "npx", "-y", seqSpec); code != 0 {
 		t.Fatalf("lock seq: exit %d\n%s", code, se)
 	}
 	logDir := filepath.Join(t.TempDir(), "log")
@@ -55,11 +57,11 @@ func TestSumdbEndToEnd(t *testing.T) {
 	user := npmProject(t, false)
 	state := "XDG_STATE_HOME=" + t.TempDir()
 	env := []string{db, state}
-	_, se, code = run(user, env, "lock", "--name", "mem", "--", "npx", "-y", memSpec)
+	_, se, code = run(user, env, "lock", "--name", "mem", "--env", "npm_config_offline", "--", "npx", "-y", memSpec)
 	if code != 0 || !strings.Contains(se, "mem: matches the transparency log") {
 		t.Fatalf("honest lock: exit %d\n%s", code, se)
 	}
-	if _, se, code = run(user, env, "lock", "--name", "seq", "--", "npx", "-y", seqSpec); code != 0 {
+	if _, se, code = run(user, env, "lock", "--name", "seq", "--env", "npm_config_offline", "--", "npx", "-y", seqSpec); code != 0 {
 		t.Fatalf("honest lock seq: exit %d\n%s", code, se)
 	}
 	lock := readFile(t, filepath.Join(user, "mcp.lock"))
@@ -87,6 +89,10 @@ func TestSumdbEndToEnd(t *testing.T) {
 	}
 	if readFile(t, access) != before {
 		t.Errorf("verify --offline sent requests to the log:\n%s", strings.TrimPrefix(readFile(t, access), before))
+	}
+	// Without MCPSUMDB the proofs cannot be checked, and verify says so.
+	if so, _, code = run(user, []string{state}, "verify", "--offline"); code != 0 || !strings.Contains(so, "2 stored transparency-log proofs not checked: MCPSUMDB") {
+		t.Errorf("verify --offline without MCPSUMDB: exit %d\n%s", code, so)
 	}
 	// A changed proof fails it.
 	bad := regexp.MustCompile(`(logProof": "c2sp.org/tlog-proof@v1\\nindex )(\d)`).ReplaceAllStringFunc(lock, func(m string) string {
@@ -116,7 +122,7 @@ func TestSumdbEndToEnd(t *testing.T) {
 	// import looks entries up the same way: the tampered install is refused
 	// and no lockfile is written.
 	cfgFile := filepath.Join(victim, "claude_desktop_config.json")
-	must(t, os.WriteFile(cfgFile, []byte(`{"mcpServers": {"mem": {"command": "npx", "args": ["-y", "`+memSpec+`"]}}}`), 0o644))
+	must(t, os.WriteFile(cfgFile, []byte(`{"mcpServers": {"mem": {"command": "npx", "args": ["-y", "`+memSpec+`"], "env": {"npm_config_offline": "true"}}}}`), 0o644))
 	cfgBefore := readFile(t, cfgFile)
 	so, se, code = run(victim, vstate, "import", "--lockfile", "imported.lock", "--write", "--trust-project", cfgFile)
 	if code != 1 || !strings.Contains(se, "SECURITY ERROR") {
@@ -131,7 +137,7 @@ func TestSumdbEndToEnd(t *testing.T) {
 
 	// The operator refuses the tampered surface for a logged key: both
 	// digests, exit 1, nothing appended.
-	if _, se, code = run(victim, []string{"MCPSUMDB=off"}, "lock", "--lockfile", "tampered.lock", "--name", "mem", "--", "npx", "-y", memSpec); code != 0 {
+	if _, se, code = run(victim, []string{"MCPSUMDB=off"}, "lock", "--lockfile", "tampered.lock", "--name", "mem", "--env", "npm_config_offline", "--", "npx", "-y", memSpec); code != 0 {
 		t.Fatalf("lock of the tampered install without a log: exit %d\n%s", code, se)
 	}
 	cpBefore := readFile(t, filepath.Join(logDir, "tiles", "checkpoint"))
@@ -176,7 +182,7 @@ func TestSumdbEndToEnd(t *testing.T) {
 	}
 
 	// Fork: the one-record log grows with another second record.
-	if _, se, code = run(honest, nil, "lock", "--name", "seq2", "--env", "MCPSUM_E2E_FORK", "--", "npx", "-y", seqSpec); code != 0 {
+	if _, se, code = run(honest, nil, "lock", "--name", "seq2", "--env", "MCPSUM_E2E_FORK", "--env", "npm_config_offline", "--", "npx", "-y", seqSpec); code != 0 {
 		t.Fatalf("lock seq2: exit %d\n%s", code, se)
 	}
 	if so, se, code = mcpsumLog(t, honest, "add", "--dir", snapshot, "--lockfile", "mcp.lock", "--name", "seq2"); code != 0 {
