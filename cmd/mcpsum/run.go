@@ -1,11 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/peterbourgon/ff/v3"
@@ -17,19 +19,56 @@ type app struct {
 	stdin  io.Reader
 	stdout io.Writer
 	stderr io.Writer
+	// flagOut holds what the flag package wrote while parsing: the help
+	// text -h asked for (it goes to stdout), or the usage it prints after a
+	// parse error (dropped: the error names the mistake and the -h to run).
+	flagOut bytes.Buffer
 }
 
 // run is the whole program; main only adds the process boundary.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	a := &app{stdin: stdin, stdout: stdout, stderr: stderr}
 	root := a.rootCommand()
+	if len(args) > 0 && (args[0] == "--version" || args[0] == "-version") {
+		args = append([]string{"version"}, args[1:]...)
+	}
 	if err := root.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
+			_, _ = a.flagOut.WriteTo(stdout)
 			return exitOK
 		}
-		return report(stderr, usageErr("%v (run 'mcpsum -h' for usage)", err))
+		msg := strings.TrimPrefix(err.Error(), "error parsing commandline arguments: ")
+		return report(stderr, usageErr("%s (run '%s -h' for usage)", msg, commandPath(root, args)))
 	}
 	return report(stderr, root.Run(ctx))
+}
+
+// commandPath names the (sub)command args select, as typed: "mcpsum taint reset".
+func commandPath(root *ffcli.Command, args []string) string {
+	path, c := root.Name, root
+	for _, arg := range args {
+		i := slices.IndexFunc(c.Subcommands, func(sc *ffcli.Command) bool { return sc.Name == arg })
+		if i < 0 {
+			break
+		}
+		c = c.Subcommands[i]
+		path += " " + c.Name
+	}
+	return path
+}
+
+// help is 'mcpsum help [COMMAND...]': the command's help on stdout.
+func (a *app) help(root *ffcli.Command, args []string) error {
+	c := root
+	for _, arg := range args {
+		i := slices.IndexFunc(c.Subcommands, func(sc *ffcli.Command) bool { return sc.Name == arg })
+		if i < 0 {
+			return usageErr("help: no command %q (run 'mcpsum help' for the list)", strings.Join(args, " "))
+		}
+		c = c.Subcommands[i]
+	}
+	fmt.Fprintln(a.stdout, usage(c))
+	return nil
 }
 
 func (a *app) rootCommand() *ffcli.Command {
@@ -64,8 +103,11 @@ policy denial), 2 usage, 3 could not decide (I/O, server failed, timeout).`),
 			a.versionCommand(),
 		},
 		Exec: func(ctx context.Context, args []string) error {
+			if len(args) > 0 && args[0] == "help" {
+				return a.help(root, args[1:])
+			}
 			if len(args) > 0 {
-				return usageErr("unknown command %q (run 'mcpsum -h' for the list)", args[0])
+				return usageErr("unknown command %q (run 'mcpsum help' for the list)", args[0])
 			}
 			fmt.Fprintln(a.stderr, usage(root))
 			return silent{code: exitUsage}
@@ -78,11 +120,11 @@ policy denial), 2 usage, 3 could not decide (I/O, server failed, timeout).`),
 		if c.FlagSet == nil {
 			c.FlagSet = a.flagSet(c.Name)
 		}
-		c.FlagSet.SetOutput(a.stderr)
+		a.parseOutput(c.FlagSet)
 		for _, sc := range c.Subcommands {
 			sc.UsageFunc = usage
 			sc.Options = envTwins()
-			sc.FlagSet.SetOutput(a.stderr)
+			a.parseOutput(sc.FlagSet)
 		}
 	}
 	root.Options = envTwins()
@@ -97,8 +139,43 @@ func envTwins() []ff.Option {
 
 func (a *app) flagSet(name string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(a.stderr)
+	a.parseOutput(fs)
 	return fs
+}
+
+// parseOutput routes what the flag package prints while parsing into
+// a.flagOut, and makes every flag but a list flag an error when given twice
+// (a repeated --name must not silently mean the last one).
+func (a *app) parseOutput(fs *flag.FlagSet) {
+	fs.SetOutput(&a.flagOut)
+	fs.VisitAll(func(f *flag.Flag) {
+		switch f.Value.(type) {
+		case *stringList, *onceValue:
+		default:
+			f.Value = &onceValue{Value: f.Value, name: f.Name}
+		}
+	})
+}
+
+// onceValue is a flag that may be set once.
+type onceValue struct {
+	flag.Value
+	name string
+	set  bool
+}
+
+func (o *onceValue) Set(v string) error {
+	if o.set {
+		return fmt.Errorf("--%s given twice (first %s): give it once", o.name, o.Value.String())
+	}
+	o.set = true
+	return o.Value.Set(v)
+}
+
+// IsBoolFlag keeps a wrapped bool flag usable as a bare --flag.
+func (o *onceValue) IsBoolFlag() bool {
+	b, ok := o.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
 }
 
 // lockfileFlag registers the --lockfile flag shared by most subcommands.
