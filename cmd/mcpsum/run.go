@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
 
@@ -28,6 +29,9 @@ type app struct {
 // run is the whole program; main only adds the process boundary.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	a := &app{stdin: stdin, stdout: stdout, stderr: stderr}
+	if err := enterBazelWorkingDir(); err != nil {
+		return report(stderr, err)
+	}
 	root := a.rootCommand()
 	if len(args) > 0 && (args[0] == "--version" || args[0] == "-version") {
 		args = append([]string{"version"}, args[1:]...)
@@ -41,6 +45,20 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return report(stderr, usageErr("%s (run '%s -h' for usage)", msg, commandPath(root, args)))
 	}
 	return report(stderr, root.Run(ctx))
+}
+
+// enterBazelWorkingDir: 'bazel run' starts a binary inside its runfiles
+// tree and names the folder the user ran it from in BUILD_WORKING_DIRECTORY.
+// A path the user typed (./mcp.lock, --lockfile ../x.lock) means that folder.
+func enterBazelWorkingDir() error {
+	dir := os.Getenv("BUILD_WORKING_DIRECTORY")
+	if dir == "" {
+		return nil
+	}
+	if err := os.Chdir(dir); err != nil {
+		return fmt.Errorf("cannot enter BUILD_WORKING_DIRECTORY (the folder 'bazel run' was started from): %w; run mcpsum from an existing folder, or unset BUILD_WORKING_DIRECTORY", err)
+	}
+	return nil
 }
 
 // commandPath names the (sub)command args select, as typed: "mcpsum taint reset".
