@@ -44,7 +44,27 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		msg := strings.TrimPrefix(err.Error(), "error parsing commandline arguments: ")
 		return report(stderr, usageErr("%s (run '%s -h' for usage)", msg, commandPath(root, args)))
 	}
-	return report(stderr, root.Run(ctx))
+	err := root.Run(ctx)
+	if err != nil && ctx.Err() != nil {
+		err = interrupted(ctx, root, args, err)
+	}
+	return report(stderr, err)
+}
+
+// interrupted reports a command stopped by Ctrl-C or SIGTERM as that, not
+// as the "context canceled" its work failed with. A lock that returns an
+// error has written nothing (it replaces the file atomically, at the end).
+func interrupted(ctx context.Context, root *ffcli.Command, args []string, err error) error {
+	cmd := commandPath(root, args)
+	why := context.Cause(ctx)
+	if cmd != "mcpsum lock" {
+		return &exitError{code: exitCode(err), err: fmt.Errorf("%s interrupted (%v): %w", strings.TrimPrefix(cmd, "mcpsum "), why, err)}
+	}
+	path := "mcp.lock"
+	if i := slices.IndexFunc(root.Subcommands, func(c *ffcli.Command) bool { return c.Name == "lock" }); i >= 0 {
+		path = root.Subcommands[i].FlagSet.Lookup("lockfile").Value.String()
+	}
+	return &exitError{code: exitUndecided, err: fmt.Errorf("lock interrupted (%v): nothing was written, %s is as it was", why, path)}
 }
 
 // enterBazelWorkingDir: 'bazel run' starts a binary inside its runfiles
