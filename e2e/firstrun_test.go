@@ -3,9 +3,12 @@ package e2e
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -110,5 +113,168 @@ func TestLockInterrupted(t *testing.T) {
 	}
 	if after, _ := os.ReadFile(filepath.Join(dir, "mcp.lock")); !bytes.Equal(before, after) {
 		t.Errorf("mcp.lock changed after an interrupted lock")
+	}
+}
+
+// The Node.js versions the README states are the ones the pinned packages
+// declare (their package-lock.json engines): what the example servers need
+// (the closure of the four official servers' dependencies) and what the test
+// peers need (every package e2e installs: the inspector client asks more).
+// The Node running the tests must meet the servers' requirement.
+func TestNodeRequirementStated(t *testing.T) {
+	var lock struct {
+		Packages map[string]struct {
+			Dependencies         map[string]string `json:"dependencies"`
+			OptionalDependencies map[string]string `json:"optionalDependencies"`
+			Engines              map[string]any    `json:"engines"`
+		} `json:"packages"`
+	}
+	b, err := os.ReadFile("package-lock.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &lock); err != nil {
+		t.Fatal(err)
+	}
+	need := func(names []string) (semver, string) {
+		seen := map[string]bool{}
+		var walk func(string)
+		walk = func(n string) {
+			if seen[n] {
+				return
+			}
+			seen[n] = true
+			p := lock.Packages["node_modules/"+n]
+			for d := range p.Dependencies {
+				walk(d)
+			}
+		}
+		for _, n := range names {
+			walk(n)
+		}
+		var max semver
+		who := ""
+		for n := range seen {
+			e, _ := lock.Packages["node_modules/"+n].Engines["node"].(string)
+			if v := lowestAllowed(e); max.less(v) {
+				max, who = v, n
+			}
+		}
+		return max, who
+	}
+	servers, why := need([]string{"@modelcontextprotocol/server-everything", "@modelcontextprotocol/server-filesystem",
+		"@modelcontextprotocol/server-memory", "@modelcontextprotocol/server-sequential-thinking"})
+	var all []string
+	for k := range lock.Packages {
+		if n, ok := strings.CutPrefix(k, "node_modules/"); ok && !strings.Contains(n, "/node_modules/") {
+			all = append(all, n)
+		}
+	}
+	tests, whyTests := need(all)
+	readme, _ := os.ReadFile("../README.md")
+	for _, want := range []string{
+		"Node.js " + servers.String() + " or newer",
+		"Node.js " + tests.String() + " or newer",
+	} {
+		if !strings.Contains(string(readme), want) {
+			t.Errorf("README.md does not say %q (servers: %s from %s; tests: %s from %s)", want, servers, why, tests, whyTests)
+		}
+	}
+	out, err := exec.Command("node", "--version").Output()
+	if err != nil {
+		requirePeers(t, "node is not installed")
+		return
+	}
+	have := lowestAllowed(strings.TrimPrefix(strings.TrimSpace(string(out)), "v"))
+	if have.less(servers) {
+		t.Errorf("node %s runs the tests; the example servers need %s or newer (%s)", have, servers, why)
+	}
+	if have.less(tests) {
+		t.Logf("node %s is older than the %s the test peers declare (%s): npm ci warns EBADENGINE", have, tests, whyTests)
+	}
+}
+
+type semver [3]int
+
+func (a semver) less(b semver) bool {
+	for i := range a {
+		if a[i] != b[i] {
+			return a[i] < b[i]
+		}
+	}
+	return false
+}
+
+// String is the shortest spelling: 20, 22.19, 22.19.1.
+func (a semver) String() string {
+	s := fmt.Sprint(a[0])
+	if a[1] != 0 || a[2] != 0 {
+		s += fmt.Sprintf(".%d", a[1])
+	}
+	if a[2] != 0 {
+		s += fmt.Sprintf(".%d", a[2])
+	}
+	return s
+}
+
+// lowestAllowed is the lowest version an engines range allows, in the
+// forms npm packages use: ">=22.12.0", "^20.19.0 || >=22.12.0",
+// "18 || 20 || >=22", ">= 16"; "" allows any.
+func lowestAllowed(r string) semver {
+	var low semver
+	first := true
+	for _, alt := range strings.Split(r, "||") {
+		alt = strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(alt), ">=^~ "))
+		var v semver
+		for i, p := range strings.SplitN(alt, ".", 3) {
+			n, err := strconv.Atoi(strings.TrimSpace(p))
+			if err != nil {
+				break
+			}
+			v[i] = n
+		}
+		if first || v.less(low) {
+			low, first = v, false
+		}
+	}
+	return low
+}
+
+// docs/signing.md's offline recipe, run as written: an openssl P-256 key
+// signs mcp.lock and its public half verifies the bundle; a changed byte of
+// the lock then fails verification (exit 1).
+func TestSigningDocOpenSSLKey(t *testing.T) {
+	if _, err := exec.LookPath("openssl"); err != nil {
+		requirePeers(t, "openssl is not installed")
+	}
+	doc, err := os.ReadFile("../docs/signing.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, after, ok := strings.Cut(string(doc), "\n## Offline, with a plain P-256 key\n")
+	_, after, ok2 := strings.Cut(after, "```sh\n")
+	block, _, ok3 := strings.Cut(after, "```")
+	if !ok || !ok2 || !ok3 {
+		t.Fatal("docs/signing.md has no offline key recipe")
+	}
+	dir := t.TempDir()
+	lock, err := os.ReadFile("../testdata/lockfiles/valid.lock")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "mcp.lock"), lock, 0o644)
+	cmd := exec.Command("sh", "-e", "-c", block)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "PATH="+filepath.Dir(bin.mcpsum)+":"+os.Getenv("PATH"))
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("the recipe failed: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "ok") {
+		t.Errorf("verify printed no verdict:\n%s", out)
+	}
+	os.WriteFile(filepath.Join(dir, "mcp.lock"), append(lock, '\n'), 0o644)
+	if _, stderr, code := mcpsum(t, dir, nil, "verify", "--signature", "mcp.lock.sigstore.json", "--key", "lock.pub"); code != 1 {
+		t.Errorf("a changed lock verified with the key: exit %d\n%s", code, stderr)
 	}
 }
