@@ -151,7 +151,7 @@ func TestLockWarnings(t *testing.T) {
 	for _, want := range []string{
 		"lock: warning: w: envPassthrough NODE_OPTIONS makes the server load code",
 		"lock: warning: w: command holds \"" + filepath.Join(dir, "srv.sh") + "\", inside the lockfile's folder",
-		`lock: warning: w: tool "\u0435cho" mixes scripts Cyrillic and Latin`,
+		`lock: warning: w: tool "\u0435cho": mixes scripts Cyrillic and Latin`,
 		`lock: warning: w: tools "echo" and "\u0435cho" look alike`,
 	} {
 		if !strings.Contains(stderr, want) {

@@ -19,7 +19,7 @@ import (
 type importFlags struct {
 	lockfile, client, project *string
 	write, undo, resolve      *bool
-	withDisabled              *bool
+	withDisabled, strict      *bool
 	timeout, start            *int
 }
 
@@ -35,10 +35,11 @@ func (a *app) importCommand() *ffcli.Command {
 		resolve:      fs.Bool("resolve-versions", false, "for an unpinned npx/uvx package, ask npm view / pip index for the version to pin"),
 		timeout:      fs.Int("timeout-secs", defaultTimeoutSecs, "seconds to wait for each answer of a server once it has started"),
 		start:        startTimeoutFlag(fs),
+		strict:       fs.Bool("strict", false, "refuse to write (exit 1) when an imported server shadows another server's tools"),
 	}
 	return &ffcli.Command{
 		Name:       "import",
-		ShortUsage: "mcpsum import [--lockfile F] [--client NAME | FILE] [--project DIR] [--write] [--include-disabled] [--resolve-versions] [--timeout-secs S] [--start-timeout-secs S]\n  or   mcpsum import --undo (--client NAME | FILE)\n  or   mcpsum import            # list the client configs found",
+		ShortUsage: "mcpsum import [--lockfile F] [--client NAME | FILE] [--project DIR] [--write] [--include-disabled] [--resolve-versions] [--strict] [--timeout-secs S] [--start-timeout-secs S]\n  or   mcpsum import --undo (--client NAME | FILE)\n  or   mcpsum import            # list the client configs found",
 		ShortHelp:  "lock the servers of an MCP client's config and put them behind mcpsum proxy",
 		LongHelp: strings.TrimSpace(`
 import reads the stdio servers of a client's config (--client NAME, or the
@@ -61,6 +62,11 @@ path where the client has one. Codex's TOML is not rewritten: import prints
 the lines to paste. Running import again changes nothing: entries that already
 run mcpsum proxy are recognised.
 
+After locking, the listing names the shadowing between the imported servers
+and the lock's others: the same or a look-alike tool or prompt name, or text
+of one server naming another's tool (each pair once). With --strict that is
+an error (exit 1) and nothing is written.
+
 With neither --client nor FILE, import lists the config files it finds.`),
 		FlagSet: fs,
 		Exec: func(ctx context.Context, args []string) error {
@@ -70,6 +76,7 @@ With neither --client nor FILE, import lists the config files it finds.`),
 			if err := checkTimeouts(*f.timeout, *f.start); err != nil {
 				return err
 			}
+			a.strictShadow = *f.strict
 			file := ""
 			if len(args) == 1 {
 				file = args[0]
@@ -289,7 +296,15 @@ func (a *app) lockCandidates(ctx context.Context, cands []*candidate, existing *
 	if len(entries) == 0 {
 		return nil
 	}
-	return a.write(lockPath, nil, entries)
+	shadows, err := a.writeEntries(lockPath, nil, entries)
+	if err != nil {
+		return err
+	}
+	a.printLockWarnings(lockPath, entries, nil)
+	for _, s := range shadows {
+		fmt.Fprintf(a.stdout, "  shadow %s\n", s)
+	}
+	return nil
 }
 
 func byCandidate(cands []*candidate, name string) *candidate {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 	"github.com/mcpsum/mcpsum/pkg/pin"
+	"github.com/mcpsum/mcpsum/pkg/review"
 )
 
 func (a *app) lockCommand() *ffcli.Command {
@@ -26,9 +27,11 @@ func (a *app) lockCommand() *ffcli.Command {
 	fs.Var(&envs, "env", "name of an environment variable passed to the server (repeatable; values are never stored)")
 	timeout := fs.Int("timeout-secs", defaultTimeoutSecs, "seconds to wait for each answer of a server once it has started (era probe, handshake, each list page)")
 	start := startTimeoutFlag(fs)
+	accept := fs.String("accept", "", "with no command: re-lock only when every change of each entry is of this kind (descriptive: wording only), printing the changes; otherwise exit 1 and write nothing")
+	strict := fs.Bool("strict", false, "refuse to write (exit 1) when an entry shadows another server's tools: the same or a look-alike name, or text naming them")
 	return &ffcli.Command{
 		Name:       "lock",
-		ShortUsage: "mcpsum lock [--lockfile F] --name N [--env VAR]... [--timeout-secs S] [--start-timeout-secs S] -- COMMAND [ARG]...\n  or   mcpsum lock [--lockfile F] [--name N]",
+		ShortUsage: "mcpsum lock [--lockfile F] --name N [--env VAR]... [--timeout-secs S] [--start-timeout-secs S] [--strict] -- COMMAND [ARG]...\n  or   mcpsum lock [--lockfile F] [--name N] [--accept descriptive] [--strict]",
 		ShortHelp:  "run servers and pin their command and surface in mcp.lock",
 		LongHelp: strings.TrimSpace(`
 With a command after --, lock runs it, detects its protocol era, lists its
@@ -46,11 +49,20 @@ for clients that declare them).
 
 A server gets --start-timeout-secs to write its first line (a first npx run
 downloads the package), then --timeout-secs for each answer. A server that
-times out or fails to start is reported with its last stderr lines.`),
+times out or fails to start is reported with its last stderr lines.
+
+After writing, lock warns about what a reviewer could miss, shadowing included:
+a tool or prompt of the entry with the same or a look-alike name as another
+server's, or text of one server naming another's tool (each pair once). With
+--strict shadowing is an error (exit 1) and nothing is written.`),
 		FlagSet: fs,
 		Exec: func(ctx context.Context, args []string) error {
 			if err := checkTimeouts(*timeout, *start); err != nil {
 				return err
+			}
+			a.strictShadow, a.accept = *strict, *accept
+			if *accept != "" && !slices.Contains(acceptKinds, *accept) {
+				return usageErr("--accept %s: the one kind lock can accept on its own is descriptive (wording only)", quoteArg(*accept))
 			}
 			opts := pin.Options{Lockfile: *lockfilePath, Timeout: time.Duration(*timeout) * time.Second,
 				StartTimeout: time.Duration(*start) * time.Second, Note: a.noter("lock")}
@@ -59,6 +71,9 @@ times out or fails to start is reported with its last stderr lines.`),
 					return usageErr("--env applies to a new entry: give the server command after --")
 				}
 				return a.relock(ctx, *lockfilePath, *name, opts)
+			}
+			if *accept != "" {
+				return usageErr("--accept re-locks existing entries: give no command (mcpsum lock --accept %s --name NAME)", *accept)
 			}
 			return a.lockNew(ctx, *lockfilePath, *name, envs, args, opts)
 		},
@@ -154,12 +169,19 @@ func brokenProblem(err error) string {
 // other entry is valid, and says what it discarded. first is the problem
 // reported when the lock started.
 func (a *app) replaceBroken(path, name string, entry *lockfile.Server, first string) error {
+	var shadows []review.Shadow
+	var refused error
 	discarded, err := lockfile.UpdateDiscarding(path, name, func(f *lockfile.File) error {
 		f.Servers[name] = entry
 		f.Generator = "mcpsum " + moduleVersion()
-		return nil
+		shadows = a.shadowsOf(f, map[string]*lockfile.Server{name: entry})
+		refused = a.strictShadows(shadows)
+		return refused
 	})
 	if err != nil {
+		if refused != nil {
+			return refused // --strict refused the shadowing; it says so itself
+		}
 		return fmt.Errorf("%w (the broken entry %s can only be replaced when every other entry is valid; %s)", err, name, untouched(path))
 	}
 	if discarded != nil {
@@ -170,7 +192,7 @@ func (a *app) replaceBroken(path, name string, entry *lockfile.Server, first str
 		}
 	}
 	fmt.Fprintf(a.stderr, "lock: wrote %s\n", path)
-	a.printLockWarnings(path, map[string]*lockfile.Server{name: entry})
+	a.printLockWarnings(path, map[string]*lockfile.Server{name: entry}, shadows)
 	return nil
 }
 
@@ -212,6 +234,9 @@ func (a *app) relock(ctx context.Context, path, name string, opts pin.Options) e
 		return withCode(results[slices.Index(names, failed[0])].Err,
 			fmt.Errorf("lock failed for %s; %s", strings.Join(failed, ", "), untouched(path)))
 	}
+	if err := a.acceptOnly(path, f, entries); err != nil {
+		return err
+	}
 	return a.write(path, f, entries)
 }
 
@@ -220,7 +245,19 @@ func (a *app) relock(ctx context.Context, path, name string, opts pin.Options) e
 // loaded is the file as read before the servers ran (nil if none): unless
 // it changed meanwhile, it is not parsed again.
 func (a *app) write(path string, loaded *lockfile.File, entries map[string]*lockfile.Server) error {
+	shadows, err := a.writeEntries(path, loaded, entries)
+	if err != nil {
+		return err
+	}
+	a.printLockWarnings(path, entries, shadows)
+	return nil
+}
+
+// writeEntries is write without the warnings; it returns the shadowing
+// (pkg/review) between the entries written and the lock's other servers.
+func (a *app) writeEntries(path string, loaded *lockfile.File, entries map[string]*lockfile.Server) ([]review.Shadow, error) {
 	var notes []string
+	var shadows []review.Shadow
 	err := lockfile.UpdateFrom(path, loaded, func(f *lockfile.File) error {
 		notes = notes[:0]
 		for n, e := range entries {
@@ -235,18 +272,18 @@ func (a *app) write(path string, loaded *lockfile.File, entries map[string]*lock
 			f.Servers[n] = e
 		}
 		f.Generator = "mcpsum " + moduleVersion()
-		return nil
+		shadows = a.shadowsOf(f, entries)
+		return a.strictShadows(shadows)
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	slices.Sort(notes)
 	for _, n := range notes {
 		fmt.Fprintln(a.stderr, n)
 	}
 	fmt.Fprintf(a.stderr, "lock: wrote %s\n", path)
-	a.printLockWarnings(path, entries)
-	return nil
+	return shadows, nil
 }
 
 // defaultTimeoutSecs and defaultStartTimeoutSecs: each answer, and the

@@ -24,6 +24,12 @@ type app struct {
 	// text -h asked for (it goes to stdout), or the usage it prints after a
 	// parse error (dropped: the error names the mistake and the -h to run).
 	flagOut bytes.Buffer
+	// strictShadow: lock or import --strict, shadowing between servers
+	// refuses the write (pkg/review).
+	strictShadow bool
+	// accept: lock --accept KIND, re-lock only entries whose every change
+	// is of that kind (lock_accept.go).
+	accept string
 }
 
 // run is the whole program; main only adds the process boundary.

@@ -21,9 +21,10 @@ func (a *app) showCommand() *ffcli.Command {
 	name := fs.String("name", "", "show only this server")
 	asJSON := fs.Bool("json", false, "print JSON instead of text")
 	compact := fs.Bool("compact", false, "one line per item: descriptions and instructions cut at about 100 characters, no schemas")
+	strict := fs.Bool("strict", false, "exit 1 when a shown server shadows another server's tools (same or look-alike names, text naming them)")
 	return &ffcli.Command{
 		Name:       "show",
-		ShortUsage: "mcpsum show [--lockfile F] [--name N] [--json] [--compact]",
+		ShortUsage: "mcpsum show [--lockfile F] [--name N] [--json] [--compact] [--strict]",
 		ShortHelp:  "summarise mcp.lock for review (checks its digests first)",
 		LongHelp: strings.TrimSpace(`
 show prints, per server: command, environment names, era, protocol version,
@@ -35,7 +36,10 @@ wrote is shown escaped; items with control, ANSI, bidi or zero-width
 characters are flagged as suspicious. show also prints the program each
 command runs here and the folder it runs in (the lockfile's folder), and warns
 about code-loading variables, machine-specific paths, risky sandbox write
-paths and look-alike names.`),
+paths and look-alike names, and about shadowing across the lock's servers: the
+same or a look-alike tool or prompt name in two servers, and a server's text
+that names another server's tool (each pair once). Shadowing is a warning;
+with --strict show exits 1 after printing.`),
 		FlagSet: fs,
 		Exec: func(ctx context.Context, args []string) error {
 			if len(args) > 0 {
@@ -50,12 +54,18 @@ paths and look-alike names.`),
 				return err
 			}
 			v := buildShow(f, names)
-			reviewShow(v, f, *lockfilePath)
+			shadows := reviewShow(v, f, *lockfilePath)
 			if *asJSON {
-				return writeJSON(a.stdout, v)
+				if err := writeJSON(a.stdout, v); err != nil {
+					return err
+				}
+			} else {
+				v.compact = *compact
+				printShow(a.stdout, *lockfilePath, v)
 			}
-			v.compact = *compact
-			printShow(a.stdout, *lockfilePath, v)
+			if *strict && shadows > 0 {
+				return verdict(fmt.Errorf("show --strict: %d shadowing finding(s) between servers of %s (listed above as shadowing): a client that loads both servers cannot keep their tools apart; keep only one of the two servers in the client's config and the lock, or have the server renamed", shadows, *lockfilePath))
+			}
 			return nil
 		},
 	}
@@ -124,7 +134,7 @@ type showServer struct {
 	Items             map[string][]item `json:"items"`
 	Policy            *lockfile.Policy  `json:"policy,omitempty"`
 	Suspicious        int               `json:"suspiciousItems"`
-	Review            *review           `json:"review,omitempty"`
+	Review            *showReview       `json:"review,omitempty"`
 	// EmptyAdvertised are the kinds (plural) the server's capabilities
 	// advertise but that hold no item: it listed none, or answered the list
 	// with -32601 (method not found), which lock counts as none.

@@ -4,17 +4,18 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/mcpsum/mcpsum/internal/lookalike"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 	"github.com/mcpsum/mcpsum/pkg/pin"
+	"github.com/mcpsum/mcpsum/pkg/review"
 )
 
 // review is what show adds to each server beyond the lock's own content: the
 // program its command runs here (the one rule of pkg/pin: working directory =
 // the lockfile's folder), warnings about the entry (code-loading variables,
 // machine-specific paths, risky sandbox write paths) and names that look like
-// other names.
-type review struct {
+// other names, within the server and across the lock's servers
+// (pkg/review).
+type showReview struct {
 	Program      string `json:"program,omitempty"`
 	ProgramError string `json:"programError,omitempty"`
 	WorkDir      string `json:"workDir,omitempty"`
@@ -23,18 +24,20 @@ type review struct {
 	SandboxTmp bool     `json:"runsInSandboxTmp,omitempty"`
 	Warnings   []string `json:"warnings,omitempty"`
 	Lookalikes []string `json:"lookalikes,omitempty"`
+	// Shadowing: this server's tools or prompts against another server's
+	// of the same lock (same or look-alike names, text naming the other's
+	// tools); each pair is listed under both servers.
+	Shadowing []string `json:"shadowing,omitempty"`
 }
 
-// reviewShow fills each server's review.
-func reviewShow(v *showFile, f *lockfile.File, lockPath string) {
-	serverNames := make([]string, 0, len(f.Servers))
-	for n := range f.Servers {
-		serverNames = append(serverNames, n)
-	}
-	fileLevel := lookalike.Collisions(serverNames)
+// reviewShow fills each server's review, and returns how many shadowing
+// findings involve the servers shown.
+func reviewShow(v *showFile, f *lockfile.File, lockPath string) int {
+	fileLevel := review.ServerNames(sortedNames(f))
+	shadows := review.Shadowing(f.Servers, func(n string) bool { _, ok := v.Servers[n]; return ok })
 	for _, n := range v.order {
 		s, ss := f.Servers[n], v.Servers[n]
-		r := &review{}
+		r := &showReview{}
 		r.WorkDir, _ = pin.WorkDir(lockPath)
 		r.SandboxTmp = !pin.SandboxSeesWorkDir(s, lockPath)
 		if p, err := pin.Program(s, lockPath); err != nil {
@@ -43,30 +46,17 @@ func reviewShow(v *showFile, f *lockfile.File, lockPath string) {
 			r.Program = p
 		}
 		r.Warnings = pin.Warnings(s, lockPath)
-		r.Lookalikes = append(r.Lookalikes, nameFlags("server", n)...)
-		for _, c := range fileLevel {
-			r.Lookalikes = append(r.Lookalikes, "server names "+c)
-		}
-		for _, k := range kindOrder {
-			var keys []string
-			for _, it := range ss.Items[k.plural] {
-				keys = append(keys, it.Key)
-				r.Lookalikes = append(r.Lookalikes, nameFlags(k.kind, it.Key)...)
-			}
-			for _, c := range lookalike.Collisions(keys) {
-				r.Lookalikes = append(r.Lookalikes, k.plural+" "+c)
+		r.Lookalikes = append(r.Lookalikes, review.NameFlags("server", n)...)
+		r.Lookalikes = append(r.Lookalikes, fileLevel...)
+		r.Lookalikes = append(r.Lookalikes, review.Lookalikes(s)...)
+		for _, sh := range shadows {
+			if sh.Involves(n) {
+				r.Shadowing = append(r.Shadowing, sh.Rule+": "+sh.String())
 			}
 		}
 		ss.Review = r
 	}
-}
-
-func nameFlags(kind, name string) []string {
-	var out []string
-	for _, why := range lookalike.Check(name) {
-		out = append(out, fmt.Sprintf("%s %+q: %s", kind, name, why))
-	}
-	return out
+	return len(shadows)
 }
 
 // printProgram prints where the command runs and which file it starts.
@@ -100,5 +90,9 @@ func printReview(w io.Writer, s *showServer) {
 		// Built only from fixed text and %+q renderings (ASCII escapes):
 		// printed as is, so "\u0435cho" reads as written.
 		fmt.Fprintf(w, "  !! look-alike: %s\n", x)
+	}
+	for _, x := range r.Shadowing {
+		// Also built from fixed text and %+q renderings only.
+		fmt.Fprintf(w, "  !! shadowing: %s\n", x)
 	}
 }

@@ -89,7 +89,7 @@ func TestShowReview(t *testing.T) {
 	}
 	var v struct {
 		Servers map[string]struct {
-			Review review `json:"review"`
+			Review showReview `json:"review"`
 		} `json:"servers"`
 	}
 	if err := json.Unmarshal(stdout.Bytes(), &v); err != nil {

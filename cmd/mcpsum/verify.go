@@ -25,7 +25,7 @@ func (a *app) verifyCommand() *ffcli.Command {
 	v := verifyFlags{
 		lockfile:  lockfileFlag(fs),
 		name:      fs.String("name", "", "verify only this server"),
-		strict:    fs.Bool("strict", false, "treat informational drift (serverInfo, capabilities, versions) as failure"),
+		strict:    fs.Bool("strict", false, "treat informational drift (serverInfo, capabilities, versions) and shadowing between servers as failure"),
 		asJSON:    fs.Bool("json", false, "print one machine-readable result object on stdout (same as --format json)"),
 		format:    fs.String("format", "text", "how to print the result: text, json or sarif (SARIF 2.1.0, for code scanning)"),
 		sarifFile: fs.String("sarif-file", "", "also write the result as SARIF 2.1.0 to this file"),
@@ -45,7 +45,13 @@ compares. Servers run in parallel. It never writes the lockfile.
 
 Exit 1 on definitional drift (a tool, prompt, resource or template added,
 removed or changed; instructions; the protocol era), and on informational
-drift (serverInfo, capabilities, protocol versions) with --strict. Exit 3 when
+drift (serverInfo, capabilities, protocol versions) with --strict. Each
+definitional change is labelled with what kind it is: descriptive (wording
+only), adds-destination, addresses-model, references-tool, hidden-text,
+schema-widened, annotation-weakened, added, removed or changed. verify also
+reports shadowing between the lock's servers (the same or a look-alike tool
+or prompt name, text of one server naming another's tool): a warning, exit 1
+with --strict. Exit 3 when
 a server cannot be started or does not answer (unless another server drifted:
 drift wins, exit 1). --format json (or --json) prints one result object for
 CI bots; --format sarif prints SARIF 2.1.0 for code scanning, each result at
@@ -112,6 +118,18 @@ type findingJSON struct {
 	Fields   []string `json:"fields,omitempty"`
 	Locked   string   `json:"locked"`
 	Observed string   `json:"observed"`
+	Labels   []string `json:"labels"`        // what kind of change (pkg/review); never empty
+	Why      []string `json:"why,omitempty"` // what fired, server text escaped
+}
+
+// shadowJSON is one shadowing finding between two servers of the lock.
+type shadowJSON struct {
+	Rule    string    `json:"rule"` // tool-shadowing or cross-reference
+	Kind    string    `json:"kind"`
+	Servers [2]string `json:"servers"`
+	Names   [2]string `json:"names"`
+	How     string    `json:"how,omitempty"`
+	Message string    `json:"message"`
 }
 
 type verifyResult struct {
@@ -119,7 +137,9 @@ type verifyResult struct {
 	Strict   bool                     `json:"strict"`
 	ExitCode int                      `json:"exitCode"`
 	Servers  map[string]*serverResult `json:"servers"`
-	order    []string
+	// Shadowing between the lock's servers (a warning; exit 1 with --strict).
+	Shadowing []shadowJSON `json:"shadowing"`
+	order     []string
 }
 
 func (a *app) verifyServers(ctx context.Context, v verifyFlags) (ret error) {
@@ -179,7 +199,10 @@ func outcomeExit(o pin.Outcome) int {
 
 // verifyJSON is the report in its --json shape (also read by the text report).
 func verifyJSON(rep *pin.Report, code int) *verifyResult {
-	res := &verifyResult{Lockfile: rep.Lockfile, Strict: rep.Strict, ExitCode: code, Servers: map[string]*serverResult{}}
+	res := &verifyResult{Lockfile: rep.Lockfile, Strict: rep.Strict, ExitCode: code, Servers: map[string]*serverResult{}, Shadowing: []shadowJSON{}}
+	for _, sh := range rep.Shadowing {
+		res.Shadowing = append(res.Shadowing, shadowJSON{sh.Rule, sh.Kind, sh.Servers, sh.Names, sh.How, sh.String()})
+	}
 	for _, s := range rep.Servers {
 		r := &serverResult{Status: s.Status, Era: s.Locked.Era(), ProtocolVersion: s.Locked.ProtocolVersion,
 			Findings: []findingJSON{}, Seconds: s.Took.Round(time.Millisecond).Seconds(),
@@ -188,7 +211,7 @@ func verifyJSON(rep *pin.Report, code int) *verifyResult {
 			r.Error = s.Error.Error()
 		}
 		for _, fd := range s.Findings {
-			r.Findings = append(r.Findings, findingJSON{fd.Class.String(), fd.Kind, fd.Name, fd.Change, fd.Fields, fd.Locked, fd.Observed})
+			r.Findings = append(r.Findings, findingJSON{fd.Class.String(), fd.Kind, fd.Name, fd.Change, fd.Fields, fd.Locked, fd.Observed, fd.Labels, fd.Why})
 		}
 		res.Servers[s.Name] = r
 		res.order = append(res.order, s.Name)

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
+	"github.com/mcpsum/mcpsum/pkg/review"
 )
 
 // colours, used only when stdout is a terminal.
@@ -49,6 +50,7 @@ func printVerify(w io.Writer, res *verifyResult, tty bool) {
 			printFinding(w, c, n, s, fd)
 		}
 	}
+	printShadowing(w, c, res)
 	if len(drifted) > 0 {
 		fmt.Fprintln(w)
 		if definitional {
@@ -65,6 +67,10 @@ func printVerify(w io.Writer, res *verifyResult, tty bool) {
 			fmt.Fprintf(w, "  mcpsum show%s --name %s   # review: what was locked, in full\n", lf, quoteArg(n))
 		}
 		for _, n := range drifted {
+			if wordingOnly(res.Servers[n].findings) {
+				fmt.Fprintf(w, "  mcpsum lock%s --name %s --accept descriptive   # accept: every change is wording; refused if the server changed more meanwhile\n", lf, quoteArg(n))
+				continue
+			}
 			fmt.Fprintf(w, "  mcpsum lock%s --name %s   # accept: pin what the server serves now\n", lf, quoteArg(n))
 		}
 		fmt.Fprintf(w, "  git diff %s   # then check the lock's change before committing it\n", quoteArg(res.Lockfile))
@@ -85,7 +91,13 @@ func printFinding(w io.Writer, c palette, server string, s *serverResult, fd loc
 	if len(fd.Fields) > 0 {
 		fmt.Fprintf(w, " (%s)", strings.Join(fd.Fields, ", "))
 	}
+	if fd.Class == lockfile.Definitional {
+		fmt.Fprintf(w, " [%s]", strings.Join(fd.Labels, ", "))
+	}
 	fmt.Fprintln(w)
+	for _, why := range fd.Why {
+		fmt.Fprintf(w, "      %s!!%s %s\n", col, c.reset, why) // fixed text and %+q renderings
+	}
 	switch fd.Kind {
 	case lockfile.KindTool, lockfile.KindPrompt, lockfile.KindResource, lockfile.KindResourceTemplate, lockfile.KindInstructions:
 		fmt.Fprintf(w, "      locked   %s\n      observed %s\n", orNone(fd.Locked), orNone(fd.Observed))
@@ -242,4 +254,41 @@ func (a *app) verifySignature(ctx context.Context, lockPath string, s sigFlags) 
 	}
 	fmt.Fprintf(a.stdout, "ok     %s (%s) is signed by %s; its digests match\n", lockPath, r.Digest, describeSigner(r))
 	return nil
+}
+
+// printShadowing lists the shadowing between the lock's servers: a warning,
+// a failure with --strict.
+func printShadowing(w io.Writer, c palette, res *verifyResult) {
+	if len(res.Shadowing) == 0 {
+		return
+	}
+	label, col := "SHADOW", c.yellow
+	if res.Strict {
+		col = c.red
+	}
+	for _, sh := range res.Shadowing {
+		// Message: fixed text and %+q renderings only.
+		fmt.Fprintf(w, "%s%s%s %s: %s\n", col, label, c.reset, sh.Rule, sh.Message)
+	}
+	if !res.Strict {
+		fmt.Fprintln(w, "  (shadowing is a warning; verify --strict fails on it. mcpsum show lists it under each server)")
+		return
+	}
+	fmt.Fprintln(w, "  (--strict: shadowing fails verify. mcpsum show lists it under each server)")
+}
+
+// wordingOnly reports whether every definitional finding is descriptive
+// (and there is one).
+func wordingOnly(fs []lockfile.Finding) bool {
+	found := false
+	for _, fd := range fs {
+		if fd.Class != lockfile.Definitional {
+			continue
+		}
+		if !review.OnlyDescriptive(fd.Labels) {
+			return false
+		}
+		found = true
+	}
+	return found
 }

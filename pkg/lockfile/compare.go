@@ -67,6 +67,9 @@ type Finding struct {
 	Change           string   // "added", "removed" or "changed"
 	Fields           []string // for a changed item: its top-level fields that differ, sorted
 	Locked, Observed string
+	// Labels say what kind of change this is and Why explains them (server
+	// text quoted). Compare leaves them empty; pkg/review fills them.
+	Labels, Why []string
 }
 
 // String renders a finding for people, with server text quoted.
@@ -125,7 +128,7 @@ func CompareDigests(locked, observed *Server) []Finding {
 func compare(locked, observed *Server, digests bool) []Finding {
 	var out []Finding
 	def := func(kind, name, change, l, o string, fields []string) {
-		out = append(out, Finding{Definitional, kind, name, change, fields, l, o})
+		out = append(out, Finding{Class: Definitional, Kind: kind, Name: name, Change: change, Fields: fields, Locked: l, Observed: o})
 	}
 	if l, o := locked.Era(), observed.Era(); l != o {
 		def(KindEra, "", Changed, l, o, nil)
@@ -177,7 +180,7 @@ func compare(locked, observed *Server, digests bool) []Finding {
 	}
 	info := func(kind, l, o string) {
 		if ch := change(l, o); ch != "" {
-			out = append(out, Finding{Informational, kind, "", ch, nil, l, o})
+			out = append(out, Finding{Class: Informational, Kind: kind, Change: ch, Locked: l, Observed: o})
 		}
 	}
 	info(KindProtocolVersion, locked.ProtocolVersion, observed.ProtocolVersion)
@@ -214,7 +217,7 @@ func appendItemDrift(out []Finding, k kindSpec, lm, om map[string]string, raw fu
 		if l != "" && o != "" {
 			fields = changedFields(raw(key))
 		}
-		out = append(out, Finding{Definitional, k.kind, key, change(l, o), fields, l, o})
+		out = append(out, Finding{Class: Definitional, Kind: k.kind, Name: key, Change: change(l, o), Fields: fields, Locked: l, Observed: o})
 	}
 	return out
 }

@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"sync"
 	"time"
 
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
+	"github.com/mcpsum/mcpsum/pkg/review"
 )
 
 // Status of one server in a verify report.
@@ -45,11 +47,19 @@ type Report struct {
 	Lockfile string
 	Strict   bool
 	Servers  []*ServerResult // in the order asked for
+	// Shadowing between the lock's servers that involves a server checked:
+	// read from the lock (the surface clients see), a warning, and a
+	// failure with Strict.
+	Shadowing []review.Shadow
 }
 
-// Outcome is the verdict: drift beats could-not-decide beats pass.
+// Outcome is the verdict: drift (or shadowing with Strict) beats
+// could-not-decide beats pass.
 func (r *Report) Outcome() Outcome {
 	out := Pass
+	if r.Strict && len(r.Shadowing) > 0 {
+		return Fail
+	}
 	for _, s := range r.Servers {
 		switch {
 		case s.Status == StatusDrift, s.Status == StatusInformational && r.Strict:
@@ -65,7 +75,8 @@ func (r *Report) Outcome() Outcome {
 // era (several at once), lists its surface and compares it with the lock.
 // It never writes the lockfile. opts.Lockfile names the lockfile.
 func Verify(ctx context.Context, f *lockfile.File, names []string, strict bool, opts Options) *Report {
-	rep := &Report{Lockfile: opts.Lockfile, Strict: strict}
+	rep := &Report{Lockfile: opts.Lockfile, Strict: strict,
+		Shadowing: review.Shadowing(f.Servers, func(n string) bool { return slices.Contains(names, n) })}
 	obs := Each(ctx, names, func(ctx context.Context, n string) (*lockfile.Server, error) {
 		return Observe(ctx, n, f.Servers[n], opts)
 	})
@@ -91,6 +102,7 @@ func Classify(name string, locked *lockfile.Server, o Result) *ServerResult {
 		r.Observed = o.Entry
 		r.Findings = lockfile.Compare(locked, o.Entry)
 	}
+	review.Label(r.Findings, locked, r.Observed)
 	r.Status = StatusOK
 	for _, fd := range r.Findings {
 		switch {

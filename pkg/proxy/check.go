@@ -9,6 +9,7 @@ import (
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 	"github.com/mcpsum/mcpsum/pkg/mcpwire"
 	"github.com/mcpsum/mcpsum/pkg/pin"
+	"github.com/mcpsum/mcpsum/pkg/review"
 )
 
 // The proxy's upstream handshake declares exactly what lock and verify
@@ -73,7 +74,9 @@ func (p *Proxy) handshake(ctx context.Context) (*mcpwire.Hello, error) {
 func (p *Proxy) handshakeFailed(err error) {
 	var lost *eraLost
 	if errors.As(err, &lost) {
-		p.quarantineWith(fmt.Sprintf("%s (%s)", describe([]lockfile.Finding{lost.finding}), lost.detail), []lockfile.Finding{lost.finding})
+		fs := []lockfile.Finding{lost.finding}
+		review.Label(fs, p.srv.lock, nil)
+		p.quarantineWith(fmt.Sprintf("%s (%s)", describe(fs), lost.detail), fs)
 		return
 	}
 	p.fail(fmt.Errorf("server %q did not complete the %s handshake: %w", p.opts.Name, p.srv.upEra, err))
@@ -134,6 +137,7 @@ func (p *Proxy) check(ctx context.Context) {
 		}
 	}
 	if len(def) > 0 {
+		review.Label(def, lock, observed) // the quarantine error's data says what kind of change each is
 		p.quarantineWith("its definitions changed since they were locked: "+describe(def), def)
 		return
 	}

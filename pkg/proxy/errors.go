@@ -83,10 +83,11 @@ func (e *QuarantineError) rpc() *rpcError {
 		Name   string   `json:"name,omitempty"`
 		Change string   `json:"change"`
 		Fields []string `json:"fields,omitempty"`
+		Labels []string `json:"labels,omitempty"` // what kind of change (pkg/review)
 	}
 	fs := make([]finding, 0, len(e.Findings))
 	for _, f := range e.Findings {
-		fs = append(fs, finding{f.Kind, f.Name, f.Change, f.Fields})
+		fs = append(fs, finding{f.Kind, f.Name, f.Change, f.Fields, f.Labels})
 	}
 	return &rpcError{
 		Code:    CodeQuarantined,
@@ -113,6 +114,9 @@ func describe(fs []lockfile.Finding) string {
 		s += " " + f.Change
 		if len(f.Fields) > 0 {
 			s += " (" + strings.Join(quoteAll(f.Fields), ", ") + ")"
+		}
+		if len(f.Labels) > 0 {
+			s += " [" + strings.Join(f.Labels, ", ") + "]"
 		}
 		switch f.Kind {
 		case lockfile.KindEra, lockfile.KindVersionDropped:

@@ -1,0 +1,51 @@
+package review
+
+import (
+	"fmt"
+
+	"github.com/mcpsum/mcpsum/internal/lookalike"
+	"github.com/mcpsum/mcpsum/pkg/lockfile"
+)
+
+// NameFlags says why one name could be mistaken for another, one line per
+// reason (`tool "\u0435cho": mixes scripts Cyrillic and Latin`). Lines are
+// built from fixed text and %+q renderings (ASCII escapes): safe to print.
+func NameFlags(kind, name string) []string {
+	var out []string
+	for _, why := range lookalike.Check(name) {
+		out = append(out, fmt.Sprintf("%s %+q: %s", kind, name, why))
+	}
+	return out
+}
+
+// Lookalikes lists the look-alike names within one server: each name's
+// flags, then per kind the groups of names that look alike
+// (`tools "echo" and "\u0435cho" look alike`).
+func Lookalikes(s *lockfile.Server) []string {
+	var out []string
+	for _, k := range Kinds {
+		var keys []string
+		for _, it := range itemsOf(s, k.Kind) {
+			key, err := lockfile.ItemKey(k.Kind, it)
+			if err != nil {
+				continue
+			}
+			keys = append(keys, key)
+			out = append(out, NameFlags(k.Kind, key)...)
+		}
+		for _, c := range lookalike.Collisions(keys) {
+			out = append(out, k.Plural+" "+c)
+		}
+	}
+	return out
+}
+
+// ServerNames lists the look-alike groups among a lock's server names
+// (`server names "a" and "а" look alike`).
+func ServerNames(names []string) []string {
+	var out []string
+	for _, c := range lookalike.Collisions(names) {
+		out = append(out, "server names "+c)
+	}
+	return out
+}

@@ -1,0 +1,66 @@
+package review
+
+import "regexp"
+
+// The text rules, as data. Each is checked on text a server sent; a drift
+// label fires when the observed text holds more matches than the locked
+// text did, so wording that was already reviewed does not fire again.
+
+// modelAddress are phrases that give the model orders or ask it to keep
+// things from the user (lower-cased text).
+var modelAddress = compileAll(
+	`\bignore (all|any|the|your|previous|prior|above|earlier|other|those|these)\b`,
+	`\b(do not|don't|dont|never|must not) (tell|inform|mention|reveal|show|notify|alert|ask|disclose|report)\b`,
+	`\bwithout (telling|informing|asking|notifying|showing|mentioning|alerting)\b`,
+	`\b(you|the assistant|the model|the ai|the agent|assistant|claude) (must|should|shall|need to|have to|are required to|will now)\b`,
+	`\b(always|first|instead|also) (call|use|invoke|run|send|read|pass|include|post|upload|forward|attach)\b`,
+	`\bbefore (calling|using|invoking|running|answering|responding|you)\b`,
+	`<\s*/?\s*(important|system|instructions?|secret|hidden|admin)\s*>`,
+	`\b(system prompt|previous instructions|developer message)\b`,
+	`\b(secretly|silently|quietly|covertly)\b`,
+	`\b(this is|it is|it's) (very |extremely )?(important|critical|mandatory|required)\b`,
+	`\bthe user (must not|should not|cannot|can't|won't|will not|does not need to) (know|see|be told|notice)\b`,
+)
+
+// destinations are places data can be sent or read: URLs, e-mail addresses,
+// host names, IPv4 addresses and file paths.
+var destinations = compileAll(
+	`(?i)\b[a-z][a-z0-9+.-]*://[^\s"'<>)\]}]+`,
+	`(?i)\b[a-z0-9._%+-]+@[a-z0-9-]+(\.[a-z0-9-]+)*\.[a-z]{2,}\b`,
+	`(?i)\b([a-z0-9]([a-z0-9-]*[a-z0-9])?\.)+(com|net|org|io|dev|ai|app|co|xyz|info|biz|me|sh|ru|cn|site|online|top|cloud|example|internal|local|onion|gg|tk|ly|to)\b`,
+	`\b\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}\b`,
+	`(^|[\s"'(\x60=:,])((~|\$HOME|\$\{HOME\}|%[A-Z]+%)?/[A-Za-z0-9._-]+(/[A-Za-z0-9._-]*)*)`,
+	`(^|[\s"'(\x60=:,])(~|\$HOME)($|[\s"'),;])`,
+	`\b[A-Za-z]:\\[^\s"']+`,
+)
+
+// notText are members whose string value is a fixed reference, not text a
+// model reads as wording ($schema names the JSON Schema dialect).
+var notText = map[string]bool{"$schema": true}
+
+// textKeys are the JSON Schema and MCP members that hold wording: a change
+// confined to them (and firing no text rule) is descriptive.
+var textKeys = map[string]bool{"description": true, "title": true}
+
+// nameMaps are schema members whose children are names, not keywords (a
+// property called "description" is not wording).
+var nameMaps = map[string]bool{"properties": true, "patternProperties": true, "$defs": true, "definitions": true, "dependentSchemas": true}
+
+// wellKnownTools are tool names of widely used servers: text naming one is
+// references-tool even when no locked server has it.
+var wellKnownTools = []string{
+	"read_file", "read_text_file", "read_multiple_files", "write_file", "edit_file", "list_directory",
+	"move_file", "search_files", "create_directory", "directory_tree",
+	"send_email", "read_email", "search_emails", "create_issue", "create_pull_request", "push_files",
+	"create_or_update_file", "get_file_contents", "search_repositories", "merge_pull_request",
+	"execute_command", "run_command", "run_terminal_cmd", "browser_navigate", "slack_post_message",
+	"git_commit", "git_push", "execute_sql", "read_query", "write_query",
+}
+
+func compileAll(exprs ...string) []*regexp.Regexp {
+	out := make([]*regexp.Regexp, len(exprs))
+	for i, e := range exprs {
+		out[i] = regexp.MustCompile(e)
+	}
+	return out
+}
