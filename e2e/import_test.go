@@ -31,6 +31,15 @@ func claudeConfig(t *testing.T, memFile string) string {
 `
 }
 
+// fakeHome is a fresh HOME with its config and state folders, as the
+// environment of an mcpsum run: import keeps the record of its backups in
+// the state folder, never in the user's own.
+func fakeHome(t *testing.T) (string, []string) {
+	home := t.TempDir()
+	return home, []string{"HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
+		"XDG_STATE_HOME=" + filepath.Join(home, ".local", "state")}
+}
+
 func jsonStr(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
@@ -49,9 +58,10 @@ func TestImportRewriteThenProxy(t *testing.T) {
 		t.Fatal(err)
 	}
 	lock := filepath.Join(dir, "mcp.lock")
+	_, env := fakeHome(t)
 
-	// Default: lock, show the change, leave the config alone.
-	out, stderr, code := mcpsum(t, dir, nil, "import", "--lockfile", lock, cfgPath)
+	// Default: show the plan and the change; write nothing, start nothing.
+	out, stderr, code := mcpsum(t, dir, env, "import", "--lockfile", lock, cfgPath)
 	if code != 0 {
 		t.Fatalf("import: exit %d\n%s\n%s", code, out, stderr)
 	}
@@ -59,7 +69,7 @@ func TestImportRewriteThenProxy(t *testing.T) {
 		"lock   memory: node ", "(env passed through: MEMORY_FILE_PATH)", "lock   thinking: node ",
 		"skip   remote: https://mcp.example.com: a remote server (url)",
 		"- \"command\": \"node\"", "+ \"command\": " + jsonStr(bin.mcpsum) + `, "args": ["proxy", "--lockfile", ` + jsonStr(lock) + `, "--name", "memory"]`,
-		"nothing was changed in the client config; to apply: run the same command with --write",
+		"nothing was written and no server was started; to apply: run the same command with --write",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("import output lacks %q:\n%s", want, out)
@@ -70,6 +80,15 @@ func TestImportRewriteThenProxy(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(cfgPath); string(b) != original {
 		t.Fatalf("import without --write changed the config")
+	}
+	if _, err := os.Stat(lock); err == nil {
+		t.Fatalf("import without --write wrote %s", lock)
+	}
+
+	// The next command the output names: the same with --write.
+	out, stderr, code = mcpsum(t, dir, env, "import", "--lockfile", lock, "--write", cfgPath)
+	if code != 0 || !strings.Contains(out, "wrote ") || !strings.Contains(out, "mcpsum import --undo "+cfgPath) {
+		t.Fatalf("import --write: exit %d\n%s\n%s", code, out, stderr)
 	}
 	_, lockBytes := readLock(t, dir)
 	var envs struct {
@@ -87,15 +106,7 @@ func TestImportRewriteThenProxy(t *testing.T) {
 		t.Errorf("the env value reached mcp.lock")
 	}
 
-	// The next command the output names: the same with --write.
-	out, stderr, code = mcpsum(t, dir, nil, "import", "--lockfile", lock, "--write", cfgPath)
-	if code != 0 || !strings.Contains(out, "wrote ") || !strings.Contains(out, "mcpsum import --undo "+cfgPath) {
-		t.Fatalf("import --write: exit %d\n%s\n%s", code, out, stderr)
-	}
 	rewritten, _ := os.ReadFile(cfgPath)
-	if _, lockAfter := readLock(t, dir); !bytes.Equal(lockAfter, lockBytes) {
-		t.Errorf("re-locking the same servers changed mcp.lock")
-	}
 	// Everything but command and args is byte for byte the original.
 	want := original
 	for _, name := range []string{"memory", "thinking"} {
@@ -111,7 +122,7 @@ func TestImportRewriteThenProxy(t *testing.T) {
 	}
 
 	// Idempotent: a second run recognises the wrapped entries.
-	out, _, code = mcpsum(t, dir, nil, "import", "--lockfile", lock, "--write", cfgPath)
+	out, _, code = mcpsum(t, dir, env, "import", "--lockfile", lock, "--write", cfgPath)
 	if code != 0 || !strings.Contains(out, "already runs mcpsum proxy") || !strings.Contains(out, "nothing to import") {
 		t.Fatalf("second import: exit %d\n%s", code, out)
 	}
@@ -162,7 +173,7 @@ func TestImportRewriteThenProxy(t *testing.T) {
 	}
 
 	// The undo command the output named restores the original bytes.
-	out, stderr, code = mcpsum(t, dir, nil, "import", "--undo", cfgPath)
+	out, stderr, code = mcpsum(t, dir, env, "import", "--undo", cfgPath)
 	if code != 0 || !strings.HasPrefix(out, "restored ") {
 		t.Fatalf("undo: exit %d\n%s%s", code, out, stderr)
 	}
@@ -184,7 +195,8 @@ func TestImportUnpinnedWarning(t *testing.T) {
 	os.WriteFile(filepath.Join(fakes, "npm"), []byte("#!/bin/sh\n# FAKE npm\necho \"$*\" >> "+logFile+"\necho '\"2026.8.31\"'\n"), 0o755)
 	cfg := filepath.Join(dir, "claude_desktop_config.json")
 	os.WriteFile(cfg, []byte(`{"mcpServers": {"mem": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-memory@latest"]}}}`), 0o644)
-	env := []string{"PATH=" + fakes + ":" + os.Getenv("PATH")}
+	_, env := fakeHome(t)
+	env = append(env, "PATH="+fakes+":"+os.Getenv("PATH"))
 
 	out, stderr, code := mcpsum(t, dir, env, "import", cfg)
 	if code != 0 {
@@ -201,7 +213,7 @@ func TestImportUnpinnedWarning(t *testing.T) {
 	if _, err := os.Stat(logFile); err == nil {
 		t.Fatal("npm was run without --resolve-versions")
 	}
-	out, _, code = mcpsum(t, dir, env, "import", "--resolve-versions", cfg)
+	out, _, code = mcpsum(t, dir, env, "import", "--write", "--resolve-versions", cfg)
 	if code != 0 || !strings.Contains(out, "pin it: write @modelcontextprotocol/server-memory@2026.8.31 in the client config (npm view @modelcontextprotocol/server-memory@latest version answered 2026.8.31 just now), i.e. run npx -y @modelcontextprotocol/server-memory@2026.8.31") {
 		t.Fatalf("--resolve-versions: exit %d\n%s", code, out)
 	}
@@ -228,7 +240,8 @@ func TestImportStartAllowanceAndNotes(t *testing.T) {
 	cfg := filepath.Join(dir, "claude_desktop_config.json")
 	os.WriteFile(cfg, []byte(`{"mcpServers": {"slow": {"command": "sh", "args": ["`+slow+`"]}, "srv": {"command": "sh", "args": ["srv.sh"]}}}`), 0o644)
 
-	out, stderr, code := mcpsum(t, dir, nil, "import", "--timeout-secs", "1", cfg)
+	_, env := fakeHome(t)
+	out, stderr, code := mcpsum(t, dir, env, "import", "--write", "--timeout-secs", "1", cfg)
 	if code != 0 {
 		t.Fatalf("import of a server that needs 2 s to start, with 1 s per answer: exit %d\n%s%s", code, out, stderr)
 	}
@@ -236,7 +249,8 @@ func TestImportStartAllowanceAndNotes(t *testing.T) {
 		t.Errorf("import does not pass on lock's note:\n%s", stderr)
 	}
 	os.Remove(filepath.Join(dir, "mcp.lock"))
-	out, stderr, code = mcpsum(t, dir, []string{"MCPSUM_START_TIMEOUT_SECS=1"}, "import", "--timeout-secs", "1", cfg)
+	os.WriteFile(cfg, []byte(`{"mcpServers": {"slow": {"command": "sh", "args": ["`+slow+`"]}, "srv": {"command": "sh", "args": ["srv.sh"]}}}`), 0o644)
+	out, stderr, code = mcpsum(t, dir, append(env, "MCPSUM_START_TIMEOUT_SECS=1"), "import", "--write", "--timeout-secs", "1", cfg)
 	if code != 3 || !strings.Contains(stderr, "start-up allowance 1s") {
 		t.Errorf("import with a 1 s start-up allowance: exit %d, want 3 naming the allowance\n%s%s", code, out, stderr)
 	}

@@ -49,7 +49,8 @@ func TestReadmeTour(t *testing.T) {
 	home := t.TempDir()
 	cmd := exec.Command("bash", "-e", "-c", strings.Join(script, "\n"))
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
+	state := t.TempDir()
+	cmd.Env = append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"), "XDG_STATE_HOME="+state,
 		"PATH="+filepath.Dir(bin.mcpsum)+":"+os.Getenv("PATH"), "TOUR_NODE_MODULES="+nodeModules)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
@@ -91,6 +92,10 @@ func TestReadmeTour(t *testing.T) {
 	// Nothing in HOME: the tour touches only its own folder.
 	if ents, _ := os.ReadDir(home); len(ents) != 0 {
 		t.Errorf("the tour wrote into HOME: %v", ents)
+	}
+	// ... and mcpsum's state folder holds only the record of the one backup.
+	if ents, _ := os.ReadDir(filepath.Join(state, "mcpsum")); len(ents) != 1 || ents[0].Name() != "import-backups" {
+		t.Errorf("the state folder holds %v", ents)
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpsum/mcpsum/internal/statefile"
 	"github.com/mcpsum/mcpsum/pkg/clientconfig"
 )
 
@@ -88,7 +89,6 @@ func (a *app) rewriteConfigs(cfgs []*clientconfig.Config, cands []*candidate, lo
 		return err
 	}
 	var firstErr error
-	pending := false
 	for _, cfg := range cfgs {
 		argv := map[clientconfig.Key][]string{}
 		var notes []string
@@ -134,20 +134,34 @@ func (a *app) rewriteConfigs(cfgs []*clientconfig.Config, cands []*candidate, lo
 			fmt.Fprintf(a.stdout, "  %s (line %d)\n  - %s\n  + %s\n", entryLabel(clientconfig.Entry{Name: ch.Name, Scope: ch.Scope}), ch.Line, escapeLine(ch.Old), escapeLine(ch.New))
 		}
 		if !write {
-			pending = true
 			continue
 		}
-		backup, err := clientconfig.Write(cfg.Path, cfg.Src, data, time.Now(), nil)
-		if err != nil {
+		if err := a.writeConfig(cfg, data, argv); err != nil {
 			firstErr = firstNonNil(firstErr, err)
-			continue
 		}
-		fmt.Fprintf(a.stdout, "wrote %s (backup %s; to restore it: mcpsum import --undo %s)\n", quoteArg(cfg.Path), quoteArg(backup), quoteArg(cfg.Path))
-	}
-	if pending {
-		fmt.Fprintln(a.stdout, "\nnothing was changed in the client config; to apply: run the same command with --write")
 	}
 	return firstErr
+}
+
+// writeConfig writes a rewritten config, its backup and the record of both.
+func (a *app) writeConfig(cfg *clientconfig.Config, data []byte, argv map[clientconfig.Key][]string) error {
+	stateDir, err := statefile.Dir()
+	if err != nil {
+		return err
+	}
+	var changes []clientconfig.EntryChange
+	for _, e := range cfg.Entries {
+		if v, ok := argv[e.Key()]; ok {
+			changes = append(changes, clientconfig.EntryChange{Scope: e.Scope, Name: e.Name, Before: e.Argv, After: v})
+		}
+	}
+	backup, err := clientconfig.Write(cfg.Path, cfg.Src, data, clientconfig.WriteOptions{
+		Now: time.Now(), StateDir: stateDir, Client: cfg.Client.Name, Changes: changes, Project: cfg.ProjectDir()})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stdout, "wrote %s (backup %s; to restore it: mcpsum import --undo %s)\n", quoteArg(cfg.Path), quoteArg(backup), quoteArg(cfg.Path))
+	return nil
 }
 
 func escapeLine(s string) string {
@@ -187,8 +201,9 @@ func selfPath() (string, error) {
 }
 
 // isThisMcpsum reports whether a config's command names this mcpsum: the
-// bare name "mcpsum" (which the client looks up on its PATH, as import
-// writes it for project configs) or a path to this very binary. A relative
+// bare name "mcpsum" (which the client looks up on its PATH, as earlier
+// versions of import wrote it for project configs) or a path to this very
+// binary. A relative
 // or other path named mcpsum may be any program, e.g. one committed beside
 // a cloned repository's config.
 func isThisMcpsum(command string) bool {
@@ -205,10 +220,13 @@ func isThisMcpsum(command string) bool {
 	return command == self
 }
 
-// proxyArgv is the command line a client runs for server name. A project
-// config (committed, shared) gets the client's workspace variable for the
-// lockfile when the client has one, and "mcpsum" when the mcpsum on PATH is
-// this binary; otherwise absolute paths, with a note.
+// proxyArgv is the command line a client runs for server name: this
+// mcpsum by its absolute path, in every config alike (a client started from
+// a desktop often lacks the shell's PATH, and a project config that named
+// "mcpsum" would fail there while user configs worked). A project config
+// (committed, shared) gets the client's workspace variable for the lockfile
+// when the client has one; otherwise the lockfile's absolute path, with a
+// note.
 func proxyArgv(cfg *clientconfig.Config, self, lockPath, name string) ([]string, []string) {
 	lockAbs, err := filepath.Abs(lockPath)
 	if err != nil {
@@ -217,16 +235,7 @@ func proxyArgv(cfg *clientconfig.Config, self, lockPath, name string) ([]string,
 	if !cfg.Location.Project() {
 		return []string{self, "proxy", "--lockfile", lockAbs, "--name", name}, nil
 	}
-	var notes []string
-	bin := self
-	if p, err := exec.LookPath("mcpsum"); err == nil {
-		if r, err := filepath.EvalSymlinks(p); err == nil && r == self {
-			bin = "mcpsum"
-		}
-	}
-	if bin == self {
-		notes = append(notes, fmt.Sprintf("%s is a project config but mcpsum is not on PATH as this binary, so it gets this machine's path %s; put mcpsum on PATH and import again to keep the file portable", quoteArg(cfg.Path), quoteArg(self)))
-	}
+	notes := []string{fmt.Sprintf("%s is a project config: it now names this machine's mcpsum, %s; whoever clones the project runs mcpsum import on it to get their own", quoteArg(cfg.Path), quoteArg(self))}
 	lockArg := lockAbs
 	projAbs := cfg.ProjectDir()
 	rel, err := filepath.Rel(projAbs, lockAbs)
@@ -239,5 +248,5 @@ func proxyArgv(cfg *clientconfig.Config, self, lockPath, name string) ([]string,
 	default:
 		notes = append(notes, fmt.Sprintf("the lockfile %s is outside the project, so %s gets its absolute path", quoteArg(lockAbs), quoteArg(cfg.Path)))
 	}
-	return []string{bin, "proxy", "--lockfile", lockArg, "--name", name}, notes
+	return []string{self, "proxy", "--lockfile", lockArg, "--name", name}, notes
 }

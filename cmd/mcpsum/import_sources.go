@@ -3,6 +3,9 @@ package main
 import (
 	"fmt"
 	"strings"
+	"time"
+
+	"github.com/mcpsum/mcpsum/internal/statefile"
 
 	"github.com/mcpsum/mcpsum/pkg/clientconfig"
 )
@@ -26,6 +29,7 @@ func readConfigs(dirs clientconfig.Dirs, client *clientconfig.Client, file strin
 		if err != nil {
 			return nil, err
 		}
+		cfg.Shared = cfg.Shared || clientconfig.IsProjectFile(file, dirs.Home)
 		return []*clientconfig.Config{cfg}, nil
 	}
 	found := clientconfig.Find(dirs, client)
@@ -69,8 +73,13 @@ func (a *app) listConfigs(dirs clientconfig.Dirs) error {
 			continue
 		}
 		counts := map[clientconfig.Status]int{}
-		disabled := 0
+		disabled, others := 0, 0
+		here := realAbs(dirs.Project)
 		for _, e := range cfg.Entries {
+			if e.Scope != "" && realAbs(e.Scope) != here {
+				others++ // another project's: import leaves it out
+				continue
+			}
 			st := e.Status
 			if st == clientconfig.Lockable && checkImportable(e, nil, "") != "" {
 				st = clientconfig.Invalid // as import --client would say
@@ -93,33 +102,80 @@ func (a *app) listConfigs(dirs clientconfig.Dirs) error {
 		if len(parts) == 0 {
 			parts = []string{"no servers"}
 		}
+		if others > 0 {
+			parts = append(parts, fmt.Sprintf("(and %d of other projects, left out here)", others))
+		}
 		fmt.Fprintf(a.stdout, "%-15s %s: %s\n", f.Client.Name, quoteArg(f.Path), strings.Join(parts, ", "))
 	}
 	fmt.Fprintln(a.stdout, "\nimport one: mcpsum import --client NAME (or mcpsum import FILE)")
 	return nil
 }
 
-func (a *app) importUndo(dirs clientconfig.Dirs, client *clientconfig.Client, file string) error {
+// importUndo undoes the last --write of FILE, or of each config of client
+// that mcpsum wrote.
+func (a *app) importUndo(dirs clientconfig.Dirs, client *clientconfig.Client, file, name string) error {
+	stateDir, err := statefile.Dir()
+	if err != nil {
+		return err
+	}
+	files := []string{file}
 	if file == "" {
 		if client == nil {
 			return usageErr("--undo needs the config: mcpsum import --undo FILE (or --client NAME)")
 		}
+		files = nil
+		var unrecorded []string
 		for _, f := range clientconfig.Find(dirs, client) {
-			if b, _ := clientconfig.Backups(f.Path); len(b) > 0 {
-				if file != "" {
-					return usageErr("--undo: both %s and %s have backups; name the file: mcpsum import --undo FILE", quoteArg(file), quoteArg(f.Path))
-				}
-				file = f.Path
+			if clientconfig.HasRecord(stateDir, f.Path, name) {
+				files = append(files, f.Path)
+			} else if b, _ := clientconfig.Backups(f.Path); len(b) > 0 {
+				unrecorded = append(unrecorded, f.Path)
 			}
 		}
-		if file == "" {
-			return fmt.Errorf("no %s config has an mcpsum backup: nothing to undo", client.Title)
+		if len(files) == 0 {
+			files = unrecorded // Undo says why their backup-like files are not used
+		}
+		if len(files) == 0 {
+			what := "an mcpsum --write"
+			if name != "" {
+				what = "an mcpsum --write that changed " + quoteArg(name)
+			}
+			return fmt.Errorf("no %s config has a record of %s (records are kept in %s): nothing to undo", client.Title, what, quoteArg(stateDir))
 		}
 	}
-	backup, err := clientconfig.Undo(file)
-	if err != nil {
-		return err
+	var firstErr error
+	for _, p := range files {
+		res, err := clientconfig.Undo(p, clientconfig.UndoOptions{StateDir: stateDir, Now: time.Now(), Name: name})
+		if err == nil {
+			for _, n := range res.Ignored {
+				fmt.Fprintf(a.stderr, "import: %s\n", escapeLine(n))
+			}
+		}
+		if err != nil {
+			if firstErr != nil {
+				fmt.Fprintf(a.stderr, "mcpsum: %v\n", err)
+			}
+			firstErr = firstNonNil(firstErr, err)
+			continue
+		}
+		a.printUndo(p, res)
 	}
-	fmt.Fprintf(a.stdout, "restored %s from %s\n", quoteArg(file), quoteArg(backup))
-	return nil
+	return firstErr
+}
+
+func (a *app) printUndo(path string, res *clientconfig.UndoResult) {
+	if res.Whole {
+		fmt.Fprintf(a.stdout, "restored %s from %s\n", quoteArg(path), quoteArg(res.Backup))
+		return
+	}
+	var names []string
+	for _, ch := range res.Restored {
+		names = append(names, entryLabel(clientconfig.Entry{Name: ch.Name, Scope: ch.Scope}))
+	}
+	fmt.Fprintf(a.stdout, "put back the command and args of %s in %s, keeping every other byte of the file as it is now (the client rewrote it since mcpsum wrote it, or --name chose one entry)\n",
+		strings.Join(names, ", "), quoteArg(path))
+	for _, ch := range res.Left {
+		fmt.Fprintf(a.stdout, "left %s as it is: it no longer runs what mcpsum wrote (%s)\n",
+			entryLabel(clientconfig.Entry{Name: ch.Name, Scope: ch.Scope}), quoteArgs(ch.After))
+	}
 }

@@ -29,9 +29,10 @@ func (a *app) lockCommand() *ffcli.Command {
 	start := startTimeoutFlag(fs)
 	accept := fs.String("accept", "", "with no command: re-lock only when every change of each entry is of this kind (descriptive: wording only), printing the changes; otherwise exit 1 and write nothing")
 	strict := fs.Bool("strict", false, "refuse to write (exit 1) when an entry shadows another server's tools: the same or a look-alike name, or text naming them")
+	remove := fs.String("remove", "", "remove the server entry N from the lockfile (its command, surface and policy)")
 	return &ffcli.Command{
 		Name:       "lock",
-		ShortUsage: "mcpsum lock [--lockfile F] --name N [--env VAR]... [--timeout-secs S] [--start-timeout-secs S] [--strict] -- COMMAND [ARG]...\n  or   mcpsum lock [--lockfile F] [--name N] [--accept descriptive] [--strict]",
+		ShortUsage: "mcpsum lock [--lockfile F] --name N [--env VAR]... [--timeout-secs S] [--start-timeout-secs S] [--strict] -- COMMAND [ARG]...\n  or   mcpsum lock [--lockfile F] [--name N] [--accept descriptive] [--strict]\n  or   mcpsum lock [--lockfile F] --remove N",
 		ShortHelp:  "run servers and pin their command and surface in mcp.lock",
 		LongHelp: strings.TrimSpace(`
 With a command after --, lock runs it, detects its protocol era, lists its
@@ -39,7 +40,10 @@ tools, prompts, resources and templates, and adds or replaces the entry N.
 Without a command, lock re-locks the existing entries (or just N) with their
 locked command and environment names, in their locked era first, several in
 parallel. A server's policy is kept; taint labels of tools that no longer exist
-are dropped and printed. A failed lock leaves mcp.lock untouched.
+are dropped and printed. When some servers fail, the others are still
+re-locked and written, the failed ones keep their old entry, and lock exits
+non-zero naming them. A failed lock of a new entry leaves mcp.lock
+untouched. --remove N deletes the entry N.
 
 The server sees only the variables named with --env, plus PATH, HOME and
 TMPDIR. mcpsum declares one fixed set of client capabilities (roots,
@@ -57,6 +61,12 @@ server's, or text of one server naming another's tool (each pair once). With
 --strict shadowing is an error (exit 1) and nothing is written.`),
 		FlagSet: fs,
 		Exec: func(ctx context.Context, args []string) error {
+			if *remove != "" {
+				if len(args) > 0 || *name != "" || len(envs) > 0 || *accept != "" {
+					return usageErr("--remove takes only the entry's name: mcpsum lock --lockfile %s --remove %s", quoteArg(*lockfilePath), quoteArg(*remove))
+				}
+				return a.removeEntry(*lockfilePath, *remove)
+			}
 			if err := checkTimeouts(*timeout, *start); err != nil {
 				return err
 			}
@@ -197,7 +207,9 @@ func (a *app) replaceBroken(path, name string, entry *lockfile.Server, first str
 }
 
 // relock re-pins existing entries with their locked command, in parallel.
-// Either every selected server is re-locked or the file is left untouched.
+// The servers that lock are written even when others fail: one dead server
+// does not hold back the rest; the failed ones keep their entry and the
+// error names them.
 func (a *app) relock(ctx context.Context, path, name string, opts pin.Options) error {
 	f, err := lockfile.Load(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -230,14 +242,22 @@ func (a *app) relock(ctx context.Context, path, name string, opts pin.Options) e
 		}
 		entries[names[i]] = r.Entry
 	}
-	if len(failed) > 0 {
-		return withCode(results[slices.Index(names, failed[0])].Err,
-			fmt.Errorf("lock failed for %s; %s", strings.Join(failed, ", "), untouched(path)))
-	}
 	if err := a.acceptOnly(path, f, entries); err != nil {
 		return err
 	}
-	return a.write(path, f, entries)
+	if len(failed) == 0 {
+		return a.write(path, f, entries)
+	}
+	kept := untouched(path)
+	if len(entries) > 0 {
+		if err := a.write(path, f, entries); err != nil {
+			return err
+		}
+		kept = "their entries were left as they were; the others were re-locked"
+	}
+	return withCode(results[slices.Index(names, failed[0])].Err,
+		fmt.Errorf("lock failed for %s (see above); %s. Once it starts again: mcpsum lock --lockfile %s --name %s; or, if it is gone for good: mcpsum lock --lockfile %s --remove %s",
+			strings.Join(failed, ", "), kept, quoteArg(path), quoteArg(failed[0]), quoteArg(path), quoteArg(failed[0])))
 }
 
 // write merges entries into the lockfile under its file lock, keeping each

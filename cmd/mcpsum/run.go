@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"slices"
 	"strings"
@@ -50,27 +51,36 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		msg := strings.TrimPrefix(err.Error(), "error parsing commandline arguments: ")
 		return report(stderr, usageErr("%s (run '%s -h' for usage)", msg, commandPath(root, args)))
 	}
+	cmd := commandPath(root, args)
+	lockfilePath, before := "", fs.FileInfo(nil)
+	if cmd == "mcpsum lock" {
+		i := slices.IndexFunc(root.Subcommands, func(c *ffcli.Command) bool { return c.Name == "lock" })
+		lockfilePath = root.Subcommands[i].FlagSet.Lookup("lockfile").Value.String()
+		before, _ = os.Stat(lockfilePath) // never opened: a FIFO cannot block this
+	}
 	err := root.Run(ctx)
 	if err != nil && ctx.Err() != nil {
-		err = interrupted(ctx, root, args, err)
+		err = interrupted(ctx, cmd, lockfilePath, before, err)
 	}
 	return report(stderr, err)
 }
 
 // interrupted reports a command stopped by Ctrl-C or SIGTERM as that, not
-// as the "context canceled" its work failed with. A lock that returns an
-// error has written nothing (it replaces the file atomically, at the end).
-func interrupted(ctx context.Context, root *ffcli.Command, args []string, err error) error {
-	cmd := commandPath(root, args)
+// as the "context canceled" its work failed with. lock replaces its file
+// atomically, so the file is either the one from before (nothing written)
+// or a new one holding the servers that finished first.
+func interrupted(ctx context.Context, cmd, lockfilePath string, before fs.FileInfo, err error) error {
 	why := context.Cause(ctx)
 	if cmd != "mcpsum lock" {
 		return &exitError{code: exitCode(err), err: fmt.Errorf("%s interrupted (%v): %w", strings.TrimPrefix(cmd, "mcpsum "), why, err)}
 	}
-	path := "mcp.lock"
-	if i := slices.IndexFunc(root.Subcommands, func(c *ffcli.Command) bool { return c.Name == "lock" }); i >= 0 {
-		path = root.Subcommands[i].FlagSet.Lookup("lockfile").Value.String()
+	after, _ := os.Stat(lockfilePath)
+	if before == nil && after == nil || before != nil && after != nil && os.SameFile(before, after) &&
+		before.ModTime().Equal(after.ModTime()) && before.Size() == after.Size() {
+		return &exitError{code: exitUndecided, err: fmt.Errorf("lock interrupted (%v): nothing was written, %s is as it was", why, lockfilePath)}
 	}
-	return &exitError{code: exitUndecided, err: fmt.Errorf("lock interrupted (%v): nothing was written, %s is as it was", why, path)}
+	return &exitError{code: exitUndecided, err: fmt.Errorf("lock interrupted (%v): %s was rewritten with the servers that finished before it (see 'git diff HEAD -- %s'): %w",
+		why, lockfilePath, quoteArg(lockfilePath), err)}
 }
 
 // enterBazelWorkingDir: 'bazel run' starts a binary inside its runfiles

@@ -5,6 +5,7 @@ package statefile
 import (
 	"os"
 	"path/filepath"
+	"syscall"
 
 	"github.com/google/renameio/v2"
 )
@@ -22,6 +23,11 @@ type WriteOptions struct {
 	// Hook, when set (tests), runs after each chunk of the temporary file is
 	// written, before the rename, so a test can kill a writer mid-write.
 	Hook func(written, total int)
+	// BeforeRename, when set, runs once the temporary file holds all of
+	// data (synced with Sync), just before the rename; an error from it
+	// leaves path untouched, removes the temporary file and is returned. A
+	// caller uses it to check that nobody else wrote path meanwhile.
+	BeforeRename func() error
 }
 
 // WriteChunk is the size of the pieces WriteAtomic writes (and reports to
@@ -52,6 +58,11 @@ func WriteAtomic(path string, data []byte, o WriteOptions) error {
 	if err := t.Close(); err != nil {
 		return err
 	}
+	if o.BeforeRename != nil {
+		if err := o.BeforeRename(); err != nil {
+			return err
+		}
+	}
 	return os.Rename(t.Name(), path)
 }
 
@@ -67,6 +78,14 @@ func writeSynced(path string, data []byte, o WriteOptions) error {
 	defer t.Cleanup()
 	if err := writeChunks(t.File, data, o.Hook); err != nil {
 		return err
+	}
+	if o.BeforeRename != nil {
+		if err := t.Sync(); err != nil {
+			return err
+		}
+		if err := o.BeforeRename(); err != nil {
+			return err
+		}
 	}
 	if err := t.CloseAtomicallyReplace(); err != nil {
 		return err
@@ -91,4 +110,30 @@ func writeChunks(f *os.File, data []byte, hook func(written, total int)) error {
 		}
 	}
 	return nil
+}
+
+// CreateExclusive creates path with data and exactly perm, synced. It never
+// follows or replaces anything already at path: an existing file, or a
+// symbolic link planted there (even one pointing nowhere), is an error
+// matching fs.ErrExist (or ELOOP), and nothing is written anywhere. A failed
+// write removes the half-written file.
+func CreateExclusive(path string, data []byte, perm os.FileMode) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, perm)
+	if err != nil {
+		return err
+	}
+	err = f.Chmod(perm) // exactly perm, whatever the umask
+	if err == nil {
+		err = writeChunks(f, data, nil)
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(path)
+	}
+	return err
 }

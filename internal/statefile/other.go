@@ -27,10 +27,14 @@ func (l *Lock) Unlock() error { return nil }
 
 // WriteOptions say how WriteAtomic replaces a file.
 type WriteOptions struct {
-	Perm os.FileMode
-	Sync bool
-	Hook func(written, total int)
+	Perm         os.FileMode
+	Sync         bool
+	Hook         func(written, total int)
+	BeforeRename func() error
 }
+
+// CreateExclusive is not available on this platform.
+func CreateExclusive(path string, data []byte, perm os.FileMode) error { return errUnsupported }
 
 // WriteAtomic is not available on this platform.
 func WriteAtomic(path string, data []byte, o WriteOptions) error { return errUnsupported }

@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -227,5 +228,63 @@ func TestLogBoundedAcrossProcesses(t *testing.T) {
 	ents, _ := os.ReadDir(filepath.Dir(path))
 	if len(ents) != 2 {
 		t.Fatalf("files: %v", ents)
+	}
+}
+
+// CreateExclusive never writes through a link planted at its path (not
+// even a dangling one, which a plain O_CREAT would create the target of),
+// nor over an existing file; the mode is exactly the one asked for.
+func TestCreateExclusiveFollowsNoLink(t *testing.T) {
+	dir := t.TempDir()
+	victim := filepath.Join(dir, "authorized_keys")
+	os.WriteFile(victim, []byte("MINE"), 0o600)
+	link := filepath.Join(dir, "backup")
+	os.Symlink(victim, link)
+	if err := CreateExclusive(link, []byte("EVIL"), 0o644); !errors.Is(err, fs.ErrExist) {
+		t.Fatalf("CreateExclusive over a link = %v, want ErrExist", err)
+	}
+	dangling := filepath.Join(dir, "dangling")
+	os.Symlink(filepath.Join(dir, "created-by-link"), dangling)
+	if err := CreateExclusive(dangling, []byte("EVIL"), 0o644); err == nil {
+		t.Fatal("CreateExclusive wrote through a dangling link")
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "MINE" {
+		t.Fatalf("the link's target now holds %q", b)
+	}
+	if _, err := os.Lstat(filepath.Join(dir, "created-by-link")); err == nil {
+		t.Fatal("a dangling link's target was created")
+	}
+	p := filepath.Join(dir, "new")
+	old := syscall.Umask(0o077)
+	err := CreateExclusive(p, []byte("DATA"), 0o644)
+	syscall.Umask(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := os.Stat(p); st.Mode().Perm() != 0o644 {
+		t.Errorf("mode %v, want exactly 0644", st.Mode().Perm())
+	}
+	if err := CreateExclusive(p, []byte("AGAIN"), 0o644); !errors.Is(err, fs.ErrExist) {
+		t.Fatalf("CreateExclusive over a file = %v", err)
+	}
+}
+
+// BeforeRename's error leaves the file and its folder as they were.
+func TestWriteAtomicBeforeRenameAborts(t *testing.T) {
+	for _, sync := range []bool{false, true} {
+		dir := t.TempDir()
+		p := filepath.Join(dir, "config.json")
+		os.WriteFile(p, []byte("OLD"), 0o600)
+		stop := errors.New("changed")
+		err := WriteAtomic(p, []byte("NEW"), WriteOptions{Perm: 0o600, Sync: sync, BeforeRename: func() error { return stop }})
+		if !errors.Is(err, stop) {
+			t.Fatalf("sync=%v: err %v", sync, err)
+		}
+		if b, _ := os.ReadFile(p); string(b) != "OLD" {
+			t.Fatalf("sync=%v: file %q", sync, b)
+		}
+		if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+			t.Fatalf("sync=%v: left %v", sync, ents)
+		}
 	}
 }

@@ -228,6 +228,46 @@ func usesRoot(content []byte, c *Client) bool {
 	return false
 }
 
+// IsProjectFile reports whether file's path ends in a client's project
+// location (.mcp.json, .vscode/mcp.json, …), whichever project it is in,
+// other than the home folder (~/.cursor/mcp.json is the user's own).
+func IsProjectFile(file, home string) bool {
+	abs, err := filepath.Abs(file)
+	if err != nil {
+		return true // fail closed: treat it as a repository's
+	}
+	slash := filepath.ToSlash(abs)
+	for i := range Clients {
+		for _, l := range Clients[i].Locations {
+			n := len(strings.Split(l.Rel, "/"))
+			if !l.Project() || tailMatch(slash, l.Rel) != n {
+				continue
+			}
+			dir := abs
+			for range n {
+				dir = filepath.Dir(dir)
+			}
+			if home == "" || !sameDir(dir, home) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func sameDir(a, b string) bool {
+	if a == b {
+		return true
+	}
+	ra, err1 := filepath.EvalSymlinks(a)
+	rb, err2 := filepath.EvalSymlinks(b)
+	return err1 == nil && err2 == nil && ra == rb
+}
+
+// UnderDir reports whether file is dir or inside it (lexically, after
+// making both absolute).
+func UnderDir(file, dir string) bool { return underDir(file, dir) }
+
 func underDir(file, dir string) bool {
 	if dir == "" {
 		return false

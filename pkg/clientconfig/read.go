@@ -86,7 +86,12 @@ type Config struct {
 	Path     string
 	Src      []byte // the bytes read
 	Empty    bool   // the file holds nothing but white space
-	Entries  []Entry
+	// Shared: the file sits where a client keeps a project's config
+	// (.mcp.json, .vscode/mcp.json, …), this project's or another's: a
+	// cloned repository can ship it, so its commands are the repository's
+	// choice, not the user's, and it is never written outside its project.
+	Shared  bool
+	Entries []Entry
 }
 
 // MaxConfig caps a client config read: ~/.claude.json keeps per-project
@@ -111,7 +116,7 @@ func Read(path string, c *Client, l Location) (*Config, error) {
 
 // Parse parses src (read from path) as client c's config.
 func Parse(path string, src []byte, c *Client, l Location) (*Config, error) {
-	cfg := &Config{Client: c, Location: l, Path: path, Src: src}
+	cfg := &Config{Client: c, Location: l, Path: path, Src: src, Shared: l.Project()}
 	if len(strings.TrimSpace(strings.TrimPrefix(string(src), "\ufeff"))) == 0 {
 		cfg.Empty = true
 		return cfg, nil

@@ -2,15 +2,11 @@ package clientconfig
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
-	"errors"
 	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/mcpsum/mcpsum/internal/jsonc"
 )
@@ -174,104 +170,6 @@ func writeFile(t *testing.T, p, s string, mode os.FileMode) {
 	}
 }
 
-func TestWriteBackupUndo(t *testing.T) {
-	dir := t.TempDir()
-	p := filepath.Join(dir, ".claude.json")
-	old := "{\"mcpServers\": {\"a\": {\"command\": \"node\"}}}\n"
-	writeFile(t, p, old, 0o600)
-	now := time.Date(2026, 12, 3, 7, 0, 0, 0, time.UTC)
-	backup, err := Write(p, []byte(old), []byte("NEW"), now, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if filepath.Base(backup) != ".claude.json.mcpsum-backup-20261203T070000Z" {
-		t.Errorf("backup name %s", backup)
-	}
-	if b, _ := os.ReadFile(backup); string(b) != old {
-		t.Errorf("backup holds %q", b)
-	}
-	if st, _ := os.Stat(p); st.Mode().Perm() != 0o600 {
-		t.Errorf("mode %v, want 0600 kept", st.Mode().Perm())
-	}
-	if st, _ := os.Stat(backup); st.Mode().Perm() != 0o600 {
-		t.Errorf("backup mode %v, want 0600 like the file", st.Mode().Perm())
-	}
-	// A second write in the same second gets its own backup.
-	b2, err := Write(p, []byte("NEW"), []byte("NEWER"), now, nil)
-	if err != nil || b2 == backup {
-		t.Fatalf("second write: %s, %v", b2, err)
-	}
-	// Undo restores step by step, newest first.
-	if _, err := Undo(p); err != nil {
-		t.Fatal(err)
-	}
-	if b, _ := os.ReadFile(p); string(b) != "NEW" {
-		t.Fatalf("after one undo: %q", b)
-	}
-	// A change after mcpsum's write makes undo refuse.
-	writeFile(t, p, "EDITED BY HAND", 0o600)
-	if _, err := Undo(p); err == nil || !strings.Contains(err.Error(), "changed after mcpsum wrote it") {
-		t.Fatalf("undo after an edit: %v", err)
-	}
-	if b, _ := os.ReadFile(p); string(b) != "EDITED BY HAND" {
-		t.Fatalf("a refused undo changed the file: %q", b)
-	}
-	writeFile(t, p, "NEW", 0o600)
-	if _, err := Undo(p); err != nil {
-		t.Fatal(err)
-	}
-	if b, _ := os.ReadFile(p); string(b) != old {
-		t.Fatalf("after the second undo: %q", b)
-	}
-	if _, err := Undo(p); err == nil || !strings.Contains(err.Error(), "nothing to undo") {
-		t.Fatalf("undo without a backup: %v", err)
-	}
-	leftovers(t, dir, ".claude.json")
-}
-
-// A client that writes the file between mcpsum's read and its rename wins:
-// mcpsum replaces nothing, removes its backup and says so.
-func TestWriteConcurrentWriter(t *testing.T) {
-	dir := t.TempDir()
-	p := filepath.Join(dir, ".claude.json")
-	writeFile(t, p, "OLD", 0o644)
-	_, err := Write(p, []byte("OLD"), []byte("MCPSUM"), time.Now(), func() {
-		writeFile(t, p, "CLIENT", 0o644)
-	})
-	if !errors.Is(err, ErrChanged) || !strings.Contains(err.Error(), "run the same command again") {
-		t.Fatalf("err = %v, want ErrChanged with the next step", err)
-	}
-	if b, _ := os.ReadFile(p); string(b) != "CLIENT" {
-		t.Fatalf("the client's write was clobbered: %q", b)
-	}
-	leftovers(t, dir, ".claude.json")
-	// Read earlier than the current content: refused before anything is written.
-	if _, err := Write(p, []byte("STALE"), []byte("MCPSUM"), time.Now(), nil); !errors.Is(err, ErrChanged) {
-		t.Fatalf("stale read: %v", err)
-	}
-	leftovers(t, dir, ".claude.json")
-}
-
-// A symlinked config (dotfile managers) keeps its link; the target changes.
-func TestWriteFollowsSymlink(t *testing.T) {
-	dir := t.TempDir()
-	target := filepath.Join(dir, "real.json")
-	link := filepath.Join(dir, "link.json")
-	writeFile(t, target, "OLD", 0o644)
-	if err := os.Symlink(target, link); err != nil {
-		t.Skip(err)
-	}
-	if _, err := Write(link, []byte("OLD"), []byte("NEW"), time.Now(), nil); err != nil {
-		t.Fatal(err)
-	}
-	if fi, _ := os.Lstat(link); fi.Mode()&os.ModeSymlink == 0 {
-		t.Fatal("the link was replaced by a file")
-	}
-	if b, _ := os.ReadFile(target); string(b) != "NEW" {
-		t.Fatalf("target holds %q", b)
-	}
-}
-
 // leftovers fails if dir holds anything but want.
 func leftovers(t *testing.T, dir string, want ...string) {
 	t.Helper()
@@ -297,30 +195,5 @@ func TestSpansCoverValues(t *testing.T) {
 	args, _ := ok.Get("args")
 	if got := string(src[args.Elems[0].Start:args.Elems[0].End]); got != `"/srv/ok.js"` {
 		t.Errorf("span %q", got)
-	}
-}
-
-// TestUndoRefusesPlantedBackupLink: a cloned repository ships its config
-// with a "backup" that is a symlink to a private file of the user (and the
-// .sha256 of the config it ships, so the changed-since check passes). Undo
-// must not copy that file into the repository's config.
-func TestUndoRefusesPlantedBackupLink(t *testing.T) {
-	repo, home := t.TempDir(), t.TempDir()
-	secret := filepath.Join(home, "id_ed25519")
-	writeFile(t, secret, "PRIVATE KEY", 0o600)
-	cfg := filepath.Join(repo, ".mcp.json")
-	writeFile(t, cfg, `{"mcpServers": {}}`, 0o644)
-	backup := cfg + backupInfix + "29991231T000000Z"
-	if err := os.Symlink(secret, backup); err != nil {
-		t.Fatal(err)
-	}
-	sum := sha256.Sum256([]byte(`{"mcpServers": {}}`))
-	writeFile(t, backup+".sha256", hex.EncodeToString(sum[:])+"\n", 0o644)
-	_, err := Undo(cfg)
-	if err == nil || !strings.Contains(err.Error(), "is a symbolic link") {
-		t.Fatalf("Undo with a planted backup link = %v", err)
-	}
-	if b, _ := os.ReadFile(cfg); string(b) != `{"mcpServers": {}}` {
-		t.Fatalf("the config now holds %q", b)
 	}
 }

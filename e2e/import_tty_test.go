@@ -1,0 +1,72 @@
+//go:build linux
+
+package e2e
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+// openPty opens a pseudo-terminal pair (Linux's /dev/ptmx): what the user
+// types goes into master, the program reads it from slave.
+func openPty(t *testing.T) (master, slave *os.File) {
+	t.Helper()
+	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR|unix.O_NOCTTY, 0)
+	if err != nil {
+		t.Skipf("no pseudo-terminal here: %v", err)
+	}
+	t.Cleanup(func() { m.Close() })
+	if err := unix.IoctlSetPointerInt(int(m.Fd()), unix.TIOCSPTLCK, 0); err != nil {
+		t.Fatal(err)
+	}
+	n, err := unix.IoctlGetInt(int(m.Fd()), unix.TIOCGPTN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|unix.O_NOCTTY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return m, s
+}
+
+// In a terminal, import --write lists a project config's commands and asks;
+// only "y" starts them.
+func TestImportTrustPromptInATerminal(t *testing.T) {
+	h := newHostileProject(t)
+	marker := filepath.Join(h.home, "ran")
+	h.write(t, ".mcp.json", `{"mcpServers": {"memory": {"command": "sh", "args": ["-c", "touch `+marker+`; exec `+bin.goMemory+`"]}}}`)
+	for _, answer := range []string{"n", "y"} {
+		master, slave := openPty(t)
+		if _, err := master.WriteString(answer + "\n"); err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(bin.mcpsum, "import", "--client", "claude-code", "--write")
+		cmd.Dir, cmd.Env, cmd.Stdin = h.proj, append(os.Environ(), h.env...), slave
+		var stdout, stderr strings.Builder
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		err := cmd.Run()
+		_, ran := os.Stat(marker)
+		if !strings.Contains(stderr.String(), "import will start these commands of the project config .mcp.json") ||
+			!strings.Contains(stderr.String(), "memory (.mcp.json): sh -c") || !strings.Contains(stderr.String(), "start them? [y/N]") {
+			t.Errorf("answer %s: no prompt listing the command:\n%s", answer, stderr.String())
+		}
+		switch answer {
+		case "n":
+			if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 || ran == nil || !strings.Contains(stderr.String(), "not started (you did not answer yes)") {
+				t.Fatalf("answer n: %v, ran %v\n%s%s", err, ran == nil, stdout.String(), stderr.String())
+			}
+		case "y":
+			if err != nil || ran != nil || !strings.Contains(stdout.String(), "wrote .mcp.json") {
+				t.Fatalf("answer y: %v, marker %v\n%s%s", err, ran, stdout.String(), stderr.String())
+			}
+		}
+	}
+}

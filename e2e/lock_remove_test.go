@@ -1,0 +1,71 @@
+package e2e
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// One dead server does not block re-locking the others: they are written,
+// the dead one keeps its entry, lock exits 3 naming it and the two next
+// commands, and the one that removes it works.
+func TestRelockPastADeadServerThenRemoveIt(t *testing.T) {
+	dir := t.TempDir()
+	script := func(name, body string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("#!/bin/sh\n"+body+"\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	script("a.sh", "exec "+bin.goMemory)
+	script("b.sh", "exec "+bin.goSeq)
+	for _, n := range []string{"a", "b"} {
+		if out, stderr, code := mcpsum(t, dir, nil, "lock", "--name", n, "--", "sh", n+".sh"); code != 0 {
+			t.Fatalf("lock %s: exit %d\n%s%s", n, code, out, stderr)
+		}
+	}
+	// a now runs another server (its surface changes); b is dead.
+	script("a.sh", "exec "+bin.goSeq)
+	script("b.sh", "echo 'b: cannot start' >&2; exit 1")
+	before, _ := os.ReadFile(filepath.Join(dir, "mcp.lock"))
+	_, stderr, code := mcpsum(t, dir, nil, "lock")
+	if code != 3 || !strings.Contains(stderr, "lock failed for b (see above)") ||
+		!strings.Contains(stderr, "mcpsum lock --lockfile mcp.lock --name b") || !strings.Contains(stderr, "mcpsum lock --lockfile mcp.lock --remove b") {
+		t.Fatalf("re-lock with a dead server: exit %d, want 3 naming it\n%s", code, stderr)
+	}
+	f, after := readLock(t, dir)
+	if string(after) == string(before) {
+		t.Fatal("the server that locked was not written")
+	}
+	if a, b := f.Servers["a"].Command, f.Servers["b"].Command; len(a) != 2 || len(b) != 2 {
+		t.Fatalf("entries: %v", f.Servers)
+	}
+	if len(f.Servers["a"].Tools) != len(f.Servers["b"].Tools) {
+		t.Errorf("a should now hold the sequential-thinking server's tools (as b's old entry does): a %d tools, b %d tools", len(f.Servers["a"].Tools), len(f.Servers["b"].Tools))
+	}
+	// The two commands the error names: re-lock b once it starts again ...
+	script("b.sh", "exec "+bin.goSeq)
+	if _, stderr, code := mcpsum(t, dir, nil, "lock", "--lockfile", "mcp.lock", "--name", "b"); code != 0 {
+		t.Fatalf("lock --name b once it starts: exit %d\n%s", code, stderr)
+	}
+	// ... or remove it.
+	_, stderr, code = mcpsum(t, dir, nil, "lock", "--lockfile", "mcp.lock", "--remove", "b")
+	if code != 0 || !strings.Contains(stderr, "lock: removed b from mcp.lock") {
+		t.Fatalf("lock --remove b: exit %d\n%s", code, stderr)
+	}
+	f, _ = readLock(t, dir)
+	if _, ok := f.Servers["b"]; ok || len(f.Servers) != 1 {
+		t.Fatalf("after --remove: %v", f.Servers)
+	}
+	if out, stderr, code := mcpsum(t, dir, nil, "verify"); code != 0 {
+		t.Fatalf("verify after the removal: exit %d\n%s%s", code, out, stderr)
+	}
+	_, stderr, code = mcpsum(t, dir, nil, "lock", "--remove", "b")
+	if code != 2 || !strings.Contains(stderr, "no server b in mcp.lock (locked: a)") {
+		t.Errorf("removing a missing entry: exit %d\n%s", code, stderr)
+	}
+	_, stderr, code = mcpsum(t, dir, nil, "lock", "--remove", "a", "--name", "a")
+	if code != 2 || !strings.Contains(stderr, "--remove takes only the entry's name") {
+		t.Errorf("--remove with --name: exit %d\n%s", code, stderr)
+	}
+}
