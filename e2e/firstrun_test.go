@@ -278,3 +278,43 @@ func TestSigningDocOpenSSLKey(t *testing.T) {
 		t.Errorf("a changed lock verified with the key: exit %d\n%s", code, stderr)
 	}
 }
+
+// Ctrl-C during a re-lock of two entries, after one of them finished: lock
+// writes the finished one (a failed server does not hold back the others),
+// and the interruption message says the file was rewritten, not that
+// nothing was written.
+func TestLockInterruptedAfterOneFinished(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "slow.sh")
+	os.WriteFile(script, []byte("#!/bin/sh\nexec "+bin.gosrv+"\n"), 0o755)
+	serverScript(t, dir) // srv.sh: the fast one
+	mustLock(t, dir, nil, "--name", "fast", "--", "sh", "srv.sh")
+	mustLock(t, dir, nil, "--name", "slow", "--", "sh", "slow.sh")
+	serverScript(t, dir, "-desc", "a new release's wording") // its re-lock changes the file
+	os.WriteFile(script, []byte("#!/bin/sh\ntouch started; exec sleep 60\n"), 0o755)
+
+	cmd := exec.Command(bin.mcpsum, "lock")
+	cmd.Dir = dir
+	var stderr syncBuffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for !strings.Contains(stderr.String(), "fast") {
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("the fast server never finished:\n%s", stderr.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	cmd.Process.Signal(syscall.SIGINT)
+	cmd.Wait()
+	out := stderr.String()
+	if !strings.Contains(out, "mcpsum: lock interrupted (interrupt signal received): mcp.lock was rewritten with the servers that finished before it (see 'git diff HEAD -- mcp.lock')") {
+		t.Errorf("lock interrupted after one server finished:\n%s", out)
+	}
+	if _, stderr, code := mcpsum(t, dir, nil, "verify", "--offline"); code != 0 {
+		t.Errorf("the rewritten lock does not verify offline: %d\n%s", code, stderr)
+	}
+}
