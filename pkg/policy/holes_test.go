@@ -75,6 +75,12 @@ func TestPromptRefusesWhatItCannotShow(t *testing.T) {
 		"case twin":    {`{"to":"shown@example","To":"run@evil.example"}`, `"To" is a case variant of "to"`},
 		"duplicate":    {`{"to":"shown@example","to":"run@evil.example"}`, `duplicate member "to"`},
 		"nested twin":  {`{"o":{"id":1,"ID":2}}`, `"ID" is a case variant`},
+		// the user would read two lines "to": which one the server uses
+		// they cannot tell (Greek omicron; Cyrillic a)
+		"look-alike names": {`{"to":"run@evil.example","t\u03bf":"shown@example"}`, `"to" and "t\u03bf" look alike`},
+		"look-alike cased": {`{"amount":1,"\u0430mount":1000}`, `look alike`},
+		// the Kelvin sign folds to K: named escaped, not as a second "K"
+		"kelvin twin": {`{"K":1,"\u212a":2}`, `"\u212a" is a case variant of "K"`},
 	} {
 		v := f.guard.BeforeCall(call("tools/call", "send", `{"name":"send","arguments":`+c.args+`}`, false, ElicitForm))
 		if text := resultText(v); v.Action != Respond || !strings.Contains(text, c.why) || !strings.Contains(text, "mcpsum refused this call") {

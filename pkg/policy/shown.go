@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcpsum/mcpsum/internal/jsonscan"
+	"github.com/mcpsum/mcpsum/internal/lookalike"
 	"github.com/mcpsum/mcpsum/pkg/mcpwire"
 )
 
@@ -52,6 +53,13 @@ func shownArgs(args []byte) (string, error) {
 		return "", fmt.Errorf("%w: its arguments have %d members, more than the %d a prompt can list", ErrUnshowable, len(ms), maxMembers)
 	}
 	sort.Slice(ms, func(a, b int) bool { return ms[a].name < ms[b].name })
+	all := make([]string, len(ms))
+	for k, m := range ms {
+		all[k] = m.name
+	}
+	if c := lookalike.Collisions(all); len(c) > 0 {
+		return "", fmt.Errorf("%w: its argument names %s, so a person cannot tell which value the server uses", ErrUnshowable, strings.Join(c, "; "))
+	}
 	names := 0
 	for _, m := range ms {
 		q := quoteShown(m.name)
