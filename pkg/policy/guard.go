@@ -233,7 +233,7 @@ func (g *Guard) BeforeCall(c *Call) Verdict {
 }
 
 func (g *Guard) binding(c *Call) Binding {
-	return Binding{Method: c.Method, Server: g.cfg.Server, Name: c.Name, ArgsDigest: c.digest, Surface: g.cfg.Surface, Session: g.cfg.Session.ID}
+	return Binding{Method: c.Method, Server: g.cfg.Server, Name: c.Name, ArgsDigest: c.digest, Surface: g.cfg.Surface, Session: g.cfg.Session.ID, Taint: c.state.Epoch}
 }
 
 // retry handles a 2026-07-28 retry that carries the proxy's own requestState.

@@ -159,6 +159,42 @@ func TestApprovalSingleUseAcrossStores(t *testing.T) {
 	}
 }
 
+// An approval spent before `taint reset` is not spent anew once the session
+// is tainted again: the reset does not forget that it was used (another
+// proxy of the session, or a restarted one, would otherwise run it again
+// in the new taint without asking).
+func TestApprovalNotReplayedAfterReset(t *testing.T) {
+	f := newFixture(t, "mail", lockfile.Taint{Sinks: []string{"send"}})
+	f.store.Mark(Session{ID: "s1"}, "web", "fetch")
+	args := `{"to":"a@example.com"}`
+	state, _ := inputRequired(t, f.guard.BeforeCall(modernCall("send", args, "")))
+	other := func() *Guard {
+		key, err := LoadKey(f.dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, _ := OpenAudit(f.dir, 0)
+		t.Cleanup(func() { a.Close() })
+		return NewGuard(Config{Server: "mail", Taint: &lockfile.Taint{Sinks: []string{"send"}}, Surface: "sha256:surface",
+			Session: Session{ID: "s1"}, Store: NewStore(f.dir), Audit: a, Signer: NewSigner(key)})
+	}
+	if v := other().BeforeCall(modernCall("send", args, retry(state, accept))); v.Action != Forward {
+		t.Fatalf("first use: %+v %s", v, v.Result)
+	}
+	if err := f.store.Reset("s1"); err != nil {
+		t.Fatal(err)
+	}
+	f.store.Mark(Session{ID: "s1"}, "web", "fetch") // tainted again
+	if v := other().BeforeCall(modernCall("send", args, retry(state, accept))); v.Action != Respond || !bytes.Contains(v.Result, []byte("reset after the approval")) {
+		t.Errorf("the approval spent before the reset ran again: %+v %s", v, v.Result)
+	}
+	// A new approval in the new taint works.
+	state2, _ := inputRequired(t, f.guard.BeforeCall(modernCall("send", args, "")))
+	if v := other().BeforeCall(modernCall("send", args, retry(state2, accept))); v.Action != Forward {
+		t.Errorf("a new approval after the reset: %+v %s", v, v.Result)
+	}
+}
+
 // "Allow for the rest of this session" lets the same call through without
 // asking again; other arguments, another lock surface or a reset end it.
 func TestSessionGrant(t *testing.T) {
