@@ -59,6 +59,26 @@ func TestPromptShowsEveryName(t *testing.T) {
 	}
 }
 
+// A value that prints like another (an address with a Cyrillic letter) is
+// flagged in the prompt, so the user does not approve "alice@example.com"
+// for a mail to another address.
+func TestPromptFlagsLookalikeValues(t *testing.T) {
+	f := newFixture(t, "mail", lockfile.Taint{Sinks: []string{"send"}})
+	f.store.Mark(Session{ID: "s1"}, "web", "fetch")
+	msg := promptOf(t, f, `{"to":"\u0430lice@example.com","cc":["bоb@example.com"],"body":"hello"}`)
+	for _, want := range []string{
+		`"to": "аlice@example.com"  [LOOK-ALIKE TEXT: mixes scripts Cyrillic and Latin; looks like "alice@example.com"]`,
+		`"cc": [\"bоb@example.com\"]  [LOOK-ALIKE TEXT: mixes scripts Cyrillic and Latin`,
+	} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("prompt lacks %q:\n%s", want, msg)
+		}
+	}
+	if strings.Contains(msg, `"body": "hello"  [`) {
+		t.Errorf("plain text flagged:\n%s", msg)
+	}
+}
+
 // A call that cannot be shown honestly, or whose arguments hold members
 // equal ignoring case, is refused before anyone is asked, saying why.
 func TestPromptRefusesWhatItCannotShow(t *testing.T) {

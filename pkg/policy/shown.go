@@ -80,13 +80,24 @@ func shownArgs(args []byte) (string, error) {
 	for _, m := range ms {
 		v := m.val
 		if s, ok := jsonscan.String([]byte(v)); ok {
-			v = s
-			b.WriteString("\n  " + quoteShown(m.name) + ": " + `"` + shortenMiddle(v, budget) + `"`)
+			b.WriteString("\n  " + quoteShown(m.name) + ": " + `"` + shortenMiddle(s, budget) + `"` + lookalikeNote(s))
 			continue
 		}
-		b.WriteString("\n  " + quoteShown(m.name) + ": " + shortenMiddle(compactJSON(v), budget))
+		v = compactJSON(v)
+		b.WriteString("\n  " + quoteShown(m.name) + ": " + shortenMiddle(v, budget) + lookalikeNote(v))
 	}
 	return b.String(), nil
+}
+
+// lookalikeNote flags a value a person could misread: "\u0430lice@example.com"
+// (Cyrillic a) prints as the address they expect, while the mail goes to
+// another. "" for a value that reads as what it is.
+func lookalikeNote(v string) string {
+	why := lookalike.Check(v)
+	if len(why) == 0 {
+		return ""
+	}
+	return "  [LOOK-ALIKE TEXT: " + strings.Join(why, "; ") + "]"
 }
 
 // quoteShown is s escaped for the prompt, in double quotes.
