@@ -336,3 +336,22 @@ func mustString(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
 }
+
+// A task's result whose creating call the proxy forgot (a steered model
+// created a thousand more tasks to push a source's out) taints the session
+// when any tool is a source: it may be that source's.
+func TestUnknownTaskResultTaints(t *testing.T) {
+	f := newFixture(t, "web", lockfile.Taint{Sources: []string{"fetch"}})
+	if e := f.guard.BeforeResult(&Call{Method: UnknownTaskResult}, []byte(`{"content":[]}`)); e != nil {
+		t.Fatal(e)
+	}
+	if s := f.store.Check("s1"); !s.Tainted() || !strings.Contains(s.Sources[0].Label, "task") {
+		t.Errorf("an unknown task's result did not taint: %+v", s)
+	}
+	// Without a tool source (only resources), a task's result cannot be one.
+	g := newFixture(t, "docs", lockfile.Taint{Sources: []string{lockfile.AllResources}})
+	g.guard.BeforeResult(&Call{Method: UnknownTaskResult}, []byte(`{"content":[]}`))
+	if s := g.store.Check("s1"); s.Tainted() {
+		t.Errorf("tainted without a tool source: %+v", s)
+	}
+}
