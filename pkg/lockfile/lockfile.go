@@ -16,6 +16,7 @@ package lockfile
 import (
 	"crypto/sha256"
 	"encoding/json"
+	"slices"
 
 	"github.com/mcpsum/mcpsum/internal/safeio"
 )
@@ -68,6 +69,12 @@ type Server struct {
 	Policy *Policy // nil when absent; written by the user, never by the server
 
 	Digests Digests
+
+	// LogProof is the C2SP tlog-proof that the transparency log (MCPSUMDB)
+	// held this entry's record when it was locked ("" when not looked up).
+	// Like Policy it is not covered by the digests: verify --offline checks
+	// it against the log's key and the record the entry's digests give.
+	LogProof string
 }
 
 // Era reports "legacy" or "modern" ("modern" iff SupportedVersions != nil).
@@ -91,6 +98,20 @@ type Digests struct {
 type Policy struct {
 	Taint   *Taint
 	Sandbox *Sandbox
+	// Unpinned lists item kinds the reviewer declared data, not definitions
+	// ("resources", "resourceTemplates"; never tools or prompts): they are
+	// kept in the lock as seen at lock time but not compared, and the proxy
+	// serves them live. nil when absent.
+	Unpinned []string
+}
+
+// Unpinnable are the item kinds (their field names) policy.unpinned may list.
+var Unpinnable = []string{"resources", "resourceTemplates"}
+
+// IsUnpinned reports whether the items of field ("resources", …) are
+// declared data in s's policy.
+func (s *Server) IsUnpinned(field string) bool {
+	return s.Policy != nil && slices.Contains(s.Policy.Unpinned, field)
 }
 
 // Taint lists tool names (or the wildcards "resources:*" and "prompts:*").
