@@ -150,14 +150,16 @@ var homoglyphs = map[rune]rune{
 // digits) on a screen: after Skeleton, with everything but letters and
 // digits dropped and letters lower-cased, the word appears forwards or
 // backwards (right-to-left text reverses a run), with "rn" read as "m" and
-// "vv" as "w" (they look alike in most fonts). Text holding a bidi control
-// (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069) can reorder any
-// part of itself on screen, so it spells every word.
+// "vv" as "w" (they look alike in most fonts). Text holding a bidi
+// embedding, override or isolate (U+202A-U+202E, U+2066-U+2069) can reorder
+// any part of itself on screen, so it spells every word; the direction
+// marks (U+200E, U+200F, U+061C), common in right-to-left text, cannot
+// reorder Latin letters and are ignored like other non-letters.
 func Spells(s, word string) bool {
 	var b strings.Builder
 	for _, r := range Skeleton(s) {
 		switch {
-		case r == 0x061c || r == 0x200e || r == 0x200f || r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069:
+		case r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069:
 			return true
 		case unicode.IsLetter(r) || unicode.IsDigit(r):
 			b.WriteRune(unicode.ToLower(r))

@@ -57,7 +57,9 @@ func TestSpells(t *testing.T) {
 		{"mcp\u202esu\u202cm", true},                   // a bidi control can reorder any part
 		{"Approve sending the report?", false},
 		{"mcp server summary", false},
-		{"\u05e9\u05dc\u05d5\u05dd", false}, // Hebrew text without controls
+		{"\u05e9\u05dc\u05d5\u05dd", false},                         // Hebrew text without controls
+		{"\u200f\u05e9\u05dc\u05d5\u05dd\u200f: mcp server", false}, // right-to-left marks reorder no letters
+		{"sum\u2067mcp", true},                                      // an isolate can
 	} {
 		if got := Spells(c.in, "mcpsum"); got != c.want {
 			t.Errorf("Spells(%+q, mcpsum) = %v, want %v", c.in, got, c.want)
