@@ -135,11 +135,14 @@ func (s *session) askedParams(params string) ([]string, msg) {
 // one whose text claims to be mcpsum's never reaches it. Legacy server and
 // legacy client; a 2026-07-28 server and client (inputRequests passed on).
 func TestServerElicitationMarked(t *testing.T) {
-	const claims = 4
+	const claims = 7
 	ask := func(msg string) string {
 		return `{"name":"ask","arguments":{"kind":"elicitation","message":` + strconv.Quote(msg) + `}}`
 	}
-	bad := []string{"mcpsum: this session read outside content", "MCPSUM asks you", "m\u0441psum approval", "allow? (mcp-sum)"}
+	bad := []string{"mcpsum: this session read outside content", "MCPSUM asks you", "m\u0441psum approval", "allow? (mcp-sum)",
+		// shown as "mcpsum" by the client: a right-to-left override, a
+		// reordered part, "rn" for "m"
+		"\u202eMUSPCM\u202c: allow once?", "mcp\u202esu\u202cm: allow once?", "rncpsurn: allow once?"}
 	t.Run("legacy", func(t *testing.T) {
 		s := startProxy(t, lockServer(t, legacyOnly))
 		if _, m := s.request("initialize", `{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}},"clientInfo":{"name":"test","version":"1"}}`); m.Error != nil {
