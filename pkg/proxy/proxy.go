@@ -1,15 +1,3 @@
-// Package proxy is `mcpsum proxy`: it sits between an MCP client (on its own
-// stdin/stdout) and one locked server, serves the client the locked surface,
-// checks the live surface against the lock before any call goes through,
-// forwards calls byte for byte (only ids rewritten), bridges the two protocol
-// eras, and quarantines a server whose definitions drifted.
-//
-// Goroutines: one reads the client, one reads the server, one supervises the
-// server (start, handshake, checks). There are no message queues: each
-// direction writes straight to the other peer under a mutex, so a slow peer
-// blocks the reader feeding it (backpressure) and memory stays bounded by the
-// messages in flight. Requests that arrive while a check runs are held in a
-// bounded list and forwarded in order once it passes.
 package proxy
 
 import (
