@@ -46,10 +46,6 @@ type Options struct {
 // waits when it is reached.
 const maxHeld = 256
 
-// drainWait is how long in-flight requests may still finish after the client
-// closed its input.
-const drainWait = 2 * time.Second
-
 type gateState int
 
 const (
@@ -105,6 +101,7 @@ type Proxy struct {
 	// collide with forwarded ones.
 	nextUp      int64
 	upPending   map[int64]*call  // by the id sent to the server
+	streaming   int              // calls whose long result is being streamed (no longer in upPending)
 	byClient    map[string]int64 // client request id -> upstream id
 	nextDown    int64            // ids of requests sent to the client
 	downPending map[int64]*downReq
@@ -156,14 +153,7 @@ func Run(ctx context.Context, stdin io.Reader, stdout io.Writer, opts Options) e
 	case <-ctx.Done():
 		why = "mcpsum proxy was interrupted"
 	case <-clientGone:
-		why = "the client closed its connection"
-		// Whether the server could be started decides the outcome (exit 3
-		// when it could not), not which goroutine noticed first.
-		select {
-		case <-p.started:
-		case <-time.After(drainWait):
-		}
-		p.drain()
+		why = p.finish(ctx)
 	case <-p.upFailed:
 		why = "the server failed"
 	}
@@ -231,22 +221,6 @@ func newProxy(stdout io.Writer, opts Options) (*Proxy, error) {
 
 func (p *Proxy) logf(format string, a ...any) {
 	fmt.Fprintf(p.log, "mcpsum proxy %q: "+format+"\n", append([]any{p.opts.Name}, a...)...)
-}
-
-// drain lets in-flight and held requests finish for a short while after the
-// client closed its input (a client may close stdin and still read).
-func (p *Proxy) drain() {
-	deadline := time.Now().Add(drainWait)
-	for time.Now().Before(deadline) {
-		p.mu.Lock()
-		busy := p.forwardedInFlight() > 0 || len(p.held) > 0
-		st := p.state
-		p.mu.Unlock()
-		if !busy || st >= gateQuarantined || p.out.failed() != nil {
-			return
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
 }
 
 func (p *Proxy) forwardedInFlight() int {

@@ -132,7 +132,7 @@ func (p *Proxy) watchExit(proc *mcpwire.Process, readerDone <-chan struct{}) {
 }
 
 func (p *Proxy) fromServer(line []byte) {
-	env, id, err := scanEnvelope(line)
+	env, id, err := checkServerLine(line)
 	switch {
 	case err != nil:
 		// Not exactly one JSON-RPC message (two on one line, broken JSON, a
