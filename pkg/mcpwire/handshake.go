@@ -150,11 +150,25 @@ func ParseDiscover(res json.RawMessage) (*Hello, error) {
 // protocol version it asks for, its client capabilities, its clientInfo.
 func InitializeParams() json.RawMessage { return initializeParams(ClientCapabilities(EraLegacy)) }
 
+// InitializeParamsAs is InitializeParams with another clientInfo: the
+// object a client sent (the proxy passes its client's through, so a server
+// sees who uses it, as directly). info that is not a JSON object is ignored.
+func InitializeParamsAs(info json.RawMessage) json.RawMessage {
+	if _, err := jsonscan.Fields(info); err != nil {
+		return InitializeParams()
+	}
+	return initializeParamsInfo(ClientCapabilities(EraLegacy), info)
+}
+
 func initializeParams(caps json.RawMessage) json.RawMessage {
+	return initializeParamsInfo(caps, clientInfo())
+}
+
+func initializeParamsInfo(caps json.RawMessage, info any) json.RawMessage {
 	params, _ := json.Marshal(map[string]any{
 		"protocolVersion": LegacyVersion,
 		"capabilities":    caps,
-		"clientInfo":      clientInfo(),
+		"clientInfo":      info,
 	})
 	return params
 }

@@ -93,13 +93,15 @@ func TestServerCrashMidCall(t *testing.T) {
 	}
 }
 
+// A server that never answers its handshake fails the client's own
+// initialize (its health check) once the handshake timed out within the
+// health window, as a client connecting directly would see it fail.
 func TestServerNeverAnswers(t *testing.T) {
 	e := lockServer(t, legacyOnly)
 	s := startProxy(t, withCommand(t, e, "-never-answer"), func(o *Options) { o.Pin.Timeout = 300 * time.Millisecond })
-	s.initialize() // served from the lock
-	_, m := s.request("tools/call", `{"name":"add","arguments":{"a":1,"b":2}}`)
+	_, m := s.request("initialize", `{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"test","version":"1"}}`)
 	if m.Error == nil || !strings.Contains(m.Error.Message, "no answer within") {
-		t.Fatalf("want a timeout error, got %s %+v", m.Result, m.Error)
+		t.Fatalf("want the handshake's timeout as initialize's error, got %s %+v", m.Result, m.Error)
 	}
 	if err := s.close(); err == nil {
 		t.Error("Run must fail when the server never answered")

@@ -77,6 +77,10 @@ type Proxy struct {
 	started     chan struct{} // closed once the server's start has succeeded or failed
 	upFailed    chan struct{} // closed by fail
 	quarDone    chan struct{} // closed by quarantine
+	handshook   chan struct{} // closed once the server answered its handshake (health.go)
+	born        time.Time     // when the session began
+	healthWG    sync.WaitGroup
+	clientKnown chan struct{} // closed once the client's first request gave its clientInfo (health.go)
 
 	mu   sync.Mutex
 	cond *sync.Cond // signalled when held shrinks or the state changes
@@ -107,6 +111,7 @@ type Proxy struct {
 	downPending map[int64]*downReq
 	waiting     map[string]*hookCall       // client calls waiting for a hook's verdict, by client id
 	listens     map[string]map[string]bool // open subscriptions/listen of a modern client -> its resource URIs
+	listChanged map[string]bool            // those that asked for resourcesListChanged (listchanged.go)
 	upSubs      map[string]bool            // resource URIs subscribed upstream
 	legacySubs  map[string]bool            // a legacy client's resources/subscribe to a 2026-07-28 server
 	bridges     map[string]*bridge         // legacy client calls collecting input, by client id
@@ -121,6 +126,8 @@ type Proxy struct {
 	// (roots.go): the line, its id, and the requestState token asked with.
 	heldRoots, heldRootsID []byte
 	rootsToken             string
+	startup                startupState    // calls held for the server's start-up requests (startup.go)
+	upClientInfo           json.RawMessage // the client's clientInfo, for the upstream initialize (health.go)
 }
 
 // Run serves one client on stdin/stdout until the client goes away, ctx is
@@ -156,6 +163,7 @@ func Run(ctx context.Context, stdin io.Reader, stdout io.Writer, opts Options) e
 		why = p.finish(ctx)
 	case <-p.upFailed:
 		why = "the server failed"
+		p.awaitHealthAnswers()
 	}
 	p.shutdown(why)
 	stopSup()
@@ -190,12 +198,16 @@ func newProxy(stdout io.Writer, opts Options) (*Proxy, error) {
 		started:     make(chan struct{}),
 		upFailed:    make(chan struct{}),
 		quarDone:    make(chan struct{}),
+		handshook:   make(chan struct{}),
+		clientKnown: make(chan struct{}),
+		born:        time.Now(),
 		seenInfo:    map[string]bool{},
 		upPending:   map[int64]*call{},
 		byClient:    map[string]int64{},
 		downPending: map[int64]*downReq{},
 		waiting:     map[string]*hookCall{},
 		listens:     map[string]map[string]bool{},
+		listChanged: map[string]bool{},
 		upSubs:      map[string]bool{},
 		legacySubs:  map[string]bool{},
 		bridges:     map[string]*bridge{},
@@ -243,8 +255,14 @@ func (p *Proxy) shutdown(why string) {
 	proc := p.proc
 	p.cond.Broadcast()
 	p.mu.Unlock()
+	termGrace := p.grace
+	select {
+	case <-p.handshook:
+	default:
+		termGrace = max(termGrace, mcpwire.SilentStopGrace) // it may be installing (mcpwire.SilentStopGrace)
+	}
 	if proc != nil {
-		if err := proc.Stop(p.grace); err != nil {
+		if err := proc.StopTerm(p.grace, termGrace); err != nil {
 			p.logf("%v", err)
 		}
 	}

@@ -59,6 +59,7 @@ func (p *Proxy) supervise(ctx context.Context) {
 	p.mu.Lock()
 	p.hello = h
 	p.mu.Unlock()
+	close(p.handshook)
 	if h.Era == mcpwire.EraModern {
 		p.listenUpstream(h)
 	}
@@ -174,6 +175,9 @@ func (p *Proxy) serverMessage(line []byte, env envelope, id []byte) {
 		select {
 		case p.recheck <- struct{}{}:
 		default:
+		}
+		if p.forwardsListChanged(method) {
+			p.forwardListChanged() // resources declared data (listchanged.go)
 		}
 		return // the client sees the lock, which did not change
 	case "notifications/subscriptions/acknowledged":
