@@ -167,7 +167,7 @@ func (p *Proxy) takeForStream(id []byte) (c *call, drop bool) {
 	u, ok := parseID(id)
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	c = p.upPending[u]
+	c = p.ids.upPending[u]
 	switch {
 	case !ok || c == nil:
 		return nil, true
@@ -175,7 +175,7 @@ func (p *Proxy) takeForStream(id []byte) (c *call, drop bool) {
 		return nil, false
 	}
 	p.dropCall(u, c)
-	p.streaming++ // answered once streamResult has written it (finish waits)
+	p.ids.streaming++ // answered once streamResult has written it (finish waits)
 	return c, false
 }
 
@@ -195,7 +195,7 @@ func (p *Proxy) takeForStream(id []byte) (c *call, drop bool) {
 func (p *Proxy) streamResult(s *streamReader, pre prefix, c *call) error {
 	defer func() {
 		p.mu.Lock()
-		p.streaming--
+		p.ids.streaming--
 		p.mu.Unlock()
 	}()
 	head := s.buf[:s.end]

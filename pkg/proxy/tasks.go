@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 
@@ -229,15 +230,15 @@ func crossCreateResult(c *call, b []byte, result span) ([]byte, error) {
 func (p *Proxy) rememberTask(id string, info CallInfo) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if _, ok := p.tasks[id]; !ok {
-		p.taskOrder = append(p.taskOrder, id)
-		if len(p.taskOrder) > maxTasks {
-			delete(p.tasks, p.taskOrder[0])
-			p.dropTaskInput(p.taskOrder[0])
-			p.taskOrder = p.taskOrder[1:]
+	if _, ok := p.tasks.created[id]; !ok {
+		p.tasks.order = append(p.tasks.order, id)
+		if len(p.tasks.order) > maxTasks {
+			delete(p.tasks.created, p.tasks.order[0])
+			p.dropTaskInput(p.tasks.order[0])
+			p.tasks.order = p.tasks.order[1:]
 		}
 	}
-	p.tasks[id] = info
+	p.tasks.created[id] = info
 }
 
 // taskInfo is the CallInfo of the call that created task id (the result
@@ -245,8 +246,16 @@ func (p *Proxy) rememberTask(id string, info CallInfo) {
 func (p *Proxy) taskInfo(id string, r *request) CallInfo {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if ci, ok := p.tasks[id]; ok {
+	if ci, ok := p.tasks.created[id]; ok {
 		return ci
 	}
 	return callInfo(r, "")
+}
+
+// taskTable are the tasks of this session (guarded by Proxy.mu).
+type taskTable struct {
+	created    map[string]CallInfo           // tasks created through this session -> the creating call
+	order      []string                      // their ids, oldest first
+	inputs     map[string]*taskInput         // legacy tasks whose tasks/result the proxy waits on (taskinput.go)
+	crossWaits map[string]context.CancelFunc // cross-era task requests being answered, by client id (taskops.go)
 }

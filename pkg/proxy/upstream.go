@@ -20,10 +20,10 @@ func (p *Proxy) supervise(ctx context.Context) {
 	proc, cleanup, err := p.start()
 	if err != nil {
 		p.fail(fmt.Errorf("server %q could not be started: %w", p.opts.Name, err))
-		close(p.started)
+		close(p.life.started)
 		return
 	}
-	close(p.started)
+	close(p.life.started)
 	defer cleanup()
 	defer func() {
 		if p.stderrLines != nil {
@@ -31,9 +31,9 @@ func (p *Proxy) supervise(ctx context.Context) {
 		}
 	}()
 	p.mu.Lock()
-	if p.state == gateClosing || p.state == gateFailed {
+	if p.gate.state == gateClosing || p.gate.state == gateFailed {
 		p.mu.Unlock()
-		proc.Stop(p.grace)
+		proc.Stop(p.opts.Grace)
 		return
 	}
 	p.proc = proc
@@ -49,7 +49,7 @@ func (p *Proxy) supervise(ctx context.Context) {
 		p.readServer(proc)
 	}()
 	go p.watchExit(proc, readerDone)
-	defer proc.Stop(p.grace) // quarantine or shutdown already stopped it; this only waits
+	defer proc.Stop(p.opts.Grace) // quarantine or shutdown already stopped it; this only waits
 
 	h, err := p.handshake(ctx)
 	if err != nil {
@@ -59,7 +59,7 @@ func (p *Proxy) supervise(ctx context.Context) {
 	p.mu.Lock()
 	p.hello = h
 	p.mu.Unlock()
-	close(p.handshook)
+	close(p.life.handshook)
 	if h.Era == mcpwire.EraModern {
 		p.listenUpstream(h)
 	}
@@ -69,11 +69,11 @@ func (p *Proxy) supervise(ctx context.Context) {
 		select {
 		case <-ctx.Done():
 			return
-		case <-p.upFailed:
+		case <-p.life.upFailed:
 			return
-		case <-p.quarDone:
+		case <-p.life.quarDone:
 			return
-		case <-p.recheck:
+		case <-p.life.recheck:
 		}
 	}
 }
@@ -173,7 +173,7 @@ func (p *Proxy) serverMessage(line []byte, env envelope, id []byte) {
 		return
 	case "notifications/tools/list_changed", "notifications/prompts/list_changed", "notifications/resources/list_changed":
 		select {
-		case p.recheck <- struct{}{}:
+		case p.life.recheck <- struct{}{}:
 		default:
 		}
 		if p.forwardsListChanged(method) {
@@ -184,14 +184,14 @@ func (p *Proxy) serverMessage(line []byte, env envelope, id []byte) {
 		return // the proxy's own listen stream
 	}
 	p.mu.Lock()
-	st := p.state
-	if st == gateChecking && p.downOpen {
+	st := p.gate.state
+	if st == gateChecking && p.gate.downOpen {
 		st = gateOpen // the check passed; held calls are being forwarded
 	}
 	if st == gateChecking {
-		if len(p.heldDown) < maxHeldDown && p.heldDownBytes+len(line) <= maxHeldDownBytes {
-			p.heldDown = append(p.heldDown, append([]byte(nil), line...))
-			p.heldDownBytes += len(line)
+		if len(p.gate.heldDown) < maxHeldDown && p.gate.heldDownBytes+len(line) <= maxHeldDownBytes {
+			p.gate.heldDown = append(p.gate.heldDown, append([]byte(nil), line...))
+			p.gate.heldDownBytes += len(line)
 			p.mu.Unlock()
 			return
 		}
@@ -234,12 +234,12 @@ func (p *Proxy) upWriter() *lineWriter {
 func (p *Proxy) releaseHeldDown(pass bool) {
 	for {
 		p.mu.Lock()
-		held := p.heldDown
-		p.heldDown, p.heldDownBytes = nil, 0
-		st := p.state
+		held := p.gate.heldDown
+		p.gate.heldDown, p.gate.heldDownBytes = nil, 0
+		st := p.gate.state
 		if len(held) == 0 {
 			if pass && st == gateChecking {
-				p.downOpen = true
+				p.gate.downOpen = true
 			}
 			p.mu.Unlock()
 			return
@@ -274,18 +274,18 @@ func (p *Proxy) deliverServerMessage(line []byte, env envelope, id []byte, metho
 func (p *Proxy) Call(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
 	ch := make(chan ownReply, 1)
 	p.mu.Lock()
-	if p.state >= gateQuarantined {
+	if p.gate.state >= gateQuarantined {
 		p.mu.Unlock()
 		return nil, fmt.Errorf("%s: %w", method, mcpwire.ErrClosed)
 	}
-	p.nextUp++
-	u := p.nextUp
-	p.upPending[u] = &call{own: ch, method: method}
+	p.ids.nextUp++
+	u := p.ids.nextUp
+	p.ids.upPending[u] = &call{own: ch, method: method}
 	up := p.up
 	p.mu.Unlock()
 	forget := func() {
 		p.mu.Lock()
-		delete(p.upPending, u)
+		delete(p.ids.upPending, u)
 		p.mu.Unlock()
 	}
 	if err := up.write(requestLine(itoa(u), method, params)); err != nil {
