@@ -64,7 +64,7 @@ func (p *Proxy) register(r *request) int64 {
 	return u
 }
 
-func (p *Proxy) sendUp(up *lineWriter, r *request, u int64) {
+func (p *Proxy) sendUp(up upstream, r *request, u int64) {
 	parts := p.upstreamParts(r, u, nil)
 	up.write(parts...) // a failed write surfaces as the server's exit on its reader
 }
@@ -142,14 +142,14 @@ func (p *Proxy) quarantineWith(reason string, findings []lockfile.Finding) {
 	}
 	p.gate.state = gateQuarantined
 	p.gate.quarantine = q
-	proc := p.proc
+	up := p.up
 	p.mu.Unlock()
 	close(p.life.quarDone)
 	p.releaseHeldDown(false) // refused and dropped
 	p.logf("QUARANTINED: %s; every request now gets error %d; run %s", reason, CodeQuarantined, q.Next)
 	p.failWaiting(q.rpc())
-	if proc != nil {
-		go proc.Stop(p.opts.Grace)
+	if up != nil {
+		go up.stop(p.opts.Grace, p.opts.Grace)
 	}
 }
 

@@ -68,8 +68,7 @@ type Proxy struct {
 	out    *lineWriter // to the client
 	log    io.Writer
 
-	up    *lineWriter // to the server; nil until started
-	proc  *mcpwire.Process
+	up    upstream // the server; nil until started
 	hello *mcpwire.Hello
 	// stderrLines escapes the server's stderr into the log.
 	stderrLines *escapedLines
@@ -217,7 +216,7 @@ func (p *Proxy) shutdown(why string) {
 	if p.gate.state != gateQuarantined && p.gate.state != gateFailed {
 		p.gate.state = gateClosing
 	}
-	proc := p.proc
+	up := p.up
 	p.cond.Broadcast()
 	p.mu.Unlock()
 	termGrace := p.opts.Grace
@@ -226,8 +225,8 @@ func (p *Proxy) shutdown(why string) {
 	default:
 		termGrace = max(termGrace, mcpwire.SilentStopGrace) // it may be installing (mcpwire.SilentStopGrace)
 	}
-	if proc != nil {
-		if err := proc.StopTerm(p.opts.Grace, termGrace); err != nil {
+	if up != nil {
+		if err := up.stop(p.opts.Grace, termGrace); err != nil {
 			p.logf("%v", err)
 		}
 	}

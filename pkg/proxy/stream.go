@@ -28,10 +28,6 @@ const window = 256 << 10
 // keepAcc is the largest collect buffer kept between long lines.
 const keepAcc = 4 << 20
 
-// rawStdout is implemented by an mcpwire.Process that exposes its stdout as a
-// plain reader (the streaming path); without it the proxy reads lines.
-type rawStdout interface{ RawStdout() io.Reader }
-
 // streamReader frames the server's stdout.
 type streamReader struct {
 	r          io.Reader

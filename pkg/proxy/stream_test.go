@@ -183,7 +183,7 @@ func BenchmarkSmallResponse(b *testing.B) {
 func BenchmarkForwardCall(b *testing.B) {
 	p, _ := framingProxy(b, lockfile.EraLegacy)
 	p.srv.tools["add"] = true
-	p.client.legacy, p.gate.state, p.up = true, gateOpen, newLineWriter(io.Discard)
+	p.client.legacy, p.gate.state, p.up = true, gateOpen, &stdioUpstream{lineWriter: newLineWriter(io.Discard)} // written to only
 	line := []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2}}}`)
 	b.ReportAllocs()
 	for b.Loop() {

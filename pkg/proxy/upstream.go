@@ -36,20 +36,16 @@ func (p *Proxy) supervise(ctx context.Context) {
 		proc.Stop(p.opts.Grace)
 		return
 	}
-	p.proc = proc
-	p.up = newLineWriter(proc.Stdin)
+	up := newStdioUpstream(proc)
+	p.up = up
 	p.mu.Unlock()
 	readerDone := make(chan struct{})
 	go func() {
 		defer close(readerDone)
-		if rs, ok := any(proc).(rawStdout); ok {
-			p.serverEnded(proc, p.readServerStream(rs.RawStdout(), p.opts.Pin.MaxLine))
-			return
-		}
-		p.readServer(proc)
+		p.serverEnded(up, p.readServerStream(up.messages(), p.opts.Pin.MaxLine))
 	}()
-	go p.watchExit(proc, readerDone)
-	defer proc.Stop(p.opts.Grace) // quarantine or shutdown already stopped it; this only waits
+	go p.watchExit(up, readerDone)
+	defer up.stop(p.opts.Grace, p.opts.Grace) // quarantine or shutdown already stopped it; this only waits
 
 	h, err := p.handshake(ctx)
 	if err != nil {
@@ -88,27 +84,15 @@ func (p *Proxy) start() (*mcpwire.Process, func(), error) {
 	return pin.Start(p.opts.Name, p.opts.Entry, po)
 }
 
-// readServer reads the server's stdout line by line until it ends (when
-// the process does not expose its raw stdout for streaming).
-func (p *Proxy) readServer(proc *mcpwire.Process) {
-	for {
-		line, err := proc.Stdout.Next()
-		if err != nil {
-			p.serverEnded(proc, err)
-			return
-		}
-		p.fromServer(line)
-	}
-}
-
-func (p *Proxy) serverEnded(proc *mcpwire.Process, err error) {
+// serverEnded fails the session with why the server's messages ended.
+func (p *Proxy) serverEnded(up upstream, err error) {
 	switch {
 	case errors.Is(err, mcpwire.ErrLineTooLong):
 		p.fail(fmt.Errorf("server %q: %w", p.opts.Name, err))
 	case errors.Is(err, io.EOF) || errors.Is(err, os.ErrClosed):
 		select {
-		case <-proc.Done():
-			p.fail(proc.ExitError())
+		case <-up.exited():
+			p.fail(up.exitError())
 		case <-time.After(2 * time.Second):
 			p.fail(fmt.Errorf("server %q closed its stdout but is still running", p.opts.Name))
 		}
@@ -119,16 +103,16 @@ func (p *Proxy) serverEnded(proc *mcpwire.Process, err error) {
 
 // watchExit fails the session when the server exited but something else (a
 // grandchild) keeps its stdout open.
-func (p *Proxy) watchExit(proc *mcpwire.Process, readerDone <-chan struct{}) {
+func (p *Proxy) watchExit(up upstream, readerDone <-chan struct{}) {
 	select {
 	case <-readerDone:
 		return
-	case <-proc.Done():
+	case <-up.exited():
 	}
 	select {
 	case <-readerDone:
 	case <-time.After(time.Second):
-		p.fail(proc.ExitError())
+		p.fail(up.exitError())
 	}
 }
 
@@ -222,7 +206,7 @@ func (p *Proxy) refuseServerRequest(id []byte, method string, st gateState) {
 	}
 }
 
-func (p *Proxy) upWriter() *lineWriter {
+func (p *Proxy) upWriter() upstream {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.up
@@ -315,8 +299,8 @@ func (p *Proxy) Call(ctx context.Context, method string, params json.RawMessage)
 		forget()
 		e := &mcpwire.TimeoutError{Method: method, After: timeout, StartTimeout: p.opts.Pin.StartTimeout}
 		p.mu.Lock()
-		if p.proc != nil {
-			e.Stderr = p.proc.StderrTail()
+		if p.up != nil {
+			e.Stderr = p.up.stderrTail()
 		}
 		p.mu.Unlock()
 		return nil, e
