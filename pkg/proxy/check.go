@@ -90,9 +90,7 @@ func (p *Proxy) listenUpstream(h *mcpwire.Hello) {
 		"notifications": map[string]bool{"toolsListChanged": true, "promptsListChanged": true, "resourcesListChanged": true},
 	})
 	p.mu.Lock()
-	p.ids.nextUp++
-	u := p.ids.nextUp
-	p.ids.upPending[u] = &call{own: make(chan ownReply, 1), method: "subscriptions/listen"}
+	u := p.ids.own(&call{own: make(chan ownReply, 1), method: "subscriptions/listen"})
 	up := p.up
 	p.mu.Unlock()
 	up.write(requestLine(itoa(u), "subscriptions/listen", params))

@@ -127,7 +127,7 @@ func (p *Proxy) cancelFromClient(line []byte, rid span) {
 	var c *call
 	if ok {
 		c = p.ids.upPending[u]
-		p.dropCall(u, c)
+		p.ids.drop(u, c)
 	}
 	up := p.up
 	p.mu.Unlock()
@@ -137,23 +137,6 @@ func (p *Proxy) cancelFromClient(line []byte, rid span) {
 	p.cancelBridge(c)
 	parts := splice(line, rid, strconv.AppendInt(nil, u, 10))
 	up.write(parts[0], parts[1], parts[2])
-}
-
-// dropCall forgets a pending call (p.mu held).
-func (p *Proxy) dropCall(u int64, c *call) {
-	if c == nil {
-		return
-	}
-	delete(p.ids.upPending, u)
-	if c.own == nil {
-		if p.ids.byClient[string(c.clientID)] == u {
-			delete(p.ids.byClient, string(c.clientID))
-		}
-		if c.logLevel {
-			p.ids.logWanted--
-		}
-		c.cancelled = true
-	}
 }
 
 // clientResponse routes the client's answer to a request the proxy sent it.

@@ -43,8 +43,6 @@ func (p *Proxy) submit(r *request) {
 
 // register records a forwarded request and returns its upstream id (p.mu held).
 func (p *Proxy) register(r *request) int64 {
-	p.ids.nextUp++
-	u := p.ids.nextUp
 	c := &call{clientID: r.id, method: r.method, logLevel: r.logLevel, modern: r.modern, info: r.info, task: r.task}
 	if r.resultInfo != nil {
 		c.info = *r.resultInfo
@@ -56,12 +54,7 @@ func (p *Proxy) register(r *request) int64 {
 		mf, _, _ := fields(r.line, r.meta, mcpwire.MetaClientCapabilities)
 		c.caps = append([]byte(nil), mf[0].of(r.line)...)
 	}
-	p.ids.upPending[u] = c
-	p.ids.byClient[string(r.id)] = u
-	if r.logLevel {
-		p.ids.logWanted++
-	}
-	return u
+	return p.ids.forward(c)
 }
 
 func (p *Proxy) sendUp(up upstream, r *request, u int64) {

@@ -32,18 +32,17 @@ func (hc *hookCall) AskClient(method string, params json.RawMessage, done func(j
 		p.mu.Unlock()
 		return errors.New("the call was cancelled")
 	}
-	p.ids.nextDown++
-	d := p.ids.nextDown
-	if hc.asks == nil {
-		hc.asks = map[int64]bool{}
-	}
-	hc.asks[d] = true
-	p.ids.downPending[d] = &downReq{method: method, hook: func(res json.RawMessage, e *CallError) {
+	var d int64
+	d = p.ids.ask(&downReq{method: method, hook: func(res json.RawMessage, e *CallError) {
 		p.mu.Lock()
 		delete(hc.asks, d)
 		p.mu.Unlock()
 		done(res, e)
-	}}
+	}})
+	if hc.asks == nil {
+		hc.asks = map[int64]bool{}
+	}
+	hc.asks[d] = true
 	p.mu.Unlock()
 	if err := p.out.write(requestLine(itoa(d), method, params)); err != nil {
 		p.mu.Lock()

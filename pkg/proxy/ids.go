@@ -17,3 +17,57 @@ type idMap struct {
 func newIDMap() idMap {
 	return idMap{upPending: map[int64]*call{}, byClient: map[string]int64{}, downPending: map[int64]*downReq{}}
 }
+
+// own records one of the proxy's own requests to the server and returns
+// its id.
+func (m *idMap) own(c *call) int64 {
+	m.nextUp++
+	m.upPending[m.nextUp] = c
+	return m.nextUp
+}
+
+// forward records a client's call forwarded to the server and returns the
+// id the server sees.
+func (m *idMap) forward(c *call) int64 {
+	u := m.own(c)
+	m.byClient[string(c.clientID)] = u
+	if c.logLevel {
+		m.logWanted++
+	}
+	return u
+}
+
+// ask records a request the proxy sends the client and returns its id.
+func (m *idMap) ask(r *downReq) int64 {
+	m.nextDown++
+	m.downPending[m.nextDown] = r
+	return m.nextDown
+}
+
+// drop forgets a pending call.
+func (m *idMap) drop(u int64, c *call) {
+	if c == nil {
+		return
+	}
+	delete(m.upPending, u)
+	if c.own == nil {
+		if m.byClient[string(c.clientID)] == u {
+			delete(m.byClient, string(c.clientID))
+		}
+		if c.logLevel {
+			m.logWanted--
+		}
+		c.cancelled = true
+	}
+}
+
+// inFlight counts the client's calls forwarded and not answered yet.
+func (m *idMap) inFlight() int {
+	n := 0
+	for _, c := range m.upPending {
+		if c.own == nil && !c.cancelled {
+			n++
+		}
+	}
+	return n
+}

@@ -119,9 +119,7 @@ func (p *Proxy) bridgeResult(c *call, line []byte, env envelope) bool {
 	}
 	var lines [][]byte
 	for _, a := range asks {
-		p.ids.nextDown++
-		d := p.ids.nextDown
-		p.ids.downPending[d] = &downReq{bridge: b, key: a.key, method: a.method}
+		d := p.ids.ask(&downReq{bridge: b, key: a.key, method: a.method})
 		b.waiting[d] = true
 		lines = append(lines, requestLine(itoa(d), a.method, a.params))
 	}
@@ -193,11 +191,8 @@ func (p *Proxy) bridgeRetry(b *bridge) {
 		p.replyErr(b.c.clientID, e)
 		return
 	}
-	p.ids.nextUp++
-	u := p.ids.nextUp
 	c := &call{clientID: b.c.clientID, method: b.c.method, req: b.c.req, rounds: b.c.rounds + 1, modern: b.c.modern, info: b.c.info, task: b.c.task}
-	p.ids.upPending[u] = c
-	p.ids.byClient[string(c.clientID)] = u
+	u := p.ids.forward(c)
 	up := p.up
 	p.mu.Unlock()
 	up.write(p.upstreamParts(c.req, u, extra)...)
@@ -333,7 +328,7 @@ func (p *Proxy) bridgeRetryFromClient(r *request, stateSp, respSp span) bool {
 	}
 	parked := c.parked
 	if parked != nil && next == nil {
-		p.dropCall(u, c)
+		p.ids.drop(u, c)
 	}
 	up := p.up
 	p.mu.Unlock()

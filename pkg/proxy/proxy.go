@@ -199,16 +199,6 @@ func (p *Proxy) logf(format string, a ...any) {
 	fmt.Fprintf(p.log, "mcpsum proxy %q: "+format+"\n", append([]any{p.opts.Name}, a...)...)
 }
 
-func (p *Proxy) forwardedInFlight() int {
-	n := 0
-	for _, c := range p.ids.upPending {
-		if c.own == nil && !c.cancelled {
-			n++
-		}
-	}
-	return n
-}
-
 // shutdown stops the server's process group and answers every request still
 // waiting with an error.
 func (p *Proxy) shutdown(why string) {
@@ -257,7 +247,7 @@ func (p *Proxy) failWaiting(e *rpcError) {
 		} else if !c.cancelled {
 			ids = append(ids, c.clientID)
 		}
-		p.dropCall(u, c)
+		p.ids.drop(u, c)
 	}
 	p.cond.Broadcast()
 	p.mu.Unlock()

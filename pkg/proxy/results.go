@@ -21,7 +21,7 @@ func (p *Proxy) serverResponse(line []byte, env envelope, id []byte) {
 			p.mu.Unlock()
 			return
 		}
-		p.dropCall(u, c)
+		p.ids.drop(u, c)
 		c.cancelled = false
 	}
 	p.mu.Unlock()

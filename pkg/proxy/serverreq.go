@@ -129,9 +129,7 @@ func (p *Proxy) serverRequestAt(line []byte, env envelope, id []byte, method str
 			p.refuseUndeclared(id, method, need)
 			return
 		}
-		p.ids.nextDown++
-		d := p.ids.nextDown
-		p.ids.downPending[d] = &downReq{upID: append([]byte(nil), id...), method: method}
+		d := p.ids.ask(&downReq{upID: append([]byte(nil), id...), method: method})
 		if startup || p.isStartupAsk() {
 			p.startupAsk(d)
 		}

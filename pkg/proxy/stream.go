@@ -170,7 +170,7 @@ func (p *Proxy) takeForStream(id []byte) (c *call, drop bool) {
 	case c.own != nil || c.upReq != nil:
 		return nil, false
 	}
-	p.dropCall(u, c)
+	p.ids.drop(u, c)
 	p.ids.streaming++ // answered once streamResult has written it (finish waits)
 	return c, false
 }

@@ -75,9 +75,7 @@ func (p *Proxy) syncSubscriptions() {
 	}
 	var lines [][]byte
 	for _, u := range todo {
-		p.ids.nextUp++
-		id := itoa(p.ids.nextUp)
-		p.ids.upPending[p.ids.nextUp] = &call{own: make(chan ownReply, 1), method: "resources/subscribe"}
+		id := itoa(p.ids.own(&call{own: make(chan ownReply, 1), method: "resources/subscribe"}))
 		if h.Era == lockfile.EraModern {
 			params := mustJSON(map[string]any{"_meta": mcpwire.Meta(h), "notifications": map[string][]string{"resourceSubscriptions": {u}}})
 			lines = append(lines, requestLine(id, "subscriptions/listen", params))

@@ -95,9 +95,7 @@ func (p *Proxy) askLegacyClient(ctx context.Context, method string, params []byt
 		}
 		return nil, &rpcError{Code: mcpwire.CodeMethodNotFound, Message: fmt.Sprintf("the client did not declare the %s capability, so the proxy cannot ask it %q; cancel the task with tasks/cancel", need, method)}
 	}
-	p.ids.nextDown++
-	d := p.ids.nextDown
-	p.ids.downPending[d] = &downReq{method: method, hook: func(res json.RawMessage, e *CallError) { ch <- answer{res, e} }}
+	d := p.ids.ask(&downReq{method: method, hook: func(res json.RawMessage, e *CallError) { ch <- answer{res, e} }})
 	p.mu.Unlock()
 	if err := p.out.write(requestLine(itoa(d), method, params)); err != nil {
 		p.mu.Lock()

@@ -262,9 +262,7 @@ func (p *Proxy) Call(ctx context.Context, method string, params json.RawMessage)
 		p.mu.Unlock()
 		return nil, fmt.Errorf("%s: %w", method, mcpwire.ErrClosed)
 	}
-	p.ids.nextUp++
-	u := p.ids.nextUp
-	p.ids.upPending[u] = &call{own: ch, method: method}
+	u := p.ids.own(&call{own: ch, method: method})
 	up := p.up
 	p.mu.Unlock()
 	forget := func() {
