@@ -58,21 +58,7 @@ func (p *Proxy) syncSubscriptions() {
 		return
 	}
 	h, up := p.hello, p.up
-	var todo []string
-	want := func(u string) {
-		if !p.subs.upSubs[u] {
-			p.subs.upSubs[u] = true
-			todo = append(todo, u)
-		}
-	}
-	for _, uris := range p.subs.listens {
-		for u := range uris {
-			want(u)
-		}
-	}
-	for u := range p.subs.legacySubs {
-		want(u)
-	}
+	todo := p.subs.unsubscribed()
 	var lines [][]byte
 	for _, u := range todo {
 		id := itoa(p.ids.own(&call{own: make(chan ownReply, 1), method: "resources/subscribe"}))
@@ -153,4 +139,25 @@ type subscriptions struct {
 	listChanged map[string]bool            // those that asked for resourcesListChanged (listchanged.go)
 	upSubs      map[string]bool            // resource URIs subscribed upstream
 	legacySubs  map[string]bool            // a legacy client's resources/subscribe to a 2026-07-28 server
+}
+
+// unsubscribed returns the URIs a client subscribed to that the server is
+// not subscribed to yet, and counts them as subscribed upstream from now.
+func (s *subscriptions) unsubscribed() []string {
+	var todo []string
+	want := func(u string) {
+		if !s.upSubs[u] {
+			s.upSubs[u] = true
+			todo = append(todo, u)
+		}
+	}
+	for _, uris := range s.listens {
+		for u := range uris {
+			want(u)
+		}
+	}
+	for u := range s.legacySubs {
+		want(u)
+	}
+	return todo
 }

@@ -202,11 +202,10 @@ func (p *Proxy) updateTask(r *request, id string) ([]byte, *rpcError) {
 // dropTaskInput forgets the proxy's tasks/result of task id (p.mu held);
 // the server's requests for it still open are answered with an error.
 func (p *Proxy) dropTaskInput(id string) {
-	ti := p.tasks.inputs[id]
+	ti := p.tasks.takeInput(id)
 	if ti == nil {
 		return
 	}
-	delete(p.tasks.inputs, id)
 	reqs := ti.reqs
 	ti.reqs = nil
 	if len(reqs) == 0 || p.up == nil {

@@ -230,23 +230,18 @@ func crossCreateResult(c *call, b []byte, result span) ([]byte, error) {
 func (p *Proxy) rememberTask(id string, info CallInfo) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if _, ok := p.tasks.created[id]; !ok {
-		p.tasks.order = append(p.tasks.order, id)
-		if len(p.tasks.order) > maxTasks {
-			delete(p.tasks.created, p.tasks.order[0])
-			p.dropTaskInput(p.tasks.order[0])
-			p.tasks.order = p.tasks.order[1:]
-		}
+	if old, ok := p.tasks.remember(id, info); ok {
+		p.dropTaskInput(old)
 	}
-	p.tasks.created[id] = info
 }
 
 // taskInfo is the CallInfo of the call that created task id (the result
 // hooks see a task's final result as that call's result).
 func (p *Proxy) taskInfo(id string, r *request) CallInfo {
 	p.mu.Lock()
-	defer p.mu.Unlock()
-	if ci, ok := p.tasks.created[id]; ok {
+	ci, ok := p.tasks.created[id]
+	p.mu.Unlock()
+	if ok {
 		return ci
 	}
 	return callInfo(r, "")
@@ -258,4 +253,26 @@ type taskTable struct {
 	order      []string                      // their ids, oldest first
 	inputs     map[string]*taskInput         // legacy tasks whose tasks/result the proxy waits on (taskinput.go)
 	crossWaits map[string]context.CancelFunc // cross-era task requests being answered, by client id (taskops.go)
+}
+
+// remember records task id as created by the call info describes; past
+// maxTasks it forgets the oldest, and returns its id (evicted).
+func (t *taskTable) remember(id string, info CallInfo) (evicted string, ok bool) {
+	if _, known := t.created[id]; !known {
+		t.order = append(t.order, id)
+		if len(t.order) > maxTasks {
+			evicted, ok = t.order[0], true
+			delete(t.created, evicted)
+			t.order = t.order[1:]
+		}
+	}
+	t.created[id] = info
+	return evicted, ok
+}
+
+// takeInput removes and returns the input wait of task id (nil if none).
+func (t *taskTable) takeInput(id string) *taskInput {
+	ti := t.inputs[id]
+	delete(t.inputs, id)
+	return ti
 }
