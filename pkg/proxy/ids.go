@@ -71,3 +71,27 @@ func (m *idMap) inFlight() int {
 	}
 	return n
 }
+
+// failAll ends every call waiting for the server: the proxy's own get e,
+// the client's forwarded ones are returned (their client ids) to be
+// answered; the hooks' questions to the client are taken out and returned.
+func (m *idMap) failAll(e *rpcError) (clientIDs [][]byte, asks []*downReq) {
+	for d, r := range m.downPending {
+		if r.hook != nil {
+			asks = append(asks, r)
+			delete(m.downPending, d)
+		}
+	}
+	for u, c := range m.upPending {
+		if c.own != nil {
+			select {
+			case c.own <- ownReply{err: e}:
+			default:
+			}
+		} else if !c.cancelled {
+			clientIDs = append(clientIDs, c.clientID)
+		}
+		m.drop(u, c)
+	}
+	return clientIDs, asks
+}

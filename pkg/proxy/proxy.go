@@ -231,24 +231,8 @@ func (p *Proxy) failWaiting(e *rpcError) {
 		ids = append(ids, r.id)
 	}
 	p.gate.held = nil
-	var asks []*downReq
-	for d, r := range p.ids.downPending {
-		if r.hook != nil {
-			asks = append(asks, r)
-			delete(p.ids.downPending, d)
-		}
-	}
-	for u, c := range p.ids.upPending {
-		if c.own != nil {
-			select {
-			case c.own <- ownReply{err: e}:
-			default:
-			}
-		} else if !c.cancelled {
-			ids = append(ids, c.clientID)
-		}
-		p.ids.drop(u, c)
-	}
+	forwarded, asks := p.ids.failAll(e)
+	ids = append(ids, forwarded...)
 	p.cond.Broadcast()
 	p.mu.Unlock()
 	for _, r := range asks {
