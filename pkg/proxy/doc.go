@@ -6,11 +6,13 @@
 //
 // It owns one session: the client's side (downstream.go, clientmsg.go), the
 // gate that holds calls while a surface check runs (gate.go, check.go), the
-// ids it allocates on both sides, the era bridge (bridge.go, mrtr.go,
-// elicitmark.go), roots, subscriptions and tasks across eras, the hooks a
-// policy plugs into (hooks.go), and the upstream: the locked server as a
-// process on stdio (upstream.go), reached through pin. The served surface is
-// built from the lock entry alone (serve.go).
+// ids it allocates on both sides (ids.go), the era bridge (bridge.go,
+// mrtr.go, elicitmark.go), roots, subscriptions and tasks across eras, the
+// hooks a policy plugs into (hooks.go), and the upstream seam (seam.go): the
+// core talks to an upstream, today the locked command on stdio started
+// through pin and supervised by upstream.go. The served surface is built
+// from the lock entry alone (serve.go). docs/proxy.md ("Architecture") says
+// what each part owns.
 //
 // Goroutines: one reads the client, one reads the server, one supervises the
 // server (start, handshake, checks). Each direction writes straight to the

@@ -56,8 +56,8 @@ const (
 )
 
 // Proxy is one proxy session: the core that owns the two peers, the gate
-// and the parts. The parts are guarded by mu (their methods say so) and
-// each owns its own maps.
+// and the parts. Each part owns its maps; all of them are guarded by mu
+// (their methods are called with it held).
 type Proxy struct {
 	opts  Options // Grace defaulted
 	hooks Hooks
@@ -87,7 +87,8 @@ type Proxy struct {
 	tasks   taskTable
 }
 
-// lifecycle are the session's events, each a channel closed once.
+// lifecycle are the session's events (channels closed once, and recheck,
+// which a list_changed fills) and the health checks' clock.
 type lifecycle struct {
 	recheck  chan struct{} // a list_changed asks for a new check
 	started  chan struct{} // closed once the server's start has succeeded or failed
