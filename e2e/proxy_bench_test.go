@@ -40,6 +40,15 @@ func TestProxyPerformance(t *testing.T) {
 		{"proxy", []string{bin.mcpsum, "proxy", "--lockfile", lock, "--name", "s"}},
 		{"lean", []string{proxyBins.lean, lock, "s"}},
 	}
+	// MCPSUM_BENCH_BASELINE names an mcpsum built from another commit: its
+	// proxy runs interleaved with this one, for a before/after ratio.
+	base := os.Getenv("MCPSUM_BENCH_BASELINE")
+	if base != "" {
+		modes = append(modes, struct {
+			name string
+			argv []string
+		}{"baseline", []string{base, "proxy", "--lockfile", lock, "--name", "s"}})
+	}
 	const rounds, small, big = 5, 400, 4
 	const bigBytes = 8 << 20
 	lat := map[string][]time.Duration{}
@@ -82,13 +91,21 @@ func TestProxyPerformance(t *testing.T) {
 	fmt.Fprintf(&b, "small-call p50: proxy/relay %.2fx, lean/relay %.2fx, proxy/direct %.2fx, relay/direct %.2fx\n",
 		float64(p50("proxy"))/float64(p50("relay")), float64(p50("lean"))/float64(p50("relay")), float64(p50("proxy"))/float64(p50("direct")), float64(p50("relay"))/float64(p50("direct")))
 	fmt.Fprintf(&b, "8 MiB throughput: proxy %.0f%%, lean %.0f%%, relay %.0f%% of direct\n", 100*med("proxy")/med("direct"), 100*med("lean")/med("direct"), 100*med("relay")/med("direct"))
+	if base != "" {
+		fmt.Fprintf(&b, "proxy vs baseline: small-call p50 %.3fx, 8 MiB throughput %.3fx, peak RSS %.3fx\n",
+			float64(p50("proxy"))/float64(p50("baseline")), med("proxy")/med("baseline"), float64(rss["proxy"])/float64(rss["baseline"]))
+	}
 
 	// First initialize answered from the lock while the server takes 1 s to
 	// start, from the exec of the proxy binary to the answer.
-	for _, argv := range [][]string{
+	firstOf := [][]string{
 		{bin.mcpsum, "proxy", "--lockfile", lock, "--name", "slowstart"},
 		{proxyBins.lean, lock, "slowstart"},
-	} {
+	}
+	if base != "" {
+		firstOf = append(firstOf, []string{base, "proxy", "--lockfile", lock, "--name", "slowstart"})
+	}
+	for _, argv := range firstOf {
 		var firsts []time.Duration
 		for i := 0; i < 7; i++ {
 			start := time.Now()

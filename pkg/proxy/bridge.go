@@ -124,7 +124,7 @@ func emptyObject(b []byte, open int) bool {
 // requests).
 func (p *Proxy) modernMetaWith(tasks bool) []byte {
 	p.mu.Lock()
-	caps, info, level := p.clientCaps, p.clientInfo, p.logLevel
+	caps, info, level := p.client.caps, p.client.info, p.client.logLevel
 	p.mu.Unlock()
 	if len(info) == 0 || info[0] != '{' {
 		info = p.clientInfoJSON()

@@ -90,9 +90,7 @@ func (p *Proxy) listenUpstream(h *mcpwire.Hello) {
 		"notifications": map[string]bool{"toolsListChanged": true, "promptsListChanged": true, "resourcesListChanged": true},
 	})
 	p.mu.Lock()
-	p.nextUp++
-	u := p.nextUp
-	p.upPending[u] = &call{own: make(chan ownReply, 1), method: "subscriptions/listen"}
+	u := p.ids.own(&call{own: make(chan ownReply, 1), method: "subscriptions/listen"})
 	up := p.up
 	p.mu.Unlock()
 	up.write(requestLine(itoa(u), "subscriptions/listen", params))
@@ -106,7 +104,7 @@ func (p *Proxy) check(ctx context.Context) {
 	s, err := mcpwire.ListAll(ctx, p, p.hello)
 	if err != nil {
 		p.mu.Lock()
-		st := p.state
+		st := p.gate.state
 		p.mu.Unlock()
 		var rpc *mcpwire.Error
 		switch {
@@ -131,8 +129,8 @@ func (p *Proxy) check(ctx context.Context) {
 			def = append(def, f)
 			continue
 		}
-		if s := f.String(); !p.seenInfo[s] {
-			p.seenInfo[s] = true
+		if s := f.String(); !p.gate.seenInfo[s] {
+			p.gate.seenInfo[s] = true
 			p.logf("informational drift (allowed; the client still sees the locked value): %s", s)
 		}
 	}

@@ -18,10 +18,10 @@ func (p *Proxy) initialize(line []byte, env envelope, id []byte) {
 	requested, _ := stringAt(line, f[0])
 	version := p.srv.initializeVersion(requested)
 	p.mu.Lock()
-	p.legacyClient = true
-	p.clientVersion = version
-	p.clientCaps = append(json.RawMessage(nil), f[1].of(line)...)
-	p.clientInfo = append(json.RawMessage(nil), f[2].of(line)...)
+	p.client.legacy = true
+	p.client.version = version
+	p.client.caps = append(json.RawMessage(nil), f[1].of(line)...)
+	p.client.info = append(json.RawMessage(nil), f[2].of(line)...)
 	p.mu.Unlock()
 	p.reply(id, p.srv.initializeResult(version))
 	p.releaseRootsToLegacy()
@@ -49,9 +49,9 @@ func (p *Proxy) listen(line []byte, env envelope, id []byte) {
 		set[u] = true
 	}
 	p.mu.Lock()
-	p.listens[string(id)] = set
+	p.subs.listens[string(id)] = set
 	if ack["resourcesListChanged"] == true {
-		p.listChanged[string(id)] = true
+		p.subs.listChanged[string(id)] = true
 	}
 	p.mu.Unlock()
 	defer p.syncSubscriptions()
@@ -72,8 +72,8 @@ func (p *Proxy) clientNotification(line []byte, env envelope) {
 	method, _ := stringAt(line, env.method)
 	p.mu.Lock()
 	version := mcpwire.Modern
-	if p.legacyClient {
-		version = p.clientVersion
+	if p.client.legacy {
+		version = p.client.version
 	}
 	p.mu.Unlock()
 	if !mcpwire.ClientNotification(version, method) {
@@ -94,7 +94,7 @@ func (p *Proxy) clientNotification(line []byte, env envelope) {
 	// Other client notifications (progress of a server->client request,
 	// roots/list_changed, ...) exist only in the legacy era.
 	p.mu.Lock()
-	up, ok := p.up, p.state == gateOpen || p.state == gateChecking
+	up, ok := p.up, p.gate.state == gateOpen || p.gate.state == gateChecking
 	p.mu.Unlock()
 	if up != nil && ok && p.srv.upEra == mcpwire.EraLegacy {
 		up.write(line)
@@ -109,25 +109,25 @@ func (p *Proxy) cancelFromClient(line []byte, rid span) {
 		return
 	}
 	p.mu.Lock()
-	for i, r := range p.held {
+	for i, r := range p.gate.held {
 		if string(r.id) == key {
-			p.held = append(p.held[:i], p.held[i+1:]...)
+			p.gate.held = append(p.gate.held[:i], p.gate.held[i+1:]...)
 			p.cond.Broadcast()
 			p.mu.Unlock()
 			return
 		}
 	}
-	if _, ok := p.listens[key]; ok {
-		delete(p.listens, key)
-		delete(p.listChanged, key)
+	if _, ok := p.subs.listens[key]; ok {
+		delete(p.subs.listens, key)
+		delete(p.subs.listChanged, key)
 		p.mu.Unlock()
 		return
 	}
-	u, ok := p.byClient[key]
+	u, ok := p.ids.byClient[key]
 	var c *call
 	if ok {
-		c = p.upPending[u]
-		p.dropCall(u, c)
+		c = p.ids.upPending[u]
+		p.ids.drop(u, c)
 	}
 	up := p.up
 	p.mu.Unlock()
@@ -139,31 +139,14 @@ func (p *Proxy) cancelFromClient(line []byte, rid span) {
 	up.write(parts[0], parts[1], parts[2])
 }
 
-// dropCall forgets a pending call (p.mu held).
-func (p *Proxy) dropCall(u int64, c *call) {
-	if c == nil {
-		return
-	}
-	delete(p.upPending, u)
-	if c.own == nil {
-		if p.byClient[string(c.clientID)] == u {
-			delete(p.byClient, string(c.clientID))
-		}
-		if c.logLevel {
-			p.logWanted--
-		}
-		c.cancelled = true
-	}
-}
-
 // clientResponse routes the client's answer to a request the proxy sent it.
 func (p *Proxy) clientResponse(line []byte, env envelope, id []byte) {
 	d, ok := parseID(id)
 	p.mu.Lock()
-	r := p.downPending[d]
-	delete(p.downPending, d)
+	r := p.ids.downPending[d]
+	delete(p.ids.downPending, d)
 	up := p.up
-	startup := p.startup.asks[d]
+	startup := p.gate.startup.asks[d]
 	p.mu.Unlock()
 	if !ok || r == nil || (up == nil && r.hook == nil) {
 		return // not ours, or late
@@ -186,4 +169,14 @@ func (p *Proxy) clientResponse(line []byte, env envelope, id []byte) {
 func parseID(id []byte) (int64, bool) {
 	n, err := strconv.ParseInt(string(id), 10, 64)
 	return n, err == nil
+}
+
+// clientSession is what the client said of itself (guarded by Proxy.mu).
+type clientSession struct {
+	legacy   bool            // the client sent initialize
+	version  string          // negotiated legacy version
+	caps     json.RawMessage // legacy capabilities as sent
+	info     json.RawMessage
+	logLevel string          // from logging/setLevel when the server is modern
+	upInfo   json.RawMessage // its clientInfo, for the upstream initialize (health.go)
 }

@@ -154,7 +154,7 @@ func (p *Proxy) clientRequest(line []byte, env envelope, id []byte) {
 		}
 	}
 	p.mu.Lock()
-	q, legacy := p.quarantine, p.legacyClient
+	q, legacy := p.gate.quarantine, p.client.legacy
 	p.mu.Unlock()
 	if q != nil {
 		p.replyErr(id, q.rpc())
@@ -273,7 +273,7 @@ func (p *Proxy) clientRequest(line []byte, env envelope, id []byte) {
 			pl, _, _ := fields(line, env.params, "level")
 			lvl, _ := stringAt(line, pl[0])
 			p.mu.Lock()
-			p.logLevel = lvl
+			p.client.logLevel = lvl
 			p.mu.Unlock()
 			p.reply(id, []byte(`{}`))
 			return

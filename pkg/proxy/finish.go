@@ -22,8 +22,8 @@ func (p *Proxy) finish(ctx context.Context) string {
 	var deadline time.Time
 	for {
 		p.mu.Lock()
-		st := p.state
-		busy := p.forwardedInFlight() + len(p.held) + len(p.waiting) + p.streaming
+		st := p.gate.state
+		busy := p.ids.inFlight() + len(p.gate.held) + len(p.waiting) + p.ids.streaming
 		p.mu.Unlock()
 		switch {
 		case st >= gateQuarantined, p.out.failed() != nil, readerGone(p.out.w):
@@ -40,7 +40,7 @@ func (p *Proxy) finish(ctx context.Context) string {
 		select {
 		case <-ctx.Done():
 			return "mcpsum proxy was interrupted"
-		case <-p.upFailed:
+		case <-p.life.upFailed:
 			return "the server failed"
 		case <-time.After(tick):
 		}

@@ -14,12 +14,12 @@ import (
 // is and nothing is held, else after the running check passed (in order).
 func (p *Proxy) submit(r *request) {
 	p.mu.Lock()
-	for (p.state == gateChecking || p.startup.hold) && len(p.held) >= maxHeld {
+	for (p.gate.state == gateChecking || p.gate.startup.hold) && len(p.gate.held) >= maxHeld {
 		p.cond.Wait()
 	}
-	switch p.state {
+	switch p.gate.state {
 	case gateQuarantined:
-		e := p.quarantine.rpc()
+		e := p.gate.quarantine.rpc()
 		p.mu.Unlock()
 		p.replyErr(r.id, e)
 		return
@@ -29,7 +29,7 @@ func (p *Proxy) submit(r *request) {
 		p.replyErr(r.id, e)
 		return
 	case gateOpen:
-		if len(p.held) == 0 && !p.startup.hold {
+		if len(p.gate.held) == 0 && !p.gate.startup.hold {
 			u := p.register(r)
 			up := p.up
 			p.mu.Unlock()
@@ -37,14 +37,12 @@ func (p *Proxy) submit(r *request) {
 			return
 		}
 	}
-	p.held = append(p.held, r)
+	p.gate.held = append(p.gate.held, r)
 	p.mu.Unlock()
 }
 
 // register records a forwarded request and returns its upstream id (p.mu held).
 func (p *Proxy) register(r *request) int64 {
-	p.nextUp++
-	u := p.nextUp
 	c := &call{clientID: r.id, method: r.method, logLevel: r.logLevel, modern: r.modern, info: r.info, task: r.task}
 	if r.resultInfo != nil {
 		c.info = *r.resultInfo
@@ -56,15 +54,10 @@ func (p *Proxy) register(r *request) int64 {
 		mf, _, _ := fields(r.line, r.meta, mcpwire.MetaClientCapabilities)
 		c.caps = append([]byte(nil), mf[0].of(r.line)...)
 	}
-	p.upPending[u] = c
-	p.byClient[string(r.id)] = u
-	if r.logLevel {
-		p.logWanted++
-	}
-	return u
+	return p.ids.forward(c)
 }
 
-func (p *Proxy) sendUp(up *lineWriter, r *request, u int64) {
+func (p *Proxy) sendUp(up upstream, r *request, u int64) {
 	parts := p.upstreamParts(r, u, nil)
 	up.write(parts...) // a failed write surfaces as the server's exit on its reader
 }
@@ -72,10 +65,10 @@ func (p *Proxy) sendUp(up *lineWriter, r *request, u int64) {
 // closeGate holds new calls while a check runs.
 func (p *Proxy) closeGate() {
 	p.mu.Lock()
-	if p.state == gateOpen {
-		p.state = gateChecking
+	if p.gate.state == gateOpen {
+		p.gate.state = gateChecking
 	}
-	p.downOpen = false
+	p.gate.downOpen = false
 	p.mu.Unlock()
 }
 
@@ -90,12 +83,12 @@ func (p *Proxy) openGateLocked() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.forwardHeld()
-	if p.state == gateChecking {
-		p.state = gateOpen
+	if p.gate.state == gateChecking {
+		p.gate.state = gateOpen
 		p.cond.Broadcast()
 	}
-	p.startup.opened = true
-	p.downOpen = false
+	p.gate.startup.opened = true
+	p.gate.downOpen = false
 }
 
 // forwardHeld forwards the held requests in order while the gate lets them
@@ -103,12 +96,12 @@ func (p *Proxy) openGateLocked() {
 // is open, and no start-up request of the server waits for the client
 // (startup.go; calls that come while the hold ends queue behind the held). p.mu held; it is released while each request is sent.
 func (p *Proxy) forwardHeld() {
-	st := p.state
-	for p.state == st && (st == gateChecking || st == gateOpen) && len(p.held) > 0 && (!p.startup.hold || p.startup.ending) {
-		r := p.held[0]
-		p.held = p.held[1:]
+	st := p.gate.state
+	for p.gate.state == st && (st == gateChecking || st == gateOpen) && len(p.gate.held) > 0 && (!p.gate.startup.hold || p.gate.startup.ending) {
+		r := p.gate.held[0]
+		p.gate.held = p.gate.held[1:]
 		p.cond.Broadcast()
-		if p.heldRoots != nil && r.modern && p.srv.upEra == lockfile.EraLegacy && isCall(r.method) {
+		if p.roots.line != nil && r.modern && p.srv.upEra == lockfile.EraLegacy && isCall(r.method) {
 			// the server asked for roots while this call was held (roots.go)
 			p.mu.Unlock()
 			f, _, _ := fields(r.line, r.env.params, "requestState", "inputResponses")
@@ -136,20 +129,20 @@ func (p *Proxy) quarantineWith(reason string, findings []lockfile.Finding) {
 		Next:     fmt.Sprintf("`mcpsum verify --lockfile %s --name %s` to review the change, then `mcpsum lock --lockfile %s --name %s` if you accept it", p.opts.Lockfile, p.opts.Name, p.opts.Lockfile, p.opts.Name),
 	}
 	p.mu.Lock()
-	if p.state == gateQuarantined || p.state == gateFailed || p.state == gateClosing {
+	if p.gate.state == gateQuarantined || p.gate.state == gateFailed || p.gate.state == gateClosing {
 		p.mu.Unlock()
 		return
 	}
-	p.state = gateQuarantined
-	p.quarantine = q
-	proc := p.proc
+	p.gate.state = gateQuarantined
+	p.gate.quarantine = q
+	up := p.up
 	p.mu.Unlock()
-	close(p.quarDone)
+	close(p.life.quarDone)
 	p.releaseHeldDown(false) // refused and dropped
 	p.logf("QUARANTINED: %s; every request now gets error %d; run %s", reason, CodeQuarantined, q.Next)
 	p.failWaiting(q.rpc())
-	if proc != nil {
-		go proc.Stop(p.grace)
+	if up != nil {
+		go up.stop(p.opts.Grace, p.opts.Grace)
 	}
 }
 
@@ -157,20 +150,20 @@ func (p *Proxy) quarantineWith(reason string, findings []lockfile.Finding) {
 // answer the check) and answers everything waiting.
 func (p *Proxy) fail(err error) {
 	p.mu.Lock()
-	if p.state == gateQuarantined || p.state == gateFailed || p.state == gateClosing {
+	if p.gate.state == gateQuarantined || p.gate.state == gateFailed || p.gate.state == gateClosing {
 		p.mu.Unlock()
 		return
 	}
-	p.state = gateFailed
-	if !p.startup.opened {
+	p.gate.state = gateFailed
+	if !p.gate.startup.opened {
 		// it never served a call: say what may help it start (pin.Explain)
 		err = pin.Explain(p.opts.Name, p.opts.Entry, p.opts.Pin, err)
 	}
-	p.failure = err // Run returns it; the command prints it
+	p.gate.failure = err // Run returns it; the command prints it
 	p.mu.Unlock()
 	p.releaseHeldDown(false) // refused and dropped
 	p.failWaiting(p.failureRPCLocked())
-	close(p.upFailed)
+	close(p.life.upFailed)
 }
 
 func (p *Proxy) failureRPCLocked() *rpcError {
@@ -182,8 +175,8 @@ func (p *Proxy) failureRPCLocked() *rpcError {
 // failureRPC is the error requests get after a failure or during shutdown (p.mu held).
 func (p *Proxy) failureRPC() *rpcError {
 	msg := fmt.Sprintf("mcpsum: server %q is not available", p.opts.Name)
-	if p.failure != nil {
-		msg = fmt.Sprintf("mcpsum: server %q failed: %v", p.opts.Name, p.failure)
+	if p.gate.failure != nil {
+		msg = fmt.Sprintf("mcpsum: server %q failed: %v", p.opts.Name, p.gate.failure)
 	}
 	return &rpcError{Code: mcpwire.CodeInternalError, Message: msg}
 }
@@ -210,3 +203,19 @@ func (p *Proxy) writeLines(lines [][]byte) {
 }
 
 func itoa(n int64) []byte { return strconv.AppendInt(nil, n, 10) }
+
+// gate is the state of the gate between the client's calls and the server
+// (guarded by Proxy.mu): calls and server messages held while a check
+// runs, and why the session ended, if it did.
+type gate struct {
+	state gateState
+	held  []*request
+	// heldDown are server->client messages held while a check runs.
+	heldDown      [][]byte
+	heldDownBytes int
+	downOpen      bool // the check passed: server messages pass while held calls go out
+	quarantine    *QuarantineError
+	failure       error
+	seenInfo      map[string]bool // informational findings already logged
+	startup       startupState    // calls held for the server's start-up requests (startup.go)
+}

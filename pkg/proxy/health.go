@@ -26,17 +26,17 @@ const healthWindow = 2 * time.Second
 // startupHealth waits as above; when the server failed it answers the
 // request id with the reason and returns false.
 func (p *Proxy) startupHealth(id []byte) bool {
-	p.healthWG.Add(1) // Run lets this answer out before the proxy ends
-	defer p.healthWG.Done()
-	t := time.NewTimer(time.Until(p.born.Add(healthWindow)))
+	p.life.healthWG.Add(1) // Run lets this answer out before the proxy ends
+	defer p.life.healthWG.Done()
+	t := time.NewTimer(time.Until(p.life.born.Add(healthWindow)))
 	defer t.Stop()
 	select {
-	case <-p.handshook:
-	case <-p.upFailed:
+	case <-p.life.handshook:
+	case <-p.life.upFailed:
 	case <-t.C:
 	}
 	p.mu.Lock()
-	failed := p.state == gateFailed
+	failed := p.gate.state == gateFailed
 	e := p.failureRPC()
 	p.mu.Unlock()
 	if failed {
@@ -55,7 +55,7 @@ const clientInfoWait = time.Second
 // handshake with a legacy server.
 func (p *Proxy) noteClientInfo(line []byte, r *request, initParams span) {
 	select {
-	case <-p.clientKnown:
+	case <-p.life.clientKnown:
 		return
 	default:
 	}
@@ -71,9 +71,9 @@ func (p *Proxy) noteClientInfo(line []byte, r *request, initParams span) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.upClientInfo == nil {
-		p.upClientInfo = append(json.RawMessage{}, info...)
-		close(p.clientKnown)
+	if p.client.upInfo == nil {
+		p.client.upInfo = append(json.RawMessage{}, info...)
+		close(p.life.clientKnown)
 	}
 }
 
@@ -83,11 +83,11 @@ func (p *Proxy) initializeParams() json.RawMessage {
 	t := time.NewTimer(clientInfoWait)
 	defer t.Stop()
 	select {
-	case <-p.clientKnown:
+	case <-p.life.clientKnown:
 	case <-t.C:
 	}
 	p.mu.Lock()
-	info := p.upClientInfo
+	info := p.client.upInfo
 	p.mu.Unlock()
 	if len(info) == 0 {
 		return mcpwire.InitializeParams()
@@ -100,7 +100,7 @@ func (p *Proxy) initializeParams() json.RawMessage {
 func (p *Proxy) awaitHealthAnswers() {
 	done := make(chan struct{})
 	go func() {
-		p.healthWG.Wait()
+		p.life.healthWG.Wait()
 		close(done)
 	}()
 	select {

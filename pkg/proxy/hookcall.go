@@ -20,11 +20,11 @@ type hookCall struct {
 func (hc *hookCall) AskClient(method string, params json.RawMessage, done func(json.RawMessage, *CallError)) error {
 	p := hc.p
 	p.mu.Lock()
-	if !p.legacyClient {
+	if !p.client.legacy {
 		p.mu.Unlock()
 		return ErrNoClientRequests
 	}
-	if p.state >= gateQuarantined {
+	if p.gate.state >= gateQuarantined {
 		p.mu.Unlock()
 		return errors.New("the session is ending")
 	}
@@ -32,22 +32,21 @@ func (hc *hookCall) AskClient(method string, params json.RawMessage, done func(j
 		p.mu.Unlock()
 		return errors.New("the call was cancelled")
 	}
-	p.nextDown++
-	d := p.nextDown
-	if hc.asks == nil {
-		hc.asks = map[int64]bool{}
-	}
-	hc.asks[d] = true
-	p.downPending[d] = &downReq{method: method, hook: func(res json.RawMessage, e *CallError) {
+	var d int64
+	d = p.ids.ask(&downReq{method: method, hook: func(res json.RawMessage, e *CallError) {
 		p.mu.Lock()
 		delete(hc.asks, d)
 		p.mu.Unlock()
 		done(res, e)
-	}}
+	}})
+	if hc.asks == nil {
+		hc.asks = map[int64]bool{}
+	}
+	hc.asks[d] = true
 	p.mu.Unlock()
 	if err := p.out.write(requestLine(itoa(d), method, params)); err != nil {
 		p.mu.Lock()
-		delete(p.downPending, d)
+		delete(p.ids.downPending, d)
 		delete(hc.asks, d)
 		p.mu.Unlock()
 		return err
@@ -67,8 +66,8 @@ func (hc *hookCall) takeAsks() []int64 {
 	defer p.mu.Unlock()
 	var ids []int64
 	for d := range hc.asks {
-		if _, ok := p.downPending[d]; ok {
-			delete(p.downPending, d)
+		if _, ok := p.ids.downPending[d]; ok {
+			delete(p.ids.downPending, d)
 			ids = append(ids, d)
 		}
 	}
@@ -89,10 +88,10 @@ func (hc *hookCall) ClientHello() (string, json.RawMessage) {
 	p := hc.p
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if !p.legacyClient {
+	if !p.client.legacy {
 		return "", nil
 	}
-	return p.clientVersion, p.clientCaps
+	return p.client.version, p.client.caps
 }
 
 // cancelWaiting handles the client's cancellation of a call that waits for a
@@ -110,8 +109,8 @@ func (p *Proxy) cancelWaiting(key string) bool {
 	var hooks []func(json.RawMessage, *CallError)
 	var ids []int64
 	for d := range hc.asks {
-		if r, ok := p.downPending[d]; ok {
-			delete(p.downPending, d)
+		if r, ok := p.ids.downPending[d]; ok {
+			delete(p.ids.downPending, d)
 			ids = append(ids, d)
 			hooks = append(hooks, r.hook)
 		}

@@ -22,13 +22,13 @@ func (p *Proxy) forwardsListChanged(method string) bool {
 // forwardListChanged tells the client its resource list changed.
 func (p *Proxy) forwardListChanged() {
 	p.mu.Lock()
-	if p.state >= gateQuarantined {
+	if p.gate.state >= gateQuarantined {
 		p.mu.Unlock()
 		return
 	}
-	legacy := p.legacyClient
+	legacy := p.client.legacy
 	var ids []string
-	for id := range p.listChanged {
+	for id := range p.subs.listChanged {
 		ids = append(ids, id)
 	}
 	p.mu.Unlock()

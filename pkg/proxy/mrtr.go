@@ -88,7 +88,7 @@ func (p *Proxy) bridgeResult(c *call, line []byte, env envelope) bool {
 	p.mu.Lock()
 	if rf[1].ok() {
 		// Every entry is checked before any is sent (checkInputRequests).
-		if msg := checkInputRequests(p.clientCaps, line, rf[1]); msg != "" {
+		if msg := checkInputRequests(p.client.caps, line, rf[1]); msg != "" {
 			p.mu.Unlock()
 			p.replyErr(c.clientID, &rpcError{Code: mcpwire.CodeInternalError, Message: msg})
 			return true
@@ -112,20 +112,18 @@ func (p *Proxy) bridgeResult(c *call, line []byte, env envelope) bool {
 			return true
 		}
 	}
-	if n := len(asks); n > 0 && len(p.downPending)+n > maxDownPending {
+	if n := len(asks); n > 0 && len(p.ids.downPending)+n > maxDownPending {
 		p.mu.Unlock()
 		p.replyErr(c.clientID, &rpcError{Code: mcpwire.CodeInternalError, Message: fmt.Sprintf("mcpsum: the server asked for input through %d requests at once; the client may have at most %d from the server unanswered, so the proxy did not forward them and the call fails", n, maxDownPending)})
 		return true
 	}
 	var lines [][]byte
 	for _, a := range asks {
-		p.nextDown++
-		d := p.nextDown
-		p.downPending[d] = &downReq{bridge: b, key: a.key, method: a.method}
+		d := p.ids.ask(&downReq{bridge: b, key: a.key, method: a.method})
 		b.waiting[d] = true
 		lines = append(lines, requestLine(itoa(d), a.method, a.params))
 	}
-	p.bridges[string(c.clientID)] = b
+	p.mrtr.bridges[string(c.clientID)] = b
 	p.mu.Unlock()
 	if len(lines) == 0 {
 		p.bridgeRetry(b)
@@ -148,9 +146,9 @@ func (p *Proxy) bridgeAnswer(d int64, r *downReq, line []byte, env envelope) {
 	}
 	if env.errv.ok() {
 		b.done = true
-		delete(p.bridges, string(b.c.clientID))
+		delete(p.mrtr.bridges, string(b.c.clientID))
 		for k := range b.waiting {
-			delete(p.downPending, k)
+			delete(p.ids.downPending, k)
 		}
 		p.mu.Unlock()
 		p.replyErr(b.c.clientID, &rpcError{Code: mcpwire.CodeInternalError,
@@ -183,21 +181,18 @@ func (p *Proxy) bridgeRetry(b *bridge) {
 	}
 	p.mu.Lock()
 	b.done = true
-	delete(p.bridges, string(b.c.clientID))
-	if p.state != gateOpen && p.state != gateChecking {
+	delete(p.mrtr.bridges, string(b.c.clientID))
+	if p.gate.state != gateOpen && p.gate.state != gateChecking {
 		e := p.failureRPC()
-		if p.quarantine != nil {
-			e = p.quarantine.rpc()
+		if p.gate.quarantine != nil {
+			e = p.gate.quarantine.rpc()
 		}
 		p.mu.Unlock()
 		p.replyErr(b.c.clientID, e)
 		return
 	}
-	p.nextUp++
-	u := p.nextUp
 	c := &call{clientID: b.c.clientID, method: b.c.method, req: b.c.req, rounds: b.c.rounds + 1, modern: b.c.modern, info: b.c.info, task: b.c.task}
-	p.upPending[u] = c
-	p.byClient[string(c.clientID)] = u
+	u := p.ids.forward(c)
 	up := p.up
 	p.mu.Unlock()
 	up.write(p.upstreamParts(c.req, u, extra)...)
@@ -219,16 +214,16 @@ func (p *Proxy) cancelBridge(c *call) {
 // collected, telling the client its outstanding requests are void.
 func (p *Proxy) cancelCollecting(key string) bool {
 	p.mu.Lock()
-	b := p.bridges[key]
+	b := p.mrtr.bridges[key]
 	if b == nil {
 		p.mu.Unlock()
 		return false
 	}
 	b.done = true
-	delete(p.bridges, key)
+	delete(p.mrtr.bridges, key)
 	var ds []int64
 	for d := range b.waiting {
-		delete(p.downPending, d)
+		delete(p.ids.downPending, d)
 		ds = append(ds, d)
 	}
 	p.mu.Unlock()
@@ -254,7 +249,7 @@ func (p *Proxy) bridgeServerRequest(line []byte, env envelope, id []byte, method
 	p.mu.Lock()
 	var best int64 = -1
 	var c *call
-	for u, k := range p.upPending {
+	for u, k := range p.ids.upPending {
 		if k.own == nil && k.req != nil && k.req.modern && u > best && hasClientCap(k.req, capKey) {
 			best, c = u, k
 		}
@@ -263,8 +258,8 @@ func (p *Proxy) bridgeServerRequest(line []byte, env envelope, id []byte, method
 		p.mu.Unlock()
 		return false // answered with an error by the caller
 	}
-	p.nextToken++
-	sr := &serverRequest{upID: append([]byte(nil), id...), params: params, method: method, key: fmt.Sprintf("mcpsum-up-%d", p.nextToken)}
+	p.mrtr.nextToken++
+	sr := &serverRequest{upID: append([]byte(nil), id...), params: params, method: method, key: fmt.Sprintf("mcpsum-up-%d", p.mrtr.nextToken)}
 	if c.upReq != nil {
 		c.queue = append(c.queue, sr)
 		p.mu.Unlock()
@@ -281,8 +276,8 @@ func (p *Proxy) bridgeServerRequest(line []byte, env envelope, id []byte, method
 func (p *Proxy) askClient(u int64, c *call, sr *serverRequest) []byte {
 	c.upReq = sr
 	token := newToken()
-	p.tokens[token] = u
-	delete(p.byClient, string(c.clientID)) // answered now; the client retries under a new id
+	p.mrtr.tokens[token] = u
+	delete(p.ids.byClient, string(c.clientID)) // answered now; the client retries under a new id
 	b := []byte(`{"resultType":"input_required","inputRequests":{`)
 	b = appendJSON(b, sr.key)
 	b = append(b, `:{"method":`...)
@@ -305,13 +300,13 @@ func newToken() string {
 func (p *Proxy) bridgeRetryFromClient(r *request, stateSp, respSp span) bool {
 	token, ok := stringAt(r.line, stateSp)
 	p.mu.Lock()
-	u, mine := p.tokens[token]
+	u, mine := p.mrtr.tokens[token]
 	if !ok || !mine {
 		p.mu.Unlock()
 		return false
 	}
-	delete(p.tokens, token)
-	c := p.upPending[u]
+	delete(p.mrtr.tokens, token)
+	c := p.ids.upPending[u]
 	if c == nil || c.upReq == nil {
 		p.mu.Unlock()
 		p.replyErr(r.id, &rpcError{Code: mcpwire.CodeInternalError, Message: "mcpsum: the call this input belongs to is no longer running"})
@@ -320,10 +315,10 @@ func (p *Proxy) bridgeRetryFromClient(r *request, stateSp, respSp span) bool {
 	sr := c.upReq
 	c.upReq = nil
 	c.clientID, c.req = r.id, r
-	p.byClient[string(r.id)] = u
+	p.ids.byClient[string(r.id)] = u
 	if r.logLevel && !c.logLevel {
 		c.logLevel = true
-		p.logWanted++
+		p.ids.logWanted++
 	}
 	var next []byte
 	if len(c.queue) > 0 {
@@ -333,7 +328,7 @@ func (p *Proxy) bridgeRetryFromClient(r *request, stateSp, respSp span) bool {
 	}
 	parked := c.parked
 	if parked != nil && next == nil {
-		p.dropCall(u, c)
+		p.ids.drop(u, c)
 	}
 	up := p.up
 	p.mu.Unlock()
@@ -352,4 +347,11 @@ func (p *Proxy) bridgeRetryFromClient(r *request, stateSp, respSp span) bool {
 		p.resultToClient(c, parked, env)
 	}
 	return true
+}
+
+// mrtrState is the era bridge's state (guarded by Proxy.mu).
+type mrtrState struct {
+	bridges   map[string]*bridge // legacy client calls collecting input, by client id
+	tokens    map[string]int64   // the proxy's requestState tokens -> upstream call
+	nextToken int64
 }

@@ -1,20 +1,7 @@
-// Package proxy is `mcpsum proxy`: it sits between an MCP client (on its own
-// stdin/stdout) and one locked server, serves the client the locked surface,
-// checks the live surface against the lock before any call goes through,
-// forwards calls byte for byte (only ids rewritten), bridges the two protocol
-// eras, and quarantines a server whose definitions drifted.
-//
-// Goroutines: one reads the client, one reads the server, one supervises the
-// server (start, handshake, checks). There are no message queues: each
-// direction writes straight to the other peer under a mutex, so a slow peer
-// blocks the reader feeding it (backpressure) and memory stays bounded by the
-// messages in flight. Requests that arrive while a check runs are held in a
-// bounded list and forwarded in order once it passes.
 package proxy
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -68,78 +55,51 @@ const (
 	gateClosing                      // shutting down
 )
 
-// Proxy is one proxy session.
+// Proxy is one proxy session: the core that owns the two peers, the gate
+// and the parts. Each part owns its maps; all of them are guarded by mu
+// (their methods are called with it held).
 type Proxy struct {
-	opts  Options
+	opts  Options // Grace defaulted
 	hooks Hooks
-	srv   *served
+	srv   *served // the surface served from the lock
 	// voidID is the id that ends a streamed line the proxy had to cut short
 	// (a JSON string no client uses; clients drop responses to unknown ids).
 	voidID []byte
 	out    *lineWriter // to the client
 	log    io.Writer
-	grace  time.Duration
 
-	up *lineWriter // to the server; nil until started
+	up    upstream // the server; nil until started
+	hello *mcpwire.Hello
 	// stderrLines escapes the server's stderr into the log.
 	stderrLines *escapedLines
-	proc        *mcpwire.Process
-	hello       *mcpwire.Hello
-	recheck     chan struct{}
-	started     chan struct{} // closed once the server's start has succeeded or failed
-	upFailed    chan struct{} // closed by fail
-	quarDone    chan struct{} // closed by quarantine
-	handshook   chan struct{} // closed once the server answered its handshake (health.go)
-	born        time.Time     // when the session began
+	life        lifecycle
+
+	mu     sync.Mutex
+	cond   *sync.Cond // signalled when held shrinks or the state changes
+	client clientSession
+	gate   gate
+	ids    idMap
+	// waiting are the client calls waiting for a hook's verdict, by client id.
+	waiting map[string]*hookCall
+	subs    subscriptions
+	mrtr    mrtrState
+	roots   rootsHold
+	tasks   taskTable
+}
+
+// lifecycle are the session's events (channels closed once, and recheck,
+// which a list_changed fills) and the health checks' clock.
+type lifecycle struct {
+	recheck  chan struct{} // a list_changed asks for a new check
+	started  chan struct{} // closed once the server's start has succeeded or failed
+	upFailed chan struct{} // closed by fail
+	quarDone chan struct{} // closed by quarantine
+	// handshook is closed once the server answered its handshake; born is
+	// when the session began (health.go).
+	handshook   chan struct{}
+	born        time.Time
 	healthWG    sync.WaitGroup
 	clientKnown chan struct{} // closed once the client's first request gave its clientInfo (health.go)
-
-	mu   sync.Mutex
-	cond *sync.Cond // signalled when held shrinks or the state changes
-	// The client session.
-	legacyClient  bool            // the client sent initialize
-	clientVersion string          // negotiated legacy version
-	clientCaps    json.RawMessage // legacy capabilities as sent
-	clientInfo    json.RawMessage
-	logLevel      string // from logging/setLevel when the server is modern
-	// The gate.
-	state gateState
-	held  []*request
-	// heldDown are server->client messages held while a check runs.
-	heldDown      [][]byte
-	heldDownBytes int
-	downOpen      bool // the check passed: server messages pass while held calls go out
-	quarantine    *QuarantineError
-	failure       error
-	seenInfo      map[string]bool // informational findings already logged
-	// Ids. The proxy allocates every id it sends to either side: integers
-	// from 1 upwards, one counter per side, so its own requests can never
-	// collide with forwarded ones.
-	nextUp      int64
-	upPending   map[int64]*call  // by the id sent to the server
-	streaming   int              // calls whose long result is being streamed (no longer in upPending)
-	byClient    map[string]int64 // client request id -> upstream id
-	nextDown    int64            // ids of requests sent to the client
-	downPending map[int64]*downReq
-	waiting     map[string]*hookCall       // client calls waiting for a hook's verdict, by client id
-	listens     map[string]map[string]bool // open subscriptions/listen of a modern client -> its resource URIs
-	listChanged map[string]bool            // those that asked for resourcesListChanged (listchanged.go)
-	upSubs      map[string]bool            // resource URIs subscribed upstream
-	legacySubs  map[string]bool            // a legacy client's resources/subscribe to a 2026-07-28 server
-	bridges     map[string]*bridge         // legacy client calls collecting input, by client id
-	tokens      map[string]int64           // the proxy's requestState tokens -> upstream call
-	nextToken   int64
-	logWanted   int                           // in-flight modern requests that asked for log messages
-	tasks       map[string]CallInfo           // tasks created through this session -> the creating call
-	taskOrder   []string                      // their ids, oldest first
-	taskInputs  map[string]*taskInput         // legacy tasks whose tasks/result the proxy waits on (taskinput.go)
-	crossWaits  map[string]context.CancelFunc // cross-era task requests being answered, by client id (taskops.go)
-	// A legacy server's roots/list held for a 2026-07-28 client's next call
-	// (roots.go): the line, its id, and the requestState token asked with.
-	heldRoots, heldRootsID []byte
-	rootsToken             string
-	startup                startupState    // calls held for the server's start-up requests (startup.go)
-	upClientInfo           json.RawMessage // the client's clientInfo, for the upstream initialize (health.go)
 }
 
 // Run serves one client on stdin/stdout until the client goes away, ctx is
@@ -173,7 +133,7 @@ func Run(ctx context.Context, stdin io.Reader, stdout io.Writer, opts Options) e
 		why = "mcpsum proxy was interrupted"
 	case <-clientGone:
 		why = p.finish(ctx)
-	case <-p.upFailed:
+	case <-p.life.upFailed:
 		why = "the server failed"
 		p.awaitHealthAnswers()
 	}
@@ -184,10 +144,10 @@ func Run(ctx context.Context, stdin io.Reader, stdout io.Writer, opts Options) e
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	switch {
-	case p.quarantine != nil:
-		return p.quarantine
-	case p.failure != nil:
-		return p.failure
+	case p.gate.quarantine != nil:
+		return p.gate.quarantine
+	case p.gate.failure != nil:
+		return p.gate.failure
 	}
 	return nil
 }
@@ -201,32 +161,25 @@ func newProxy(stdout io.Writer, opts Options) (*Proxy, error) {
 		return nil, fmt.Errorf("server %q in %s: %w", opts.Name, opts.Lockfile, err)
 	}
 	p := &Proxy{
-		opts:        opts,
-		srv:         srv,
-		out:         newLineWriter(stdout),
-		log:         opts.Stderr,
-		grace:       opts.Grace,
-		recheck:     make(chan struct{}, 1),
-		started:     make(chan struct{}),
-		upFailed:    make(chan struct{}),
-		quarDone:    make(chan struct{}),
-		handshook:   make(chan struct{}),
-		clientKnown: make(chan struct{}),
-		born:        time.Now(),
-		seenInfo:    map[string]bool{},
-		upPending:   map[int64]*call{},
-		byClient:    map[string]int64{},
-		downPending: map[int64]*downReq{},
-		waiting:     map[string]*hookCall{},
-		listens:     map[string]map[string]bool{},
-		listChanged: map[string]bool{},
-		upSubs:      map[string]bool{},
-		legacySubs:  map[string]bool{},
-		bridges:     map[string]*bridge{},
-		tokens:      map[string]int64{},
-		tasks:       map[string]CallInfo{},
-		taskInputs:  map[string]*taskInput{},
-		crossWaits:  map[string]context.CancelFunc{},
+		opts: opts,
+		srv:  srv,
+		out:  newLineWriter(stdout),
+		log:  opts.Stderr,
+		life: lifecycle{
+			recheck:     make(chan struct{}, 1),
+			started:     make(chan struct{}),
+			upFailed:    make(chan struct{}),
+			quarDone:    make(chan struct{}),
+			handshook:   make(chan struct{}),
+			clientKnown: make(chan struct{}),
+			born:        time.Now(),
+		},
+		gate:    gate{seenInfo: map[string]bool{}},
+		ids:     newIDMap(),
+		waiting: map[string]*hookCall{},
+		subs:    subscriptions{listens: map[string]map[string]bool{}, listChanged: map[string]bool{}, upSubs: map[string]bool{}, legacySubs: map[string]bool{}},
+		mrtr:    mrtrState{bridges: map[string]*bridge{}, tokens: map[string]int64{}},
+		tasks:   taskTable{created: map[string]CallInfo{}, inputs: map[string]*taskInput{}, crossWaits: map[string]context.CancelFunc{}},
 	}
 	if p.log == nil {
 		p.log = io.Discard
@@ -236,8 +189,8 @@ func newProxy(stdout io.Writer, opts Options) (*Proxy, error) {
 	if p.hooks == nil {
 		p.hooks = noHooks{}
 	}
-	if p.grace <= 0 {
-		p.grace = 2 * time.Second
+	if p.opts.Grace <= 0 {
+		p.opts.Grace = 2 * time.Second
 	}
 	p.cond = sync.NewCond(&p.mu)
 	return p, nil
@@ -247,34 +200,24 @@ func (p *Proxy) logf(format string, a ...any) {
 	fmt.Fprintf(p.log, "mcpsum proxy %q: "+format+"\n", append([]any{p.opts.Name}, a...)...)
 }
 
-func (p *Proxy) forwardedInFlight() int {
-	n := 0
-	for _, c := range p.upPending {
-		if c.own == nil && !c.cancelled {
-			n++
-		}
-	}
-	return n
-}
-
 // shutdown stops the server's process group and answers every request still
 // waiting with an error.
 func (p *Proxy) shutdown(why string) {
 	p.mu.Lock()
-	if p.state != gateQuarantined && p.state != gateFailed {
-		p.state = gateClosing
+	if p.gate.state != gateQuarantined && p.gate.state != gateFailed {
+		p.gate.state = gateClosing
 	}
-	proc := p.proc
+	up := p.up
 	p.cond.Broadcast()
 	p.mu.Unlock()
-	termGrace := p.grace
+	termGrace := p.opts.Grace
 	select {
-	case <-p.handshook:
+	case <-p.life.handshook:
 	default:
 		termGrace = max(termGrace, mcpwire.SilentStopGrace) // it may be installing (mcpwire.SilentStopGrace)
 	}
-	if proc != nil {
-		if err := proc.StopTerm(p.grace, termGrace); err != nil {
+	if up != nil {
+		if err := up.stop(p.opts.Grace, termGrace); err != nil {
 			p.logf("%v", err)
 		}
 	}
@@ -285,28 +228,12 @@ func (p *Proxy) shutdown(why string) {
 func (p *Proxy) failWaiting(e *rpcError) {
 	p.mu.Lock()
 	var ids [][]byte
-	for _, r := range p.held {
+	for _, r := range p.gate.held {
 		ids = append(ids, r.id)
 	}
-	p.held = nil
-	var asks []*downReq
-	for d, r := range p.downPending {
-		if r.hook != nil {
-			asks = append(asks, r)
-			delete(p.downPending, d)
-		}
-	}
-	for u, c := range p.upPending {
-		if c.own != nil {
-			select {
-			case c.own <- ownReply{err: e}:
-			default:
-			}
-		} else if !c.cancelled {
-			ids = append(ids, c.clientID)
-		}
-		p.dropCall(u, c)
-	}
+	p.gate.held = nil
+	forwarded, asks := p.ids.failAll(e)
+	ids = append(ids, forwarded...)
 	p.cond.Broadcast()
 	p.mu.Unlock()
 	for _, r := range asks {

@@ -14,14 +14,14 @@ import (
 func (p *Proxy) serverResponse(line []byte, env envelope, id []byte) {
 	u, ok := parseID(id)
 	p.mu.Lock()
-	c := p.upPending[u]
+	c := p.ids.upPending[u]
 	if ok && c != nil {
 		if c.upReq != nil && c.own == nil {
 			c.parked = append([]byte(nil), line...) // the client has yet to retry; it gets this then
 			p.mu.Unlock()
 			return
 		}
-		p.dropCall(u, c)
+		p.ids.drop(u, c)
 		c.cancelled = false
 	}
 	p.mu.Unlock()

@@ -24,11 +24,11 @@ func isCall(method string) bool {
 func (p *Proxy) holdRoots(line []byte, id []byte) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.heldRoots != nil {
+	if p.roots.line != nil {
 		return false
 	}
-	p.heldRoots = append([]byte(nil), line...)
-	p.heldRootsID = append([]byte(nil), id...)
+	p.roots.line = append([]byte(nil), line...)
+	p.roots.id = append([]byte(nil), id...)
 	return true
 }
 
@@ -36,8 +36,8 @@ func (p *Proxy) holdRoots(line []byte, id []byte) bool {
 // out to be legacy (it sent initialize after the server asked).
 func (p *Proxy) releaseRootsToLegacy() {
 	p.mu.Lock()
-	line := p.heldRoots
-	p.heldRoots, p.heldRootsID, p.rootsToken = nil, nil, ""
+	line := p.roots.line
+	p.roots.line, p.roots.id, p.roots.token = nil, nil, ""
 	p.mu.Unlock()
 	if line == nil {
 		return
@@ -54,7 +54,7 @@ func (p *Proxy) releaseRootsToLegacy() {
 // when the proxy answered the client itself.
 func (p *Proxy) rootsForCall(r *request, stateSp, respSp span) *request {
 	p.mu.Lock()
-	held, upID, token := p.heldRoots, p.heldRootsID, p.rootsToken
+	held, upID, token := p.roots.line, p.roots.id, p.roots.token
 	p.mu.Unlock()
 	if held == nil && (token == "" || !stateSp.ok()) {
 		return r
@@ -86,10 +86,10 @@ func (p *Proxy) rootsForCall(r *request, stateSp, respSp span) *request {
 		return r
 	}
 	p.mu.Lock()
-	if p.rootsToken == "" {
-		p.rootsToken = newToken()
+	if p.roots.token == "" {
+		p.roots.token = newToken()
 	}
-	token = p.rootsToken
+	token = p.roots.token
 	p.mu.Unlock()
 	env, _, _ := scanEnvelope(held)
 	params := env.params.of(held)
@@ -108,14 +108,22 @@ func (p *Proxy) rootsForCall(r *request, stateSp, respSp span) *request {
 // answered already.
 func (p *Proxy) answerHeldRoots(upID, result []byte) bool {
 	p.mu.Lock()
-	if p.heldRoots == nil || string(p.heldRootsID) != string(upID) {
+	if p.roots.line == nil || string(p.roots.id) != string(upID) {
 		p.mu.Unlock()
 		return false
 	}
-	p.heldRoots, p.heldRootsID = nil, nil // the token stays: a late retry carrying it is still the proxy's
+	p.roots.line, p.roots.id = nil, nil // the token stays: a late retry carrying it is still the proxy's
 	p.mu.Unlock()
 	if up := p.upWriter(); up != nil {
 		up.write(resultLine(upID, result))
 	}
 	return true
+}
+
+// rootsHold is a legacy server's roots/list held for a 2026-07-28
+// client's next call (guarded by Proxy.mu): the line, its id, and the
+// requestState token asked with.
+type rootsHold struct {
+	line, id []byte
+	token    string
 }

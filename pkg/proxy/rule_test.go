@@ -34,12 +34,12 @@ func TestResponseRuleOnBothPaths(t *testing.T) {
 			line := `{"jsonrpc":"2.0","id":1,` + tc.before + `"result":{"content":[{"type":"text","text":"` + text + `"}]}` + tc.after + "}\n"
 			t.Run(tc.name+"/"+sizeString(size), func(t *testing.T) {
 				p, out := framingProxy(t, lockfile.EraLegacy)
-				p.state = gateOpen
-				p.upPending[1] = &call{clientID: []byte(`"c1"`), method: "tools/call"}
+				p.gate.state = gateOpen
+				p.ids.upPending[1] = &call{clientID: []byte(`"c1"`), method: "tools/call"}
 				p.readServerStream(&chunked{data: []byte(line), n: 4096}, 0)
 				var fe *FramingError
-				if !errors.As(p.failure, &fe) {
-					t.Fatalf("session ended with %v, want a framing error", p.failure)
+				if !errors.As(p.gate.failure, &fe) {
+					t.Fatalf("session ended with %v, want a framing error", p.gate.failure)
 				}
 				text := out.String()
 				for _, bad := range []string{`"forged":`, `"text":"forged"`, `"message":"forged"`, `"method":"sampling/createMessage"`, "\xff"} {
@@ -59,12 +59,12 @@ func TestResponseRuleOnBothPaths(t *testing.T) {
 // followed by "jsonrpc" is forwarded whole, under the client's id.
 func TestResponseRuleAllowsJSONRPCAfterResult(t *testing.T) {
 	p, out := framingProxy(t, lockfile.EraLegacy)
-	p.state = gateOpen
-	p.upPending[1] = &call{clientID: []byte(`"c1"`), method: "tools/call"}
+	p.gate.state = gateOpen
+	p.ids.upPending[1] = &call{clientID: []byte(`"c1"`), method: "tools/call"}
 	line := `{"id":1,"result":{"content":[{"type":"text","text":"` + strings.Repeat("é", 200<<10) + `"}]},"jsonrpc":"2.0"}` + "\n"
 	p.readServerStream(&chunked{data: []byte(line), n: 4093}, 0)
-	if p.failure != nil {
-		t.Fatalf("session failed: %v", p.failure)
+	if p.gate.failure != nil {
+		t.Fatalf("session failed: %v", p.gate.failure)
 	}
 	lines := checkLines(t, out.String())
 	if len(lines) != 1 || !strings.HasSuffix(lines[0], `}]},"jsonrpc":"2.0","id":"c1"}`) || !strings.Contains(lines[0], strings.Repeat("é", 200<<10)) {

@@ -64,7 +64,7 @@ func TestStripAndInjectMeta(t *testing.T) {
 		t.Errorf("strip: %s", got)
 	}
 	p := &Proxy{srv: &served{upEra: "modern"}}
-	p.clientCaps = json.RawMessage(`{"roots":{"listChanged":true},"tasks":{}}`)
+	p.client.caps = json.RawMessage(`{"roots":{"listChanged":true},"tasks":{}}`)
 	for _, in := range []string{
 		`{"jsonrpc":"2.0","id":1,"method":"tools/call"}`,
 		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{}}`,

@@ -36,7 +36,7 @@ func (p *Proxy) clientDeclared(method string, line []byte, env envelope) (string
 	if key == "" {
 		return "", true
 	}
-	return declared(p.clientCaps, method, key, line, env.params)
+	return declared(p.client.caps, method, key, line, env.params)
 }
 
 // declared reports whether the capabilities object caps (a legacy client's
@@ -117,21 +117,19 @@ func (p *Proxy) serverRequestAt(line []byte, env envelope, id []byte, method str
 		}
 	}
 	p.mu.Lock()
-	if p.legacyClient && len(p.downPending) >= maxDownPending {
+	if p.client.legacy && len(p.ids.downPending) >= maxDownPending {
 		p.mu.Unlock()
 		p.up.write(errorLine(id, &rpcError{Code: mcpwire.CodeInternalError,
 			Message: fmt.Sprintf("mcpsum: \"%s\" not forwarded: the client has %d requests from the server unanswered", mcpwire.TruncateQuote(method, 80), maxDownPending)}))
 		return
 	}
-	if p.legacyClient {
+	if p.client.legacy {
 		if need, ok := p.clientDeclared(method, line, env); !ok {
 			p.mu.Unlock()
 			p.refuseUndeclared(id, method, need)
 			return
 		}
-		p.nextDown++
-		d := p.nextDown
-		p.downPending[d] = &downReq{upID: append([]byte(nil), id...), method: method}
+		d := p.ids.ask(&downReq{upID: append([]byte(nil), id...), method: method})
 		if startup || p.isStartupAsk() {
 			p.startupAsk(d)
 		}
@@ -168,14 +166,14 @@ func (p *Proxy) serverNotification(line []byte, env envelope, method string) {
 		return
 	case "notifications/tasks/status":
 		p.mu.Lock()
-		legacy := p.legacyClient
+		legacy := p.client.legacy
 		p.mu.Unlock()
 		if !legacy {
 			return // a 2026-07-28 client polls tasks/get (the extension's notifications come on a listen stream)
 		}
 	case "notifications/message":
 		p.mu.Lock()
-		drop := !p.legacyClient && p.srv.upEra == mcpwire.EraLegacy && p.logWanted == 0
+		drop := !p.client.legacy && p.srv.upEra == mcpwire.EraLegacy && p.ids.logWanted == 0
 		p.mu.Unlock()
 		if drop {
 			return // a 2026-07-28 client gets log messages only for requests that asked
@@ -194,10 +192,10 @@ func (p *Proxy) serverCancelled(line []byte, env envelope) {
 	}
 	p.mu.Lock()
 	var d int64 = -1
-	for k, r := range p.downPending {
+	for k, r := range p.ids.downPending {
 		if r.upID != nil && string(r.upID) == string(rid) {
 			d = k
-			delete(p.downPending, k)
+			delete(p.ids.downPending, k)
 			break
 		}
 	}

@@ -61,7 +61,7 @@ func TestClientDeclared(t *testing.T) {
 			t.Fatal(err)
 		}
 		method, _ := stringAt([]byte(c.request), env.method)
-		p := &Proxy{clientCaps: []byte(c.caps)}
+		p := &Proxy{client: clientSession{caps: []byte(c.caps)}}
 		need, ok := p.clientDeclared(method, []byte(c.request), env)
 		if need != c.need || ok != c.ok {
 			t.Errorf("caps %s, %s: got %q %v, want %q %v", c.caps, c.request, need, ok, c.need, c.ok)

@@ -41,17 +41,17 @@ type startupState struct {
 
 // isStartupAsk reports whether a request the server sends the client now is
 // a start-up one (p.mu held).
-func (p *Proxy) isStartupAsk() bool { return !p.startup.opened }
+func (p *Proxy) isStartupAsk() bool { return !p.gate.startup.opened }
 
 // startupAsk records that the request sent to the client as d is a start-up
 // one and holds calls until it is answered (p.mu held).
 func (p *Proxy) startupAsk(d int64) {
-	if p.startup.asks == nil {
-		p.startup.asks = map[int64]bool{}
+	if p.gate.startup.asks == nil {
+		p.gate.startup.asks = map[int64]bool{}
 	}
-	p.startup.asks[d] = true
-	if !p.startup.hold {
-		p.startup.hold = true
+	p.gate.startup.asks[d] = true
+	if !p.gate.startup.hold {
+		p.gate.startup.hold = true
 		time.AfterFunc(startupAnswerWait, func() { p.endStartupHold(true) })
 	}
 }
@@ -60,13 +60,13 @@ func (p *Proxy) startupAsk(d int64) {
 // server; the last one ends the hold.
 func (p *Proxy) startupAnswered(d int64) {
 	p.mu.Lock()
-	if !p.startup.asks[d] {
+	if !p.gate.startup.asks[d] {
 		p.mu.Unlock()
 		return
 	}
-	delete(p.startup.asks, d)
-	p.startup.answered = true
-	last := len(p.startup.asks) == 0
+	delete(p.gate.startup.asks, d)
+	p.gate.startup.answered = true
+	last := len(p.gate.startup.asks) == 0
 	p.mu.Unlock()
 	if last {
 		go p.endStartupHold(false)
@@ -77,12 +77,12 @@ func (p *Proxy) startupAnswered(d int64) {
 // answered (or the wait ran out: timedOut).
 func (p *Proxy) endStartupHold(timedOut bool) {
 	p.mu.Lock()
-	if !p.startup.hold || p.startup.ending || (!timedOut && len(p.startup.asks) > 0) || p.state >= gateQuarantined {
+	if !p.gate.startup.hold || p.gate.startup.ending || (!timedOut && len(p.gate.startup.asks) > 0) || p.gate.state >= gateQuarantined {
 		p.mu.Unlock()
 		return
 	}
-	p.startup.ending = true
-	pending, answered := len(p.startup.asks), p.startup.answered
+	p.gate.startup.ending = true
+	pending, answered := len(p.gate.startup.asks), p.gate.startup.answered
 	p.mu.Unlock()
 	if pending > 0 {
 		p.logf("the client did not answer %d request(s) the server sent it at start-up within %v; calls go on without the answers", pending, startupAnswerWait)
@@ -92,11 +92,11 @@ func (p *Proxy) endStartupHold(timedOut bool) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	clear(p.startup.asks)
-	if p.state == gateOpen {
+	clear(p.gate.startup.asks)
+	if p.gate.state == gateOpen {
 		p.forwardHeld() // calls submitted meanwhile still queue behind these
 	}
-	p.startup.hold, p.startup.ending = false, false
+	p.gate.startup.hold, p.gate.startup.ending = false, false
 	p.cond.Broadcast()
 }
 

@@ -28,10 +28,6 @@ const window = 256 << 10
 // keepAcc is the largest collect buffer kept between long lines.
 const keepAcc = 4 << 20
 
-// rawStdout is implemented by an mcpwire.Process that exposes its stdout as a
-// plain reader (the streaming path); without it the proxy reads lines.
-type rawStdout interface{ RawStdout() io.Reader }
-
 // streamReader frames the server's stdout.
 type streamReader struct {
 	r          io.Reader
@@ -167,15 +163,15 @@ func (p *Proxy) takeForStream(id []byte) (c *call, drop bool) {
 	u, ok := parseID(id)
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	c = p.upPending[u]
+	c = p.ids.upPending[u]
 	switch {
 	case !ok || c == nil:
 		return nil, true
 	case c.own != nil || c.upReq != nil:
 		return nil, false
 	}
-	p.dropCall(u, c)
-	p.streaming++ // answered once streamResult has written it (finish waits)
+	p.ids.drop(u, c)
+	p.ids.streaming++ // answered once streamResult has written it (finish waits)
 	return c, false
 }
 
@@ -195,7 +191,7 @@ func (p *Proxy) takeForStream(id []byte) (c *call, drop bool) {
 func (p *Proxy) streamResult(s *streamReader, pre prefix, c *call) error {
 	defer func() {
 		p.mu.Lock()
-		p.streaming--
+		p.ids.streaming--
 		p.mu.Unlock()
 	}()
 	head := s.buf[:s.end]

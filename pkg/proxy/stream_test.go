@@ -49,12 +49,12 @@ func bigText(n int) string { return strings.Repeat("a\\\"b", n/4) }
 // nobody waits for dropped, a long notification forwarded whole.
 func TestStreamFraming(t *testing.T) {
 	p, out := framingProxy(t, lockfile.EraLegacy)
-	p.legacyClient = true // it gets log messages
-	p.state = gateOpen
+	p.client.legacy = true // it gets log messages
+	p.gate.state = gateOpen
 	for u, id := range map[int64]string{1: `"c1"`, 2: `"c2"`, 3: `7`, 5: `"c5"`} {
-		p.upPending[u] = &call{clientID: []byte(id), method: "tools/call"}
+		p.ids.upPending[u] = &call{clientID: []byte(id), method: "tools/call"}
 	}
-	p.upPending[6] = &call{clientID: []byte(`"m6"`), method: "resources/read", modern: true}
+	p.ids.upPending[6] = &call{clientID: []byte(`"m6"`), method: "resources/read", modern: true}
 	big := bigText(3 << 20)
 	in := strings.Join([]string{
 		`{"jsonrpc":"2.0","id":1,"result":{"content":[]}}`,
@@ -86,8 +86,8 @@ func TestStreamFraming(t *testing.T) {
 			t.Errorf("line %d: got %.100s… (%d bytes), want %.100s… (%d bytes)", i, lines[i], len(lines[i]), want[i], len(want[i]))
 		}
 	}
-	if len(p.upPending) != 0 {
-		t.Errorf("calls left pending: %v", p.upPending)
+	if len(p.ids.upPending) != 0 {
+		t.Errorf("calls left pending: %v", p.ids.upPending)
 	}
 }
 
@@ -97,7 +97,7 @@ func TestStreamFraming(t *testing.T) {
 func TestStreamLineLimit(t *testing.T) {
 	for _, idFirst := range []bool{true, false} {
 		p, out := framingProxy(t, lockfile.EraLegacy)
-		p.upPending[1] = &call{clientID: []byte(`1`), method: "tools/call"}
+		p.ids.upPending[1] = &call{clientID: []byte(`1`), method: "tools/call"}
 		line := `{"jsonrpc":"2.0","id":1,"result":{"t":"` + bigText(1<<20) + `"}}`
 		if !idFirst {
 			line = `{"result":{"t":"` + bigText(1<<20) + `"},"jsonrpc":"2.0","id":1}`
@@ -147,7 +147,7 @@ func (r *repeated) Read(b []byte) (int, error) {
 			return 0, io.EOF
 		}
 		r.n--
-		r.p.upPending[1] = &call{clientID: []byte(`"c"`), method: "tools/call"}
+		r.p.ids.upPending[1] = &call{clientID: []byte(`"c"`), method: "tools/call"}
 	}
 	n := copy(b[:min(len(b), 64<<10)], r.line[r.off:])
 	if r.off += n; r.off == len(r.line) {
@@ -183,12 +183,12 @@ func BenchmarkSmallResponse(b *testing.B) {
 func BenchmarkForwardCall(b *testing.B) {
 	p, _ := framingProxy(b, lockfile.EraLegacy)
 	p.srv.tools["add"] = true
-	p.legacyClient, p.state, p.up = true, gateOpen, newLineWriter(io.Discard)
+	p.client.legacy, p.gate.state, p.up = true, gateOpen, &stdioUpstream{lineWriter: newLineWriter(io.Discard)} // written to only
 	line := []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2}}}`)
 	b.ReportAllocs()
 	for b.Loop() {
 		p.fromClient(line)
-		p.upPending = map[int64]*call{}
+		p.ids.upPending = map[int64]*call{}
 	}
 }
 
@@ -201,11 +201,11 @@ func BenchmarkForwardCall(b *testing.B) {
 // long complete result still streams, and the session goes on.
 func TestStreamedInputRequiredIsCut(t *testing.T) {
 	p, out := framingProxy(t, lockfile.EraModern)
-	p.state = gateOpen
-	p.upPending[1] = &call{clientID: []byte(`"legacy"`), method: "tools/call"}
-	p.upPending[2] = &call{clientID: []byte(`"modern"`), method: "tools/call", modern: true, caps: []byte(`{}`)}
-	p.upPending[3] = &call{clientID: []byte(`"typed"`), method: "tools/call", modern: true, caps: []byte(`{"sampling":{}}`)}
-	p.upPending[4] = &call{clientID: []byte(`"fine"`), method: "tools/call", modern: true, caps: []byte(`{}`)}
+	p.gate.state = gateOpen
+	p.ids.upPending[1] = &call{clientID: []byte(`"legacy"`), method: "tools/call"}
+	p.ids.upPending[2] = &call{clientID: []byte(`"modern"`), method: "tools/call", modern: true, caps: []byte(`{}`)}
+	p.ids.upPending[3] = &call{clientID: []byte(`"typed"`), method: "tools/call", modern: true, caps: []byte(`{"sampling":{}}`)}
+	p.ids.upPending[4] = &call{clientID: []byte(`"fine"`), method: "tools/call", modern: true, caps: []byte(`{}`)}
 	big := bigText(1 << 20)
 	in := strings.Join([]string{
 		`{"jsonrpc":"2.0","id":1,"result":{"resultType":"input_required","inputRequests":{"a":{"method":"roots/list","params":{"pad":"` + big + `"}}},"requestState":"s"}}`,

@@ -53,31 +53,15 @@ func (p *Proxy) honoured(line []byte, v span) []string {
 // and the server was not subscribed to yet (once the handshake is done).
 func (p *Proxy) syncSubscriptions() {
 	p.mu.Lock()
-	if p.hello == nil || p.up == nil || p.state >= gateQuarantined {
+	if p.hello == nil || p.up == nil || p.gate.state >= gateQuarantined {
 		p.mu.Unlock()
 		return
 	}
 	h, up := p.hello, p.up
-	var todo []string
-	want := func(u string) {
-		if !p.upSubs[u] {
-			p.upSubs[u] = true
-			todo = append(todo, u)
-		}
-	}
-	for _, uris := range p.listens {
-		for u := range uris {
-			want(u)
-		}
-	}
-	for u := range p.legacySubs {
-		want(u)
-	}
+	todo := p.subs.unsubscribed()
 	var lines [][]byte
 	for _, u := range todo {
-		p.nextUp++
-		id := itoa(p.nextUp)
-		p.upPending[p.nextUp] = &call{own: make(chan ownReply, 1), method: "resources/subscribe"}
+		id := itoa(p.ids.own(&call{own: make(chan ownReply, 1), method: "resources/subscribe"}))
 		if h.Era == lockfile.EraModern {
 			params := mustJSON(map[string]any{"_meta": mcpwire.Meta(h), "notifications": map[string][]string{"resourceSubscriptions": {u}}})
 			lines = append(lines, requestLine(id, "subscriptions/listen", params))
@@ -101,9 +85,9 @@ func (p *Proxy) resourceUpdated(line []byte, env envelope) {
 		return
 	}
 	p.mu.Lock()
-	legacy, sub := p.legacyClient, p.legacySubs[uri]
+	legacy, sub := p.client.legacy, p.subs.legacySubs[uri]
 	var ids []string
-	for id, uris := range p.listens {
+	for id, uris := range p.subs.listens {
 		if uris[uri] {
 			ids = append(ids, id)
 		}
@@ -139,11 +123,41 @@ func (p *Proxy) legacySubscribe(id []byte, uri string, on bool) {
 	}
 	p.mu.Lock()
 	if on {
-		p.legacySubs[uri] = true
+		p.subs.legacySubs[uri] = true
 	} else {
-		delete(p.legacySubs, uri)
+		delete(p.subs.legacySubs, uri)
 	}
 	p.mu.Unlock()
 	p.reply(id, []byte(`{}`))
 	p.syncSubscriptions()
+}
+
+// subscriptions are the resource subscriptions of both sides (guarded by
+// Proxy.mu).
+type subscriptions struct {
+	listens     map[string]map[string]bool // open subscriptions/listen of a modern client -> its resource URIs
+	listChanged map[string]bool            // those that asked for resourcesListChanged (listchanged.go)
+	upSubs      map[string]bool            // resource URIs subscribed upstream
+	legacySubs  map[string]bool            // a legacy client's resources/subscribe to a 2026-07-28 server
+}
+
+// unsubscribed returns the URIs a client subscribed to that the server is
+// not subscribed to yet, and counts them as subscribed upstream from now.
+func (s *subscriptions) unsubscribed() []string {
+	var todo []string
+	want := func(u string) {
+		if !s.upSubs[u] {
+			s.upSubs[u] = true
+			todo = append(todo, u)
+		}
+	}
+	for _, uris := range s.listens {
+		for u := range uris {
+			want(u)
+		}
+	}
+	for u := range s.legacySubs {
+		want(u)
+	}
+	return todo
 }

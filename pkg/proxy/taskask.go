@@ -95,13 +95,11 @@ func (p *Proxy) askLegacyClient(ctx context.Context, method string, params []byt
 		}
 		return nil, &rpcError{Code: mcpwire.CodeMethodNotFound, Message: fmt.Sprintf("the client did not declare the %s capability, so the proxy cannot ask it %q; cancel the task with tasks/cancel", need, method)}
 	}
-	p.nextDown++
-	d := p.nextDown
-	p.downPending[d] = &downReq{method: method, hook: func(res json.RawMessage, e *CallError) { ch <- answer{res, e} }}
+	d := p.ids.ask(&downReq{method: method, hook: func(res json.RawMessage, e *CallError) { ch <- answer{res, e} }})
 	p.mu.Unlock()
 	if err := p.out.write(requestLine(itoa(d), method, params)); err != nil {
 		p.mu.Lock()
-		delete(p.downPending, d)
+		delete(p.ids.downPending, d)
 		p.mu.Unlock()
 		return nil, &rpcError{Code: mcpwire.CodeInternalError, Message: err.Error()}
 	}
@@ -110,8 +108,8 @@ func (p *Proxy) askLegacyClient(ctx context.Context, method string, params []byt
 	case a = <-ch:
 	case <-ctx.Done(): // the client cancelled tasks/result: the request is void
 		p.mu.Lock()
-		_, open := p.downPending[d]
-		delete(p.downPending, d)
+		_, open := p.ids.downPending[d]
+		delete(p.ids.downPending, d)
 		p.mu.Unlock()
 		if open {
 			p.withdraw([]int64{d}, "the client cancelled the request it belongs to")

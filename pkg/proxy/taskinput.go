@@ -56,14 +56,14 @@ func (p *Proxy) parkTaskInput(line []byte, env envelope, id []byte, method strin
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	ti := p.taskInputs[task]
+	ti := p.tasks.inputs[task]
 	if ti == nil || ti.done || len(ti.reqs) >= maxQueuedInputs {
 		return false
 	}
 	params := append([]byte(nil), env.params.of(line)...)
-	p.nextToken++
+	p.mrtr.nextToken++
 	ti.reqs = append(ti.reqs, &serverRequest{upID: append([]byte(nil), id...), params: params, method: method,
-		key: fmt.Sprintf("mcpsum-task-%d", p.nextToken)})
+		key: fmt.Sprintf("mcpsum-task-%d", p.mrtr.nextToken)})
 	ti.signal()
 	return true
 }
@@ -74,24 +74,24 @@ func (p *Proxy) parkTaskInput(line []byte, env envelope, id []byte, method strin
 // cancelled it, or when the task is forgotten (rememberTask).
 func (p *Proxy) taskInputFor(id string) *taskInput {
 	p.mu.Lock()
-	ti := p.taskInputs[id]
+	ti := p.tasks.inputs[id]
 	if ti != nil {
 		p.mu.Unlock()
 		return ti
 	}
-	if len(p.taskInputs) >= maxTasks {
-		for tid, x := range p.taskInputs {
+	if len(p.tasks.inputs) >= maxTasks {
+		for tid, x := range p.tasks.inputs {
 			if x.done {
-				delete(p.taskInputs, tid)
+				delete(p.tasks.inputs, tid)
 			}
 		}
-		if len(p.taskInputs) >= maxTasks {
+		if len(p.tasks.inputs) >= maxTasks {
 			p.mu.Unlock()
 			return nil
 		}
 	}
 	ti = &taskInput{changed: make(chan struct{})}
-	p.taskInputs[id] = ti
+	p.tasks.inputs[id] = ti
 	p.mu.Unlock()
 	go func() {
 		res, e := p.taskCallCtx(context.WithValue(context.Background(), noTimeout{}, true), "tasks/result", id)
@@ -158,7 +158,7 @@ func (p *Proxy) inputRequests(r *request, reqs []*serverRequest) []byte {
 func (p *Proxy) takeTaskInput(sr *serverRequest) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	for _, ti := range p.taskInputs {
+	for _, ti := range p.tasks.inputs {
 		for i, x := range ti.reqs {
 			if x == sr {
 				ti.reqs = append(ti.reqs[:i:i], ti.reqs[i+1:]...)
@@ -177,7 +177,7 @@ func (p *Proxy) updateTask(r *request, id string) ([]byte, *rpcError) {
 		return nil, invalidParams("tasks/update needs an inputResponses object")
 	}
 	p.mu.Lock()
-	ti := p.taskInputs[id]
+	ti := p.tasks.inputs[id]
 	var reqs []*serverRequest
 	if ti != nil {
 		reqs = append(reqs, ti.reqs...)
@@ -202,11 +202,10 @@ func (p *Proxy) updateTask(r *request, id string) ([]byte, *rpcError) {
 // dropTaskInput forgets the proxy's tasks/result of task id (p.mu held);
 // the server's requests for it still open are answered with an error.
 func (p *Proxy) dropTaskInput(id string) {
-	ti := p.taskInputs[id]
+	ti := p.tasks.takeInput(id)
 	if ti == nil {
 		return
 	}
-	delete(p.taskInputs, id)
 	reqs := ti.reqs
 	ti.reqs = nil
 	if len(reqs) == 0 || p.up == nil {
@@ -225,7 +224,7 @@ func (p *Proxy) dropTaskInput(id string) {
 func (p *Proxy) taskResultOf(id string) ([]byte, *rpcError, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	ti := p.taskInputs[id]
+	ti := p.tasks.inputs[id]
 	if ti == nil || !ti.done {
 		return nil, nil, false
 	}

@@ -52,16 +52,16 @@ func (p *Proxy) taskRequest(r *request, notFound func() *rpcError) {
 		ctx, cancel := context.WithCancel(context.Background())
 		key := string(r.id)
 		p.mu.Lock()
-		if old := p.crossWaits[key]; old != nil {
+		if old := p.tasks.crossWaits[key]; old != nil {
 			old() // a client reusing a running request's id: the older one ends
 		}
-		p.crossWaits[key] = cancel
+		p.tasks.crossWaits[key] = cancel
 		p.mu.Unlock()
 		go func() {
 			res, e := p.crossTask(ctx, r, id)
 			p.mu.Lock()
 			if ctx.Err() == nil {
-				delete(p.crossWaits, key)
+				delete(p.tasks.crossWaits, key)
 			}
 			p.mu.Unlock()
 			if ctx.Err() != nil {
@@ -85,12 +85,12 @@ func (p *Proxy) taskRequest(r *request, notFound func() *rpcError) {
 func (p *Proxy) waitGate() *rpcError {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	for p.state == gateChecking {
+	for p.gate.state == gateChecking {
 		p.cond.Wait()
 	}
-	switch p.state {
+	switch p.gate.state {
 	case gateQuarantined:
-		return p.quarantine.rpc()
+		return p.gate.quarantine.rpc()
 	case gateFailed, gateClosing:
 		return p.failureRPCLocked()
 	}
@@ -168,7 +168,7 @@ func (p *Proxy) modernTaskAsLegacy(id string) ([]byte, *rpcError) {
 // the tasks created through this session that the server still knows.
 func (p *Proxy) listTasks() ([]byte, *rpcError) {
 	p.mu.Lock()
-	ids := append([]string(nil), p.taskOrder...)
+	ids := append([]string(nil), p.tasks.order...)
 	p.mu.Unlock()
 	out := []byte(`{"tasks":[`)
 	n := 0

@@ -18,8 +18,8 @@ import (
 // false when key names none.
 func (p *Proxy) cancelCross(key string) bool {
 	p.mu.Lock()
-	cancel := p.crossWaits[key]
-	delete(p.crossWaits, key)
+	cancel := p.tasks.crossWaits[key]
+	delete(p.tasks.crossWaits, key)
 	p.mu.Unlock()
 	if cancel == nil {
 		return false

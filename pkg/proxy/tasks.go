@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 
@@ -229,15 +230,9 @@ func crossCreateResult(c *call, b []byte, result span) ([]byte, error) {
 func (p *Proxy) rememberTask(id string, info CallInfo) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if _, ok := p.tasks[id]; !ok {
-		p.taskOrder = append(p.taskOrder, id)
-		if len(p.taskOrder) > maxTasks {
-			delete(p.tasks, p.taskOrder[0])
-			p.dropTaskInput(p.taskOrder[0])
-			p.taskOrder = p.taskOrder[1:]
-		}
+	if old, ok := p.tasks.remember(id, info); ok {
+		p.dropTaskInput(old)
 	}
-	p.tasks[id] = info
 }
 
 // UnknownTaskResult is the CallInfo.Method of a task's result whose
@@ -250,9 +245,40 @@ const UnknownTaskResult = "tasks/result"
 // hooks see a task's final result as that call's result).
 func (p *Proxy) taskInfo(id string, r *request) CallInfo {
 	p.mu.Lock()
-	defer p.mu.Unlock()
-	if ci, ok := p.tasks[id]; ok {
+	ci, ok := p.tasks.created[id]
+	p.mu.Unlock()
+	if ok {
 		return ci
 	}
 	return CallInfo{Method: UnknownTaskResult, ClientModern: r.modern}
+}
+
+// taskTable are the tasks of this session (guarded by Proxy.mu).
+type taskTable struct {
+	created    map[string]CallInfo           // tasks created through this session -> the creating call
+	order      []string                      // their ids, oldest first
+	inputs     map[string]*taskInput         // legacy tasks whose tasks/result the proxy waits on (taskinput.go)
+	crossWaits map[string]context.CancelFunc // cross-era task requests being answered, by client id (taskops.go)
+}
+
+// remember records task id as created by the call info describes; past
+// maxTasks it forgets the oldest, and returns its id (evicted).
+func (t *taskTable) remember(id string, info CallInfo) (evicted string, ok bool) {
+	if _, known := t.created[id]; !known {
+		t.order = append(t.order, id)
+		if len(t.order) > maxTasks {
+			evicted, ok = t.order[0], true
+			delete(t.created, evicted)
+			t.order = t.order[1:]
+		}
+	}
+	t.created[id] = info
+	return evicted, ok
+}
+
+// takeInput removes and returns the input wait of task id (nil if none).
+func (t *taskTable) takeInput(id string) *taskInput {
+	ti := t.inputs[id]
+	delete(t.inputs, id)
+	return ti
 }

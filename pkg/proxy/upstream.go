@@ -20,10 +20,10 @@ func (p *Proxy) supervise(ctx context.Context) {
 	proc, cleanup, err := p.start()
 	if err != nil {
 		p.fail(fmt.Errorf("server %q could not be started: %w", p.opts.Name, err))
-		close(p.started)
+		close(p.life.started)
 		return
 	}
-	close(p.started)
+	close(p.life.started)
 	defer cleanup()
 	defer func() {
 		if p.stderrLines != nil {
@@ -31,25 +31,21 @@ func (p *Proxy) supervise(ctx context.Context) {
 		}
 	}()
 	p.mu.Lock()
-	if p.state == gateClosing || p.state == gateFailed {
+	if p.gate.state == gateClosing || p.gate.state == gateFailed {
 		p.mu.Unlock()
-		proc.Stop(p.grace)
+		proc.Stop(p.opts.Grace)
 		return
 	}
-	p.proc = proc
-	p.up = newLineWriter(proc.Stdin)
+	up := newStdioUpstream(proc)
+	p.up = up
 	p.mu.Unlock()
 	readerDone := make(chan struct{})
 	go func() {
 		defer close(readerDone)
-		if rs, ok := any(proc).(rawStdout); ok {
-			p.serverEnded(proc, p.readServerStream(rs.RawStdout(), p.opts.Pin.MaxLine))
-			return
-		}
-		p.readServer(proc)
+		p.serverEnded(up, p.readServerStream(up.messages(), p.opts.Pin.MaxLine))
 	}()
-	go p.watchExit(proc, readerDone)
-	defer proc.Stop(p.grace) // quarantine or shutdown already stopped it; this only waits
+	go p.watchExit(up, readerDone)
+	defer up.stop(p.opts.Grace, p.opts.Grace) // quarantine or shutdown already stopped it; this only waits
 
 	h, err := p.handshake(ctx)
 	if err != nil {
@@ -59,7 +55,7 @@ func (p *Proxy) supervise(ctx context.Context) {
 	p.mu.Lock()
 	p.hello = h
 	p.mu.Unlock()
-	close(p.handshook)
+	close(p.life.handshook)
 	if h.Era == mcpwire.EraModern {
 		p.listenUpstream(h)
 	}
@@ -69,11 +65,11 @@ func (p *Proxy) supervise(ctx context.Context) {
 		select {
 		case <-ctx.Done():
 			return
-		case <-p.upFailed:
+		case <-p.life.upFailed:
 			return
-		case <-p.quarDone:
+		case <-p.life.quarDone:
 			return
-		case <-p.recheck:
+		case <-p.life.recheck:
 		}
 	}
 }
@@ -88,27 +84,15 @@ func (p *Proxy) start() (*mcpwire.Process, func(), error) {
 	return pin.Start(p.opts.Name, p.opts.Entry, po)
 }
 
-// readServer reads the server's stdout line by line until it ends (when
-// the process does not expose its raw stdout for streaming).
-func (p *Proxy) readServer(proc *mcpwire.Process) {
-	for {
-		line, err := proc.Stdout.Next()
-		if err != nil {
-			p.serverEnded(proc, err)
-			return
-		}
-		p.fromServer(line)
-	}
-}
-
-func (p *Proxy) serverEnded(proc *mcpwire.Process, err error) {
+// serverEnded fails the session with why the server's messages ended.
+func (p *Proxy) serverEnded(up upstream, err error) {
 	switch {
 	case errors.Is(err, mcpwire.ErrLineTooLong):
 		p.fail(fmt.Errorf("server %q: %w", p.opts.Name, err))
 	case errors.Is(err, io.EOF) || errors.Is(err, os.ErrClosed):
 		select {
-		case <-proc.Done():
-			p.fail(proc.ExitError())
+		case <-up.exited():
+			p.fail(up.exitError())
 		case <-time.After(2 * time.Second):
 			p.fail(fmt.Errorf("server %q closed its stdout but is still running", p.opts.Name))
 		}
@@ -119,154 +103,17 @@ func (p *Proxy) serverEnded(proc *mcpwire.Process, err error) {
 
 // watchExit fails the session when the server exited but something else (a
 // grandchild) keeps its stdout open.
-func (p *Proxy) watchExit(proc *mcpwire.Process, readerDone <-chan struct{}) {
+func (p *Proxy) watchExit(up upstream, readerDone <-chan struct{}) {
 	select {
 	case <-readerDone:
 		return
-	case <-proc.Done():
+	case <-up.exited():
 	}
 	select {
 	case <-readerDone:
 	case <-time.After(time.Second):
-		p.fail(proc.ExitError())
+		p.fail(up.exitError())
 	}
-}
-
-func (p *Proxy) fromServer(line []byte) {
-	env, id, err := checkServerLine(line)
-	switch {
-	case err != nil:
-		// Not exactly one JSON-RPC message (two on one line, broken JSON, a
-		// repeated member): what a client would read is unclear, so the
-		// server is done; every waiting call gets the error.
-		p.logf("the server wrote a line that is not one JSON-RPC message (%v): %s", err, mcpwire.TruncateQuote(string(line), 200))
-		p.fail(&FramingError{Server: p.opts.Name, Err: err})
-	case env.isResponse():
-		p.serverResponse(line, env, id)
-	case env.isRequest() || env.isNotification():
-		p.serverMessage(line, env, id)
-	}
-}
-
-// maxHeldDown and maxHeldDownBytes bound the server->client messages held
-// while a check runs; past them requests are refused and notifications
-// dropped.
-const (
-	maxHeldDown      = 64
-	maxHeldDownBytes = 4 << 20
-)
-
-// serverMessage gates a server's request or notification. Nothing the
-// server says reaches the client before the surface check passed: while a
-// check runs, messages for the client are held (bounded) and delivered in
-// order once it passes; after a quarantine or failure the server's requests
-// are answered with an error and its notifications dropped. What the proxy
-// handles itself (ping, list_changed, its own listen stream) is handled at
-// once.
-func (p *Proxy) serverMessage(line []byte, env envelope, id []byte) {
-	method, _ := stringAt(line, env.method)
-	switch method {
-	case "ping":
-		if env.isRequest() {
-			p.up.write(resultLine(id, []byte(`{}`)))
-		}
-		return
-	case "notifications/tools/list_changed", "notifications/prompts/list_changed", "notifications/resources/list_changed":
-		select {
-		case p.recheck <- struct{}{}:
-		default:
-		}
-		if p.forwardsListChanged(method) {
-			p.forwardListChanged() // resources declared data (listchanged.go)
-		}
-		return // the client sees the lock, which did not change
-	case "notifications/subscriptions/acknowledged":
-		return // the proxy's own listen stream
-	}
-	p.mu.Lock()
-	st := p.state
-	if st == gateChecking && p.downOpen {
-		st = gateOpen // the check passed; held calls are being forwarded
-	}
-	if st == gateChecking {
-		if len(p.heldDown) < maxHeldDown && p.heldDownBytes+len(line) <= maxHeldDownBytes {
-			p.heldDown = append(p.heldDown, append([]byte(nil), line...))
-			p.heldDownBytes += len(line)
-			p.mu.Unlock()
-			return
-		}
-	}
-	p.mu.Unlock()
-	if st != gateOpen {
-		if env.isRequest() {
-			p.refuseServerRequest(id, method, st)
-		}
-		return
-	}
-	p.deliverServerMessage(line, env, id, method)
-}
-
-func (p *Proxy) refuseServerRequest(id []byte, method string, st gateState) {
-	why := "the server's surface check has not passed"
-	switch st {
-	case gateQuarantined:
-		why = "the server is quarantined"
-	case gateFailed, gateClosing:
-		why = "the session is ending"
-	case gateChecking:
-		why = "too many server requests wait for the surface check"
-	}
-	if up := p.upWriter(); up != nil {
-		up.write(errorLine(id, &rpcError{Code: mcpwire.CodeInternalError,
-			Message: fmt.Sprintf("mcpsum: \"%s\" not forwarded to the client: %s", mcpwire.TruncateQuote(method, 80), why)}))
-	}
-}
-
-func (p *Proxy) upWriter() *lineWriter {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.up
-}
-
-// releaseHeldDown delivers the server messages held during a check that
-// passed (pass), in order, then lets later ones through; or it refuses
-// them (requests) and drops them (notifications).
-func (p *Proxy) releaseHeldDown(pass bool) {
-	for {
-		p.mu.Lock()
-		held := p.heldDown
-		p.heldDown, p.heldDownBytes = nil, 0
-		st := p.state
-		if len(held) == 0 {
-			if pass && st == gateChecking {
-				p.downOpen = true
-			}
-			p.mu.Unlock()
-			return
-		}
-		p.mu.Unlock()
-		for _, line := range held {
-			env, id, err := scanEnvelope(line)
-			if err != nil {
-				continue
-			}
-			method, _ := stringAt(line, env.method)
-			switch {
-			case pass && st == gateChecking:
-				p.deliverServerMessage(line, env, id, method)
-			case env.isRequest():
-				p.refuseServerRequest(id, method, st)
-			}
-		}
-	}
-}
-
-func (p *Proxy) deliverServerMessage(line []byte, env envelope, id []byte, method string) {
-	if env.isRequest() {
-		p.serverRequest(line, env, id, method)
-		return
-	}
-	p.serverNotification(line, env, method)
 }
 
 // Call sends one of the proxy's own requests to the server and waits for
@@ -274,18 +121,16 @@ func (p *Proxy) deliverServerMessage(line []byte, env envelope, id []byte, metho
 func (p *Proxy) Call(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
 	ch := make(chan ownReply, 1)
 	p.mu.Lock()
-	if p.state >= gateQuarantined {
+	if p.gate.state >= gateQuarantined {
 		p.mu.Unlock()
 		return nil, fmt.Errorf("%s: %w", method, mcpwire.ErrClosed)
 	}
-	p.nextUp++
-	u := p.nextUp
-	p.upPending[u] = &call{own: ch, method: method}
+	u := p.ids.own(&call{own: ch, method: method})
 	up := p.up
 	p.mu.Unlock()
 	forget := func() {
 		p.mu.Lock()
-		delete(p.upPending, u)
+		delete(p.ids.upPending, u)
 		p.mu.Unlock()
 	}
 	if err := up.write(requestLine(itoa(u), method, params)); err != nil {
@@ -315,8 +160,8 @@ func (p *Proxy) Call(ctx context.Context, method string, params json.RawMessage)
 		forget()
 		e := &mcpwire.TimeoutError{Method: method, After: timeout, StartTimeout: p.opts.Pin.StartTimeout}
 		p.mu.Lock()
-		if p.proc != nil {
-			e.Stderr = p.proc.StderrTail()
+		if p.up != nil {
+			e.Stderr = p.up.stderrTail()
 		}
 		p.mu.Unlock()
 		return nil, e

@@ -1,0 +1,50 @@
+package proxy
+
+import (
+	"io"
+	"time"
+
+	"github.com/mcpsum/mcpsum/pkg/mcpwire"
+)
+
+// upstream is the server as the proxy sees it: somewhere to send messages
+// and a stream of messages back. The proxy core never touches a process:
+// a process on stdio is one upstream (stdioUpstream); a Streamable HTTP
+// endpoint is to be another, yielding one SSE event's data at a time as
+// messages.
+type upstream interface {
+	// write sends one message made of parts, without copying them.
+	write(parts ...[]byte) error
+	// messages is the server's newline-framed messages, read by one
+	// goroutine (stream.go keeps memory bounded on long ones).
+	messages() io.Reader
+	// exited is closed when the server can no longer answer; exitError
+	// then says why, with the tail of its stderr.
+	exited() <-chan struct{}
+	exitError() error
+	// stderrTail is what the server last wrote to stderr (nil when it has
+	// none).
+	stderrTail() []string
+	// stop ends the server: grace after its input closed, then SIGTERM,
+	// termGrace after that, then SIGKILL of its whole process group.
+	stop(grace, termGrace time.Duration) error
+}
+
+// stdioUpstream is a locked command started by pin, spoken to on its
+// stdin and stdout.
+type stdioUpstream struct {
+	*lineWriter // its stdin
+	proc        *mcpwire.Process
+}
+
+func newStdioUpstream(proc *mcpwire.Process) *stdioUpstream {
+	return &stdioUpstream{lineWriter: newLineWriter(proc.Stdin), proc: proc}
+}
+
+func (s *stdioUpstream) messages() io.Reader     { return s.proc.RawStdout() }
+func (s *stdioUpstream) exited() <-chan struct{} { return s.proc.Done() }
+func (s *stdioUpstream) exitError() error        { return s.proc.ExitError() }
+func (s *stdioUpstream) stderrTail() []string    { return s.proc.StderrTail() }
+func (s *stdioUpstream) stop(grace, termGrace time.Duration) error {
+	return s.proc.StopTerm(grace, termGrace)
+}

@@ -1,0 +1,151 @@
+package proxy
+
+import (
+	"fmt"
+
+	"github.com/mcpsum/mcpsum/pkg/mcpwire"
+)
+
+// The server's messages, as the reader of the upstream hands them over one
+// at a time (stream.go streams long results itself): responses go to
+// results.go; requests and notifications pass the gate (held while a check
+// runs, refused or dropped after a quarantine or failure) before
+// serverreq.go delivers them to the client.
+
+// fromServer routes one message of the server.
+func (p *Proxy) fromServer(line []byte) {
+	env, id, err := checkServerLine(line)
+	switch {
+	case err != nil:
+		// Not exactly one JSON-RPC message (two on one line, broken JSON, a
+		// repeated member): what a client would read is unclear, so the
+		// server is done; every waiting call gets the error.
+		p.logf("the server wrote a line that is not one JSON-RPC message (%v): %s", err, mcpwire.TruncateQuote(string(line), 200))
+		p.fail(&FramingError{Server: p.opts.Name, Err: err})
+	case env.isResponse():
+		p.serverResponse(line, env, id)
+	case env.isRequest() || env.isNotification():
+		p.serverMessage(line, env, id)
+	}
+}
+
+// maxHeldDown and maxHeldDownBytes bound the server->client messages held
+// while a check runs; past them requests are refused and notifications
+// dropped.
+const (
+	maxHeldDown      = 64
+	maxHeldDownBytes = 4 << 20
+)
+
+// serverMessage gates a server's request or notification. Nothing the
+// server says reaches the client before the surface check passed: while a
+// check runs, messages for the client are held (bounded) and delivered in
+// order once it passes; after a quarantine or failure the server's requests
+// are answered with an error and its notifications dropped. What the proxy
+// handles itself (ping, list_changed, its own listen stream) is handled at
+// once.
+func (p *Proxy) serverMessage(line []byte, env envelope, id []byte) {
+	method, _ := stringAt(line, env.method)
+	switch method {
+	case "ping":
+		if env.isRequest() {
+			p.up.write(resultLine(id, []byte(`{}`)))
+		}
+		return
+	case "notifications/tools/list_changed", "notifications/prompts/list_changed", "notifications/resources/list_changed":
+		select {
+		case p.life.recheck <- struct{}{}:
+		default:
+		}
+		if p.forwardsListChanged(method) {
+			p.forwardListChanged() // resources declared data (listchanged.go)
+		}
+		return // the client sees the lock, which did not change
+	case "notifications/subscriptions/acknowledged":
+		return // the proxy's own listen stream
+	}
+	p.mu.Lock()
+	st := p.gate.state
+	if st == gateChecking && p.gate.downOpen {
+		st = gateOpen // the check passed; held calls are being forwarded
+	}
+	if st == gateChecking {
+		if len(p.gate.heldDown) < maxHeldDown && p.gate.heldDownBytes+len(line) <= maxHeldDownBytes {
+			p.gate.heldDown = append(p.gate.heldDown, append([]byte(nil), line...))
+			p.gate.heldDownBytes += len(line)
+			p.mu.Unlock()
+			return
+		}
+	}
+	p.mu.Unlock()
+	if st != gateOpen {
+		if env.isRequest() {
+			p.refuseServerRequest(id, method, st)
+		}
+		return
+	}
+	p.deliverServerMessage(line, env, id, method)
+}
+
+func (p *Proxy) refuseServerRequest(id []byte, method string, st gateState) {
+	why := "the server's surface check has not passed"
+	switch st {
+	case gateQuarantined:
+		why = "the server is quarantined"
+	case gateFailed, gateClosing:
+		why = "the session is ending"
+	case gateChecking:
+		why = "too many server requests wait for the surface check"
+	}
+	if up := p.upWriter(); up != nil {
+		up.write(errorLine(id, &rpcError{Code: mcpwire.CodeInternalError,
+			Message: fmt.Sprintf("mcpsum: \"%s\" not forwarded to the client: %s", mcpwire.TruncateQuote(method, 80), why)}))
+	}
+}
+
+func (p *Proxy) upWriter() upstream {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.up
+}
+
+// releaseHeldDown delivers the server messages held during a check that
+// passed (pass), in order, then lets later ones through; or it refuses
+// them (requests) and drops them (notifications).
+func (p *Proxy) releaseHeldDown(pass bool) {
+	for {
+		p.mu.Lock()
+		held := p.gate.heldDown
+		p.gate.heldDown, p.gate.heldDownBytes = nil, 0
+		st := p.gate.state
+		if len(held) == 0 {
+			if pass && st == gateChecking {
+				p.gate.downOpen = true
+			}
+			p.mu.Unlock()
+			return
+		}
+		p.mu.Unlock()
+		for _, line := range held {
+			env, id, err := scanEnvelope(line)
+			if err != nil {
+				continue
+			}
+			method, _ := stringAt(line, env.method)
+			switch {
+			case pass && st == gateChecking:
+				p.deliverServerMessage(line, env, id, method)
+			case env.isRequest():
+				p.refuseServerRequest(id, method, st)
+			}
+		}
+	}
+}
+
+func (p *Proxy) deliverServerMessage(line []byte, env envelope, id []byte, method string) {
+	if env.isRequest() {
+		p.serverRequest(line, env, id, method)
+		return
+	}
+	p.serverNotification(line, env, method)
+}
