@@ -62,8 +62,8 @@ func (tc twinCase) samples(t *testing.T) (twin, given string) {
 		return "true", "false"
 	}
 	for _, pair := range [][2]string{{"dir/a,b.lock", "other,c.lock"}, {"7", "9"}, {"7s", "9s"}} {
-		probe := tc.parsed(t)
-		if probe.Value.Set(pair[0]) == nil && probe.Value.Set(pair[1]) == nil {
+		// A fresh flag for each value: a flag refuses a second Set.
+		if tc.parsed(t).Value.Set(pair[0]) == nil && tc.parsed(t).Value.Set(pair[1]) == nil {
 			return pair[0], pair[1]
 		}
 	}
