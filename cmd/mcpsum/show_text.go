@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcpsum/mcpsum/internal/jsonscan"
+	"github.com/mcpsum/mcpsum/internal/mcpspec"
 	"github.com/mcpsum/mcpsum/pkg/mcpwire"
 )
 
@@ -76,7 +77,7 @@ func printServer(w io.Writer, name string, s *showServer, compact bool) {
 		printProgram(w, s)
 		fmt.Fprintf(w, "  env           %s\n", envLine(s.EnvPassthrough, s.Policy != nil && s.Policy.Sandbox != nil))
 	}
-	if s.Era == "modern" {
+	if s.Era == mcpspec.EraModern {
 		fmt.Fprintf(w, "  era           modern (server/discover), protocolVersion %s, supports %s\n",
 			oneLine(s.ProtocolVersion, 20), oneLine(strings.Join(s.SupportedVersions, ", "), 120))
 	} else {
@@ -109,12 +110,12 @@ func printServer(w io.Writer, name string, s *showServer, compact bool) {
 	if s.Suspicious > 0 {
 		fmt.Fprintf(w, "  !! %d item(s) contain control, ANSI, bidi or zero-width characters: review them before trusting this server\n", s.Suspicious)
 	}
-	for _, k := range kindOrder {
-		items := s.Items[k.plural]
+	for _, k := range mcpspec.Kinds {
+		items := s.Items[k.Field]
 		if len(items) == 0 {
 			continue
 		}
-		fmt.Fprintf(w, "  %s\n", k.plural)
+		fmt.Fprintf(w, "  %s\n", k.Field)
 		for _, it := range items {
 			key, _ := quoteText(it.Key)
 			fmt.Fprintf(w, "    %s  %s", key, it.Digest)
@@ -124,7 +125,7 @@ func printServer(w io.Writer, name string, s *showServer, compact bool) {
 			fmt.Fprintln(w)
 			switch {
 			case !compact:
-				printItemFull(w, "      ", k.kind, it.Definition)
+				printItemFull(w, "      ", k.Name, it.Definition)
 			case it.Description != "":
 				fmt.Fprintf(w, "      %s\n", oneLine(it.Description, 100))
 			}

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/mcpsum/mcpsum/internal/jsonscan"
+	"github.com/mcpsum/mcpsum/internal/mcpspec"
 )
 
 // The headers of a 2026-07-28 request, and the HTTP transport's errors and small helpers.
@@ -25,12 +26,12 @@ func modernHeaders(h http.Header, m *Message) bool {
 	if err != nil || f[0] == nil {
 		return false
 	}
-	mf, err := jsonscan.Fields(f[0], MetaProtocolVersion)
+	mf, err := jsonscan.Fields(f[0], mcpspec.MetaProtocolVersion)
 	if err != nil || mf[0] == nil {
 		return false
 	}
 	v, ok := jsonscan.String(mf[0])
-	if !ok || !isVersion(v) || v < Modern {
+	if !ok || !isVersion(v) || v < mcpspec.Modern {
 		return false
 	}
 	h.Set("MCP-Protocol-Version", v)

@@ -11,19 +11,6 @@ import (
 	"github.com/mcpsum/mcpsum/internal/jsonscan"
 )
 
-// JSON-RPC and MCP error codes mcpsum recognises.
-const (
-	CodeParseError     = -32700
-	CodeInvalidRequest = -32600
-	CodeMethodNotFound = -32601
-	CodeInvalidParams  = -32602
-	CodeInternalError  = -32603
-	// CodeMissingClientCapability is 2026-07-28's MissingRequiredClientCapability.
-	CodeMissingClientCapability = -32021
-	// CodeUnsupportedVersion is 2026-07-28's UnsupportedProtocolVersion.
-	CodeUnsupportedVersion = -32022
-)
-
 // Message is a decoded copy of one JSON-RPC message, for inspection. Raw fields
 // hold copies of the bytes as sent; forwarders keep and forward the original line.
 type Message struct {
