@@ -86,6 +86,19 @@ func allowedDirs(t *testing.T, cs *mcp.ClientSession, ok func(string) bool) stri
 	return got
 }
 
+// lockedFilesystem locks server-filesystem as "fs" with two folders, mine
+// and other (which holds secret), in a new lockfile folder dir.
+func lockedFilesystem(t *testing.T) (dir, mine, other, secret string, argv []string) {
+	dir, mine, other = t.TempDir(), t.TempDir(), t.TempDir()
+	secret = filepath.Join(other, "secret.txt")
+	if err := os.WriteFile(secret, []byte("not for this client"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	argv = []string{"node", npmServer(t, "server-filesystem"), mine, other}
+	mustLock(t, dir, nil, append([]string{"--name", "fs", "--"}, argv...)...)
+	return dir, mine, other, secret, argv
+}
+
 // server-filesystem, started with two folders, narrows itself to the
 // client's root when the client declares roots. Through the proxy it does
 // exactly the same (before, the proxy declared no capabilities, so it served
@@ -93,14 +106,7 @@ func allowedDirs(t *testing.T, cs *mcp.ClientSession, ok func(string) bool) stri
 // folder is refused in both cases. A client declaring no roots gets both
 // folders, directly and through the proxy.
 func TestProxyFilesystemNarrowsToClientRoot(t *testing.T) {
-	dir := t.TempDir()
-	mine, other := t.TempDir(), t.TempDir()
-	secret := filepath.Join(other, "secret.txt")
-	if err := os.WriteFile(secret, []byte("not for this client"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	argv := []string{"node", npmServer(t, "server-filesystem"), mine, other}
-	mustLock(t, dir, nil, append([]string{"--name", "fs", "--"}, argv...)...)
+	dir, mine, other, secret, argv := lockedFilesystem(t)
 	root := &mcp.Root{URI: "file://" + mine, Name: "mine"}
 	onlyMine := func(s string) bool { return strings.Contains(s, mine) && !strings.Contains(s, other) }
 

@@ -43,18 +43,18 @@ func TestProxyServerCrashMidCall(t *testing.T) {
 	noLeftovers(t, dir)
 }
 
-// A server that never answers: the client's handshake is still answered
-// from the lock, the call gets an error after the start-up allowance
-// (the handshake is its first answer), exit 3.
+// A server that never answers: its handshake times out after the start-up
+// allowance (1 s, within the proxy's 2 s health window), so the client's
+// own initialize gets that error, as a client connecting directly sees the
+// server fail, and the proxy exits 3.
 func TestProxyServerNeverAnswers(t *testing.T) {
 	dir := t.TempDir()
 	lockProxysrv(t, dir)
 	proxysrvScript(t, dir, "-never-answer")
 	p := startRaw(t, proxyCmd(dir, "s", "--timeout-secs", "1", "--start-timeout-secs", "1"))
-	p.initialize()
-	p.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2}}}`)
+	p.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
 	if m := p.await("1"); !strings.Contains(string(m["error"]), "no answer within") {
-		t.Errorf("want a timeout error, got %s", m["error"])
+		t.Errorf("want the handshake's timeout as initialize's error, got %s", m["error"])
 	}
 	if code := p.wait(); code != 3 {
 		t.Errorf("exit code %d, want 3\n%s", code, p.stderr)

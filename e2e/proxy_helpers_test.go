@@ -103,6 +103,16 @@ func goClient(t testing.TB, cmd *exec.Cmd, era string, opts *mcp.ClientOptions, 
 	if cmd.Stderr == nil {
 		cmd.Stderr = &stderr
 	}
+	cs, err := dial(cmd, era, opts, roots...)
+	if err != nil {
+		t.Fatalf("connect %v: %v\nstderr:\n%s", cmd.Args, err, stderr.String())
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// dial is goClient's connect: the client's handshake over cmd, or its error.
+func dial(cmd *exec.Cmd, era string, opts *mcp.ClientOptions, roots ...*mcp.Root) (*mcp.ClientSession, error) {
 	c := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, opts)
 	c.AddRoots(roots...)
 	so := &mcp.ClientSessionOptions{}
@@ -111,12 +121,7 @@ func goClient(t testing.TB, cmd *exec.Cmd, era string, opts *mcp.ClientOptions, 
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	cs, err := c.Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: 5 * time.Second}, so)
-	if err != nil {
-		t.Fatalf("connect %v: %v\nstderr:\n%s", cmd.Args, err, stderr.String())
-	}
-	t.Cleanup(func() { cs.Close() })
-	return cs
+	return c.Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: 5 * time.Second}, so)
 }
 
 type syncBuffer struct {

@@ -3,10 +3,11 @@
 package e2e
 
 import (
-	"os"
-	"path/filepath"
+	"fmt"
+	"os/exec"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -21,13 +22,7 @@ import (
 // A 2026-07-28
 // client that declares no roots still gets both folders.
 func TestProxyModernClientStartupRoots(t *testing.T) {
-	dir := t.TempDir()
-	mine, other := t.TempDir(), t.TempDir()
-	secret := filepath.Join(other, "secret.txt")
-	if err := os.WriteFile(secret, []byte("not for this client"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	mustLock(t, dir, nil, "--name", "fs", "--", "node", npmServer(t, "server-filesystem"), mine, other)
+	dir, mine, other, secret, _ := lockedFilesystem(t)
 	onlyMine := func(s string) bool { return strings.Contains(s, mine) && !strings.Contains(s, other) }
 
 	cs := goClient(t, proxyCmd(dir, "fs"), "modern", handlers(), &mcp.Root{URI: "file://" + mine, Name: "mine"})
@@ -46,5 +41,38 @@ func TestProxyModernClientStartupRoots(t *testing.T) {
 		t.Errorf("a 2026-07-28 client without roots: allowed %s, want both folders", got)
 	}
 	bare.Close()
+	noLeftovers(t, dir)
+}
+
+// A client's first call, made 50 ms, 200 ms or 1 s after it connected
+// through the proxy, already runs confined to the client's root in the real
+// server-filesystem, in both client eras: the proxy answers the handshake
+// from the lock at once, so the server is still starting when the call
+// comes, and the call waits until the server's start-up roots/list has been
+// answered (before, a legacy client's calls of the first seconds ran against
+// every folder of the locked argv). Directly a call 200 ms after connecting
+// is confined too; the same read is checked directly as the baseline.
+func TestProxyRootsBeforeFirstCall(t *testing.T) {
+	dir, mine, _, secret, argv := lockedFilesystem(t)
+	root := &mcp.Root{URI: "file://" + mine, Name: "mine"}
+	refused := func(via string, cs *mcp.ClientSession) {
+		t.Helper()
+		got, err := callJSON(t, cs, "read_text_file", map[string]any{"path": secret})
+		if err != nil || !strings.Contains(got, `"isError":true`) || strings.Contains(got, "not for this client") {
+			t.Errorf("%s: the first call read outside the client's root: %s %v", via, got, err)
+		}
+	}
+	direct := goClient(t, exec.Command(argv[0], argv[1:]...), "legacy", handlers(), root)
+	time.Sleep(200 * time.Millisecond)
+	refused("directly after 200ms", direct)
+	direct.Close()
+	for _, era := range []string{"legacy", "modern"} {
+		for _, after := range []time.Duration{50 * time.Millisecond, 200 * time.Millisecond, time.Second} {
+			cs := goClient(t, proxyCmd(dir, "fs"), era, handlers(), root)
+			time.Sleep(after)
+			refused(fmt.Sprintf("%s client through the proxy after %v", era, after), cs)
+			cs.Close()
+		}
+	}
 	noLeftovers(t, dir)
 }

@@ -157,9 +157,31 @@ func TestSignHelperMissingSaysHowToInstall(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "mcp.lock.sigstore.json")); err == nil {
 		t.Error("a bundle was written without the helper")
 	}
+	// A helper planted in the working folder (a cloned repository's
+	// ./mcpsum-attest, a FAKE that says "verified" to anything) is never
+	// run, even with "." on PATH and os/exec's dot check off.
+	planted := filepath.Join(dir, "mcpsum-attest")
+	if err := os.WriteFile(planted, []byte("#!/bin/sh\ntouch planted-ran; echo '{\"protocol\":1,\"exit\":0,\"signer\":{}}'\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(mc, "verify", "--signature", "mcp.lock.sigstore.json", "--key", pub)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "PATH=.:/usr/bin:/bin", "GODEBUG=execerrdot=0")
+	if out, err := cmd.CombinedOutput(); cmd.ProcessState == nil || cmd.ProcessState.ExitCode() != 3 || !strings.Contains(string(out), "never takes it from PATH") {
+		t.Errorf("verify with a planted ./mcpsum-attest: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "planted-ran")); err == nil {
+		t.Error("the planted ./mcpsum-attest was run")
+	}
+	os.Remove(planted)
+	// The other suggestion: name the helper by its absolute path.
+	if out, code := run("sign", "--key", key, "--attest-helper", bin.attest); code != 0 {
+		t.Fatalf("sign --attest-helper %s: exit %d\n%s", bin.attest, code, out)
+	}
+	os.Remove(filepath.Join(dir, "mcp.lock.sigstore.json"))
 	// The suggested command, run as printed in this clone, installing into
 	// the folder of this mcpsum (its GOBIN).
-	cmd := exec.Command("go", "install", "./cmd/...")
+	cmd = exec.Command("go", "install", "./cmd/...")
 	cmd.Dir = ".."
 	cmd.Env = append(os.Environ(), "GOBIN="+lone, "CGO_ENABLED=0")
 	if out, err := cmd.CombinedOutput(); err != nil {

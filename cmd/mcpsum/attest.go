@@ -3,8 +3,11 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -19,43 +22,72 @@ import (
 // linking sigstore-go into mcpsum would cost every start of lock, verify,
 // proxy and the sandbox stage ~10 ms and ~11 MiB.
 
-// findAttest returns the helper beside this executable, else on PATH.
-// Beside a release binary named mcpsum-linux-amd64 it also finds
+// findAttest returns the helper named by --attest-helper (an absolute
+// path), else the one beside this executable; never one from PATH: the
+// helper decides whether a signature is good, and a PATH entry can be
+// relative (a planted ./mcpsum-attest in a cloned repository). Beside a
+// release binary named mcpsum-linux-amd64 it also finds
 // mcpsum-attest-linux-amd64 (the release names both that way).
-func findAttest() (string, error) {
+func findAttest(explicit string) (string, error) {
+	if explicit != "" {
+		if !filepath.IsAbs(explicit) {
+			return "", usageErr("--attest-helper %s: give the helper's absolute path (a relative one depends on the folder mcpsum runs in)", quoteArg(explicit))
+		}
+		if st, err := os.Stat(explicit); err != nil || !st.Mode().IsRegular() {
+			return "", &exitError{code: exitUndecided, err: fmt.Errorf("--attest-helper %s is not a file (%v); name the %s installed beside mcpsum", quoteArg(explicit), errOrKind(err, st), attestproto.Command)}
+		}
+		return explicit, nil
+	}
 	exe, exeErr := os.Executable()
 	if exeErr == nil {
-		base := filepath.Base(exe)
-		suffix, _ := strings.CutPrefix(base, "mcpsum")
-		if suffix == base {
-			suffix = ""
-		}
-		if runtime.GOOS == "windows" && !strings.HasSuffix(suffix, ".exe") {
-			suffix += ".exe"
-		}
-		names := []string{attestproto.Command + suffix}
-		if runtime.GOOS == "windows" {
-			names = append(names, attestproto.Command+".exe")
-		} else if suffix != "" {
-			names = append(names, attestproto.Command)
-		}
-		for _, n := range names {
-			p := filepath.Join(filepath.Dir(exe), n)
+		for _, p := range besideCandidates(exe) {
 			if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && (runtime.GOOS == "windows" || st.Mode().Perm()&0o111 != 0) {
 				return p, nil
 			}
 		}
 	}
-	if p, err := exec.LookPath(attestproto.Command); err == nil {
-		return p, nil
-	}
-	where := "on PATH"
+	where := "the folder of this mcpsum"
 	if exeErr == nil {
-		where = "beside " + quoteArg(exe) + " nor on PATH"
+		where = quoteArg(filepath.Dir(exe))
 	}
 	return "", &exitError{code: exitUndecided, err: fmt.Errorf(
-		"signing and signature checks need the %s helper (kept out of mcpsum so lock, verify and proxy start fast), but it is neither %s; install it beside mcpsum with %s",
+		"signing and signature checks need the %s helper (kept out of mcpsum so lock, verify and proxy start fast), but it is not in %s (mcpsum never takes it from PATH); install it beside mcpsum with %s, or name it with --attest-helper ABSOLUTE-PATH",
 		attestproto.Command, where, installHint())}
+}
+
+// besideCandidates are the helper's possible paths beside the executable exe.
+func besideCandidates(exe string) []string {
+	base := filepath.Base(exe)
+	suffix, _ := strings.CutPrefix(base, "mcpsum")
+	if suffix == base {
+		suffix = ""
+	}
+	if runtime.GOOS == "windows" && !strings.HasSuffix(suffix, ".exe") {
+		suffix += ".exe"
+	}
+	names := []string{attestproto.Command + suffix}
+	if runtime.GOOS == "windows" {
+		names = append(names, attestproto.Command+".exe")
+	} else if suffix != "" {
+		names = append(names, attestproto.Command)
+	}
+	for i, n := range names {
+		names[i] = filepath.Join(filepath.Dir(exe), n)
+	}
+	return names
+}
+
+func errOrKind(err error, st os.FileInfo) string {
+	if err != nil {
+		return err.Error()
+	}
+	return "a " + st.Mode().Type().String() + " entry"
+}
+
+// attestHelperFlag registers --attest-helper on the commands that run the
+// helper.
+func attestHelperFlag(fs *flag.FlagSet) *string {
+	return fs.String("attest-helper", "", "absolute path of the "+attestproto.Command+" signing helper (default: the one beside mcpsum; never taken from PATH)")
 }
 
 // pseudoVersion reports whether v is a Go pseudo-version
@@ -90,8 +122,8 @@ func installHint() string {
 // callAttest runs the helper's op with args, giving it data (the exact
 // lockfile bytes the caller read and will use) on stdin. A failed request
 // comes back as an error carrying the helper's exit code.
-func callAttest(ctx context.Context, op string, data []byte, args ...string) (*attestproto.Response, error) {
-	helper, err := findAttest()
+func callAttest(ctx context.Context, helperPath, op string, data []byte, args ...string) (*attestproto.Response, error) {
+	helper, err := findAttest(helperPath)
 	if err != nil {
 		return nil, err
 	}
@@ -119,6 +151,13 @@ func callAttest(ctx context.Context, op string, data []byte, args ...string) (*a
 	}
 	if resp.Exit == attestproto.ExitOK && (op == "verify" && resp.Signer == nil || op == "sign" && len(resp.Bundle) == 0) {
 		return nil, foreignHelper(helper, "answered "+op+" without its result")
+	}
+	if resp.Exit == attestproto.ExitOK && op == "verify" {
+		// The verdict must be about the bytes mcpsum sent.
+		sum := sha256.Sum256(data)
+		if want := "sha256:" + hex.EncodeToString(sum[:]); resp.Signer.Digest != want {
+			return nil, foreignHelper(helper, fmt.Sprintf("verified digest %s, but the lockfile it was given has digest %s", quoteArg(oneLine(resp.Signer.Digest, 80)), want))
+		}
 	}
 	if resp.Exit == attestproto.ExitOK && runErr != nil {
 		return nil, &exitError{code: exitUndecided, err: fmt.Errorf("%s (%s): %v", attestproto.Command, quoteArg(helper), runErr)}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,9 +16,6 @@ import (
 // the command that installs matching versions; a helper's verdict keeps its
 // exit code.
 func TestCallAttestRefusesAForeignHelper(t *testing.T) {
-	if _, err := os.Stat(filepath.Join(filepath.Dir(os.Args[0]), "mcpsum-attest")); err == nil {
-		t.Skip("a helper sits beside the test binary; this test needs PATH to decide")
-	}
 	for _, tt := range []struct {
 		name, script string
 		code         int
@@ -33,13 +31,13 @@ func TestCallAttestRefusesAForeignHelper(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(dir, "mcpsum-attest"), []byte("#!/bin/sh\n"+tt.script+"\n"), 0o755); err != nil {
 				t.Fatal(err)
 			}
-			t.Setenv("PATH", dir+":/usr/bin:/bin")
+			helper := filepath.Join(dir, "mcpsum-attest")
 			lock := filepath.Join(t.TempDir(), "mcp.lock")
 			if err := os.WriteFile(lock, []byte("{\"lockfileVersion\":1,\"servers\":{}}\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			key := filepath.Join(dir, "k.pub")
-			s := sigFlags{new(string), &key, new(string), new(string), new(string), new(string), new(string)}
+			s := sigFlags{new(string), &key, new(string), new(string), new(string), new(string), new(string), &helper}
 			_, _, err := s.check(context.Background(), lock)
 			var ee *exitError
 			if !errors.As(err, &ee) || ee.code != tt.code || !strings.Contains(err.Error(), tt.want) {
@@ -74,10 +72,7 @@ func TestPseudoVersion(t *testing.T) {
 // anyone forge that verdict. The FAKE helper here answers "signed" for
 // anything; it must never be asked.
 func TestCallAttestRefusesAHelperOthersCanWrite(t *testing.T) {
-	if _, err := os.Stat(filepath.Join(filepath.Dir(os.Args[0]), "mcpsum-attest")); err == nil {
-		t.Skip("a helper sits beside the test binary; this test needs PATH to decide")
-	}
-	forged := `cat >/dev/null; echo '{"protocol":1,"exit":0,"signer":{"kind":"key"}}'`
+	forged := `cat >/dev/null; echo '{"protocol":1,"exit":0,"signer":{"digest":"` + digestX + `"}}'`
 	for _, tt := range []struct {
 		name              string
 		fileMode, dirMode os.FileMode
@@ -97,10 +92,11 @@ func TestCallAttestRefusesAHelperOthersCanWrite(t *testing.T) {
 			if err := os.WriteFile(helper, []byte("#!/bin/sh\n"+forged+"\n"), 0o755); err != nil {
 				t.Fatal(err)
 			}
-			pathDir := dir
+			named := helper
 			if strings.HasPrefix(tt.name, "link") {
-				// the helper is fine; the PATH folder holding a link to it is not
-				pathDir = filepath.Join(filepath.Dir(dir), "shared")
+				// the helper is fine; the folder holding the link named is not
+				pathDir := filepath.Join(filepath.Dir(dir), "shared")
+				named = filepath.Join(pathDir, "mcpsum-attest")
 				if err := os.Mkdir(pathDir, 0o755); err != nil {
 					t.Fatal(err)
 				}
@@ -118,8 +114,7 @@ func TestCallAttestRefusesAHelperOthersCanWrite(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { os.Chmod(dir, 0o755) })
-			t.Setenv("PATH", pathDir+":/usr/bin:/bin")
-			_, err := callAttest(context.Background(), "verify", []byte("x"))
+			_, err := callAttest(context.Background(), named, "verify", []byte("x"))
 			if tt.want == "" {
 				if err != nil {
 					t.Fatalf("a helper in a sticky folder was refused: %v", err)
@@ -136,9 +131,71 @@ func TestCallAttestRefusesAHelperOthersCanWrite(t *testing.T) {
 			if out, err := exec.Command("sh", "-c", cmdText).CombinedOutput(); err != nil {
 				t.Fatalf("%s: %v %s", cmdText, err, out)
 			}
-			if _, err := callAttest(context.Background(), "verify", []byte("x")); err != nil {
+			if _, err := callAttest(context.Background(), named, "verify", []byte("x")); err != nil {
 				t.Fatalf("after %s: %v", cmdText, err)
 			}
 		})
+	}
+}
+
+// digestX is the digest of the bytes "x".
+const digestX = "sha256:2d711642b726b04401627ca9fbac32f5c8530fb1903cc4db02258717921a4881"
+
+// writeForgedHelper writes a FAKE helper (hostile: no real helper answers
+// like this) that says "verified" for anything, with the given digest, and
+// leaves a mark when it runs.
+func writeForgedHelper(t *testing.T, dir, digest string) (helper, mark string) {
+	t.Helper()
+	helper, mark = filepath.Join(dir, "mcpsum-attest"), filepath.Join(dir, "ran")
+	script := "#!/bin/sh\ncat >/dev/null; touch '" + mark + "'; echo '{\"protocol\":1,\"exit\":0,\"signer\":{\"digest\":\"" + digest + "\"}}'\n"
+	if err := os.WriteFile(helper, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return helper, mark
+}
+
+// The helper is never taken from PATH: a planted ./mcpsum-attest in the
+// folder mcpsum runs in, with "." on PATH (and GODEBUG=execerrdot=0, which
+// lets os/exec run it), is not run; the error names the two ways to give
+// the helper, and a relative --attest-helper is refused.
+func TestAttestHelperNeverFromPath(t *testing.T) {
+	if _, err := os.Stat(filepath.Join(filepath.Dir(os.Args[0]), "mcpsum-attest")); err == nil {
+		t.Skip("a helper sits beside the test binary")
+	}
+	dir := t.TempDir()
+	_, mark := writeForgedHelper(t, dir, digestX)
+	t.Chdir(dir)
+	t.Setenv("PATH", ".:"+dir+":/usr/bin:/bin")
+	t.Setenv("GODEBUG", "execerrdot=0")
+	_, err := callAttest(context.Background(), "", "verify", []byte("x"))
+	if exitCode(err) != exitUndecided || !strings.Contains(fmt.Sprint(err), "never takes it from PATH") || !strings.Contains(fmt.Sprint(err), "--attest-helper ABSOLUTE-PATH") {
+		t.Fatalf("got %v (exit %d), want exit 3 naming beside-mcpsum and --attest-helper", err, exitCode(err))
+	}
+	if _, err := os.Stat(mark); err == nil {
+		t.Fatal("the helper planted in the working folder was run")
+	}
+	_, err = callAttest(context.Background(), "mcpsum-attest", "verify", []byte("x"))
+	if exitCode(err) != exitUsage || !strings.Contains(fmt.Sprint(err), "absolute path") {
+		t.Fatalf("relative --attest-helper: %v (exit %d), want exit 2", err, exitCode(err))
+	}
+	if _, err := os.Stat(mark); err == nil {
+		t.Fatal("a relative --attest-helper was run")
+	}
+}
+
+// A helper's "verified" is about the bytes mcpsum sent, or it is not taken:
+// a FAKE helper answering with another digest is refused (exit 3); the
+// same helper reporting the right digest is believed.
+func TestAttestVerdictMustNameTheBytesSent(t *testing.T) {
+	dir := t.TempDir()
+	other := "sha256:" + strings.Repeat("0", 64)
+	helper, _ := writeForgedHelper(t, dir, other)
+	_, err := callAttest(context.Background(), helper, "verify", []byte("x"))
+	if exitCode(err) != exitUndecided || !strings.Contains(fmt.Sprint(err), "verified digest") || !strings.Contains(fmt.Sprint(err), digestX) {
+		t.Fatalf("helper reporting %s for x: %v (exit %d), want exit 3", other, err, exitCode(err))
+	}
+	helper, _ = writeForgedHelper(t, dir, digestX)
+	if _, err := callAttest(context.Background(), helper, "verify", []byte("x")); err != nil {
+		t.Fatalf("helper reporting the right digest: %v", err)
 	}
 }

@@ -24,7 +24,7 @@ func (a *app) lockCommand() *ffcli.Command {
 	lockfilePath := lockfileFlag(fs)
 	name := fs.String("name", "", "server entry to add, replace or re-lock")
 	var envs stringList
-	fs.Var(&envs, "env", "name of an environment variable passed to the server (repeatable; values are never stored)")
+	fs.Var(&envs, "env", "name of an environment variable passed to the server (repeatable, or a comma-separated list; values are never stored)")
 	url := fs.String("url", "", "URL of a remote (Streamable HTTP) server to lock instead of a command")
 	var headers stringList
 	fs.Var(&headers, "header", "with --url: NAME=ENVVAR, a header sent to the server with its value from the environment variable ENVVAR (repeatable; values are never stored)")

@@ -54,6 +54,8 @@ instructions) in mcp.lock with RFC 8785 digests; commit it and review its diffs.
 surface and quarantining a server whose definitions drifted.
 
 Every flag has an environment twin: --timeout-secs is MCPSUM_TIMEOUT_SECS.
+A flag on the command line wins over its twin. A twin holds one value, commas
+and all; a list flag (--env) takes a comma-separated list, in its twin too.
 Exit codes: 0 ok, 1 security verdict (drift, digest mismatch, bad signature,
 policy denial), 2 usage, 3 could not decide (I/O, server failed, timeout).`),
 		FlagSet: fs,
@@ -95,10 +97,12 @@ policy denial), 2 usage, 3 could not decide (I/O, server failed, timeout).`),
 	return root
 }
 
-// envTwins makes every flag readable from MCPSUM_<FLAG_NAME>; repeated flags
-// take a comma-separated list.
+// envTwins makes every flag readable from MCPSUM_<FLAG_NAME>, used when
+// the flag is not on the command line. A twin's value is one value, commas
+// and all (MCPSUM_LOCKFILE=dir/a,b.lock names that file); only a list flag
+// (stringList) splits it, in its own Set.
 func envTwins() []ff.Option {
-	return []ff.Option{ff.WithEnvVarPrefix("MCPSUM"), ff.WithEnvVarSplit(",")}
+	return []ff.Option{ff.WithEnvVarPrefix("MCPSUM")}
 }
 
 func (a *app) flagSet(name string) *flag.FlagSet {
@@ -112,8 +116,18 @@ func lockfileFlag(fs *flag.FlagSet) *string {
 	return fs.String("lockfile", "mcp.lock", "path of the lockfile")
 }
 
-// stringList is a repeatable string flag.
+// stringList is a list flag: repeatable, and each value (on the command
+// line or in its twin) is a comma-separated list. Its items are names,
+// which hold no commas.
 type stringList []string
 
-func (s *stringList) String() string     { return strings.Join(*s, ",") }
-func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
+func (s *stringList) String() string { return strings.Join(*s, ",") }
+func (s *stringList) Set(v string) error {
+	for item := range strings.SplitSeq(v, ",") {
+		if item == "" {
+			return fmt.Errorf("empty item in the list %q (separate names with single commas)", v)
+		}
+		*s = append(*s, item)
+	}
+	return nil
+}

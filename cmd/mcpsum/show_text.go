@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf16"
@@ -20,24 +21,9 @@ func quoteText(s string) (string, bool) { return mcpwire.Quote(s) }
 
 // quoteArg renders a command-line word so that it can be pasted back into a
 // shell and never carries raw control characters.
-func quoteArg(s string) string {
-	q, sus := mcpwire.Quote(s)
-	if !sus && q == s && s != "" && !strings.ContainsAny(s, " \t'\"\\$`!*?[](){}<>|&;#~") {
-		return s
-	}
-	if !sus && q == s {
-		return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-	}
-	return "$'" + strings.ReplaceAll(q, "'", `\'`) + "'"
-}
+func quoteArg(s string) string { return mcpwire.ShellArg(s) }
 
-func quoteArgs(args []string) string {
-	out := make([]string, len(args))
-	for i, a := range args {
-		out[i] = quoteArg(a)
-	}
-	return strings.Join(out, " ")
-}
+func quoteArgs(args []string) string { return mcpwire.ShellArgs(args) }
 
 // oneLine is the first line of text, escaped and cut to max runes.
 func oneLine(s string, max int) string {
@@ -115,7 +101,11 @@ func printServer(w io.Writer, name string, s *showServer, compact bool) {
 		if len(items) == 0 {
 			continue
 		}
-		fmt.Fprintf(w, "  %s\n", k.Field)
+		if s.Policy != nil && slices.Contains(s.Policy.Unpinned, k.Field) {
+			fmt.Fprintf(w, "  %s (as seen at lock time; data, not pinned: the proxy serves the server's live list)\n", k.Field)
+		} else {
+			fmt.Fprintf(w, "  %s\n", k.Field)
+		}
 		for _, it := range items {
 			key, _ := quoteText(it.Key)
 			fmt.Fprintf(w, "    %s  %s", key, it.Digest)
@@ -195,6 +185,9 @@ func printPolicy(w io.Writer, s *showServer) {
 			fmt.Fprintf(w, "  network       only %s, through the audited egress proxy\n", strings.Join(sb.Network.Allow, ", "))
 		}
 	}
+	if len(p.Unpinned) > 0 {
+		fmt.Fprintf(w, "  not pinned    %s (declared data: changes are not drift, verify does not check them)\n", strings.Join(p.Unpinned, ", "))
+	}
 }
 
 func listOrNone(l []string) string {
@@ -225,10 +218,13 @@ func writeJSON(w io.Writer, v any) error {
 }
 
 // escapeInvisible rewrites non-printable runes of encoded JSON as \u escapes
-// (as UTF-16 surrogate pairs above U+FFFF). encoding/json has already escaped
-// control characters and invalid UTF-8, and such runes can only stand inside
+// (as UTF-16 surrogate pairs above U+FFFF), and a server's \u escapes of
+// printable characters (go-sdk servers write > as \u003e) as the character,
+// so a reader sees "a > b". encoding/json has already escaped control
+// characters and invalid UTF-8, and such runes can only stand inside
 // strings, so the result is equivalent JSON.
 func escapeInvisible(b []byte) []byte {
+	b = unescapePrintable(b)
 	var out []byte
 	for i := 0; i < len(b); {
 		r, size := utf8.DecodeRune(b[i:])
@@ -246,6 +242,62 @@ func escapeInvisible(b []byte) []byte {
 		i += size
 	}
 	return out
+}
+
+// unescapePrintable replaces each \uXXXX escape (a surrogate pair counts
+// as one) of a printable character other than '"' and '\\' by the
+// character; every other escape stays as it is.
+func unescapePrintable(b []byte) []byte {
+	if !bytes.Contains(b, []byte(`\u`)) {
+		return b
+	}
+	out := make([]byte, 0, len(b))
+	for i := 0; i < len(b); i++ {
+		if b[i] != '\\' || i+1 >= len(b) {
+			out = append(out, b[i])
+			continue
+		}
+		if b[i+1] != 'u' {
+			out = append(out, b[i], b[i+1])
+			i++
+			continue
+		}
+		r, n := hexRune(b[i:])
+		if n > 0 && utf16.IsSurrogate(r) {
+			if r2, n2 := hexRune(b[i+n:]); n2 > 0 && utf16.DecodeRune(r, r2) != unicode.ReplacementChar {
+				r, n = utf16.DecodeRune(r, r2), n+n2
+			}
+		}
+		if n == 0 || r == '"' || r == '\\' || !unicode.IsPrint(r) {
+			out = append(out, b[i])
+			continue
+		}
+		out = utf8.AppendRune(out, r)
+		i += n - 1
+	}
+	return out
+}
+
+// hexRune reads a \uXXXX escape at the start of b: its rune and length 6,
+// or 0 when b does not start with one.
+func hexRune(b []byte) (rune, int) {
+	if len(b) < 6 || b[0] != '\\' || b[1] != 'u' {
+		return 0, 0
+	}
+	var r rune
+	for _, c := range b[2:6] {
+		switch {
+		case c >= '0' && c <= '9':
+			r = r<<4 | rune(c-'0')
+		case c >= 'a' && c <= 'f':
+			r = r<<4 | rune(c-'a'+10)
+		case c >= 'A' && c <= 'F':
+			r = r<<4 | rune(c-'A'+10)
+		default:
+			return 0, 0
+		}
+	}
+	return r, 6
 }
 
 // envLine says exactly which variables the server gets: the base ones mcpsum

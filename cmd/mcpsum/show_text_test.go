@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -91,5 +92,23 @@ func TestServerInfoLine(t *testing.T) {
 		if got := serverInfoLine([]byte(raw)); got != want {
 			t.Errorf("serverInfoLine(%s) = %q, want %q", raw, got, want)
 		}
+	}
+}
+
+// show prints the characters a server escaped (go-sdk writes <, > and & as
+// \u003c, \u003e, \u0026; others escape é or emoji) as themselves, and keeps
+// escaped what a terminal must not get raw (ESC, bidi, zero-width, a lone
+// surrogate) and the escapes JSON needs (quote, backslash); the JSON means
+// the same.
+func TestShowUnescapesPrintable(t *testing.T) {
+	raw := []byte(`{"description":"a \u003e b \u0026\u0026 c \u003c d \u00e9 \ud83d\ude00 \u001b[31m \u202e \u200b \ud800 x \" \\u003e \\"}`)
+	got := string(escapeForTerminal(raw))
+	want := `{"description":"a > b && c < d é 😀 \u001b[31m \u202e \u200b \ud800 x \" \\u003e \\"}`
+	if got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	var a, b any
+	if json.Unmarshal(raw, &a) != nil || json.Unmarshal([]byte(got), &b) != nil || fmt.Sprint(a) != fmt.Sprint(b) {
+		t.Errorf("not the same JSON: %v vs %v", a, b)
 	}
 }

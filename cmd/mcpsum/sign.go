@@ -23,6 +23,7 @@ func (a *app) signCommand() *ffcli.Command {
 	fulcio := fs.String("fulcio-url", attestproto.DefaultFulcioURL, "Fulcio URL for keyless signing")
 	rekor := fs.String("rekor-url", attestproto.DefaultRekorURL, "Rekor URL for keyless signing")
 	tsa := fs.String("tsa-url", "", "RFC 3161 timestamp authority URL for keyless signing (optional)")
+	helper := attestHelperFlag(fs)
 	return &ffcli.Command{
 		Name:       "sign",
 		ShortUsage: "mcpsum sign [--lockfile F] [--key K] [--bundle B]",
@@ -52,7 +53,7 @@ COSIGN_PASSWORD).`),
 			}
 			// The passphrase (MCPSUM_KEY_PASSWORD or COSIGN_PASSWORD) and the
 			// OIDC token reach the helper through the environment.
-			resp, err := callAttest(ctx, "sign", data, hargs...)
+			resp, err := callAttest(ctx, *helper, "sign", data, hargs...)
 			if resp != nil {
 				for _, n := range resp.Notes {
 					fmt.Fprintf(a.stderr, "sign: %s\n", n)
@@ -116,6 +117,7 @@ func readCheckedLock(path string) ([]byte, *lockfile.File, error) {
 // sigFlags are the signature-checking flags of verify and proxy.
 type sigFlags struct {
 	bundle, key, identity, issuer, identityRE, issuerRE, trusted *string
+	helper                                                       *string
 }
 
 func registerSigFlags(fs *flag.FlagSet, bundleFlag, bundleHelp string) sigFlags {
@@ -127,6 +129,7 @@ func registerSigFlags(fs *flag.FlagSet, bundleFlag, bundleHelp string) sigFlags 
 		identityRE: fs.String("certificate-identity-regexp", "", "like --certificate-identity, a Go regular expression that must match the whole identity"),
 		issuerRE:   fs.String("certificate-oidc-issuer-regexp", "", "like --certificate-oidc-issuer, a Go regular expression that must match the whole issuer"),
 		trusted:    fs.String("trusted-root", "", "Sigstore trusted_root.json for offline verification of a keyless signature"),
+		helper:     attestHelperFlag(fs),
 	}
 }
 
@@ -160,7 +163,7 @@ func (s sigFlags) check(ctx context.Context, lockPath string) (*attestproto.Sign
 			args = append(args, fl.name, fl.val)
 		}
 	}
-	resp, err := callAttest(ctx, "verify", data, args...)
+	resp, err := callAttest(ctx, *s.helper, "verify", data, args...)
 	if err != nil {
 		return nil, nil, err
 	}

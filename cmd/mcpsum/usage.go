@@ -17,7 +17,7 @@ var placeholders = map[string]string{
 	"key": "FILE", "bundle": "FILE", "signature": "FILE", "trusted-root": "FILE",
 	"certificate-identity": "ID", "certificate-oidc-issuer": "URL",
 	"certificate-identity-regexp": "RE", "certificate-oidc-issuer-regexp": "RE",
-	"fulcio-url": "URL", "rekor-url": "URL", "tsa-url": "URL",
+	"fulcio-url": "URL", "rekor-url": "URL", "tsa-url": "URL", "attest-helper": "PATH",
 }
 
 // usage renders a command's help the way mcpsum's flags are spelled: long
@@ -45,7 +45,7 @@ func usage(c *ffcli.Command) string {
 	n := 0
 	c.FlagSet.VisitAll(func(*flag.Flag) { n++ })
 	if n > 0 {
-		fmt.Fprintf(&b, "\nFlags (each also read from its environment twin):\n")
+		fmt.Fprintf(&b, "\nFlags (each also read from its environment twin, one value each; a flag given wins):\n")
 		tw := tabwriter.NewWriter(&b, 0, 2, 2, ' ', 0)
 		c.FlagSet.VisitAll(func(f *flag.Flag) {
 			arg, help := flag.UnquoteUsage(f)

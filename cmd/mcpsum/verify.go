@@ -105,6 +105,7 @@ type serverResult struct {
 	Error           string           `json:"error,omitempty"`
 	Findings        []findingJSON    `json:"findings"`
 	Seconds         float64          `json:"seconds"`
+	Unpinned        []string         `json:"unpinned,omitempty"` // kinds declared data (policy.unpinned): not checked
 	locked          *lockfile.Server `json:"-"`
 	observed        *lockfile.Server `json:"-"`
 	findings        []lockfile.Finding
@@ -207,6 +208,9 @@ func verifyJSON(rep *pin.Report, code int) *verifyResult {
 		r := &serverResult{Status: s.Status, Era: s.Locked.Era(), ProtocolVersion: s.Locked.ProtocolVersion,
 			Findings: []findingJSON{}, Seconds: s.Took.Round(time.Millisecond).Seconds(),
 			locked: s.Locked, observed: s.Observed, findings: s.Findings}
+		if s.Locked.Policy != nil {
+			r.Unpinned = s.Locked.Policy.Unpinned
+		}
 		if s.Error != nil {
 			r.Error = s.Error.Error()
 		}

@@ -32,10 +32,8 @@ func printVerify(w io.Writer, res *verifyResult, tty bool) {
 		switch s.Status {
 		case "ok":
 			fmt.Fprintf(w, "%sok%s     %s (%s %s, %.1fs)\n", c.green, c.reset, name, s.Era, s.ProtocolVersion, s.Seconds)
-			continue
 		case "error":
 			fmt.Fprintf(w, "%sERROR%s  %s: could not verify: %s\n", c.red, c.reset, name, s.Error)
-			continue
 		case "drift":
 			drifted, definitional = append(drifted, n), true
 			fmt.Fprintf(w, "%sDRIFT%s  %s: the server no longer matches %s\n", c.red, c.reset, name, quoteArg(res.Lockfile))
@@ -48,6 +46,9 @@ func printVerify(w io.Writer, res *verifyResult, tty bool) {
 		}
 		for _, fd := range s.findings {
 			printFinding(w, c, n, s, fd)
+		}
+		if len(s.Unpinned) > 0 {
+			fmt.Fprintf(w, "%snote%s   %s: %s not pinned (policy.unpinned declares them data): not checked\n", c.dim, c.reset, name, strings.Join(s.Unpinned, " and "))
 		}
 	}
 	printShadowing(w, c, res)

@@ -117,6 +117,7 @@ func HasDefinitional(fs []Finding) bool {
 // serverInfo and capabilities. Item order is not drift (items are matched by
 // key); a rename is a removal plus an addition. Items are compared by their
 // RFC 8785 form, so whitespace and key order inside an item are not drift.
+// Kinds the locked entry's policy.unpinned declares data are not compared.
 func Compare(locked, observed *Server) []Finding { return compare(locked, observed, false) }
 
 // CompareDigests is Compare for servers whose Digests describe their content:
@@ -153,6 +154,9 @@ func compare(locked, observed *Server, digests bool) []Finding {
 		def(KindInstructions, "", ch, li, oi, nil)
 	}
 	for i, k := range mcpspec.Kinds {
+		if locked.IsUnpinned(k.Field) {
+			continue // declared data by the reviewer (policy.unpinned)
+		}
 		if digests {
 			out = appendItemDrift(out, k, *locked.Digests.items(i), *observed.Digests.items(i),
 				func(key string) ([]byte, []byte) {

@@ -22,6 +22,9 @@ import (
 // raw must be valid UTF-8 (the caller checks once for the whole input).
 // Errors carry the path of the offending value, e.g. "inputSchema.properties".
 func appendCanonical(dst, raw []byte, exact bool) ([]byte, error) {
+	if err := tooLarge(raw); err != nil {
+		return nil, err
+	}
 	c := canonicaliser{src: raw, exact: exact}
 	i := skipWS(raw, 0)
 	out, i, err := c.value(dst, i, 0)
@@ -31,7 +34,7 @@ func appendCanonical(dst, raw []byte, exact bool) ([]byte, error) {
 	if i = skipWS(raw, i); i != len(raw) {
 		return nil, errf("not valid UTF-8 JSON: unexpected %s after the value", quote(string(raw[i:min(len(raw), i+10)])))
 	}
-	return out, nil
+	return c.reorder(out, len(dst)), nil
 }
 
 // ExactDigest is Digest with every number kept exact: a number whose value
@@ -77,6 +80,10 @@ type canonicaliser struct {
 	wantCompact bool
 	compact     []byte
 	cpos        int // src[cpos:] is not yet copied to compact
+	// objs are the objects whose members were not in canonical order, and
+	// order their members sorted (objs[k].lo:hi); see reorder.
+	objs  []unsortedObject
+	order []span
 }
 
 // member16 is one object member being sorted: its decoded key and the span
@@ -99,8 +106,15 @@ func (e *pathError) finish() error {
 		return errf("%s at top level", e.msg)
 	}
 	slices.Reverse(e.path)
+	if n := len(e.path); n > 2*pathEnds {
+		// Deep input: name the outer and inner ends of the path only.
+		e.path = append(e.path[:pathEnds:pathEnds], append([]string{"…(" + strconv.Itoa(n-2*pathEnds) + " levels)…"}, e.path[n-pathEnds:]...)...)
+	}
 	return errf("%s at %s", e.msg, strings.TrimPrefix(strings.Join(e.path, ""), "."))
 }
+
+// pathEnds is how many steps of an error's path are named at each end.
+const pathEnds = 8
 
 func syntaxErr(what string) *pathError {
 	return &pathError{msg: "not valid UTF-8 JSON: " + what, syntax: true}
@@ -239,7 +253,7 @@ func (c *canonicaliser) object(dst []byte, i, depth int) ([]byte, int, *pathErro
 			}
 		}
 		if dst, i, err = c.value(dst, i, depth); err != nil {
-			if k := string(key); isIdent(k) {
+			if k := string(key); isIdent(k) && len(k) <= 80 {
 				err.path = append(err.path, "."+k)
 			} else {
 				err.path = append(err.path, "["+quote(k)+"]")
@@ -273,14 +287,13 @@ func (c *canonicaliser) object(dst []byte, i, depth int) ([]byte, int, *pathErro
 			return nil, i, &pathError{msg: "duplicate key " + quote(string(ms[k].key))}
 		}
 	}
-	region := append([]byte(nil), dst[mark:]...)
-	dst = dst[:mark]
-	for k, m := range ms {
-		if k > 0 {
-			dst = append(dst, ',')
-		}
-		dst = append(dst, region[m.start-mark:m.end-mark]...)
+	// The members stay where they are; their order is recorded and the
+	// bytes move once, after the walk (reorder).
+	lo := len(c.order)
+	for _, m := range ms {
+		c.order = append(c.order, span{int32(m.start), int32(m.end)})
 	}
+	c.objs = append(c.objs, unsortedObject{span{int32(mark - 1), int32(len(dst) + 1)}, int32(lo), int32(len(c.order))})
 	return append(dst, '}'), i, nil
 }
 
@@ -300,6 +313,9 @@ func (c *canonicaliser) itemKey(i int) *pathError {
 // canonicalItem is appendCanonical (exact) for an item, also returning the
 // string value of its top-level member keyField.
 func canonicalItem(raw []byte, keyField string) (canon, compacted []byte, key string, err error) {
+	if err := tooLarge(raw); err != nil {
+		return nil, nil, "", err
+	}
 	c := canonicaliser{src: raw, exact: true, keyField: keyField, wantCompact: true, compact: make([]byte, 0, len(raw))}
 	i := c.ws(0)
 	out, i, perr := c.value(make([]byte, 0, len(raw)), i, 0)
@@ -315,7 +331,7 @@ func canonicalItem(raw []byte, keyField string) (canon, compacted []byte, key st
 	if !c.hasKey {
 		return nil, nil, "", errf("item has no %q field", keyField)
 	}
-	return out, append(c.compact, raw[c.cpos:]...), c.key, nil
+	return c.reorder(out, 0), append(c.compact, raw[c.cpos:]...), c.key, nil
 }
 
 // compareUTF16 orders strings by their UTF-16 code units, as RFC 8785 sorts

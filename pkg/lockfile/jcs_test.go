@@ -40,6 +40,10 @@ func FuzzCanonicalAgreesWithReference(f *testing.F) {
 		f.Add([]byte(strings.Repeat("[", n) + "1" + strings.Repeat("]", n)))
 		f.Add([]byte(strings.Repeat(`{"a":`, n) + "1" + strings.Repeat("}", n)))
 	}
+	// Unsorted objects nested to the limit (their members are reordered
+	// after the walk) and a few levels deep.
+	f.Add(deepUnsorted(maxDepth-1, 100))
+	f.Add(deepUnsorted(3, 20))
 	// Real items: every lockfile in the shared testdata.
 	paths, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "lockfiles", "*.lock"))
 	for _, p := range paths {

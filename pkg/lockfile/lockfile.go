@@ -16,6 +16,7 @@ package lockfile
 import (
 	"crypto/sha256"
 	"encoding/json"
+	"slices"
 
 	"github.com/mcpsum/mcpsum/internal/mcpspec"
 	"github.com/mcpsum/mcpsum/internal/safeio"
@@ -92,6 +93,20 @@ type Digests struct {
 type Policy struct {
 	Taint   *Taint
 	Sandbox *Sandbox
+	// Unpinned lists item kinds the reviewer declared data, not definitions
+	// ("resources", "resourceTemplates"; never tools or prompts): they are
+	// kept in the lock as seen at lock time but not compared, and the proxy
+	// serves them live. nil when absent.
+	Unpinned []string
+}
+
+// Unpinnable are the item kinds (their field names) policy.unpinned may list.
+var Unpinnable = []string{"resources", "resourceTemplates"}
+
+// IsUnpinned reports whether the items of field ("resources", …) are
+// declared data in s's policy.
+func (s *Server) IsUnpinned(field string) bool {
+	return s.Policy != nil && slices.Contains(s.Policy.Unpinned, field)
 }
 
 // Taint lists tool names (or the wildcards "resources:*" and "prompts:*").

@@ -148,6 +148,13 @@ func appendEntry(b *bytes.Buffer, s *Server, full bool) error {
 			appendStrings(b, sb.Network.Allow)
 			b.WriteString(`}}`)
 		}
+		if p.Unpinned != nil {
+			if p.Taint != nil || p.Sandbox != nil {
+				b.WriteByte(',')
+			}
+			b.WriteString(`"unpinned":`)
+			appendStrings(b, p.Unpinned)
+		}
 		b.WriteByte('}')
 	}
 	d := &s.Digests

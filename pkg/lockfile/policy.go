@@ -2,6 +2,7 @@ package lockfile
 
 import (
 	"encoding/json"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -53,8 +54,19 @@ func parsePolicy(raw json.RawMessage) (*Policy, *FormatError) {
 				}
 			}
 			p.Sandbox = sb
+		case "unpinned":
+			list, err := asStrings(m.val)
+			if err != nil {
+				return nil, fe("policy.unpinned", err)
+			}
+			for i, k := range list {
+				if !slices.Contains(Unpinnable, k) || slices.Contains(list[:i], k) {
+					return nil, fe("policy.unpinned["+strconv.Itoa(i)+"]", errf("%s: only resources and resourceTemplates may be declared data that is not pinned, each once (tools and prompts are definitions: always pinned)", quote(k)))
+				}
+			}
+			p.Unpinned = list
 		default:
-			return nil, fe("policy", errf("unknown key %s (want taint or sandbox)", quote(m.key)))
+			return nil, fe("policy", errf("unknown key %s (want taint, sandbox or unpinned)", quote(m.key)))
 		}
 	}
 	return p, nil
@@ -187,6 +199,7 @@ func KeepPolicy(old, new *Server) (dropped []string) {
 			Network:    Network{Allow: clone(sb.Network.Allow)},
 		}
 	}
+	p.Unpinned = slices.Clone(old.Policy.Unpinned)
 	new.Policy = p
 	return dropped
 }

@@ -149,8 +149,20 @@ func (c *Client) Close(grace time.Duration) error {
 	c.closed = true
 	c.mu.Unlock()
 	c.fail(ErrClosed)
+	if st, ok := c.t.(interface {
+		StopTerm(grace, termGrace time.Duration) error
+	}); ok && !c.spoke.Load() {
+		return st.StopTerm(grace, max(grace, SilentStopGrace))
+	}
 	return c.t.Stop(grace)
 }
+
+// SilentStopGrace is how long a server that has written nothing on stdout
+// yet gets to end after SIGTERM: it may be a package manager still
+// installing it (npx, uvx), which rolls back cleanly on SIGTERM, while
+// SIGKILL mid-install leaves its cache half-written (every later start of
+// the package then fails until the folder is removed).
+const SilentStopGrace = 10 * time.Second
 
 // Call sends a request and waits for its reply, the context, the client's
 // timeout or the end of the session, whichever comes first.

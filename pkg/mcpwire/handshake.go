@@ -153,11 +153,25 @@ func InitializeParams() json.RawMessage {
 	return initializeParams(ClientCapabilities(mcpspec.EraLegacy))
 }
 
+// InitializeParamsAs is InitializeParams with another clientInfo: the
+// object a client sent (the proxy passes its client's through, so a server
+// sees who uses it, as directly). info that is not a JSON object is ignored.
+func InitializeParamsAs(info json.RawMessage) json.RawMessage {
+	if _, err := jsonscan.Fields(info); err != nil {
+		return InitializeParams()
+	}
+	return initializeParamsInfo(ClientCapabilities(EraLegacy), info)
+}
+
 func initializeParams(caps json.RawMessage) json.RawMessage {
+	return initializeParamsInfo(caps, clientInfo())
+}
+
+func initializeParamsInfo(caps json.RawMessage, info any) json.RawMessage {
 	params, _ := json.Marshal(map[string]any{
 		"protocolVersion": mcpspec.LegacyVersion,
 		"capabilities":    caps,
-		"clientInfo":      clientInfo(),
+		"clientInfo":      info,
 	})
 	return params
 }

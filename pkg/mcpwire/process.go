@@ -264,16 +264,21 @@ func (p *Process) ExitError() *ExitError {
 // get the same SIGTERM/SIGKILL treatment. Safe to call more than once and
 // concurrently; later calls wait for the first and return its result. It
 // returns an error only if live processes remain in the group afterwards.
-func (p *Process) Stop(grace time.Duration) error {
-	p.stopOnce.Do(func() { p.stopErr = p.stop(grace) })
+func (p *Process) Stop(grace time.Duration) error { return p.StopTerm(grace, grace) }
+
+// StopTerm is Stop with its own wait after SIGTERM (termGrace), for a
+// process that may be a package manager installing: it rolls back cleanly on
+// SIGTERM, given the time, where SIGKILL would leave its cache half-written.
+func (p *Process) StopTerm(grace, termGrace time.Duration) error {
+	p.stopOnce.Do(func() { p.stopErr = p.stop(grace, termGrace) })
 	return p.stopErr
 }
 
-func (p *Process) stop(grace time.Duration) error {
+func (p *Process) stop(grace, termGrace time.Duration) error {
 	p.Stdin.Close()
 	if !waitChan(p.done, grace) {
 		p.signalGroup(syscall.SIGTERM)
-		if !waitChan(p.done, grace) {
+		if !waitChan(p.done, termGrace) {
 			p.signalGroup(syscall.SIGKILL)
 			<-p.done
 		}

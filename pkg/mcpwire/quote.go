@@ -142,3 +142,26 @@ func needsEscape(r rune) bool {
 	}
 	return !unicode.IsPrint(r)
 }
+
+// ShellArg renders one argument for a command line a user may copy into a
+// POSIX shell: as is when it holds nothing a shell treats specially, in
+// single quotes when it is printable, else as $'…' with Quote's escapes.
+func ShellArg(s string) string {
+	q, sus := Quote(s)
+	if !sus && q == s && s != "" && !strings.ContainsAny(s, " \t'\"\\$`!*?[](){}<>|&;#~") {
+		return s
+	}
+	if !sus && q == s {
+		return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	}
+	return "$'" + strings.ReplaceAll(q, "'", `\'`) + "'"
+}
+
+// ShellArgs is ShellArg of each argument, joined by spaces.
+func ShellArgs(args []string) string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		out[i] = ShellArg(a)
+	}
+	return strings.Join(out, " ")
+}

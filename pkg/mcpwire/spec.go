@@ -13,6 +13,7 @@ const (
 	MetaClientCapabilities = mcpspec.MetaClientCapabilities
 	MetaClientInfo         = mcpspec.MetaClientInfo
 	MetaServerInfo         = mcpspec.MetaServerInfo
+	MetaSubscriptionID     = mcpspec.MetaSubscriptionID
 	CodeParseError         = mcpspec.CodeParseError
 	CodeInvalidRequest     = mcpspec.CodeInvalidRequest
 	CodeMethodNotFound     = mcpspec.CodeMethodNotFound

@@ -243,17 +243,24 @@ func observe(ctx context.Context, name string, entry *lockfile.Server, prefer st
 			// cannot be spoken to as locked, and no fallback may hide that.
 			return nil, nil, &VersionDroppedError{Server: name, Locked: entry.ProtocolVersion, Supported: ee.Supported}
 		}
+		var to *mcpwire.TimeoutError
+		if errors.As(err, &to) {
+			// No answer in its own era: probing would start it a second
+			// time (a cold npx download killed twice, its cache left
+			// half-written). A server is started once per command.
+			return nil, nil, fmt.Errorf("server %q: %w", name, Explain(name, entry, opts, err))
+		}
 	}
 	if c == nil {
 		c, h, err = mcpwire.ProbeWithOptions(ctx, start, opts.clientOptions())
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("server %q: %w", name, err)
+		return nil, nil, fmt.Errorf("server %q: %w", name, Explain(name, entry, opts, err))
 	}
 	defer c.Close(stopGrace)
 	s, err := mcpwire.ListAll(ctx, c, h)
 	if err != nil {
-		return nil, nil, fmt.Errorf("server %q: %w", name, err)
+		return nil, nil, fmt.Errorf("server %q: %w", name, Explain(name, entry, opts, err))
 	}
 	if opts.Note != nil {
 		for _, m := range s.NotFound {

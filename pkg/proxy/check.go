@@ -13,8 +13,8 @@ import (
 )
 
 // The proxy's upstream handshake declares exactly what lock and verify
-// declare (mcpwire's fixed set: roots, sampling and elicitation, and
-// mcpsum's clientInfo), because servers change their surface with the
+// declare (mcpwire's fixed set: roots, sampling and elicitation; the
+// clientInfo is the client's own, health.go), because servers change their surface with the
 // client's capabilities: the live surface must be listed the way it was
 // locked. Which server→client requests then reach the client: serverreq.go.
 
@@ -55,7 +55,7 @@ func (p *Proxy) handshake(ctx context.Context) (*mcpwire.Hello, error) {
 		}
 		return h, err
 	}
-	h, err := mcpwire.LegacyAnswer(p.Call(ctx, "initialize", mcpwire.InitializeParams()))
+	h, err := mcpwire.LegacyAnswer(p.Call(ctx, "initialize", p.initializeParams()))
 	var ee *mcpwire.EraError
 	switch {
 	case errors.As(err, &ee) && ee.ModernOnly:

@@ -28,9 +28,9 @@ func (p *Proxy) initialize(line []byte, env envelope, id []byte) {
 }
 
 // listen acknowledges a modern client's subscriptions/listen. The served
-// surface is the lock, which never changes while the proxy runs, so no
-// list_changed is ever sent on it; the stream stays open until the client
-// cancels it or the session ends.
+// surface is the lock, which never changes while the proxy runs, so the only
+// list_changed sent on it is for resources declared data (listchanged.go);
+// the stream stays open until the client cancels it or the session ends.
 func (p *Proxy) listen(line []byte, env envelope, id []byte) {
 	f, _, _ := fields(line, env.params, "notifications")
 	nf, _, _ := fields(line, f[0], "toolsListChanged", "promptsListChanged", "resourcesListChanged", "resourceSubscriptions")
@@ -50,12 +50,15 @@ func (p *Proxy) listen(line []byte, env envelope, id []byte) {
 	}
 	p.mu.Lock()
 	p.listens[string(id)] = set
+	if ack["resourcesListChanged"] == true {
+		p.listChanged[string(id)] = true
+	}
 	p.mu.Unlock()
 	defer p.syncSubscriptions()
 	params := appendJSON(nil, ack)
 	b := []byte(`{"notifications":`)
 	b = append(b, params...)
-	b = append(b, `,"_meta":{"io.modelcontextprotocol/subscriptionId":`...)
+	b = append(b, `,"_meta":{"`+mcpwire.MetaSubscriptionID+`":`...)
 	b = append(b, id...)
 	b = append(b, "}}"...)
 	p.out.write(requestLine(nil, "notifications/subscriptions/acknowledged", b))
@@ -116,6 +119,7 @@ func (p *Proxy) cancelFromClient(line []byte, rid span) {
 	}
 	if _, ok := p.listens[key]; ok {
 		delete(p.listens, key)
+		delete(p.listChanged, key)
 		p.mu.Unlock()
 		return
 	}
@@ -159,6 +163,7 @@ func (p *Proxy) clientResponse(line []byte, env envelope, id []byte) {
 	r := p.downPending[d]
 	delete(p.downPending, d)
 	up := p.up
+	startup := p.startup.asks[d]
 	p.mu.Unlock()
 	if !ok || r == nil || (up == nil && r.hook == nil) {
 		return // not ours, or late
@@ -173,6 +178,9 @@ func (p *Proxy) clientResponse(line []byte, env envelope, id []byte) {
 	}
 	parts := splice(line, env.id, r.upID)
 	up.write(parts[0], parts[1], parts[2])
+	if startup {
+		p.startupAnswered(d)
+	}
 }
 
 func parseID(id []byte) (int64, bool) {

@@ -168,6 +168,13 @@ func (p *Proxy) clientRequest(line []byte, env envelope, id []byte) {
 		return &rpcError{Code: mcpwire.CodeMethodNotFound, Message: fmt.Sprintf("method not found: \"%s\"", mcpwire.TruncateQuote(method, 80))}
 	}
 	upModern := p.srv.upEra == mcpwire.EraModern
+	p.noteClientInfo(line, r, env.params)
+	switch method {
+	case "initialize", "server/discover", "tools/list", "prompts/list", "resources/list", "resources/templates/list":
+		if !p.startupHealth(id) { // the client's health check (health.go)
+			return
+		}
+	}
 	switch method {
 	case "initialize":
 		if r.modern {
@@ -188,6 +195,10 @@ func (p *Proxy) clientRequest(line []byte, env envelope, id []byte) {
 		}
 		p.reply(id, []byte(`{}`))
 	case "tools/list", "prompts/list", "resources/list", "resources/templates/list":
+		if k := p.srv.listKind(method); p.srv.lock.IsUnpinned(p.srv.lists[k].field) && p.srv.has(p.srv.lists[k].capability) {
+			p.beforeCall(r, "", p.submit) // data, not pinned (policy.unpinned): the server's live list
+			return
+		}
 		var cursor *string
 		if pf[3].ok() {
 			s, ok := stringAt(line, pf[3])

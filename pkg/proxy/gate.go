@@ -7,13 +7,14 @@ import (
 
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 	"github.com/mcpsum/mcpsum/pkg/mcpwire"
+	"github.com/mcpsum/mcpsum/pkg/pin"
 )
 
 // submit forwards a client request once the gate is open: at once when it
 // is and nothing is held, else after the running check passed (in order).
 func (p *Proxy) submit(r *request) {
 	p.mu.Lock()
-	for p.state == gateChecking && len(p.held) >= maxHeld {
+	for (p.state == gateChecking || p.startup.hold) && len(p.held) >= maxHeld {
 		p.cond.Wait()
 	}
 	switch p.state {
@@ -28,7 +29,7 @@ func (p *Proxy) submit(r *request) {
 		p.replyErr(r.id, e)
 		return
 	case gateOpen:
-		if len(p.held) == 0 {
+		if len(p.held) == 0 && !p.startup.hold {
 			u := p.register(r)
 			up := p.up
 			p.mu.Unlock()
@@ -88,7 +89,22 @@ func (p *Proxy) openGate() {
 func (p *Proxy) openGateLocked() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	for p.state == gateChecking && len(p.held) > 0 {
+	p.forwardHeld()
+	if p.state == gateChecking {
+		p.state = gateOpen
+		p.cond.Broadcast()
+	}
+	p.startup.opened = true
+	p.downOpen = false
+}
+
+// forwardHeld forwards the held requests in order while the gate lets them
+// through: a check passed (gateChecking, from openGateLocked) or the gate
+// is open, and no start-up request of the server waits for the client
+// (startup.go; calls that come while the hold ends queue behind the held). p.mu held; it is released while each request is sent.
+func (p *Proxy) forwardHeld() {
+	st := p.state
+	for p.state == st && (st == gateChecking || st == gateOpen) && len(p.held) > 0 && (!p.startup.hold || p.startup.ending) {
 		r := p.held[0]
 		p.held = p.held[1:]
 		p.cond.Broadcast()
@@ -108,11 +124,6 @@ func (p *Proxy) openGateLocked() {
 		p.sendUp(up, r, u)
 		p.mu.Lock()
 	}
-	if p.state == gateChecking {
-		p.state = gateOpen
-		p.cond.Broadcast()
-	}
-	p.downOpen = false
 }
 
 // quarantineWith stops the server and makes every later request fail with
@@ -151,6 +162,10 @@ func (p *Proxy) fail(err error) {
 		return
 	}
 	p.state = gateFailed
+	if !p.startup.opened {
+		// it never served a call: say what may help it start (pin.Explain)
+		err = pin.Explain(p.opts.Name, p.opts.Entry, p.opts.Pin, err)
+	}
 	p.failure = err // Run returns it; the command prints it
 	p.mu.Unlock()
 	p.releaseHeldDown(false) // refused and dropped

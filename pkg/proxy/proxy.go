@@ -58,10 +58,6 @@ type Options struct {
 // waits when it is reached.
 const maxHeld = 256
 
-// drainWait is how long in-flight requests may still finish after the client
-// closed its input.
-const drainWait = 2 * time.Second
-
 type gateState int
 
 const (
@@ -93,6 +89,10 @@ type Proxy struct {
 	started     chan struct{} // closed once the server's start has succeeded or failed
 	upFailed    chan struct{} // closed by fail
 	quarDone    chan struct{} // closed by quarantine
+	handshook   chan struct{} // closed once the server answered its handshake (health.go)
+	born        time.Time     // when the session began
+	healthWG    sync.WaitGroup
+	clientKnown chan struct{} // closed once the client's first request gave its clientInfo (health.go)
 
 	mu   sync.Mutex
 	cond *sync.Cond // signalled when held shrinks or the state changes
@@ -117,11 +117,13 @@ type Proxy struct {
 	// collide with forwarded ones.
 	nextUp      int64
 	upPending   map[int64]*call  // by the id sent to the server
+	streaming   int              // calls whose long result is being streamed (no longer in upPending)
 	byClient    map[string]int64 // client request id -> upstream id
 	nextDown    int64            // ids of requests sent to the client
 	downPending map[int64]*downReq
 	waiting     map[string]*hookCall       // client calls waiting for a hook's verdict, by client id
 	listens     map[string]map[string]bool // open subscriptions/listen of a modern client -> its resource URIs
+	listChanged map[string]bool            // those that asked for resourcesListChanged (listchanged.go)
 	upSubs      map[string]bool            // resource URIs subscribed upstream
 	legacySubs  map[string]bool            // a legacy client's resources/subscribe to a 2026-07-28 server
 	bridges     map[string]*bridge         // legacy client calls collecting input, by client id
@@ -136,6 +138,8 @@ type Proxy struct {
 	// (roots.go): the line, its id, and the requestState token asked with.
 	heldRoots, heldRootsID []byte
 	rootsToken             string
+	startup                startupState    // calls held for the server's start-up requests (startup.go)
+	upClientInfo           json.RawMessage // the client's clientInfo, for the upstream initialize (health.go)
 }
 
 // Run serves one client on stdin/stdout until the client goes away, ctx is
@@ -168,16 +172,10 @@ func Run(ctx context.Context, stdin io.Reader, stdout io.Writer, opts Options) e
 	case <-ctx.Done():
 		why = "mcpsum proxy was interrupted"
 	case <-clientGone:
-		why = "the client closed its connection"
-		// Whether the server could be started decides the outcome (exit 3
-		// when it could not), not which goroutine noticed first.
-		select {
-		case <-p.started:
-		case <-time.After(drainWait):
-		}
-		p.drain()
+		why = p.finish(ctx)
 	case <-p.upFailed:
 		why = "the server failed"
+		p.awaitHealthAnswers()
 	}
 	p.shutdown(why)
 	stopSup()
@@ -212,12 +210,16 @@ func newProxy(stdout io.Writer, opts Options) (*Proxy, error) {
 		started:     make(chan struct{}),
 		upFailed:    make(chan struct{}),
 		quarDone:    make(chan struct{}),
+		handshook:   make(chan struct{}),
+		clientKnown: make(chan struct{}),
+		born:        time.Now(),
 		seenInfo:    map[string]bool{},
 		upPending:   map[int64]*call{},
 		byClient:    map[string]int64{},
 		downPending: map[int64]*downReq{},
 		waiting:     map[string]*hookCall{},
 		listens:     map[string]map[string]bool{},
+		listChanged: map[string]bool{},
 		upSubs:      map[string]bool{},
 		legacySubs:  map[string]bool{},
 		bridges:     map[string]*bridge{},
@@ -245,22 +247,6 @@ func (p *Proxy) logf(format string, a ...any) {
 	fmt.Fprintf(p.log, "mcpsum proxy %q: "+format+"\n", append([]any{p.opts.Name}, a...)...)
 }
 
-// drain lets in-flight and held requests finish for a short while after the
-// client closed its input (a client may close stdin and still read).
-func (p *Proxy) drain() {
-	deadline := time.Now().Add(drainWait)
-	for time.Now().Before(deadline) {
-		p.mu.Lock()
-		busy := p.forwardedInFlight() > 0 || len(p.held) > 0
-		st := p.state
-		p.mu.Unlock()
-		if !busy || st >= gateQuarantined || p.out.failed() != nil {
-			return
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
 func (p *Proxy) forwardedInFlight() int {
 	n := 0
 	for _, c := range p.upPending {
@@ -281,8 +267,14 @@ func (p *Proxy) shutdown(why string) {
 	proc := p.proc
 	p.cond.Broadcast()
 	p.mu.Unlock()
+	termGrace := p.grace
+	select {
+	case <-p.handshook:
+	default:
+		termGrace = max(termGrace, mcpwire.SilentStopGrace) // it may be installing (mcpwire.SilentStopGrace)
+	}
 	if proc != nil {
-		if err := proc.Stop(p.grace); err != nil {
+		if err := proc.StopTerm(p.grace, termGrace); err != nil {
 			p.logf("%v", err)
 		}
 	}

@@ -44,7 +44,7 @@ func (p *Proxy) releaseRootsToLegacy() {
 	}
 	env, id, err := scanEnvelope(line)
 	if err == nil {
-		p.serverRequest(line, env, id, "roots/list")
+		p.serverRequestAt(line, env, id, "roots/list", true)
 	}
 }
 
@@ -66,8 +66,8 @@ func (p *Proxy) rootsForCall(r *request, stateSp, respSp span) *request {
 			p.replyErr(r.id, invalidParams("inputResponses lacks %q, the answer to the roots/list mcpsum asked for", heldRootsKey))
 			return nil
 		}
-		if held != nil {
-			p.answerHeldRoots(upID, resp) // false: answered meanwhile (another retry)
+		if held != nil && p.answerHeldRoots(upID, resp) { // false: answered meanwhile (another retry)
+			p.settle() // the server applies the roots before it gets the call (startup.go)
 		}
 		params := withoutMember(r.line, r.env.params, "inputResponses")
 		params = withoutMember(params, span{0, len(params)}, "requestState")

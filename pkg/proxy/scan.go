@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/mcpsum/mcpsum/internal/jsonscan"
+	"github.com/mcpsum/mcpsum/pkg/mcpwire"
 )
 
 // The proxy never decodes a message it only forwards. It walks the envelope
@@ -32,8 +33,11 @@ func (sp span) of(b []byte) []byte {
 // envelope holds where the JSON-RPC members of one message are.
 type envelope struct {
 	id, method, params, result, errv span
-	open, close                      int  // the top-level '{' and '}'
-	nullID                           bool // "id":null
+	jsonrpc                          span
+	open, close                      int    // the top-level '{' and '}'
+	nullID                           bool   // "id":null
+	extra                            string // the first other top-level member
+	hasExtra                         bool
 }
 
 // A request has a method and a non-null id; a notification a method and no
@@ -56,12 +60,40 @@ func (e *envelope) slot(key string) *span {
 		return &e.result
 	case "error":
 		return &e.errv
+	case "jsonrpc":
+		return &e.jsonrpc
 	}
 	return nil
 }
 
 // envelopeKeys are the JSON-RPC members: a case variant of one is refused.
 var envelopeKeys = []string{"jsonrpc", "id", "method", "params", "result", "error"}
+
+// responseRule checks the top level of a message with a result or an
+// error: jsonrpc, id and exactly one of result and error, nothing else. A
+// client reading a second member its own way (a method makes go-sdk read
+// the message as a request under the client's own id) would see a message
+// the proxy did not check. The streamed path applies the same rule as it
+// reads (tracker.checkKey).
+func (e *envelope) responseRule() error {
+	switch {
+	case !e.result.ok() && !e.errv.ok():
+		return nil
+	case e.result.ok() && e.errv.ok():
+		return errors.New("a response holds both result and error")
+	case e.method.ok():
+		return responseMemberError("method")
+	case e.params.ok():
+		return responseMemberError("params")
+	case e.hasExtra:
+		return responseMemberError(e.extra)
+	}
+	return nil
+}
+
+func responseMemberError(k string) error {
+	return fmt.Errorf("a response holds only jsonrpc, id and one of result or error at its top level, not %s", mcpwire.TruncateQuote(k, 40))
+}
 
 // scanEnvelope finds the JSON-RPC members of a message line.
 func scanEnvelope(b []byte) (envelope, []byte, error) {
@@ -79,6 +111,9 @@ func scanEnvelope(b []byte) (envelope, []byte, error) {
 		if dst == nil {
 			if of := jsonscan.TwinOf(key, envelopeKeys); of != "" {
 				return &jsonscan.TwinError{Key: key, Of: of}
+			}
+			if !env.hasExtra {
+				env.extra, env.hasExtra = key, true
 			}
 			return nil
 		}
@@ -219,4 +254,44 @@ func scanPrefix(b []byte) (pre prefix, ok bool) {
 		return pre, false
 	}
 	return pre, false
+}
+
+// onlyEnvelope reports whether the head holds only jsonrpc and id before
+// the result (the response rule; any other head is collected and refused
+// on the short path).
+func (pre *prefix) onlyEnvelope() bool {
+	for _, k := range pre.keys {
+		if k != "jsonrpc" && k != "id" {
+			return false
+		}
+	}
+	return true
+}
+
+// checkServerLine reads a line of the server the one way both paths do:
+// valid JSON and UTF-8 as the tracker checks a streamed line, exactly one
+// JSON-RPC object, and a response only with the members of the response
+// rule.
+func checkServerLine(line []byte) (envelope, []byte, error) {
+	env, id, err := scanEnvelope(line)
+	if err != nil {
+		return env, id, err
+	}
+	if err := validate(line[env.open:]); err != nil {
+		return env, id, err
+	}
+	return env, id, env.responseRule()
+}
+
+// validate checks that b is one JSON object (white space after it allowed)
+// with the tracker's grammar, as a streamed line is checked.
+func validate(b []byte) error {
+	t := &tracker{plain: true, st: tValue}
+	if err := t.feed(b, func([]byte) {}); err != nil {
+		return err
+	}
+	if !t.done {
+		return errors.New("the line ended inside the message")
+	}
+	return nil
 }

@@ -98,14 +98,18 @@ func TestStripAndInjectMeta(t *testing.T) {
 	}
 }
 
-// FuzzScanEnvelope checks that the scanner never disagrees with
-// encoding/json about the id and method of a message both accept.
+// FuzzScanEnvelope checks that the scanner never disagrees with an exact
+// reading of the message (topMembers: keys compared byte for byte, as MCP
+// peers do; encoding/json's case-insensitive match read "ID" as the id)
+// about the id and method of a message both accept.
 func FuzzScanEnvelope(f *testing.F) {
 	for _, s := range []string{
 		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x"}}`,
 		`{"result":{"t":"a\"b\\"},"id":"x"}`,
 		`{"\u0069d":3,"method":"p\u0069ng"}`,
 		`{"id":[1,{"a":"]"}],"method":"m"}`,
+		`{"id":1,"ID":2}`,
+		`{"Method":"x","method":"ping","id":1}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -114,18 +118,44 @@ func FuzzScanEnvelope(f *testing.F) {
 		if err != nil || !json.Valid(b) {
 			return
 		}
-		var m struct {
-			ID     json.RawMessage `json:"id"`
-			Method *string         `json:"method"`
-		}
-		if json.Unmarshal(b, &m) != nil {
+		m, ok := topMembers(b)
+		if !ok {
 			return
 		}
-		if id != nil && !bytes.Equal(bytes.TrimSpace(m.ID), id) {
-			t.Errorf("id: scanner %s, encoding/json %s", id, m.ID)
+		if id != nil && !bytes.Equal(m["id"], id) {
+			t.Errorf("id: scanner %s, exact reading %s", id, m["id"])
 		}
-		if method, ok := stringAt(b, env.method); ok && (m.Method == nil || *m.Method != method) {
-			t.Errorf("method: scanner %q, encoding/json %v", method, m.Method)
+		method, ok := stringAt(b, env.method)
+		var want string
+		if ok && json.Unmarshal(m["method"], &want) != nil || ok && want != method {
+			t.Errorf("method: scanner %q, exact reading %s", method, m["method"])
 		}
 	})
+}
+
+// topMembers reads the top-level members of the JSON object b exactly:
+// names compared byte for byte after unescaping, values raw. ok is false
+// for anything but an object whose names are all distinct.
+func topMembers(b []byte) (map[string]json.RawMessage, bool) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil, false
+	}
+	m := map[string]json.RawMessage{}
+	for dec.More() {
+		tok, err := dec.Token()
+		key, isKey := tok.(string)
+		if err != nil || !isKey {
+			return nil, false
+		}
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return nil, false
+		}
+		if _, dup := m[key]; dup {
+			return nil, false
+		}
+		m[key] = raw
+	}
+	return m, true
 }

@@ -140,8 +140,12 @@ func withoutTasks(caps map[string]json.RawMessage) json.RawMessage {
 }
 
 // lockedURI reports whether uri is a locked resource or matches a locked
-// resource template (RFC 6570, as go-sdk servers match them).
+// resource template (RFC 6570, as go-sdk servers match them), or whether
+// resources are data the server lists live (policy.unpinned).
 func (s *served) lockedURI(uri string) bool {
+	if s.lock.IsUnpinned("resources") || s.lock.IsUnpinned("resourceTemplates") {
+		return true // the reviewer declared them data (policy.unpinned)
+	}
 	if s.uris[uri] {
 		return true
 	}

@@ -97,6 +97,12 @@ const maxDownPending = 64
 
 // serverRequest handles a legacy server's request to the client.
 func (p *Proxy) serverRequest(line []byte, env envelope, id []byte, method string) {
+	p.serverRequestAt(line, env, id, method, false)
+}
+
+// serverRequestAt is serverRequest; startup marks a request the server sent
+// at start-up even when the gate has opened since (startup.go).
+func (p *Proxy) serverRequestAt(line []byte, env envelope, id []byte, method string, startup bool) {
 	if method == "elicitation/create" {
 		marked, why := p.markElicit(env.params.of(line))
 		if why != "" {
@@ -126,6 +132,9 @@ func (p *Proxy) serverRequest(line []byte, env envelope, id []byte, method strin
 		p.nextDown++
 		d := p.nextDown
 		p.downPending[d] = &downReq{upID: append([]byte(nil), id...), method: method}
+		if startup || p.isStartupAsk() {
+			p.startupAsk(d)
+		}
 		p.mu.Unlock()
 		parts := splice(line, env.id, itoa(d))
 		p.out.write(parts[0], parts[1], parts[2])

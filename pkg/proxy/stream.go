@@ -95,7 +95,7 @@ func trimLine(b []byte) []byte {
 func (p *Proxy) longLine(s *streamReader) error {
 	head := s.buf[:s.end]
 	pre, ok := scanPrefix(head)
-	if ok && pre.open == "result" && pre.env.id.ok() && !pre.env.method.ok() && !pre.env.errv.ok() {
+	if ok && pre.open == "result" && pre.env.id.ok() && pre.onlyEnvelope() {
 		c, drop := p.takeForStream(pre.env.id.of(head))
 		switch {
 		case drop:
@@ -175,6 +175,7 @@ func (p *Proxy) takeForStream(id []byte) (c *call, drop bool) {
 		return nil, false
 	}
 	p.dropCall(u, c)
+	p.streaming++ // answered once streamResult has written it (finish waits)
 	return c, false
 }
 
@@ -192,6 +193,11 @@ func (p *Proxy) takeForStream(id []byte) (c *call, drop bool) {
 // across a read from the server: the proxy's own answers meanwhile wait in
 // the writer's queue (bounded) and follow the line.
 func (p *Proxy) streamResult(s *streamReader, pre prefix, c *call) error {
+	defer func() {
+		p.mu.Lock()
+		p.streaming--
+		p.mu.Unlock()
+	}()
 	head := s.buf[:s.end]
 	env := pre.env
 	total := len(head)
@@ -323,10 +329,7 @@ func (p *Proxy) stallTimeout() time.Duration {
 	if p.opts.StallTimeout > 0 {
 		return p.opts.StallTimeout
 	}
-	if p.opts.Pin.Timeout > 0 {
-		return p.opts.Pin.Timeout
-	}
-	return 30 * time.Second
+	return p.answerTimeout()
 }
 
 func sizeString(n int) string {

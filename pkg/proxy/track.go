@@ -23,6 +23,9 @@ type tracker struct {
 	lit   string // what is left of true, false or null
 	hex   int    // hex digits left in a \u escape
 	isKey bool   // the current string is a member name
+	part  []byte // the first bytes of a UTF-8 sequence split across chunks
+	// plain: check the grammar only (validate), no member rules.
+	plain bool
 
 	key      []byte // the member name being read (raw, bounded)
 	keyLong  bool
@@ -71,6 +74,7 @@ const (
 	tColon                    // after a name
 	tAfter                    // after a value: ',' or the closing bracket
 	tString                   // inside a string
+	tRune                     // inside a string, in a UTF-8 sequence split across chunks
 	tEscape                   // after '\' in a string
 	tUnicode                  // inside \uXXXX
 	tLiteral                  // inside true, false or null
@@ -94,6 +98,7 @@ var errStreamedInput = errors.New("it asks for client input (input_required) in 
 
 func newTracker(topKeys []string, replace []byte) *tracker {
 	t := &tracker{stack: []byte{'{'}, st: tValue, topKeys: map[string]bool{}, curTop: "result", replace: replace}
+	t.kept[1] = 1 // the result: a member after it needs a comma
 	for _, k := range topKeys {
 		t.topKeys[k] = true
 	}
@@ -128,9 +133,14 @@ func (t *tracker) scan() error {
 		c := b[i]
 		switch t.st {
 		case tString:
-			j := i
-			for j < len(b) && b[j] != '"' && b[j] != '\\' && b[j] >= 0x20 {
-				j++
+			j, split, err := stringRun(b, i)
+			if err != nil {
+				t.flush(j)
+				return err
+			}
+			if split {
+				t.part = append(t.part[:0], b[j:]...)
+				t.st, j = tRune, len(b)
 			}
 			t.keyBytes(b[i:j], i)
 			if j == len(b) {
@@ -150,6 +160,17 @@ func (t *tracker) scan() error {
 			default:
 				t.flush(i)
 				return errors.New("a control character inside a string")
+			}
+			continue
+		case tRune:
+			t.keyBytes(b[i:i+1], i)
+			done, err := t.runeTail(c)
+			if err != nil {
+				t.flush(i)
+				return err
+			}
+			if done {
+				t.st = tString
 			}
 			continue
 		case tEscape:

@@ -16,12 +16,12 @@ import (
 // keyBytes collects the bytes b of a member name; at is where b starts in
 // the chunk being fed.
 func (t *tracker) keyBytes(b []byte, at int) {
-	if !(t.isKey || t.typeVal) || t.keyLong {
+	if !(t.isKey || t.typeVal) || t.keyLong || t.plain || len(t.stack) > 3 {
 		return
 	}
 	if len(t.key)+len(b) > maxKeyTrack {
 		t.keyLong = true
-		if t.holding { // too long to be a name filtered out: write it as it comes
+		if t.holding && len(t.stack) > 1 { // too long to be a name filtered out: write it as it comes
 			t.holding = false
 			t.keep(t.key)
 			t.run = at
@@ -31,8 +31,15 @@ func (t *tracker) keyBytes(b []byte, at int) {
 	t.key = append(t.key, b...)
 }
 
-// filtered reports whether the object being read has its members filtered.
+// filtered reports whether the object being read has its members held
+// and filtered.
 func (t *tracker) filtered() bool {
+	if len(t.stack) == 1 && !t.plain {
+		// The message's own members after the result: held until the
+		// response rule accepts them, so a refused one never reaches the
+		// client, not even its name.
+		return true
+	}
 	if !t.legacy || t.curTop != "result" || len(t.stack) < 2 || t.stack[1] != '{' {
 		return false
 	}
@@ -74,6 +81,9 @@ func (t *tracker) endString(i int) error {
 		return nil
 	}
 	t.st, t.isKey = tColon, false
+	if t.plain || len(t.stack) > 3 { // no rule reads names deeper down
+		return nil
+	}
 	if t.keyLong {
 		if err := t.checkKey("", true); err != nil {
 			t.flush(i + 1) // the name whole, so that closer can end it ":null"
@@ -111,6 +121,9 @@ func (t *tracker) checkKey(k string, long bool) error {
 	case d == 1:
 		if long || t.topKeys[k] {
 			return fmt.Errorf("the message has the member \"%s\" twice", mcpwire.TruncateQuote(k, 40))
+		}
+		if k != "jsonrpc" && k != "id" {
+			return responseMemberError(k)
 		}
 		t.topKeys[k], t.curTop = true, k
 	case d == 2 && t.curTop == "result" && t.stack[1] == '{':
@@ -191,8 +204,10 @@ func (t *tracker) closer() []byte {
 		b = append(b, t.supWith...)
 	}
 	switch t.st {
-	case tString, tEscape, tUnicode:
+	case tString, tEscape, tUnicode, tRune:
 		switch t.st {
+		case tRune:
+			b = append(b, partCloser(t.part)...)
 		case tEscape:
 			b = append(b, '\\')
 		case tUnicode:

@@ -59,6 +59,7 @@ func (p *Proxy) supervise(ctx context.Context) {
 	p.mu.Lock()
 	p.hello = h
 	p.mu.Unlock()
+	close(p.handshook)
 	if h.Era == mcpwire.EraModern {
 		p.listenUpstream(h)
 	}
@@ -132,7 +133,7 @@ func (p *Proxy) watchExit(proc *mcpwire.Process, readerDone <-chan struct{}) {
 }
 
 func (p *Proxy) fromServer(line []byte) {
-	env, id, err := scanEnvelope(line)
+	env, id, err := checkServerLine(line)
 	switch {
 	case err != nil:
 		// Not exactly one JSON-RPC message (two on one line, broken JSON, a
@@ -174,6 +175,9 @@ func (p *Proxy) serverMessage(line []byte, env envelope, id []byte) {
 		select {
 		case p.recheck <- struct{}{}:
 		default:
+		}
+		if p.forwardsListChanged(method) {
+			p.forwardListChanged() // resources declared data (listchanged.go)
 		}
 		return // the client sees the lock, which did not change
 	case "notifications/subscriptions/acknowledged":

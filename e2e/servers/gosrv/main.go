@@ -32,6 +32,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -61,7 +62,27 @@ func main() {
 	descCwd := flag.Bool("desc-cwd", false, "append the working directory to the echo description")
 	httpAddr := flag.String("http", "", "serve Streamable HTTP at this address instead of stdio")
 	stateless := flag.Bool("stateless", false, "with -http: the stateless handler (2026-07-28)")
+	requireEnv := flag.String("require-env", "", "exit at start when this environment variable is not set (as servers needing USER do)")
+	startsFile := flag.String("starts-file", "", "append a line to this file at each start")
+	whoami := flag.Bool("whoami", false, "add a tool whoami that answers the clientInfo the client sent")
+	resourcesDir := flag.String("resources-dir", "", "list one resource per file in this folder (as server-postgres lists one per table)")
 	flag.Parse()
+	if *startsFile != "" {
+		f, err := os.OpenFile(*startsFile, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+		if err == nil {
+			fmt.Fprintln(f, "started")
+			f.Close()
+		}
+	}
+	// GOSRV_START_DELAY (a Go duration), when passed through, delays the
+	// first answer: a server that is slow to start (a cold npx download).
+	if d, err := time.ParseDuration(os.Getenv("GOSRV_START_DELAY")); err == nil {
+		time.Sleep(d)
+	}
+	if *requireEnv != "" && os.Getenv(*requireEnv) == "" {
+		fmt.Fprintf(os.Stderr, "gosrv: no %s specified\n", *requireEnv)
+		os.Exit(1)
+	}
 	if *descCwd {
 		wd, err := os.Getwd()
 		if err != nil {
@@ -95,6 +116,16 @@ func main() {
 				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: in.Text}}}, nil, nil
 			})
 	}
+	if *whoami {
+		mcp.AddTool(s, &mcp.Tool{Name: "whoami", Description: "the clientInfo this server got"},
+			func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+				info := "(none)"
+				if ip := req.Session.InitializeParams(); ip != nil && ip.ClientInfo != nil {
+					info = ip.ClientInfo.Name + " " + ip.ClientInfo.Version
+				}
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: info}}}, nil, nil
+			})
+	}
 	if !*dropPrompt {
 		s.AddPrompt(&mcp.Prompt{Name: "greet", Arguments: []*mcp.PromptArgument{{Name: "who", Required: true}}},
 			func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
@@ -109,6 +140,19 @@ func main() {
 		}}}, nil
 	}
 	s.AddResource(&mcp.Resource{URI: "probe://static/readme", Name: "readme", MIMEType: "text/plain"}, read)
+	if *resourcesDir != "" {
+		entries, _ := os.ReadDir(*resourcesDir)
+		for _, e := range entries {
+			s.AddResource(&mcp.Resource{URI: "probe://table/" + e.Name(), Name: e.Name(), MIMEType: "text/plain"}, read)
+		}
+		// create_table adds a resource while the server runs (go-sdk then
+		// sends notifications/resources/list_changed).
+		mcp.AddTool(s, &mcp.Tool{Name: "create_table", Description: "add a table"},
+			func(ctx context.Context, req *mcp.CallToolRequest, in echoIn) (*mcp.CallToolResult, any, error) {
+				s.AddResource(&mcp.Resource{URI: "probe://table/" + in.Text, Name: in.Text, MIMEType: "text/plain"}, read)
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "created " + in.Text}}}, nil, nil
+			})
+	}
 	s.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: "probe://item/{id}", Name: "item", MIMEType: "text/plain"}, read)
 
 	if *httpAddr != "" {

@@ -1,0 +1,116 @@
+package e2e
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A server that fails for want of a variable mcpsum withholds (LANG here;
+// postgres fails so without USER) gets a hint naming the common variables
+// set for mcpsum but withheld, never their values, and the lock command
+// with the --env to add; that command, run as printed, locks it.
+func TestLockWithheldEnvHint(t *testing.T) {
+	dir := t.TempDir()
+	const value = "xx_NOT-SHOWN.UTF-8"
+	env := []string{"LANG=" + value, "USER=e2e-user-not-shown"}
+	_, stderr, code := mcpsum(t, dir, env, "lock", "--name", "g", "--", bin.gosrv, "-require-env", "LANG")
+	if code != 3 || !strings.Contains(stderr, "no LANG specified") {
+		t.Fatalf("lock of a server needing LANG: exit %d\n%s", code, stderr)
+	}
+	if strings.Contains(stderr, value) || strings.Contains(stderr, "e2e-user-not-shown") {
+		t.Errorf("a withheld variable's value was shown:\n%s", stderr)
+	}
+	_, next, ok := strings.Cut(stderr, "lock it with the ones it needs: ")
+	next, _, _ = strings.Cut(next, "\n")
+	args := strings.Fields(next)
+	if !ok || len(args) < 2 || args[0] != "mcpsum" || !strings.Contains(next, "--env LANG") || !strings.Contains(next, "--env USER") {
+		t.Fatalf("no lock command with --env LANG and --env USER in:\n%s", stderr)
+	}
+	if _, stderr, code := mcpsum(t, dir, env, args[1:]...); code != 0 {
+		t.Fatalf("the suggested %q: exit %d\n%s", next, code, stderr)
+	}
+}
+
+// A server slower to start than --start-timeout-secs (a cold npx
+// download) is started once per command, not again to probe its era (a
+// second start killed a package manager mid-install twice), and the error
+// names the flag that gives it more time; with that flag it verifies.
+func TestSlowStartOnceWithHint(t *testing.T) {
+	dir := t.TempDir()
+	starts := filepath.Join(t.TempDir(), "starts")
+	mustLock(t, dir, []string{"GOSRV_START_DELAY=0s"}, "--name", "slow", "--env", "GOSRV_START_DELAY", "--", bin.gosrv, "-versions", "2025-11-25", "-starts-file", starts)
+	count := func() int {
+		b, _ := os.ReadFile(starts)
+		return strings.Count(string(b), "started")
+	}
+	slow := []string{"GOSRV_START_DELAY=4s"}
+	before := count()
+	stdout, _, code := mcpsum(t, dir, slow, "verify", "--start-timeout-secs", "1", "--timeout-secs", "1")
+	if code != 3 || !strings.Contains(stdout, "give it more time with --start-timeout-secs") {
+		t.Fatalf("verify of a slow server: exit %d\n%s", code, stdout)
+	}
+	if n := count() - before; n != 1 {
+		t.Errorf("verify started the server %d times, want once", n)
+	}
+	if _, stderr, code := mcpsum(t, dir, slow, "verify", "--start-timeout-secs", "30", "--timeout-secs", "1"); code != 0 {
+		t.Errorf("verify with --start-timeout-secs 30: exit %d\n%s", code, stderr)
+	}
+	before = count()
+	_, stderr, code := mcpsum(t, dir, slow, "lock", "--start-timeout-secs", "1", "--timeout-secs", "1")
+	if code != 3 || !strings.Contains(stderr, "--start-timeout-secs") || count()-before != 1 {
+		t.Errorf("re-lock of a slow server: exit %d, %d starts\n%s", code, count()-before, stderr)
+	}
+}
+
+// A server whose npx cache folder is half-installed (what a download
+// killed mid-way leaves: the package is there, a dependency is not) fails
+// with node's real ERR_MODULE_NOT_FOUND; lock names the folder and the
+// command that removes it, and that command, run as printed, removes it.
+func TestBrokenNpxCacheHint(t *testing.T) {
+	dir, home := t.TempDir(), t.TempDir()
+	folder := filepath.Join(home, ".npm", "_npx", "c98ccc168155bafa")
+	pkg := filepath.Join(folder, "node_modules", "@modelcontextprotocol", "server-memory")
+	if err := os.CopyFS(pkg, os.DirFS(filepath.Dir(filepath.Dir(npmServer(t, "server-memory"))))); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code := mcpsum(t, dir, []string{"HOME=" + home}, "lock", "--name", "mem", "--", "node", filepath.Join(pkg, "dist", "index.js"))
+	_, next, ok := strings.Cut(stderr, "looks half-installed")
+	_, next, _ = strings.Cut(next, "remove it and start again: ")
+	next, _, _ = strings.Cut(next, "\n")
+	if code != 3 || !ok || next != "rm -rf "+folder || !strings.Contains(stderr, folder) {
+		t.Fatalf("lock of a server in a half-installed npx folder: exit %d, suggested %q\n%s", code, next, stderr)
+	}
+	if out, err := exec.Command("sh", "-c", next).CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v %s", next, err, out)
+	}
+	if _, err := os.Stat(folder); !os.IsNotExist(err) {
+		t.Errorf("%s still there after %q: %v", folder, next, err)
+	}
+}
+
+// Opt-in (MCPSUM_E2E_NETWORK=1; it downloads server-memory and its
+// dependencies twice, about 40 s each here): verify of an npx entry on a
+// cold cache with --start-timeout-secs shorter than the download fails
+// with the hint, starts npx once and leaves npm's cache usable: verify run
+// again with more time passes (before, verify killed npx mid-install, then
+// started it again on the half-written folder, and every later start failed
+// with ERR_MODULE_NOT_FOUND until the _npx folder was removed).
+func TestColdNpxTimeoutLeavesCacheUsable(t *testing.T) {
+	if os.Getenv("MCPSUM_E2E_NETWORK") != "1" {
+		t.Skip("set MCPSUM_E2E_NETWORK=1 to run (downloads from the npm registry)")
+	}
+	dir := t.TempDir()
+	argv := []string{"npx", "-y", "@modelcontextprotocol/server-memory@2026.8.31"}
+	mustLock(t, dir, []string{"HOME=" + t.TempDir()}, append([]string{"--name", "mem", "--start-timeout-secs", "300", "--"}, argv...)...)
+	cold := []string{"HOME=" + t.TempDir()}
+	stdout, _, code := mcpsum(t, dir, cold, "verify", "--start-timeout-secs", "8")
+	if code != 3 || !strings.Contains(stdout, "--start-timeout-secs") {
+		t.Fatalf("verify on a cold npx cache with 8 s: exit %d\n%s", code, stdout)
+	}
+	if stdout, _, code := mcpsum(t, dir, cold, "verify", "--start-timeout-secs", "300"); code != 0 {
+		t.Fatalf("verify again with more time: exit %d\n%s", code, stdout)
+	}
+}

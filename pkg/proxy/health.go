@@ -1,0 +1,110 @@
+package proxy
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/mcpsum/mcpsum/pkg/mcpwire"
+)
+
+// Health. The proxy serves the handshake and the lists from the lock, so a
+// client need not wait for a slow server (a cold npx download). But a
+// client's own health check is its handshake and first list: answered from
+// the lock while the server cannot start at all, it showed the server as
+// connected (directly it shows it failed). So the first answers wait until
+// the server has answered its own handshake, or healthWindow has passed
+// since the proxy started with the server still starting; a server that
+// failed by then fails the client's request with the reason, and the proxy
+// ends as it does after any failure. A server that starts answers the
+// client after its own start-up time (as directly), never later than
+// healthWindow.
+
+// healthWindow bounds how long the client's first answers wait for the
+// server's start.
+const healthWindow = 2 * time.Second
+
+// startupHealth waits as above; when the server failed it answers the
+// request id with the reason and returns false.
+func (p *Proxy) startupHealth(id []byte) bool {
+	p.healthWG.Add(1) // Run lets this answer out before the proxy ends
+	defer p.healthWG.Done()
+	t := time.NewTimer(time.Until(p.born.Add(healthWindow)))
+	defer t.Stop()
+	select {
+	case <-p.handshook:
+	case <-p.upFailed:
+	case <-t.C:
+	}
+	p.mu.Lock()
+	failed := p.state == gateFailed
+	e := p.failureRPC()
+	p.mu.Unlock()
+	if failed {
+		p.replyErr(id, e)
+	}
+	return !failed
+}
+
+// clientInfoWait bounds how long the proxy's initialize to a legacy server
+// waits for the client's first request (clients send it at once), so that
+// the server gets the client's clientInfo, not mcpsum's.
+const clientInfoWait = time.Second
+
+// noteClientInfo records the clientInfo of the client's first request (a
+// legacy initialize's, or a 2026-07-28 request's _meta) for the proxy's
+// handshake with a legacy server.
+func (p *Proxy) noteClientInfo(line []byte, r *request, initParams span) {
+	select {
+	case <-p.clientKnown:
+		return
+	default:
+	}
+	var info []byte
+	if r.modern {
+		f, _, _ := fields(line, r.meta, mcpwire.MetaClientInfo)
+		info = f[0].of(line)
+	} else if r.method == "initialize" {
+		f, _, _ := fields(line, initParams, "clientInfo")
+		info = f[0].of(line)
+	} else {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.upClientInfo == nil {
+		p.upClientInfo = append(json.RawMessage{}, info...)
+		close(p.clientKnown)
+	}
+}
+
+// initializeParams are the proxy's initialize to a legacy server, with the
+// client's clientInfo once the client has sent it (at most clientInfoWait).
+func (p *Proxy) initializeParams() json.RawMessage {
+	t := time.NewTimer(clientInfoWait)
+	defer t.Stop()
+	select {
+	case <-p.clientKnown:
+	case <-t.C:
+	}
+	p.mu.Lock()
+	info := p.upClientInfo
+	p.mu.Unlock()
+	if len(info) == 0 {
+		return mcpwire.InitializeParams()
+	}
+	return mcpwire.InitializeParamsAs(info)
+}
+
+// awaitHealthAnswers gives the failure answers of startupHealth a moment to
+// reach the client before the proxy ends.
+func (p *Proxy) awaitHealthAnswers() {
+	done := make(chan struct{})
+	go func() {
+		p.healthWG.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(time.Second):
+	}
+}

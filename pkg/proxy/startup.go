@@ -1,0 +1,110 @@
+package proxy
+
+import (
+	"context"
+	"time"
+)
+
+// Start-up requests. A legacy server may ask the client something as soon
+// as it is initialized: server-filesystem asks roots/list and narrows
+// itself to the client's roots. Directly, a client's calls reach such a
+// server after it has had the answer (the client connects, answers, then
+// calls); through the proxy the client's handshake is answered from the
+// lock at once, so its first calls would otherwise race the server's
+// start-up and run against every folder of the locked argv.
+//
+// So calls are held until every request the server sent the client before
+// the gate first opened (or the roots/list held for a client that
+// initialized later, roots.go) has been answered, bounded by
+// startupAnswerWait. Once the answers reached the server, the proxy waits
+// for a ping round trip and startupSettle before it forwards the held calls:
+// a server applies roots asynchronously (server-filesystem resolves each
+// root on the file system first) and the protocol has no signal that it
+// has; a ping only proves the answer was read.
+
+// startupAnswerWait bounds how long calls wait for the client's answers to
+// the server's start-up requests; past it they go on (as directly, where a
+// server that never hears back keeps its own defaults) and the log says so.
+const startupAnswerWait = 10 * time.Second
+
+// startupSettle is the pause after the start-up answers reached the server.
+const startupSettle = 100 * time.Millisecond
+
+// startupState is the start-up hold (fields guarded by Proxy.mu).
+type startupState struct {
+	asks     map[int64]bool // ids (to the client) of start-up requests not answered yet
+	hold     bool           // calls are held for them
+	ending   bool           // endStartupHold runs
+	answered bool           // an answer went to the server
+	opened   bool           // the gate opened once: later requests are not start-up ones
+}
+
+// isStartupAsk reports whether a request the server sends the client now is
+// a start-up one (p.mu held).
+func (p *Proxy) isStartupAsk() bool { return !p.startup.opened }
+
+// startupAsk records that the request sent to the client as d is a start-up
+// one and holds calls until it is answered (p.mu held).
+func (p *Proxy) startupAsk(d int64) {
+	if p.startup.asks == nil {
+		p.startup.asks = map[int64]bool{}
+	}
+	p.startup.asks[d] = true
+	if !p.startup.hold {
+		p.startup.hold = true
+		time.AfterFunc(startupAnswerWait, func() { p.endStartupHold(true) })
+	}
+}
+
+// startupAnswered notes that the client's answer to d was written to the
+// server; the last one ends the hold.
+func (p *Proxy) startupAnswered(d int64) {
+	p.mu.Lock()
+	if !p.startup.asks[d] {
+		p.mu.Unlock()
+		return
+	}
+	delete(p.startup.asks, d)
+	p.startup.answered = true
+	last := len(p.startup.asks) == 0
+	p.mu.Unlock()
+	if last {
+		go p.endStartupHold(false)
+	}
+}
+
+// endStartupHold forwards the held calls once the start-up requests were
+// answered (or the wait ran out: timedOut).
+func (p *Proxy) endStartupHold(timedOut bool) {
+	p.mu.Lock()
+	if !p.startup.hold || p.startup.ending || (!timedOut && len(p.startup.asks) > 0) || p.state >= gateQuarantined {
+		p.mu.Unlock()
+		return
+	}
+	p.startup.ending = true
+	pending, answered := len(p.startup.asks), p.startup.answered
+	p.mu.Unlock()
+	if pending > 0 {
+		p.logf("the client did not answer %d request(s) the server sent it at start-up within %v; calls go on without the answers", pending, startupAnswerWait)
+	}
+	if answered {
+		p.settle()
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	clear(p.startup.asks)
+	if p.state == gateOpen {
+		p.forwardHeld() // calls submitted meanwhile still queue behind these
+	}
+	p.startup.hold, p.startup.ending = false, false
+	p.cond.Broadcast()
+}
+
+// settle waits until the server has read what the proxy sent it (a ping
+// round trip, bounded) and then startupSettle.
+func (p *Proxy) settle() {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	p.Call(ctx, "ping", nil) // an error (a server without ping) still means it read the answer
+	time.Sleep(startupSettle)
+}
