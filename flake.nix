@@ -16,7 +16,7 @@
 
       # `nix hash path` of `go mod vendor`; changes whenever go.mod, go.sum or the
       # set of imported packages changes. Rewritten by scripts/update-vendorhash.sh.
-      vendorHash = "sha256-klAu+VDt1TFZVGXZCeKlx8J3LnZWwGqEet52wiNOhws=";
+      vendorHash = "sha256-F4HmkZPN8BWaLaso2FJ1tWwk6UB/K9uIvsUM59R/phc=";
 
       # go.mod says `go 1.26.8` and nixpkgs builds with GOTOOLCHAIN=local, so an
       # older Go refuses to build: take the first of go_1_26 / go that is new enough.
@@ -41,9 +41,10 @@
       packages = forAllSystems (system: pkgs: {
         default = (buildGoModuleFor pkgs) (common pkgs // {
           pname = "mcpsum";
-          # Every binary: mcpsum and its signing helper mcpsum-attest, side by
-          # side in $out/bin (mcpsum looks for the helper beside itself).
-          subPackages = [ "cmd/mcpsum" "cmd/mcpsum-attest" ];
+          # Every binary: mcpsum, its signing helper mcpsum-attest (side by
+          # side in $out/bin: mcpsum looks for the helper beside itself) and
+          # the transparency log operator's mcpsum-log.
+          subPackages = [ "cmd/mcpsum" "cmd/mcpsum-attest" "cmd/mcpsum-log" ];
           doCheck = false; # the unit tests are checks.<system>.unit
           meta = {
             description = "Pin the tools, prompts and resources of MCP servers in mcp.lock and check servers against it";

@@ -9,7 +9,7 @@ let
   summarize = {
     packages = o:
       # every binary under cmd/, so the helper lands beside mcpsum
-      assert o.default.stubArgs.subPackages == [ "cmd/mcpsum" "cmd/mcpsum-attest" ];
+      assert o.default.stubArgs.subPackages == [ "cmd/mcpsum" "cmd/mcpsum-attest" "cmd/mcpsum-log" ];
       "packages: ${names o} vendorHash=${o.default.stubArgs.vendorHash} ${drvs o}";
     apps = o:
       assert o.default.type == "app";

@@ -30,3 +30,33 @@ func TestMcpsumLinksNoSigstore(t *testing.T) {
 		t.Error("cmd/mcpsum-attest does not link sigstore-go/pkg/verify: is the check above looking at the right names?")
 	}
 }
+
+// Tessera, the log engine, is linked by the log operator's binary only:
+// mcpsum's lookups (pkg/sumdb) use x/mod's note and tlog, formats and merkle,
+// none of which has init work.
+func TestMcpsumLinksNoTessera(t *testing.T) {
+	deps := func(pkg string) []string {
+		out, err := exec.Command("go", "list", "-deps", pkg).CombinedOutput()
+		if err != nil {
+			t.Fatalf("go list -deps %s: %v\n%s", pkg, err, out)
+		}
+		return strings.Fields(string(out))
+	}
+	sumdb := false
+	for _, d := range deps("github.com/mcpsum/mcpsum/cmd/mcpsum") {
+		if strings.Contains(d, "transparency-dev/tessera") || d == "github.com/mcpsum/mcpsum/pkg/sumlog" || strings.Contains(d, "klog") {
+			t.Errorf("cmd/mcpsum depends on %s; the log engine belongs in cmd/mcpsum-log", d)
+		}
+		sumdb = sumdb || d == "github.com/mcpsum/mcpsum/pkg/sumdb"
+	}
+	if !sumdb {
+		t.Error("cmd/mcpsum does not link pkg/sumdb: is the check above looking at the right names?")
+	}
+	found := false
+	for _, d := range deps("github.com/mcpsum/mcpsum/cmd/mcpsum-log") {
+		found = found || d == "github.com/transparency-dev/tessera/storage/posix"
+	}
+	if !found {
+		t.Error("cmd/mcpsum-log does not link Tessera's POSIX driver")
+	}
+}

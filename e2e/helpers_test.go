@@ -20,6 +20,7 @@ var bin struct {
 	dir        string
 	mcpsum     string
 	attest     string // mcpsum-attest, the signing helper, beside mcpsum
+	log        string // mcpsum-log, the transparency log operator's binary
 	gosrv      string // e2e/servers/gosrv: go-sdk server with drift knobs
 	hostile    string // e2e/servers/hostile: a FAKE misbehaving server
 	goEvery    string // go-sdk examples/server/everything (dual-era)
@@ -53,6 +54,7 @@ func buildAll(dir string) error {
 	}{
 		{&bin.mcpsum, "mcpsum", "github.com/mcpsum/mcpsum/cmd/mcpsum"},
 		{&bin.attest, "mcpsum-attest", "github.com/mcpsum/mcpsum/cmd/mcpsum-attest"},
+		{&bin.log, "mcpsum-log", "github.com/mcpsum/mcpsum/cmd/mcpsum-log"},
 		{&bin.gosrv, "gosrv", "github.com/mcpsum/mcpsum/e2e/servers/gosrv"},
 		{&bin.hostile, "hostile", "github.com/mcpsum/mcpsum/e2e/servers/hostile"},
 		{&bin.goEvery, "go-everything", "github.com/modelcontextprotocol/go-sdk/examples/server/everything"},

@@ -5,7 +5,8 @@
 #   scripts/release.sh [VERSION]        default VERSION: git describe --tags --always --dirty --abbrev=12
 #
 # Output: dist/mcpsum-<os>-<arch> and its signing helper
-# dist/mcpsum-attest-<os>-<arch> (every binary under cmd/) for linux/amd64,
+# dist/mcpsum-attest-<os>-<arch> and the log operator's dist/mcpsum-log-<os>-<arch>
+# (every binary under cmd/) for linux/amd64,
 # linux/arm64, darwin/amd64, darwin/arm64, and dist/SHA256SUMS (MCPSUM_DIST=dir to write elsewhere,
 # MCPSUM_TARGETS="linux/amd64 ..." for a subset). Anyone building the same
 # commit with the same VERSION gets the same bytes, from any checkout path:

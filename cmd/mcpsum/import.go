@@ -305,6 +305,9 @@ func (a *app) lockCandidates(ctx context.Context, cands []*candidate, opts pin.O
 	if len(entries) == 0 {
 		return nil
 	}
+	if err := a.checkLog(ctx, "import", entries); err != nil {
+		return fmt.Errorf("%w\n%s", err, untouched(opts.Lockfile))
+	}
 	shadows, err := a.writeEntries(opts.Lockfile, nil, entries)
 	if err != nil {
 		return err

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpsum/mcpsum/internal/pkgspec"
 	"github.com/mcpsum/mcpsum/internal/statefile"
 	"github.com/mcpsum/mcpsum/pkg/clientconfig"
 )
@@ -20,7 +21,7 @@ import (
 // --resolve-versions the message names the package manager's command that
 // prints it; with it, mcpsum runs that command and says so.
 func (a *app) warnUnpinned(ctx context.Context, e clientconfig.Entry, resolve bool) {
-	u := clientconfig.FindUnpinned(e.Argv)
+	u := pkgspec.FindUnpinned(e.Argv)
 	if u == nil {
 		return
 	}
@@ -47,7 +48,7 @@ func (a *app) warnUnpinned(ctx context.Context, e clientconfig.Entry, resolve bo
 var pipVersion = regexp.MustCompile(`^\S+ \(([^)\s]+)\)`)
 
 // lookupVersion runs the package manager's own lookup command.
-func lookupVersion(ctx context.Context, u *clientconfig.Unpinned) (string, error) {
+func lookupVersion(ctx context.Context, u *pkgspec.Unpinned) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
 	args := u.Lookup

@@ -171,6 +171,9 @@ func (a *app) lockNew(ctx context.Context, path, name string, target *lockfile.S
 	if err != nil {
 		return withCode(err, fmt.Errorf("lock failed for %s; %s", name, untouched(path)))
 	}
+	if err := a.checkLog(ctx, "lock", map[string]*lockfile.Server{name: entry}); err != nil {
+		return fmt.Errorf("%w\n%s", err, untouched(path))
+	}
 	if broken != "" {
 		return a.replaceBroken(path, name, entry, broken)
 	}
@@ -273,6 +276,9 @@ func (a *app) relock(ctx context.Context, path, name string, opts pin.Options) e
 	if err := a.acceptOnly(path, f, entries); err != nil {
 		return err
 	}
+	if err := a.checkLog(ctx, "lock", entries); err != nil {
+		return fmt.Errorf("%w\n%s", err, untouched(path))
+	}
 	if len(failed) == 0 {
 		return a.write(path, f, entries)
 	}
@@ -310,6 +316,7 @@ func (a *app) writeEntries(path string, loaded *lockfile.File, entries map[strin
 		notes = notes[:0]
 		for n, e := range entries {
 			if old := f.Servers[n]; old != nil {
+				keepLogProof(old, e)
 				if old.Era() != e.Era() {
 					notes = append(notes, fmt.Sprintf("lock: %s: the protocol era changed from %s (%s) to %s (%s); the entry now records the new era", n, old.Era(), old.ProtocolVersion, e.Era(), e.ProtocolVersion))
 				}

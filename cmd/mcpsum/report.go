@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 	"github.com/mcpsum/mcpsum/pkg/sandbox"
+	"github.com/mcpsum/mcpsum/pkg/sumdb"
 )
 
 // Exit codes: the contract scripts rely on (README "Exit codes").
@@ -103,6 +104,9 @@ func libraryExitCode(err error) (int, bool) {
 	var policyErr *sandbox.PolicyError
 	if errors.As(err, &policyErr) {
 		return exitUndecided, true // the server was not started
+	}
+	if sumdb.IsSecurity(err) {
+		return exitVerdict, true // the transparency log disagrees, or lies
 	}
 	var format *lockfile.FormatError
 	if errors.As(err, &format) {

@@ -14,6 +14,7 @@ import (
 	"github.com/mcpsum/mcpsum/internal/jsonscan"
 	"github.com/mcpsum/mcpsum/internal/mcpspec"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
+	"github.com/mcpsum/mcpsum/pkg/pin"
 )
 
 func (a *app) showCommand() *ffcli.Command {
@@ -135,6 +136,8 @@ type showServer struct {
 	Instructions      *showText         `json:"instructions"`
 	Counts            map[string]int    `json:"counts"`
 	Surface           string            `json:"surfaceDigest"`
+	LogKey            string            `json:"logKey"`             // "" when private
+	LogProof          bool              `json:"logProof,omitempty"` // a transparency-log proof is stored
 	Items             map[string][]item `json:"items"`
 	Policy            *lockfile.Policy  `json:"policy,omitempty"`
 	Suspicious        int               `json:"suspiciousItems"`
@@ -173,8 +176,9 @@ func buildShow(f *lockfile.File, names []string) *showFile {
 			URL: s.URL, Headers: s.Headers, Remote: s.Remote(),
 			ProtocolVersion: s.ProtocolVersion, SupportedVersions: s.SupportedVersions,
 			ServerInfo: s.ServerInfo, Counts: map[string]int{}, Items: map[string][]item{},
-			Surface: s.Digests.Surface, Policy: s.Policy,
+			Surface: s.Digests.Surface, Policy: s.Policy, LogProof: s.LogProof != "",
 		}
+		ss.LogKey, _ = pin.LogKey(s)
 		if s.Instructions != nil {
 			_, sus := quoteText(*s.Instructions)
 			ss.Instructions = &showText{Chars: len([]rune(*s.Instructions)), Digest: deref(s.Digests.Instructions), Suspicious: sus, text: *s.Instructions}

@@ -70,6 +70,14 @@ func printServer(w io.Writer, name string, s *showServer, compact bool) {
 		fmt.Fprintf(w, "  era           legacy (initialize), protocolVersion %s\n", oneLine(s.ProtocolVersion, 20))
 	}
 	fmt.Fprintf(w, "  serverInfo    %s\n", serverInfoLine(s.ServerInfo))
+	switch {
+	case s.LogKey == "":
+		fmt.Fprintf(w, "  log key       none: private (the command pins no registry package at an exact version; never looked up)\n")
+	case s.LogProof:
+		fmt.Fprintf(w, "  log key       %s (proof stored)\n", quoteArg(s.LogKey))
+	default:
+		fmt.Fprintf(w, "  log key       %s\n", quoteArg(s.LogKey))
+	}
 	if !compact {
 		printServerInfoRest(w, s.ServerInfo)
 	}

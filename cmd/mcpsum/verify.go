@@ -59,9 +59,11 @@ the server's entry or item in mcp.lock (--sarif-file writes it beside the
 text report).
 
 With --offline, verify starts no server: it checks that each lockfile (the
-arguments, or --lockfile) parses and matches its own digests. Exit 1 when a
-digest does not match, 3 when a file is malformed or missing. This is the
-pre-commit hook.
+arguments, or --lockfile) parses and matches its own digests, and with
+MCPSUMDB set, that each stored transparency-log proof (logProof) proves the
+entry's record under the log's key, with no network. Exit 1 when a digest
+or a proof does not match, 3 when a file is malformed or missing. This is
+the pre-commit hook.
 
 With --signature, verify checks a Sigstore bundle over the exact bytes of the
 lockfile and the lockfile's own digests, without running any server.`),
@@ -243,6 +245,9 @@ func (a *app) verifyOffline(lockPath string, args []string, v verifyFlags) error
 			continue
 		}
 		fmt.Fprintf(a.stdout, "ok     %s: %d servers, every digest matches (offline: no server was started)\n", quoteArg(p), len(f.Servers))
+		if err := a.verifyLogProofs(p, f); err != nil && (firstErr == nil || exitCode(err) == exitVerdict) {
+			firstErr = err
+		}
 	}
 	if firstErr != nil {
 		return silent{code: exitCode(firstErr)}

@@ -288,38 +288,3 @@ func TestFind(t *testing.T) {
 		t.Errorf("Find(all) = %q, want %q", names, want)
 	}
 }
-
-func TestFindUnpinned(t *testing.T) {
-	cases := []struct {
-		argv   string
-		pinned string // "" = no warning
-	}{
-		{"npx -y @modelcontextprotocol/server-memory", "@modelcontextprotocol/server-memory@1.2.3"},
-		{"npx -y @modelcontextprotocol/server-memory@latest", "@modelcontextprotocol/server-memory@1.2.3"},
-		{"npx -y @modelcontextprotocol/server-memory@^2025.1.0", "@modelcontextprotocol/server-memory@1.2.3"},
-		{"npx -y @modelcontextprotocol/server-memory@2026.1.26", ""},
-		{"npx --package pkg@next pkg-bin", "pkg@1.2.3"},
-		{"bunx tool", "tool@1.2.3"},
-		{"uvx mcp-server-time", "mcp-server-time==1.2.3"},
-		{"uvx mcp-server-time==2026.8.18", ""},
-		{"uvx mcp-server-fetch@latest", "mcp-server-fetch==1.2.3"},
-		{"uvx --from git-mcp>=1 git-mcp", "git-mcp==1.2.3"},
-		{"uvx --python 3.12 mcp-server-git==1.0", ""},
-		{"node /opt/x.js", ""},
-		{"/usr/bin/npx.cmd x", "x@1.2.3"},
-	}
-	for _, c := range cases {
-		argv := strings.Fields(c.argv)
-		u := FindUnpinned(argv)
-		got := ""
-		if u != nil {
-			got = u.Pinned("1.2.3")
-			if p := u.PinnedArgv(argv, "1.2.3"); p[u.Index] != got || len(p) != len(argv) {
-				t.Errorf("%s: PinnedArgv = %q", c.argv, p)
-			}
-		}
-		if got != c.pinned {
-			t.Errorf("%s: pinned spelling %q, want %q", c.argv, got, c.pinned)
-		}
-	}
-}

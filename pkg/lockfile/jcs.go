@@ -57,7 +57,7 @@ func ExactDigest(raw []byte) (string, error) {
 	if skipWS(raw, i) != len(raw) {
 		return "", errf("not valid UTF-8 JSON: data after the value")
 	}
-	return digestOf(out), nil
+	return digestOf(c.reorder(out, 0)), nil
 }
 
 // maxDepth bounds nesting, as the reference does.

@@ -70,6 +70,12 @@ type Server struct {
 	Policy *Policy // nil when absent; written by the user, never by the server
 
 	Digests Digests
+
+	// LogProof is the C2SP tlog-proof that the transparency log (MCPSUMDB)
+	// held this entry's record when it was locked ("" when not looked up).
+	// Like Policy it is not covered by the digests: verify --offline checks
+	// it against the log's key and the record the entry's digests give.
+	LogProof string
 }
 
 // Era reports "legacy" or "modern" ("modern" iff SupportedVersions != nil).

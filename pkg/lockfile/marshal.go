@@ -175,7 +175,12 @@ func appendEntry(b *bytes.Buffer, s *Server, full bool) error {
 		}
 		b.WriteByte('}')
 	}
-	b.WriteString("}}")
+	b.WriteByte('}')
+	if s.LogProof != "" {
+		b.WriteString(`,"logProof":`)
+		encodeString(b, s.LogProof)
+	}
+	b.WriteByte('}')
 	return nil
 }
 

@@ -168,7 +168,7 @@ var parses atomic.Int64
 
 var entryKeys = []string{"command", "envPassthrough", "url", "headers", "oauth", "protocolVersion", "supportedVersions",
 	"serverInfo", "instructions", "capabilities", "tools", "prompts", "resources",
-	"resourceTemplates", "policy", "digests"}
+	"resourceTemplates", "policy", "digests", "logProof"}
 
 // parseServer decodes one entry strictly and normalizes it (items sorted),
 // returning the canonical forms normalize computed.
@@ -234,6 +234,8 @@ func parseServer(raw json.RawMessage, version int) (*Server, *canonForms, *Forma
 			s.Policy = p
 		case "digests":
 			digests = m.val
+		case "logProof":
+			s.LogProof, err = asLogProof(m.val)
 		default:
 			return fe("", errf("unknown key %s (want one of %s)", quote(m.key), strings.Join(entryKeys, ", ")))
 		}
@@ -241,9 +243,9 @@ func parseServer(raw json.RawMessage, version int) (*Server, *canonForms, *Forma
 			return fe(m.key, err)
 		}
 	}
-	optional := map[string]bool{"supportedVersions": true, "policy": true, "url": true, "headers": true, "oauth": true}
+	optional := map[string]bool{"supportedVersions": true, "policy": true, "logProof": true, "url": true, "headers": true, "oauth": true}
 	if have["url"] { // a remote entry: url and headers instead of command and envPassthrough
-		optional = map[string]bool{"supportedVersions": true, "policy": true, "command": true, "envPassthrough": true, "oauth": true}
+		optional = map[string]bool{"supportedVersions": true, "policy": true, "logProof": true, "command": true, "envPassthrough": true, "oauth": true}
 	}
 	for _, k := range entryKeys {
 		if !have[k] && !optional[k] {
@@ -362,4 +364,26 @@ func position(data []byte, off int) string {
 	line := 1 + bytes.Count(data[:off], []byte("\n"))
 	col := off - bytes.LastIndexByte(data[:off], '\n')
 	return "line " + strconv.Itoa(line) + ", column " + strconv.Itoa(col)
+}
+
+// LogProofHeader starts every logProof (C2SP tlog-proof, version 1).
+const LogProofHeader = "c2sp.org/tlog-proof@v1\n"
+
+// maxLogProof caps a logProof (a proof of a log of 2^40 records with a
+// checkpoint cosigned by dozens of witnesses stays far below it).
+const maxLogProof = 64 << 10
+
+// asLogProof reads a logProof: a string holding a C2SP tlog-proof. Its
+// content is checked by verify --offline against the log's key.
+func asLogProof(raw json.RawMessage) (string, error) {
+	p, err := asString(raw)
+	switch {
+	case err != nil:
+		return "", err
+	case len(p) > maxLogProof:
+		return "", errf("over %d bytes", maxLogProof)
+	case !strings.HasPrefix(p, LogProofHeader):
+		return "", errf("not a C2SP tlog-proof (want a string starting %q)", LogProofHeader)
+	}
+	return p, nil
 }

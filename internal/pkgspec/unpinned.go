@@ -1,4 +1,8 @@
-package clientconfig
+// Package pkgspec reads the registry package a launcher command line runs
+// (npx, bunx, uvx, go run, docker/podman run): whether it is pinned to an
+// exact version, and the pinned spelling to suggest when it is not. import
+// (warnings) and the transparency log (keys) share this one reading.
+package pkgspec
 
 import (
 	"regexp"
@@ -44,12 +48,7 @@ func FindUnpinned(argv []string) *Unpinned {
 	if len(argv) < 2 {
 		return nil
 	}
-	prog := argv[0]
-	if i := strings.LastIndexAny(prog, `/\`); i >= 0 {
-		prog = prog[i+1:]
-	}
-	prog = strings.TrimSuffix(strings.TrimSuffix(strings.ToLower(prog), ".cmd"), ".exe")
-	switch prog {
+	switch Program(argv[0]) {
 	case "npx", "bunx":
 		i := npmSpecIndex(argv)
 		if i < 0 {

@@ -1,0 +1,195 @@
+package e2e
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// The transparency log end to end, on loopback, with the real npm servers
+// locked through npx: an operator logs what the honest install shows; a
+// user locking the same packages matches it and stores proofs that verify
+// --offline checks with no network; a user whose install was tampered with
+// gets a SECURITY ERROR and an unchanged mcp.lock; an excluded key sends no
+// request; an unreachable log fails the lock; a log that rolls back or forks
+// is caught against the checkpoint remembered in the state folder.
+func TestSumdbEndToEnd(t *testing.T) {
+	honest := npmProject(t, false)
+	// npx runs the installed copy, never one fetched afresh (the servers
+	// get npm_config_offline through --env, so it is part of every key).
+	run := func(dir string, env []string, args ...string) (string, string, int) {
+		t.Helper()
+		return mcpsum(t, dir, append([]string{"npm_config_offline=true"}, env...), args...)
+	}
+	// The operator: a log of two surfaces, seen by an honest install.
+	_, se, code := run(honest, nil, "lock", "--name", "mem", "--env", "npm_config_offline", "--", "npx", "-y", memSpec)
+	if code != 0 {
+		t.Fatalf("lock mem: exit %d\n%s", code, se)
+	}
+	if _, se, code = run(honest, nil, "lock", "--name", "seq", "--env", "npm_config_offline", "--", "npx", "-y", seqSpec); code != 0 {
+		t.Fatalf("lock seq: exit %d\n%s", code, se)
+	}
+	logDir := filepath.Join(t.TempDir(), "log")
+	vkey, se, code := mcpsumLog(t, honest, "init", "--dir", logDir, "--origin", "e2e.test/mcp")
+	if code != 0 {
+		t.Fatalf("mcpsum-log init: exit %d\n%s", code, se)
+	}
+	vkey = strings.TrimSpace(vkey)
+	if fi, err := os.Stat(filepath.Join(logDir, "log.key")); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("signing key: %v %v, want mode 0600", fi, err)
+	}
+	snapshot := filepath.Join(t.TempDir(), "log-at-1")
+	so, se, code := mcpsumLog(t, honest, "add", "--dir", logDir, "--lockfile", "mcp.lock", "--name", "mem")
+	if code != 0 || !strings.Contains(so, "logged  mem npm/"+memSpec+"#") {
+		t.Fatalf("mcpsum-log add mem: exit %d\n%s%s", code, so, se)
+	}
+	copyTree(t, logDir, snapshot) // the log as it was at one record
+	if so, se, code = mcpsumLog(t, honest, "add", "--dir", logDir, "--lockfile", "mcp.lock"); code != 0 || !strings.Contains(so, "already mem") || !strings.Contains(so, "logged  seq") {
+		t.Fatalf("mcpsum-log add (again, plus seq): exit %d\n%s%s", code, so, se)
+	}
+	url, access := serveLog(t, logDir)
+	db := "MCPSUMDB=" + vkey + " " + url
+
+	// A user with the honest install: matches, proofs stored, show names keys.
+	user := npmProject(t, false)
+	state := "XDG_STATE_HOME=" + t.TempDir()
+	env := []string{db, state}
+	_, se, code = run(user, env, "lock", "--name", "mem", "--env", "npm_config_offline", "--", "npx", "-y", memSpec)
+	if code != 0 || !strings.Contains(se, "mem: matches the transparency log") {
+		t.Fatalf("honest lock: exit %d\n%s", code, se)
+	}
+	if _, se, code = run(user, env, "lock", "--name", "seq", "--env", "npm_config_offline", "--", "npx", "-y", seqSpec); code != 0 {
+		t.Fatalf("honest lock seq: exit %d\n%s", code, se)
+	}
+	lock := readFile(t, filepath.Join(user, "mcp.lock"))
+	if n := strings.Count(lock, `"logProof": "c2sp.org/tlog-proof@v1\nindex `); n != 2 {
+		t.Fatalf("mcp.lock holds %d log proofs, want 2:\n%s", n, lock)
+	}
+	so, _, _ = run(user, env, "show")
+	if !strings.Contains(so, "log key       'npm/"+memSpec+"#") || !strings.Contains(so, "(proof stored)") {
+		t.Errorf("show does not print the log key:\n%s", so)
+	}
+
+	// verify --offline checks the proofs with the network unshared.
+	offline := exec.Command("unshare", "-n", bin.mcpsum, "verify", "--offline")
+	offline.Dir, offline.Env = user, append(os.Environ(), env...)
+	before := readFile(t, access)
+	out, err := offline.CombinedOutput()
+	if err != nil && strings.Contains(string(out), "unshare") {
+		t.Logf("unshare -n unavailable (%s): checking that no request reached the log instead", strings.TrimSpace(string(out)))
+		offline = exec.Command(bin.mcpsum, "verify", "--offline")
+		offline.Dir, offline.Env = user, append(os.Environ(), env...)
+		out, err = offline.CombinedOutput()
+	}
+	if err != nil || !strings.Contains(string(out), "2 transparency-log proofs check against the log's key (offline)") {
+		t.Fatalf("verify --offline: %v\n%s", err, out)
+	}
+	if readFile(t, access) != before {
+		t.Errorf("verify --offline sent requests to the log:\n%s", strings.TrimPrefix(readFile(t, access), before))
+	}
+	// Without MCPSUMDB the proofs cannot be checked, and verify says so.
+	if so, _, code = run(user, []string{state}, "verify", "--offline"); code != 0 || !strings.Contains(so, "2 stored transparency-log proofs not checked: MCPSUMDB") {
+		t.Errorf("verify --offline without MCPSUMDB: exit %d\n%s", code, so)
+	}
+	// A changed proof fails it.
+	bad := regexp.MustCompile(`(logProof": "c2sp.org/tlog-proof@v1\\nindex )(\d)`).ReplaceAllStringFunc(lock, func(m string) string {
+		if strings.HasSuffix(m, "0") {
+			return m[:len(m)-1] + "1"
+		}
+		return m[:len(m)-1] + "0"
+	})
+	must(t, os.WriteFile(filepath.Join(user, "bad.lock"), []byte(bad), 0o644))
+	so, _, code = run(user, env, "verify", "--offline", "--lockfile", "bad.lock")
+	if code != 1 || !strings.Contains(so, "SECURITY ERROR") || !strings.Contains(so, "transparency-log proof does not match") {
+		t.Errorf("verify --offline of a changed proof: exit %d, want 1\n%s", code, so)
+	}
+
+	// A tampered install: SECURITY ERROR with both digests, mcp.lock unchanged.
+	victim := npmProject(t, true)
+	must(t, os.WriteFile(filepath.Join(victim, "mcp.lock"), []byte(lock), 0o644))
+	vstate := []string{db, "XDG_STATE_HOME=" + t.TempDir()}
+	_, se, code = run(victim, vstate, "lock", "--name", "mem")
+	if code != 1 || !strings.Contains(se, "SECURITY ERROR") || !regexp.MustCompile(`local:  sha256:[0-9a-f]{64}\n\s*logged: sha256:[0-9a-f]{64}`).MatchString(se) {
+		t.Fatalf("tampered lock: exit %d, want 1 with both digests\n%s", code, se)
+	}
+	if got := readFile(t, filepath.Join(victim, "mcp.lock")); got != lock {
+		t.Errorf("mcp.lock changed after the SECURITY ERROR")
+	}
+
+	// import looks entries up the same way: the tampered install is refused
+	// and no lockfile is written.
+	cfgFile := filepath.Join(victim, "claude_desktop_config.json")
+	must(t, os.WriteFile(cfgFile, []byte(`{"mcpServers": {"mem": {"command": "npx", "args": ["-y", "`+memSpec+`"], "env": {"npm_config_offline": "true"}}}}`), 0o644))
+	cfgBefore := readFile(t, cfgFile)
+	so, se, code = run(victim, vstate, "import", "--lockfile", "imported.lock", "--write", "--trust-project", cfgFile)
+	if code != 1 || !strings.Contains(se, "SECURITY ERROR") {
+		t.Errorf("import of the tampered install: exit %d, want 1\n%s%s", code, so, se)
+	}
+	if readFile(t, cfgFile) != cfgBefore {
+		t.Error("import rewrote the client config after the SECURITY ERROR")
+	}
+	if _, err := os.Stat(filepath.Join(victim, "imported.lock")); !os.IsNotExist(err) {
+		t.Errorf("import wrote a lockfile after the SECURITY ERROR: %v", err)
+	}
+
+	// The operator refuses the tampered surface for a logged key: both
+	// digests, exit 1, nothing appended.
+	if _, se, code = run(victim, []string{"MCPSUMDB=off"}, "lock", "--lockfile", "tampered.lock", "--name", "mem", "--env", "npm_config_offline", "--", "npx", "-y", memSpec); code != 0 {
+		t.Fatalf("lock of the tampered install without a log: exit %d\n%s", code, se)
+	}
+	cpBefore := readFile(t, filepath.Join(logDir, "tiles", "checkpoint"))
+	so, se, code = mcpsumLog(t, victim, "add", "--dir", logDir, "--lockfile", "tampered.lock")
+	if code != 1 || !regexp.MustCompile(`logged: sha256:[0-9a-f]{64}\n\s*now:    sha256:[0-9a-f]{64}`).MatchString(se) || !strings.Contains(se, "nothing was appended") {
+		t.Errorf("mcpsum-log add of another surface for a logged key: exit %d, want 1 with both digests\n%s%s", code, so, se)
+	}
+	if readFile(t, filepath.Join(logDir, "tiles", "checkpoint")) != cpBefore {
+		t.Error("the refused add changed the log's checkpoint")
+	}
+
+	// An excluded key sends no request.
+	before = readFile(t, access)
+	_, se, code = run(victim, append(vstate, "MCPSUM_NOSUMDB=npm/@modelcontextprotocol/server-memory"), "lock", "--name", "mem")
+	if code != 0 || !strings.Contains(se, "matches MCPSUM_NOSUMDB; not looked up") {
+		t.Errorf("excluded lock: exit %d\n%s", code, se)
+	}
+	if after := readFile(t, access); after != before {
+		t.Errorf("an excluded key sent requests to the log:\n%s", strings.TrimPrefix(after, before))
+	}
+
+	// An unreachable log fails the lock, unless the key is excluded (the
+	// next step the message names, run here).
+	must(t, os.WriteFile(filepath.Join(victim, "mcp.lock"), []byte(lock), 0o644))
+	down := []string{"MCPSUMDB=" + vkey + " http://127.0.0.1:1", "XDG_STATE_HOME=" + t.TempDir()}
+	_, se, code = run(victim, down, "lock", "--name", "seq")
+	if code != 3 || !strings.Contains(se, "cannot be reached") || !strings.Contains(se, "MCPSUM_NOSUMDB") {
+		t.Errorf("unreachable log: exit %d, want 3\n%s", code, se)
+	}
+	if readFile(t, filepath.Join(victim, "mcp.lock")) != lock {
+		t.Errorf("mcp.lock changed although the log could not be reached")
+	}
+	if _, se, code = run(victim, append(down, "MCPSUM_NOSUMDB=npm/@modelcontextprotocol/*"), "lock", "--name", "seq"); code != 0 {
+		t.Errorf("unreachable log, key excluded: exit %d\n%s", code, se)
+	}
+
+	// Rollback: the user saw two records; a log serving one is caught.
+	oldURL, _ := serveLog(t, snapshot)
+	_, se, code = run(user, []string{"MCPSUMDB=" + vkey + " " + oldURL, state}, "lock", "--name", "mem")
+	if code != 1 || !strings.Contains(se, "SECURITY ERROR") || !strings.Contains(se, "rolled back") || !strings.Contains(se, "tree of 1 records") || !strings.Contains(se, "tree of 2 records") {
+		t.Errorf("rollback: exit %d, want 1 naming both checkpoints\n%s", code, se)
+	}
+
+	// Fork: the one-record log grows with another second record.
+	if _, se, code = run(honest, nil, "lock", "--name", "seq2", "--env", "MCPSUM_E2E_FORK", "--env", "npm_config_offline", "--", "npx", "-y", seqSpec); code != 0 {
+		t.Fatalf("lock seq2: exit %d\n%s", code, se)
+	}
+	if so, se, code = mcpsumLog(t, honest, "add", "--dir", snapshot, "--lockfile", "mcp.lock", "--name", "seq2"); code != 0 {
+		t.Fatalf("add to the fork: exit %d\n%s%s", code, so, se)
+	}
+	_, se, code = run(user, []string{"MCPSUMDB=" + vkey + " " + oldURL, state}, "lock", "--name", "mem")
+	if code != 1 || !strings.Contains(se, "forked") || strings.Count(se, "tree of 2 records") != 2 {
+		t.Errorf("fork: exit %d, want 1 naming both checkpoints\n%s", code, se)
+	}
+}

@@ -1,0 +1,24 @@
+package pin
+
+import (
+	"github.com/mcpsum/mcpsum/pkg/lockfile"
+	"github.com/mcpsum/mcpsum/pkg/mcpwire"
+	"github.com/mcpsum/mcpsum/pkg/sumdb"
+)
+
+// LogKey is the transparency-log key of a locked entry (see sumdb.Key):
+// its argv, env names, era and the client capabilities mcpsum declares in
+// that era. ok is false for an entry without an exact registry pin (private).
+func LogKey(e *lockfile.Server) (string, bool) {
+	return sumdb.Key(sumdb.Identity{Argv: e.Command, Env: e.EnvPassthrough, Era: e.Era(), Capabilities: mcpwire.ClientCapabilities(e.Era())})
+}
+
+// LogSurface is the definitional part of a locked entry as the log records it.
+func LogSurface(e *lockfile.Server) sumdb.Surface {
+	s := sumdb.Surface{Era: e.Era()}
+	if e.Digests.Instructions != nil {
+		s.Instructions = *e.Digests.Instructions
+	}
+	s.Items = [4]map[string]string{e.Digests.Tools, e.Digests.Prompts, e.Digests.Resources, e.Digests.ResourceTemplates}
+	return s
+}

@@ -1,0 +1,82 @@
+// Package sumlog is the operator's side of mcpsum's transparency log of
+// surfaces (cmd/mcpsum-log): a Tessera log (POSIX folder by default, MySQL
+// through the same seam) of `mcp-surface v1` records, one per key, and the
+// HTTP handler that serves its C2SP tlog-tiles and the key lookups.
+//
+// Only the mcpsum-log binary links this package (and Tessera): mcpsum's
+// client side is pkg/sumdb.
+package sumlog
+
+import (
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/mcpsum/mcpsum/internal/safeio"
+	"golang.org/x/mod/sumdb/note"
+)
+
+// Files of a log folder.
+const (
+	KeyFile      = "log.key"  // the signing key (0600)
+	VerifierFile = "log.vkey" // the verifier key, for MCPSUMDB
+	IndexFile    = "index"    // key hash -> record index and surface digest
+	TilesDir     = "tiles"    // the POSIX driver's root: checkpoint, tile/…
+)
+
+// Init makes a new log folder: a signing key for origin (private, 0600)
+// and its verifier key, which it returns in signed-note form.
+func Init(dir, origin string) (string, error) {
+	if origin == "" || strings.ContainsAny(origin, " \t\n+") {
+		return "", fmt.Errorf("origin %q: want a name without spaces or '+', e.g. log.example.com/mcp", origin)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	skey, vkey, err := note.GenerateKey(rand.Reader, origin)
+	if err != nil {
+		return "", err
+	}
+	f, err := os.OpenFile(filepath.Join(dir, KeyFile), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		return "", fmt.Errorf("%s already holds a log (%s exists): a log keeps its key for life; use another --dir", dir, KeyFile)
+	}
+	if err != nil {
+		return "", err
+	}
+	if _, err := f.WriteString(skey + "\n"); err != nil {
+		f.Close()
+		return "", err
+	}
+	if err := f.Close(); err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(filepath.Join(dir, VerifierFile), []byte(vkey+"\n"), 0o644); err != nil {
+		return "", err
+	}
+	return vkey, nil
+}
+
+// readKey reads a key file of the log folder.
+func readKey(dir, name string) (string, error) {
+	b, err := safeio.ReadOwn(filepath.Join(dir, name), "log key", 4<<10)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", fmt.Errorf("%s is not a log folder (no %s): run mcpsum-log init --dir %s --origin ORIGIN first", dir, name, dir)
+	}
+	return strings.TrimSpace(string(b)), err
+}
+
+// Verifier returns the log's verifier key (for MCPSUMDB).
+func Verifier(dir string) (string, error) { return readKey(dir, VerifierFile) }
+
+func signer(dir string) (note.Signer, error) {
+	skey, err := readKey(dir, KeyFile)
+	if err != nil {
+		return nil, err
+	}
+	return note.NewSigner(skey)
+}
