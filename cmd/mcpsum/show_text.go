@@ -13,17 +13,18 @@ import (
 
 	"github.com/mcpsum/mcpsum/internal/jsonscan"
 	"github.com/mcpsum/mcpsum/internal/mcpspec"
+	"github.com/mcpsum/mcpsum/internal/termtext"
 	"github.com/mcpsum/mcpsum/pkg/mcpwire"
 )
 
-// quoteText renders server-written text for a terminal (see mcpwire.Quote).
-func quoteText(s string) (string, bool) { return mcpwire.Quote(s) }
+// quoteText renders server-written text for a terminal (see termtext.Quote).
+func quoteText(s string) (string, bool) { return termtext.Quote(s) }
 
 // quoteArg renders a command-line word so that it can be pasted back into a
 // shell and never carries raw control characters.
-func quoteArg(s string) string { return mcpwire.ShellArg(s) }
+func quoteArg(s string) string { return termtext.ShellArg(s) }
 
-func quoteArgs(args []string) string { return mcpwire.ShellArgs(args) }
+func quoteArgs(args []string) string { return termtext.ShellArgs(args) }
 
 // oneLine is the first line of text, escaped and cut to max runes.
 func oneLine(s string, max int) string {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcpsum/mcpsum/internal/jsonscan"
 	"github.com/mcpsum/mcpsum/internal/mcpspec"
+	"github.com/mcpsum/mcpsum/internal/termtext"
 )
 
 // ClientName and ClientVersion are sent as mcpsum's clientInfo. cmd/mcpsum sets
@@ -173,7 +174,7 @@ func legacySignal(err error) (string, error) {
 	switch {
 	case errors.As(err, &rpc) && rpc.Code == mcpspec.CodeMissingClientCapability:
 		return "", &EraError{Msg: fmt.Sprintf("server/discover: the server answered -32021 (a 2026-07-28 server requiring client capabilities %s); mcpsum's server/discover declares none, as the lockfile format specifies, so it cannot lock it: %v",
-			truncRaw(string(rpc.Data), 200), rpc)}
+			termtext.TruncateQuote(string(rpc.Data), 200), rpc)}
 	case errors.As(err, &rpc) && rpc.Code == mcpspec.CodeUnsupportedVersion:
 		supported, ok := legacyOnly(rpc.Data)
 		if ok {
@@ -182,7 +183,7 @@ func legacySignal(err error) (string, error) {
 		return "", &EraError{Msg: fmt.Sprintf("server/discover: the server answered -32022 (unsupported protocol version) with supported versions %s; mcpsum speaks %s and the legacy versions %s: %v",
 			supported, mcpspec.Modern, strings.Join(mcpspec.LegacyVersions, ", "), rpc)}
 	case errors.As(err, &rpc):
-		return fmt.Sprintf("server/discover answered %d %s; using initialize", rpc.Code, quoted(rpc.Message, 100)), nil
+		return fmt.Sprintf("server/discover answered %d %s; using initialize", rpc.Code, termtext.Quoted(rpc.Message, 100)), nil
 	case errors.As(err, &hs) && (hs.Status == 400 || hs.Status == 404 || hs.Status == 405):
 		// Streamable HTTP: a legacy server refuses a POST it cannot place in
 		// a session with a client error and no JSON-RPC body.
@@ -211,7 +212,7 @@ func statefulHTTP(c *Client, err error) (string, bool) {
 			return "", false
 		}
 	}
-	return fmt.Sprintf("server/discover over HTTP listed only legacy versions %s; using initialize", quoteList(ee.Supported)), true
+	return fmt.Sprintf("server/discover over HTTP listed only legacy versions %s; using initialize", termtext.List(ee.Supported, 20, 60)), true
 }
 
 // legacyOnly reports whether -32022's data.supported is a non-empty list of
@@ -221,7 +222,7 @@ func legacyOnly(data json.RawMessage) (string, bool) {
 	if !ok || len(supported) == 0 {
 		return "(none)", false
 	}
-	s := quoteList(supported)
+	s := termtext.List(supported, 20, 60)
 	for _, v := range supported {
 		if !isVersion(v) || v >= mcpspec.Modern {
 			return s, false

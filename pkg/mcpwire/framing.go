@@ -4,7 +4,7 @@
 // the era probe of LOCKFILE.md's "Protocol era" section, and the inventory of a
 // server's surface (tools, prompts, resources, resource templates) kept as raw JSON.
 //
-// Nothing here prints or exits. Everything a server sent is escaped with [Quote]
+// Nothing here prints or exits. Everything a server sent is escaped with internal/termtext
 // before it reaches an error message.
 package mcpwire
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcpsum/mcpsum/internal/jsonscan"
 	"github.com/mcpsum/mcpsum/internal/mcpspec"
+	"github.com/mcpsum/mcpsum/internal/termtext"
 )
 
 // Handshake speaks a known era directly (verify, re-lock, proxy): for
@@ -49,7 +50,7 @@ func ModernAnswer(res json.RawMessage, err error) (*Hello, error) {
 		var rpc *Error
 		if errors.As(err, &rpc) && rpc.Code == mcpspec.CodeUnsupportedVersion {
 			supported, _ := supportedOf(rpc.Data)
-			return nil, &EraError{Msg: fmt.Sprintf("server/discover: the server no longer speaks %s (it answered -32022, supported versions %s): %v", mcpspec.Modern, quoteList(supported), rpc),
+			return nil, &EraError{Msg: fmt.Sprintf("server/discover: the server no longer speaks %s (it answered -32022, supported versions %s): %v", mcpspec.Modern, termtext.List(supported, 20, 60), rpc),
 				LacksModern: true, Supported: supported}
 		}
 		return nil, err
@@ -65,7 +66,7 @@ func LegacyAnswer(res json.RawMessage, err error) (*Hello, error) {
 		var rpc *Error
 		if errors.As(err, &rpc) && rpc.Code == mcpspec.CodeUnsupportedVersion {
 			return nil, &EraError{Msg: fmt.Sprintf("initialize: the server refused the legacy handshake with -32022 (supported versions %s); it looks like a 2026-07-28 server that was too slow to answer server/discover: lock it again with a longer timeout: %v",
-				truncRaw(string(rpc.Data), 200), rpc), ModernOnly: true}
+				termtext.TruncateQuote(string(rpc.Data), 200), rpc), ModernOnly: true}
 		}
 		return nil, err
 	}
@@ -123,10 +124,10 @@ func ParseDiscover(res json.RawMessage) (*Hello, error) {
 		si = mf[0]
 	}
 	if r.ResultType != nil && *r.ResultType != "complete" {
-		return nil, bad("resultType is %s, not \"complete\"", quoted(*r.ResultType, 100))
+		return nil, bad("resultType is %s, not \"complete\"", termtext.Quoted(*r.ResultType, 100))
 	}
 	if !slices.Contains(r.SupportedVersions, mcpspec.Modern) {
-		err := bad("supportedVersions %s does not list %s", quoteList(r.SupportedVersions), mcpspec.Modern).(*EraError)
+		err := bad("supportedVersions %s does not list %s", termtext.List(r.SupportedVersions, 20, 60), mcpspec.Modern).(*EraError)
 		err.LacksModern, err.Supported = true, r.SupportedVersions
 		return nil, err
 	}
@@ -216,7 +217,7 @@ func ParseInitialize(res json.RawMessage) (*Hello, error) {
 		return nil, &EraError{Msg: "initialize: instructions is not a string"}
 	}
 	if !slices.Contains(mcpspec.LegacyVersions, r.ProtocolVersion) {
-		return nil, &EraError{Msg: fmt.Sprintf("initialize: the server chose protocolVersion %s, which mcpsum does not speak (it accepts %s)", quoted(r.ProtocolVersion, 100), strings.Join(mcpspec.LegacyVersions, ", "))}
+		return nil, &EraError{Msg: fmt.Sprintf("initialize: the server chose protocolVersion %s, which mcpsum does not speak (it accepts %s)", termtext.Quoted(r.ProtocolVersion, 100), strings.Join(mcpspec.LegacyVersions, ", "))}
 	}
 	if !isObject(r.ServerInfo) {
 		return nil, &EraError{Msg: "initialize: the result has no serverInfo object"}
@@ -257,16 +258,4 @@ func isObject(b json.RawMessage) bool {
 		return false
 	}
 	return false
-}
-
-// quoteList renders a server's list of strings for a message: ["a", "b"].
-func quoteList(vs []string) string {
-	if len(vs) > 20 {
-		return quoteList(vs[:20]) + fmt.Sprintf("…(%d more)", len(vs)-20)
-	}
-	out := make([]string, len(vs))
-	for i, v := range vs {
-		out[i] = quoted(v, 60)
-	}
-	return "[" + strings.Join(out, ", ") + "]"
 }

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcpsum/mcpsum/internal/mcpspec"
+	"github.com/mcpsum/mcpsum/internal/termtext"
 )
 
 // Broken and hostile servers, played by e2e/servers/hostile (a FAKE server).
@@ -54,7 +55,7 @@ func TestHostileServers(t *testing.T) {
 			for _, raw := range s.Tools {
 				var tool struct{ Name, Description string }
 				json.Unmarshal(raw, &tool)
-				q, sus := Quote(tool.Description)
+				q, sus := termtext.Quote(tool.Description)
 				if !sus || strings.ContainsAny(q, "\x1b\u202e\u200b\u2066") {
 					t.Errorf("%s: description not flagged/escaped: %q", tool.Name, q)
 				}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcpsum/mcpsum/internal/jsonscan"
 	"github.com/mcpsum/mcpsum/internal/mcpspec"
+	"github.com/mcpsum/mcpsum/internal/termtext"
 )
 
 // The headers of a 2026-07-28 request, and the HTTP transport's errors and small helpers.
@@ -90,7 +91,7 @@ func (e *HTTPStatusError) Unwrap() error {
 // session goes on: a legacy server refuses server/discover this way).
 func (t *HTTP) statusError(resp *http.Response, m *Message) error {
 	body, _ := readCapped(resp.Body, 64<<10)
-	se := &HTTPStatusError{URL: t.url, Status: resp.StatusCode, Body: quoted(string(body), 200)}
+	se := &HTTPStatusError{URL: t.url, Status: resp.StatusCode, Body: termtext.Quoted(string(body), 200)}
 	if rm, err := Decode(body); err == nil && rm.Error != nil {
 		se.RPC = rm.Error
 	}

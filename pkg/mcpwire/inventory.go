@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"github.com/mcpsum/mcpsum/internal/jsonscan"
 	"github.com/mcpsum/mcpsum/internal/mcpspec"
+	"github.com/mcpsum/mcpsum/internal/termtext"
 )
 
 // maxPages bounds pagination even when pages are empty.
@@ -86,7 +87,7 @@ func listKind(ctx context.Context, c Caller, h *Hello, k mcpspec.Kind) ([]json.R
 			return nil, err
 		}
 		if _, ok := c.(validatedCaller); !ok && !json.Valid(res) {
-			return nil, fmt.Errorf("%s (page %d): the result is not valid JSON: %s", k.Method, page+1, truncRaw(string(res), 200))
+			return nil, fmt.Errorf("%s (page %d): the result is not valid JSON: %s", k.Method, page+1, termtext.TruncateQuote(string(res), 200))
 		}
 		next, pageItems, err := parsePage(res, k, h.Era == mcpspec.EraModern)
 		if err != nil {
@@ -98,7 +99,7 @@ func listKind(ctx context.Context, c Caller, h *Hello, k mcpspec.Kind) ([]json.R
 				return nil, fmt.Errorf("%s (page %d): %w", k.Method, page+1, err)
 			}
 			if seenKeys[key] {
-				return nil, fmt.Errorf("%s: the server lists more than one %s with %s %s; keys must be unique to lock them", k.Method, k.Noun, k.Key, quoted(key, 200))
+				return nil, fmt.Errorf("%s: the server lists more than one %s with %s %s; keys must be unique to lock them", k.Method, k.Noun, k.Key, termtext.Quoted(key, 200))
 			}
 			seenKeys[key] = true
 			items = append(items, it)
@@ -110,7 +111,7 @@ func listKind(ctx context.Context, c Caller, h *Hello, k mcpspec.Kind) ([]json.R
 			return items, nil
 		}
 		if seenCursors[*next] {
-			return nil, fmt.Errorf("%s: the server repeated the cursor %s (a pagination loop); the list cannot be read completely", k.Method, quoted(*next, 100))
+			return nil, fmt.Errorf("%s: the server repeated the cursor %s (a pagination loop); the list cannot be read completely", k.Method, termtext.Quoted(*next, 100))
 		}
 		seenCursors[*next] = true
 		cursor = next
@@ -147,21 +148,21 @@ func parsePage(res json.RawMessage, k mcpspec.Kind, modern bool) (*string, []jso
 		case "resultType":
 			var s string
 			if modern && (json.Unmarshal(val, &s) != nil || s != "complete") {
-				return fmt.Errorf("resultType is %s, not \"complete\"", truncRaw(string(val), 100))
+				return fmt.Errorf("resultType is %s, not \"complete\"", termtext.TruncateQuote(string(val), 100))
 			}
 		case "nextCursor":
 			next = nil
 			if string(val) != "null" {
 				var s string
 				if err := json.Unmarshal(val, &s); err != nil {
-					return fmt.Errorf("nextCursor is not a string: %s", truncRaw(string(val), 100))
+					return fmt.Errorf("nextCursor is not a string: %s", termtext.TruncateQuote(string(val), 100))
 				}
 				next = &s
 			}
 		case k.Field:
 			var err error
 			if items, err = splitArray(val); err != nil {
-				return fmt.Errorf("%q is not an array: %s", k.Field, truncRaw(string(val), 100))
+				return fmt.Errorf("%q is not an array: %s", k.Field, termtext.TruncateQuote(string(val), 100))
 			}
 			found = true
 		}
@@ -171,11 +172,11 @@ func parsePage(res json.RawMessage, k mcpspec.Kind, modern bool) (*string, []jso
 	var twin *jsonscan.TwinError
 	switch {
 	case errors.Is(err, errNotObject) || errors.Is(err, errMalformed):
-		return nil, nil, fmt.Errorf("the result is not a JSON object: %s", truncRaw(string(res), 200))
+		return nil, nil, fmt.Errorf("the result is not a JSON object: %s", termtext.TruncateQuote(string(res), 200))
 	case errors.As(err, &dup):
-		return nil, nil, fmt.Errorf("the result has %s twice; which one counts would depend on the client", quoted(dup.Key, 80))
+		return nil, nil, fmt.Errorf("the result has %s twice; which one counts would depend on the client", termtext.Quoted(dup.Key, 80))
 	case errors.As(err, &twin):
-		return nil, nil, fmt.Errorf("the result has %s beside or instead of %q; a client that ignores case would read one for the other", quoted(twin.Key, 80), twin.Of)
+		return nil, nil, fmt.Errorf("the result has %s beside or instead of %q; a client that ignores case would read one for the other", termtext.Quoted(twin.Key, 80), twin.Of)
 	case err != nil:
 		return nil, nil, err
 	case !found:
@@ -195,7 +196,7 @@ func itemKey(item json.RawMessage, k mcpspec.Kind) (string, error) {
 		}
 		var s string
 		if json.Unmarshal(val, &s) != nil {
-			return fmt.Errorf("a %s has no string %q: %s", k.Noun, k.Key, truncRaw(string(item), 200))
+			return fmt.Errorf("a %s has no string %q: %s", k.Noun, k.Key, termtext.TruncateQuote(string(item), 200))
 		}
 		key = &s
 		return nil
@@ -204,15 +205,15 @@ func itemKey(item json.RawMessage, k mcpspec.Kind) (string, error) {
 	var twin *jsonscan.TwinError
 	switch {
 	case errors.Is(err, errNotObject) || errors.Is(err, errMalformed):
-		return "", fmt.Errorf("a %s is not a JSON object: %s", k.Noun, truncRaw(string(item), 200))
+		return "", fmt.Errorf("a %s is not a JSON object: %s", k.Noun, termtext.TruncateQuote(string(item), 200))
 	case errors.As(err, &dup):
-		return "", fmt.Errorf("a %s has %s twice: %s", k.Noun, quoted(dup.Key, 80), truncRaw(string(item), 200))
+		return "", fmt.Errorf("a %s has %s twice: %s", k.Noun, termtext.Quoted(dup.Key, 80), termtext.TruncateQuote(string(item), 200))
 	case errors.As(err, &twin):
-		return "", fmt.Errorf("a %s has %s beside or instead of %q (a client that ignores case would read one for the other): %s", k.Noun, quoted(twin.Key, 80), twin.Of, truncRaw(string(item), 200))
+		return "", fmt.Errorf("a %s has %s beside or instead of %q (a client that ignores case would read one for the other): %s", k.Noun, termtext.Quoted(twin.Key, 80), twin.Of, termtext.TruncateQuote(string(item), 200))
 	case err != nil:
 		return "", err
 	case key == nil:
-		return "", fmt.Errorf("a %s has no string %q: %s", k.Noun, k.Key, truncRaw(string(item), 200))
+		return "", fmt.Errorf("a %s has no string %q: %s", k.Noun, k.Key, termtext.TruncateQuote(string(item), 200))
 	}
 	return *key, nil
 }

@@ -24,6 +24,7 @@ import (
 
 	"github.com/mcpsum/mcpsum/internal/jsonscan"
 	"github.com/mcpsum/mcpsum/internal/netrule"
+	"github.com/mcpsum/mcpsum/internal/termtext"
 )
 
 // maxDoc caps a metadata or token document.
@@ -235,10 +236,5 @@ func readJSON(resp *http.Response, names ...string) ([][]byte, error) {
 	return f, nil
 }
 
-// quote renders untrusted text for a message: Go-quoted, at most 200 bytes.
-func quote(s string) string {
-	if len(s) > 200 {
-		s = s[:200] + "…"
-	}
-	return fmt.Sprintf("%q", s)
-}
+// quote renders untrusted text for a message: escaped, in quotes, at most 200 bytes.
+func quote(s string) string { return termtext.Quoted(s, 200) }

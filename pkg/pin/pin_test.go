@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpsum/mcpsum/internal/mcpspec"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 	"github.com/mcpsum/mcpsum/pkg/mcpwire"
-	"github.com/mcpsum/mcpsum/internal/mcpspec"
 )
 
 // I2: a server sees only the variables named in envPassthrough (plus PATH,

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strconv"
 
+	"github.com/mcpsum/mcpsum/internal/termtext"
 	"github.com/mcpsum/mcpsum/pkg/mcpwire"
 )
 
@@ -78,7 +79,7 @@ func (p *Proxy) clientNotification(line []byte, env envelope) {
 	p.mu.Unlock()
 	if !mcpwire.ClientNotification(version, method) {
 		p.logf("dropped the client's notification \"%s\": not a notification a %s client sends a server (a request needs an id)",
-			mcpwire.TruncateQuote(method, 80), version)
+			termtext.TruncateQuote(method, 80), version)
 		return
 	}
 	switch method {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/mcpsum/mcpsum/internal/jsonscan"
+	"github.com/mcpsum/mcpsum/internal/termtext"
 	"github.com/mcpsum/mcpsum/pkg/mcpwire"
 )
 
@@ -106,15 +107,15 @@ var (
 // paramsError is the refusal of a request whose params (at where) break the
 // exact-key rule or are not an object.
 func paramsError(method, where string, err error) *rpcError {
-	m := mcpwire.TruncateQuote(method, 80)
+	m := termtext.TruncateQuote(method, 80)
 	var twin *jsonscan.TwinError
 	var dup *jsonscan.DuplicateError
 	switch {
 	case errors.As(err, &twin):
-		k, _ := mcpwire.Quote(twin.Key)
+		k, _ := termtext.Quote(twin.Key)
 		return invalidParams("%s of \"%s\" holds \"%s\" beside or instead of %q: servers that ignore case would read one for the other, so mcpsum does not forward it; send each member once, spelled exactly", where, m, k, twin.Of)
 	case errors.As(err, &dup):
-		k, _ := mcpwire.Quote(dup.Key)
+		k, _ := termtext.Quote(dup.Key)
 		return invalidParams("%s of \"%s\" holds member \"%s\" twice: servers differ on which one counts, so mcpsum does not forward it; send each member once", where, m, k)
 	case err != nil && where == "params.arguments":
 		return invalidParams("%s of \"%s\" cannot be read (%v)", where, m, err)
@@ -161,11 +162,11 @@ func (p *Proxy) clientRequest(line []byte, env envelope, id []byte) {
 		return
 	}
 	if !r.modern && !legacy && method != "initialize" && method != "ping" && method != "server/discover" {
-		p.replyErr(id, &rpcError{Code: mcpwire.CodeInvalidRequest, Message: fmt.Sprintf("mcpsum: \"%s\" before initialize: send initialize first (or 2026-07-28 _meta on every request)", mcpwire.TruncateQuote(method, 80))})
+		p.replyErr(id, &rpcError{Code: mcpwire.CodeInvalidRequest, Message: fmt.Sprintf("mcpsum: \"%s\" before initialize: send initialize first (or 2026-07-28 _meta on every request)", termtext.TruncateQuote(method, 80))})
 		return
 	}
 	notFound := func() *rpcError {
-		return &rpcError{Code: mcpwire.CodeMethodNotFound, Message: fmt.Sprintf("method not found: \"%s\"", mcpwire.TruncateQuote(method, 80))}
+		return &rpcError{Code: mcpwire.CodeMethodNotFound, Message: fmt.Sprintf("method not found: \"%s\"", termtext.TruncateQuote(method, 80))}
 	}
 	upModern := p.srv.upEra == mcpwire.EraModern
 	p.noteClientInfo(line, r, env.params)
@@ -247,7 +248,7 @@ func (p *Proxy) clientRequest(line []byte, env envelope, id []byte) {
 			kind, locked = "prompt", p.srv.prompts
 		}
 		if !ok || !locked[name] {
-			q, _ := mcpwire.Quote(name)
+			q, _ := termtext.Quote(name)
 			p.replyErr(id, invalidParams("unknown %s \"%s\": it is not in the lock for server %q, so mcpsum does not forward it", kind, q, p.opts.Name))
 			return
 		}
@@ -308,7 +309,7 @@ func (p *Proxy) clientRequest(line []byte, env envelope, id []byte) {
 		p.taskRequest(r, notFound)
 	default:
 		e := notFound()
-		e.Message = fmt.Sprintf("method not found: mcpsum proxy does not forward \"%s\"", mcpwire.TruncateQuote(method, 80))
+		e.Message = fmt.Sprintf("method not found: mcpsum proxy does not forward \"%s\"", termtext.TruncateQuote(method, 80))
 		p.replyErr(id, e)
 	}
 }
@@ -360,7 +361,7 @@ func (p *Proxy) checkURI(uri string) *rpcError {
 	if p.srv.lockedURI(uri) {
 		return nil
 	}
-	q, _ := mcpwire.Quote(uri)
+	q, _ := termtext.Quote(uri)
 	return invalidParams("unknown resource \"%s\": it is neither a locked resource nor matched by a locked resource template of server %q, so mcpsum does not forward it", q, p.opts.Name)
 }
 
@@ -374,7 +375,7 @@ func (p *Proxy) checkCompletionRef(line []byte, ref span) *rpcError {
 	case "ref/prompt":
 		name, _ := stringAt(line, rf[1])
 		if !p.srv.prompts[name] {
-			q, _ := mcpwire.Quote(name)
+			q, _ := termtext.Quote(name)
 			return invalidParams("unknown prompt \"%s\": it is not in the lock for server %q", q, p.opts.Name)
 		}
 	case "ref/resource":

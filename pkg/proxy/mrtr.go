@@ -8,6 +8,7 @@ import (
 	"fmt"
 
 	"github.com/mcpsum/mcpsum/internal/jsonscan"
+	"github.com/mcpsum/mcpsum/internal/termtext"
 	"github.com/mcpsum/mcpsum/pkg/mcpwire"
 )
 
@@ -154,7 +155,7 @@ func (p *Proxy) bridgeAnswer(d int64, r *downReq, line []byte, env envelope) {
 		}
 		p.mu.Unlock()
 		p.replyErr(b.c.clientID, &rpcError{Code: mcpwire.CodeInternalError,
-			Message: fmt.Sprintf("mcpsum: the server asked for input (%s) and the client answered with an error: %s", r.method, mcpwire.TruncateQuote(string(env.errv.of(line)), 300))})
+			Message: fmt.Sprintf("mcpsum: the server asked for input (%s) and the client answered with an error: %s", r.method, termtext.TruncateQuote(string(env.errv.of(line)), 300))})
 		return
 	}
 	b.responses[r.key] = append([]byte(nil), env.result.of(line)...)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/yosida95/uritemplate/v3"
 
+	"github.com/mcpsum/mcpsum/internal/termtext"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 	"github.com/mcpsum/mcpsum/pkg/mcpwire"
 )
@@ -259,7 +260,7 @@ func (s *served) listResult(kind int, cursor *string, modern bool) ([]byte, *rpc
 	if cursor != nil {
 		n, err := strconv.Atoi(strings.TrimPrefix(*cursor, cursorPrefix))
 		if !strings.HasPrefix(*cursor, cursorPrefix) || err != nil || n <= 0 || n >= len(l.items) || n%s.pageSize != 0 {
-			return nil, &rpcError{Code: mcpwire.CodeInvalidParams, Message: fmt.Sprintf("invalid cursor \"%s\" for %s", mcpwire.TruncateQuote(*cursor, 80), l.method)}
+			return nil, &rpcError{Code: mcpwire.CodeInvalidParams, Message: fmt.Sprintf("invalid cursor \"%s\" for %s", termtext.TruncateQuote(*cursor, 80), l.method)}
 		}
 		off = n
 	}

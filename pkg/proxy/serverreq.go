@@ -5,6 +5,7 @@ import (
 
 	"github.com/mcpsum/mcpsum/internal/jsonscan"
 
+	"github.com/mcpsum/mcpsum/internal/termtext"
 	"github.com/mcpsum/mcpsum/pkg/mcpwire"
 )
 
@@ -22,7 +23,7 @@ import (
 func (p *Proxy) refuseUndeclared(id []byte, method, need string) {
 	if up := p.upWriter(); up != nil {
 		up.write(errorLine(id, &rpcError{Code: mcpwire.CodeMethodNotFound,
-			Message: fmt.Sprintf("mcpsum: the client did not declare the %s capability, so the proxy answers %s for it", need, mcpwire.TruncateQuote(method, 80))}))
+			Message: fmt.Sprintf("mcpsum: the client did not declare the %s capability, so the proxy answers %s for it", need, termtext.TruncateQuote(method, 80))}))
 	}
 }
 
@@ -73,7 +74,7 @@ func checkInputRequests(caps, line []byte, sp span) string {
 		method, _ := stringAt(line, f[0])
 		capKey := capOf[method]
 		if capKey == "" {
-			refusal = fmt.Sprintf("\"%s\", which is not a request a server may make of a client", mcpwire.TruncateQuote(method, 80))
+			refusal = fmt.Sprintf("\"%s\", which is not a request a server may make of a client", termtext.TruncateQuote(method, 80))
 			return errStop
 		}
 		if need, ok := declared(caps, method, capKey, line, f[1]); !ok {
@@ -120,7 +121,7 @@ func (p *Proxy) serverRequestAt(line []byte, env envelope, id []byte, method str
 	if p.legacyClient && len(p.downPending) >= maxDownPending {
 		p.mu.Unlock()
 		p.up.write(errorLine(id, &rpcError{Code: mcpwire.CodeInternalError,
-			Message: fmt.Sprintf("mcpsum: \"%s\" not forwarded: the client has %d requests from the server unanswered", mcpwire.TruncateQuote(method, 80), maxDownPending)}))
+			Message: fmt.Sprintf("mcpsum: \"%s\" not forwarded: the client has %d requests from the server unanswered", termtext.TruncateQuote(method, 80), maxDownPending)}))
 		return
 	}
 	if p.legacyClient {
@@ -155,7 +156,7 @@ func (p *Proxy) serverRequestAt(line []byte, env envelope, id []byte, method str
 		return
 	}
 	p.up.write(errorLine(id, &rpcError{Code: mcpwire.CodeMethodNotFound,
-		Message: fmt.Sprintf("mcpsum: the client cannot answer \"%s\" now", mcpwire.TruncateQuote(method, 80))}))
+		Message: fmt.Sprintf("mcpsum: the client cannot answer \"%s\" now", termtext.TruncateQuote(method, 80))}))
 }
 
 func (p *Proxy) serverNotification(line []byte, env envelope, method string) {

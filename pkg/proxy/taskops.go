@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/mcpsum/mcpsum/internal/termtext"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 	"github.com/mcpsum/mcpsum/pkg/mcpwire"
 )
@@ -273,6 +274,6 @@ func badTask(server string, err error) *rpcError {
 }
 
 func quoteID(id string) string {
-	q, _ := mcpwire.Quote(id)
+	q, _ := termtext.Quote(id)
 	return `"` + q + `"`
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/mcpsum/mcpsum/internal/jsonscan"
+	"github.com/mcpsum/mcpsum/internal/termtext"
 	"github.com/mcpsum/mcpsum/pkg/mcpwire"
 )
 
@@ -120,7 +121,7 @@ func (t *tracker) checkKey(k string, long bool) error {
 	switch d := len(t.stack); {
 	case d == 1:
 		if long || t.topKeys[k] {
-			return fmt.Errorf("the message has the member \"%s\" twice", mcpwire.TruncateQuote(k, 40))
+			return fmt.Errorf("the message has the member \"%s\" twice", termtext.TruncateQuote(k, 40))
 		}
 		if k != "jsonrpc" && k != "id" {
 			return responseMemberError(k)
