@@ -1,10 +1,3 @@
-// Package sumlog is the operator's side of mcpsum's transparency log of
-// surfaces (cmd/mcpsum-log): a Tessera log (POSIX folder by default, MySQL
-// through the same seam) of `mcp-surface v1` records, one per key, and the
-// HTTP handler that serves its C2SP tlog-tiles and the key lookups.
-//
-// Only the mcpsum-log binary links this package (and Tessera): mcpsum's
-// client side is pkg/sumdb.
 package sumlog
 
 import (
