@@ -121,8 +121,10 @@ type Sandbox struct {
 	Network    Network
 }
 
-// Filesystem paths are absolute, "~", "~/...", "${TMP}" or "${TMP}/...", with
-// no ".." component. Whether they exist is checked by the sandbox at run time.
+// Filesystem paths are absolute, "~/..." (the home folder; "~/" alone is the
+// folder itself) or "${TMP}/...", with no ".." component: a bare "~" or
+// "${TMP}" is refused (internal/policysyntax.Path). Whether they exist is
+// checked by the sandbox at run time.
 type Filesystem struct {
 	Read, Write []string
 }

@@ -90,8 +90,8 @@ func newServed(lock *lockfile.Server, pageSize int) (*served, error) {
 		json.Unmarshal(s.modernCaps, &m)
 		s.modernCaps = withoutTasks(m)
 	}
-	// Each legacy version gets its own era's members only (the schemas in
-	// /work/shared/mcp-schema): extensions is 2026-07-28's; tasks and
+	// Each legacy version gets its own era's members only (the published
+	// schema of each version): extensions is 2026-07-28's; tasks and
 	// serverInfo's description, icons and websiteUrl came in 2025-11-25.
 	s.legacyCaps = withoutMembers(s.legacyCaps, "extensions")
 	s.oldCaps = withoutMembers(s.legacyCaps, "tasks")
