@@ -161,7 +161,7 @@ func InitializeParamsAs(info json.RawMessage) json.RawMessage {
 	if _, err := jsonscan.Fields(info); err != nil {
 		return InitializeParams()
 	}
-	return initializeParamsInfo(ClientCapabilities(EraLegacy), info)
+	return initializeParamsInfo(ClientCapabilities(mcpspec.EraLegacy), info)
 }
 
 func initializeParams(caps json.RawMessage) json.RawMessage {

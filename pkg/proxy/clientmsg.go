@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strconv"
 
+	"github.com/mcpsum/mcpsum/internal/mcpspec"
 	"github.com/mcpsum/mcpsum/internal/termtext"
 	"github.com/mcpsum/mcpsum/pkg/mcpwire"
 )
@@ -59,7 +60,7 @@ func (p *Proxy) listen(line []byte, env envelope, id []byte) {
 	params := appendJSON(nil, ack)
 	b := []byte(`{"notifications":`)
 	b = append(b, params...)
-	b = append(b, `,"_meta":{"`+mcpwire.MetaSubscriptionID+`":`...)
+	b = append(b, `,"_meta":{"`+mcpspec.MetaSubscriptionID+`":`...)
 	b = append(b, id...)
 	b = append(b, "}}"...)
 	p.out.write(requestLine(nil, "notifications/subscriptions/acknowledged", b))
@@ -72,7 +73,7 @@ func (p *Proxy) listen(line []byte, env envelope, id []byte) {
 func (p *Proxy) clientNotification(line []byte, env envelope) {
 	method, _ := stringAt(line, env.method)
 	p.mu.Lock()
-	version := mcpwire.Modern
+	version := mcpspec.Modern
 	if p.legacyClient {
 		version = p.clientVersion
 	}
@@ -97,7 +98,7 @@ func (p *Proxy) clientNotification(line []byte, env envelope) {
 	p.mu.Lock()
 	up, ok := p.up, p.state == gateOpen || p.state == gateChecking
 	p.mu.Unlock()
-	if up != nil && ok && p.srv.upEra == mcpwire.EraLegacy {
+	if up != nil && ok && p.srv.upEra == mcpspec.EraLegacy {
 		up.write(line)
 	}
 }

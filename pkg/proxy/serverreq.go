@@ -5,8 +5,8 @@ import (
 
 	"github.com/mcpsum/mcpsum/internal/jsonscan"
 
+	"github.com/mcpsum/mcpsum/internal/mcpspec"
 	"github.com/mcpsum/mcpsum/internal/termtext"
-	"github.com/mcpsum/mcpsum/pkg/mcpwire"
 )
 
 // Server→client requests of a legacy server (roots/list, sampling/createMessage,
@@ -22,7 +22,7 @@ import (
 // refuseUndeclared answers a server request the client cannot take.
 func (p *Proxy) refuseUndeclared(id []byte, method, need string) {
 	if up := p.upWriter(); up != nil {
-		up.write(errorLine(id, &rpcError{Code: mcpwire.CodeMethodNotFound,
+		up.write(errorLine(id, &rpcError{Code: mcpspec.CodeMethodNotFound,
 			Message: fmt.Sprintf("mcpsum: the client did not declare the %s capability, so the proxy answers %s for it", need, termtext.TruncateQuote(method, 80))}))
 	}
 }
@@ -120,7 +120,7 @@ func (p *Proxy) serverRequestAt(line []byte, env envelope, id []byte, method str
 	p.mu.Lock()
 	if p.legacyClient && len(p.downPending) >= maxDownPending {
 		p.mu.Unlock()
-		p.up.write(errorLine(id, &rpcError{Code: mcpwire.CodeInternalError,
+		p.up.write(errorLine(id, &rpcError{Code: mcpspec.CodeInternalError,
 			Message: fmt.Sprintf("mcpsum: \"%s\" not forwarded: the client has %d requests from the server unanswered", termtext.TruncateQuote(method, 80), maxDownPending)}))
 		return
 	}
@@ -155,7 +155,7 @@ func (p *Proxy) serverRequestAt(line []byte, env envelope, id []byte, method str
 		p.up.write(resultLine(id, []byte(`{"roots":[]}`)))
 		return
 	}
-	p.up.write(errorLine(id, &rpcError{Code: mcpwire.CodeMethodNotFound,
+	p.up.write(errorLine(id, &rpcError{Code: mcpspec.CodeMethodNotFound,
 		Message: fmt.Sprintf("mcpsum: the client cannot answer \"%s\" now", termtext.TruncateQuote(method, 80))}))
 }
 
@@ -176,7 +176,7 @@ func (p *Proxy) serverNotification(line []byte, env envelope, method string) {
 		}
 	case "notifications/message":
 		p.mu.Lock()
-		drop := !p.legacyClient && p.srv.upEra == mcpwire.EraLegacy && p.logWanted == 0
+		drop := !p.legacyClient && p.srv.upEra == mcpspec.EraLegacy && p.logWanted == 0
 		p.mu.Unlock()
 		if drop {
 			return // a 2026-07-28 client gets log messages only for requests that asked

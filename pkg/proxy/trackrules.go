@@ -5,8 +5,8 @@ import (
 	"fmt"
 
 	"github.com/mcpsum/mcpsum/internal/jsonscan"
+	"github.com/mcpsum/mcpsum/internal/mcpspec"
 	"github.com/mcpsum/mcpsum/internal/termtext"
-	"github.com/mcpsum/mcpsum/pkg/mcpwire"
 )
 
 // The tracker's rules on members (track.go has the JSON grammar): which
@@ -64,7 +64,7 @@ func (t *tracker) dropName(k string) bool {
 	case 2:
 		return k == "resultType" || k == "ttlMs" || k == "cacheScope"
 	case 3:
-		return k == mcpwire.MetaServerInfo
+		return k == mcpspec.MetaServerInfo
 	}
 	return false
 }
@@ -141,9 +141,9 @@ func (t *tracker) checkKey(k string, long bool) error {
 			return errStreamedInput
 		}
 	case d == 3 && t.inMeta:
-		if k == mcpwire.MetaServerInfo {
+		if k == mcpspec.MetaServerInfo {
 			if t.seenInfo {
-				return fmt.Errorf("the result's _meta has %q twice", mcpwire.MetaServerInfo)
+				return fmt.Errorf("the result's _meta has %q twice", mcpspec.MetaServerInfo)
 			}
 			t.seenInfo = true
 			t.supNext = t.replace != nil

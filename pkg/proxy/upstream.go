@@ -9,6 +9,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/mcpsum/mcpsum/internal/mcpspec"
 	"github.com/mcpsum/mcpsum/internal/termtext"
 	"github.com/mcpsum/mcpsum/pkg/mcpwire"
 	"github.com/mcpsum/mcpsum/pkg/pin"
@@ -61,7 +62,7 @@ func (p *Proxy) supervise(ctx context.Context) {
 	p.hello = h
 	p.mu.Unlock()
 	close(p.handshook)
-	if h.Era == mcpwire.EraModern {
+	if h.Era == mcpspec.EraModern {
 		p.listenUpstream(h)
 	}
 	p.syncSubscriptions()
@@ -218,7 +219,7 @@ func (p *Proxy) refuseServerRequest(id []byte, method string, st gateState) {
 		why = "too many server requests wait for the surface check"
 	}
 	if up := p.upWriter(); up != nil {
-		up.write(errorLine(id, &rpcError{Code: mcpwire.CodeInternalError,
+		up.write(errorLine(id, &rpcError{Code: mcpspec.CodeInternalError,
 			Message: fmt.Sprintf("mcpsum: \"%s\" not forwarded to the client: %s", termtext.TruncateQuote(method, 80), why)}))
 	}
 }
