@@ -197,8 +197,10 @@ func TestActionYAML(t *testing.T) {
 }
 
 // The pre-commit hooks: their file pattern picks mcp.lock files only, and
-// their entry, run as pre-commit runs it (entry + the staged file names),
-// passes a good lock and fails a tampered one without starting a server.
+// their entry, run as pre-commit runs it (entry + the staged file names, in
+// the user's repository; a script entry from pre-commit's own checkout of
+// this repository), passes a good lock and fails a tampered one without
+// starting a server. The script hook builds mcpsum alone, once.
 func TestPreCommitHooks(t *testing.T) {
 	raw, err := os.ReadFile("../.pre-commit-hooks.yaml")
 	if err != nil {
@@ -224,6 +226,14 @@ func TestPreCommitHooks(t *testing.T) {
 	lock, _ := os.ReadFile(filepath.Join(dir, "mcp.lock"))
 	os.WriteFile(filepath.Join(dir, "sub", "mcp.lock"), []byte(strings.Replace(string(lock), `"description": "`, `"description": "x`, 1)), 0o644)
 	os.Remove(filepath.Join(dir, "srv.sh")) // a hook that started the server would now fail differently
+
+	// pre-commit's checkout of this repository (what the build needs).
+	clone := t.TempDir()
+	for _, p := range []string{"go.mod", "go.sum", "cmd", "internal", "pkg", "scripts"} {
+		if out, err := exec.Command("cp", "-a", filepath.Join("..", p), clone).CombinedOutput(); err != nil {
+			t.Fatalf("cp %s: %v\n%s", p, err, out)
+		}
+	}
 	for _, h := range hooks {
 		re := regexp.MustCompile(h.Files)
 		for f, want := range map[string]bool{"mcp.lock": true, "a/b/mcp.lock": true, "mcp.lock.bak": false, "xmcp.lock": false, "mcp.lock/x": false} {
@@ -231,22 +241,46 @@ func TestPreCommitHooks(t *testing.T) {
 				t.Errorf("%s: files %q matches %s: %v", h.ID, h.Files, f, !want)
 			}
 		}
-		if !h.PassFilenames || (h.Language != "golang" && h.Language != "system") {
-			t.Errorf("%s: pass_filenames %v, language %s", h.ID, h.PassFilenames, h.Language)
+		if !h.PassFilenames {
+			t.Errorf("%s: pass_filenames false", h.ID)
 		}
-		argv := strings.Fields(h.Entry)
-		if argv[0] != "mcpsum" {
-			t.Fatalf("%s: entry %q does not run mcpsum", h.ID, h.Entry)
+		var run func(files ...string) (string, int)
+		switch h.Language {
+		case "system":
+			argv := strings.Fields(h.Entry)
+			if argv[0] != "mcpsum" {
+				t.Fatalf("%s: entry %q does not run mcpsum", h.ID, h.Entry)
+			}
+			run = func(files ...string) (string, int) {
+				_, stderr, code := mcpsum(t, dir, nil, append(argv[1:], files...)...)
+				return stderr, code
+			}
+		case "script":
+			run = func(files ...string) (string, int) {
+				cmd := exec.Command(filepath.Join(clone, h.Entry), files...)
+				cmd.Dir = dir
+				out, err := cmd.CombinedOutput()
+				if ee, ok := err.(*exec.ExitError); ok {
+					return string(out), ee.ExitCode()
+				} else if err != nil {
+					t.Fatal(err)
+				}
+				return string(out), 0
+			}
+		default:
+			t.Fatalf("%s: language %s (golang would install every command of the module, test servers too)", h.ID, h.Language)
 		}
-		run := func(files ...string) int {
-			_, _, code := mcpsum(t, dir, nil, append(argv[1:], files...)...)
-			return code
+		if out, code := run("mcp.lock"); code != 0 {
+			t.Errorf("%s on a good lock: exit %d\n%s", h.ID, code, out)
 		}
-		if code := run("mcp.lock"); code != 0 {
-			t.Errorf("%s on a good lock: exit %d", h.ID, code)
+		if out, code := run("mcp.lock", "sub/mcp.lock"); code != 1 || strings.Contains(out, "building mcpsum") {
+			t.Errorf("%s on a tampered lock: exit %d, want 1 (and no second build)\n%s", h.ID, code, out)
 		}
-		if code := run("mcp.lock", "sub/mcp.lock"); code != 1 {
-			t.Errorf("%s on a tampered lock: exit %d, want 1", h.ID, code)
+		if h.Language == "script" {
+			built, _ := os.ReadDir(filepath.Join(clone, ".pre-commit-bin"))
+			if len(built) != 1 || built[0].Name() != "mcpsum" {
+				t.Errorf("%s built %v, want mcpsum alone", h.ID, built)
+			}
 		}
 	}
 }

@@ -126,7 +126,9 @@ exec %q "$@"
 
 // The README's "Commands" block and each command's -h agree: the flags on a
 // command's README lines are the flags on its help's Usage lines, and every
-// one of them is a flag the command has.
+// one of them is a flag the command has. Over the docs/ pages too: every
+// flag a page shows with an mcpsum command (in a code block, or inline in
+// backticks) is one that command's -h lists.
 func TestReadmeCommandsMatchHelp(t *testing.T) {
 	data, err := os.ReadFile(filepath.Join("..", "README.md"))
 	if err != nil {
@@ -138,16 +140,6 @@ func TestReadmeCommandsMatchHelp(t *testing.T) {
 	}
 	_, after, _ = strings.Cut(after, "```\n")
 	block, _, _ := strings.Cut(after, "```")
-	flagRe := regexp.MustCompile(`--[a-z][a-z-]*`)
-	flagsOf := func(lines []string) []string {
-		var fs []string
-		for _, l := range lines {
-			l, _, _ = strings.Cut(l, "#") // comments name no flags
-			fs = append(fs, flagRe.FindAllString(l, -1)...)
-		}
-		slices.Sort(fs)
-		return slices.Compact(fs)
-	}
 	readme := map[string][]string{}
 	var order []string
 	for _, l := range strings.Split(block, "\n") {
@@ -163,32 +155,129 @@ func TestReadmeCommandsMatchHelp(t *testing.T) {
 	if len(order) < 10 {
 		t.Fatalf("found only commands %v in the README's Commands block", order)
 	}
-	for _, cmd := range order {
-		_, help, code := mcpsum(t, t.TempDir(), nil, cmd, "-h")
-		if code != 0 {
-			t.Errorf("mcpsum %s -h: exit %d", cmd, code)
-			continue
+	helps := map[string]cmdHelp{}
+	helpOf := func(cmd string) cmdHelp {
+		if h, ok := helps[cmd]; ok {
+			return h
 		}
-		usage, flagsPart, _ := strings.Cut(help, "\nFlags")
-		_, usage, _ = strings.Cut(usage, "Usage:\n")
-		usage, _, _ = strings.Cut(usage, "\n\n")
-		want, got := flagsOf(readme[cmd]), flagsOf(strings.Split(usage, "\n"))
+		out, stderr, code := mcpsum(t, t.TempDir(), nil, append(strings.Fields(cmd), "-h")...)
+		if code != 0 || stderr != "" {
+			t.Errorf("mcpsum %s -h: exit %d, stderr %q (help belongs on stdout)", cmd, code, stderr)
+		}
+		h := parseHelp(out)
+		helps[cmd] = h
+		return h
+	}
+	for _, cmd := range order {
+		h := helpOf(cmd)
+		want, got := flagsOf(readme[cmd]), flagsOf(h.usage)
 		if !slices.Equal(want, got) {
 			t.Errorf("mcpsum %s: README's Commands lines have flags %v, its -h Usage lines %v", cmd, want, got)
 		}
-		if flagsPart == "" {
-			continue // taint: the flags belong to its subcommands
-		}
-		defined := map[string]bool{}
-		for _, l := range strings.Split(flagsPart, "\n") {
-			if f := strings.Fields(l); len(f) > 0 && strings.HasPrefix(f[0], "--") {
-				defined[f[0]] = true
-			}
+		if cmd == "taint" {
+			continue // its flags belong to its subcommands
 		}
 		for _, f := range want {
-			if !defined[f] {
+			if !h.defined[f] {
 				t.Errorf("mcpsum %s: README names %s, which -h does not list", cmd, f)
 			}
 		}
 	}
+
+	// Every page: README.md and docs/*.md.
+	pages, _ := filepath.Glob(filepath.Join("..", "docs", "*.md"))
+	if len(pages) < 9 {
+		t.Fatalf("docs/ holds %d pages; the README links nine or more", len(pages))
+	}
+	pages = append(pages, filepath.Join("..", "README.md"))
+	checked := 0
+	for _, page := range pages {
+		b, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, use := range mcpsumUses(string(b)) {
+			f := strings.Fields(use)
+			cmd := f[1]
+			if _, ok := readme[cmd]; !ok {
+				continue // prose that starts with "mcpsum" (a refusal message)
+			}
+			if cmd == "taint" && len(f) > 2 && (f[2] == "list" || f[2] == "reset") {
+				cmd += " " + f[2]
+			}
+			h := helpOf(cmd)
+			for _, fl := range flagsOf([]string{use}) {
+				checked++
+				if !h.defined[fl] {
+					t.Errorf("%s: %q uses %s, which 'mcpsum %s -h' does not list", filepath.Base(page), use, fl, cmd)
+				}
+			}
+		}
+	}
+	if checked < 50 {
+		t.Errorf("checked only %d flag uses across the pages", checked)
+	}
 }
+
+type cmdHelp struct {
+	usage   []string
+	defined map[string]bool
+}
+
+func parseHelp(help string) cmdHelp {
+	usage, flagsPart, _ := strings.Cut(help, "\nFlags")
+	_, usage, _ = strings.Cut(usage, "Usage:\n")
+	usage, _, _ = strings.Cut(usage, "\n\n")
+	h := cmdHelp{usage: strings.Split(usage, "\n"), defined: map[string]bool{}}
+	for _, l := range strings.Split(flagsPart, "\n") {
+		if f := strings.Fields(l); len(f) > 0 && strings.HasPrefix(f[0], "--") {
+			h.defined[f[0]] = true
+		}
+	}
+	return h
+}
+
+var flagRe = regexp.MustCompile(`--[a-z][a-z-]*`)
+
+// flagsOf lists the --flags of command lines, up to a comment, a pipe or
+// the "--" that ends mcpsum's own flags (what follows is the server's argv).
+func flagsOf(lines []string) []string {
+	var fs []string
+	for _, l := range lines {
+		l, _, _ = strings.Cut(l, "#") // comments name no flags
+		l, _, _ = strings.Cut(l, "|")
+		l, _, _ = strings.Cut(l, " -- ")
+		l = strings.TrimSuffix(l, " --")
+		fs = append(fs, flagRe.FindAllString(l, -1)...)
+	}
+	slices.Sort(fs)
+	return slices.Compact(fs)
+}
+
+// mcpsumUses finds mcpsum command lines in a Markdown page: lines of code
+// blocks that start with "mcpsum ", and inline `mcpsum ...` spans.
+func mcpsumUses(page string) []string {
+	var uses []string
+	inBlock := false
+	// a block's command continued with a backslash is one command
+	page = strings.ReplaceAll(page, "\\\n", " ")
+	for _, l := range strings.Split(page, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(l), "```") {
+			inBlock = !inBlock
+			continue
+		}
+		if inBlock {
+			l = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(l), "$ "))
+			if strings.HasPrefix(l, "mcpsum ") {
+				uses = append(uses, l)
+			}
+			continue
+		}
+		for _, m := range inlineUse.FindAllStringSubmatch(l, -1) {
+			uses = append(uses, m[1])
+		}
+	}
+	return uses
+}
+
+var inlineUse = regexp.MustCompile("`(mcpsum [a-z-][^`]*)`")

@@ -214,8 +214,10 @@ func TestLockPrintsEraChange(t *testing.T) {
 	}
 }
 
-// Every command the integrity error suggests runs and does what it says:
-// 'git diff -- F' shows the edit, 'git checkout -- F' restores the file, and
+// Every command the integrity error suggests runs and does what it says,
+// for an edit already staged (as the pre-commit hook sees it):
+// 'git diff HEAD -- F' shows the edit, 'git checkout HEAD -- F' restores the
+// file and the index, and
 // 'mcpsum lock --lockfile F --name N -- COMMAND...' replaces only the broken
 // entry (saying what it discarded) while every other entry verifies; with a
 // second broken entry it refuses and leaves the file alone.
@@ -251,6 +253,7 @@ func TestIntegrityErrorNextSteps(t *testing.T) {
 		os.WriteFile(lockPath, []byte(f), 0o644)
 	}
 	tamper("srv")
+	git("add", "mcp.lock")
 	_, stderr, code := mcpsum(t, dir, nil, "verify", "--lockfile", "mcp.lock")
 	if code != 1 {
 		t.Fatalf("verify of an edited lockfile: exit %d\n%s", code, stderr)
@@ -259,7 +262,7 @@ func TestIntegrityErrorNextSteps(t *testing.T) {
 	for _, m := range regexp.MustCompile(`'([^']+)'`).FindAllStringSubmatch(stderr, -1) {
 		cmds = append(cmds, m[1])
 	}
-	want := []string{"git diff -- mcp.lock", "git checkout -- mcp.lock", "mcpsum lock --lockfile mcp.lock --name srv -- COMMAND [ARG]..."}
+	want := []string{"git diff HEAD -- mcp.lock", "git checkout HEAD -- mcp.lock", "mcpsum lock --lockfile mcp.lock --name srv -- COMMAND [ARG]..."}
 	if strings.Join(cmds, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("suggested commands %q, want %q\n%s", cmds, want, stderr)
 	}
@@ -269,6 +272,9 @@ func TestIntegrityErrorNextSteps(t *testing.T) {
 	git(strings.Fields(cmds[1])[1:]...)
 	if out, stderr, code := mcpsum(t, dir, nil, "verify", "--lockfile", "mcp.lock"); code != 0 {
 		t.Errorf("verify after %s: exit %d\n%s%s", cmds[1], code, out, stderr)
+	}
+	if staged := git("diff", "--cached", "--name-only"); staged != "" {
+		t.Errorf("after %s the edit is still staged: %s", cmds[1], staged)
 	}
 
 	tamper("srv")
@@ -323,7 +329,7 @@ func TestMalformedEntryNextSteps(t *testing.T) {
 	for _, m := range regexp.MustCompile(`'([^']+)'`).FindAllStringSubmatch(stderr, -1) {
 		cmds = append(cmds, m[1])
 	}
-	want := []string{"git checkout -- mcp.lock", "mcpsum lock --lockfile mcp.lock --name srv -- COMMAND [ARG]..."}
+	want := []string{"git checkout HEAD -- mcp.lock", "mcpsum lock --lockfile mcp.lock --name srv -- COMMAND [ARG]..."}
 	if strings.Join(cmds, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("suggested commands %q, want %q\n%s", cmds, want, stderr)
 	}

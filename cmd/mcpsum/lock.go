@@ -226,7 +226,7 @@ func (a *app) replaceBroken(path, name string, entry *lockfile.Server, first str
 		return fmt.Errorf("%w (the broken entry %s can only be replaced when every other entry is valid; %s)", err, name, untouched(path))
 	}
 	if discarded != nil {
-		fmt.Fprintf(a.stderr, "lock: %s: discarded the broken entry (its command, surface and any policy are gone; 'git diff -- %s' shows them)\n", name, quoteArg(path))
+		fmt.Fprintf(a.stderr, "lock: %s: discarded the broken entry (its command, surface and any policy are gone; 'git diff HEAD -- %s' shows them)\n", name, quoteArg(path))
 		if p := brokenProblem(discarded); p != first {
 			// The file changed between the two reads: say what was discarded.
 			fmt.Fprintf(a.stderr, "lock: %s: the discarded entry: %s\n", name, p)

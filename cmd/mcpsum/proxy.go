@@ -4,14 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
+	"golang.org/x/term"
 
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 	"github.com/mcpsum/mcpsum/pkg/pin"
@@ -116,6 +119,9 @@ func (a *app) runProxy(ctx context.Context, f *lockfile.File, path, name string,
 	if entry.Remote() {
 		return &exitError{code: exitUndecided, err: fmt.Errorf("server %s is a remote server (%s): this mcpsum does not proxy remote servers yet; 'mcpsum verify --lockfile %s --name %s' checks it against the lock", quoteArg(name), quoteArg(entry.URL), quoteArg(path), quoteArg(name))}
 	}
+	if f, ok := a.stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		proxyTerminalHint(a.stderr, path, name)
+	}
 	hooks, closeHooks, err := a.taintGuard(name, entry, approval)
 	if err != nil {
 		return &exitError{code: exitUndecided, err: err}
@@ -140,4 +146,19 @@ func (a *app) runProxy(ctx context.Context, f *lockfile.File, path, name string,
 		return verdict(err)
 	}
 	return err
+}
+
+// proxyTerminalHint: someone started the proxy in a terminal, where it would
+// wait silently for JSON-RPC. Say so, and give a command that tries it.
+func proxyTerminalHint(w io.Writer, path, name string) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		abs = path
+	}
+	const hello = `'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"try","version":"1"}}}' '{"jsonrpc":"2.0","method":"notifications/initialized"}' '{"jsonrpc":"2.0","id":2,"method":"tools/list"}'`
+	fmt.Fprintf(w, `mcpsum proxy: serving %s from %s: waiting for an MCP client on stdin (JSON-RPC, one message per line; Ctrl-D or Ctrl-C ends it).
+An MCP client starts this command itself ('mcpsum import -h' says how to put it in a client's config).
+To try it by hand, list the locked tools through it from a shell:
+  printf '%%s\n' %s | mcpsum proxy --lockfile %s --name %s
+`, quoteArg(name), quoteArg(abs), hello, quoteArg(abs), quoteArg(name))
 }

@@ -1,11 +1,15 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
+	"slices"
 	"strings"
 
 	"github.com/peterbourgon/ff/v3"
@@ -17,6 +21,10 @@ type app struct {
 	stdin  io.Reader
 	stdout io.Writer
 	stderr io.Writer
+	// flagOut holds what the flag package wrote while parsing: the help
+	// text -h asked for (it goes to stdout), or the usage it prints after a
+	// parse error (dropped: the error names the mistake and the -h to run).
+	flagOut bytes.Buffer
 	// strictShadow: lock or import --strict, shadowing between servers
 	// refuses the write (pkg/review).
 	strictShadow bool
@@ -28,14 +36,93 @@ type app struct {
 // run is the whole program; main only adds the process boundary.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	a := &app{stdin: stdin, stdout: stdout, stderr: stderr}
+	if err := enterBazelWorkingDir(); err != nil {
+		return report(stderr, err)
+	}
 	root := a.rootCommand()
+	if len(args) > 0 && (args[0] == "--version" || args[0] == "-version") {
+		args = append([]string{"version"}, args[1:]...)
+	}
 	if err := root.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
+			_, _ = a.flagOut.WriteTo(stdout)
 			return exitOK
 		}
-		return report(stderr, usageErr("%v (run 'mcpsum -h' for usage)", err))
+		msg := strings.TrimPrefix(err.Error(), "error parsing commandline arguments: ")
+		return report(stderr, usageErr("%s (run '%s -h' for usage)", msg, commandPath(root, args)))
 	}
-	return report(stderr, root.Run(ctx))
+	cmd := commandPath(root, args)
+	lockfilePath, before := "", fs.FileInfo(nil)
+	if cmd == "mcpsum lock" {
+		i := slices.IndexFunc(root.Subcommands, func(c *ffcli.Command) bool { return c.Name == "lock" })
+		lockfilePath = root.Subcommands[i].FlagSet.Lookup("lockfile").Value.String()
+		before, _ = os.Stat(lockfilePath) // never opened: a FIFO cannot block this
+	}
+	err := root.Run(ctx)
+	if err != nil && ctx.Err() != nil {
+		err = interrupted(ctx, cmd, lockfilePath, before, err)
+	}
+	return report(stderr, err)
+}
+
+// interrupted reports a command stopped by Ctrl-C or SIGTERM as that, not
+// as the "context canceled" its work failed with. lock replaces its file
+// atomically, so the file is either the one from before (nothing written)
+// or a new one holding the servers that finished first.
+func interrupted(ctx context.Context, cmd, lockfilePath string, before fs.FileInfo, err error) error {
+	why := context.Cause(ctx)
+	if cmd != "mcpsum lock" {
+		return &exitError{code: exitCode(err), err: fmt.Errorf("%s interrupted (%v): %w", strings.TrimPrefix(cmd, "mcpsum "), why, err)}
+	}
+	after, _ := os.Stat(lockfilePath)
+	if before == nil && after == nil || before != nil && after != nil && os.SameFile(before, after) &&
+		before.ModTime().Equal(after.ModTime()) && before.Size() == after.Size() {
+		return &exitError{code: exitUndecided, err: fmt.Errorf("lock interrupted (%v): nothing was written, %s is as it was", why, lockfilePath)}
+	}
+	return &exitError{code: exitUndecided, err: fmt.Errorf("lock interrupted (%v): %s was rewritten with the servers that finished before it (see 'git diff HEAD -- %s'): %w",
+		why, lockfilePath, quoteArg(lockfilePath), err)}
+}
+
+// enterBazelWorkingDir: 'bazel run' starts a binary inside its runfiles
+// tree and names the folder the user ran it from in BUILD_WORKING_DIRECTORY.
+// A path the user typed (./mcp.lock, --lockfile ../x.lock) means that folder.
+func enterBazelWorkingDir() error {
+	dir := os.Getenv("BUILD_WORKING_DIRECTORY")
+	if dir == "" {
+		return nil
+	}
+	if err := os.Chdir(dir); err != nil {
+		return fmt.Errorf("cannot enter BUILD_WORKING_DIRECTORY (the folder 'bazel run' was started from): %w; run mcpsum from an existing folder, or unset BUILD_WORKING_DIRECTORY", err)
+	}
+	return nil
+}
+
+// commandPath names the (sub)command args select, as typed: "mcpsum taint reset".
+func commandPath(root *ffcli.Command, args []string) string {
+	path, c := root.Name, root
+	for _, arg := range args {
+		i := slices.IndexFunc(c.Subcommands, func(sc *ffcli.Command) bool { return sc.Name == arg })
+		if i < 0 {
+			break
+		}
+		c = c.Subcommands[i]
+		path += " " + c.Name
+	}
+	return path
+}
+
+// help is 'mcpsum help [COMMAND...]': the command's help on stdout.
+func (a *app) help(root *ffcli.Command, args []string) error {
+	c := root
+	for _, arg := range args {
+		i := slices.IndexFunc(c.Subcommands, func(sc *ffcli.Command) bool { return sc.Name == arg })
+		if i < 0 {
+			return usageErr("help: no command %q (run 'mcpsum help' for the list)", strings.Join(args, " "))
+		}
+		c = c.Subcommands[i]
+	}
+	fmt.Fprintln(a.stdout, usage(c))
+	return nil
 }
 
 func (a *app) rootCommand() *ffcli.Command {
@@ -72,8 +159,11 @@ policy denial), 2 usage, 3 could not decide (I/O, server failed, timeout).`),
 			a.versionCommand(),
 		},
 		Exec: func(ctx context.Context, args []string) error {
+			if len(args) > 0 && args[0] == "help" {
+				return a.help(root, args[1:])
+			}
 			if len(args) > 0 {
-				return usageErr("unknown command %q (run 'mcpsum -h' for the list)", args[0])
+				return usageErr("unknown command %q (run 'mcpsum help' for the list)", args[0])
 			}
 			fmt.Fprintln(a.stderr, usage(root))
 			return silent{code: exitUsage}
@@ -86,11 +176,11 @@ policy denial), 2 usage, 3 could not decide (I/O, server failed, timeout).`),
 		if c.FlagSet == nil {
 			c.FlagSet = a.flagSet(c.Name)
 		}
-		c.FlagSet.SetOutput(a.stderr)
+		a.parseOutput(c.FlagSet)
 		for _, sc := range c.Subcommands {
 			sc.UsageFunc = usage
 			sc.Options = envTwins()
-			sc.FlagSet.SetOutput(a.stderr)
+			a.parseOutput(sc.FlagSet)
 		}
 	}
 	root.Options = envTwins()
@@ -107,8 +197,43 @@ func envTwins() []ff.Option {
 
 func (a *app) flagSet(name string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(a.stderr)
+	a.parseOutput(fs)
 	return fs
+}
+
+// parseOutput routes what the flag package prints while parsing into
+// a.flagOut, and makes every flag but a list flag an error when given twice
+// (a repeated --name must not silently mean the last one).
+func (a *app) parseOutput(fs *flag.FlagSet) {
+	fs.SetOutput(&a.flagOut)
+	fs.VisitAll(func(f *flag.Flag) {
+		switch f.Value.(type) {
+		case *stringList, *onceValue:
+		default:
+			f.Value = &onceValue{Value: f.Value, name: f.Name}
+		}
+	})
+}
+
+// onceValue is a flag that may be set once.
+type onceValue struct {
+	flag.Value
+	name string
+	set  bool
+}
+
+func (o *onceValue) Set(v string) error {
+	if o.set {
+		return fmt.Errorf("--%s given twice (first %s): give it once", o.name, o.Value.String())
+	}
+	o.set = true
+	return o.Value.Set(v)
+}
+
+// IsBoolFlag keeps a wrapped bool flag usable as a bare --flag.
+func (o *onceValue) IsBoolFlag() bool {
+	b, ok := o.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
 }
 
 // lockfileFlag registers the --lockfile flag shared by most subcommands.

@@ -89,10 +89,10 @@ func printServer(w io.Writer, name string, s *showServer, compact bool) {
 		if s.Instructions.Suspicious {
 			flag = "  !! SUSPICIOUS characters"
 		}
-		fmt.Fprintf(w, "  instructions  %d chars, %s%s\n", s.Instructions.Chars, s.Instructions.Digest, flag)
 		if compact {
-			fmt.Fprintf(w, "    %s\n", oneLine(s.Instructions.text, 100))
+			fmt.Fprintf(w, "  instructions  %d chars, %s%s  %s\n", s.Instructions.Chars, s.Instructions.Digest, flag, oneLine(s.Instructions.text, 80))
 		} else {
+			fmt.Fprintf(w, "  instructions  %d chars, %s%s\n", s.Instructions.Chars, s.Instructions.Digest, flag)
 			printTextBlock(w, "    ", s.Instructions.text)
 		}
 	}
@@ -116,18 +116,17 @@ func printServer(w io.Writer, name string, s *showServer, compact bool) {
 			fmt.Fprintf(w, "  %s\n", k.Field)
 		}
 		for _, it := range items {
+			if compact {
+				printItemLine(w, it)
+				continue
+			}
 			key, _ := quoteText(it.Key)
 			fmt.Fprintf(w, "    %s  %s", key, it.Digest)
 			if a := annotationSummary(it.Annotations); a != "" {
 				fmt.Fprintf(w, "  [%s]", a)
 			}
 			fmt.Fprintln(w)
-			switch {
-			case !compact:
-				printItemFull(w, "      ", k.Name, it.Definition)
-			case it.Description != "":
-				fmt.Fprintf(w, "      %s\n", oneLine(it.Description, 100))
-			}
+			printItemFull(w, "      ", k.Name, it.Definition)
 			if len(it.Suspicious) > 0 {
 				fmt.Fprintf(w, "      !! SUSPICIOUS characters in: %s\n", oneLine(strings.Join(it.Suspicious, ", "), 200))
 			}
@@ -135,6 +134,24 @@ func printServer(w io.Writer, name string, s *showServer, compact bool) {
 	}
 	printPolicy(w, s)
 	printReview(w, s)
+}
+
+// printItemLine is an item in --compact: one line, its key, the start of its
+// digest, the start of its description, and a flag if it needs a full review.
+func printItemLine(w io.Writer, it item) {
+	key, _ := quoteText(it.Key)
+	digest := it.Digest
+	if len(digest) > len("sha256:")+12 {
+		digest = digest[:len("sha256:")+12] + "…"
+	}
+	fmt.Fprintf(w, "    %s  %s", key, digest)
+	if it.Description != "" {
+		fmt.Fprintf(w, "  %s", oneLine(it.Description, 100))
+	}
+	if len(it.Suspicious) > 0 {
+		fmt.Fprintf(w, "  !! SUSPICIOUS characters in: %s", oneLine(strings.Join(it.Suspicious, ", "), 100))
+	}
+	fmt.Fprintln(w)
 }
 
 func serverInfoLine(raw json.RawMessage) string {

@@ -102,7 +102,7 @@ func (h *taintHooks) BeforeCall(ci proxy.CallInfo, params []byte, s proxy.Sessio
 }
 
 func (h *taintHooks) BeforeResult(ci proxy.CallInfo, r proxy.ResultInfo) *proxy.CallError {
-	if !guarded(ci.Method) {
+	if !guarded(ci.Method) && ci.Method != proxy.UnknownTaskResult {
 		return nil
 	}
 	body := r.Body

@@ -48,6 +48,11 @@ func usage(c *ffcli.Command) string {
 		fmt.Fprintf(&b, "\nFlags (each also read from its environment twin, one value each; a flag given wins):\n")
 		tw := tabwriter.NewWriter(&b, 0, 2, 2, ' ', 0)
 		c.FlagSet.VisitAll(func(f *flag.Flag) {
+			if o, ok := f.Value.(*onceValue); ok {
+				unwrapped := *f
+				unwrapped.Value = o.Value
+				f = &unwrapped
+			}
 			arg, help := flag.UnquoteUsage(f)
 			spec := "--" + f.Name
 			if p, ok := placeholders[f.Name]; ok {

@@ -16,11 +16,13 @@ import (
 // mcpsum and the peer would act on two different messages.
 
 // TwinError reports a member whose name is a case variant of a member
-// mcpsum reads: a peer that ignores case reads one for the other.
+// mcpsum reads: a peer that ignores case reads one for the other. Its
+// message writes non-ASCII letters escaped: the Kelvin sign is "\u212a",
+// not a second "K".
 type TwinError struct{ Key, Of string }
 
 func (e *TwinError) Error() string {
-	return fmt.Sprintf("member %q is a case variant of %q (peers that ignore case would read it instead)", e.Key, e.Of)
+	return fmt.Sprintf("member %+q is a case variant of %+q (peers that ignore case would read it instead)", e.Key, e.Of)
 }
 
 // Fold is a member name as encoding/json matches it to a struct field:

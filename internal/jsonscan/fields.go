@@ -12,7 +12,7 @@ var ErrNotObject = errors.New("not a JSON object")
 // the two counts depends on the parser, so mcpsum refuses the object.
 type DuplicateError struct{ Key string }
 
-func (e *DuplicateError) Error() string { return fmt.Sprintf("duplicate member %q", e.Key) }
+func (e *DuplicateError) Error() string { return fmt.Sprintf("duplicate member %+q", e.Key) }
 
 // Fields returns the values of the named members of the object b (b holds
 // exactly one object, white space around it allowed), nil for an absent

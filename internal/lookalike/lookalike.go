@@ -140,3 +140,28 @@ var homoglyphs = map[rune]rune{
 	'օ': 'o', 'ս': 'u', 'ց': 'g', 'հ': 'h', 'ո': 'n', 'ı': 'i', 'ȷ': 'j', 'ℓ': 'l', 'ǀ': 'l', '׀': 'l',
 	'Ꭺ': 'A', 'Ᏼ': 'B', 'Ꮯ': 'C', 'Ꭼ': 'E', 'Ꮋ': 'H', 'Ꮶ': 'K', 'Ꮇ': 'M', 'Ꮲ': 'P', 'Ꮪ': 'S', 'Ꭲ': 'T',
 }
+
+// Spells reports whether s could read as word (lower-case ASCII letters and
+// digits) on a screen: after Skeleton, with everything but letters and
+// digits dropped and letters lower-cased, the word appears forwards or
+// backwards (right-to-left text reverses a run), with "rn" read as "m" and
+// "vv" as "w" (they look alike in most fonts). Text holding a bidi
+// embedding, override or isolate (U+202A-U+202E, U+2066-U+2069) can reorder
+// any part of itself on screen, so it spells every word; the direction
+// marks (U+200E, U+200F, U+061C), common in right-to-left text, cannot
+// reorder Latin letters and are ignored like other non-letters.
+func Spells(s, word string) bool {
+	var b strings.Builder
+	for _, r := range Skeleton(s) {
+		switch {
+		case r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069:
+			return true
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
+			b.WriteRune(unicode.ToLower(r))
+		}
+	}
+	seen := strings.NewReplacer("rn", "m", "vv", "w").Replace(b.String())
+	rev := []rune(seen)
+	slices.Reverse(rev)
+	return strings.Contains(seen, word) || strings.Contains(string(rev), word) || strings.Contains(b.String(), word)
+}

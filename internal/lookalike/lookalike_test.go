@@ -40,3 +40,29 @@ func TestCollisions(t *testing.T) {
 		t.Fatalf("Collisions = %q, want %q", got, want)
 	}
 }
+
+func TestSpells(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want bool
+	}{
+		{"mcpsum approval", true},
+		{"MCP-Sum", true},
+		{"m\u200bc\u200bp\u200bs\u200bu\u200bm", true}, // zero-width spaces between the letters
+		{"m\u0441psum", true},                          // Cyrillic es
+		{"\uff4d\uff43\uff50\uff53\uff55\uff4d", true}, // fullwidth
+		{"rncpsurn", true},                             // "rn" reads as "m"
+		{"muspcm", true},                               // shown reversed by right-to-left text
+		{"\u202eMUSPCM\u202c", true},                   // right-to-left override
+		{"mcp\u202esu\u202cm", true},                   // a bidi control can reorder any part
+		{"Approve sending the report?", false},
+		{"mcp server summary", false},
+		{"\u05e9\u05dc\u05d5\u05dd", false},                         // Hebrew text without controls
+		{"\u200f\u05e9\u05dc\u05d5\u05dd\u200f: mcp server", false}, // right-to-left marks reorder no letters
+		{"sum\u2067mcp", true},                                      // an isolate can
+	} {
+		if got := Spells(c.in, "mcpsum"); got != c.want {
+			t.Errorf("Spells(%+q, mcpsum) = %v, want %v", c.in, got, c.want)
+		}
+	}
+}

@@ -113,7 +113,7 @@ func realConfig(path, project string) (string, error) {
 		return "", err
 	}
 	if !underDir(target, realProject) {
-		return "", fmt.Errorf("%s is a project config, but its real file is %s, outside the project %s: mcpsum %w and never writes through a project config; nothing was written (import that file by its own path if it is yours)",
+		return "", fmt.Errorf("%s is a project config, but its real file is %s, outside the project %s: a project config that %w is never written; nothing was written (import that file by its own path if it is yours)",
 			path, target, realProject, ErrLeavesProject)
 	}
 	return target, nil

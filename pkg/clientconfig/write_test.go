@@ -135,10 +135,29 @@ func TestWriteRefusesProjectLinkOutsideProject(t *testing.T) {
 	if !errors.Is(err, ErrLeavesProject) || !strings.Contains(err.Error(), user) || !strings.Contains(err.Error(), proj) {
 		t.Fatalf("Write through a link out of the project = %v, want ErrLeavesProject naming both paths", err)
 	}
+	if strings.Contains(err.Error(), "mcpsum leaves the project") || !strings.Contains(err.Error(), "a project config that leaves the project is never written") {
+		t.Errorf("the refusal reads as if mcpsum left the project: %v", err)
+	}
 	if b, _ := os.ReadFile(user); string(b) != "USER" {
 		t.Fatalf("the user's config now holds %q", b)
 	}
 	leftovers(t, filepath.Dir(user), "mcp.json")
+	// The folder is the link (a relative one): the same.
+	os.Remove(link)
+	os.Remove(filepath.Join(proj, ".vscode"))
+	rel, _ := filepath.Rel(proj, filepath.Dir(user))
+	if err := os.Symlink(rel, filepath.Join(proj, ".vscode")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Write(link, []byte("USER"), []byte("${workspaceFolder}/mcp.lock"), o); !errors.Is(err, ErrLeavesProject) {
+		t.Fatalf("Write through a linked folder out of the project = %v, want ErrLeavesProject", err)
+	}
+	if b, _ := os.ReadFile(user); string(b) != "USER" {
+		t.Fatalf("the user's config now holds %q", b)
+	}
+	leftovers(t, filepath.Dir(user), "mcp.json")
+	os.Remove(filepath.Join(proj, ".vscode"))
+	os.MkdirAll(filepath.Join(proj, ".vscode"), 0o755)
 	// A link that stays inside the project is fine.
 	inside := filepath.Join(proj, "shared.json")
 	writeFile(t, inside, "P", 0o644)

@@ -275,7 +275,7 @@ func TestTamper(t *testing.T) {
 			}
 			msg := err.Error()
 			for _, want := range []string{"lockfile mcp.lock", `server "` + tt.server + `"`, ie.Locked, ie.Computed,
-				"'git diff -- mcp.lock'", "'git checkout -- mcp.lock'", "'mcpsum lock --lockfile mcp.lock --name " + tt.server + " -- COMMAND [ARG]...'"} {
+				"'git diff HEAD -- mcp.lock'", "'git checkout HEAD -- mcp.lock'", "'mcpsum lock --lockfile mcp.lock --name " + tt.server + " -- COMMAND [ARG]...'"} {
 				if !strings.Contains(msg, want) {
 					t.Errorf("message lacks %q: %s", want, msg)
 				}

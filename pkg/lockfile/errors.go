@@ -25,7 +25,7 @@ func (e *FormatError) Error() string {
 	case e.File != "" && e.Server != "":
 		// One broken entry: lock can replace it (lock.go's brokenEntry).
 		f := shellArg(e.File)
-		s += fmt.Sprintf(" (fix the entry by hand; undo an edit with 'git checkout -- %s'; or, "+
+		s += fmt.Sprintf(" (fix the entry by hand; undo an edit, staged or not, with 'git checkout HEAD -- %s'; or, "+
 			"to replace this one entry with a fresh lock of the server you mean to run "+
 			"(every other entry must be valid), run 'mcpsum lock --lockfile %s --name %s -- COMMAND [ARG]...')",
 			f, f, shellArg(e.Server))
@@ -75,8 +75,8 @@ type IntegrityError struct {
 func (e *IntegrityError) Error() string {
 	f := shellArg(e.File)
 	return fmt.Sprintf("%s: the file was edited after it was locked, and mcpsum "+
-		"reads none of it until it matches. See the edit with 'git diff -- %s'; "+
-		"undo it with 'git checkout -- %s'; or, to replace this one entry with a fresh "+
+		"reads none of it until it matches. See the edit, staged or not, with 'git diff HEAD -- %s'; "+
+		"undo it with 'git checkout HEAD -- %s'; or, to replace this one entry with a fresh "+
 		"lock of the server you mean to run (every other entry must match), run "+
 		"'mcpsum lock --lockfile %s --name %s -- COMMAND [ARG]...'",
 		e.Problem(), f, f, f, shellArg(e.Server))

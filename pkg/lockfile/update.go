@@ -9,8 +9,10 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
+	"os"
 	"path/filepath"
 
+	"github.com/mcpsum/mcpsum/internal/safeio"
 	"github.com/mcpsum/mcpsum/internal/statefile"
 )
 
@@ -31,7 +33,10 @@ import (
 //
 // If fn or a check fails, the file is left byte-identical. A crash leaves the
 // old or the new file, never a torn one (at worst a stray ".mcp.lock*"
-// temporary file). If path is a symbolic link, its target is replaced.
+// temporary file). If path is a symbolic link, nothing is written
+// (*LinkError): a cloned repository's mcp.lock that links to one of the
+// user's files must not make lock write there; the user names the target
+// itself if that is what they mean.
 func Update(path string, fn func(f *File) error) error {
 	_, err := update(path, nil, "", fn)
 	return err
@@ -56,8 +61,8 @@ func UpdateDiscarding(path, discard string, fn func(f *File) error) (discarded, 
 }
 
 func update(path string, loaded *File, discard string, fn func(f *File) error) (discarded, err error) {
-	if real, err := filepath.EvalSymlinks(path); err == nil {
-		path = real
+	if err := refuseLink(path); err != nil {
+		return nil, err
 	}
 	lk, err := statefile.LockExclusive(filepath.Dir(path))
 	if err != nil {
@@ -65,7 +70,12 @@ func update(path string, loaded *File, discard string, fn func(f *File) error) (
 	}
 	defer lk.Unlock()
 
-	old, err := ReadFile(path)
+	// Not following a link planted since refuseLink; the rename below
+	// replaces the name itself, never a link's target.
+	old, err := safeio.ReadOwn(path, "lockfile", MaxFileSize)
+	if errors.As(err, new(*safeio.LinkError)) {
+		err = refuseLink(path)
+	}
 	var f *File
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -100,6 +110,31 @@ func update(path string, loaded *File, discard string, fn func(f *File) error) (
 		return nil, fmt.Errorf("write lockfile %s: %w (the file is unchanged)", path, err)
 	}
 	return discarded, nil
+}
+
+// LinkError is a lockfile path whose last element is a symbolic link:
+// Update writes nothing through it.
+type LinkError struct{ Path, Target string }
+
+func (e *LinkError) Error() string {
+	return fmt.Sprintf("lockfile %s is a symbolic link (to %s); mcpsum never writes a lockfile through a link "+
+		"(a cloned repository's link could name any of your files): remove the link, "+
+		"or name the file itself with --lockfile %s", e.Path, quote(e.Target), shellArg(e.Target))
+}
+
+func refuseLink(path string) error {
+	fi, err := os.Lstat(path)
+	if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		return nil // a missing file is created; other errors surface on read
+	}
+	target, err := os.Readlink(path)
+	if err != nil {
+		return fmt.Errorf("lockfile %s: %w", path, err)
+	}
+	if !filepath.IsAbs(target) {
+		target = filepath.Join(filepath.Dir(path), target)
+	}
+	return &LinkError{Path: path, Target: target}
 }
 
 // writeHook, when set by a test, runs after each chunk of the temporary file

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -295,26 +296,37 @@ func TestUpdateCreatesAndKeepsPermissions(t *testing.T) {
 	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o600 {
 		t.Errorf("permissions %v, want 0600 kept", fi.Mode().Perm())
 	}
-	// A symbolic link is followed: the target is replaced, the link stays.
+	// A symbolic link (a cloned repository's mcp.lock → one of the user's
+	// files) is never written through: its target, existing or not, stays
+	// as it was, and the error names it for --lockfile.
 	link := filepath.Join(dir, "link.lock")
 	if err := os.Symlink("mcp.lock", link); err != nil {
 		t.Fatal(err)
 	}
-	if err := addServer(link, "three", 1); err != nil {
+	before, _ := os.ReadFile(path)
+	var le *LinkError
+	if err := addServer(link, "three", 1); !errors.As(err, &le) || le.Target != path {
+		t.Fatalf("update through a link: %v, want a LinkError naming %s", err, path)
+	}
+	if after, _ := os.ReadFile(path); !bytes.Equal(before, after) {
+		t.Error("the link's target was written")
+	}
+	dangling := filepath.Join(dir, "dangling.lock")
+	if err := os.Symlink(filepath.Join(dir, "home", "planted"), dangling); err != nil {
 		t.Fatal(err)
 	}
-	if fi, _ := os.Lstat(link); fi.Mode()&os.ModeSymlink == 0 {
-		t.Error("the symbolic link was replaced by a file")
+	if err := addServer(dangling, "three", 1); !errors.As(err, &le) {
+		t.Fatalf("update through a dangling link: %v, want a LinkError", err)
 	}
-	if f, err := Load(path); err != nil || len(f.Servers) != 3 {
-		t.Errorf("target not updated: %v", err)
+	if _, err := os.Lstat(filepath.Join(dir, "home", "planted")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a file was created at a dangling link's target: %v", err)
 	}
 	// An Update that changes nothing leaves the file alone.
-	before, _ := os.Stat(path)
+	st, _ := os.Stat(path)
 	if err := Update(path, func(*File) error { return nil }); err != nil {
 		t.Fatal(err)
 	}
-	if after, _ := os.Stat(path); !os.SameFile(before, after) {
+	if after, _ := os.Stat(path); !os.SameFile(st, after) {
 		t.Error("a no-op Update rewrote the file")
 	}
 }

@@ -187,10 +187,17 @@ func parsePage(res json.RawMessage, k mcpspec.Kind, modern bool) (*string, []jso
 
 // itemKey returns the identity key of one item (a JSON string member). An
 // item naming its key twice is refused: which one counts would depend on
-// the parser.
+// the parser. So is an item holding two members equal ignoring case
+// ("description" and "Description"): a client decoding into structs reads
+// one, the review shows the other.
 func itemKey(item json.RawMessage, k mcpspec.Kind) (string, error) {
 	var key *string
+	var seen []string
 	err := eachExact(item, []string{k.Key}, func(name string, val []byte) error {
+		if of := jsonscan.TwinOf(name, seen); of != "" {
+			return &jsonscan.TwinError{Key: name, Of: of}
+		}
+		seen = append(seen, name)
 		if name != k.Key {
 			return nil
 		}

@@ -83,6 +83,10 @@ type Binding struct {
 	ArgsDigest string // ArgsDigest of the call's arguments
 	Surface    string // the entry's digests.surface
 	Session    string
+	// Taint is the session's taint epoch (State.Epoch): an approval issued
+	// before a `taint reset` does not count in the taint that follows,
+	// whose record of spent approvals starts empty.
+	Taint string
 }
 
 // ArgsDigest is the digest bound into approvals and grants and written to
@@ -137,6 +141,7 @@ type wireGrant struct {
 	I  string          `json:"i"`
 	X  int64           `json:"x"`
 	R  string          `json:"r"`
+	T  string          `json:"t,omitempty"`
 	Up *string         `json:"up,omitempty"`
 	UR json.RawMessage `json:"ur,omitempty"`
 }
@@ -168,7 +173,7 @@ func (s *Signer) ttl() time.Duration {
 func (s *Signer) Issue(b Binding, carry Carry) string {
 	nonce := make([]byte, 12)
 	rand.Read(nonce)
-	w := wireGrant{M: b.Method, S: b.Server, N: b.Name, A: b.ArgsDigest, L: b.Surface, I: b.Session,
+	w := wireGrant{M: b.Method, S: b.Server, N: b.Name, A: b.ArgsDigest, L: b.Surface, I: b.Session, T: b.Taint,
 		X: s.now().Add(s.ttl()).UnixMilli(), R: base64.RawURLEncoding.EncodeToString(nonce), Up: carry.State, UR: carry.Responses}
 	payload, _ := json.Marshal(w)
 	body := StatePrefix + base64.RawURLEncoding.EncodeToString(payload)
@@ -201,7 +206,7 @@ func (s *Signer) Open(state string, b Binding) (*Grant, error) {
 	if err := json.Unmarshal(payload, &w); err != nil {
 		return nil, ErrStateForged
 	}
-	g := &Grant{Binding: Binding{Method: w.M, Server: w.S, Name: w.N, ArgsDigest: w.A, Surface: w.L, Session: w.I},
+	g := &Grant{Binding: Binding{Method: w.M, Server: w.S, Name: w.N, ArgsDigest: w.A, Surface: w.L, Session: w.I, Taint: w.T},
 		Expires: time.UnixMilli(w.X), Nonce: w.R, Carry: Carry{State: w.Up, Responses: w.UR}}
 	now := s.now()
 	if !now.Before(g.Expires) {
@@ -243,6 +248,9 @@ func diffBinding(a, b Binding) string {
 	}
 	if a.Session != b.Session {
 		d = append(d, "session")
+	}
+	if a.Taint != b.Taint {
+		d = append(d, "taint (the session was reset after the approval)")
 	}
 	return strings.Join(d, ", ") + " differ"
 }

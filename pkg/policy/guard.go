@@ -129,9 +129,21 @@ func (g *Guard) Role(method, name string) (source, sink bool) {
 		return g.allResources.source, g.allResources.sink
 	case "prompts/get":
 		return g.allPrompts.source, g.allPrompts.sink
+	case UnknownTaskResult:
+		// A task's result whose creating tools/call the proxy forgot: it
+		// may be any tool's, so it is a source's when any tool is one.
+		for name, src := range g.sources {
+			if src && name != lockfile.AllResources && name != lockfile.AllPrompts {
+				return true, false
+			}
+		}
 	}
 	return false, false
 }
+
+// UnknownTaskResult is the method of a task's result whose creating call
+// is not known (proxy.UnknownTaskResult): see Role.
+const UnknownTaskResult = "tasks/result"
 
 func (g *Guard) audit(c *Call, r Record) {
 	r.Session, r.Server, r.Method = g.cfg.Session.ID, g.cfg.Server, c.Method
@@ -233,7 +245,7 @@ func (g *Guard) BeforeCall(c *Call) Verdict {
 }
 
 func (g *Guard) binding(c *Call) Binding {
-	return Binding{Method: c.Method, Server: g.cfg.Server, Name: c.Name, ArgsDigest: c.digest, Surface: g.cfg.Surface, Session: g.cfg.Session.ID}
+	return Binding{Method: c.Method, Server: g.cfg.Server, Name: c.Name, ArgsDigest: c.digest, Surface: g.cfg.Surface, Session: g.cfg.Session.ID, Taint: c.state.Epoch}
 }
 
 // retry handles a 2026-07-28 retry that carries the proxy's own requestState.
@@ -372,6 +384,8 @@ func (g *Guard) label(c *Call) string {
 		return lockfile.AllResources
 	case "prompts/get":
 		return lockfile.AllPrompts
+	case UnknownTaskResult:
+		return "(a task's result; the call that created it is not known)"
 	}
 	return c.Name
 }

@@ -283,7 +283,7 @@ func TestModernApproval(t *testing.T) {
 	refused("onto another tool", "different call", modernCall("lookup", args, retry(s5, accept)))
 
 	// A state bound to another lock surface is another call.
-	other := NewSigner(f.sign.key).Issue(Binding{Method: "tools/call", Server: "mail", Name: "send", ArgsDigest: ArgsDigest([]byte(args)), Surface: "sha256:other", Session: "s1"}, Carry{})
+	other := NewSigner(f.sign.key).Issue(Binding{Method: "tools/call", Server: "mail", Name: "send", ArgsDigest: ArgsDigest([]byte(args)), Surface: "sha256:other", Session: "s1", Taint: f.store.Check("s1").Epoch}, Carry{})
 	refused("other lock", "lock differ", modernCall("send", args, retry(other, accept)))
 
 	// Without a signer a modern client is refused as unable to ask.

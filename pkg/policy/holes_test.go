@@ -59,6 +59,26 @@ func TestPromptShowsEveryName(t *testing.T) {
 	}
 }
 
+// A value that prints like another (an address with a Cyrillic letter) is
+// flagged in the prompt, so the user does not approve "alice@example.com"
+// for a mail to another address.
+func TestPromptFlagsLookalikeValues(t *testing.T) {
+	f := newFixture(t, "mail", lockfile.Taint{Sinks: []string{"send"}})
+	f.store.Mark(Session{ID: "s1"}, "web", "fetch")
+	msg := promptOf(t, f, `{"to":"\u0430lice@example.com","cc":["bоb@example.com"],"body":"hello"}`)
+	for _, want := range []string{
+		`"to": "аlice@example.com"  [LOOK-ALIKE TEXT: mixes scripts Cyrillic and Latin; looks like "alice@example.com"]`,
+		`"cc": [\"bоb@example.com\"]  [LOOK-ALIKE TEXT: mixes scripts Cyrillic and Latin`,
+	} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("prompt lacks %q:\n%s", want, msg)
+		}
+	}
+	if strings.Contains(msg, `"body": "hello"  [`) {
+		t.Errorf("plain text flagged:\n%s", msg)
+	}
+}
+
 // A call that cannot be shown honestly, or whose arguments hold members
 // equal ignoring case, is refused before anyone is asked, saying why.
 func TestPromptRefusesWhatItCannotShow(t *testing.T) {
@@ -75,6 +95,12 @@ func TestPromptRefusesWhatItCannotShow(t *testing.T) {
 		"case twin":    {`{"to":"shown@example","To":"run@evil.example"}`, `"To" is a case variant of "to"`},
 		"duplicate":    {`{"to":"shown@example","to":"run@evil.example"}`, `duplicate member "to"`},
 		"nested twin":  {`{"o":{"id":1,"ID":2}}`, `"ID" is a case variant`},
+		// the user would read two lines "to": which one the server uses
+		// they cannot tell (Greek omicron; Cyrillic a)
+		"look-alike names": {`{"to":"run@evil.example","t\u03bf":"shown@example"}`, `"to" and "t\u03bf" look alike`},
+		"look-alike cased": {`{"amount":1,"\u0430mount":1000}`, `look alike`},
+		// the Kelvin sign folds to K: named escaped, not as a second "K"
+		"kelvin twin": {`{"K":1,"\u212a":2}`, `"\u212a" is a case variant of "K"`},
 	} {
 		v := f.guard.BeforeCall(call("tools/call", "send", `{"name":"send","arguments":`+c.args+`}`, false, ElicitForm))
 		if text := resultText(v); v.Action != Respond || !strings.Contains(text, c.why) || !strings.Contains(text, "mcpsum refused this call") {
@@ -150,6 +176,42 @@ func TestApprovalSingleUseAcrossStores(t *testing.T) {
 	s := f.store.Check("s1")
 	if len(s.Used) != 1 || !s.Used[0].Expires.After(time.Now()) {
 		t.Errorf("used: %+v", s.Used)
+	}
+}
+
+// An approval spent before `taint reset` is not spent anew once the session
+// is tainted again: the reset does not forget that it was used (another
+// proxy of the session, or a restarted one, would otherwise run it again
+// in the new taint without asking).
+func TestApprovalNotReplayedAfterReset(t *testing.T) {
+	f := newFixture(t, "mail", lockfile.Taint{Sinks: []string{"send"}})
+	f.store.Mark(Session{ID: "s1"}, "web", "fetch")
+	args := `{"to":"a@example.com"}`
+	state, _ := inputRequired(t, f.guard.BeforeCall(modernCall("send", args, "")))
+	other := func() *Guard {
+		key, err := LoadKey(f.dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, _ := OpenAudit(f.dir, 0)
+		t.Cleanup(func() { a.Close() })
+		return NewGuard(Config{Server: "mail", Taint: &lockfile.Taint{Sinks: []string{"send"}}, Surface: "sha256:surface",
+			Session: Session{ID: "s1"}, Store: NewStore(f.dir), Audit: a, Signer: NewSigner(key)})
+	}
+	if v := other().BeforeCall(modernCall("send", args, retry(state, accept))); v.Action != Forward {
+		t.Fatalf("first use: %+v %s", v, v.Result)
+	}
+	if err := f.store.Reset("s1"); err != nil {
+		t.Fatal(err)
+	}
+	f.store.Mark(Session{ID: "s1"}, "web", "fetch") // tainted again
+	if v := other().BeforeCall(modernCall("send", args, retry(state, accept))); v.Action != Respond || !bytes.Contains(v.Result, []byte("reset after the approval")) {
+		t.Errorf("the approval spent before the reset ran again: %+v %s", v, v.Result)
+	}
+	// A new approval in the new taint works.
+	state2, _ := inputRequired(t, f.guard.BeforeCall(modernCall("send", args, "")))
+	if v := other().BeforeCall(modernCall("send", args, retry(state2, accept))); v.Action != Forward {
+		t.Errorf("a new approval after the reset: %+v %s", v, v.Result)
 	}
 }
 
@@ -273,4 +335,23 @@ func TestSessionGrantModern(t *testing.T) {
 func mustString(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
+}
+
+// A task's result whose creating call the proxy forgot (a steered model
+// created a thousand more tasks to push a source's out) taints the session
+// when any tool is a source: it may be that source's.
+func TestUnknownTaskResultTaints(t *testing.T) {
+	f := newFixture(t, "web", lockfile.Taint{Sources: []string{"fetch"}})
+	if e := f.guard.BeforeResult(&Call{Method: UnknownTaskResult}, []byte(`{"content":[]}`)); e != nil {
+		t.Fatal(e)
+	}
+	if s := f.store.Check("s1"); !s.Tainted() || !strings.Contains(s.Sources[0].Label, "task") {
+		t.Errorf("an unknown task's result did not taint: %+v", s)
+	}
+	// Without a tool source (only resources), a task's result cannot be one.
+	g := newFixture(t, "docs", lockfile.Taint{Sources: []string{lockfile.AllResources}})
+	g.guard.BeforeResult(&Call{Method: UnknownTaskResult}, []byte(`{"content":[]}`))
+	if s := g.store.Check("s1"); s.Tainted() {
+		t.Errorf("tainted without a tool source: %+v", s)
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcpsum/mcpsum/internal/jsonscan"
+	"github.com/mcpsum/mcpsum/internal/lookalike"
 	"github.com/mcpsum/mcpsum/internal/termtext"
 )
 
@@ -52,6 +53,13 @@ func shownArgs(args []byte) (string, error) {
 		return "", fmt.Errorf("%w: its arguments have %d members, more than the %d a prompt can list", ErrUnshowable, len(ms), maxMembers)
 	}
 	sort.Slice(ms, func(a, b int) bool { return ms[a].name < ms[b].name })
+	all := make([]string, len(ms))
+	for k, m := range ms {
+		all[k] = m.name
+	}
+	if c := lookalike.Collisions(all); len(c) > 0 {
+		return "", fmt.Errorf("%w: its argument names %s, so a person cannot tell which value the server uses", ErrUnshowable, strings.Join(c, "; "))
+	}
 	names := 0
 	for _, m := range ms {
 		q := quoteShown(m.name)
@@ -72,13 +80,24 @@ func shownArgs(args []byte) (string, error) {
 	for _, m := range ms {
 		v := m.val
 		if s, ok := jsonscan.String([]byte(v)); ok {
-			v = s
-			b.WriteString("\n  " + quoteShown(m.name) + ": " + `"` + shortenMiddle(v, budget) + `"`)
+			b.WriteString("\n  " + quoteShown(m.name) + ": " + `"` + shortenMiddle(s, budget) + `"` + lookalikeNote(s))
 			continue
 		}
-		b.WriteString("\n  " + quoteShown(m.name) + ": " + shortenMiddle(compactJSON(v), budget))
+		v = compactJSON(v)
+		b.WriteString("\n  " + quoteShown(m.name) + ": " + shortenMiddle(v, budget) + lookalikeNote(v))
 	}
 	return b.String(), nil
+}
+
+// lookalikeNote flags a value a person could misread: "\u0430lice@example.com"
+// (Cyrillic a) prints as the address they expect, while the mail goes to
+// another. "" for a value that reads as what it is.
+func lookalikeNote(v string) string {
+	why := lookalike.Check(v)
+	if len(why) == 0 {
+		return ""
+	}
+	return "  [LOOK-ALIKE TEXT: " + strings.Join(why, "; ") + "]"
 }
 
 // quoteShown is s escaped for the prompt, in double quotes.

@@ -2,6 +2,8 @@ package policy
 
 import (
 	"bytes"
+	"crypto/rand"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -53,6 +55,10 @@ type State struct {
 	Used []UsedState `json:"used,omitempty"`
 	// Grants are the calls the user allowed for the rest of the session.
 	Grants []SessionGrant `json:"grants,omitempty"`
+	// Epoch names this taint, from the first source on: random, new after
+	// every reset. Approvals are bound to it (Binding.Taint), so one spent
+	// before a reset, whose record of use the reset removed, is refused.
+	Epoch string `json:"epoch,omitempty"`
 	// Problem is set when the state could not be read or parsed: the
 	// session then counts as tainted (fail closed).
 	Problem string `json:"-"`
@@ -190,6 +196,11 @@ func (st *Store) update(sess Session, mark bool, fn func(cur *State, now time.Ti
 	}
 	if !mark && len(cur.Sources) == 0 {
 		return errors.New("the session is not tainted")
+	}
+	if cur.Epoch == "" {
+		e := make([]byte, 12)
+		rand.Read(e)
+		cur.Epoch = base64.RawURLEncoding.EncodeToString(e)
 	}
 	if sess.Client.PID > 0 {
 		known := false

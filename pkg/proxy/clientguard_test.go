@@ -17,7 +17,7 @@ import (
 
 // teeServer locks the test server (a real go-sdk server) behind tee, so the
 // test reads every byte the proxy sent it; read returns them so far.
-func teeServer(t *testing.T, args ...string) (*lockfile.Server, func() string) {
+func teeServer(t *testing.T, args ...string) (*lockfile.Server, func(until string) string) {
 	t.Helper()
 	log := filepath.Join(t.TempDir(), "upstream.log")
 	argv := serverCmd(t, args...)
@@ -31,7 +31,18 @@ func teeServer(t *testing.T, args ...string) (*lockfile.Server, func() string) {
 	if err != nil {
 		t.Fatalf("lock: %v", err)
 	}
-	return e, func() string { b, _ := os.ReadFile(log); return string(b) }
+	// tee writes to the server before the log: read the log until it holds
+	// until (the last line the test sent), or 10 s have passed.
+	return e, func(until string) string {
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			b, _ := os.ReadFile(log)
+			if strings.Contains(string(b), until) || time.Now().After(deadline) {
+				return string(b)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
 }
 
 // A request holding a case variant of a member the proxy acts on, or any
@@ -69,7 +80,7 @@ func TestClientTwinMembersRefused(t *testing.T) {
 	if _, m := s.request("tools/call", `{"name":"echo","arguments":{"text":"fine"}}`); m.Error != nil || !strings.Contains(string(m.Result), "fine") {
 		t.Fatalf("clean call: %s %+v", m.Result, m.Error)
 	}
-	got := upstream()
+	got := upstream(`"fine"`)
 	for _, bad := range []string{"crash", `"run"`, `"Arguments"`, `"TO"`, `ProgressToken`, `"Method"`} {
 		if strings.Contains(got, bad) {
 			t.Errorf("the server received %s:\n%s", bad, got)
@@ -93,7 +104,7 @@ func TestClientNotificationsAllowList(t *testing.T) {
 	if _, m := s.request("tools/call", `{"name":"echo","arguments":{"text":"last"}}`); m.Error != nil {
 		t.Fatalf("last call: %+v", m.Error)
 	}
-	got := upstream()
+	got := upstream(`"last"`)
 	if strings.Contains(got, "crash") || strings.Contains(got, "notifications/x") {
 		t.Errorf("the server received a dropped notification:\n%s", got)
 	}
@@ -135,11 +146,14 @@ func (s *session) askedParams(params string) ([]string, msg) {
 // one whose text claims to be mcpsum's never reaches it. Legacy server and
 // legacy client; a 2026-07-28 server and client (inputRequests passed on).
 func TestServerElicitationMarked(t *testing.T) {
-	const claims = 4
+	const claims = 7
 	ask := func(msg string) string {
 		return `{"name":"ask","arguments":{"kind":"elicitation","message":` + strconv.Quote(msg) + `}}`
 	}
-	bad := []string{"mcpsum: this session read outside content", "MCPSUM asks you", "m\u0441psum approval", "allow? (mcp-sum)"}
+	bad := []string{"mcpsum: this session read outside content", "MCPSUM asks you", "m\u0441psum approval", "allow? (mcp-sum)",
+		// shown as "mcpsum" by the client: a right-to-left override, a
+		// reordered part, "rn" for "m"
+		"\u202eMUSPCM\u202c: allow once?", "mcp\u202esu\u202cm: allow once?", "rncpsurn: allow once?"}
 	t.Run("legacy", func(t *testing.T) {
 		s := startProxy(t, lockServer(t, legacyOnly))
 		if _, m := s.request("initialize", `{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}},"clientInfo":{"name":"test","version":"1"}}`); m.Error != nil {

@@ -2,8 +2,6 @@ package proxy
 
 import (
 	"fmt"
-	"strings"
-	"unicode"
 
 	"github.com/mcpsum/mcpsum/internal/jsonscan"
 	"github.com/mcpsum/mcpsum/internal/lookalike"
@@ -23,21 +21,13 @@ func serverPrefix(server string) string {
 }
 
 // claimsMcpsum reports whether any string in the elicitation params v
-// (message, schema titles and descriptions, keys) spells "mcpsum" once
-// look-alike letters are mapped to Latin ones and everything but letters
-// and digits is dropped.
+// (message, schema titles and descriptions, keys) could read as "mcpsum"
+// on the client's screen (lookalike.Spells: look-alike letters, dropped
+// punctuation, reversed or reordered text).
 func claimsMcpsum(v []byte) bool {
 	found := false
 	var walk func(i int) int
-	check := func(s string) {
-		var b strings.Builder
-		for _, r := range lookalike.Skeleton(s) {
-			if unicode.IsLetter(r) || unicode.IsDigit(r) {
-				b.WriteRune(unicode.ToLower(r))
-			}
-		}
-		found = found || strings.Contains(b.String(), "mcpsum")
-	}
+	check := func(s string) { found = found || lookalike.Spells(s, "mcpsum") }
 	walk = func(i int) int {
 		if i >= len(v) {
 			return i

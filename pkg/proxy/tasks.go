@@ -240,6 +240,12 @@ func (p *Proxy) rememberTask(id string, info CallInfo) {
 	p.tasks[id] = info
 }
 
+// UnknownTaskResult is the CallInfo.Method of a task's result whose
+// creating call the proxy does not know (it remembers maxTasks tasks, and a
+// steered model can create more): a hook must treat it as the result of a
+// call it cannot name (the taint guard: as a source's, if any tool is one).
+const UnknownTaskResult = "tasks/result"
+
 // taskInfo is the CallInfo of the call that created task id (the result
 // hooks see a task's final result as that call's result).
 func (p *Proxy) taskInfo(id string, r *request) CallInfo {
@@ -248,5 +254,5 @@ func (p *Proxy) taskInfo(id string, r *request) CallInfo {
 	if ci, ok := p.tasks[id]; ok {
 		return ci
 	}
-	return callInfo(r, "")
+	return CallInfo{Method: UnknownTaskResult, ClientModern: r.modern}
 }

@@ -171,6 +171,38 @@ func TestTasksModernBothSides(t *testing.T) {
 	}
 }
 
+// The proxy remembers at most maxTasks tasks: a task whose creating call it
+// has forgotten (a steered model creates maxTasks more to push a source's
+// task out) still passes the result hooks as a task's result, never as an
+// anonymous tasks/get the taint guard would ignore.
+func TestTasksForgottenTaskStillATaskResult(t *testing.T) {
+	e := lockServer(t, "-fake-modern-tasks")
+	h := &resultRecorder{}
+	s := startProxy(t, e, func(o *Options) { o.Hooks = h })
+	const meta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}}}`
+	create := func(topic string) string {
+		_, m := s.request("tools/call", `{"name":"research","arguments":{"topic":"`+topic+`"},`+meta+`}`)
+		var id string
+		json.Unmarshal(members(t, m.Result)["taskId"], &id)
+		if id == "" {
+			t.Fatalf("tools/call: %s %+v", m.Result, m.Error)
+		}
+		return id
+	}
+	first := create("first")
+	for i := 0; i < maxTasks; i++ {
+		create(fmt.Sprint("pad", i))
+	}
+	for i := 0; i < 5; i++ {
+		if _, m := s.request("tasks/get", `{"taskId":"`+first+`",`+meta+`}`); strings.Contains(string(m.Result), `"status":"completed"`) {
+			break
+		}
+	}
+	if !h.saw(UnknownTaskResult+" : ", "report on first") {
+		t.Errorf("the forgotten task's result passed the hooks as %q", h.seen[len(h.seen)-1])
+	}
+}
+
 // A 2026-07-28 task waiting for input (input_required with inputRequests)
 // asks a legacy client with its era's request while the client waits in
 // tasks/result; the answer goes back with tasks/update and the task ends.
