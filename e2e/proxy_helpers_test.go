@@ -17,6 +17,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpsum/mcpsum/internal/termtext"
 	"github.com/mcpsum/mcpsum/pkg/mcpwire"
 )
 
@@ -229,7 +230,7 @@ func (p *rawProxy) await(id string) map[string]json.RawMessage {
 			}
 			var m map[string]json.RawMessage
 			if err := json.Unmarshal(l, &m); err != nil {
-				p.t.Fatalf("the proxy wrote a non-JSON line: %q", mcpwire.TruncateQuote(string(l), 200))
+				p.t.Fatalf("the proxy wrote a non-JSON line: %q", termtext.TruncateQuote(string(l), 200))
 			}
 			if string(m["id"]) == id && m["method"] == nil {
 				return m

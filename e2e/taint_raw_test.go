@@ -3,13 +3,12 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/mcpsum/mcpsum/internal/termtext"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/mcpsum/mcpsum/pkg/mcpwire"
 )
 
 // next returns the proxy's next message of any kind (nil after wait).
@@ -27,7 +26,7 @@ func (p *rawProxy) next(wait time.Duration) map[string]json.RawMessage {
 		}
 		var m map[string]json.RawMessage
 		if err := json.Unmarshal(l, &m); err != nil {
-			p.t.Fatalf("non-JSON line %q", mcpwire.TruncateQuote(string(l), 200))
+			p.t.Fatalf("non-JSON line %q", termtext.TruncateQuote(string(l), 200))
 		}
 		return m
 	case <-time.After(wait):

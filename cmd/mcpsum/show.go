@@ -12,6 +12,7 @@ import (
 	"github.com/peterbourgon/ff/v3/ffcli"
 
 	"github.com/mcpsum/mcpsum/internal/jsonscan"
+	"github.com/mcpsum/mcpsum/internal/mcpspec"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 	"github.com/mcpsum/mcpsum/pkg/pin"
 )
@@ -166,26 +167,6 @@ type item struct {
 	Definition json.RawMessage `json:"definition"`
 }
 
-var kindOrder = []struct{ kind, plural string }{
-	{lockfile.KindTool, "tools"},
-	{lockfile.KindPrompt, "prompts"},
-	{lockfile.KindResource, "resources"},
-	{lockfile.KindResourceTemplate, "resourceTemplates"},
-}
-
-func kindItems(s *lockfile.Server, kind string) ([]json.RawMessage, map[string]string) {
-	switch kind {
-	case lockfile.KindTool:
-		return s.Tools, s.Digests.Tools
-	case lockfile.KindPrompt:
-		return s.Prompts, s.Digests.Prompts
-	case lockfile.KindResource:
-		return s.Resources, s.Digests.Resources
-	default:
-		return s.ResourceTemplates, s.Digests.ResourceTemplates
-	}
-}
-
 func buildShow(f *lockfile.File, names []string) *showFile {
 	v := &showFile{LockfileVersion: f.Version, Generator: f.Generator, Servers: map[string]*showServer{}, order: names, total: len(f.Servers)}
 	for _, n := range names {
@@ -203,22 +184,22 @@ func buildShow(f *lockfile.File, names []string) *showFile {
 			ss.Instructions = &showText{Chars: len([]rune(*s.Instructions)), Digest: deref(s.Digests.Instructions), Suspicious: sus, text: *s.Instructions}
 		}
 		advertised := advertisedKinds(s.Capabilities)
-		for _, k := range kindOrder {
-			raw, digests := kindItems(s, k.kind)
-			ss.Counts[k.plural] = len(raw)
-			if len(raw) == 0 && advertised[k.plural] {
-				ss.EmptyAdvertised = append(ss.EmptyAdvertised, k.plural)
+		for _, k := range mcpspec.Kinds {
+			raw, digests := s.Items(k.Name), s.Digests.Of(k.Name)
+			ss.Counts[k.Field] = len(raw)
+			if len(raw) == 0 && advertised[k.Field] {
+				ss.EmptyAdvertised = append(ss.EmptyAdvertised, k.Field)
 			}
 			list := []item{}
 			for _, r := range raw {
-				it := describeItem(k.kind, r)
+				it := describeItem(k.Name, r)
 				it.Digest = digests[it.Key]
 				if len(it.Suspicious) > 0 {
 					ss.Suspicious++
 				}
 				list = append(list, it)
 			}
-			ss.Items[k.plural] = list
+			ss.Items[k.Field] = list
 		}
 		v.Servers[n] = ss
 	}

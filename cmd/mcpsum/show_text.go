@@ -12,17 +12,19 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcpsum/mcpsum/internal/jsonscan"
+	"github.com/mcpsum/mcpsum/internal/mcpspec"
+	"github.com/mcpsum/mcpsum/internal/termtext"
 	"github.com/mcpsum/mcpsum/pkg/mcpwire"
 )
 
-// quoteText renders server-written text for a terminal (see mcpwire.Quote).
-func quoteText(s string) (string, bool) { return mcpwire.Quote(s) }
+// quoteText renders server-written text for a terminal (see termtext.Quote).
+func quoteText(s string) (string, bool) { return termtext.Quote(s) }
 
 // quoteArg renders a command-line word so that it can be pasted back into a
 // shell and never carries raw control characters.
-func quoteArg(s string) string { return mcpwire.ShellArg(s) }
+func quoteArg(s string) string { return termtext.ShellArg(s) }
 
-func quoteArgs(args []string) string { return mcpwire.ShellArgs(args) }
+func quoteArgs(args []string) string { return termtext.ShellArgs(args) }
 
 // oneLine is the first line of text, escaped and cut to max runes.
 func oneLine(s string, max int) string {
@@ -62,7 +64,7 @@ func printServer(w io.Writer, name string, s *showServer, compact bool) {
 		printProgram(w, s)
 		fmt.Fprintf(w, "  env           %s\n", envLine(s.EnvPassthrough, s.Policy != nil && s.Policy.Sandbox != nil))
 	}
-	if s.Era == "modern" {
+	if s.Era == mcpspec.EraModern {
 		fmt.Fprintf(w, "  era           modern (server/discover), protocolVersion %s, supports %s\n",
 			oneLine(s.ProtocolVersion, 20), oneLine(strings.Join(s.SupportedVersions, ", "), 120))
 	} else {
@@ -103,15 +105,15 @@ func printServer(w io.Writer, name string, s *showServer, compact bool) {
 	if s.Suspicious > 0 {
 		fmt.Fprintf(w, "  !! %d item(s) contain control, ANSI, bidi or zero-width characters: review them before trusting this server\n", s.Suspicious)
 	}
-	for _, k := range kindOrder {
-		items := s.Items[k.plural]
+	for _, k := range mcpspec.Kinds {
+		items := s.Items[k.Field]
 		if len(items) == 0 {
 			continue
 		}
-		if s.Policy != nil && slices.Contains(s.Policy.Unpinned, k.plural) {
-			fmt.Fprintf(w, "  %s (as seen at lock time; data, not pinned: the proxy serves the server's live list)\n", k.plural)
+		if s.Policy != nil && slices.Contains(s.Policy.Unpinned, k.Field) {
+			fmt.Fprintf(w, "  %s (as seen at lock time; data, not pinned: the proxy serves the server's live list)\n", k.Field)
 		} else {
-			fmt.Fprintf(w, "  %s\n", k.plural)
+			fmt.Fprintf(w, "  %s\n", k.Field)
 		}
 		for _, it := range items {
 			if compact {
@@ -124,7 +126,7 @@ func printServer(w io.Writer, name string, s *showServer, compact bool) {
 				fmt.Fprintf(w, "  [%s]", a)
 			}
 			fmt.Fprintln(w)
-			printItemFull(w, "      ", k.kind, it.Definition)
+			printItemFull(w, "      ", k.Name, it.Definition)
 			if len(it.Suspicious) > 0 {
 				fmt.Fprintf(w, "      !! SUSPICIOUS characters in: %s\n", oneLine(strings.Join(it.Suspicious, ", "), 200))
 			}

@@ -1,10 +1,3 @@
-// Package netrule holds the network rules mcpsum applies wherever it connects
-// somewhere on a server's behalf: which addresses count as non-public (the
-// sandbox's egress proxy and the remote-server dialer refuse a name that
-// resolves to one), what a remote server's URL may be, and which HTTP header
-// names a lock entry may set. One definition, so pkg/lockfile (a file's
-// syntax), pkg/mcpwire (the dialer) and pkg/sandbox (egress) cannot disagree.
-// It touches no network.
 package netrule
 
 import (

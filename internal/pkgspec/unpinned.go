@@ -1,7 +1,3 @@
-// Package pkgspec reads the registry package a launcher command line runs
-// (npx, bunx, uvx, go run, docker/podman run): whether it is pinned to an
-// exact version, and the pinned spelling to suggest when it is not. import
-// (warnings) and the transparency log (keys) share this one reading.
 package pkgspec
 
 import (

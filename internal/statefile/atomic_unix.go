@@ -137,3 +137,33 @@ func CreateExclusive(path string, data []byte, perm os.FileMode) error {
 	}
 	return err
 }
+
+// PublishExclusive is CreateExclusive for a file that others read while it is
+// created (a key shared by concurrent processes): data goes to a temporary
+// file in the same directory, exactly perm and synced, which is then linked
+// into place with link(2). A reader sees no file or the whole file, never a
+// partial one; link(2) never follows or replaces what is at path (a file or
+// a symbolic link, even a dangling one, is an error matching fs.ErrExist), so
+// of concurrent writers exactly one wins. The temporary file is removed
+// either way.
+func PublishExclusive(path string, data []byte, perm os.FileMode) error {
+	t, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(t.Name())
+	err = t.Chmod(perm)
+	if err == nil {
+		err = writeChunks(t, data, nil)
+	}
+	if err == nil {
+		err = t.Sync()
+	}
+	if cerr := t.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	return os.Link(t.Name(), path)
+}

@@ -36,6 +36,9 @@ type WriteOptions struct {
 // CreateExclusive is not available on this platform.
 func CreateExclusive(path string, data []byte, perm os.FileMode) error { return errUnsupported }
 
+// PublishExclusive is not available on this platform.
+func PublishExclusive(path string, data []byte, perm os.FileMode) error { return errUnsupported }
+
 // WriteAtomic is not available on this platform.
 func WriteAtomic(path string, data []byte, o WriteOptions) error { return errUnsupported }
 

@@ -231,22 +231,30 @@ func TestLogBoundedAcrossProcesses(t *testing.T) {
 	}
 }
 
-// CreateExclusive never writes through a link planted at its path (not
-// even a dangling one, which a plain O_CREAT would create the target of),
-// nor over an existing file; the mode is exactly the one asked for.
+// CreateExclusive and PublishExclusive never write through a link planted at
+// their path (not even a dangling one, which a plain O_CREAT would create the
+// target of), nor over an existing file; the mode is exactly the one asked for.
 func TestCreateExclusiveFollowsNoLink(t *testing.T) {
+	for name, create := range map[string]func(string, []byte, os.FileMode) error{
+		"CreateExclusive": CreateExclusive, "PublishExclusive": PublishExclusive,
+	} {
+		t.Run(name, func(t *testing.T) { testExclusive(t, create) })
+	}
+}
+
+func testExclusive(t *testing.T, create func(string, []byte, os.FileMode) error) {
 	dir := t.TempDir()
 	victim := filepath.Join(dir, "authorized_keys")
 	os.WriteFile(victim, []byte("MINE"), 0o600)
 	link := filepath.Join(dir, "backup")
 	os.Symlink(victim, link)
-	if err := CreateExclusive(link, []byte("EVIL"), 0o644); !errors.Is(err, fs.ErrExist) {
-		t.Fatalf("CreateExclusive over a link = %v, want ErrExist", err)
+	if err := create(link, []byte("EVIL"), 0o644); !errors.Is(err, fs.ErrExist) {
+		t.Fatalf("create over a link = %v, want ErrExist", err)
 	}
 	dangling := filepath.Join(dir, "dangling")
 	os.Symlink(filepath.Join(dir, "created-by-link"), dangling)
-	if err := CreateExclusive(dangling, []byte("EVIL"), 0o644); err == nil {
-		t.Fatal("CreateExclusive wrote through a dangling link")
+	if err := create(dangling, []byte("EVIL"), 0o644); err == nil {
+		t.Fatal("create wrote through a dangling link")
 	}
 	if b, _ := os.ReadFile(victim); string(b) != "MINE" {
 		t.Fatalf("the link's target now holds %q", b)
@@ -256,7 +264,7 @@ func TestCreateExclusiveFollowsNoLink(t *testing.T) {
 	}
 	p := filepath.Join(dir, "new")
 	old := syscall.Umask(0o077)
-	err := CreateExclusive(p, []byte("DATA"), 0o644)
+	err := create(p, []byte("DATA"), 0o644)
 	syscall.Umask(old)
 	if err != nil {
 		t.Fatal(err)
@@ -264,8 +272,67 @@ func TestCreateExclusiveFollowsNoLink(t *testing.T) {
 	if st, _ := os.Stat(p); st.Mode().Perm() != 0o644 {
 		t.Errorf("mode %v, want exactly 0644", st.Mode().Perm())
 	}
-	if err := CreateExclusive(p, []byte("AGAIN"), 0o644); !errors.Is(err, fs.ErrExist) {
-		t.Fatalf("CreateExclusive over a file = %v", err)
+	if err := create(p, []byte("AGAIN"), 0o644); !errors.Is(err, fs.ErrExist) {
+		t.Fatalf("create over a file = %v", err)
+	}
+	if b, _ := os.ReadFile(p); string(b) != "DATA" {
+		t.Fatalf("the file now holds %q", b)
+	}
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != 4 {
+		t.Errorf("left behind: %v", ents)
+	}
+}
+
+// Of writers racing to publish one file, exactly one wins, and a reader that
+// sees the file sees all of it.
+func TestPublishExclusiveOneWinnerWhole(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "key")
+	data := bytes.Repeat([]byte("k"), 3*WriteChunk)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	wins := 0
+	stop := make(chan struct{})
+	torn := make(chan int, 1)
+	go func() {
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			if b, err := os.ReadFile(p); err == nil && len(b) != len(data) {
+				select {
+				case torn <- len(b):
+				default:
+				}
+			}
+		}
+	}()
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if PublishExclusive(p, data, 0o600) == nil {
+				mu.Lock()
+				wins++
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	close(stop)
+	if wins != 1 {
+		t.Fatalf("%d writers won, want 1", wins)
+	}
+	select {
+	case n := <-torn:
+		t.Fatalf("a reader saw %d of %d bytes", n, len(data))
+	default:
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Errorf("left behind: %v", ents)
 	}
 }
 

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/mcpsum/mcpsum/internal/mcpspec"
 )
 
 // Class is the drift class of a finding (LOCKFILE.md, "Drift classes").
@@ -151,18 +153,18 @@ func compare(locked, observed *Server, digests bool) []Finding {
 	if ch := change(li, oi); ch != "" {
 		def(KindInstructions, "", ch, li, oi, nil)
 	}
-	for i, k := range kinds {
-		if locked.IsUnpinned(k.field) {
+	for i, k := range mcpspec.Kinds {
+		if locked.IsUnpinned(k.Field) {
 			continue // declared data by the reviewer (policy.unpinned)
 		}
 		if digests {
 			out = appendItemDrift(out, k, *locked.Digests.items(i), *observed.Digests.items(i),
 				func(key string) ([]byte, []byte) {
-					return find(*locked.items(i), k.key, key), find(*observed.items(i), k.key, key)
+					return find(*locked.items(i), k.Key, key), find(*observed.items(i), k.Key, key)
 				})
 			continue
 		}
-		lm, om := keyed(*locked.items(i), k.key), keyed(*observed.items(i), k.key)
+		lm, om := keyed(*locked.items(i), k.Key), keyed(*observed.items(i), k.Key)
 		keys := make([]string, 0, len(lm)+len(om))
 		for key := range lm {
 			keys = append(keys, key)
@@ -177,13 +179,13 @@ func compare(locked, observed *Server, digests bool) []Finding {
 			l, o := lm[key], om[key]
 			switch {
 			case l == nil:
-				def(k.kind, key, Added, "", digestOf(canon(o)), nil)
+				def(k.Name, key, Added, "", digestOf(canon(o)), nil)
 			case o == nil:
-				def(k.kind, key, Removed, digestOf(canon(l)), "", nil)
+				def(k.Name, key, Removed, digestOf(canon(l)), "", nil)
 			default:
 				lc, oc := canon(l), canon(o)
 				if !bytes.Equal(lc, oc) {
-					def(k.kind, key, Changed, digestOf(lc), digestOf(oc), changedFields(l, o))
+					def(k.Name, key, Changed, digestOf(lc), digestOf(oc), changedFields(l, o))
 				}
 			}
 		}
@@ -208,7 +210,7 @@ func compare(locked, observed *Server, digests bool) []Finding {
 
 // appendItemDrift adds the drift of one kind from its digest maps; raw
 // returns the locked and observed item of a changed key.
-func appendItemDrift(out []Finding, k kindSpec, lm, om map[string]string, raw func(key string) ([]byte, []byte)) []Finding {
+func appendItemDrift(out []Finding, k mcpspec.Kind, lm, om map[string]string, raw func(key string) ([]byte, []byte)) []Finding {
 	keys := make([]string, 0, len(lm)+len(om))
 	for key, l := range lm {
 		if om[key] != l {
@@ -227,7 +229,7 @@ func appendItemDrift(out []Finding, k kindSpec, lm, om map[string]string, raw fu
 		if l != "" && o != "" {
 			fields = changedFields(raw(key))
 		}
-		out = append(out, Finding{Class: Definitional, Kind: k.kind, Name: key, Change: change(l, o), Fields: fields, Locked: l, Observed: o})
+		out = append(out, Finding{Class: Definitional, Kind: k.Name, Name: key, Change: change(l, o), Fields: fields, Locked: l, Observed: o})
 	}
 	return out
 }

@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/mcpsum/mcpsum/internal/mcpspec"
 )
 
 func acmeServer(t *testing.T) *Server {
@@ -16,10 +18,10 @@ func acmeServer(t *testing.T) *Server {
 // setItem replaces (or with raw == "" removes) the item with key in kind.
 func setItem(t *testing.T, s *Server, kind, key, raw string) {
 	t.Helper()
-	i, _ := specOf(kind)
+	i, _ := mcpspec.KindIndex(kind)
 	var out []json.RawMessage
 	for _, it := range *s.items(i) {
-		if k, _ := itemKey(it, kinds[i].key); k != key {
+		if k, _ := itemKey(it, mcpspec.Kinds[i].Key); k != key {
 			out = append(out, it)
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/mcpsum/mcpsum/internal/mcpspec"
 )
 
 // NewServer checks a freshly observed server entry, brings it into the
@@ -39,7 +41,7 @@ func NewServer(s *Server) error {
 
 // MaxItems is the most items of one kind (tools, prompts, resources,
 // resource templates) a server entry may hold (LOCKFILE.md).
-const MaxItems = 1000
+const MaxItems = mcpspec.MaxItems
 
 // canonForms are the RFC 8785 forms of a normalized server's JSON values,
 // computed once while checking them (the items sorted like the server's).
@@ -107,28 +109,28 @@ func normalize(s *Server) (*canonForms, *FormatError) {
 	if s.Instructions != nil && !utf8.ValidString(*s.Instructions) {
 		return fe("instructions", errf("not valid UTF-8"))
 	}
-	for i, k := range kinds {
+	for i, k := range mcpspec.Kinds {
 		list := s.items(i)
 		if *list == nil {
 			*list = []json.RawMessage{}
 		}
 		if len(*list) > MaxItems {
-			return fe(k.field, errf("%d items: a lockfile holds at most %d per kind, and mcpsum never truncates", len(*list), MaxItems))
+			return fe(k.Field, errf("%d items: a lockfile holds at most %d per kind, and mcpsum never truncates", len(*list), MaxItems))
 		}
 		keys := make([]string, len(*list))
 		canon := make([][]byte, len(*list))
 		byKey := make(map[string]int, len(*list))
 		for j, it := range *list {
-			c, cf, key, err := checkItem(it, k.key)
+			c, cf, key, err := checkItem(it, k.Key)
 			if err != nil {
-				item := k.kind + " " + quote(key)
+				item := k.Name + " " + quote(key)
 				if key == "" {
-					item = k.kind + " #" + strconv.Itoa(j)
+					item = k.Name + " #" + strconv.Itoa(j)
 				}
 				return fe(item, err)
 			}
 			if prev, dup := byKey[key]; dup {
-				return fe(k.kind+" "+quote(key), errf("listed twice (items %d and %d); keys must be unique", prev, j))
+				return fe(k.Name+" "+quote(key), errf("listed twice (items %d and %d); keys must be unique", prev, j))
 			}
 			byKey[key] = j
 			(*list)[j], keys[j], canon[j] = c, key, cf
@@ -221,11 +223,11 @@ func sortItems(items []json.RawMessage, keys []string, canon [][]byte) {
 func computeDigests(s *Server, forms *canonForms) (Digests, error) {
 	var d Digests
 	canon := forms.items
-	for i := range kinds {
+	for i := range mcpspec.Kinds {
 		items := *s.items(i)
 		m := make(map[string]string, len(items))
 		if len(canon[i]) != len(items) {
-			return d, &FormatError{Item: kinds[i].field, Err: errf("changed after it was checked")}
+			return d, &FormatError{Item: mcpspec.Kinds[i].Field, Err: errf("changed after it was checked")}
 		}
 		for j, c := range canon[i] {
 			m[forms.keys[i][j]] = digestOf(c)
@@ -345,11 +347,11 @@ func verify(file, name string, s *Server, forms *canonForms) error {
 	if l, c := orNull(s.Digests.Instructions), orNull(got.Instructions); l != c {
 		return ie("instructions", "", l, c)
 	}
-	for i, k := range kinds {
+	for i, k := range mcpspec.Kinds {
 		locked := *s.Digests.items(i)
 		for _, key := range forms.keys[i] { // sorted, like the items
 			if c := (*got.items(i))[key]; locked[key] != c {
-				return ie(k.kind, key, locked[key], c)
+				return ie(k.Name, key, locked[key], c)
 			}
 		}
 	}

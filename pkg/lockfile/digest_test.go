@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/mcpsum/mcpsum/internal/mcpspec"
 )
 
 // TestDigestVectors checks canonical forms and digests against
@@ -60,7 +62,7 @@ func TestDigestVectors(t *testing.T) {
 				got = *s.Digests.Instructions
 			default:
 				kind := map[string]string{"tool": KindTool, "prompt": KindPrompt, "resource": KindResource, "template": KindResourceTemplate}[name]
-				i, _ := specOf(kind)
+				i, _ := mcpspec.KindIndex(kind)
 				s := timeServer(t)
 				*s.items(i) = append(*s.items(i), raw)
 				if err := NewServer(s); err != nil {

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/mcpsum/mcpsum/internal/termtext"
 )
 
 // FormatError is a malformed lockfile or a surface that cannot be locked:
@@ -99,19 +101,9 @@ func (e *IntegrityError) Problem() string {
 var errUnknownKind = errors.New("unknown item kind (want tool, prompt, resource or resourceTemplate)")
 
 // quote renders text that may come from a server or a user for an error
-// message: Go-quoted (control, bidi and zero-width characters escaped) and
+// message: escaped (control, bidi and zero-width characters), in quotes,
 // truncated.
-func quote(s string) string {
-	const max = 80
-	if len(s) > max {
-		cut := max
-		for cut > 0 && s[cut]&0xC0 == 0x80 { // do not split a UTF-8 sequence
-			cut--
-		}
-		return fmt.Sprintf("%q… (%d bytes)", s[:cut], len(s))
-	}
-	return fmt.Sprintf("%q", s)
-}
+func quote(s string) string { return termtext.Quoted(s, 80) }
 
 func errf(format string, args ...any) error { return fmt.Errorf(format, args...) }
 

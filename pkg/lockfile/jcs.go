@@ -12,9 +12,9 @@ import (
 // appendCanonical is mcpsum's RFC 8785 (JCS) canonicaliser: one pass over a
 // JSON value that checks it strictly and appends its canonical form to dst.
 // It agrees byte for byte with github.com/gowebpki/jcs (the reference, kept
-// in the tests: FuzzCanonicalAgreesWithReference) and is several times
-// faster, because every digest of a lockfile is recomputed on every load
-// (I3). Besides JCS's own refusals (bad syntax, lone surrogates, numbers out
+// in the tests: FuzzCanonicalAgreesWithReference) and is about three times
+// faster (BenchmarkCanonical, 1,000 tools, both in one run), which matters
+// because every digest of a lockfile is recomputed on every load (I3). Besides JCS's own refusals (bad syntax, lone surrogates, numbers out
 // of double range, duplicate keys) it refuses numbers whose exact value JCS
 // would change (checkNumber), so that two different surfaces never share a
 // digest, when exact is set (exact false is plain RFC 8785).

@@ -1,6 +1,10 @@
 package lockfile
 
-import "github.com/mcpsum/mcpsum/internal/jsonc"
+import (
+	"github.com/mcpsum/mcpsum/internal/jsonc"
+
+	"github.com/mcpsum/mcpsum/internal/mcpspec"
+)
 
 // Region is where a part of a server entry is written in a lockfile: 1-based
 // lines, inclusive. A zero Region means the server is not in the file.
@@ -58,13 +62,13 @@ func (l *Locator) Locate(server, kind, key string) Region {
 		return Region{l.lines.Line(start), l.lines.Line(max(end-1, start))}
 	}
 	whole := region(entryStart, entry.End)
-	if i, ok := specOf(kind); ok {
-		list, _ := entry.Get(kinds[i].field)
+	if i, ok := mcpspec.KindIndex(kind); ok {
+		list, _ := entry.Get(mcpspec.Kinds[i].Field)
 		if list == nil || list.Kind != jsonc.Array {
 			return whole
 		}
 		for _, it := range list.Elems {
-			if k, _ := it.Get(kinds[i].key); k != nil && k.Kind == jsonc.String && k.Str == key {
+			if k, _ := it.Get(mcpspec.Kinds[i].Key); k != nil && k.Kind == jsonc.String && k.Str == key {
 				return region(it.Start, it.End)
 			}
 		}

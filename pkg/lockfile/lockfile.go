@@ -1,16 +1,3 @@
-// Package lockfile reads, checks, writes and compares mcp.lock, the reviewed,
-// pinned MCP surface of each server (see the seed's LOCKFILE.md, versions 1 and 2).
-//
-// Parse is strict (unknown keys, wrong types, duplicate keys and bad policy
-// entries are *FormatError) and recomputes every digest on every load (a
-// mismatch is *IntegrityError). Marshal is deterministic. Update is the only
-// writer: an exclusive lock beside the file, then an atomic rename.
-//
-// Items (tools, prompts, resources, resource templates) are kept as the raw
-// JSON the server sent, compacted (whitespace removed; key order and string
-// escapes untouched), so a field mcpsum does not model is still pinned and the
-// proxy can serve an item on one JSON-RPC line. Items are sorted by key in byte
-// order (tool and prompt name, resource uri, template uriTemplate).
 package lockfile
 
 import (
@@ -18,13 +5,14 @@ import (
 	"encoding/json"
 	"slices"
 
+	"github.com/mcpsum/mcpsum/internal/mcpspec"
 	"github.com/mcpsum/mcpsum/internal/safeio"
 )
 
 // Era names, as returned by Server.Era and used in era findings.
 const (
-	EraLegacy = "legacy" // initialize handshake (protocol versions up to 2025-11-25)
-	EraModern = "modern" // 2026-07-28 server/discover, versions listed in supportedVersions
+	EraLegacy = mcpspec.EraLegacy // initialize handshake (protocol versions up to 2025-11-25)
+	EraModern = mcpspec.EraModern // 2026-07-28 server/discover, versions listed in supportedVersions
 )
 
 // File is a whole mcp.lock.
@@ -133,8 +121,10 @@ type Sandbox struct {
 	Network    Network
 }
 
-// Filesystem paths are absolute, "~", "~/...", "${TMP}" or "${TMP}/...", with
-// no ".." component. Whether they exist is checked by the sandbox at run time.
+// Filesystem paths are absolute, "~/..." (the home folder; "~/" alone is the
+// folder itself) or "${TMP}/...", with no ".." component: a bare "~" or
+// "${TMP}" is refused (internal/policysyntax.Path). Whether they exist is
+// checked by the sandbox at run time.
 type Filesystem struct {
 	Read, Write []string
 }
@@ -146,26 +136,30 @@ type Network struct {
 	Allow []string
 }
 
-// Item kinds as used in Finding.Kind, IntegrityError.Kind and ItemKey.
+// Item kinds as used in Finding.Kind, IntegrityError.Kind and ItemKey (the
+// names internal/mcpspec gives them).
 const (
-	KindTool             = "tool"
-	KindPrompt           = "prompt"
-	KindResource         = "resource"
-	KindResourceTemplate = "resourceTemplate"
+	KindTool             = mcpspec.KindTool
+	KindPrompt           = mcpspec.KindPrompt
+	KindResource         = mcpspec.KindResource
+	KindResourceTemplate = mcpspec.KindResourceTemplate
 )
 
-// kindSpec describes one item list of a server entry.
-type kindSpec struct {
-	kind  string // singular, as in findings: "tool"
-	field string // entry and digests key: "tools"
-	key   string // the item's key field: "name"
+// Items returns the entry's items of kind (mcpspec.KindTool, …; nil for an
+// unknown kind).
+func (s *Server) Items(kind string) []json.RawMessage {
+	if i, ok := mcpspec.KindIndex(kind); ok {
+		return *s.items(i)
+	}
+	return nil
 }
 
-var kinds = [4]kindSpec{
-	{KindTool, "tools", "name"},
-	{KindPrompt, "prompts", "name"},
-	{KindResource, "resources", "uri"},
-	{KindResourceTemplate, "resourceTemplates", "uriTemplate"},
+// Of returns the item digests of kind (nil for an unknown kind).
+func (d *Digests) Of(kind string) map[string]string {
+	if i, ok := mcpspec.KindIndex(kind); ok {
+		return *d.items(i)
+	}
+	return nil
 }
 
 func (s *Server) items(i int) *[]json.RawMessage {
@@ -194,24 +188,15 @@ func (d *Digests) items(i int) *map[string]string {
 	}
 }
 
-func specOf(kind string) (int, bool) {
-	for i, k := range kinds {
-		if k.kind == kind {
-			return i, true
-		}
-	}
-	return 0, false
-}
-
 // Find returns the locked item of kind ("tool", "prompt", "resource",
 // "resourceTemplate") whose key is key, or nil.
 func (s *Server) Find(kind, key string) json.RawMessage {
-	i, ok := specOf(kind)
+	i, ok := mcpspec.KindIndex(kind)
 	if !ok {
 		return nil
 	}
 	for _, it := range *s.items(i) {
-		if k, err := itemKey(it, kinds[i].key); err == nil && k == key {
+		if k, err := itemKey(it, mcpspec.Kinds[i].Key); err == nil && k == key {
 			return it
 		}
 	}
@@ -221,11 +206,11 @@ func (s *Server) Find(kind, key string) json.RawMessage {
 // ItemKey returns the key of a raw item of the given kind: the "name" of a
 // tool or prompt, the "uri" of a resource, the "uriTemplate" of a template.
 func ItemKey(kind string, item json.RawMessage) (string, error) {
-	i, ok := specOf(kind)
+	i, ok := mcpspec.KindIndex(kind)
 	if !ok {
 		return "", &FormatError{Item: "kind " + quote(kind), Err: errUnknownKind}
 	}
-	return itemKey(item, kinds[i].key)
+	return itemKey(item, mcpspec.Kinds[i].Key)
 }
 
 // MaxFileSize caps the bytes of a lockfile mcpsum reads (64 MiB: far above
@@ -243,8 +228,8 @@ func ReadFile(path string) ([]byte, error) {
 // KeyField is the member that keys items of kind ("name", "uri" or
 // "uriTemplate"; "" for an unknown kind).
 func KeyField(kind string) string {
-	if i, ok := specOf(kind); ok {
-		return kinds[i].key
+	if i, ok := mcpspec.KindIndex(kind); ok {
+		return mcpspec.Kinds[i].Key
 	}
 	return ""
 }

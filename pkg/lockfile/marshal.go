@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"sort"
 	"strconv"
+
+	"github.com/mcpsum/mcpsum/internal/mcpspec"
 )
 
 // Marshal writes f deterministically: 2-space indent, a trailing newline, no
@@ -107,8 +109,8 @@ func appendEntry(b *bytes.Buffer, s *Server, full bool) error {
 	appendOptString(b, s.Instructions)
 	b.WriteString(`,"capabilities":`)
 	b.Write(compact(s.Capabilities))
-	for i, k := range kinds {
-		b.WriteString(`,"` + k.field + `":[`)
+	for i, k := range mcpspec.Kinds {
+		b.WriteString(`,"` + k.Field + `":[`)
 		items, err := sortedItems(*s.items(i), k)
 		if err != nil {
 			return err
@@ -160,8 +162,8 @@ func appendEntry(b *bytes.Buffer, s *Server, full bool) error {
 	encodeString(b, d.Surface)
 	b.WriteString(`,"instructions":`)
 	appendOptString(b, d.Instructions)
-	for i, k := range kinds {
-		b.WriteString(`,"` + k.field + `":{`)
+	for i, k := range mcpspec.Kinds {
+		b.WriteString(`,"` + k.Field + `":{`)
 		m := *d.items(i)
 		for j, key := range sortedKeys(m) {
 			if j > 0 {
@@ -184,13 +186,13 @@ func appendEntry(b *bytes.Buffer, s *Server, full bool) error {
 
 // sortedItems returns items in key order, without copying when they already
 // are (the usual case after NewServer or Parse).
-func sortedItems(items []json.RawMessage, k kindSpec) ([]json.RawMessage, error) {
+func sortedItems(items []json.RawMessage, k mcpspec.Kind) ([]json.RawMessage, error) {
 	keys := make([]string, len(items))
 	sorted := true
 	for i, it := range items {
-		key, err := itemKey(it, k.key)
+		key, err := itemKey(it, k.Key)
 		if err != nil {
-			return nil, &FormatError{Item: k.kind + " #" + strconv.Itoa(i), Err: err}
+			return nil, &FormatError{Item: k.Name + " #" + strconv.Itoa(i), Err: err}
 		}
 		keys[i] = key
 		sorted = sorted && (i == 0 || keys[i-1] <= key)

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"unicode/utf8"
+
+	"github.com/mcpsum/mcpsum/internal/mcpspec"
 )
 
 // ValidName checks a server name (servers.<name>, --name): 1 to 64 letters,
@@ -259,18 +261,18 @@ func parseServer(raw json.RawMessage, version int) (*Server, *canonForms, *Forma
 		return nil, nil, ferr
 	}
 	s.Digests = d
-	for i, k := range kinds {
+	for i, k := range mcpspec.Kinds {
 		locked := *d.items(i)
 		keys := map[string]bool{}
 		for _, key := range forms.keys[i] {
 			keys[key] = true
 			if _, ok := locked[key]; !ok {
-				return fe(k.kind+" "+quote(key), errf("has no digest in digests.%s", k.field))
+				return fe(k.Name+" "+quote(key), errf("has no digest in digests.%s", k.Field))
 			}
 		}
 		for _, key := range sortedKeys(locked) {
 			if !keys[key] {
-				return fe("digests."+k.field, errf("has a digest for %s %s, which is not locked", k.kind, quote(key)))
+				return fe("digests."+k.Field, errf("has a digest for %s %s, which is not locked", k.Name, quote(key)))
 			}
 		}
 	}
@@ -278,8 +280,8 @@ func parseServer(raw json.RawMessage, version int) (*Server, *canonForms, *Forma
 }
 
 func indexOfField(field string) int {
-	for i, k := range kinds {
-		if k.field == field {
+	for i, k := range mcpspec.Kinds {
+		if k.Field == field {
 			return i
 		}
 	}

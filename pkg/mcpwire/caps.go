@@ -1,6 +1,10 @@
 package mcpwire
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/mcpsum/mcpsum/internal/mcpspec"
+)
 
 // The client capabilities mcpsum declares: one fixed set, the same for lock,
 // verify and the proxy's upstream session, because real servers change what
@@ -30,7 +34,7 @@ var DeclaredCapabilities = []string{"roots", "sampling", "elicitation"}
 // ClientCapabilities returns the capabilities mcpsum declares in era
 // (EraLegacy: initialize; EraModern: every request's _meta), as JSON.
 func ClientCapabilities(era string) json.RawMessage {
-	if era == EraModern {
+	if era == mcpspec.EraModern {
 		return json.RawMessage(modernClientCapabilities)
 	}
 	return json.RawMessage(legacyClientCapabilities)

@@ -9,22 +9,9 @@ import (
 	"time"
 
 	"github.com/mcpsum/mcpsum/internal/jsonscan"
+	"github.com/mcpsum/mcpsum/internal/mcpspec"
+	"github.com/mcpsum/mcpsum/internal/termtext"
 )
-
-// Modern is the 2026-07-28 protocol version (no initialize; _meta on every request).
-const Modern = "2026-07-28"
-
-// Era names, as in a lock entry.
-const (
-	EraLegacy = "legacy"
-	EraModern = "modern"
-)
-
-// LegacyVersion is the version mcpsum asks for in initialize.
-const LegacyVersion = "2025-11-25"
-
-// LegacyVersions are the initialize versions mcpsum accepts in a reply.
-var LegacyVersions = []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"}
 
 // ClientName and ClientVersion are sent as mcpsum's clientInfo. cmd/mcpsum sets
 // ClientVersion to its own version at startup.
@@ -33,18 +20,9 @@ var (
 	ClientVersion = "dev"
 )
 
-// Meta keys of 2026-07-28.
-const (
-	MetaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"
-	MetaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
-	MetaClientInfo         = "io.modelcontextprotocol/clientInfo"
-	MetaServerInfo         = "io.modelcontextprotocol/serverInfo"
-	MetaSubscriptionID     = "io.modelcontextprotocol/subscriptionId" // on a listen stream's notifications
-)
-
 // Hello is what a server said about itself at the start of a session.
 type Hello struct {
-	Era             string // EraLegacy or EraModern
+	Era             string // mcpspec.EraLegacy or mcpspec.EraModern
 	ProtocolVersion string
 	// SupportedVersions is server/discover's list as sent (modern only; nil for legacy).
 	SupportedVersions []string
@@ -60,20 +38,20 @@ type Hello struct {
 // Meta returns the per-request _meta of a modern session (nil for legacy):
 // protocolVersion, mcpsum's client capabilities and its clientInfo.
 func Meta(h *Hello) json.RawMessage {
-	if h == nil || h.Era != EraModern {
+	if h == nil || h.Era != mcpspec.EraModern {
 		return nil
 	}
 	if h.declareNone {
 		return metaFor(h.ProtocolVersion, json.RawMessage(`{}`))
 	}
-	return metaFor(h.ProtocolVersion, ClientCapabilities(EraModern))
+	return metaFor(h.ProtocolVersion, ClientCapabilities(mcpspec.EraModern))
 }
 
 func metaFor(version string, caps json.RawMessage) json.RawMessage {
 	b, _ := json.Marshal(map[string]any{
-		MetaProtocolVersion:    version,
-		MetaClientCapabilities: caps,
-		MetaClientInfo:         clientInfo(),
+		mcpspec.MetaProtocolVersion:    version,
+		mcpspec.MetaClientCapabilities: caps,
+		mcpspec.MetaClientInfo:         clientInfo(),
 	})
 	return b
 }
@@ -194,18 +172,18 @@ func legacySignal(err error) (string, error) {
 	var to *TimeoutError
 	var hs *HTTPStatusError
 	switch {
-	case errors.As(err, &rpc) && rpc.Code == CodeMissingClientCapability:
+	case errors.As(err, &rpc) && rpc.Code == mcpspec.CodeMissingClientCapability:
 		return "", &EraError{Msg: fmt.Sprintf("server/discover: the server answered -32021 (a 2026-07-28 server requiring client capabilities %s); mcpsum's server/discover declares none, as the lockfile format specifies, so it cannot lock it: %v",
-			truncRaw(string(rpc.Data), 200), rpc)}
-	case errors.As(err, &rpc) && rpc.Code == CodeUnsupportedVersion:
+			termtext.TruncateQuote(string(rpc.Data), 200), rpc)}
+	case errors.As(err, &rpc) && rpc.Code == mcpspec.CodeUnsupportedVersion:
 		supported, ok := legacyOnly(rpc.Data)
 		if ok {
 			return fmt.Sprintf("server/discover answered -32022 listing only legacy versions %s; using initialize", supported), nil
 		}
 		return "", &EraError{Msg: fmt.Sprintf("server/discover: the server answered -32022 (unsupported protocol version) with supported versions %s; mcpsum speaks %s and the legacy versions %s: %v",
-			supported, Modern, strings.Join(LegacyVersions, ", "), rpc)}
+			supported, mcpspec.Modern, strings.Join(mcpspec.LegacyVersions, ", "), rpc)}
 	case errors.As(err, &rpc):
-		return fmt.Sprintf("server/discover answered %d %s; using initialize", rpc.Code, quoted(rpc.Message, 100)), nil
+		return fmt.Sprintf("server/discover answered %d %s; using initialize", rpc.Code, termtext.Quoted(rpc.Message, 100)), nil
 	case errors.As(err, &hs) && (hs.Status == 400 || hs.Status == 404 || hs.Status == 405):
 		// Streamable HTTP: a legacy server refuses a POST it cannot place in
 		// a session with a client error and no JSON-RPC body.
@@ -230,11 +208,11 @@ func statefulHTTP(c *Client, err error) (string, bool) {
 		return "", false
 	}
 	for _, v := range ee.Supported {
-		if !isVersion(v) || v >= Modern {
+		if !isVersion(v) || v >= mcpspec.Modern {
 			return "", false
 		}
 	}
-	return fmt.Sprintf("server/discover over HTTP listed only legacy versions %s; using initialize", quoteList(ee.Supported)), true
+	return fmt.Sprintf("server/discover over HTTP listed only legacy versions %s; using initialize", termtext.List(ee.Supported, 20, 60)), true
 }
 
 // legacyOnly reports whether -32022's data.supported is a non-empty list of
@@ -244,9 +222,9 @@ func legacyOnly(data json.RawMessage) (string, bool) {
 	if !ok || len(supported) == 0 {
 		return "(none)", false
 	}
-	s := quoteList(supported)
+	s := termtext.List(supported, 20, 60)
 	for _, v := range supported {
-		if !isVersion(v) || v >= Modern {
+		if !isVersion(v) || v >= mcpspec.Modern {
 			return s, false
 		}
 	}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpsum/mcpsum/internal/mcpspec"
 )
 
 // lock probes argv and lists its surface the way `mcpsum lock` does, checks
@@ -50,7 +52,7 @@ func checkSurface(t *testing.T, s *Surface, tr *tracer, w want) {
 	if s.Era != w.era || s.ProtocolVersion != w.version || !slices.Equal(s.SupportedVersions, w.supported) {
 		t.Errorf("era %s %s %q, want %s %s %q (%s)", s.Era, s.ProtocolVersion, s.SupportedVersions, w.era, w.version, w.supported, s.Note)
 	}
-	if w.era == EraLegacy && s.SupportedVersions != nil {
+	if w.era == mcpspec.EraLegacy && s.SupportedVersions != nil {
 		t.Errorf("legacy entry with supportedVersions")
 	}
 	got := [4]int{len(s.Tools), len(s.Prompts), len(s.Resources), len(s.ResourceTemplates)}
@@ -80,22 +82,22 @@ func TestProbeRealGoPeers(t *testing.T) {
 		want want
 	}{
 		{"go-sdk everything", func(t *testing.T) []string { return []string{peer(t, "gosdk-everything")} },
-			want{EraModern, Modern, allVersions, [4]int{10, 2, 1, 1}, "everything"}},
+			want{mcpspec.EraModern, mcpspec.Modern, allVersions, [4]int{10, 2, 1, 1}, "everything"}},
 		{"mcp-go everything", func(t *testing.T) []string { return []string{peer(t, "mcpgo-everything")} },
-			want{EraModern, Modern, allVersions, [4]int{6, 2, 101, 1}, "example-servers/everything"}},
+			want{mcpspec.EraModern, mcpspec.Modern, allVersions, [4]int{6, 2, 101, 1}, "example-servers/everything"}},
 		{"gosrv dual-era", func(t *testing.T) []string { return []string{peer(t, "gosrv")} },
-			want{EraModern, Modern, allVersions, [4]int{2, 1, 1, 1}, "gosrv"}},
-		{"gosrv modern-only", func(t *testing.T) []string { return []string{peer(t, "gosrv"), "-versions", Modern} },
-			want{EraModern, Modern, []string{Modern}, [4]int{2, 1, 1, 1}, "gosrv"}},
+			want{mcpspec.EraModern, mcpspec.Modern, allVersions, [4]int{2, 1, 1, 1}, "gosrv"}},
+		{"gosrv modern-only", func(t *testing.T) []string { return []string{peer(t, "gosrv"), "-versions", mcpspec.Modern} },
+			want{mcpspec.EraModern, mcpspec.Modern, []string{mcpspec.Modern}, [4]int{2, 1, 1, 1}, "gosrv"}},
 		{"gosrv modern pagesize 1", func(t *testing.T) []string { return []string{peer(t, "gosrv"), "-pagesize", "1"} },
-			want{EraModern, Modern, allVersions, [4]int{2, 1, 1, 1}, "gosrv"}},
+			want{mcpspec.EraModern, mcpspec.Modern, allVersions, [4]int{2, 1, 1, 1}, "gosrv"}},
 		// go-sdk's legacy-only servers answer server/discover with -32022 listing only legacy versions.
 		{"gosrv legacy-only", func(t *testing.T) []string {
 			return []string{peer(t, "gosrv"), "-versions", "2025-11-25,2025-06-18"}
-		}, want{EraLegacy, "2025-11-25", nil, [4]int{2, 1, 1, 1}, "gosrv"}},
+		}, want{mcpspec.EraLegacy, "2025-11-25", nil, [4]int{2, 1, 1, 1}, "gosrv"}},
 		{"gosrv legacy-only 2025-06-18 pagesize 1", func(t *testing.T) []string {
 			return []string{peer(t, "gosrv"), "-versions", "2025-06-18", "-pagesize", "1"}
-		}, want{EraLegacy, "2025-06-18", nil, [4]int{2, 1, 1, 1}, "gosrv"}},
+		}, want{mcpspec.EraLegacy, "2025-06-18", nil, [4]int{2, 1, 1, 1}, "gosrv"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -118,10 +120,10 @@ func TestProbeRealNPMServers(t *testing.T) {
 		// 17 tools: the 13 it shows any client plus the 4 it adds for a client
 		// declaring mcpsum's roots, sampling and elicitation (get-roots-list,
 		// trigger-sampling-request, trigger-elicitation-request, simulate-research-query).
-		{"server-everything", nil, want{EraLegacy, "2025-11-25", nil, [4]int{17, 4, 7, 2}, "mcp-servers/everything"}},
-		{"server-filesystem", []string{"DIR"}, want{EraLegacy, "2025-11-25", nil, [4]int{14, 0, 0, 0}, "secure-filesystem-server"}},
-		{"server-memory", nil, want{EraLegacy, "2025-11-25", nil, [4]int{9, 0, 1, 0}, "memory-server"}},
-		{"server-sequential-thinking", nil, want{EraLegacy, "2025-11-25", nil, [4]int{1, 0, 0, 0}, "sequential-thinking-server"}},
+		{"server-everything", nil, want{mcpspec.EraLegacy, "2025-11-25", nil, [4]int{17, 4, 7, 2}, "mcp-servers/everything"}},
+		{"server-filesystem", []string{"DIR"}, want{mcpspec.EraLegacy, "2025-11-25", nil, [4]int{14, 0, 0, 0}, "secure-filesystem-server"}},
+		{"server-memory", nil, want{mcpspec.EraLegacy, "2025-11-25", nil, [4]int{9, 0, 1, 0}, "memory-server"}},
+		{"server-sequential-thinking", nil, want{mcpspec.EraLegacy, "2025-11-25", nil, [4]int{1, 0, 0, 0}, "sequential-thinking-server"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -147,7 +149,7 @@ func TestProbeRealNPMServers(t *testing.T) {
 // A dual-era server keeps the era it was locked in: Handshake speaks it directly.
 func TestHandshakeKnownEra(t *testing.T) {
 	bin := peer(t, "gosrv")
-	for _, era := range []string{EraLegacy, EraModern} {
+	for _, era := range []string{mcpspec.EraLegacy, mcpspec.EraModern} {
 		t.Run(era, func(t *testing.T) {
 			p, err := Start(Spec{Argv: []string{bin}})
 			if err != nil {
@@ -169,7 +171,7 @@ func TestHandshakeKnownEra(t *testing.T) {
 				t.Fatalf("era %s, %d tools", s.Era, len(s.Tools))
 			}
 			first, _ := Decode(tr.sent[0])
-			if wantM := map[string]string{EraLegacy: "initialize", EraModern: "server/discover"}[era]; first.Method != wantM {
+			if wantM := map[string]string{mcpspec.EraLegacy: "initialize", mcpspec.EraModern: "server/discover"}[era]; first.Method != wantM {
 				t.Fatalf("first message %s, want %s", first.Method, wantM)
 			}
 			tr.validateSent(t, h)
@@ -182,7 +184,7 @@ func TestHandshakeKnownEra(t *testing.T) {
 		}
 		c := NewClient(p, &ClientOptions{Timeout: 10 * time.Second})
 		defer c.Close(5 * time.Second)
-		_, err = Handshake(ctxTimeout(t, 30*time.Second), c, EraModern)
+		_, err = Handshake(ctxTimeout(t, 30*time.Second), c, mcpspec.EraModern)
 		if err == nil || !strings.Contains(err.Error(), "no longer speaks 2026-07-28") {
 			t.Fatalf("err = %v", err)
 		}
@@ -251,8 +253,8 @@ func TestClientNotification(t *testing.T) {
 		{"2025-06-18", "notifications/tasks/status", false},
 		{"2025-11-25", "notifications/tasks/status", true},
 		{"2024-11-05", "notifications/roots/list_changed", true},
-		{Modern, "notifications/cancelled", true},
-		{Modern, "notifications/progress", false},
+		{mcpspec.Modern, "notifications/cancelled", true},
+		{mcpspec.Modern, "notifications/progress", false},
 		{"2025-11-25", "tools/call", false},
 		{"2025-11-25", "notifications/message", false},
 	} {
@@ -266,7 +268,7 @@ func TestClientNotification(t *testing.T) {
 // item with a case variant of a member mcpsum reads is refused, as the
 // proxy refuses one in a client's request (one function, both ways).
 func TestServerTwinMembersRefused(t *testing.T) {
-	k := kinds[0] // tools
+	k := mcpspec.Kinds[0] // tools
 	for _, res := range []string{
 		`{"tools":[],"Tools":[{"name":"x"}]}`,
 		`{"tools":[],"nextCursor":null,"NextCursor":"c"}`,

@@ -1,16 +1,16 @@
 package mcpwire
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
 	"strconv"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
 	"unsafe"
+
+	"github.com/mcpsum/mcpsum/internal/procstat"
 )
 
 const (
@@ -125,21 +125,13 @@ func prctlGet(op uintptr) (int, error) {
 // env_start and env_end of /proc/self/stat). Go copied it at start-up, so
 // os.Getenv and os.Environ are unaffected.
 func scrubEnviron() error {
-	b, err := os.ReadFile("/proc/self/stat")
+	st, err := procstat.Read("self")
 	if err != nil {
 		return err
 	}
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return errors.New("unreadable /proc/self/stat")
-	}
-	f := strings.Fields(string(b[i+1:]))
-	// Fields after the comm start at field 3 (state); env_start is field 50.
-	if len(f) < 48 {
-		return errors.New("/proc/self/stat has no env_start/env_end")
-	}
-	start, err1 := strconv.ParseUint(f[47], 10, 64)
-	end, err2 := strconv.ParseUint(f[48], 10, 64)
+	// env_start and env_end are fields 50 and 51.
+	start, err1 := st.Uint(50)
+	end, err2 := st.Uint(51)
 	if err1 != nil || err2 != nil || end <= start || end-start > 1<<24 {
 		return errors.New("/proc/self/stat has no usable env_start/env_end")
 	}
@@ -259,19 +251,11 @@ func childrenOf(ppid int, skip map[int]bool) []int {
 		if err != nil || skip[pid] {
 			continue
 		}
-		b, err := os.ReadFile("/proc/" + n + "/stat")
+		st, err := procstat.Read(n)
 		if err != nil {
 			continue
 		}
-		i := bytes.LastIndexByte(b, ')')
-		if i < 0 {
-			continue
-		}
-		f := bytes.Fields(b[i+1:])
-		if len(f) < 2 {
-			continue
-		}
-		if p, err := strconv.Atoi(string(f[1])); err == nil && p == ppid {
+		if p, err := strconv.Atoi(st.Field(4)); err == nil && p == ppid {
 			out = append(out, pid)
 		}
 	}

@@ -13,6 +13,8 @@ import (
 	"strings"
 
 	"github.com/mcpsum/mcpsum/internal/jsonscan"
+	"github.com/mcpsum/mcpsum/internal/mcpspec"
+	"github.com/mcpsum/mcpsum/internal/termtext"
 )
 
 // Handshake speaks a known era directly (verify, re-lock, proxy): for
@@ -21,9 +23,9 @@ import (
 // by the client's timeout.
 func Handshake(ctx context.Context, c *Client, era string) (*Hello, error) {
 	switch era {
-	case EraLegacy:
+	case mcpspec.EraLegacy:
 		return initialize(ctx, c)
-	case EraModern:
+	case mcpspec.EraModern:
 		res, err := c.Call(ctx, "server/discover", discoverParams())
 		h, err := ModernAnswer(res, err)
 		if h != nil && c.opts.DeclareNone {
@@ -31,7 +33,7 @@ func Handshake(ctx context.Context, c *Client, era string) (*Hello, error) {
 		}
 		return h, err
 	}
-	return nil, fmt.Errorf("handshake: unknown era %q (want %q or %q)", era, EraLegacy, EraModern)
+	return nil, fmt.Errorf("handshake: unknown era %q (want %q or %q)", era, mcpspec.EraLegacy, mcpspec.EraModern)
 }
 
 // ModernAnswer classifies the answer to server/discover of a server locked
@@ -46,9 +48,9 @@ func Handshake(ctx context.Context, c *Client, era string) (*Hello, error) {
 func ModernAnswer(res json.RawMessage, err error) (*Hello, error) {
 	if err != nil {
 		var rpc *Error
-		if errors.As(err, &rpc) && rpc.Code == CodeUnsupportedVersion {
+		if errors.As(err, &rpc) && rpc.Code == mcpspec.CodeUnsupportedVersion {
 			supported, _ := supportedOf(rpc.Data)
-			return nil, &EraError{Msg: fmt.Sprintf("server/discover: the server no longer speaks %s (it answered -32022, supported versions %s): %v", Modern, quoteList(supported), rpc),
+			return nil, &EraError{Msg: fmt.Sprintf("server/discover: the server no longer speaks %s (it answered -32022, supported versions %s): %v", mcpspec.Modern, termtext.List(supported, 20, 60), rpc),
 				LacksModern: true, Supported: supported}
 		}
 		return nil, err
@@ -62,9 +64,9 @@ func ModernAnswer(res json.RawMessage, err error) (*Hello, error) {
 func LegacyAnswer(res json.RawMessage, err error) (*Hello, error) {
 	if err != nil {
 		var rpc *Error
-		if errors.As(err, &rpc) && rpc.Code == CodeUnsupportedVersion {
+		if errors.As(err, &rpc) && rpc.Code == mcpspec.CodeUnsupportedVersion {
 			return nil, &EraError{Msg: fmt.Sprintf("initialize: the server refused the legacy handshake with -32022 (supported versions %s); it looks like a 2026-07-28 server that was too slow to answer server/discover: lock it again with a longer timeout: %v",
-				truncRaw(string(rpc.Data), 200), rpc), ModernOnly: true}
+				termtext.TruncateQuote(string(rpc.Data), 200), rpc), ModernOnly: true}
 		}
 		return nil, err
 	}
@@ -76,7 +78,7 @@ func LegacyAnswer(res json.RawMessage, err error) (*Hello, error) {
 // server lists depends only on the capabilities of the list requests, which
 // carry mcpsum's set (Meta).
 func discoverParams() json.RawMessage {
-	b, _ := json.Marshal(map[string]json.RawMessage{"_meta": metaFor(Modern, json.RawMessage(`{}`))})
+	b, _ := json.Marshal(map[string]json.RawMessage{"_meta": metaFor(mcpspec.Modern, json.RawMessage(`{}`))})
 	return b
 }
 
@@ -115,40 +117,42 @@ func ParseDiscover(res json.RawMessage) (*Hello, error) {
 	}
 	var si json.RawMessage
 	if f[4] != nil {
-		mf, err := jsonscan.Fields(f[4], MetaServerInfo)
+		mf, err := jsonscan.Fields(f[4], mcpspec.MetaServerInfo)
 		if err != nil {
 			return nil, bad("_meta is not a valid object (%v)", err)
 		}
 		si = mf[0]
 	}
 	if r.ResultType != nil && *r.ResultType != "complete" {
-		return nil, bad("resultType is %s, not \"complete\"", quoted(*r.ResultType, 100))
+		return nil, bad("resultType is %s, not \"complete\"", termtext.Quoted(*r.ResultType, 100))
 	}
-	if !slices.Contains(r.SupportedVersions, Modern) {
-		err := bad("supportedVersions %s does not list %s", quoteList(r.SupportedVersions), Modern).(*EraError)
+	if !slices.Contains(r.SupportedVersions, mcpspec.Modern) {
+		err := bad("supportedVersions %s does not list %s", termtext.List(r.SupportedVersions, 20, 60), mcpspec.Modern).(*EraError)
 		err.LacksModern, err.Supported = true, r.SupportedVersions
 		return nil, err
 	}
 	if !isObject(si) {
-		return nil, bad("the result has no serverInfo object in _meta[%q]", MetaServerInfo)
+		return nil, bad("the result has no serverInfo object in _meta[%q]", mcpspec.MetaServerInfo)
 	}
 	if !isObject(r.Capabilities) {
 		return nil, bad("capabilities is missing or not an object")
 	}
 	return &Hello{
-		Era:               EraModern,
-		ProtocolVersion:   Modern,
+		Era:               mcpspec.EraModern,
+		ProtocolVersion:   mcpspec.Modern,
 		SupportedVersions: r.SupportedVersions,
 		ServerInfo:        si,
 		Capabilities:      r.Capabilities,
 		Instructions:      r.Instructions,
-		Note:              "server/discover listed " + Modern,
+		Note:              "server/discover listed " + mcpspec.Modern,
 	}, nil
 }
 
 // InitializeParams are the params of mcpsum's legacy initialize: the
 // protocol version it asks for, its client capabilities, its clientInfo.
-func InitializeParams() json.RawMessage { return initializeParams(ClientCapabilities(EraLegacy)) }
+func InitializeParams() json.RawMessage {
+	return initializeParams(ClientCapabilities(mcpspec.EraLegacy))
+}
 
 // InitializeParamsAs is InitializeParams with another clientInfo: the
 // object a client sent (the proxy passes its client's through, so a server
@@ -157,7 +161,7 @@ func InitializeParamsAs(info json.RawMessage) json.RawMessage {
 	if _, err := jsonscan.Fields(info); err != nil {
 		return InitializeParams()
 	}
-	return initializeParamsInfo(ClientCapabilities(EraLegacy), info)
+	return initializeParamsInfo(ClientCapabilities(mcpspec.EraLegacy), info)
 }
 
 func initializeParams(caps json.RawMessage) json.RawMessage {
@@ -166,7 +170,7 @@ func initializeParams(caps json.RawMessage) json.RawMessage {
 
 func initializeParamsInfo(caps json.RawMessage, info any) json.RawMessage {
 	params, _ := json.Marshal(map[string]any{
-		"protocolVersion": LegacyVersion,
+		"protocolVersion": mcpspec.LegacyVersion,
 		"capabilities":    caps,
 		"clientInfo":      info,
 	})
@@ -179,7 +183,7 @@ func DiscoverParams() json.RawMessage { return discoverParams() }
 
 // initialize runs the legacy handshake on c.
 func initialize(ctx context.Context, c *Client) (*Hello, error) {
-	caps := ClientCapabilities(EraLegacy)
+	caps := ClientCapabilities(mcpspec.EraLegacy)
 	if c.opts.DeclareNone {
 		caps = json.RawMessage(`{}`)
 	}
@@ -212,8 +216,8 @@ func ParseInitialize(res json.RawMessage) (*Hello, error) {
 	if r.Instructions, err = optString(f[3]); err != nil {
 		return nil, &EraError{Msg: "initialize: instructions is not a string"}
 	}
-	if !slices.Contains(LegacyVersions, r.ProtocolVersion) {
-		return nil, &EraError{Msg: fmt.Sprintf("initialize: the server chose protocolVersion %s, which mcpsum does not speak (it accepts %s)", quoted(r.ProtocolVersion, 100), strings.Join(LegacyVersions, ", "))}
+	if !slices.Contains(mcpspec.LegacyVersions, r.ProtocolVersion) {
+		return nil, &EraError{Msg: fmt.Sprintf("initialize: the server chose protocolVersion %s, which mcpsum does not speak (it accepts %s)", termtext.Quoted(r.ProtocolVersion, 100), strings.Join(mcpspec.LegacyVersions, ", "))}
 	}
 	if !isObject(r.ServerInfo) {
 		return nil, &EraError{Msg: "initialize: the result has no serverInfo object"}
@@ -222,7 +226,7 @@ func ParseInitialize(res json.RawMessage) (*Hello, error) {
 		return nil, &EraError{Msg: "initialize: the result has no capabilities object"}
 	}
 	return &Hello{
-		Era:             EraLegacy,
+		Era:             mcpspec.EraLegacy,
 		ProtocolVersion: r.ProtocolVersion,
 		ServerInfo:      r.ServerInfo,
 		Capabilities:    r.Capabilities,
@@ -254,16 +258,4 @@ func isObject(b json.RawMessage) bool {
 		return false
 	}
 	return false
-}
-
-// quoteList renders a server's list of strings for a message: ["a", "b"].
-func quoteList(vs []string) string {
-	if len(vs) > 20 {
-		return quoteList(vs[:20]) + fmt.Sprintf("…(%d more)", len(vs)-20)
-	}
-	out := make([]string, len(vs))
-	for i, v := range vs {
-		out[i] = quoted(v, 60)
-	}
-	return "[" + strings.Join(out, ", ") + "]"
 }

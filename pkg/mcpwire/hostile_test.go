@@ -10,6 +10,9 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/mcpsum/mcpsum/internal/mcpspec"
+	"github.com/mcpsum/mcpsum/internal/termtext"
 )
 
 // Broken and hostile servers, played by e2e/servers/hostile (a FAKE server).
@@ -24,7 +27,7 @@ func TestHostileServers(t *testing.T) {
 		check   func(t *testing.T, s *Surface, st *starter)
 	}{
 		{mode: "legacy", check: func(t *testing.T, s *Surface, _ *starter) {
-			if s.Era != EraLegacy || len(s.Tools) != 1 {
+			if s.Era != mcpspec.EraLegacy || len(s.Tools) != 1 {
 				t.Fatalf("%+v", s)
 			}
 		}},
@@ -36,7 +39,7 @@ func TestHostileServers(t *testing.T) {
 		{mode: "badutf8", errHas: []string{"invalid UTF-8", `caf\xff\xfe`, "stdout must carry only JSON-RPC"}},
 		{mode: "nonjson", errHas: []string{"not JSON", "Starting hostile MCP server on stdio...", "logs belong on stderr"}},
 		{mode: "exit-on-probe", check: func(t *testing.T, s *Surface, st *starter) {
-			if s.Era != EraLegacy || len(st.procs) != 2 || !strings.Contains(s.Note, "exited") {
+			if s.Era != mcpspec.EraLegacy || len(st.procs) != 2 || !strings.Contains(s.Note, "exited") {
 				t.Fatalf("era %s after %d starts (%s)", s.Era, len(st.procs), s.Note)
 			}
 		}},
@@ -52,7 +55,7 @@ func TestHostileServers(t *testing.T) {
 			for _, raw := range s.Tools {
 				var tool struct{ Name, Description string }
 				json.Unmarshal(raw, &tool)
-				q, sus := Quote(tool.Description)
+				q, sus := termtext.Quote(tool.Description)
 				if !sus || strings.ContainsAny(q, "\x1b\u202e\u200b\u2066") {
 					t.Errorf("%s: description not flagged/escaped: %q", tool.Name, q)
 				}
@@ -72,7 +75,7 @@ func TestHostileServers(t *testing.T) {
 		{mode: "err32021", errHas: []string{"-32021", "elicitation"}},
 		{mode: "err32022-newer", errHas: []string{"-32022", "2027-01-01"}},
 		{mode: "err32022-legacy", check: func(t *testing.T, s *Surface, _ *starter) {
-			if s.Era != EraLegacy || !strings.Contains(s.Note, "only legacy versions") {
+			if s.Era != mcpspec.EraLegacy || !strings.Contains(s.Note, "only legacy versions") {
 				t.Fatalf("era %s (%s)", s.Era, s.Note)
 			}
 		}},

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mcpsum/mcpsum/internal/netrule"
+	"github.com/mcpsum/mcpsum/internal/termtext"
 )
 
 // HTTPSpec says how to reach a remote (Streamable HTTP) server.
@@ -82,7 +83,7 @@ var _ Transport = (*HTTP)(nil)
 func DialHTTP(spec HTTPSpec) (*HTTP, error) {
 	u, err := netrule.ParseServerURL(spec.URL)
 	if err != nil {
-		return nil, fmt.Errorf("remote server URL %s: %w", quoted(spec.URL, 200), err)
+		return nil, fmt.Errorf("remote server URL %s: %w", termtext.Quoted(spec.URL, 200), err)
 	}
 	client := spec.Client
 	if client == nil {
@@ -257,7 +258,7 @@ func (t *HTTP) answer(resp *http.Response, m *Message) error {
 	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	switch {
 	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
-		return &AuthError{URL: t.url, Status: resp.StatusCode, Challenge: TruncateQuote(resp.Header.Get("WWW-Authenticate"), 300), Header: resp.Header.Get("WWW-Authenticate")}
+		return &AuthError{URL: t.url, Status: resp.StatusCode, Challenge: termtext.TruncateQuote(resp.Header.Get("WWW-Authenticate"), 300), Header: resp.Header.Get("WWW-Authenticate")}
 	case resp.StatusCode < 200 || resp.StatusCode > 299:
 		return t.statusError(resp, m)
 	case resp.StatusCode == http.StatusAccepted || resp.StatusCode == http.StatusNoContent:
@@ -276,7 +277,7 @@ func (t *HTTP) answer(resp *http.Response, m *Message) error {
 	case ct == "text/event-stream":
 		return t.stream(resp, m)
 	}
-	return fmt.Errorf("remote server %s answered %s with Content-Type %s (want application/json or text/event-stream)", t.url, what(m), quoted(resp.Header.Get("Content-Type"), 100))
+	return fmt.Errorf("remote server %s answered %s with Content-Type %s (want application/json or text/event-stream)", t.url, what(m), termtext.Quoted(resp.Header.Get("Content-Type"), 100))
 }
 
 // stream reads an SSE response until m's response arrived.

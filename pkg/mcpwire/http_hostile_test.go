@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/mcpsum/mcpsum/internal/mcpspec"
 )
 
 // fakeHostileHTTP is a hand-written Streamable HTTP server (legacy era) that
@@ -269,7 +271,7 @@ func TestHTTPModernHeaders(t *testing.T) {
 	if !modernHeaders(h, m) {
 		t.Fatal("a 2026-07-28 request got no modern headers")
 	}
-	if h.Get("Mcp-Method") != "tools/call" || h.Get("MCP-Protocol-Version") != Modern || h.Get("Mcp-Name") != "=?base64?aMOpbGxv?=" {
+	if h.Get("Mcp-Method") != "tools/call" || h.Get("MCP-Protocol-Version") != mcpspec.Modern || h.Get("Mcp-Name") != "=?base64?aMOpbGxv?=" {
 		t.Fatalf("headers %v", h)
 	}
 	h = http.Header{}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpsum/mcpsum/internal/mcpspec"
 )
 
 // freePort returns a loopback TCP port that was free a moment ago.
@@ -101,8 +103,8 @@ func probeHTTP(t *testing.T, spec HTTPSpec) (*Client, *Hello, *Surface) {
 func TestHTTPLegacyServerEverything(t *testing.T) {
 	url := everythingHTTP(t)
 	_, h, s := probeHTTP(t, HTTPSpec{URL: url})
-	if h.Era != EraLegacy || h.ProtocolVersion != LegacyVersion {
-		t.Fatalf("era %s %s, want legacy %s (%s)", h.Era, h.ProtocolVersion, LegacyVersion, h.Note)
+	if h.Era != mcpspec.EraLegacy || h.ProtocolVersion != mcpspec.LegacyVersion {
+		t.Fatalf("era %s %s, want legacy %s (%s)", h.Era, h.ProtocolVersion, mcpspec.LegacyVersion, h.Note)
 	}
 	if len(s.Tools) < 5 || len(s.Prompts) == 0 || len(s.Resources) == 0 {
 		t.Fatalf("surface: %d tools, %d prompts, %d resources; server-everything has more", len(s.Tools), len(s.Prompts), len(s.Resources))
@@ -113,7 +115,7 @@ func TestHTTPLegacyServerEverything(t *testing.T) {
 func TestHTTPLegacyGoSDKEverything(t *testing.T) {
 	url := goHTTP(t, "gosdk-everything")
 	_, h, s := probeHTTP(t, HTTPSpec{URL: url})
-	if h.Era != EraLegacy || !strings.Contains(h.Note, "listed only legacy versions") {
+	if h.Era != mcpspec.EraLegacy || !strings.Contains(h.Note, "listed only legacy versions") {
 		t.Fatalf("era %s (%s), want legacy after a legacy-only DiscoverResult", h.Era, h.Note)
 	}
 	if len(s.Tools) != 10 || len(s.Prompts) != 2 {
@@ -124,7 +126,7 @@ func TestHTTPLegacyGoSDKEverything(t *testing.T) {
 func TestHTTPModernGoSDK(t *testing.T) {
 	url := goHTTP(t, "gosrv", "-stateless")
 	_, h, s := probeHTTP(t, HTTPSpec{URL: url})
-	if h.Era != EraModern {
+	if h.Era != mcpspec.EraModern {
 		t.Fatalf("era %s (%s), want modern", h.Era, h.Note)
 	}
 	if len(s.Tools) == 0 {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mcpsum/mcpsum/internal/netrule"
+	"github.com/mcpsum/mcpsum/internal/termtext"
 )
 
 // NewHTTPClient returns the HTTP client of a remote server locked at u. It
@@ -52,7 +53,7 @@ func NewHTTPClient(u *url.URL, note func(string)) *http.Client {
 			why := ""
 			switch {
 			case netrule.Origin(req.URL) != origin:
-				why = "it leads to another origin (" + TruncateQuote(netrule.Origin(req.URL), 200) + "); mcpsum connects only to the locked origin " + origin
+				why = "it leads to another origin (" + termtext.TruncateQuote(netrule.Origin(req.URL), 200) + "); mcpsum connects only to the locked origin " + origin
 			case status != http.StatusTemporaryRedirect && status != http.StatusPermanentRedirect:
 				why = fmt.Sprintf("HTTP %d would turn the POST into a GET", status)
 			case len(via) >= 3:
@@ -61,7 +62,7 @@ func NewHTTPClient(u *url.URL, note func(string)) *http.Client {
 			if why == "" {
 				return nil
 			}
-			msg := fmt.Sprintf("refused a redirect from %s to %s: %s", TruncateQuote(via[0].URL.String(), 200), TruncateQuote(req.URL.String(), 200), why)
+			msg := fmt.Sprintf("refused a redirect from %s to %s: %s", termtext.TruncateQuote(via[0].URL.String(), 200), termtext.TruncateQuote(req.URL.String(), 200), why)
 			if note != nil {
 				note(msg)
 			}
@@ -83,7 +84,7 @@ func NewSignInClient(serverURL *url.URL) *http.Client {
 		Transport: &http.Transport{Proxy: nil, DialContext: d.dial, ForceAttemptHTTP2: true, TLSHandshakeTimeout: 15 * time.Second,
 			TLSClientConfig: &tls.Config{MinVersion: tls.VersionTLS12}},
 		CheckRedirect: func(req *http.Request, via []*http.Request) error {
-			return &RedirectError{Msg: "refused a redirect from " + TruncateQuote(via[0].URL.String(), 200) + " during sign-in"}
+			return &RedirectError{Msg: "refused a redirect from " + termtext.TruncateQuote(via[0].URL.String(), 200) + " during sign-in"}
 		},
 	}
 }
@@ -125,7 +126,7 @@ func (d *dialer) dial(ctx context.Context, network, addr string) (net.Conn, erro
 			return nil, err
 		}
 	} else if !strings.EqualFold(host, d.host) || port != d.port {
-		return nil, fmt.Errorf("refused a connection to %s: mcpsum connects only to the locked %s", TruncateQuote(addr, 200), net.JoinHostPort(d.host, d.port))
+		return nil, fmt.Errorf("refused a connection to %s: mcpsum connects only to the locked %s", termtext.TruncateQuote(addr, 200), net.JoinHostPort(d.host, d.port))
 	}
 	ips, err := d.vetted(ctx, host)
 	if err != nil {
@@ -150,7 +151,7 @@ func (d *dialer) signInHost(host string) error {
 		if d.loopback {
 			return nil
 		}
-		return fmt.Errorf("refused to connect to %s during sign-in: this machine is reachable only when the MCP server itself runs here", TruncateQuote(host, 100))
+		return fmt.Errorf("refused to connect to %s during sign-in: this machine is reachable only when the MCP server itself runs here", termtext.TruncateQuote(host, 100))
 	}
 	if ip, err := netip.ParseAddr(host); err == nil && netrule.NonPublic(ip) {
 		return fmt.Errorf("refused to connect to %s during sign-in: a non-public address named by metadata", ip)

@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/mcpsum/mcpsum/internal/jsonscan"
+	"github.com/mcpsum/mcpsum/internal/mcpspec"
+	"github.com/mcpsum/mcpsum/internal/termtext"
 )
 
 // The headers of a 2026-07-28 request, and the HTTP transport's errors and small helpers.
@@ -25,12 +27,12 @@ func modernHeaders(h http.Header, m *Message) bool {
 	if err != nil || f[0] == nil {
 		return false
 	}
-	mf, err := jsonscan.Fields(f[0], MetaProtocolVersion)
+	mf, err := jsonscan.Fields(f[0], mcpspec.MetaProtocolVersion)
 	if err != nil || mf[0] == nil {
 		return false
 	}
 	v, ok := jsonscan.String(mf[0])
-	if !ok || !isVersion(v) || v < Modern {
+	if !ok || !isVersion(v) || v < mcpspec.Modern {
 		return false
 	}
 	h.Set("MCP-Protocol-Version", v)
@@ -89,7 +91,7 @@ func (e *HTTPStatusError) Unwrap() error {
 // session goes on: a legacy server refuses server/discover this way).
 func (t *HTTP) statusError(resp *http.Response, m *Message) error {
 	body, _ := readCapped(resp.Body, 64<<10)
-	se := &HTTPStatusError{URL: t.url, Status: resp.StatusCode, Body: quoted(string(body), 200)}
+	se := &HTTPStatusError{URL: t.url, Status: resp.StatusCode, Body: termtext.Quoted(string(body), 200)}
 	if rm, err := Decode(body); err == nil && rm.Error != nil {
 		se.RPC = rm.Error
 	}

@@ -7,13 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"github.com/mcpsum/mcpsum/internal/jsonscan"
+	"github.com/mcpsum/mcpsum/internal/mcpspec"
+	"github.com/mcpsum/mcpsum/internal/termtext"
 )
 
-// MaxItems is mcpsum's cap on the items of one kind (tools, prompts, …).
-const MaxItems = 1000
-
 // maxPages bounds pagination even when pages are empty.
-const maxPages = MaxItems
+const maxPages = mcpspec.MaxItems
 
 // Surface is a server's full listed surface. Items are raw JSON exactly as the
 // server sent them, in the order sent; kinds the server did not advertise are
@@ -27,27 +26,11 @@ type Surface struct {
 	NotFound []string
 }
 
-// kind describes one list method.
-type kind struct {
-	capability string // server capability that enables it
-	method     string
-	field      string // result array
-	key        string // identity member of an item
-	noun       string // for messages
-}
-
-var kinds = []kind{
-	{"tools", "tools/list", "tools", "name", "tool"},
-	{"prompts", "prompts/list", "prompts", "name", "prompt"},
-	{"resources", "resources/list", "resources", "uri", "resource"},
-	{"resources", "resources/templates/list", "resourceTemplates", "uriTemplate", "resource template"},
-}
-
 // ListAll lists every kind the server advertised in h.Capabilities (tools →
 // tools/list; prompts → prompts/list; resources → resources/list and
 // resources/templates/list), following every nextCursor ("" is a cursor; only
 // an absent or null nextCursor ends the list). Modern requests carry Meta(h).
-// A repeated cursor, more than MaxItems items of a kind, an item without its
+// A repeated cursor, more than mcpspec.MaxItems items of a kind, an item without its
 // key (name, uri or uriTemplate) or a duplicate key fails with a clear error,
 // as does a modern result whose resultType is not "complete". Result envelope
 // fields (resultType, ttlMs, cacheScope, _meta, nextCursor) are not kept.
@@ -66,15 +49,15 @@ func ListAll(ctx context.Context, c Caller, h *Hello) (*Surface, error) {
 	caps := map[string][]byte{"tools": cf[0], "prompts": cf[1], "resources": cf[2]}
 	s := &Surface{Hello: *h}
 	out := []*[]json.RawMessage{&s.Tools, &s.Prompts, &s.Resources, &s.ResourceTemplates}
-	for i, k := range kinds {
+	for i, k := range mcpspec.Kinds {
 		*out[i] = []json.RawMessage{}
-		if v := caps[k.capability]; v == nil || string(v) == "null" {
+		if v := caps[k.Capability]; v == nil || string(v) == "null" {
 			continue
 		}
 		items, err := listKind(ctx, c, h, k)
 		var rpc *Error
-		if errors.As(err, &rpc) && rpc.Code == CodeMethodNotFound && items != nil {
-			s.NotFound = append(s.NotFound, k.method)
+		if errors.As(err, &rpc) && rpc.Code == mcpspec.CodeMethodNotFound && items != nil {
+			s.NotFound = append(s.NotFound, k.Method)
 			err = nil
 		}
 		if err != nil {
@@ -85,7 +68,7 @@ func ListAll(ctx context.Context, c Caller, h *Hello) (*Surface, error) {
 	return s, nil
 }
 
-func listKind(ctx context.Context, c Caller, h *Hello, k kind) ([]json.RawMessage, error) {
+func listKind(ctx context.Context, c Caller, h *Hello, k mcpspec.Kind) ([]json.RawMessage, error) {
 	meta := Meta(h)
 	items := []json.RawMessage{}
 	seenKeys := map[string]bool{}
@@ -93,42 +76,42 @@ func listKind(ctx context.Context, c Caller, h *Hello, k kind) ([]json.RawMessag
 	var cursor *string
 	for page := 0; ; page++ {
 		if page == maxPages {
-			return nil, fmt.Errorf("%s: more than %d pages; mcpsum stops there", k.method, maxPages)
+			return nil, fmt.Errorf("%s: more than %d pages; mcpsum stops there", k.Method, maxPages)
 		}
-		res, err := c.Call(ctx, k.method, listParams(cursor, meta))
+		res, err := c.Call(ctx, k.Method, listParams(cursor, meta))
 		if err != nil {
 			var rpc *Error
-			if page == 0 && errors.As(err, &rpc) && rpc.Code == CodeMethodNotFound {
+			if page == 0 && errors.As(err, &rpc) && rpc.Code == mcpspec.CodeMethodNotFound {
 				return []json.RawMessage{}, err // ListAll: an empty list of this kind
 			}
 			return nil, err
 		}
 		if _, ok := c.(validatedCaller); !ok && !json.Valid(res) {
-			return nil, fmt.Errorf("%s (page %d): the result is not valid JSON: %s", k.method, page+1, truncRaw(string(res), 200))
+			return nil, fmt.Errorf("%s (page %d): the result is not valid JSON: %s", k.Method, page+1, termtext.TruncateQuote(string(res), 200))
 		}
-		next, pageItems, err := parsePage(res, k, h.Era == EraModern)
+		next, pageItems, err := parsePage(res, k, h.Era == mcpspec.EraModern)
 		if err != nil {
-			return nil, fmt.Errorf("%s (page %d): %w", k.method, page+1, err)
+			return nil, fmt.Errorf("%s (page %d): %w", k.Method, page+1, err)
 		}
 		for _, it := range pageItems {
 			key, err := itemKey(it, k)
 			if err != nil {
-				return nil, fmt.Errorf("%s (page %d): %w", k.method, page+1, err)
+				return nil, fmt.Errorf("%s (page %d): %w", k.Method, page+1, err)
 			}
 			if seenKeys[key] {
-				return nil, fmt.Errorf("%s: the server lists more than one %s with %s %s; keys must be unique to lock them", k.method, k.noun, k.key, quoted(key, 200))
+				return nil, fmt.Errorf("%s: the server lists more than one %s with %s %s; keys must be unique to lock them", k.Method, k.Noun, k.Key, termtext.Quoted(key, 200))
 			}
 			seenKeys[key] = true
 			items = append(items, it)
-			if len(items) > MaxItems {
-				return nil, fmt.Errorf("%s: the server lists more than %d %ss; mcpsum locks at most %d of a kind", k.method, MaxItems, k.noun, MaxItems)
+			if len(items) > mcpspec.MaxItems {
+				return nil, fmt.Errorf("%s: the server lists more than %d %ss; mcpsum locks at most %d of a kind", k.Method, mcpspec.MaxItems, k.Noun, mcpspec.MaxItems)
 			}
 		}
 		if next == nil {
 			return items, nil
 		}
 		if seenCursors[*next] {
-			return nil, fmt.Errorf("%s: the server repeated the cursor %s (a pagination loop); the list cannot be read completely", k.method, quoted(*next, 100))
+			return nil, fmt.Errorf("%s: the server repeated the cursor %s (a pagination loop); the list cannot be read completely", k.Method, termtext.Quoted(*next, 100))
 		}
 		seenCursors[*next] = true
 		cursor = next
@@ -156,30 +139,30 @@ func listParams(cursor *string, meta json.RawMessage) json.RawMessage {
 
 // parsePage returns the page's nextCursor (nil at the end) and its items as
 // copies of the raw bytes sent. res must be valid JSON.
-func parsePage(res json.RawMessage, k kind, modern bool) (*string, []json.RawMessage, error) {
+func parsePage(res json.RawMessage, k mcpspec.Kind, modern bool) (*string, []json.RawMessage, error) {
 	var next *string
 	var items []json.RawMessage
 	found := false
-	err := eachExact(res, []string{"resultType", "nextCursor", k.field}, func(name string, val []byte) error {
+	err := eachExact(res, []string{"resultType", "nextCursor", k.Field}, func(name string, val []byte) error {
 		switch name {
 		case "resultType":
 			var s string
 			if modern && (json.Unmarshal(val, &s) != nil || s != "complete") {
-				return fmt.Errorf("resultType is %s, not \"complete\"", truncRaw(string(val), 100))
+				return fmt.Errorf("resultType is %s, not \"complete\"", termtext.TruncateQuote(string(val), 100))
 			}
 		case "nextCursor":
 			next = nil
 			if string(val) != "null" {
 				var s string
 				if err := json.Unmarshal(val, &s); err != nil {
-					return fmt.Errorf("nextCursor is not a string: %s", truncRaw(string(val), 100))
+					return fmt.Errorf("nextCursor is not a string: %s", termtext.TruncateQuote(string(val), 100))
 				}
 				next = &s
 			}
-		case k.field:
+		case k.Field:
 			var err error
 			if items, err = splitArray(val); err != nil {
-				return fmt.Errorf("%q is not an array: %s", k.field, truncRaw(string(val), 100))
+				return fmt.Errorf("%q is not an array: %s", k.Field, termtext.TruncateQuote(string(val), 100))
 			}
 			found = true
 		}
@@ -189,15 +172,15 @@ func parsePage(res json.RawMessage, k kind, modern bool) (*string, []json.RawMes
 	var twin *jsonscan.TwinError
 	switch {
 	case errors.Is(err, errNotObject) || errors.Is(err, errMalformed):
-		return nil, nil, fmt.Errorf("the result is not a JSON object: %s", truncRaw(string(res), 200))
+		return nil, nil, fmt.Errorf("the result is not a JSON object: %s", termtext.TruncateQuote(string(res), 200))
 	case errors.As(err, &dup):
-		return nil, nil, fmt.Errorf("the result has %s twice; which one counts would depend on the client", quoted(dup.Key, 80))
+		return nil, nil, fmt.Errorf("the result has %s twice; which one counts would depend on the client", termtext.Quoted(dup.Key, 80))
 	case errors.As(err, &twin):
-		return nil, nil, fmt.Errorf("the result has %s beside or instead of %q; a client that ignores case would read one for the other", quoted(twin.Key, 80), twin.Of)
+		return nil, nil, fmt.Errorf("the result has %s beside or instead of %q; a client that ignores case would read one for the other", termtext.Quoted(twin.Key, 80), twin.Of)
 	case err != nil:
 		return nil, nil, err
 	case !found:
-		return nil, nil, fmt.Errorf("the result has no %q array", k.field)
+		return nil, nil, fmt.Errorf("the result has no %q array", k.Field)
 	}
 	return next, items, nil
 }
@@ -207,20 +190,20 @@ func parsePage(res json.RawMessage, k kind, modern bool) (*string, []json.RawMes
 // the parser. So is an item holding two members equal ignoring case
 // ("description" and "Description"): a client decoding into structs reads
 // one, the review shows the other.
-func itemKey(item json.RawMessage, k kind) (string, error) {
+func itemKey(item json.RawMessage, k mcpspec.Kind) (string, error) {
 	var key *string
 	var seen []string
-	err := eachExact(item, []string{k.key}, func(name string, val []byte) error {
+	err := eachExact(item, []string{k.Key}, func(name string, val []byte) error {
 		if of := jsonscan.TwinOf(name, seen); of != "" {
 			return &jsonscan.TwinError{Key: name, Of: of}
 		}
 		seen = append(seen, name)
-		if name != k.key {
+		if name != k.Key {
 			return nil
 		}
 		var s string
 		if json.Unmarshal(val, &s) != nil {
-			return fmt.Errorf("a %s has no string %q: %s", k.noun, k.key, truncRaw(string(item), 200))
+			return fmt.Errorf("a %s has no string %q: %s", k.Noun, k.Key, termtext.TruncateQuote(string(item), 200))
 		}
 		key = &s
 		return nil
@@ -229,15 +212,15 @@ func itemKey(item json.RawMessage, k kind) (string, error) {
 	var twin *jsonscan.TwinError
 	switch {
 	case errors.Is(err, errNotObject) || errors.Is(err, errMalformed):
-		return "", fmt.Errorf("a %s is not a JSON object: %s", k.noun, truncRaw(string(item), 200))
+		return "", fmt.Errorf("a %s is not a JSON object: %s", k.Noun, termtext.TruncateQuote(string(item), 200))
 	case errors.As(err, &dup):
-		return "", fmt.Errorf("a %s has %s twice: %s", k.noun, quoted(dup.Key, 80), truncRaw(string(item), 200))
+		return "", fmt.Errorf("a %s has %s twice: %s", k.Noun, termtext.Quoted(dup.Key, 80), termtext.TruncateQuote(string(item), 200))
 	case errors.As(err, &twin):
-		return "", fmt.Errorf("a %s has %s beside or instead of %q (a client that ignores case would read one for the other): %s", k.noun, quoted(twin.Key, 80), twin.Of, truncRaw(string(item), 200))
+		return "", fmt.Errorf("a %s has %s beside or instead of %q (a client that ignores case would read one for the other): %s", k.Noun, termtext.Quoted(twin.Key, 80), twin.Of, termtext.TruncateQuote(string(item), 200))
 	case err != nil:
 		return "", err
 	case key == nil:
-		return "", fmt.Errorf("a %s has no string %q: %s", k.noun, k.key, truncRaw(string(item), 200))
+		return "", fmt.Errorf("a %s has no string %q: %s", k.Noun, k.Key, termtext.TruncateQuote(string(item), 200))
 	}
 	return *key, nil
 }

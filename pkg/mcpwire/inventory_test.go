@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/mcpsum/mcpsum/internal/mcpspec"
 )
 
 // pagesCaller serves canned list results, one per call, and records params.
@@ -34,7 +36,7 @@ func TestListAllEnvelopeAndCursors(t *testing.T) {
 		"resources/list":           {`{"resources":[{"uri":"u:1","name":"one"}]}`},
 		"resources/templates/list": {`{"resourceTemplates":null}`},
 	}}
-	h := &Hello{Era: EraModern, ProtocolVersion: Modern, Capabilities: json.RawMessage(`{"tools":{},"resources":{},"prompts":null,"logging":{}}`)}
+	h := &Hello{Era: mcpspec.EraModern, ProtocolVersion: mcpspec.Modern, Capabilities: json.RawMessage(`{"tools":{},"resources":{},"prompts":null,"logging":{}}`)}
 	s, err := ListAll(context.Background(), c, h)
 	if err != nil {
 		t.Fatal(err)
@@ -56,7 +58,7 @@ func TestListAllEnvelopeAndCursors(t *testing.T) {
 	}
 	// Legacy: no _meta, first page without params.
 	c = &pagesCaller{pages: map[string][]string{"prompts/list": {`{"prompts":[{"name":"p"}],"nextCursor":"2"}`, `{"prompts":[]}`}}}
-	if _, err := ListAll(context.Background(), c, &Hello{Era: EraLegacy, Capabilities: json.RawMessage(`{"prompts":{}}`)}); err != nil {
+	if _, err := ListAll(context.Background(), c, &Hello{Era: mcpspec.EraLegacy, Capabilities: json.RawMessage(`{"prompts":{}}`)}); err != nil {
 		t.Fatal(err)
 	}
 	if strings.Join(c.params, "|") != `prompts/list |prompts/list {"cursor":"2"}` {
@@ -69,26 +71,26 @@ func TestListAllRejects(t *testing.T) {
 	tests := []struct {
 		era, page, errHas string
 	}{
-		{EraModern, `{"resultType":"input_required","tools":[]}`, `resultType is "input_required"`},
-		{EraModern, `{"tools":[],"nextCursor":5}`, "nextCursor is not a string"},
-		{EraLegacy, `{"items":[]}`, `no "tools" array`},
-		{EraLegacy, `{"tools":{}}`, `"tools" is not an array`},
-		{EraLegacy, `{"tools":[{"title":"x"}]}`, `a tool has no string "name"`},
-		{EraLegacy, `{"tools":[{"name":1}]}`, `a tool has no string "name"`},
-		{EraLegacy, `{"tools":["x"]}`, "a tool is not a JSON object"},
-		{EraLegacy, `[]`, "not a JSON object"},
-		{EraLegacy, `{"tools":[{"name":"x\u001b[1m"},{"name":"x\u001b[1m"}]}`, `name "x\u001b[1m"`},
+		{mcpspec.EraModern, `{"resultType":"input_required","tools":[]}`, `resultType is "input_required"`},
+		{mcpspec.EraModern, `{"tools":[],"nextCursor":5}`, "nextCursor is not a string"},
+		{mcpspec.EraLegacy, `{"items":[]}`, `no "tools" array`},
+		{mcpspec.EraLegacy, `{"tools":{}}`, `"tools" is not an array`},
+		{mcpspec.EraLegacy, `{"tools":[{"title":"x"}]}`, `a tool has no string "name"`},
+		{mcpspec.EraLegacy, `{"tools":[{"name":1}]}`, `a tool has no string "name"`},
+		{mcpspec.EraLegacy, `{"tools":["x"]}`, "a tool is not a JSON object"},
+		{mcpspec.EraLegacy, `[]`, "not a JSON object"},
+		{mcpspec.EraLegacy, `{"tools":[{"name":"x\u001b[1m"},{"name":"x\u001b[1m"}]}`, `name "x\u001b[1m"`},
 	}
 	for _, tc := range tests {
 		c := &pagesCaller{pages: map[string][]string{"tools/list": {tc.page}}}
-		_, err := ListAll(context.Background(), c, &Hello{Era: tc.era, ProtocolVersion: Modern, Capabilities: caps})
+		_, err := ListAll(context.Background(), c, &Hello{Era: tc.era, ProtocolVersion: mcpspec.Modern, Capabilities: caps})
 		if err == nil || !strings.Contains(err.Error(), tc.errHas) {
 			t.Errorf("page %s: err = %v, want %q", tc.page, err, tc.errHas)
 		}
 	}
 	// Legacy results may carry resultType (go-sdk sends ttlMs/cacheScope too): ignored.
 	c := &pagesCaller{pages: map[string][]string{"tools/list": {`{"resultType":"whatever","ttlMs":0,"tools":[]}`}}}
-	if _, err := ListAll(context.Background(), c, &Hello{Era: EraLegacy, Capabilities: caps}); err != nil {
+	if _, err := ListAll(context.Background(), c, &Hello{Era: mcpspec.EraLegacy, Capabilities: caps}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -120,7 +122,7 @@ func (o oneShot) Call(context.Context, string, json.RawMessage) (json.RawMessage
 // framing the reply line, decoding it, and the inventory (keys, dups, copies).
 func BenchmarkInventory1000Tools(b *testing.B) {
 	line := manyToolsLine(1000)
-	h := &Hello{Era: EraLegacy, Capabilities: json.RawMessage(`{"tools":{}}`)}
+	h := &Hello{Era: mcpspec.EraLegacy, Capabilities: json.RawMessage(`{"tools":{}}`)}
 	b.SetBytes(int64(len(line)))
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
@@ -157,8 +159,8 @@ func (e *errCaller) Call(ctx context.Context, method string, params json.RawMess
 // A -32601 for the first page of an advertised list is an empty list of that
 // kind (recorded in NotFound); on a later page, or any other code, it fails.
 func TestListAllMethodNotFoundIsEmpty(t *testing.T) {
-	h := &Hello{Era: EraLegacy, Capabilities: json.RawMessage(`{"tools":{},"resources":{}}`)}
-	notFound := &Error{Code: CodeMethodNotFound, Message: "Method not found"}
+	h := &Hello{Era: mcpspec.EraLegacy, Capabilities: json.RawMessage(`{"tools":{},"resources":{}}`)}
+	notFound := &Error{Code: mcpspec.CodeMethodNotFound, Message: "Method not found"}
 	c := &errCaller{
 		pagesCaller: pagesCaller{pages: map[string][]string{
 			"tools/list":     {`{"tools":[{"name":"a"}]}`},
@@ -182,15 +184,15 @@ func TestListAllMethodNotFoundIsEmpty(t *testing.T) {
 		errs:        map[string]*Error{"tools/list": notFound},
 		at:          map[string]int{"tools/list": 1},
 	}
-	if _, err := ListAll(context.Background(), c, &Hello{Era: EraLegacy, Capabilities: json.RawMessage(`{"tools":{}}`)}); err == nil || !strings.Contains(err.Error(), "-32601") {
+	if _, err := ListAll(context.Background(), c, &Hello{Era: mcpspec.EraLegacy, Capabilities: json.RawMessage(`{"tools":{}}`)}); err == nil || !strings.Contains(err.Error(), "-32601") {
 		t.Fatalf("-32601 on page 2: err %v", err)
 	}
 	// Another error code for an advertised list still fails the lock.
 	c = &errCaller{
-		errs: map[string]*Error{"tools/list": {Code: CodeInternalError, Message: "boom"}},
+		errs: map[string]*Error{"tools/list": {Code: mcpspec.CodeInternalError, Message: "boom"}},
 		at:   map[string]int{},
 	}
-	if _, err := ListAll(context.Background(), c, &Hello{Era: EraLegacy, Capabilities: json.RawMessage(`{"tools":{}}`)}); err == nil {
+	if _, err := ListAll(context.Background(), c, &Hello{Era: mcpspec.EraLegacy, Capabilities: json.RawMessage(`{"tools":{}}`)}); err == nil {
 		t.Fatal("-32603 for tools/list was accepted")
 	}
 }

@@ -9,19 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcpsum/mcpsum/internal/jsonscan"
-)
-
-// JSON-RPC and MCP error codes mcpsum recognises.
-const (
-	CodeParseError     = -32700
-	CodeInvalidRequest = -32600
-	CodeMethodNotFound = -32601
-	CodeInvalidParams  = -32602
-	CodeInternalError  = -32603
-	// CodeMissingClientCapability is 2026-07-28's MissingRequiredClientCapability.
-	CodeMissingClientCapability = -32021
-	// CodeUnsupportedVersion is 2026-07-28's UnsupportedProtocolVersion.
-	CodeUnsupportedVersion = -32022
+	"github.com/mcpsum/mcpsum/internal/termtext"
 )
 
 // Message is a decoded copy of one JSON-RPC message, for inspection. Raw fields
@@ -76,7 +64,7 @@ type Error struct {
 }
 
 func (e *Error) Error() string {
-	return fmt.Sprintf("server error %d %s", e.Code, quoted(e.Message, 300))
+	return fmt.Sprintf("server error %d %s", e.Code, termtext.Quoted(e.Message, 300))
 }
 
 // DecodeError reports a line that is not a JSON-RPC message.
@@ -86,7 +74,7 @@ type DecodeError struct {
 }
 
 func (e *DecodeError) Error() string {
-	return fmt.Sprintf("%s: %s", e.Reason, quoted(string(e.Line), 200))
+	return fmt.Sprintf("%s: %s", e.Reason, termtext.Quoted(string(e.Line), 200))
 }
 
 // ErrNotMessage is matched (errors.Is) by every *DecodeError.

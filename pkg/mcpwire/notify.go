@@ -1,5 +1,7 @@
 package mcpwire
 
+import "github.com/mcpsum/mcpsum/internal/mcpspec"
+
 // ClientNotification reports whether method is a notification a client may
 // send a server in protocol version version (a legacy initialize version,
 // or Modern), as each version's schema lists them (ClientNotification).
@@ -10,9 +12,9 @@ func ClientNotification(version, method string) bool {
 	case "notifications/cancelled":
 		return true
 	case "notifications/initialized", "notifications/progress", "notifications/roots/list_changed":
-		return version != Modern
+		return version != mcpspec.Modern
 	case "notifications/tasks/status":
-		return version == "2025-11-25"
+		return version == mcpspec.Version20251125
 	}
 	return false
 }

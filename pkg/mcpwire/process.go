@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/mcpsum/mcpsum/internal/execpath"
+	"github.com/mcpsum/mcpsum/internal/termtext"
 )
 
 // Spec says how to start a server.
@@ -351,7 +352,7 @@ func (t *stderrTail) add(raw []byte) {
 	if isBlank(raw) {
 		return
 	}
-	s := truncRaw(string(raw), tailLineMax)
+	s := termtext.TruncateQuote(string(raw), tailLineMax)
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if len(t.l) == tailLines {

@@ -1,10 +1,11 @@
 package mcpwire
 
 import (
-	"bytes"
 	"os"
 	"strconv"
 	"syscall"
+
+	"github.com/mcpsum/mcpsum/internal/procstat"
 )
 
 func setPdeathsig(a *syscall.SysProcAttr) {
@@ -37,20 +38,12 @@ func groupAlive(pgid int) bool {
 		if n[0] < '0' || n[0] > '9' {
 			continue
 		}
-		b, err := os.ReadFile("/proc/" + n + "/stat")
+		st, err := procstat.Read(n)
 		if err != nil {
 			continue // gone meanwhile
 		}
-		// pid (comm) state ppid pgrp …; comm may hold spaces and parentheses.
-		i := bytes.LastIndexByte(b, ')')
-		if i < 0 {
-			continue
-		}
-		f := bytes.Fields(b[i+1:])
-		if len(f) < 3 {
-			continue
-		}
-		if g, err := strconv.Atoi(string(f[2])); err == nil && g == pgid && f[0][0] != 'Z' && f[0][0] != 'X' {
+		state := st.Field(3)
+		if g, err := strconv.Atoi(st.Field(5)); err == nil && g == pgid && state != "" && state[0] != 'Z' && state[0] != 'X' {
 			return true
 		}
 	}

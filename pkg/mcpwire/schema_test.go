@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/mcpsum/mcpsum/internal/mcpspec"
 )
 
 // What mcpsum sends is validated against the official MCP JSON Schemas
@@ -120,7 +122,7 @@ func (tr *tracer) validateSent(t testing.TB, h *Hello) {
 		t.Fatal("nothing was sent")
 	}
 	legacy := "2025-11-25"
-	if h.Era == EraLegacy && h.ProtocolVersion == "2025-06-18" {
+	if h.Era == mcpspec.EraLegacy && h.ProtocolVersion == "2025-06-18" {
 		legacy = "2025-06-18"
 	}
 	for _, line := range tr.sent {
@@ -130,10 +132,10 @@ func (tr *tracer) validateSent(t testing.TB, h *Hello) {
 		}
 		v := legacy
 		switch {
-		case m.Method == "server/discover" || (h.Era == EraModern && m.Method != ""):
-			v = Modern
+		case m.Method == "server/discover" || (h.Era == mcpspec.EraModern && m.Method != ""):
+			v = mcpspec.Modern
 		case m.Method == "initialize":
-			v = LegacyVersion
+			v = mcpspec.LegacyVersion
 		}
 		def := requestDefs[m.Method]
 		switch {
@@ -162,9 +164,9 @@ func (tr *tracer) validateSent(t testing.TB, h *Hello) {
 // The validator is not vacuous: messages missing required parts are rejected.
 func TestSchemaValidatorRejects(t *testing.T) {
 	bad := []struct{ v, def, msg string }{
-		{Modern, "ListToolsRequest", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`},
-		{Modern, "ListToolsRequest", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`},
-		{Modern, "DiscoverRequest", `{"jsonrpc":"2.0","id":1,"method":"server/discover"}`},
+		{mcpspec.Modern, "ListToolsRequest", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`},
+		{mcpspec.Modern, "ListToolsRequest", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`},
+		{mcpspec.Modern, "DiscoverRequest", `{"jsonrpc":"2.0","id":1,"method":"server/discover"}`},
 		{"2025-11-25", "InitializeRequest", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}`},
 		{"2025-06-18", "InitializeRequest", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`},
 		{"2025-11-25", "JSONRPCMessage", `{"jsonrpc":"1.0","id":1,"method":"ping"}`},
@@ -176,13 +178,13 @@ func TestSchemaValidatorRejects(t *testing.T) {
 		}
 	}
 	good := []struct{ v, def, msg string }{
-		{Modern, "DiscoverRequest", `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":` + string(metaFor(Modern, ClientCapabilities(EraModern))) + `}}`},
+		{mcpspec.Modern, "DiscoverRequest", `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":` + string(metaFor(mcpspec.Modern, ClientCapabilities(mcpspec.EraModern))) + `}}`},
 		{"2025-06-18", "InitializeRequest", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`},
 		// mcpsum's own declared capabilities are valid in every schema it speaks.
 		{"2025-06-18", "InitializeRequest", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":` + string(InitializeParams()) + `}`},
 		{"2025-11-25", "InitializeRequest", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":` + string(InitializeParams()) + `}`},
-		{Modern, "DiscoverRequest", `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":` + string(DiscoverParams()) + `}`},
-		{Modern, "ListToolsRequest", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":` + string(Meta(&Hello{Era: EraModern, ProtocolVersion: Modern})) + `}}`},
+		{mcpspec.Modern, "DiscoverRequest", `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":` + string(DiscoverParams()) + `}`},
+		{mcpspec.Modern, "ListToolsRequest", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":` + string(Meta(&Hello{Era: mcpspec.EraModern, ProtocolVersion: mcpspec.Modern})) + `}}`},
 	}
 	for _, g := range good {
 		if err := validateJSON(t, g.v, g.def, []byte(g.msg)); err != nil {

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpsum/mcpsum/internal/mcpspec"
 )
 
 // A server that needs longer to start than one answer may take (a cold npx
@@ -22,7 +24,7 @@ func TestStartAllowanceSeparateFromAnswerTimeout(t *testing.T) {
 	if err != nil {
 		t.Fatalf("with a 20 s start allowance: %v", err)
 	}
-	if h.Era != EraModern {
+	if h.Era != mcpspec.EraModern {
 		t.Errorf("era %s (%s), want modern", h.Era, h.Note)
 	}
 	if _, err := ListAll(ctx, c, h); err != nil {
@@ -35,7 +37,7 @@ func TestStartAllowanceSeparateFromAnswerTimeout(t *testing.T) {
 	c, h, err = ProbeWithOptions(ctx, st.start, &ClientOptions{Timeout: 300 * time.Millisecond})
 	if err == nil {
 		c.Close(stopGrace)
-		if h.Era == EraModern {
+		if h.Era == mcpspec.EraModern {
 			t.Fatalf("without a start allowance a server 1.5 s late still answered within 300 ms: the test proves nothing")
 		}
 	}

@@ -1,15 +1,3 @@
-// Package oauth signs mcpsum in to a remote MCP server that answers 401
-// with OAuth protected-resource metadata (the MCP authorization spec):
-// discovery (RFC 9728 protected-resource metadata, RFC 8414 authorization
-// server metadata), dynamic client registration (RFC 7591), the
-// authorization code grant with PKCE (S256) and the RFC 8707 resource
-// indicator, refresh, and the tokens kept in mcpsum's private state folder.
-//
-// Every URL a server or an authorization server sends is hostile: it must
-// pass the remote-URL rule (internal/netrule: https, or http to this machine
-// only, no credentials), and it is only ever fetched, printed or handed to
-// Options.Open as one string; nothing here runs a shell. Documents are read
-// with exact keys (internal/jsonscan), capped in size. Nothing prints.
 package oauth
 
 import (
@@ -24,6 +12,7 @@ import (
 
 	"github.com/mcpsum/mcpsum/internal/jsonscan"
 	"github.com/mcpsum/mcpsum/internal/netrule"
+	"github.com/mcpsum/mcpsum/internal/termtext"
 )
 
 // maxDoc caps a metadata or token document.
@@ -235,10 +224,5 @@ func readJSON(resp *http.Response, names ...string) ([][]byte, error) {
 	return f, nil
 }
 
-// quote renders untrusted text for a message: Go-quoted, at most 200 bytes.
-func quote(s string) string {
-	if len(s) > 200 {
-		s = s[:200] + "…"
-	}
-	return fmt.Sprintf("%q", s)
-}
+// quote renders untrusted text for a message: escaped, in quotes, at most 200 bytes.
+func quote(s string) string { return termtext.Quoted(s, 200) }

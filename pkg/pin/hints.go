@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpsum/mcpsum/internal/termtext"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 	"github.com/mcpsum/mcpsum/pkg/mcpwire"
 )
@@ -76,7 +77,7 @@ func Explain(name string, entry *lockfile.Server, opts Options, err error) error
 		}
 		args = append(append(args, "--"), entry.Command...)
 		hints = append(hints, fmt.Sprintf("set for mcpsum but withheld from the server (it gets only PATH, HOME, TMPDIR and the names locked in envPassthrough): %s; if it needs one, lock it with the ones it needs: %s",
-			strings.Join(w, ", "), mcpwire.ShellArgs(args)))
+			strings.Join(w, ", "), termtext.ShellArgs(args)))
 	}
 	if len(hints) == 0 {
 		return err
@@ -140,5 +141,5 @@ func npxCacheHint(entry *lockfile.Server, stderr []string) string {
 		return ""
 	}
 	return fmt.Sprintf("npx's cache folder %s looks half-installed (a download that was interrupted leaves it so, and every later npx start of the package fails until it is removed); remove it and start again: rm -rf %s",
-		mcpwire.ShellArg(dir), mcpwire.ShellArg(dir))
+		termtext.ShellArg(dir), termtext.ShellArg(dir))
 }

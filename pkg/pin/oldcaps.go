@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/mcpsum/mcpsum/internal/termtext"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 	"github.com/mcpsum/mcpsum/pkg/mcpwire"
 )
@@ -34,7 +35,7 @@ func explainAdded(ctx context.Context, name string, locked, now *lockfile.Server
 		if f.Change != lockfile.Added || f.Name == "" {
 			return
 		}
-		q, _ := mcpwire.Quote(f.Name)
+		q, _ := termtext.Quote(f.Name)
 		added = append(added, f.Kind+" "+q)
 	}
 	if len(added) == 0 || !matchesDeclaringNone(ctx, name, locked, opts) {

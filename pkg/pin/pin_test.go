@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpsum/mcpsum/internal/mcpspec"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 	"github.com/mcpsum/mcpsum/pkg/mcpwire"
 )
@@ -60,7 +61,7 @@ func TestStartWithholdsEnvironment(t *testing.T) {
 func TestEntryRoundTrip(t *testing.T) {
 	instr := "use add"
 	h := &mcpwire.Hello{
-		Era: mcpwire.EraModern, ProtocolVersion: mcpwire.Modern,
+		Era: mcpspec.EraModern, ProtocolVersion: mcpspec.Modern,
 		SupportedVersions: []string{"2026-07-28", "2025-11-25"},
 		ServerInfo:        json.RawMessage(`{"name":"s","version":"1"}`),
 		Capabilities:      json.RawMessage(`{"tools":{}}`),
@@ -93,7 +94,7 @@ func TestEntryRoundTrip(t *testing.T) {
 	}
 
 	// The same server in the legacy era has no supportedVersions.
-	h.Era, h.ProtocolVersion = mcpwire.EraLegacy, "2025-11-25"
+	h.Era, h.ProtocolVersion = mcpspec.EraLegacy, "2025-11-25"
 	e, err = Entry([]string{"srv"}, nil, h, s)
 	if err != nil || e.SupportedVersions != nil {
 		t.Errorf("legacy entry: %v, supportedVersions %v", err, e.SupportedVersions)

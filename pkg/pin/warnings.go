@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mcpsum/mcpsum/internal/termtext"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 	"github.com/mcpsum/mcpsum/pkg/sandbox"
 )
@@ -140,5 +141,5 @@ func under(p, dir string) bool {
 	return p == dir || strings.HasPrefix(p, dir+"/")
 }
 
-// quote renders a command word for a message (escaped like %q).
-func quote(s string) string { return fmt.Sprintf("%q", s) }
+// quote renders a command word for a message, escaped, in quotes.
+func quote(s string) string { return termtext.Quoted(s, -1) }

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/mcpsum/mcpsum/internal/jsonscan"
+	"github.com/mcpsum/mcpsum/internal/safeio"
 	"github.com/mcpsum/mcpsum/internal/statefile"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 )
@@ -50,7 +51,7 @@ func readKey(path string) ([]byte, error) {
 	if !st.Mode().IsRegular() || st.Mode().Perm()&0o077 != 0 {
 		return nil, fmt.Errorf("approval key %s must be a regular file with mode 0600 (it is %v); remove it and mcpsum makes a new one", path, st.Mode())
 	}
-	key, err := os.ReadFile(path)
+	key, err := safeio.ReadOwn(path, "approval key", 4<<10)
 	if err != nil {
 		return nil, fmt.Errorf("approval key: %w", err)
 	}
@@ -60,8 +61,8 @@ func readKey(path string) ([]byte, error) {
 	return key, nil
 }
 
-// createKey writes a new key to a temporary file and links it into place, so
-// a concurrent reader never sees a partial key and only one writer wins.
+// createKey publishes a new key (statefile.PublishExclusive), so a
+// concurrent reader never sees a partial key and only one writer wins.
 func createKey(stateDir, path string) error {
 	if err := statefile.MkdirPrivate(stateDir); err != nil {
 		return fmt.Errorf("approval key: %w", err)
@@ -70,19 +71,7 @@ func createKey(stateDir, path string) error {
 	if _, err := rand.Read(key); err != nil {
 		return err
 	}
-	t, err := os.CreateTemp(stateDir, ".approval.key.tmp*")
-	if err != nil {
-		return fmt.Errorf("approval key: %w", err)
-	}
-	defer os.Remove(t.Name())
-	if _, err := t.Write(key); err != nil {
-		t.Close()
-		return err
-	}
-	if err := t.Close(); err != nil {
-		return err
-	}
-	return os.Link(t.Name(), path)
+	return statefile.PublishExclusive(path, key, 0o600)
 }
 
 // Binding is what an approval is bound to: one call of one server, with

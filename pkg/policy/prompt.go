@@ -2,20 +2,15 @@ package policy
 
 import (
 	"fmt"
+	"github.com/mcpsum/mcpsum/internal/termtext"
 	"strings"
 	"time"
-
-	"github.com/mcpsum/mcpsum/pkg/mcpwire"
 )
 
 // quoteName renders the call's tool or prompt name, or resource URI, escaped.
-func quoteName(c *Call) string {
-	return `"` + strings.ReplaceAll(mcpwire.TruncateQuote(c.Name, 200), `"`, `\"`) + `"`
-}
+func quoteName(c *Call) string { return quoteStr(c.Name) }
 
-func quoteStr(s string) string {
-	return `"` + strings.ReplaceAll(mcpwire.TruncateQuote(s, 200), `"`, `\"`) + `"`
-}
+func quoteStr(s string) string { return termtext.Quoted(s, 200) }
 
 // what describes the call: `tool "send" on server "mail"`.
 func (g *Guard) what(c *Call) string {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/mcpsum/mcpsum/internal/jsonscan"
+	"github.com/mcpsum/mcpsum/internal/mcpspec"
 )
 
 // Asker reaches a legacy client for the approval question.
@@ -64,9 +65,9 @@ func ElicitLegacy(version string, caps []byte) Elicit {
 		return ElicitNone
 	}
 	switch version {
-	case "2024-11-05", "2025-03-26":
+	case mcpspec.Version20241105, mcpspec.Version20250326:
 		return ElicitNone // these versions have no elicitation
-	case "2025-06-18":
+	case mcpspec.Version20250618:
 		return ElicitNoMode
 	}
 	return ElicitForm

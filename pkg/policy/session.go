@@ -1,11 +1,10 @@
 package policy
 
 import (
-	"errors"
 	"fmt"
 	"os"
-	"strconv"
-	"strings"
+
+	"github.com/mcpsum/mcpsum/internal/procstat"
 )
 
 // EnvSession names the variable that overrides the client session: every
@@ -90,14 +89,9 @@ func truncate(s string, n int) string {
 // parseStat returns the start time (field 22) of a /proc/PID/stat line. The
 // command (field 2) is in parentheses and may itself hold spaces and ')'.
 func parseStat(stat string) (uint64, error) {
-	i := strings.LastIndexByte(stat, ')')
-	if i < 0 {
-		return 0, errors.New("malformed stat")
+	st, err := procstat.Parse(stat)
+	if err != nil {
+		return 0, err
 	}
-	f := strings.Fields(stat[i+1:])
-	// f[0] is field 3 (state); starttime is field 22.
-	if len(f) < 20 {
-		return 0, errors.New("malformed stat")
-	}
-	return strconv.ParseUint(f[19], 10, 64)
+	return st.Uint(22)
 }

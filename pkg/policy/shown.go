@@ -9,7 +9,7 @@ import (
 
 	"github.com/mcpsum/mcpsum/internal/jsonscan"
 	"github.com/mcpsum/mcpsum/internal/lookalike"
-	"github.com/mcpsum/mcpsum/pkg/mcpwire"
+	"github.com/mcpsum/mcpsum/internal/termtext"
 )
 
 // How a call's arguments are shown in the approval prompt: every member
@@ -101,16 +101,13 @@ func lookalikeNote(v string) string {
 }
 
 // quoteShown is s escaped for the prompt, in double quotes.
-func quoteShown(s string) string {
-	q, _ := mcpwire.Quote(s)
-	return `"` + strings.ReplaceAll(q, `"`, `\"`) + `"`
-}
+func quoteShown(s string) string { return termtext.Quoted(s, -1) }
 
 // shortenMiddle escapes s and, when that is longer than max bytes, keeps
 // its head and tail with the number of bytes left out between them.
 func shortenMiddle(s string, max int) string {
 	esc := func(x string) string {
-		q, _ := mcpwire.Quote(x)
+		q, _ := termtext.Quote(x)
 		return strings.ReplaceAll(q, `"`, `\"`)
 	}
 	if q := esc(s); len(q) <= max {

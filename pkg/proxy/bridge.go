@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"github.com/mcpsum/mcpsum/internal/jsonscan"
+	"github.com/mcpsum/mcpsum/internal/mcpspec"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
-	"github.com/mcpsum/mcpsum/pkg/mcpwire"
 )
 
 // Era bridging of requests. A request crosses to the server with only its id
@@ -129,9 +129,9 @@ func (p *Proxy) modernMetaWith(tasks bool) []byte {
 	if len(info) == 0 || info[0] != '{' {
 		info = p.clientInfoJSON()
 	}
-	b := []byte(`"` + mcpwire.MetaProtocolVersion + `":"` + mcpwire.Modern + `","` + mcpwire.MetaClientCapabilities + `":`)
+	b := []byte(`"` + mcpspec.MetaProtocolVersion + `":"` + mcpspec.Modern + `","` + mcpspec.MetaClientCapabilities + `":`)
 	b = append(b, modernClientCaps(caps, tasks)...)
-	b = append(b, `,"`+mcpwire.MetaClientInfo+`":`...)
+	b = append(b, `,"`+mcpspec.MetaClientInfo+`":`...)
 	b = append(b, info...)
 	if level != "" {
 		b = append(b, `,"`+metaLogLevel+`":`...)
@@ -184,7 +184,7 @@ func stripReserved(line []byte, sp span) []byte {
 
 // hasClientCap reports whether a 2026-07-28 request declared capability key.
 func hasClientCap(r *request, key string) bool {
-	mf, _, _ := fields(r.line, r.meta, mcpwire.MetaClientCapabilities)
+	mf, _, _ := fields(r.line, r.meta, mcpspec.MetaClientCapabilities)
 	cf, ok, _ := fields(r.line, mf[0], key)
 	return ok && cf[0].ok() && !bytes.Equal(cf[0].of(r.line), []byte("null"))
 }

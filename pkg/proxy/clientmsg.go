@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strconv"
 
+	"github.com/mcpsum/mcpsum/internal/mcpspec"
+	"github.com/mcpsum/mcpsum/internal/termtext"
 	"github.com/mcpsum/mcpsum/pkg/mcpwire"
 )
 
@@ -58,7 +60,7 @@ func (p *Proxy) listen(line []byte, env envelope, id []byte) {
 	params := appendJSON(nil, ack)
 	b := []byte(`{"notifications":`)
 	b = append(b, params...)
-	b = append(b, `,"_meta":{"`+mcpwire.MetaSubscriptionID+`":`...)
+	b = append(b, `,"_meta":{"`+mcpspec.MetaSubscriptionID+`":`...)
 	b = append(b, id...)
 	b = append(b, "}}"...)
 	p.out.write(requestLine(nil, "notifications/subscriptions/acknowledged", b))
@@ -71,14 +73,14 @@ func (p *Proxy) listen(line []byte, env envelope, id []byte) {
 func (p *Proxy) clientNotification(line []byte, env envelope) {
 	method, _ := stringAt(line, env.method)
 	p.mu.Lock()
-	version := mcpwire.Modern
+	version := mcpspec.Modern
 	if p.client.legacy {
 		version = p.client.version
 	}
 	p.mu.Unlock()
 	if !mcpwire.ClientNotification(version, method) {
 		p.logf("dropped the client's notification \"%s\": not a notification a %s client sends a server (a request needs an id)",
-			mcpwire.TruncateQuote(method, 80), version)
+			termtext.TruncateQuote(method, 80), version)
 		return
 	}
 	switch method {
@@ -96,7 +98,7 @@ func (p *Proxy) clientNotification(line []byte, env envelope) {
 	p.mu.Lock()
 	up, ok := p.up, p.gate.state == gateOpen || p.gate.state == gateChecking
 	p.mu.Unlock()
-	if up != nil && ok && p.srv.upEra == mcpwire.EraLegacy {
+	if up != nil && ok && p.srv.upEra == mcpspec.EraLegacy {
 		up.write(line)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 
 	"github.com/mcpsum/mcpsum/internal/jsonscan"
+	"github.com/mcpsum/mcpsum/internal/mcpspec"
+	"github.com/mcpsum/mcpsum/internal/termtext"
 	"github.com/mcpsum/mcpsum/pkg/mcpwire"
 )
 
@@ -55,7 +57,7 @@ func (p *Proxy) readClient(r *mcpwire.LineReader) {
 		if err != nil {
 			if errors.Is(err, mcpwire.ErrLineTooLong) {
 				p.logf("the client sent %v; closing the session", err)
-				p.out.write(errorLine(nil, &rpcError{Code: mcpwire.CodeInvalidRequest, Message: "mcpsum: " + err.Error()}))
+				p.out.write(errorLine(nil, &rpcError{Code: mcpspec.CodeInvalidRequest, Message: "mcpsum: " + err.Error()}))
 			}
 			return
 		}
@@ -67,7 +69,7 @@ func (p *Proxy) fromClient(line []byte) {
 	env, id, err := scanEnvelope(line)
 	switch {
 	case err != nil:
-		p.out.write(errorLine(nil, &rpcError{Code: mcpwire.CodeParseError, Message: "mcpsum: parse error: " + err.Error()}))
+		p.out.write(errorLine(nil, &rpcError{Code: mcpspec.CodeParseError, Message: "mcpsum: parse error: " + err.Error()}))
 	case env.isRequest():
 		p.clientRequest(line, env, id)
 	case env.isNotification():
@@ -78,7 +80,7 @@ func (p *Proxy) fromClient(line []byte) {
 		if !env.id.ok() || env.nullID {
 			id = nil
 		}
-		p.out.write(errorLine(id, &rpcError{Code: mcpwire.CodeInvalidRequest, Message: "mcpsum: invalid request: not a JSON-RPC request, notification or response"}))
+		p.out.write(errorLine(id, &rpcError{Code: mcpspec.CodeInvalidRequest, Message: "mcpsum: invalid request: not a JSON-RPC request, notification or response"}))
 	}
 }
 
@@ -86,7 +88,7 @@ func (p *Proxy) reply(id, result []byte)         { p.out.write(resultLine(id, re
 func (p *Proxy) replyErr(id []byte, e *rpcError) { p.out.write(errorLine(id, e)) }
 
 func invalidParams(format string, a ...any) *rpcError {
-	return &rpcError{Code: mcpwire.CodeInvalidParams, Message: "mcpsum: " + fmt.Sprintf(format, a...)}
+	return &rpcError{Code: mcpspec.CodeInvalidParams, Message: "mcpsum: " + fmt.Sprintf(format, a...)}
 }
 
 const metaLogLevel = "io.modelcontextprotocol/logLevel"
@@ -99,22 +101,22 @@ const metaLogLevel = "io.modelcontextprotocol/logLevel"
 var (
 	paramsKeys = []string{"_meta", "name", "uri", "cursor", "ref", "requestState", "inputResponses", "arguments",
 		"task", "level", "notifications", "taskId"}
-	metaKeys = []string{mcpwire.MetaProtocolVersion, mcpwire.MetaClientCapabilities, metaLogLevel,
+	metaKeys = []string{mcpspec.MetaProtocolVersion, mcpspec.MetaClientCapabilities, metaLogLevel,
 		metaRelatedTask, "progressToken"}
 )
 
 // paramsError is the refusal of a request whose params (at where) break the
 // exact-key rule or are not an object.
 func paramsError(method, where string, err error) *rpcError {
-	m := mcpwire.TruncateQuote(method, 80)
+	m := termtext.TruncateQuote(method, 80)
 	var twin *jsonscan.TwinError
 	var dup *jsonscan.DuplicateError
 	switch {
 	case errors.As(err, &twin):
-		k, _ := mcpwire.Quote(twin.Key)
+		k, _ := termtext.Quote(twin.Key)
 		return invalidParams("%s of \"%s\" holds \"%s\" beside or instead of %q: servers that ignore case would read one for the other, so mcpsum does not forward it; send each member once, spelled exactly", where, m, k, twin.Of)
 	case errors.As(err, &dup):
-		k, _ := mcpwire.Quote(dup.Key)
+		k, _ := termtext.Quote(dup.Key)
 		return invalidParams("%s of \"%s\" holds member \"%s\" twice: servers differ on which one counts, so mcpsum does not forward it; send each member once", where, m, k)
 	case err != nil && where == "params.arguments":
 		return invalidParams("%s of \"%s\" cannot be read (%v)", where, m, err)
@@ -143,13 +145,13 @@ func (p *Proxy) clientRequest(line []byte, env envelope, id []byte) {
 	r := &request{line: line, env: env, id: id, method: method, meta: pf[0], modern: mf[0].ok(), logLevel: mf[2].ok()}
 	if r.modern {
 		v, _ := stringAt(line, mf[0])
-		if v != mcpwire.Modern {
-			p.replyErr(id, &rpcError{Code: mcpwire.CodeUnsupportedVersion, Message: "unsupported protocol version",
+		if v != mcpspec.Modern {
+			p.replyErr(id, &rpcError{Code: mcpspec.CodeUnsupportedVersion, Message: "unsupported protocol version",
 				Data: map[string]any{"supported": p.srv.supportedVersions(), "requested": v}})
 			return
 		}
 		if !mf[1].ok() {
-			p.replyErr(id, invalidParams("missing _meta %q", mcpwire.MetaClientCapabilities))
+			p.replyErr(id, invalidParams("missing _meta %q", mcpspec.MetaClientCapabilities))
 			return
 		}
 	}
@@ -161,13 +163,13 @@ func (p *Proxy) clientRequest(line []byte, env envelope, id []byte) {
 		return
 	}
 	if !r.modern && !legacy && method != "initialize" && method != "ping" && method != "server/discover" {
-		p.replyErr(id, &rpcError{Code: mcpwire.CodeInvalidRequest, Message: fmt.Sprintf("mcpsum: \"%s\" before initialize: send initialize first (or 2026-07-28 _meta on every request)", mcpwire.TruncateQuote(method, 80))})
+		p.replyErr(id, &rpcError{Code: mcpspec.CodeInvalidRequest, Message: fmt.Sprintf("mcpsum: \"%s\" before initialize: send initialize first (or 2026-07-28 _meta on every request)", termtext.TruncateQuote(method, 80))})
 		return
 	}
 	notFound := func() *rpcError {
-		return &rpcError{Code: mcpwire.CodeMethodNotFound, Message: fmt.Sprintf("method not found: \"%s\"", mcpwire.TruncateQuote(method, 80))}
+		return &rpcError{Code: mcpspec.CodeMethodNotFound, Message: fmt.Sprintf("method not found: \"%s\"", termtext.TruncateQuote(method, 80))}
 	}
-	upModern := p.srv.upEra == mcpwire.EraModern
+	upModern := p.srv.upEra == mcpspec.EraModern
 	p.noteClientInfo(line, r, env.params)
 	switch method {
 	case "initialize", "server/discover", "tools/list", "prompts/list", "resources/list", "resources/templates/list":
@@ -247,7 +249,7 @@ func (p *Proxy) clientRequest(line []byte, env envelope, id []byte) {
 			kind, locked = "prompt", p.srv.prompts
 		}
 		if !ok || !locked[name] {
-			q, _ := mcpwire.Quote(name)
+			q, _ := termtext.Quote(name)
 			p.replyErr(id, invalidParams("unknown %s \"%s\": it is not in the lock for server %q, so mcpsum does not forward it", kind, q, p.opts.Name))
 			return
 		}
@@ -308,7 +310,7 @@ func (p *Proxy) clientRequest(line []byte, env envelope, id []byte) {
 		p.taskRequest(r, notFound)
 	default:
 		e := notFound()
-		e.Message = fmt.Sprintf("method not found: mcpsum proxy does not forward \"%s\"", mcpwire.TruncateQuote(method, 80))
+		e.Message = fmt.Sprintf("method not found: mcpsum proxy does not forward \"%s\"", termtext.TruncateQuote(method, 80))
 		p.replyErr(id, e)
 	}
 }
@@ -344,7 +346,7 @@ func (p *Proxy) beforeCall(r *request, name string, forward func(*request)) {
 		case v.Params != nil:
 			nr, err := r.withParams(v.Params)
 			if err != nil {
-				p.replyErr(r.id, &rpcError{Code: mcpwire.CodeInternalError, Message: "mcpsum: a policy hook returned bad params: " + err.Error()})
+				p.replyErr(r.id, &rpcError{Code: mcpspec.CodeInternalError, Message: "mcpsum: a policy hook returned bad params: " + err.Error()})
 				return
 			}
 			forward(nr)
@@ -360,7 +362,7 @@ func (p *Proxy) checkURI(uri string) *rpcError {
 	if p.srv.lockedURI(uri) {
 		return nil
 	}
-	q, _ := mcpwire.Quote(uri)
+	q, _ := termtext.Quote(uri)
 	return invalidParams("unknown resource \"%s\": it is neither a locked resource nor matched by a locked resource template of server %q, so mcpsum does not forward it", q, p.opts.Name)
 }
 
@@ -374,7 +376,7 @@ func (p *Proxy) checkCompletionRef(line []byte, ref span) *rpcError {
 	case "ref/prompt":
 		name, _ := stringAt(line, rf[1])
 		if !p.srv.prompts[name] {
-			q, _ := mcpwire.Quote(name)
+			q, _ := termtext.Quote(name)
 			return invalidParams("unknown prompt \"%s\": it is not in the lock for server %q", q, p.opts.Name)
 		}
 	case "ref/resource":

@@ -5,7 +5,7 @@ import (
 
 	"github.com/mcpsum/mcpsum/internal/jsonscan"
 	"github.com/mcpsum/mcpsum/internal/lookalike"
-	"github.com/mcpsum/mcpsum/pkg/mcpwire"
+	"github.com/mcpsum/mcpsum/internal/mcpspec"
 )
 
 // A server's elicitation/create reaches the user through the client looking
@@ -118,6 +118,6 @@ func (p *Proxy) markInputRequests(line []byte, sp span) ([]byte, string) {
 func (p *Proxy) refuseElicit(id []byte, why string) {
 	p.logf("%s", why)
 	if up := p.upWriter(); up != nil {
-		up.write(errorLine(id, &rpcError{Code: mcpwire.CodeInvalidParams, Message: "mcpsum: " + why}))
+		up.write(errorLine(id, &rpcError{Code: mcpspec.CodeInvalidParams, Message: "mcpsum: " + why}))
 	}
 }

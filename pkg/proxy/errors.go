@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpsum/mcpsum/internal/termtext"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
-	"github.com/mcpsum/mcpsum/pkg/mcpwire"
 )
 
 // CodeQuarantined is the JSON-RPC error code of every request to a
@@ -108,7 +108,7 @@ func describe(fs []lockfile.Finding) string {
 	for _, f := range fs {
 		s := f.Kind
 		if f.Name != "" {
-			q, _ := mcpwire.Quote(f.Name)
+			q, _ := termtext.Quote(f.Name)
 			s += ` "` + q + `"`
 		}
 		s += " " + f.Change
@@ -120,8 +120,8 @@ func describe(fs []lockfile.Finding) string {
 		}
 		switch f.Kind {
 		case lockfile.KindEra, lockfile.KindVersionDropped:
-			l, _ := mcpwire.Quote(f.Locked)
-			o, _ := mcpwire.Quote(f.Observed)
+			l, _ := termtext.Quote(f.Locked)
+			o, _ := termtext.Quote(f.Observed)
 			s += fmt.Sprintf(": locked %s, now %s", l, o)
 		}
 		parts = append(parts, s)
@@ -135,7 +135,7 @@ func describe(fs []lockfile.Finding) string {
 func quoteAll(ss []string) []string {
 	out := make([]string, len(ss))
 	for i, s := range ss {
-		out[i], _ = mcpwire.Quote(s)
+		out[i], _ = termtext.Quote(s)
 	}
 	return out
 }

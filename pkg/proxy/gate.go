@@ -5,8 +5,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/mcpsum/mcpsum/internal/mcpspec"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
-	"github.com/mcpsum/mcpsum/pkg/mcpwire"
 	"github.com/mcpsum/mcpsum/pkg/pin"
 )
 
@@ -51,7 +51,7 @@ func (p *Proxy) register(r *request) int64 {
 		c.req = r
 	}
 	if r.modern {
-		mf, _, _ := fields(r.line, r.meta, mcpwire.MetaClientCapabilities)
+		mf, _, _ := fields(r.line, r.meta, mcpspec.MetaClientCapabilities)
 		c.caps = append([]byte(nil), mf[0].of(r.line)...)
 	}
 	return p.ids.forward(c)
@@ -178,7 +178,7 @@ func (p *Proxy) failureRPC() *rpcError {
 	if p.gate.failure != nil {
 		msg = fmt.Sprintf("mcpsum: server %q failed: %v", p.opts.Name, p.gate.failure)
 	}
-	return &rpcError{Code: mcpwire.CodeInternalError, Message: msg}
+	return &rpcError{Code: mcpspec.CodeInternalError, Message: msg}
 }
 
 // writeLines writes lines to the client, giving up after a while when the

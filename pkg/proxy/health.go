@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/mcpsum/mcpsum/internal/mcpspec"
 	"github.com/mcpsum/mcpsum/pkg/mcpwire"
 )
 
@@ -61,7 +62,7 @@ func (p *Proxy) noteClientInfo(line []byte, r *request, initParams span) {
 	}
 	var info []byte
 	if r.modern {
-		f, _, _ := fields(line, r.meta, mcpwire.MetaClientInfo)
+		f, _, _ := fields(line, r.meta, mcpspec.MetaClientInfo)
 		info = f[0].of(line)
 	} else if r.method == "initialize" {
 		f, _, _ := fields(line, initParams, "clientInfo")

@@ -1,6 +1,8 @@
 package proxy
 
-import "github.com/mcpsum/mcpsum/pkg/mcpwire"
+import (
+	"github.com/mcpsum/mcpsum/internal/mcpspec"
+)
 
 // list_changed. The client is served the lock, so for pinned kinds a
 // server's list_changed only makes the proxy check the live surface again
@@ -37,7 +39,7 @@ func (p *Proxy) forwardListChanged() {
 		return
 	}
 	for _, id := range ids {
-		b := []byte(`{"_meta":{"` + mcpwire.MetaSubscriptionID + `":`)
+		b := []byte(`{"_meta":{"` + mcpspec.MetaSubscriptionID + `":`)
 		b = append(b, id...)
 		p.out.write(requestLine(nil, resourcesListChanged, append(b, "}}"...)))
 	}

@@ -8,7 +8,8 @@ import (
 	"fmt"
 
 	"github.com/mcpsum/mcpsum/internal/jsonscan"
-	"github.com/mcpsum/mcpsum/pkg/mcpwire"
+	"github.com/mcpsum/mcpsum/internal/mcpspec"
+	"github.com/mcpsum/mcpsum/internal/termtext"
 )
 
 // MRTR bridging: a 2026-07-28 server asks for client input with an
@@ -73,7 +74,7 @@ func (p *Proxy) bridgeResult(c *call, line []byte, env envelope) bool {
 		return false
 	}
 	if c.rounds >= maxRounds {
-		p.replyErr(c.clientID, &rpcError{Code: mcpwire.CodeInternalError, Message: fmt.Sprintf("mcpsum: the server asked for input more than %d times for one call", maxRounds)})
+		p.replyErr(c.clientID, &rpcError{Code: mcpspec.CodeInternalError, Message: fmt.Sprintf("mcpsum: the server asked for input more than %d times for one call", maxRounds)})
 		return true
 	}
 	b := &bridge{c: c, responses: map[string][]byte{}, waiting: map[int64]bool{}}
@@ -90,7 +91,7 @@ func (p *Proxy) bridgeResult(c *call, line []byte, env envelope) bool {
 		// Every entry is checked before any is sent (checkInputRequests).
 		if msg := checkInputRequests(p.client.caps, line, rf[1]); msg != "" {
 			p.mu.Unlock()
-			p.replyErr(c.clientID, &rpcError{Code: mcpwire.CodeInternalError, Message: msg})
+			p.replyErr(c.clientID, &rpcError{Code: mcpspec.CodeInternalError, Message: msg})
 			return true
 		}
 		var refusal string
@@ -108,13 +109,13 @@ func (p *Proxy) bridgeResult(c *call, line []byte, env envelope) bool {
 		})
 		if refusal != "" {
 			p.mu.Unlock()
-			p.replyErr(c.clientID, &rpcError{Code: mcpwire.CodeInternalError, Message: "mcpsum: " + refusal})
+			p.replyErr(c.clientID, &rpcError{Code: mcpspec.CodeInternalError, Message: "mcpsum: " + refusal})
 			return true
 		}
 	}
 	if n := len(asks); n > 0 && len(p.ids.downPending)+n > maxDownPending {
 		p.mu.Unlock()
-		p.replyErr(c.clientID, &rpcError{Code: mcpwire.CodeInternalError, Message: fmt.Sprintf("mcpsum: the server asked for input through %d requests at once; the client may have at most %d from the server unanswered, so the proxy did not forward them and the call fails", n, maxDownPending)})
+		p.replyErr(c.clientID, &rpcError{Code: mcpspec.CodeInternalError, Message: fmt.Sprintf("mcpsum: the server asked for input through %d requests at once; the client may have at most %d from the server unanswered, so the proxy did not forward them and the call fails", n, maxDownPending)})
 		return true
 	}
 	var lines [][]byte
@@ -151,8 +152,8 @@ func (p *Proxy) bridgeAnswer(d int64, r *downReq, line []byte, env envelope) {
 			delete(p.ids.downPending, k)
 		}
 		p.mu.Unlock()
-		p.replyErr(b.c.clientID, &rpcError{Code: mcpwire.CodeInternalError,
-			Message: fmt.Sprintf("mcpsum: the server asked for input (%s) and the client answered with an error: %s", r.method, mcpwire.TruncateQuote(string(env.errv.of(line)), 300))})
+		p.replyErr(b.c.clientID, &rpcError{Code: mcpspec.CodeInternalError,
+			Message: fmt.Sprintf("mcpsum: the server asked for input (%s) and the client answered with an error: %s", r.method, termtext.TruncateQuote(string(env.errv.of(line)), 300))})
 		return
 	}
 	b.responses[r.key] = append([]byte(nil), env.result.of(line)...)
@@ -206,7 +207,7 @@ func (p *Proxy) cancelBridge(c *call) {
 	up := p.up
 	p.mu.Unlock()
 	if sr != nil && up != nil {
-		up.write(errorLine(sr.upID, &rpcError{Code: mcpwire.CodeInternalError, Message: "mcpsum: the client cancelled the call this request belongs to"}))
+		up.write(errorLine(sr.upID, &rpcError{Code: mcpspec.CodeInternalError, Message: "mcpsum: the client cancelled the call this request belongs to"}))
 	}
 }
 
@@ -309,7 +310,7 @@ func (p *Proxy) bridgeRetryFromClient(r *request, stateSp, respSp span) bool {
 	c := p.ids.upPending[u]
 	if c == nil || c.upReq == nil {
 		p.mu.Unlock()
-		p.replyErr(r.id, &rpcError{Code: mcpwire.CodeInternalError, Message: "mcpsum: the call this input belongs to is no longer running"})
+		p.replyErr(r.id, &rpcError{Code: mcpspec.CodeInternalError, Message: "mcpsum: the call this input belongs to is no longer running"})
 		return true
 	}
 	sr := c.upReq
@@ -337,7 +338,7 @@ func (p *Proxy) bridgeRetryFromClient(r *request, stateSp, respSp span) bool {
 	if resp := rf[0].of(r.line); resp != nil {
 		up.write(resultLine(sr.upID, resp))
 	} else {
-		up.write(errorLine(sr.upID, &rpcError{Code: mcpwire.CodeInternalError, Message: "mcpsum: the client gave no answer to " + sr.method}))
+		up.write(errorLine(sr.upID, &rpcError{Code: mcpspec.CodeInternalError, Message: "mcpsum: the client gave no answer to " + sr.method}))
 	}
 	switch {
 	case next != nil:

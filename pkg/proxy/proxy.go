@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpsum/mcpsum/internal/mcpspec"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 	"github.com/mcpsum/mcpsum/pkg/mcpwire"
 	"github.com/mcpsum/mcpsum/pkg/pin"
@@ -221,7 +222,7 @@ func (p *Proxy) shutdown(why string) {
 			p.logf("%v", err)
 		}
 	}
-	p.failWaiting(&rpcError{Code: mcpwire.CodeInternalError, Message: fmt.Sprintf("mcpsum: the request was not answered: %s and the server %q was stopped", why, p.opts.Name)})
+	p.failWaiting(&rpcError{Code: mcpspec.CodeInternalError, Message: fmt.Sprintf("mcpsum: the request was not answered: %s and the server %q was stopped", why, p.opts.Name)})
 }
 
 // failWaiting answers every held and in-flight forwarded request with e.

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 
 	"github.com/mcpsum/mcpsum/internal/jsonscan"
+	"github.com/mcpsum/mcpsum/internal/mcpspec"
 	"github.com/mcpsum/mcpsum/pkg/mcpwire"
 )
 
@@ -33,7 +34,7 @@ func (p *Proxy) serverResponse(line []byte, env envelope, id []byte) {
 		if env.errv.ok() {
 			e, perr := mcpwire.ParseError(env.errv.of(line))
 			if perr != nil {
-				e = &mcpwire.Error{Code: mcpwire.CodeInternalError, Message: "malformed error object: " + perr.Error()}
+				e = &mcpwire.Error{Code: mcpspec.CodeInternalError, Message: "malformed error object: " + perr.Error()}
 			}
 			r = ownReply{err: e}
 		}
@@ -60,19 +61,19 @@ func (p *Proxy) resultToClient(c *call, line []byte, env envelope) {
 		body = env.errv
 	}
 	var marked *edit
-	if c.modern && p.srv.upEra == mcpwire.EraModern && env.result.ok() {
+	if c.modern && p.srv.upEra == mcpspec.EraModern && env.result.ok() {
 		// Passed through as is, a 2026-07-28 server's input requests still
 		// reach only a client that declared what they need, and its
 		// elicitations are marked as the server's (elicitmark.go).
 		rf, _, _ := fields(line, env.result, "resultType", "inputRequests")
 		if rt, _ := stringAt(line, rf[0]); rt == "input_required" && rf[1].ok() {
 			if msg := checkInputRequests(c.caps, line, rf[1]); msg != "" {
-				p.replyErr(clientID, &rpcError{Code: mcpwire.CodeInternalError, Message: msg})
+				p.replyErr(clientID, &rpcError{Code: mcpspec.CodeInternalError, Message: msg})
 				return
 			}
 			reqs, why := p.markInputRequests(line, rf[1])
 			if why != "" {
-				p.replyErr(clientID, &rpcError{Code: mcpwire.CodeInternalError, Message: "mcpsum: " + why})
+				p.replyErr(clientID, &rpcError{Code: mcpspec.CodeInternalError, Message: "mcpsum: " + why})
 				return
 			}
 			marked = &edit{rf[1].s, rf[1].e, reqs}
@@ -103,17 +104,17 @@ func (p *Proxy) resultToClient(c *call, line []byte, env envelope) {
 	if env.result.ok() && line[env.result.s] == '{' {
 		info, err := serverInfoMeta(line, env.result)
 		if err != nil {
-			p.replyErr(clientID, &rpcError{Code: mcpwire.CodeInternalError, Message: "mcpsum: the server's result was not forwarded: " + err.Error()})
+			p.replyErr(clientID, &rpcError{Code: mcpspec.CodeInternalError, Message: "mcpsum: the server's result was not forwarded: " + err.Error()})
 			return
 		}
-		if !c.modern && p.srv.upEra == mcpwire.EraModern {
+		if !c.modern && p.srv.upEra == mcpspec.EraModern {
 			// A legacy client gets its own era's fields: no resultType,
 			// ttlMs, cacheScope or serverInfo copy.
 			edits = append(edits, edit{env.result.s, env.result.e, legacyResult(line, env.result)})
 		} else if info.ok() {
 			edits = append(edits, edit{info.s, info.e, p.srv.lock.ServerInfo})
 		}
-		if c.modern && p.srv.upEra == mcpwire.EraLegacy {
+		if c.modern && p.srv.upEra == mcpspec.EraLegacy {
 			if ins := modernResultMembers(line, env.result, c.method); ins != nil {
 				edits = append(edits, edit{env.result.s + 1, env.result.s + 1, ins})
 			}
@@ -147,7 +148,7 @@ func legacyResult(line []byte, sp span) []byte {
 			meta := []byte{'{'}
 			m := 0
 			jsonscan.Members(line[:ve], vs, func(k string, mks, _, mve int) error {
-				if k != mcpwire.MetaServerInfo {
+				if k != mcpspec.MetaServerInfo {
 					if m > 0 {
 						meta = append(meta, ',')
 					}
@@ -175,7 +176,7 @@ func serverInfoMeta(line []byte, result span) (span, error) {
 	if err != nil {
 		return span{}, err
 	}
-	mf, _, err := fields(line, rf[0], mcpwire.MetaServerInfo)
+	mf, _, err := fields(line, rf[0], mcpspec.MetaServerInfo)
 	if err != nil {
 		return span{}, err
 	}

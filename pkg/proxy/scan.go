@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/mcpsum/mcpsum/internal/jsonscan"
-	"github.com/mcpsum/mcpsum/pkg/mcpwire"
+	"github.com/mcpsum/mcpsum/internal/termtext"
 )
 
 // The proxy never decodes a message it only forwards. It walks the envelope
@@ -92,7 +92,7 @@ func (e *envelope) responseRule() error {
 }
 
 func responseMemberError(k string) error {
-	return fmt.Errorf("a response holds only jsonrpc, id and one of result or error at its top level, not %s", mcpwire.TruncateQuote(k, 40))
+	return fmt.Errorf("a response holds only jsonrpc, id and one of result or error at its top level, not %s", termtext.TruncateQuote(k, 40))
 }
 
 // scanEnvelope finds the JSON-RPC members of a message line.

@@ -11,8 +11,9 @@ import (
 
 	"github.com/yosida95/uritemplate/v3"
 
+	"github.com/mcpsum/mcpsum/internal/mcpspec"
+	"github.com/mcpsum/mcpsum/internal/termtext"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
-	"github.com/mcpsum/mcpsum/pkg/mcpwire"
 )
 
 // DefaultPageSize is how many items one served list page holds.
@@ -89,8 +90,8 @@ func newServed(lock *lockfile.Server, pageSize int) (*served, error) {
 		json.Unmarshal(s.modernCaps, &m)
 		s.modernCaps = withoutTasks(m)
 	}
-	// Each legacy version gets its own era's members only (the schemas in
-	// /work/shared/mcp-schema): extensions is 2026-07-28's; tasks and
+	// Each legacy version gets its own era's members only (the published
+	// schema of each version): extensions is 2026-07-28's; tasks and
 	// serverInfo's description, icons and websiteUrl came in 2025-11-25.
 	s.legacyCaps = withoutMembers(s.legacyCaps, "extensions")
 	s.oldCaps = withoutMembers(s.legacyCaps, "tasks")
@@ -168,12 +169,12 @@ func (s *served) has(key string) bool {
 // version not newer than the locked one, or any legacy version when the
 // server is spoken to in 2026-07-28), else the locked one (or 2025-11-25).
 func (s *served) initializeVersion(requested string) string {
-	known := slices.Contains(mcpwire.LegacyVersions, requested)
+	known := slices.Contains(mcpspec.LegacyVersions, requested)
 	if s.upEra == lockfile.EraModern {
 		if known {
 			return requested
 		}
-		return mcpwire.LegacyVersion
+		return mcpspec.LegacyVersion
 	}
 	if known && requested <= s.lock.ProtocolVersion {
 		return requested
@@ -187,7 +188,7 @@ func (s *served) initializeResult(version string) []byte {
 	b = appendJSON(b, version)
 	b = append(b, `,"capabilities":`...)
 	caps, info := s.legacyCaps, s.lock.ServerInfo
-	if version < mcpwire.LegacyVersion { // the versions are dates
+	if version < mcpspec.LegacyVersion { // the versions are dates
 		caps, info = s.oldCaps, s.oldInfo
 	}
 	b = append(b, caps...)
@@ -207,13 +208,13 @@ func (s *served) supportedVersions() []string {
 	if s.upEra == lockfile.EraModern {
 		var out []string
 		for _, v := range s.lock.SupportedVersions {
-			if v == mcpwire.Modern || slices.Contains(mcpwire.LegacyVersions, v) {
+			if v == mcpspec.Modern || slices.Contains(mcpspec.LegacyVersions, v) {
 				out = append(out, v)
 			}
 		}
 		return out
 	}
-	return []string{mcpwire.Modern, s.lock.ProtocolVersion}
+	return []string{mcpspec.Modern, s.lock.ProtocolVersion}
 }
 
 // discoverResult is the DiscoverResult served to a 2026-07-28 client.
@@ -231,7 +232,7 @@ func (s *served) discoverResult() []byte {
 }
 
 func (s *served) appendServerInfoMeta(b []byte) []byte {
-	b = append(b, `,"_meta":{"`+mcpwire.MetaServerInfo+`":`...)
+	b = append(b, `,"_meta":{"`+mcpspec.MetaServerInfo+`":`...)
 	b = append(b, s.lock.ServerInfo...)
 	return append(b, "}}"...)
 }
@@ -253,13 +254,13 @@ const cursorPrefix = "mcpsum-page-"
 func (s *served) listResult(kind int, cursor *string, modern bool) ([]byte, *rpcError) {
 	l := s.lists[kind]
 	if !s.has(l.capability) {
-		return nil, &rpcError{Code: mcpwire.CodeMethodNotFound, Message: fmt.Sprintf("method not found: %s (the locked server does not advertise %q)", l.method, l.capability)}
+		return nil, &rpcError{Code: mcpspec.CodeMethodNotFound, Message: fmt.Sprintf("method not found: %s (the locked server does not advertise %q)", l.method, l.capability)}
 	}
 	off := 0
 	if cursor != nil {
 		n, err := strconv.Atoi(strings.TrimPrefix(*cursor, cursorPrefix))
 		if !strings.HasPrefix(*cursor, cursorPrefix) || err != nil || n <= 0 || n >= len(l.items) || n%s.pageSize != 0 {
-			return nil, &rpcError{Code: mcpwire.CodeInvalidParams, Message: fmt.Sprintf("invalid cursor \"%s\" for %s", mcpwire.TruncateQuote(*cursor, 80), l.method)}
+			return nil, &rpcError{Code: mcpspec.CodeInvalidParams, Message: fmt.Sprintf("invalid cursor \"%s\" for %s", termtext.TruncateQuote(*cursor, 80), l.method)}
 		}
 		off = n
 	}

@@ -3,7 +3,8 @@ package proxy
 import (
 	"fmt"
 
-	"github.com/mcpsum/mcpsum/pkg/mcpwire"
+	"github.com/mcpsum/mcpsum/internal/mcpspec"
+	"github.com/mcpsum/mcpsum/internal/termtext"
 )
 
 // The server's messages, as the reader of the upstream hands them over one
@@ -20,7 +21,7 @@ func (p *Proxy) fromServer(line []byte) {
 		// Not exactly one JSON-RPC message (two on one line, broken JSON, a
 		// repeated member): what a client would read is unclear, so the
 		// server is done; every waiting call gets the error.
-		p.logf("the server wrote a line that is not one JSON-RPC message (%v): %s", err, mcpwire.TruncateQuote(string(line), 200))
+		p.logf("the server wrote a line that is not one JSON-RPC message (%v): %s", err, termtext.TruncateQuote(string(line), 200))
 		p.fail(&FramingError{Server: p.opts.Name, Err: err})
 	case env.isResponse():
 		p.serverResponse(line, env, id)
@@ -98,8 +99,8 @@ func (p *Proxy) refuseServerRequest(id []byte, method string, st gateState) {
 		why = "too many server requests wait for the surface check"
 	}
 	if up := p.upWriter(); up != nil {
-		up.write(errorLine(id, &rpcError{Code: mcpwire.CodeInternalError,
-			Message: fmt.Sprintf("mcpsum: \"%s\" not forwarded to the client: %s", mcpwire.TruncateQuote(method, 80), why)}))
+		up.write(errorLine(id, &rpcError{Code: mcpspec.CodeInternalError,
+			Message: fmt.Sprintf("mcpsum: \"%s\" not forwarded to the client: %s", termtext.TruncateQuote(method, 80), why)}))
 	}
 }
 

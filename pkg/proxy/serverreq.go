@@ -5,7 +5,8 @@ import (
 
 	"github.com/mcpsum/mcpsum/internal/jsonscan"
 
-	"github.com/mcpsum/mcpsum/pkg/mcpwire"
+	"github.com/mcpsum/mcpsum/internal/mcpspec"
+	"github.com/mcpsum/mcpsum/internal/termtext"
 )
 
 // Server→client requests of a legacy server (roots/list, sampling/createMessage,
@@ -21,8 +22,8 @@ import (
 // refuseUndeclared answers a server request the client cannot take.
 func (p *Proxy) refuseUndeclared(id []byte, method, need string) {
 	if up := p.upWriter(); up != nil {
-		up.write(errorLine(id, &rpcError{Code: mcpwire.CodeMethodNotFound,
-			Message: fmt.Sprintf("mcpsum: the client did not declare the %s capability, so the proxy answers %s for it", need, mcpwire.TruncateQuote(method, 80))}))
+		up.write(errorLine(id, &rpcError{Code: mcpspec.CodeMethodNotFound,
+			Message: fmt.Sprintf("mcpsum: the client did not declare the %s capability, so the proxy answers %s for it", need, termtext.TruncateQuote(method, 80))}))
 	}
 }
 
@@ -73,7 +74,7 @@ func checkInputRequests(caps, line []byte, sp span) string {
 		method, _ := stringAt(line, f[0])
 		capKey := capOf[method]
 		if capKey == "" {
-			refusal = fmt.Sprintf("\"%s\", which is not a request a server may make of a client", mcpwire.TruncateQuote(method, 80))
+			refusal = fmt.Sprintf("\"%s\", which is not a request a server may make of a client", termtext.TruncateQuote(method, 80))
 			return errStop
 		}
 		if need, ok := declared(caps, method, capKey, line, f[1]); !ok {
@@ -119,8 +120,8 @@ func (p *Proxy) serverRequestAt(line []byte, env envelope, id []byte, method str
 	p.mu.Lock()
 	if p.client.legacy && len(p.ids.downPending) >= maxDownPending {
 		p.mu.Unlock()
-		p.up.write(errorLine(id, &rpcError{Code: mcpwire.CodeInternalError,
-			Message: fmt.Sprintf("mcpsum: \"%s\" not forwarded: the client has %d requests from the server unanswered", mcpwire.TruncateQuote(method, 80), maxDownPending)}))
+		p.up.write(errorLine(id, &rpcError{Code: mcpspec.CodeInternalError,
+			Message: fmt.Sprintf("mcpsum: \"%s\" not forwarded: the client has %d requests from the server unanswered", termtext.TruncateQuote(method, 80), maxDownPending)}))
 		return
 	}
 	if p.client.legacy {
@@ -152,8 +153,8 @@ func (p *Proxy) serverRequestAt(line []byte, env envelope, id []byte, method str
 		p.up.write(resultLine(id, []byte(`{"roots":[]}`)))
 		return
 	}
-	p.up.write(errorLine(id, &rpcError{Code: mcpwire.CodeMethodNotFound,
-		Message: fmt.Sprintf("mcpsum: the client cannot answer \"%s\" now", mcpwire.TruncateQuote(method, 80))}))
+	p.up.write(errorLine(id, &rpcError{Code: mcpspec.CodeMethodNotFound,
+		Message: fmt.Sprintf("mcpsum: the client cannot answer \"%s\" now", termtext.TruncateQuote(method, 80))}))
 }
 
 func (p *Proxy) serverNotification(line []byte, env envelope, method string) {
@@ -173,7 +174,7 @@ func (p *Proxy) serverNotification(line []byte, env envelope, method string) {
 		}
 	case "notifications/message":
 		p.mu.Lock()
-		drop := !p.client.legacy && p.srv.upEra == mcpwire.EraLegacy && p.ids.logWanted == 0
+		drop := !p.client.legacy && p.srv.upEra == mcpspec.EraLegacy && p.ids.logWanted == 0
 		p.mu.Unlock()
 		if drop {
 			return // a 2026-07-28 client gets log messages only for requests that asked

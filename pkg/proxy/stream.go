@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpsum/mcpsum/internal/mcpspec"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 	"github.com/mcpsum/mcpsum/pkg/mcpwire"
 )
@@ -231,7 +232,7 @@ func (p *Proxy) streamResult(s *streamReader, pre prefix, c *call) error {
 	stall := p.stallTimeout()
 	fail := func(err error) error { // the line cannot be finished
 		if ls.abort(p.voidID) {
-			p.replyErr(c.clientID, &rpcError{Code: mcpwire.CodeInternalError, Message: fmt.Sprintf("mcpsum: the server's response to this call was not forwarded: %v", err)})
+			p.replyErr(c.clientID, &rpcError{Code: mcpspec.CodeInternalError, Message: fmt.Sprintf("mcpsum: the server's response to this call was not forwarded: %v", err)})
 		}
 		return err
 	}
@@ -250,7 +251,7 @@ func (p *Proxy) streamResult(s *streamReader, pre prefix, c *call) error {
 		err := &StallError{Server: p.opts.Name, After: stall}
 		if ls.abort(p.voidID) {
 			stalled.Store(true)
-			p.replyErr(c.clientID, &rpcError{Code: mcpwire.CodeInternalError, Message: "mcpsum: " + err.Error()})
+			p.replyErr(c.clientID, &rpcError{Code: mcpspec.CodeInternalError, Message: "mcpsum: " + err.Error()})
 			p.fail(err)
 		}
 	})

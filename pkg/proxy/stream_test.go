@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpsum/mcpsum/internal/mcpspec"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 	"github.com/mcpsum/mcpsum/pkg/mcpwire"
 )
@@ -32,7 +33,7 @@ func framingProxy(t testing.TB, era string) (*Proxy, *bytes.Buffer) {
 	t.Helper()
 	e := &lockfile.Server{Command: []string{"x"}, ProtocolVersion: "2025-11-25", ServerInfo: json.RawMessage(`{}`), Capabilities: json.RawMessage(`{}`)}
 	if era == lockfile.EraModern {
-		e.ProtocolVersion, e.SupportedVersions = mcpwire.Modern, []string{mcpwire.Modern}
+		e.ProtocolVersion, e.SupportedVersions = mcpspec.Modern, []string{mcpspec.Modern}
 	}
 	var out bytes.Buffer
 	p, err := newProxy(&out, Options{Name: "t", Entry: e})

@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"github.com/mcpsum/mcpsum/internal/jsonscan"
+	"github.com/mcpsum/mcpsum/internal/mcpspec"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 	"github.com/mcpsum/mcpsum/pkg/mcpwire"
 )
@@ -118,7 +119,7 @@ func (p *Proxy) resourceUpdated(line []byte, env envelope) {
 // subscription and listens upstream for the URI.
 func (p *Proxy) legacySubscribe(id []byte, uri string, on bool) {
 	if !p.srv.canSubscribe() {
-		p.replyErr(id, &rpcError{Code: mcpwire.CodeMethodNotFound, Message: "method not found: the locked server does not advertise resources.subscribe"})
+		p.replyErr(id, &rpcError{Code: mcpspec.CodeMethodNotFound, Message: "method not found: the locked server does not advertise resources.subscribe"})
 		return
 	}
 	p.mu.Lock()

@@ -6,7 +6,7 @@ import (
 	"fmt"
 
 	"github.com/mcpsum/mcpsum/internal/jsonscan"
-	"github.com/mcpsum/mcpsum/pkg/mcpwire"
+	"github.com/mcpsum/mcpsum/internal/mcpspec"
 )
 
 // Input for a 2026-07-28 server's task, asked of a legacy client: the
@@ -73,14 +73,14 @@ func (p *Proxy) askLegacyClient(ctx context.Context, method string, params []byt
 	if method == "elicitation/create" {
 		marked, why := p.markElicit(params)
 		if why != "" {
-			return nil, &rpcError{Code: mcpwire.CodeInvalidParams, Message: why}
+			return nil, &rpcError{Code: mcpspec.CodeInvalidParams, Message: why}
 		}
 		params = marked
 	}
 	line := requestLine([]byte("0"), method, params)
 	env, _, err := scanEnvelope(line)
 	if err != nil {
-		return nil, &rpcError{Code: mcpwire.CodeInternalError, Message: "malformed input request: " + err.Error()}
+		return nil, &rpcError{Code: mcpspec.CodeInternalError, Message: "malformed input request: " + err.Error()}
 	}
 	type answer struct {
 		res json.RawMessage
@@ -93,7 +93,7 @@ func (p *Proxy) askLegacyClient(ctx context.Context, method string, params []byt
 		if need == "" {
 			need = "a capability for " + method
 		}
-		return nil, &rpcError{Code: mcpwire.CodeMethodNotFound, Message: fmt.Sprintf("the client did not declare the %s capability, so the proxy cannot ask it %q; cancel the task with tasks/cancel", need, method)}
+		return nil, &rpcError{Code: mcpspec.CodeMethodNotFound, Message: fmt.Sprintf("the client did not declare the %s capability, so the proxy cannot ask it %q; cancel the task with tasks/cancel", need, method)}
 	}
 	d := p.ids.ask(&downReq{method: method, hook: func(res json.RawMessage, e *CallError) { ch <- answer{res, e} }})
 	p.mu.Unlock()
@@ -101,7 +101,7 @@ func (p *Proxy) askLegacyClient(ctx context.Context, method string, params []byt
 		p.mu.Lock()
 		delete(p.ids.downPending, d)
 		p.mu.Unlock()
-		return nil, &rpcError{Code: mcpwire.CodeInternalError, Message: err.Error()}
+		return nil, &rpcError{Code: mcpspec.CodeInternalError, Message: err.Error()}
 	}
 	var a answer
 	select {

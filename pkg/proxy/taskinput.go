@@ -3,9 +3,8 @@ package proxy
 import (
 	"context"
 	"fmt"
+	"github.com/mcpsum/mcpsum/internal/mcpspec"
 	"time"
-
-	"github.com/mcpsum/mcpsum/pkg/mcpwire"
 )
 
 // Input for a legacy server's task, asked by a 2026-07-28 client. A
@@ -108,7 +107,7 @@ func (p *Proxy) taskInputFor(id string) *taskInput {
 func (p *Proxy) pendingInputs(r *request, id string) ([]byte, *rpcError) {
 	ti := p.taskInputFor(id)
 	if ti == nil {
-		return nil, &rpcError{Code: mcpwire.CodeInternalError, Message: fmt.Sprintf("mcpsum: %d tasks of server %q wait for input already; answer or cancel one (tasks/update, tasks/cancel) and ask again", maxTasks, p.opts.Name)}
+		return nil, &rpcError{Code: mcpspec.CodeInternalError, Message: fmt.Sprintf("mcpsum: %d tasks of server %q wait for input already; answer or cancel one (tasks/update, tasks/cancel) and ask again", maxTasks, p.opts.Name)}
 	}
 	deadline := time.NewTimer(inputWait)
 	defer deadline.Stop()
@@ -214,7 +213,7 @@ func (p *Proxy) dropTaskInput(id string) {
 	up := p.up
 	go func() { // not under p.mu
 		for _, sr := range reqs {
-			up.write(errorLine(sr.upID, &rpcError{Code: mcpwire.CodeInternalError, Message: "mcpsum: the task this request belongs to ended or was cancelled"}))
+			up.write(errorLine(sr.upID, &rpcError{Code: mcpspec.CodeInternalError, Message: "mcpsum: the task this request belongs to ended or was cancelled"}))
 		}
 	}()
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/mcpsum/mcpsum/internal/mcpspec"
+	"github.com/mcpsum/mcpsum/internal/termtext"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 	"github.com/mcpsum/mcpsum/pkg/mcpwire"
 )
@@ -124,10 +126,10 @@ func (p *Proxy) taskCallCtx(ctx context.Context, method, id string, extra ...byt
 			}
 			return nil, e
 		}
-		return nil, &rpcError{Code: mcpwire.CodeInternalError, Message: fmt.Sprintf("mcpsum: %s for task could not be relayed to server %q: %v", method, p.opts.Name, err)}
+		return nil, &rpcError{Code: mcpspec.CodeInternalError, Message: fmt.Sprintf("mcpsum: %s for task could not be relayed to server %q: %v", method, p.opts.Name, err)}
 	}
 	if len(res) == 0 || res[0] != '{' {
-		return nil, &rpcError{Code: mcpwire.CodeInternalError, Message: fmt.Sprintf("mcpsum: server %q answered %s with a result that is not a JSON object", p.opts.Name, method)}
+		return nil, &rpcError{Code: mcpspec.CodeInternalError, Message: fmt.Sprintf("mcpsum: server %q answered %s with a result that is not a JSON object", p.opts.Name, method)}
 	}
 	return res, nil
 }
@@ -258,7 +260,7 @@ func (p *Proxy) legacyTaskForModern(r *request, id string) ([]byte, *rpcError) {
 		msg, _ := stringAt(t, f[1])
 		_, e := result()
 		if e == nil {
-			e = &rpcError{Code: mcpwire.CodeInternalError, Message: "the task failed"}
+			e = &rpcError{Code: mcpspec.CodeInternalError, Message: "the task failed"}
 			if msg != "" {
 				e.Message += ": " + msg
 			}
@@ -269,10 +271,10 @@ func (p *Proxy) legacyTaskForModern(r *request, id string) ([]byte, *rpcError) {
 }
 
 func badTask(server string, err error) *rpcError {
-	return &rpcError{Code: mcpwire.CodeInternalError, Message: fmt.Sprintf("mcpsum: server %q sent a task the proxy cannot translate: %v", server, err)}
+	return &rpcError{Code: mcpspec.CodeInternalError, Message: fmt.Sprintf("mcpsum: server %q sent a task the proxy cannot translate: %v", server, err)}
 }
 
 func quoteID(id string) string {
-	q, _ := mcpwire.Quote(id)
+	q, _ := termtext.Quote(id)
 	return `"` + q + `"`
 }

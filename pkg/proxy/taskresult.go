@@ -5,9 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/mcpsum/mcpsum/internal/mcpspec"
 	"time"
-
-	"github.com/mcpsum/mcpsum/pkg/mcpwire"
 )
 
 // The cross-era tasks/result: a legacy client waiting on a 2026-07-28
@@ -65,7 +64,7 @@ func (p *Proxy) modernTaskResult(ctx context.Context, r *request, id string) ([]
 			}
 			return nil, e
 		case "cancelled":
-			return nil, &rpcError{Code: mcpwire.CodeInternalError, Message: fmt.Sprintf("mcpsum: task %s of server %q was cancelled: it has no result", quoteID(id), p.opts.Name)}
+			return nil, &rpcError{Code: mcpspec.CodeInternalError, Message: fmt.Sprintf("mcpsum: task %s of server %q was cancelled: it has no result", quoteID(id), p.opts.Name)}
 		case "input_required":
 			resp, e := p.askForTask(ctx, id, res, f[4], answered)
 			if e != nil {

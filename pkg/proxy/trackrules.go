@@ -5,7 +5,8 @@ import (
 	"fmt"
 
 	"github.com/mcpsum/mcpsum/internal/jsonscan"
-	"github.com/mcpsum/mcpsum/pkg/mcpwire"
+	"github.com/mcpsum/mcpsum/internal/mcpspec"
+	"github.com/mcpsum/mcpsum/internal/termtext"
 )
 
 // The tracker's rules on members (track.go has the JSON grammar): which
@@ -63,7 +64,7 @@ func (t *tracker) dropName(k string) bool {
 	case 2:
 		return k == "resultType" || k == "ttlMs" || k == "cacheScope"
 	case 3:
-		return k == mcpwire.MetaServerInfo
+		return k == mcpspec.MetaServerInfo
 	}
 	return false
 }
@@ -120,7 +121,7 @@ func (t *tracker) checkKey(k string, long bool) error {
 	switch d := len(t.stack); {
 	case d == 1:
 		if long || t.topKeys[k] {
-			return fmt.Errorf("the message has the member \"%s\" twice", mcpwire.TruncateQuote(k, 40))
+			return fmt.Errorf("the message has the member \"%s\" twice", termtext.TruncateQuote(k, 40))
 		}
 		if k != "jsonrpc" && k != "id" {
 			return responseMemberError(k)
@@ -140,9 +141,9 @@ func (t *tracker) checkKey(k string, long bool) error {
 			return errStreamedInput
 		}
 	case d == 3 && t.inMeta:
-		if k == mcpwire.MetaServerInfo {
+		if k == mcpspec.MetaServerInfo {
 			if t.seenInfo {
-				return fmt.Errorf("the result's _meta has %q twice", mcpwire.MetaServerInfo)
+				return fmt.Errorf("the result's _meta has %q twice", mcpspec.MetaServerInfo)
 			}
 			t.seenInfo = true
 			t.supNext = t.replace != nil

@@ -9,6 +9,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/mcpsum/mcpsum/internal/mcpspec"
 	"github.com/mcpsum/mcpsum/pkg/mcpwire"
 	"github.com/mcpsum/mcpsum/pkg/pin"
 )
@@ -56,7 +57,7 @@ func (p *Proxy) supervise(ctx context.Context) {
 	p.hello = h
 	p.mu.Unlock()
 	close(p.life.handshook)
-	if h.Era == mcpwire.EraModern {
+	if h.Era == mcpspec.EraModern {
 		p.listenUpstream(h)
 	}
 	p.syncSubscriptions()

@@ -4,10 +4,9 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/mcpsum/mcpsum/internal/termtext"
 	"io"
 	"sync"
-
-	"github.com/mcpsum/mcpsum/pkg/mcpwire"
 )
 
 // smallWrite is the size up to which a message is assembled in one buffer and
@@ -220,7 +219,7 @@ func (e *escapedLines) flushLine() {
 	if len(bytes.TrimSpace(line)) == 0 {
 		return
 	}
-	q, _ := mcpwire.Quote(string(line))
+	q, _ := termtext.Quote(string(line))
 	io.WriteString(e.out, e.prefix+q+"\n")
 }
 

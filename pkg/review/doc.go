@@ -7,6 +7,6 @@
 // labels.go and rules.go.
 //
 // It reads locked and observed entries (pkg/lockfile) and never prints,
-// starts a server or writes a file. It imports lockfile, mcpwire (for its
-// one quoting rule) and internal helpers, and nothing else of mcpsum.
+// starts a server or writes a file. It imports lockfile and internal helpers
+// (mcpspec, termtext, jsonscan, lookalike), and nothing else of mcpsum.
 package review

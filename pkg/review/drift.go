@@ -162,7 +162,7 @@ func toolNames(servers ...*lockfile.Server) []string {
 			continue
 		}
 		for _, k := range []string{lockfile.KindTool, lockfile.KindPrompt} {
-			for _, it := range itemsOf(s, k) {
+			for _, it := range s.Items(k) {
 				if key, err := lockfile.ItemKey(k, it); err == nil && !slices.Contains(out, key) {
 					out = append(out, key)
 				}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/mcpsum/mcpsum/internal/lookalike"
+	"github.com/mcpsum/mcpsum/internal/mcpspec"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 )
 
@@ -23,18 +24,18 @@ func NameFlags(kind, name string) []string {
 // (`tools "echo" and "\u0435cho" look alike`).
 func Lookalikes(s *lockfile.Server) []string {
 	var out []string
-	for _, k := range Kinds {
+	for _, k := range mcpspec.Kinds {
 		var keys []string
-		for _, it := range itemsOf(s, k.Kind) {
-			key, err := lockfile.ItemKey(k.Kind, it)
+		for _, it := range s.Items(k.Name) {
+			key, err := lockfile.ItemKey(k.Name, it)
 			if err != nil {
 				continue
 			}
 			keys = append(keys, key)
-			out = append(out, NameFlags(k.Kind, key)...)
+			out = append(out, NameFlags(k.Name, key)...)
 		}
 		for _, c := range lookalike.Collisions(keys) {
-			out = append(out, k.Plural+" "+c)
+			out = append(out, k.Field+" "+c)
 		}
 	}
 	return out

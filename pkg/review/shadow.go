@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/mcpsum/mcpsum/internal/lookalike"
+	"github.com/mcpsum/mcpsum/internal/mcpspec"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 )
 
@@ -93,7 +94,7 @@ func collisions(servers map[string]*lockfile.Server, names []string, kind string
 	groups := map[string][]owned{}
 	var order []string
 	for _, sn := range names {
-		for _, it := range itemsOf(servers[sn], kind) {
+		for _, it := range servers[sn].Items(kind) {
 			key, err := lockfile.ItemKey(kind, it)
 			if err != nil {
 				continue
@@ -164,14 +165,14 @@ func placesOf(s *lockfile.Server) []place {
 	if s.Instructions != nil {
 		out = append(out, place{"instructions", []string{*s.Instructions}})
 	}
-	for _, k := range Kinds {
-		for _, it := range itemsOf(s, k.Kind) {
-			key, _ := lockfile.ItemKey(k.Kind, it)
+	for _, k := range mcpspec.Kinds {
+		for _, it := range s.Items(k.Name) {
+			key, _ := lockfile.ItemKey(k.Name, it)
 			n := parse(it)
 			if n == nil {
 				continue
 			}
-			out = append(out, place{fmt.Sprintf("%s %+q", k.Kind, key), itemTexts(k.Kind, n)})
+			out = append(out, place{fmt.Sprintf("%s %+q", k.Name, key), itemTexts(k.Name, n)})
 		}
 	}
 	return out
@@ -182,7 +183,7 @@ func crossReferences(servers map[string]*lockfile.Server, names []string, wanted
 	own := map[string][]named{} // server → its tool and prompt names
 	for _, sn := range names {
 		for _, k := range []string{lockfile.KindTool, lockfile.KindPrompt} {
-			for _, it := range itemsOf(servers[sn], k) {
+			for _, it := range servers[sn].Items(k) {
 				if n, err := lockfile.ItemKey(k, it); err == nil {
 					own[sn] = append(own[sn], named{k, n})
 				}

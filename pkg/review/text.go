@@ -7,7 +7,7 @@ import (
 	"unicode"
 
 	"github.com/mcpsum/mcpsum/internal/lookalike"
-	"github.com/mcpsum/mcpsum/pkg/mcpwire"
+	"github.com/mcpsum/mcpsum/internal/termtext"
 )
 
 // texts collects every string of n that a model could read: string values
@@ -109,7 +109,7 @@ func multisetDiff(a, b []string) (onlyA, onlyB []string) {
 	return onlyA, onlyB
 }
 
-// quoteList renders up to max strings escaped (%+q), then how many more.
+// quoteList renders up to max strings escaped, then how many more.
 func quoteList(ss []string, max int) string {
 	var q []string
 	for i, s := range ss {
@@ -117,10 +117,7 @@ func quoteList(ss []string, max int) string {
 			q = append(q, fmt.Sprintf("and %d more", len(ss)-max))
 			break
 		}
-		if len(s) > 120 {
-			s = s[:120] + "…"
-		}
-		q = append(q, fmt.Sprintf("%+q", s))
+		q = append(q, termtext.Quoted(s, 120))
 	}
 	return strings.Join(q, ", ")
 }
@@ -210,7 +207,7 @@ func hidden(cur, old []string) bool {
 		if seen[s] {
 			continue
 		}
-		if _, sus := mcpwire.Quote(s); sus {
+		if _, sus := termtext.Quote(s); sus {
 			return true
 		}
 		for _, w := range strings.FieldsFunc(s, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.Is(unicode.Mn, r) }) {

@@ -1,13 +1,3 @@
-// Package sumdb is the client side of mcpsum's transparency log of surfaces,
-// the checksum database of MCP servers: the key of a locked entry, the
-// record the log holds for it (`mcp-surface v1`), lookups that check the
-// record's inclusion and the log's append-only growth from C2SP tlog-tiles,
-// and the offline check of a stored C2SP tlog-proof.
-//
-// Every proof is checked with golang.org/x/mod/sumdb/note and tlog and
-// github.com/transparency-dev/formats and merkle: no Merkle code of its own.
-// The package imports no other mcpsum package but internal helpers, and has
-// no init work, so linking it costs mcpsum's start-up nothing.
 package sumdb
 
 import (

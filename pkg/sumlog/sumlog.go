@@ -1,10 +1,3 @@
-// Package sumlog is the operator's side of mcpsum's transparency log of
-// surfaces (cmd/mcpsum-log): a Tessera log (POSIX folder by default, MySQL
-// through the same seam) of `mcp-surface v1` records, one per key, and the
-// HTTP handler that serves its C2SP tlog-tiles and the key lookups.
-//
-// Only the mcpsum-log binary links this package (and Tessera): mcpsum's
-// client side is pkg/sumdb.
 package sumlog
 
 import (
@@ -17,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/mcpsum/mcpsum/internal/safeio"
+	"github.com/mcpsum/mcpsum/internal/statefile"
 	"golang.org/x/mod/sumdb/note"
 )
 
@@ -41,21 +35,14 @@ func Init(dir, origin string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	f, err := os.OpenFile(filepath.Join(dir, KeyFile), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	err = statefile.PublishExclusive(filepath.Join(dir, KeyFile), []byte(skey+"\n"), 0o600)
 	if errors.Is(err, fs.ErrExist) {
 		return "", fmt.Errorf("%s already holds a log (%s exists): a log keeps its key for life; use another --dir", dir, KeyFile)
 	}
 	if err != nil {
 		return "", err
 	}
-	if _, err := f.WriteString(skey + "\n"); err != nil {
-		f.Close()
-		return "", err
-	}
-	if err := f.Close(); err != nil {
-		return "", err
-	}
-	if err := os.WriteFile(filepath.Join(dir, VerifierFile), []byte(vkey+"\n"), 0o644); err != nil {
+	if err := statefile.WriteAtomic(filepath.Join(dir, VerifierFile), []byte(vkey+"\n"), statefile.WriteOptions{Perm: 0o644, Sync: true}); err != nil {
 		return "", err
 	}
 	return vkey, nil

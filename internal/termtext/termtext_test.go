@@ -1,4 +1,4 @@
-package mcpwire
+package termtext
 
 import (
 	"strings"
@@ -74,7 +74,7 @@ func TestTruncateQuote(t *testing.T) {
 	if got := TruncateQuote(`say "hi"\`, 0); got != `say "hi"\\` {
 		t.Fatalf("got %q", got)
 	}
-	if got := quoted(`say "hi"\`+"\x1b", 0); got != `"say \"hi\"\\\u001b"` {
+	if got := Quoted(`say "hi"\`+"\x1b", 0); got != `"say \"hi\"\\\u001b"` {
 		t.Fatalf("got %q", got)
 	}
 }

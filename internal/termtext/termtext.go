@@ -1,4 +1,4 @@
-package mcpwire
+package termtext
 
 import (
 	"fmt"
@@ -35,9 +35,9 @@ func Quote(s string) (quoted string, suspicious bool) {
 }
 
 // TruncateQuote is Quote for error messages: at most about max bytes of
-// rendering (max <= 0 means 200), cut at an escape boundary, followed by
+// rendering (0 means 200, a negative max no limit), cut at an escape boundary, followed by
 // "…(N more bytes)" when s was cut. Like Quote it adds no quotes and leaves
-// '"' as is (mcpwire's own messages use a variant that quotes; see quoted).
+// '"' as is (see Quoted for a rendering in quotes).
 func TruncateQuote(s string, max int) string {
 	var b strings.Builder
 	if n := truncInto(&b, s, max, false); n < len(s) {
@@ -46,9 +46,9 @@ func TruncateQuote(s string, max int) string {
 	return b.String()
 }
 
-// quoted renders s inside double quotes for a message: Quote's escaping plus
+// Quoted renders s inside double quotes for a message: Quote's escaping plus
 // \" for a double quote, cut like TruncateQuote.
-func quoted(s string, max int) string {
+func Quoted(s string, max int) string {
 	var b strings.Builder
 	b.WriteByte('"')
 	n := truncInto(&b, s, max, true)
@@ -59,17 +59,12 @@ func quoted(s string, max int) string {
 	return b.String()
 }
 
-// truncRaw is TruncateQuote, for raw JSON snippets and stderr lines.
-func truncRaw(s string, max int) string {
-	var b strings.Builder
-	if n := truncInto(&b, s, max, false); n < len(s) {
-		fmt.Fprintf(&b, "…(%d more bytes)", len(s)-n)
-	}
-	return b.String()
-}
-
 func truncInto(b *strings.Builder, s string, max int, escQuote bool) int {
-	if max <= 0 {
+	if max < 0 {
+		n, _ := quoteInto(b, s, -1, escQuote)
+		return n
+	}
+	if max == 0 {
 		max = 200
 	}
 	n, _ := quoteInto(b, s, b.Len()+max, escQuote)
@@ -164,4 +159,19 @@ func ShellArgs(args []string) string {
 		out[i] = ShellArg(a)
 	}
 	return strings.Join(out, " ")
+}
+
+// List renders a list of untrusted strings for a message: ["a", "b"], each
+// Quoted to at most each bytes, and after max of them how many more.
+func List(vs []string, max, each int) string {
+	n := min(len(vs), max)
+	out := make([]string, n)
+	for i, v := range vs[:n] {
+		out[i] = Quoted(v, each)
+	}
+	more := ""
+	if len(vs) > n {
+		more = fmt.Sprintf("…(%d more)", len(vs)-n)
+	}
+	return "[" + strings.Join(out, ", ") + "]" + more
 }

@@ -1,0 +1,98 @@
+package mcpspec
+
+// Modern is the 2026-07-28 protocol version (no initialize; _meta on every request).
+const Modern = "2026-07-28"
+
+// Era names, as in a lock entry.
+const (
+	EraLegacy = "legacy"
+	EraModern = "modern"
+)
+
+// Legacy protocol versions, the ones negotiated by initialize.
+const (
+	Version20241105 = "2024-11-05"
+	Version20250326 = "2025-03-26"
+	Version20250618 = "2025-06-18"
+	Version20251125 = "2025-11-25"
+)
+
+// LegacyVersion is the version mcpsum asks for in initialize.
+const LegacyVersion = Version20251125
+
+// LegacyVersions are the initialize versions mcpsum accepts in a reply, oldest first.
+var LegacyVersions = []string{Version20241105, Version20250326, Version20250618, Version20251125}
+
+// Meta keys of 2026-07-28 (members of a request's or result's _meta).
+const (
+	MetaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"
+	MetaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
+	MetaClientInfo         = "io.modelcontextprotocol/clientInfo"
+	MetaServerInfo         = "io.modelcontextprotocol/serverInfo"
+	MetaSubscriptionID     = "io.modelcontextprotocol/subscriptionId" // on a listen stream's notifications
+)
+
+// JSON-RPC and MCP error codes mcpsum recognises.
+const (
+	CodeParseError     = -32700
+	CodeInvalidRequest = -32600
+	CodeMethodNotFound = -32601
+	CodeInvalidParams  = -32602
+	CodeInternalError  = -32603
+	// CodeMissingClientCapability is 2026-07-28's MissingRequiredClientCapability.
+	CodeMissingClientCapability = -32021
+	// CodeUnsupportedVersion is 2026-07-28's UnsupportedProtocolVersion.
+	CodeUnsupportedVersion = -32022
+)
+
+// MaxItems is mcpsum's cap on the items of one kind (tools, prompts,
+// resources, resource templates) a server may list and a lock entry may hold
+// (LOCKFILE.md).
+const MaxItems = 1000
+
+// Item kinds, singular, as in findings, integrity errors and item keys.
+const (
+	KindTool             = "tool"
+	KindPrompt           = "prompt"
+	KindResource         = "resource"
+	KindResourceTemplate = "resourceTemplate"
+)
+
+// Kind describes one kind of listed item: how a server advertises and lists
+// it, and how a lock entry holds and keys it.
+type Kind struct {
+	Name       string // singular: KindTool, …
+	Capability string // server capability that enables its list method
+	Method     string // list method
+	Field      string // list result array, and the lock entry and digests member
+	Key        string // member naming an item
+	Noun       string // for messages: "resource template"
+}
+
+// Kinds are the four item kinds in lockfile order.
+var Kinds = [4]Kind{
+	{KindTool, "tools", "tools/list", "tools", "name", "tool"},
+	{KindPrompt, "prompts", "prompts/list", "prompts", "name", "prompt"},
+	{KindResource, "resources", "resources/list", "resources", "uri", "resource"},
+	{KindResourceTemplate, "resources", "resources/templates/list", "resourceTemplates", "uriTemplate", "resource template"},
+}
+
+// KindIndex returns the index in Kinds of the kind named name.
+func KindIndex(name string) (int, bool) {
+	for i, k := range Kinds {
+		if k.Name == name {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+// IsListMethod reports whether method lists one of the item kinds.
+func IsListMethod(method string) bool {
+	for _, k := range Kinds {
+		if k.Method == method {
+			return true
+		}
+	}
+	return false
+}

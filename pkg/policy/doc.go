@@ -1,0 +1,11 @@
+// Package policy holds mcpsum's policy logic that goes beyond the format:
+// suggesting a taint policy from a locked server's annotations, and taint
+// tracking (I6): the session state shared by a client's proxies (Store), the
+// audit log, approvals through the client (signed 2026-07-28 states), and
+// the Guard that the proxy's hooks call (wired in cmd/mcpsum; pkg/proxy does
+// not import this package).
+//
+// It imports internal/jsonscan, internal/mcpspec, internal/safeio,
+// internal/statefile, internal/termtext, pkg/lockfile of mcpsum, and must not
+// import cmd/ or a package that imports it.
+package policy

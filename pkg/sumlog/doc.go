@@ -1,0 +1,12 @@
+// Package sumlog is the operator's side of mcpsum's transparency log of
+// surfaces (cmd/mcpsum-log): a Tessera log (POSIX folder by default, MySQL
+// through the same seam) of `mcp-surface v1` records, one per key, and the
+// HTTP handler that serves its C2SP tlog-tiles and the key lookups.
+//
+// Only the mcpsum-log binary links this package (and Tessera): mcpsum's
+// client side is pkg/sumdb.
+//
+// It imports pkg/sumdb (the record and key format it serves) and internal/
+// helpers, must not import any other pkg/ package, and only
+// cmd/mcpsum-log imports it.
+package sumlog
