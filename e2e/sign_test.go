@@ -194,9 +194,9 @@ func TestSignHelperMissingSaysHowToInstall(t *testing.T) {
 		t.Fatalf("sign after installing the helper: exit %d\n%s", code, out)
 	}
 	// The other suggestion, `go install github.com/mcpsum/mcpsum/cmd/...@V`,
-	// names exactly the two binaries.
+	// names exactly the three binaries (the helper lands beside mcpsum).
 	out, err := exec.Command("go", "list", "github.com/mcpsum/mcpsum/cmd/...").CombinedOutput()
-	if err != nil || strings.Join(strings.Fields(string(out)), " ") != "github.com/mcpsum/mcpsum/cmd/mcpsum github.com/mcpsum/mcpsum/cmd/mcpsum-attest" {
+	if err != nil || strings.Join(strings.Fields(string(out)), " ") != "github.com/mcpsum/mcpsum/cmd/mcpsum github.com/mcpsum/mcpsum/cmd/mcpsum-attest github.com/mcpsum/mcpsum/cmd/mcpsum-log" {
 		t.Errorf("go list github.com/mcpsum/mcpsum/cmd/...: %v\n%s", err, out)
 	}
 	if out, code := run("verify", "--signature", "mcp.lock.sigstore.json", "--key", pub); code != 0 || !strings.Contains(out, "is signed by the given key") {

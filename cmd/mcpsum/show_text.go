@@ -73,7 +73,7 @@ func printServer(w io.Writer, name string, s *showServer, compact bool) {
 	fmt.Fprintf(w, "  serverInfo    %s\n", serverInfoLine(s.ServerInfo))
 	switch {
 	case s.LogKey == "":
-		fmt.Fprintf(w, "  log key       none: private (the command pins no registry package at an exact version; never looked up)\n")
+		fmt.Fprintf(w, "  log key       none: private (%s; never looked up)\n", privateWhy(s.URL != ""))
 	case s.LogProof:
 		fmt.Fprintf(w, "  log key       %s (proof stored)\n", quoteArg(s.LogKey))
 	default:

@@ -59,7 +59,7 @@ func (a *app) checkLog(ctx context.Context, cmd string, entries map[string]*lock
 		key, ok := pin.LogKey(e)
 		switch {
 		case !ok:
-			fmt.Fprintf(a.stderr, "%s: %s: private (its command pins no registry package at an exact version); not looked up in the transparency log\n", cmd, n)
+			fmt.Fprintf(a.stderr, "%s: %s: private (%s); not looked up in the transparency log\n", cmd, n, privateWhy(e.Remote()))
 			continue
 		case cfg.Excluded(key):
 			fmt.Fprintf(a.stderr, "%s: %s: %s matches MCPSUM_NOSUMDB; not looked up\n", cmd, n, sumdb.Module(key))
@@ -148,4 +148,12 @@ func (a *app) verifyLogProofs(path string, f *lockfile.File) error {
 		fmt.Fprintf(a.stdout, "ok     %s: %d transparency-log proofs check against the log's key (offline)\n", quoteArg(path), checked)
 	}
 	return nil
+}
+
+// privateWhy says why an entry has no transparency-log key.
+func privateWhy(remote bool) string {
+	if remote {
+		return "a remote server has no registry package everyone can run"
+	}
+	return "its command pins no registry package at an exact version"
 }

@@ -10,6 +10,9 @@ import (
 // its argv, env names, era and the client capabilities mcpsum declares in
 // that era. ok is false for an entry without an exact registry pin (private).
 func LogKey(e *lockfile.Server) (string, bool) {
+	if e.Remote() {
+		return "", false // no registry package: a remote server is private
+	}
 	return sumdb.Key(sumdb.Identity{Argv: e.Command, Env: e.EnvPassthrough, Era: e.Era(), Capabilities: mcpwire.ClientCapabilities(e.Era())})
 }
 
