@@ -286,7 +286,7 @@ func checkServerLine(line []byte) (envelope, []byte, error) {
 // validate checks that b is one JSON object (white space after it allowed)
 // with the tracker's grammar, as a streamed line is checked.
 func validate(b []byte) error {
-	t := &tracker{plain: true, st: tValue}
+	t := &tracker{grammar: grammar{plain: true, st: tValue}}
 	if err := t.feed(b, func([]byte) {}); err != nil {
 		return err
 	}

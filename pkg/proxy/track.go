@@ -18,15 +18,28 @@ import (
 // chunks. Output is produced through emit; the final '}' of the top-level
 // object is never emitted (the caller appends the id member and the brace).
 type tracker struct {
+	grammar
+	rules
+	edits
+	emit func([]byte)
+	b    []byte // the chunk being fed
+	run  int    // start of the bytes of b not yet emitted or discarded
+}
+
+// grammar is where the tracker is in the JSON grammar.
+type grammar struct {
 	stack []byte // '{' or '[' per open container; stack[0] is the message object
 	st    tstate
 	lit   string // what is left of true, false or null
 	hex   int    // hex digits left in a \u escape
 	isKey bool   // the current string is a member name
 	part  []byte // the first bytes of a UTF-8 sequence split across chunks
-	// plain: check the grammar only (validate), no member rules.
-	plain bool
+	plain bool   // check the grammar only (validate), no member rules
+	done  bool   // the message object ended (its '}' not emitted)
+}
 
+// rules is what the member rules (trackrules.go) know so far.
+type rules struct {
 	key      []byte // the member name being read (raw, bounded)
 	keyLong  bool
 	topKeys  map[string]bool // member names of the message object so far
@@ -45,7 +58,10 @@ type tracker struct {
 	checkInput bool
 	typeNext   bool
 	typeVal    bool
+}
 
+// edits is how the tracker changes what it forwards.
+type edits struct {
 	replace []byte // the locked serverInfo (nil: keep the server's)
 	supNext bool   // the next value is the one to replace
 	supAt   int    // len(stack) where the replaced value started, 0: none
@@ -58,10 +74,6 @@ type tracker struct {
 	legacy  bool
 	holding bool   // a member name at a filtered depth is being read
 	kept    [4]int // members written so far, per filtered depth
-	done    bool   // the message object ended (its '}' not emitted)
-	emit    func([]byte)
-	b       []byte // the chunk being fed
-	run     int    // start of the bytes of b not yet emitted or discarded
 }
 
 type tstate uint8
@@ -97,7 +109,11 @@ var errTrailing = errors.New("data after the end of the JSON-RPC message on the 
 var errStreamedInput = errors.New("it asks for client input (input_required) in a message too long for the proxy to check its input requests before forwarding them")
 
 func newTracker(topKeys []string, replace []byte) *tracker {
-	t := &tracker{stack: []byte{'{'}, st: tValue, topKeys: map[string]bool{}, curTop: "result", replace: replace}
+	t := &tracker{
+		grammar: grammar{stack: []byte{'{'}, st: tValue},
+		rules:   rules{topKeys: map[string]bool{}, curTop: "result"},
+		edits:   edits{replace: replace},
+	}
 	t.kept[1] = 1 // the result: a member after it needs a comma
 	for _, k := range topKeys {
 		t.topKeys[k] = true
@@ -133,7 +149,7 @@ func (t *tracker) scan() error {
 		c := b[i]
 		switch t.st {
 		case tString:
-			j, split, err := stringRun(b, i)
+			j, split, err := shortString(b, i)
 			if err != nil {
 				t.flush(j)
 				return err
@@ -196,6 +212,12 @@ func (t *tracker) scan() error {
 			}
 			continue
 		case tLiteral:
+			if n := len(t.lit); i+n <= len(b) && string(b[i:i+n]) == t.lit {
+				i += n - 1
+				t.lit = ""
+				t.valueEnded(i + 1)
+				continue
+			}
 			if c != t.lit[0] {
 				t.flush(i)
 				return errors.New("an invalid literal")
@@ -233,6 +255,14 @@ func (t *tracker) scan() error {
 			}
 			continue
 		case tNumZero, tNumInt, tNumFrac, tNumExp:
+			if t.st != tNumZero {
+				for c >= '0' && c <= '9' { // the digits at once
+					if i++; i == len(b) {
+						return nil
+					}
+					c = b[i]
+				}
+			}
 			switch {
 			case c >= '0' && c <= '9' && t.st != tNumZero:
 				continue

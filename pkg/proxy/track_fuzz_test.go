@@ -105,3 +105,36 @@ func TestPlainEndMatchesBytewise(t *testing.T) {
 		}
 	}
 }
+
+// The UTF-8 DFA accepts exactly what utf8.Valid accepts: every sequence of
+// up to three bytes from the values that matter at every boundary, at
+// every split point of a longer buffer around it.
+func TestUTF8ValidMatchesStdlib(t *testing.T) {
+	vals := []byte{0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xE1, 0xEC, 0xED, 0xEE, 0xEF, 0xF0, 0xF1, 0xF3, 0xF4, 0xF5, 0xFF}
+	for _, a := range vals {
+		for _, b := range vals {
+			for _, c := range vals {
+				for _, d := range vals {
+					seq := []byte{a, b, c, d}
+					for pad := 0; pad < 3; pad++ {
+						in := append(append([]byte(strings.Repeat("é", pad)), seq...), strings.Repeat("x", pad)...)
+						if got, want := validUTF8(in), utf8.Valid(in); got != want {
+							t.Fatalf("validUTF8(% x) = %v, utf8.Valid %v", in, got, want)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// FuzzUTF8 compares the DFA with utf8.Valid on any input.
+func FuzzUTF8(f *testing.F) {
+	f.Add([]byte("naïve café € 😀"))
+	f.Add([]byte("\xed\xa0\x80\xf4\x90\x80\x80"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if got, want := validUTF8(b), utf8.Valid(b); got != want {
+			t.Fatalf("validUTF8(% x) = %v, utf8.Valid %v", b, got, want)
+		}
+	})
+}

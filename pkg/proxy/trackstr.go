@@ -20,6 +20,7 @@ var errBadUTF8 = errors.New("invalid UTF-8 in a string")
 const (
 	lsb     = 0x0101010101010101
 	msb     = 0x8080808080808080
+	low7    = 0x7F7F7F7F7F7F7F7F
 	quotes  = '"' * lsb
 	slashes = '\\' * lsb
 )
@@ -29,7 +30,7 @@ const (
 // len(b) if none.
 func plainEnd(b []byte, i int, high uint64) int {
 	for ; i+32 <= len(b); i += 32 {
-		w := b[i : i+32]
+		w := b[i : i+32 : i+32]
 		if stops(binary.LittleEndian.Uint64(w), high)|stops(binary.LittleEndian.Uint64(w[8:]), high)|
 			stops(binary.LittleEndian.Uint64(w[16:]), high)|stops(binary.LittleEndian.Uint64(w[24:]), high) != 0 {
 			break
@@ -48,23 +49,35 @@ func plainEnd(b []byte, i int, high uint64) int {
 	return i
 }
 
-// stops marks (top bit of the byte) the first byte of the little-endian
-// word x that is a quote, a backslash, below 0x20, or has its top bit set
-// (if high is msb); carries can mark only bytes above a marked one, so
-// the lowest mark is exact.
+// stops marks (top bit of the byte) exactly the bytes of the word x that
+// are a quote, a backslash, below 0x20, or (if high is msb) above 0x7F.
+// No test carries from one byte into the next: (x&low7)+low7 sets a byte's
+// top bit when its low seven bits are not all zero, and (x&low7)+0x60 when
+// they are 0x20 or more.
 func stops(x, high uint64) uint64 {
 	q, s := x^quotes, x^slashes
-	if high != 0 {
-		// A byte with its top bit set is a stop anyway, so the &^ x that
-		// keeps such bytes out of the control test is not needed.
-		return (((q - lsb) &^ q) | ((s - lsb) &^ s) | (x - 0x20*lsb) | x) & msb
+	nq := ((q & low7) + low7) | q // top bit: not a quote
+	ns := ((s & low7) + low7) | s
+	nc := ((x & low7) + 0x60*lsb) | x // top bit: not a control byte
+	return (^(nq & ns & nc) | x&high) & msb
+}
+
+// shortString is stringRun with a fast path for a string (a member name,
+// a short value) whose first stop, within the next eight bytes, is a quote.
+func shortString(b []byte, i int) (j int, split bool, err error) {
+	if i+8 <= len(b) {
+		if m := stops(binary.LittleEndian.Uint64(b[i:]), msb); m != 0 {
+			if j = i + bits.TrailingZeros64(m)>>3; b[j] == '"' {
+				return j, false, nil
+			}
+		}
 	}
-	return (((q - lsb) &^ q) | ((s - lsb) &^ s) | ((x - 0x20*lsb) &^ x)) & msb
+	return stringRun(b, i)
 }
 
 // stringRun returns the end of the run of string bytes from i that needs
-// no decision (simple escapes skipped, UTF-8 checked). split reports a
-// UTF-8 sequence cut by the end of b, from the returned index on.
+// no decision (escapes skipped, UTF-8 checked). split reports a UTF-8
+// sequence cut by the end of b, from the returned index on.
 func stringRun(b []byte, i int) (j int, split bool, err error) {
 	j = i
 	for {
@@ -79,13 +92,37 @@ func stringRun(b []byte, i int) (j int, split bool, err error) {
 			}
 			j = e
 		case c == '\\':
-			n := escapeLen(b, j)
-			if n == 0 {
-				return j, false, nil // the state machine decides
+			e := escapes(b, j)
+			if e == j {
+				return j, false, nil // incomplete or invalid: the state machine decides
 			}
-			j += n
+			j = e
 		default:
 			return j, false, nil
+		}
+	}
+}
+
+// escapes skips the escapes from the backslash b[j] on, and the plain
+// bytes between them, as long as the next stop is in the following word
+// (text dense with escapes); it returns at a stop that is not a complete
+// escape, or before plain bytes that plainEnd skips faster.
+func escapes(b []byte, j int) int {
+	for {
+		n := escapeLen(b, j)
+		if n == 0 {
+			return j
+		}
+		j += n
+		if j+8 > len(b) {
+			return j
+		}
+		m := stops(binary.LittleEndian.Uint64(b[j:]), msb)
+		if m == 0 {
+			return j
+		}
+		if j += bits.TrailingZeros64(m) >> 3; b[j] != '\\' {
+			return j
 		}
 	}
 }
@@ -101,13 +138,13 @@ func utf8Run(b []byte, j int) (end int, split bool, err error) {
 			k--
 		}
 		if utf8.RuneStart(run[k]) && !utf8.FullRune(run[k:]) {
-			if !utf8.Valid(run[:k]) {
+			if !validUTF8(run[:k]) {
 				return j, false, errBadUTF8
 			}
 			return j + k, true, nil
 		}
 	}
-	if !utf8.Valid(run) {
+	if !validUTF8(run) {
 		return j, false, errBadUTF8
 	}
 	return end, false, nil
