@@ -1,7 +1,6 @@
 package lockfile
 
 import (
-	"bytes"
 	"slices"
 	"strconv"
 	"strings"
@@ -27,7 +26,7 @@ func appendCanonical(dst, raw []byte, exact bool) ([]byte, error) {
 	}
 	c := canonicaliser{src: raw, exact: exact}
 	i := skipWS(raw, 0)
-	out, i, err := c.value(dst, i, 0)
+	out, i, err := c.walk(dst, i)
 	if err != nil {
 		return nil, err.finish()
 	}
@@ -50,7 +49,7 @@ func ExactDigest(raw []byte) (string, error) {
 	}
 	c := canonicaliser{src: raw, keepNumbers: true}
 	i := skipWS(raw, 0)
-	out, i, err := c.value(make([]byte, 0, len(raw)), i, 0)
+	out, i, err := c.walk(make([]byte, 0, len(raw)), i)
 	if err != nil {
 		return "", err.finish()
 	}
@@ -75,6 +74,8 @@ type canonicaliser struct {
 	// exact decimal value instead (see ExactDigest).
 	keepNumbers bool
 	members     []member16 // scratch stack of object members, shared by all levels
+	frames      []frame    // the walk's open containers
+	escKeys     [][]byte   // decoded member names that had escapes
 	// compact, if wantCompact, receives src without its insignificant
 	// white space (key order and escapes kept), built on the same pass.
 	wantCompact bool
@@ -137,164 +138,11 @@ func skipWS(b []byte, i int) int {
 	return i
 }
 
-func (c *canonicaliser) value(dst []byte, i, depth int) ([]byte, int, *pathError) {
-	src := c.src
-	if i >= len(src) {
-		return nil, i, syntaxErr("unexpected end")
-	}
-	switch src[i] {
-	case '{':
-		return c.object(dst, i, depth+1)
-	case '[':
-		return c.array(dst, i, depth+1)
-	case '"':
-		s, j, raw, err := c.str(i, false)
-		if err != nil {
-			return nil, j, err
-		}
-		if raw {
-			return append(dst, src[i:j]...), j, nil
-		}
-		return jcsString(dst, s), j, nil
-	case 't':
-		return c.literal(dst, i, "true")
-	case 'f':
-		return c.literal(dst, i, "false")
-	case 'n':
-		return c.literal(dst, i, "null")
-	}
-	return c.number(dst, i)
-}
-
 func (c *canonicaliser) literal(dst []byte, i int, lit string) ([]byte, int, *pathError) {
 	if j := i + len(lit); j > len(c.src) || string(c.src[i:j]) != lit {
 		return nil, i, syntaxErr("bad literal")
 	}
 	return append(dst, lit...), i + len(lit), nil
-}
-
-func (c *canonicaliser) array(dst []byte, i, depth int) ([]byte, int, *pathError) {
-	if depth > maxDepth {
-		return nil, i, syntaxErr("nested too deeply")
-	}
-	dst = append(dst, '[')
-	i = c.ws(i + 1)
-	if i < len(c.src) && c.src[i] == ']' {
-		return append(dst, ']'), i + 1, nil
-	}
-	for n := 0; ; n++ {
-		if n > 0 {
-			dst = append(dst, ',')
-		}
-		var err *pathError
-		if dst, i, err = c.value(dst, i, depth); err != nil {
-			err.path = append(err.path, "["+strconv.Itoa(n)+"]")
-			return nil, i, err
-		}
-		i = c.ws(i)
-		if i >= len(c.src) {
-			return nil, i, syntaxErr("unterminated array")
-		}
-		switch c.src[i] {
-		case ',':
-			i = c.ws(i + 1)
-		case ']':
-			return append(dst, ']'), i + 1, nil
-		default:
-			return nil, i, syntaxErr("want , or ] in an array")
-		}
-	}
-}
-
-func (c *canonicaliser) object(dst []byte, i, depth int) ([]byte, int, *pathError) {
-	if depth > maxDepth {
-		return nil, i, syntaxErr("nested too deeply")
-	}
-	dst = append(dst, '{')
-	mark := len(dst)
-	base := len(c.members)
-	defer func() { c.members = c.members[:base] }()
-	i = c.ws(i + 1)
-	if i < len(c.src) && c.src[i] == '}' {
-		return append(dst, '}'), i + 1, nil
-	}
-	sorted := true
-	for n := 0; ; n++ {
-		if i >= len(c.src) || c.src[i] != '"' {
-			return nil, i, syntaxErr("want a string key in an object")
-		}
-		skey, j, raw, err := c.str(i, false)
-		if err != nil {
-			return nil, j, err
-		}
-		// The key as bytes: a slice of the input unless it had escapes.
-		key := c.src[i+1 : j-1]
-		if !raw {
-			key = []byte(skey)
-		}
-		if n > 0 {
-			dst = append(dst, ',')
-		}
-		start := len(dst)
-		if raw {
-			dst = append(dst, c.src[i:j]...)
-		} else {
-			dst = jcsString(dst, skey)
-		}
-		i = c.ws(j)
-		if i >= len(c.src) || c.src[i] != ':' {
-			return nil, i, syntaxErr("want : after an object key")
-		}
-		dst = append(dst, ':')
-		i = c.ws(i + 1)
-		if depth == 1 && c.keyField != "" && string(key) == c.keyField && !c.hasKey {
-			if err := c.itemKey(i); err != nil {
-				return nil, i, err
-			}
-		}
-		if dst, i, err = c.value(dst, i, depth); err != nil {
-			if k := string(key); isIdent(k) && len(k) <= 80 {
-				err.path = append(err.path, "."+k)
-			} else {
-				err.path = append(err.path, "["+quote(k)+"]")
-			}
-			return nil, i, err
-		}
-		if n > 0 && sorted && compareUTF16(c.members[len(c.members)-1].key, key) >= 0 {
-			sorted = false
-		}
-		c.members = append(c.members, member16{key, start, len(dst)})
-		i = c.ws(i)
-		if i >= len(c.src) {
-			return nil, i, syntaxErr("unterminated object")
-		}
-		if c.src[i] == '}' {
-			i++
-			break
-		}
-		if c.src[i] != ',' {
-			return nil, i, syntaxErr("want , or } in an object")
-		}
-		i = c.ws(i + 1)
-	}
-	if sorted {
-		return append(dst, '}'), i, nil
-	}
-	ms := c.members[base:]
-	slices.SortStableFunc(ms, func(a, b member16) int { return compareUTF16(a.key, b.key) })
-	for k := 1; k < len(ms); k++ {
-		if bytes.Equal(ms[k].key, ms[k-1].key) {
-			return nil, i, &pathError{msg: "duplicate key " + quote(string(ms[k].key))}
-		}
-	}
-	// The members stay where they are; their order is recorded and the
-	// bytes move once, after the walk (reorder).
-	lo := len(c.order)
-	for _, m := range ms {
-		c.order = append(c.order, span{int32(m.start), int32(m.end)})
-	}
-	c.objs = append(c.objs, unsortedObject{span{int32(mark - 1), int32(len(dst) + 1)}, int32(lo), int32(len(c.order))})
-	return append(dst, '}'), i, nil
 }
 
 // itemKey records the string at i as the item's key.
@@ -318,7 +166,7 @@ func canonicalItem(raw []byte, keyField string) (canon, compacted []byte, key st
 	}
 	c := canonicaliser{src: raw, exact: true, keyField: keyField, wantCompact: true, compact: make([]byte, 0, len(raw))}
 	i := c.ws(0)
-	out, i, perr := c.value(make([]byte, 0, len(raw)), i, 0)
+	out, i, perr := c.walk(make([]byte, 0, len(raw)), i)
 	if perr != nil {
 		if perr.syntax {
 			return nil, nil, "", perr.finish() // an item that is not JSON has no key

@@ -45,23 +45,45 @@ func (c *canonicaliser) reorder(out []byte, base int) []byte {
 }
 
 // emit appends out[s.start:s.end] to dst with the unsorted objects in it
-// (objs[k:], by start) written in canonical order.
+// (objs[k:], by start) written in canonical order. Each entry of its stack
+// copies a span s, the unsorted objects from objs[k] inside it written in
+// order by the entries above; an entry for objs[o] then moves on to the
+// object's next member (order[n]), and ends with the object.
 func (c *canonicaliser) emit(dst, out []byte, s span, k int) []byte {
-	for k < len(c.objs) && c.objs[k].start < s.end {
-		o := c.objs[k]
-		dst = append(dst, out[s.start:o.start]...)
-		dst = append(dst, '{')
-		for n, m := range c.order[o.lo:o.hi] {
-			if n > 0 {
-				dst = append(dst, ',')
-			}
-			dst = c.emit(dst, out, m, c.firstObject(k+1, m.start))
-		}
-		dst = append(dst, '}')
-		s.start = o.end
-		k = c.firstObject(k+1, o.end)
+	type step struct {
+		s       span
+		k, o, n int32
 	}
-	return append(dst, out[s.start:s.end]...)
+	st := []step{{s: s, k: int32(k), o: -1}}
+	for len(st) > 0 {
+		f := &st[len(st)-1]
+		if int(f.k) < len(c.objs) && c.objs[f.k].start < f.s.end { // an unsorted object inside
+			oi, o := f.k, c.objs[f.k]
+			dst = append(dst, out[f.s.start:o.start]...)
+			dst = append(dst, '{')
+			f.s.start, f.k = o.end, int32(c.firstObject(int(oi)+1, o.end))
+			st = push(st, step{o: oi, n: o.lo})
+			continue
+		}
+		dst = append(dst, out[f.s.start:f.s.end]...)
+		if f.o < 0 {
+			st = st[:len(st)-1]
+			continue
+		}
+		o := c.objs[f.o]
+		if f.n == o.hi {
+			dst = append(dst, '}')
+			st = st[:len(st)-1]
+			continue
+		}
+		if f.n > o.lo {
+			dst = append(dst, ',')
+		}
+		f.s = c.order[f.n]
+		f.n++
+		f.k = int32(c.firstObject(int(f.o)+1, f.s.start))
+	}
+	return dst
 }
 
 // firstObject is the index of the first unsorted object from objs[k:] that
