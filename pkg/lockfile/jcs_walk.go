@@ -18,9 +18,9 @@ type frame struct {
 	// (a name with escapes, decoded).
 	ks, ke int32
 	n      int32 // members or elements before the current one
-	mark   int32  // len(dst) after the opening bracket
-	base   int32  // len(c.members) when the object opened
-	start  int32  // where the current member's text starts in dst
+	mark   int32 // len(dst) after the opening bracket
+	base   int32 // len(c.members) when the object opened
+	start  int32 // where the current member's text starts in dst
 	obj    bool
 	sorted bool // the members so far are in canonical order
 }
