@@ -106,7 +106,9 @@ func TestColdNpxTimeoutLeavesCacheUsable(t *testing.T) {
 	argv := []string{"npx", "-y", "@modelcontextprotocol/server-memory@2026.8.31"}
 	mustLock(t, dir, []string{"HOME=" + t.TempDir()}, append([]string{"--name", "mem", "--start-timeout-secs", "300", "--"}, argv...)...)
 	cold := []string{"HOME=" + t.TempDir()}
-	stdout, _, code := mcpsum(t, dir, cold, "verify", "--start-timeout-secs", "8")
+	// --timeout-secs 2: a call may wait the longer of it and the start-up
+	// allowance, so the default 30 s would outlast a fast download.
+	stdout, _, code := mcpsum(t, dir, cold, "verify", "--start-timeout-secs", "8", "--timeout-secs", "2")
 	if code != 3 || !strings.Contains(stdout, "--start-timeout-secs") {
 		t.Fatalf("verify on a cold npx cache with 8 s: exit %d\n%s", code, stdout)
 	}

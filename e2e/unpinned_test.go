@@ -15,7 +15,7 @@ import (
 // go-sdk test server here lists one per file) quarantines as a whole when a
 // table is added after locking, its unchanged tools included. A reviewed
 // entry that declares resources data (policy.unpinned) verifies with a note
-// saying they are not checked, show says so, and through the proxy the
+// saying how they changed and that it is not drift, show says so, and through the proxy the
 // client gets the server's live resource list, reads the new resource and
 // still calls the tools, and a table created while it runs reaches the
 // client's list_changed handler, in both client eras (that a changed tool is still drift:
@@ -42,7 +42,7 @@ func TestUnpinnedResourcesAreData(t *testing.T) {
 		t.Fatal(err)
 	}
 	stdout, _, code := mcpsum(t, dir, nil, "verify")
-	if code != 0 || !strings.Contains(stdout, "db: resources not pinned (policy.unpinned declares them data): not checked") {
+	if code != 0 || !strings.Contains(stdout, "db: resources not pinned (policy.unpinned declares them data): changed since the lock (1 added), not drift") {
 		t.Fatalf("resources declared data: verify exit %d\n%s", code, stdout)
 	}
 	if stdout, _, code := mcpsum(t, dir, nil, "show", "--name", "db"); code != 0 || !strings.Contains(stdout, "not pinned    resources") {

@@ -107,7 +107,8 @@ type serverResult struct {
 	Error           string           `json:"error,omitempty"`
 	Findings        []findingJSON    `json:"findings"`
 	Seconds         float64          `json:"seconds"`
-	Unpinned        []string         `json:"unpinned,omitempty"` // kinds declared data (policy.unpinned): not checked
+	Unpinned        []string         `json:"unpinned,omitempty"`    // kinds declared data (policy.unpinned): not drift
+	DataChanges     []findingJSON    `json:"dataChanges,omitempty"` // how those kinds changed since the lock
 	locked          *lockfile.Server `json:"-"`
 	observed        *lockfile.Server `json:"-"`
 	findings        []lockfile.Finding
@@ -212,6 +213,11 @@ func verifyJSON(rep *pin.Report, code int) *verifyResult {
 			locked: s.Locked, observed: s.Observed, findings: s.Findings}
 		if s.Locked.Policy != nil {
 			r.Unpinned = s.Locked.Policy.Unpinned
+			if s.Observed != nil {
+				for _, fd := range lockfile.DataChanges(s.Locked, s.Observed) {
+					r.DataChanges = append(r.DataChanges, findingJSON{"data", fd.Kind, fd.Name, fd.Change, fd.Fields, fd.Locked, fd.Observed, []string{"data"}, nil})
+				}
+			}
 		}
 		if s.Error != nil {
 			r.Error = s.Error.Error()

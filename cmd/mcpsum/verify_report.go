@@ -48,7 +48,7 @@ func printVerify(w io.Writer, res *verifyResult, tty bool) {
 			printFinding(w, c, n, s, fd)
 		}
 		if len(s.Unpinned) > 0 {
-			fmt.Fprintf(w, "%snote%s   %s: %s not pinned (policy.unpinned declares them data): not checked\n", c.dim, c.reset, name, strings.Join(s.Unpinned, " and "))
+			fmt.Fprintf(w, "%snote%s   %s: %s not pinned (policy.unpinned declares them data): %s\n", c.dim, c.reset, name, strings.Join(s.Unpinned, " and "), dataSummary(s.DataChanges))
 		}
 	}
 	printShadowing(w, c, res)
@@ -292,4 +292,23 @@ func wordingOnly(fs []lockfile.Finding) bool {
 		found = true
 	}
 	return found
+}
+
+// dataSummary says how the kinds declared data changed since the lock
+// (counts only: the names are the server's, and the list is its data).
+func dataSummary(changes []findingJSON) string {
+	if len(changes) == 0 {
+		return "as locked"
+	}
+	n := map[string]int{}
+	for _, fd := range changes {
+		n[fd.Change]++
+	}
+	var parts []string
+	for _, ch := range []string{lockfile.Added, lockfile.Removed, lockfile.Changed} {
+		if n[ch] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n[ch], ch))
+		}
+	}
+	return "changed since the lock (" + strings.Join(parts, ", ") + "), not drift"
 }

@@ -154,40 +154,8 @@ func compare(locked, observed *Server, digests bool) []Finding {
 		def(KindInstructions, "", ch, li, oi, nil)
 	}
 	for i, k := range mcpspec.Kinds {
-		if locked.IsUnpinned(k.Field) {
-			continue // declared data by the reviewer (policy.unpinned)
-		}
-		if digests {
-			out = appendItemDrift(out, k, *locked.Digests.items(i), *observed.Digests.items(i),
-				func(key string) ([]byte, []byte) {
-					return find(*locked.items(i), k.Key, key), find(*observed.items(i), k.Key, key)
-				})
-			continue
-		}
-		lm, om := keyed(*locked.items(i), k.Key), keyed(*observed.items(i), k.Key)
-		keys := make([]string, 0, len(lm)+len(om))
-		for key := range lm {
-			keys = append(keys, key)
-		}
-		for key := range om {
-			if _, ok := lm[key]; !ok {
-				keys = append(keys, key)
-			}
-		}
-		sort.Strings(keys)
-		for _, key := range keys {
-			l, o := lm[key], om[key]
-			switch {
-			case l == nil:
-				def(k.Name, key, Added, "", digestOf(canon(o)), nil)
-			case o == nil:
-				def(k.Name, key, Removed, digestOf(canon(l)), "", nil)
-			default:
-				lc, oc := canon(l), canon(o)
-				if !bytes.Equal(lc, oc) {
-					def(k.Name, key, Changed, digestOf(lc), digestOf(oc), changedFields(l, o))
-				}
-			}
+		if !locked.IsUnpinned(k.Field) { // kinds declared data by the reviewer (policy.unpinned) are not drift
+			out = appendKindDrift(out, i, locked, observed, digests)
 		}
 	}
 	info := func(kind, l, o string) {
@@ -204,6 +172,60 @@ func compare(locked, observed *Server, digests bool) []Finding {
 	}
 	if !bytes.Equal(canon(locked.Capabilities), canon(observed.Capabilities)) {
 		info(KindCapabilities, string(compact(locked.Capabilities)), string(compact(observed.Capabilities)))
+	}
+	return out
+}
+
+// DataChanges lists what changed from locked to observed in the kinds the
+// locked entry declares data (policy.unpinned): never drift, told to the
+// reviewer so an unpinned list is not a silent one.
+func DataChanges(locked, observed *Server) []Finding {
+	var out []Finding
+	for i, k := range mcpspec.Kinds {
+		if locked.IsUnpinned(k.Field) {
+			out = appendKindDrift(out, i, locked, observed, false)
+		}
+	}
+	return out
+}
+
+// appendKindDrift adds the drift of the items of Kinds[i], by digest or by
+// their RFC 8785 form.
+func appendKindDrift(out []Finding, i int, locked, observed *Server, digests bool) []Finding {
+	k := mcpspec.Kinds[i]
+	def := func(kind, name, change, l, o string, fields []string) {
+		out = append(out, Finding{Class: Definitional, Kind: kind, Name: name, Change: change, Fields: fields, Locked: l, Observed: o})
+	}
+	if digests {
+		return appendItemDrift(out, k, *locked.Digests.items(i), *observed.Digests.items(i),
+			func(key string) ([]byte, []byte) {
+				return find(*locked.items(i), k.Key, key), find(*observed.items(i), k.Key, key)
+			})
+	}
+	lm, om := keyed(*locked.items(i), k.Key), keyed(*observed.items(i), k.Key)
+	keys := make([]string, 0, len(lm)+len(om))
+	for key := range lm {
+		keys = append(keys, key)
+	}
+	for key := range om {
+		if _, ok := lm[key]; !ok {
+			keys = append(keys, key)
+		}
+	}
+	sort.Strings(keys)
+	for _, key := range keys {
+		l, o := lm[key], om[key]
+		switch {
+		case l == nil:
+			def(k.Name, key, Added, "", digestOf(canon(o)), nil)
+		case o == nil:
+			def(k.Name, key, Removed, digestOf(canon(l)), "", nil)
+		default:
+			lc, oc := canon(l), canon(o)
+			if !bytes.Equal(lc, oc) {
+				def(k.Name, key, Changed, digestOf(lc), digestOf(oc), changedFields(l, o))
+			}
+		}
 	}
 	return out
 }
