@@ -17,6 +17,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
+	"github.com/mcpsum/mcpsum/pkg/mcpwire"
 	"github.com/mcpsum/mcpsum/pkg/pin"
 	"github.com/mcpsum/mcpsum/pkg/proxy"
 )
@@ -116,8 +117,14 @@ func (a *app) runProxy(ctx context.Context, f *lockfile.File, path, name string,
 		slices.Sort(names)
 		return usageErr("no server %s in %s (locked: %s); lock it first with 'mcpsum lock --lockfile %s --name %s -- COMMAND [ARG]...'", quoteArg(name), quoteArg(path), strings.Join(names, ", "), quoteArg(path), quoteArg(name))
 	}
+	var remote *mcpwire.HTTPSpec
 	if entry.Remote() {
-		return &exitError{code: exitUndecided, err: fmt.Errorf("server %s is a remote server (%s): this mcpsum does not proxy remote servers yet; 'mcpsum verify --lockfile %s --name %s' checks it against the lock", quoteArg(name), quoteArg(entry.URL), quoteArg(path), quoteArg(name))}
+		opts.Lockfile = path
+		spec, err := pin.RemoteSpec(ctx, name, entry, opts)
+		if err != nil {
+			return &exitError{code: exitUndecided, err: err}
+		}
+		remote = &spec
 	}
 	if f, ok := a.stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		proxyTerminalHint(a.stderr, path, name)
@@ -140,6 +147,7 @@ func (a *app) runProxy(ctx context.Context, f *lockfile.File, path, name string,
 		Pin:      opts,
 		Stderr:   a.stderr,
 		Hooks:    hooks,
+		Remote:   remote,
 	})
 	var q *proxy.QuarantineError
 	if errors.As(err, &q) {

@@ -1,6 +1,7 @@
 package pin
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"github.com/mcpsum/mcpsum/internal/netrule"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 	"github.com/mcpsum/mcpsum/pkg/mcpwire"
+	"github.com/mcpsum/mcpsum/pkg/oauth"
 )
 
 // Connect opens a session's transport to a locked entry: the process of a
@@ -68,4 +70,67 @@ func RemoteHeaders(entry *lockfile.Server) (http.Header, error) {
 		h.Set(n, v)
 	}
 	return h, nil
+}
+
+// RemoteSpec is how the proxy reaches a remote entry: the locked headers
+// with their values from the environment and, for an entry that signs in
+// (oauth), the access token kept in the private state folder, refreshed
+// when it expired. No sign-in happens here (the proxy has no terminal): a
+// missing or spent one is an error naming the command that signs in.
+func RemoteSpec(ctx context.Context, name string, entry *lockfile.Server, opts Options) (mcpwire.HTTPSpec, error) {
+	hdr, err := RemoteHeaders(entry)
+	if err != nil {
+		return mcpwire.HTTPSpec{}, fmt.Errorf("server %q: %w", name, err)
+	}
+	if p := entry.OAuth; p != nil {
+		tok, err := keptToken(ctx, name, entry, opts)
+		if err != nil {
+			return mcpwire.HTTPSpec{}, err
+		}
+		hdr.Set("Authorization", "Bearer "+tok.AccessToken)
+	}
+	return mcpwire.HTTPSpec{URL: entry.URL, Header: hdr, MaxMessage: opts.MaxLine}, nil
+}
+
+// keptToken is the kept access token of entry's sign-in, refreshed when it
+// expired.
+func keptToken(ctx context.Context, name string, entry *lockfile.Server, opts Options) (*oauth.Token, error) {
+	p := entry.OAuth
+	lockArg := ""
+	if opts.Lockfile != "" {
+		lockArg = "--lockfile " + opts.Lockfile + " "
+	}
+	signIn := fmt.Sprintf("run 'mcpsum lock %s--name %s' in a terminal to sign in", lockArg, name)
+	tok, err := oauth.Load(p.Resource, p.Issuer)
+	if err != nil {
+		return nil, fmt.Errorf("server %q: %w", name, err)
+	}
+	if tok.Valid(timeNow()) {
+		return tok, nil
+	}
+	if tok == nil || tok.RefreshToken == "" {
+		return nil, fmt.Errorf("server %q signs in with %s and this machine has no valid sign-in for it: %s", name, p.Issuer, signIn)
+	}
+	u, err := netrule.ParseServerURL(entry.URL)
+	if err != nil {
+		return nil, err
+	}
+	client := mcpwire.NewSignInClient(u)
+	srv, err := oauth.Discover(ctx, client, entry.URL, "")
+	if err != nil {
+		return nil, fmt.Errorf("server %q: its sign-in expired and its OAuth metadata cannot be read to refresh it: %w; %s", name, err, signIn)
+	}
+	if srv.Issuer != p.Issuer {
+		return nil, &IssuerChangedError{Server: name, Locked: p.Issuer, Observed: srv.Issuer}
+	}
+	if tok, err = oauth.Refresh(ctx, client, srv, tok); err != nil {
+		return nil, fmt.Errorf("server %q: its sign-in expired and could not be refreshed (%v): %s", name, err, signIn)
+	}
+	if err := netrule.HeaderValue(tok.AccessToken); err != nil {
+		return nil, fmt.Errorf("server %q: the access token from %s %v", name, srv.Issuer, err)
+	}
+	if err := oauth.Save(tok); err != nil {
+		return nil, fmt.Errorf("server %q: keeping the refreshed OAuth token: %w", name, err)
+	}
+	return tok, nil
 }

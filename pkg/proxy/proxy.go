@@ -40,6 +40,9 @@ type Options struct {
 	// Grace is how long the server gets to exit after its stdin closes, and
 	// again after SIGTERM (0: 2s).
 	Grace time.Duration
+	// Remote says how to reach a remote entry's server (its URL and the
+	// headers with their values); required for a remote entry.
+	Remote *mcpwire.HTTPSpec
 }
 
 // maxHeld bounds the requests held while a check runs; the client reader
@@ -100,7 +103,10 @@ type lifecycle struct {
 	handshook   chan struct{}
 	born        time.Time
 	healthWG    sync.WaitGroup
-	clientKnown chan struct{} // closed once the client's first request gave its clientInfo (health.go)
+	clientKnown chan struct{}      // closed once the client's first request gave its clientInfo (health.go)
+	// checksStarted and checksDone count the surface checks (p.mu): a
+	// renewed remote session's calls wait for a check that began after it.
+	checksStarted, checksDone int
 }
 
 // Run serves one client on stdin/stdout until the client goes away, ctx is
