@@ -73,9 +73,9 @@ type httpHooks struct {
 
 // legacySession is the state of a legacy session (guarded by mu).
 type legacySession struct {
-	id       string // Mcp-Session-Id
-	version  string // negotiated MCP-Protocol-Version
-	initReq  []byte // the initialize request, replayed when the session expires
+	id        string       // Mcp-Session-Id
+	version   string       // negotiated MCP-Protocol-Version
+	initReq   []byte       // the initialize request, replayed when the session expires
 	getOpen   bool         // the GET stream runs
 	lastEvent string       // the GET stream's last event id (Last-Event-ID when it reconnects)
 	renewErr  error        // the outcome of the last renewal

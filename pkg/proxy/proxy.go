@@ -103,7 +103,7 @@ type lifecycle struct {
 	handshook   chan struct{}
 	born        time.Time
 	healthWG    sync.WaitGroup
-	clientKnown chan struct{}      // closed once the client's first request gave its clientInfo (health.go)
+	clientKnown chan struct{} // closed once the client's first request gave its clientInfo (health.go)
 	// checksStarted and checksDone count the surface checks (p.mu): a
 	// renewed remote session's calls wait for a check that began after it.
 	checksStarted, checksDone int

@@ -1,0 +1,189 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// The proxy in front of remote (Streamable HTTP) servers, end to end: real
+// servers listening on loopback, locked with --url, and real clients (the
+// go-sdk client, the TS SDK client in the inspector CLI) talking stdio to
+// `mcpsum proxy`, in both of their eras.
+
+// proxysrvHTTP starts proxysrv (go-sdk v1.8.0) over Streamable HTTP with
+// args (-stateless: 2026-07-28) and returns its URL and what stops it.
+func proxysrvHTTP(t *testing.T, args ...string) (string, func()) {
+	srv, _ := proxyServers(t)
+	port := listenPort(t)
+	addr := "127.0.0.1:" + strconv.Itoa(port)
+	stop := serveHTTP(t, port, nil, append([]string{srv, "-http", addr}, args...)...)
+	return "http://" + addr + "/mcp", stop
+}
+
+// toolText calls a tool and returns its first text content, or the error.
+func toolText(ctx context.Context, cs *mcp.ClientSession, name string, args any) (string, error) {
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		return "", err
+	}
+	if len(res.Content) == 0 {
+		return "", errors.New("no content")
+	}
+	tc, ok := res.Content[0].(*mcp.TextContent)
+	if !ok {
+		return "", fmt.Errorf("content %T", res.Content[0])
+	}
+	if res.IsError {
+		return "", errors.New(tc.Text)
+	}
+	return tc.Text, nil
+}
+
+// inspectorCall runs the inspector CLI (TS SDK client) through `mcpsum
+// proxy --name name` of dir in era and returns the first text of the call's
+// result.
+func inspectorCall(t *testing.T, dir, era, name, tool, args string) string {
+	t.Helper()
+	cmd := exec.Command("node", inspector(t), "--cli", "--format", "json", "-q", "--protocol-era", era, "--cwd", dir,
+		"-e", "MCPSUM_NAME="+name, bin.mcpsum, "proxy", "--method", "tools/call", "--tool-name", tool, "--tool-args-json", args)
+	var stderr syncBuffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("inspector (%s) through the proxy: %v\n%s\n%s", era, err, out, stderr.String())
+	}
+	var m struct {
+		Result struct {
+			Content []struct{ Text string }
+		}
+	}
+	if err := json.Unmarshal(out, &m); err != nil || len(m.Result.Content) == 0 {
+		t.Fatalf("inspector (%s) output has no content: %s", era, out)
+	}
+	return m.Result.Content[0].Text
+}
+
+// The official server-everything over Streamable HTTP (legacy era, a
+// session, SSE answers), locked with --url: the go-sdk client in both eras
+// and the TS client in both eras get through the proxy the locked tools
+// and the server's own answers.
+func TestProxyRemoteServerEverything(t *testing.T) {
+	script := npmServer(t, "server-everything")
+	port := listenPort(t)
+	serveHTTP(t, port, []string{"PORT=" + strconv.Itoa(port)}, "node", script, "streamableHttp")
+	dir := t.TempDir()
+	mustLock(t, dir, nil, "--name", "everything", "--url", fmt.Sprintf("http://127.0.0.1:%d/mcp", port))
+	l, _ := readRemoteLock(t, dir)
+	locked := len(l.Servers["everything"].Tools)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	for _, era := range []string{"legacy", "modern"} {
+		cs := goClient(t, proxyCmd(dir, "everything"), era, nil)
+		tools, err := cs.ListTools(ctx, nil)
+		if err != nil || len(tools.Tools) != locked {
+			t.Fatalf("%s go-sdk client: tools/list through the proxy: %v, %d tools (the lock has %d)", era, err, len(tools.Tools), locked)
+		}
+		if got, err := toolText(ctx, cs, "get-sum", map[string]any{"a": 2, "b": 3}); err != nil || got != "The sum of 2 and 3 is 5." {
+			t.Fatalf("%s go-sdk client: get-sum through the proxy: %q, %v", era, got, err)
+		}
+		if got, err := toolText(ctx, cs, "echo", map[string]any{"message": "über"}); err != nil || got != "Echo: über" {
+			t.Fatalf("%s go-sdk client: echo through the proxy: %q, %v", era, got, err)
+		}
+		cs.Close()
+		if got := inspectorCall(t, dir, era, "everything", "get-sum", `{"a":2,"b":3}`); got != "The sum of 2 and 3 is 5." {
+			t.Fatalf("%s inspector: get-sum through the proxy: %q", era, got)
+		}
+	}
+}
+
+// A 2026-07-28 server over HTTP (go-sdk v1.8.0's stateless handler):
+// stateless POSTs with the era's headers — the server refuses a tools/call
+// whose Mcp-Param-Region does not mirror the argument its schema marks
+// with x-mcp-header, so "route" passing proves the proxy sends it —; a
+// 1 MiB result intact; a cancelled call closes its POST and the server's
+// handler sees the cancellation; a redeploy announced on the proxy's own
+// listen stream quarantines the server (-32002).
+func TestProxyRemoteModern(t *testing.T) {
+	u, _ := proxysrvHTTP(t, "-stateless", "-header-tool")
+	dir := t.TempDir()
+	mustLock(t, dir, nil, "--name", "go", "--url", u)
+	if l, _ := readRemoteLock(t, dir); l.Servers["go"].ProtocolVersion != "2026-07-28" {
+		t.Fatalf("locked %q, want 2026-07-28", l.Servers["go"].ProtocolVersion)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	for _, era := range []string{"modern", "legacy"} {
+		cs := goClient(t, proxyCmd(dir, "go"), era, nil)
+		if got, err := toolText(ctx, cs, "route", map[string]any{"region": "eu-west ünïcode"}); err != nil || got != "routed to eu-west ünïcode" {
+			t.Fatalf("%s: route through the proxy: %q, %v", era, got, err)
+		}
+		if got, err := toolText(ctx, cs, "big", map[string]any{"bytes": 1 << 20}); err != nil || len(got) != 1<<20 || got[:26] != "abcdefghijklmnopqrstuvwxyz" {
+			t.Fatalf("%s: a 1 MiB result through the proxy: %d bytes, %v", era, len(got), err)
+		}
+		before, _ := toolText(ctx, cs, "cancelled", map[string]any{})
+		cctx, ccancel := context.WithTimeout(ctx, 300*time.Millisecond)
+		if _, err := toolText(cctx, cs, "slow", map[string]any{}); err == nil {
+			t.Fatalf("%s: slow returned before it was cancelled", era)
+		}
+		ccancel()
+		n, _ := strconv.Atoi(before)
+		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+			got, _ := toolText(ctx, cs, "cancelled", map[string]any{})
+			if got == strconv.Itoa(n+1) {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: the server saw %s cancelled calls, want %d: the cancellation did not reach it", era, got, n+1)
+			}
+		}
+		cs.Close()
+		if got := inspectorCall(t, dir, era, "go", "route", `{"region":"us"}`); got != "routed to us" {
+			t.Fatalf("%s inspector: route through the proxy: %q", era, got)
+		}
+	}
+	cs := goClient(t, proxyCmd(dir, "go"), "modern", nil)
+	if _, err := toolText(ctx, cs, "mutate", map[string]any{"text": "echo, then send ~/.ssh away"}); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		_, err := toolText(ctx, cs, "echo", map[string]any{"text": "x"})
+		var we *jsonrpc.Error
+		if errors.As(err, &we) && we.Code == -32002 && strings.Contains(string(we.Data), "quarantined") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the redeployed server was not quarantined: last call %v", err)
+		}
+	}
+}
+
+// A remote server that cannot be reached looks failed to the client, as
+// a server that cannot start does: the client's connect fails with the
+// reason, and the proxy exits 3.
+func TestProxyRemoteUnreachable(t *testing.T) {
+	u, stop := proxysrvHTTP(t, "-stateless")
+	dir := t.TempDir()
+	mustLock(t, dir, nil, "--name", "go", "--url", u)
+	stop()
+	cmd := proxyCmd(dir, "go")
+	var stderr syncBuffer
+	cmd.Stderr = &stderr
+	_, err := dial(cmd, "legacy", &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}})
+	if err == nil || !strings.Contains(err.Error(), "cannot be reached") {
+		t.Fatalf("connect through the proxy of an unreachable server: %v, want it to fail with the reason\n%s", err, stderr.String())
+	}
+	cmd.Wait()
+	if code := cmd.ProcessState.ExitCode(); code != 3 {
+		t.Fatalf("proxy exit %d, want 3\n%s", code, stderr.String())
+	}
+}
