@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -13,6 +14,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpsum/mcpsum/pkg/oauth/oauthtest"
 )
 
 // The proxy in front of remote (Streamable HTTP) servers, end to end: real
@@ -185,5 +188,53 @@ func TestProxyRemoteUnreachable(t *testing.T) {
 	cmd.Wait()
 	if code := cmd.ProcessState.ExitCode(); code != 3 {
 		t.Fatalf("proxy exit %d, want 3\n%s", code, stderr.String())
+	}
+}
+
+// Credentials of a remote entry: the header's variable comes from the
+// proxy's environment (a missing one stops it, exit 3, saying what to
+// export; exporting it works), and an entry that signs in with OAuth uses
+// the token kept in the private state folder (none kept: exit 3 naming
+// the command that signs in; after running it, the proxy serves).
+func TestProxyRemoteCredentials(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	front := authFront(t, gosrvHTTP(t), "s3cret-token", false)
+	dir := t.TempDir()
+	env := []string{"MY_TOKEN=Bearer s3cret-token"}
+	mustLock(t, dir, env, "--name", "saas", "--url", front.URL+"/mcp", "--header", "Authorization=MY_TOKEN")
+	_, errOut, code := mcpsum(t, dir, nil, "proxy", "--name", "saas")
+	if code != 3 || !strings.Contains(errOut, "export MY_TOKEN") || strings.Contains(errOut, "s3cret") {
+		t.Fatalf("proxy without the header's variable: exit %d\n%s", code, errOut)
+	}
+	cmd := proxyCmd(dir, "saas")
+	cmd.Env = append(cmd.Environ(), env...)
+	cs := goClient(t, cmd, "modern", nil)
+	if got, err := toolText(ctx, cs, "add", map[string]any{"a": 2, "b": 3}); err != nil || !strings.Contains(got, "5") {
+		t.Fatalf("add through the proxy with the header: %q, %v", got, err)
+	}
+	cs.Close()
+
+	as := oauthtest.New(t, gosrvHTTP(t))
+	state := []string{"XDG_STATE_HOME=" + filepath.Join(dir, "state")}
+	signIn := append([]string{"BROWSER=" + browserScript(t, dir)}, state...)
+	mustLock(t, dir, signIn, "--name", "oauth", "--url", as.Resource)
+	other := []string{"XDG_STATE_HOME=" + filepath.Join(dir, "other")} // a machine without the sign-in
+	_, errOut, code = mcpsum(t, dir, other, "proxy", "--lockfile", "mcp.lock", "--name", "oauth")
+	next := "mcpsum lock --lockfile mcp.lock --name oauth"
+	if code != 3 || !strings.Contains(errOut, "'"+next+"' in a terminal to sign in") {
+		t.Fatalf("proxy without a sign-in: exit %d\n%s", code, errOut)
+	}
+	if _, errOut, code := mcpsum(t, dir, append(other, "BROWSER="+browserScript(t, dir)), strings.Fields(next)[1:]...); code != 0 {
+		t.Fatalf("the suggested %q: exit %d\n%s", next, code, errOut)
+	}
+	for _, st := range [][]string{state, other} {
+		cmd := proxyCmd(dir, "oauth")
+		cmd.Env = append(cmd.Environ(), st...)
+		cs := goClient(t, cmd, "legacy", nil)
+		if got, err := toolText(ctx, cs, "add", map[string]any{"a": 1, "b": 1}); err != nil || !strings.Contains(got, "2") {
+			t.Fatalf("add through the proxy with the kept token (%v): %q, %v", st, got, err)
+		}
+		cs.Close()
 	}
 }
