@@ -107,6 +107,36 @@ func TestProxyRemoteServerEverything(t *testing.T) {
 			t.Fatalf("%s inspector: get-sum through the proxy: %q", era, got)
 		}
 	}
+
+	// The server's own messages: a sampling request on the call's SSE
+	// stream reaches the client (it declared sampling) and its answer goes
+	// back; log messages the server sends later, outside any call, come on
+	// the session's GET stream.
+	logs := make(chan string, 16)
+	cs := goClient(t, proxyCmd(dir, "everything"), "legacy", &mcp.ClientOptions{
+		Capabilities: &mcp.ClientCapabilities{Sampling: &mcp.SamplingCapabilities{}},
+		CreateMessageHandler: func(ctx context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+			return &mcp.CreateMessageResult{Model: "e2e", Role: "assistant", Content: &mcp.TextContent{Text: "sampled through the proxy"}}, nil
+		},
+		LoggingMessageHandler: func(ctx context.Context, req *mcp.LoggingMessageRequest) {
+			logs <- fmt.Sprint(req.Params.Data)
+		},
+	})
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "trigger-sampling-request", Arguments: map[string]any{"prompt": "hi", "maxTokens": 10}})
+	if b, _ := json.Marshal(res); err != nil || !strings.Contains(string(b), "sampled through the proxy") {
+		t.Fatalf("trigger-sampling-request through the proxy: %s, %v", b, err)
+	}
+	if _, err := toolText(ctx, cs, "toggle-simulated-logging", map[string]any{}); err != nil {
+		t.Fatal(err)
+	}
+	got := 0
+	for deadline := time.After(15 * time.Second); got < 2; got++ {
+		select {
+		case <-logs:
+		case <-deadline:
+			t.Fatalf("%d log messages from the server within 15 s (it sends one every 5 s on the GET stream)", got)
+		}
+	}
 }
 
 // A 2026-07-28 server over HTTP (go-sdk v1.8.0's stateless handler):
