@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // fakeRemote is a FAKE legacy Streamable HTTP server written for these
@@ -25,6 +26,7 @@ type fakeRemote struct {
 	desc    string // the echo tool's description: the surface
 	mode    string // how tools/call is answered
 	deletes []string
+	gets    []string // the Last-Event-ID of each GET
 }
 
 func newFakeRemote(t *testing.T) *fakeRemote {
@@ -52,7 +54,14 @@ func (f *fakeRemote) serve(w http.ResponseWriter, r *http.Request) {
 		f.deletes = append(f.deletes, r.Header.Get("Mcp-Session-Id"))
 		return
 	case http.MethodGet:
-		w.WriteHeader(http.StatusMethodNotAllowed)
+		if f.mode != "get" || r.Header.Get("Mcp-Session-Id") != sid {
+			w.WriteHeader(http.StatusMethodNotAllowed)
+			return
+		}
+		// one log message per GET, then the stream ends: the client reconnects
+		f.gets = append(f.gets, r.Header.Get("Last-Event-ID"))
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprintf(w, "id: e%d\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"info\",\"data\":\"get %d\"}}\n\n", len(f.gets), len(f.gets))
 		return
 	}
 	var m struct {
@@ -211,4 +220,34 @@ func TestProxyRemoteHostileEvents(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The GET stream of a legacy session carries the server's own messages;
+// when it ends, the proxy opens it again with Last-Event-ID, so a server
+// with an event store can replay what was missed.
+func TestProxyRemoteGetStreamReconnects(t *testing.T) {
+	f := newFakeRemote(t)
+	dir := t.TempDir()
+	mustLock(t, dir, nil, "--name", "fake", "--url", f.url())
+	f.set(func(f *fakeRemote) { f.mode = "get" })
+	p := startRaw(t, proxyCmd(dir, "fake"))
+	p.initialize()
+	p.send(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)
+	p.await("1")
+	seen := 0
+	for deadline := time.Now().Add(15 * time.Second); seen < 2; {
+		l, err := p.out.Next()
+		if err != nil || time.Now().After(deadline) {
+			t.Fatalf("%d log messages from the GET stream, want 2: %v\n%s", seen, err, p.stderr)
+		}
+		if strings.Contains(string(l), `"get `) {
+			seen++
+		}
+	}
+	p.wait()
+	f.set(func(f *fakeRemote) {
+		if len(f.gets) < 2 || f.gets[0] != "" || f.gets[1] != "e1" {
+			t.Errorf("GETs with Last-Event-ID %q, want \"\" then \"e1\"", f.gets)
+		}
+	})
 }
