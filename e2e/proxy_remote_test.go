@@ -140,7 +140,8 @@ func TestProxyRemoteServerEverything(t *testing.T) {
 }
 
 // A 2026-07-28 server over HTTP (go-sdk v1.8.0's stateless handler):
-// stateless POSTs with the era's headers — the server refuses a tools/call
+// an input request answered by the client (requestState back byte for
+// byte); stateless POSTs with the era's headers — the server refuses a tools/call
 // whose Mcp-Param-Region does not mirror the argument its schema marks
 // with x-mcp-header, so "route" passing proves the proxy sends it —; a
 // 1 MiB result intact; a cancelled call closes its POST and the server's
@@ -156,7 +157,17 @@ func TestProxyRemoteModern(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	for _, era := range []string{"modern", "legacy"} {
-		cs := goClient(t, proxyCmd(dir, "go"), era, nil)
+		cs := goClient(t, proxyCmd(dir, "go"), era, &mcp.ClientOptions{
+			Capabilities: &mcp.ClientCapabilities{Sampling: &mcp.SamplingCapabilities{}},
+			CreateMessageHandler: func(context.Context, *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+				return &mcp.CreateMessageResult{Role: "assistant", Model: "e2e-model", Content: &mcp.TextContent{Text: "sampled"}}, nil
+			},
+		})
+		// input_required with a requestState (the server checks it came back
+		// byte for byte): the proxy retries it over HTTP with the answer
+		if got, err := toolText(ctx, cs, "ask", map[string]any{"kind": "sampling"}); err != nil || !strings.Contains(got, "e2e-model") {
+			t.Fatalf("%s: ask through the proxy: %q, %v", era, got, err)
+		}
 		if got, err := toolText(ctx, cs, "route", map[string]any{"region": "eu-west ünïcode"}); err != nil || got != "routed to eu-west ünïcode" {
 			t.Fatalf("%s: route through the proxy: %q, %v", era, got, err)
 		}

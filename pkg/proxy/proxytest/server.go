@@ -235,6 +235,9 @@ func addTools(s *mcp.Server, desc string) {
 	mcp.AddTool(s, &mcp.Tool{Name: "ask", Description: "ask the client for input (roots, sampling or elicitation)"},
 		func(ctx context.Context, req *mcp.CallToolRequest, in askIn) (*mcp.CallToolResult, any, error) {
 			if len(req.Params.InputResponses) > 0 {
+				if req.Params.RequestState != "state-1" { // must come back byte for byte
+					return text(fmt.Sprintf("requestState changed: %q", req.Params.RequestState)), nil, nil
+				}
 				b, _ := json.Marshal(req.Params.InputResponses["q"])
 				return text("answer: " + string(b)), nil, nil
 			}
