@@ -45,6 +45,11 @@ which item changed, and to run 'mcpsum verify'. Informational drift is logged
 to stderr and allowed. Calls and their results pass byte for byte (only ids
 are rewritten); a call to a tool or prompt that is not locked is refused.
 
+A remote entry (url) is reached over Streamable HTTP at the locked URL only,
+with the locked headers' values from the environment and, for an entry
+that signs in, the OAuth token kept by 'mcpsum lock' (refreshed when it
+expired; without one the proxy stops and says to run 'mcpsum lock').
+
 Clients of either protocol era work in front of servers of either era.
 stdout carries only JSON-RPC; diagnostics and the server's stderr (escaped)
 go to stderr. Exit 0 when the client leaves, 1 after a quarantine, 3 when the
