@@ -86,6 +86,11 @@ func (f *fakeRemote) serve(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
+	if m.Method == "tools/call" && f.mode == "bigjson" { // a long JSON body, pretty-printed
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, "{\n  \"jsonrpc\": \"2.0\",\n  \"id\": %s,\n  \"result\": {\"content\": [{\"type\": \"text\", \"text\": \"echoed %s\"}]}\n}\n", m.ID, strings.Repeat("x", 1<<20))
+		return
+	}
 	w.Header().Set("Content-Type", "text/event-stream")
 	event := func(data string) { fmt.Fprintf(w, "event: message\ndata: %s\n\n", data) }
 	answer := func(result string) string {
@@ -181,7 +186,8 @@ func TestProxyRemoteSessionExpiry(t *testing.T) {
 }
 
 // What the fake sends for a call: legal SSE that is unusual (one message
-// over several data lines; 3,000 events before the answer) comes through;
+// over several data lines; 3,000 events before the answer; a 1 MiB JSON
+// body with line breaks) comes through;
 // a line break between data lines that falls inside a JSON string (invalid
 // JSON, never turned into valid content), one message split over two events, two in one event, and a redirect to
 // another origin fail the session with the reason (exit 3), and the call
@@ -193,6 +199,7 @@ func TestProxyRemoteHostileEvents(t *testing.T) {
 	}{
 		{"multiline", "", true},
 		{"flood", "", true},
+		{"bigjson", "", true},
 		{"string-split", "not one JSON-RPC message", false},
 		{"split", "not one JSON-RPC message", false},
 		{"pack", "not one JSON-RPC message", false},

@@ -131,18 +131,16 @@ func (u *httpUpstream) copyBody(resp *http.Response, m *mcpwire.Message) error {
 			err = &mcpwire.LineTooLongError{Max: u.max}
 			break
 		}
-		if _, err = u.pw.Write(oneLine(chunk)); err != nil {
+		if _, werr := u.pw.Write(oneLine(chunk)); werr != nil {
 			return nil // the session is over
 		}
 		k, rerr := resp.Body.Read(buf)
 		chunk = buf[:k]
-		if rerr == io.EOF {
-			if _, err = u.pw.Write(oneLine(chunk)); err == nil {
-				_, err = u.pw.Write(newline)
-			}
+		if rerr == io.EOF && k == 0 {
+			u.pw.Write(newline)
 			return nil
 		}
-		if rerr != nil {
+		if rerr != nil && rerr != io.EOF {
 			err = fmt.Errorf("the answer to %s broke off: %w", describeMsg(m), rerr)
 			break
 		}
