@@ -142,6 +142,7 @@ func (u *httpUpstream) fail(err error) {
 func (u *httpUpstream) stop(grace, _ time.Duration) error {
 	u.mu.Lock()
 	sid := u.sess.id
+	u.sess.id = "" // one DELETE, however often stop is called
 	u.mu.Unlock()
 	if sid != "" && u.ctx.Err() == nil {
 		ctx, cancel := context.WithTimeout(context.Background(), max(grace, 100*time.Millisecond))
