@@ -281,3 +281,27 @@ func TestProxyRemoteCredentials(t *testing.T) {
 		cs.Close()
 	}
 }
+
+// go-sdk's stateful HTTP handler (examples/server/everything -http)
+// answers server/discover with a result listing only legacy versions: it
+// is locked legacy, and the proxy speaks initialize to it, for a client of
+// either era.
+func TestProxyRemoteLegacyOnlyDiscover(t *testing.T) {
+	port := listenPort(t)
+	addr := "127.0.0.1:" + strconv.Itoa(port)
+	serveHTTP(t, port, nil, bin.goEvery, "-http", addr)
+	dir := t.TempDir()
+	mustLock(t, dir, nil, "--name", "ge", "--url", "http://"+addr)
+	if l, _ := readRemoteLock(t, dir); l.Servers["ge"].ProtocolVersion == "2026-07-28" {
+		t.Fatalf("locked %q, want a legacy version", l.Servers["ge"].ProtocolVersion)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	for _, era := range []string{"modern", "legacy"} {
+		cs := goClient(t, proxyCmd(dir, "ge"), era, nil)
+		if got, err := toolText(ctx, cs, "greet", map[string]any{"name": "remote"}); err != nil || !strings.Contains(got, "remote") {
+			t.Fatalf("%s client: greet through the proxy: %q, %v", era, got, err)
+		}
+		cs.Close()
+	}
+}
