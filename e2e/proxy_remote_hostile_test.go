@@ -6,6 +6,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -255,6 +257,30 @@ func TestProxyRemoteGetStreamReconnects(t *testing.T) {
 	f.set(func(f *fakeRemote) {
 		if len(f.gets) < 2 || f.gets[0] != "" || f.gets[1] != "e1" {
 			t.Errorf("GETs with Last-Event-ID %q, want \"\" then \"e1\"", f.gets)
+		}
+	})
+}
+
+// A sandbox policy on a remote entry cannot be enforced (there is no
+// process here): the proxy does not start, and says what to remove.
+func TestProxyRemoteSandboxRefused(t *testing.T) {
+	f := newFakeRemote(t)
+	dir := t.TempDir()
+	mustLock(t, dir, nil, "--name", "fake", "--url", f.url())
+	path := filepath.Join(dir, "mcp.lock")
+	data, _ := os.ReadFile(path)
+	edited := strings.Replace(string(data), `"protocolVersion"`, `"policy": {"sandbox": {"network": {"allow": []}}},
+      "protocolVersion"`, 1)
+	if err := os.WriteFile(path, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, errOut, code := mcpsum(t, dir, nil, "proxy", "--name", "fake")
+	if code == 0 || !strings.Contains(errOut, "remove policy.sandbox") {
+		t.Fatalf("proxy of a remote entry with a sandbox policy: exit %d\n%s", code, errOut)
+	}
+	f.set(func(f *fakeRemote) {
+		if f.next != 1 { // the lock's session only
+			t.Errorf("the proxy contacted the server (%d sessions)", f.next)
 		}
 	})
 }
