@@ -19,9 +19,10 @@ import (
 
 // request runs one request's POST until its answer came. A listen stream
 // (subscriptions/listen) that ends without an answer is opened again
-// (backing off), and the proxy then checks the surface (changes meanwhile
-// were not announced). A request whose stream ended without its answer
-// gets an error answer, so the client is not left waiting.
+// (backing off, also while the server cannot be reached: a redeploy), and
+// the proxy then checks the surface (changes meanwhile were not
+// announced). A request whose stream ended without its answer gets an
+// error answer, so the client is not left waiting.
 func (u *httpUpstream) request(ctx context.Context, msg []byte, m *mcpwire.Message) {
 	defer u.forget(m.ID)
 	listen := m.Method == "subscriptions/listen"
@@ -31,9 +32,11 @@ func (u *httpUpstream) request(ctx context.Context, msg []byte, m *mcpwire.Messa
 		switch {
 		case ctx.Err() != nil || u.ctx.Err() != nil:
 			return // cancelled, or the session is over
-		case err != nil:
+		case err != nil && (!listen || errors.As(err, new(*mcpwire.AuthError))):
 			u.fail(err)
 			return
+		case err != nil:
+			// a listen stream outlives a redeploy: try again, backing off
 		case answered:
 			return
 		case !listen:
