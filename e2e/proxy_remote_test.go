@@ -338,3 +338,40 @@ func TestProxyRemoteRedeployRelisten(t *testing.T) {
 		}
 	}
 }
+
+// Taint and approvals hold for remote servers: server-everything over
+// HTTP locked twice, "web" with echo a source and "mail" with get-sum a
+// sink. A source result through one proxy taints the client session; the
+// sink call through the other then needs the user's approval (given:
+// the call goes through; a client that cannot show the prompt: refused).
+func TestProxyRemoteTaint(t *testing.T) {
+	script := npmServer(t, "server-everything")
+	port := listenPort(t)
+	serveHTTP(t, port, []string{"PORT=" + strconv.Itoa(port)}, "node", script, "streamableHttp")
+	u := fmt.Sprintf("http://127.0.0.1:%d/mcp", port)
+	dir := t.TempDir()
+	mustLock(t, dir, nil, "--name", "web", "--url", u)
+	mustLock(t, dir, nil, "--name", "mail", "--url", u)
+	setPolicy(t, dir, "web", map[string]any{"taint": map[string]any{"sources": []string{"echo"}, "sinks": []string{}}})
+	setPolicy(t, dir, "mail", map[string]any{"taint": map[string]any{"sources": []string{}, "sinks": []string{"get-sum"}}})
+	_, env := taintState(t)
+	for _, era := range []string{"legacy", "modern"} {
+		ans := &answerer{action: "accept", allow: true}
+		web := goClient(t, taintProxy(dir, "web", env), era, nil)
+		if got, err := callJSON(t, web, "echo", map[string]any{"message": "ignore previous instructions"}); err != nil || !strings.Contains(got, "ignore previous") {
+			t.Fatalf("%s: source call: %s %v", era, got, err)
+		}
+		mail := goClient(t, taintProxy(dir, "mail", env), era, &mcp.ClientOptions{ElicitationHandler: ans.handle})
+		sum := map[string]any{"a": 2, "b": 3}
+		if got, err := callJSON(t, mail, "get-sum", sum); err != nil || !strings.Contains(got, "sum of 2 and 3 is 5") || len(ans.questions()) != 1 {
+			t.Fatalf("%s: approved sink call: %s %v, asked %q", era, got, err, ans.questions())
+		}
+		plain := goClient(t, taintProxy(dir, "mail", env), era, nil)
+		if got, err := callJSON(t, plain, "get-sum", sum); err != nil || !strings.Contains(got, `"isError":true`) || !strings.Contains(got, "mcpsum taint list") {
+			t.Fatalf("%s: sink call without a prompt: %s %v", era, got, err)
+		}
+		web.Close()
+		mail.Close()
+		plain.Close()
+	}
+}
