@@ -280,6 +280,19 @@ func TestProxyRemoteCredentials(t *testing.T) {
 		}
 		cs.Close()
 	}
+	// The server stops taking the kept token in the middle of a session
+	// (HTTP 401): the proxy refreshes it and the call goes through.
+	cmd = proxyCmd(dir, "oauth")
+	cmd.Env = append(cmd.Environ(), state...)
+	cs = goClient(t, cmd, "modern", nil)
+	if _, err := toolText(ctx, cs, "add", map[string]any{"a": 1, "b": 1}); err != nil {
+		t.Fatal(err)
+	}
+	refreshes := as.Refreshs
+	as.ExpireAccess()
+	if got, err := toolText(ctx, cs, "add", map[string]any{"a": 2, "b": 2}); err != nil || !strings.Contains(got, "4") || as.Refreshs != refreshes+1 {
+		t.Fatalf("a call after the server refused the token: %q, %v, %d refreshes (want %d)", got, err, as.Refreshs, refreshes+1)
+	}
 }
 
 // go-sdk's stateful HTTP handler (examples/server/everything -http)

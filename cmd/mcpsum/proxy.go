@@ -123,6 +123,7 @@ func (a *app) runProxy(ctx context.Context, f *lockfile.File, path, name string,
 		return usageErr("no server %s in %s (locked: %s); lock it first with 'mcpsum lock --lockfile %s --name %s -- COMMAND [ARG]...'", quoteArg(name), quoteArg(path), strings.Join(names, ", "), quoteArg(path), quoteArg(name))
 	}
 	var remote *mcpwire.HTTPSpec
+	var reauth func(context.Context, string) (string, error)
 	if entry.Remote() {
 		opts.Lockfile = path
 		spec, err := pin.RemoteSpec(ctx, name, entry, opts)
@@ -130,6 +131,9 @@ func (a *app) runProxy(ctx context.Context, f *lockfile.File, path, name string,
 			return &exitError{code: exitUndecided, err: err}
 		}
 		remote = &spec
+		reauth = func(ctx context.Context, refused string) (string, error) {
+			return pin.RefreshBearer(ctx, name, entry, opts, refused)
+		}
 	}
 	if f, ok := a.stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		proxyTerminalHint(a.stderr, path, name)
@@ -153,6 +157,7 @@ func (a *app) runProxy(ctx context.Context, f *lockfile.File, path, name string,
 		Stderr:   a.stderr,
 		Hooks:    hooks,
 		Remote:   remote,
+		Reauth:   reauth,
 	})
 	var q *proxy.QuarantineError
 	if errors.As(err, &q) {

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"sort"
+	"strings"
 
 	"github.com/mcpsum/mcpsum/internal/netrule"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
@@ -83,7 +84,7 @@ func RemoteSpec(ctx context.Context, name string, entry *lockfile.Server, opts O
 		return mcpwire.HTTPSpec{}, fmt.Errorf("server %q: %w", name, err)
 	}
 	if p := entry.OAuth; p != nil {
-		tok, err := keptToken(ctx, name, entry, opts)
+		tok, err := keptToken(ctx, name, entry, opts, "")
 		if err != nil {
 			return mcpwire.HTTPSpec{}, err
 		}
@@ -92,9 +93,24 @@ func RemoteSpec(ctx context.Context, name string, entry *lockfile.Server, opts O
 	return mcpwire.HTTPSpec{URL: entry.URL, Header: hdr, MaxMessage: opts.MaxLine}, nil
 }
 
+// RefreshBearer is a new Authorization value for a remote entry whose
+// server refused the bearer token refused (HTTP 401 in the middle of a
+// proxy's session): the kept token when another process refreshed it
+// meanwhile, else the kept one refreshed.
+func RefreshBearer(ctx context.Context, name string, entry *lockfile.Server, opts Options, refused string) (string, error) {
+	if entry.OAuth == nil {
+		return "", fmt.Errorf("server %q refused the credentials from the environment (HTTP 401)", name)
+	}
+	tok, err := keptToken(ctx, name, entry, opts, strings.TrimPrefix(refused, "Bearer "))
+	if err != nil {
+		return "", err
+	}
+	return "Bearer " + tok.AccessToken, nil
+}
+
 // keptToken is the kept access token of entry's sign-in, refreshed when it
-// expired.
-func keptToken(ctx context.Context, name string, entry *lockfile.Server, opts Options) (*oauth.Token, error) {
+// expired or is the one the server refused.
+func keptToken(ctx context.Context, name string, entry *lockfile.Server, opts Options, refused string) (*oauth.Token, error) {
 	p := entry.OAuth
 	lockArg := ""
 	if opts.Lockfile != "" {
@@ -105,7 +121,7 @@ func keptToken(ctx context.Context, name string, entry *lockfile.Server, opts Op
 	if err != nil {
 		return nil, fmt.Errorf("server %q: %w", name, err)
 	}
-	if tok.Valid(timeNow()) {
+	if tok.Valid(timeNow()) && tok.AccessToken != refused {
 		return tok, nil
 	}
 	if tok == nil || tok.RefreshToken == "" {

@@ -30,6 +30,7 @@ func (p *Proxy) remoteUpstream() (upstream, error) {
 		renewed:    p.sessionRenewed,
 		own:        p.ownRequest,
 		relistened: p.relistened,
+		reauth:     p.opts.Reauth,
 		note:       func(msg string) { p.logf("%s", msg) },
 	})
 }

@@ -64,6 +64,10 @@ func (u *httpUpstream) forget(id []byte) {
 // whole session (the server cannot be reached, or refused the credentials).
 func (u *httpUpstream) exchange(ctx context.Context, msg []byte, m *mcpwire.Message, reopen bool) (answered bool, err error) {
 	resp, sid, err := u.post(ctx, msg, m)
+	if err == nil && resp.StatusCode == http.StatusUnauthorized && u.reauthorize(ctx, resp.Request.Header.Get("Authorization")) {
+		drainBody(resp.Body)
+		resp, sid, err = u.post(ctx, msg, m)
+	}
 	if err == nil && resp.StatusCode == http.StatusNotFound && sid != "" {
 		drainBody(resp.Body)
 		if err := u.renew(sid, m.ID); err != nil {

@@ -33,7 +33,7 @@ import (
 type httpUpstream struct {
 	url    string
 	client *http.Client
-	header http.Header // the entry's headers from the environment, and the bearer token
+	header http.Header // the entry's headers from the environment, and the bearer token (mu)
 	max    int
 	params map[string][]paramBinding // Mcp-Param-* by locked tool name
 	hooks  httpHooks
@@ -50,6 +50,7 @@ type httpUpstream struct {
 	sess     legacySession
 	inflight map[string]*inflight // requests whose POST runs, by id
 	renewMu  sync.Mutex           // one renewal at a time; holders wait for its check
+	authMu   sync.Mutex           // one re-authorization at a time
 
 	dead chan struct{}
 	once sync.Once
@@ -67,6 +68,9 @@ type httpHooks struct {
 	// relistened: a listen stream was opened again after it broke; changes
 	// in between were not announced, so the surface is checked again.
 	relistened func()
+	// reauth gives a new Authorization value after the server refused the
+	// one sent (nil: a refusal ends the session).
+	reauth func(ctx context.Context, refused string) (string, error)
 	// note hears what mcpsum refused on the server's behalf.
 	note func(string)
 }
@@ -222,7 +226,8 @@ func (u *httpUpstream) cancelled(m *mcpwire.Message) bool {
 func (u *httpUpstream) send(msg []byte, m *mcpwire.Message) error {
 	ctx, cancel := context.WithTimeout(u.ctx, 30*time.Second)
 	defer cancel()
-	for renewed := false; ; renewed = true {
+	renewed, reauthed := false, false
+	for {
 		resp, sid, err := u.post(ctx, msg, m)
 		if err != nil {
 			return err
@@ -232,6 +237,12 @@ func (u *httpUpstream) send(msg []byte, m *mcpwire.Message) error {
 			if err := u.renew(sid, nil); err != nil {
 				return err
 			}
+			renewed = true
+			continue
+		}
+		if resp.StatusCode == http.StatusUnauthorized && !reauthed && u.reauthorize(ctx, resp.Request.Header.Get("Authorization")) {
+			drainBody(resp.Body)
+			reauthed = true
 			continue
 		}
 		defer drainBody(resp.Body)
@@ -279,10 +290,10 @@ func (u *httpUpstream) post(ctx context.Context, msg []byte, m *mcpwire.Message)
 
 // setHeaders puts the entry's headers and a legacy session's on h.
 func (u *httpUpstream) setHeaders(h http.Header, sid string) {
+	u.mu.Lock()
 	for k, vs := range u.header {
 		h[k] = vs
 	}
-	u.mu.Lock()
 	v := u.sess.version
 	u.mu.Unlock()
 	if v != "" {
@@ -319,6 +330,34 @@ func describeMsg(m *mcpwire.Message) string {
 		return termtext.Quoted(m.Method, 80)
 	}
 	return "a response"
+}
+
+// reauthorize replaces the Authorization header after the server refused
+// sent (the value a request carried); false when it cannot (no sign-in to
+// refresh, or refreshing failed: the session then ends with the 401).
+func (u *httpUpstream) reauthorize(ctx context.Context, sent string) bool {
+	if u.hooks.reauth == nil {
+		return false
+	}
+	u.authMu.Lock()
+	defer u.authMu.Unlock()
+	u.mu.Lock()
+	now := u.header.Get("Authorization")
+	u.mu.Unlock()
+	if now != sent { // another request refreshed it meanwhile
+		return true
+	}
+	v, err := u.hooks.reauth(ctx, sent)
+	if err != nil {
+		if u.hooks.note != nil {
+			u.hooks.note(err.Error())
+		}
+		return false
+	}
+	u.mu.Lock()
+	u.header.Set("Authorization", v)
+	u.mu.Unlock()
+	return true
 }
 
 func authError(url string, resp *http.Response) error {

@@ -43,6 +43,9 @@ type Options struct {
 	// Remote says how to reach a remote entry's server (its URL and the
 	// headers with their values); required for a remote entry.
 	Remote *mcpwire.HTTPSpec
+	// Reauth, if set, gives a new Authorization value after a remote
+	// server refused refused (HTTP 401): an OAuth token refreshed.
+	Reauth func(ctx context.Context, refused string) (string, error)
 }
 
 // maxHeld bounds the requests held while a check runs; the client reader
