@@ -388,3 +388,29 @@ func TestProxyRemoteTaint(t *testing.T) {
 		plain.Close()
 	}
 }
+
+// Cancellation in a legacy session (go-sdk's stateful handler): the
+// client's notifications/cancelled reaches the server with the id it knows
+// and the call's stream is closed; the server's handler sees it.
+func TestProxyRemoteLegacyCancel(t *testing.T) {
+	u, _ := proxysrvHTTP(t, "-versions", "2025-11-25")
+	dir := t.TempDir()
+	mustLock(t, dir, nil, "--name", "go", "--url", u)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cs := goClient(t, proxyCmd(dir, "go"), "legacy", nil)
+	cctx, ccancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	defer ccancel()
+	if _, err := toolText(cctx, cs, "slow", map[string]any{}); err == nil {
+		t.Fatal("slow returned before it was cancelled")
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		got, err := toolText(ctx, cs, "cancelled", map[string]any{})
+		if got == "1" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the server saw %q cancelled calls (%v), want 1", got, err)
+		}
+	}
+}
