@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 )
 
 // SSEStream reads a text/event-stream (the Streamable HTTP response body and
@@ -48,7 +49,23 @@ func NewSSEStream(r io.Reader, max, small int, sep byte) *SSEStream {
 	if small <= 0 || small > max {
 		small = max
 	}
-	return &SSEStream{br: bufio.NewReaderSize(r, readBufSize), max: max, small: small, sep: sep}
+	br := sseBufs.Get().(*bufio.Reader)
+	br.Reset(r)
+	return &SSEStream{br: br, max: max, small: small, sep: sep}
+}
+
+// sseBufs keeps the read buffers of ended streams: a proxy reads one
+// stream per call, and a fresh 64 KiB buffer each time is garbage.
+var sseBufs = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, readBufSize) }}
+
+// Release gives the stream's buffer back for another stream; the stream
+// must not be used after.
+func (s *SSEStream) Release() {
+	if s.br != nil {
+		s.br.Reset(nil)
+		sseBufs.Put(s.br)
+		s.br = nil
+	}
 }
 
 // errEventTooLarge is matched by the error of an event over the cap.

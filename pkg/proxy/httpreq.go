@@ -163,6 +163,7 @@ func (u *httpUpstream) copyBody(resp *http.Response, m *mcpwire.Message) error {
 // cleanly (servers close it after the answer).
 func (u *httpUpstream) events(ctx context.Context, resp *http.Response, m *mcpwire.Message) (answered bool, err error) {
 	s := mcpwire.NewSSEStream(resp.Body, u.max, smallEvent, '\t')
+	defer s.Release()
 	long := false
 	for {
 		held := false

@@ -173,6 +173,7 @@ func (u *httpUpstream) initAnswer(resp *http.Response, m *mcpwire.Message) (*mcp
 		return initResult(body, m)
 	}
 	s := mcpwire.NewSSEStream(resp.Body, smallEvent, 0, '\n')
+	defer s.Release()
 	for {
 		ev, err := s.Next(nil)
 		if err != nil {

@@ -305,13 +305,13 @@ func (u *httpUpstream) setHeaders(h http.Header, sid string) {
 }
 
 // deliver writes one small message into the pipe as one line.
+// msg is the caller's: its line end is appended in place, so the reader
+// gets the line in one hand-over.
 func (u *httpUpstream) deliver(msg []byte) error {
+	msg = append(msg, '\n')
 	u.pipeMu.Lock()
 	defer u.pipeMu.Unlock()
-	if _, err := u.pw.Write(msg); err != nil {
-		return err
-	}
-	_, err := u.pw.Write(newline)
+	_, err := u.pw.Write(msg)
 	return err
 }
 
