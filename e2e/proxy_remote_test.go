@@ -177,7 +177,7 @@ func TestProxyRemoteModern(t *testing.T) {
 			t.Fatalf("%s: a 1 MiB result through the proxy: %d bytes, %v", era, len(got), err)
 		}
 		before, _ := toolText(ctx, cs, "cancelled", map[string]any{})
-		cctx, ccancel := context.WithTimeout(ctx, 300*time.Millisecond)
+		cctx, ccancel := context.WithTimeout(ctx, time.Second) // the call reaches the server first, even under load
 		if _, err := toolText(cctx, cs, "slow", map[string]any{}); err == nil {
 			t.Fatalf("%s: slow returned before it was cancelled", era)
 		}
@@ -399,7 +399,7 @@ func TestProxyRemoteLegacyCancel(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	cs := goClient(t, proxyCmd(dir, "go"), "legacy", nil)
-	cctx, ccancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	cctx, ccancel := context.WithTimeout(ctx, time.Second) // the call reaches the server first, even under load
 	defer ccancel()
 	if _, err := toolText(cctx, cs, "slow", map[string]any{}); err == nil {
 		t.Fatal("slow returned before it was cancelled")
@@ -413,4 +413,37 @@ func TestProxyRemoteLegacyCancel(t *testing.T) {
 			t.Fatalf("the server saw %q cancelled calls (%v), want 1", got, err)
 		}
 	}
+}
+
+// A legacy client's resource subscription in front of a 2026-07-28 remote
+// server becomes a listen stream (a long POST with resourceSubscriptions):
+// the server's update reaches the client in the legacy form.
+func TestProxyRemoteSubscription(t *testing.T) {
+	u, _ := proxysrvHTTP(t, "-stateless")
+	dir := t.TempDir()
+	mustLock(t, dir, nil, "--name", "go", "--url", u)
+	p := startRaw(t, proxyCmd(dir, "go"))
+	p.initialize()
+	p.send(`{"jsonrpc":"2.0","id":1,"method":"resources/subscribe","params":{"uri":"test://item/7"}}`)
+	if r := p.await("1"); r["error"] != nil {
+		t.Fatalf("subscribe: %s", r["error"])
+	}
+	want := `{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"test://item/7"}}`
+	for i := 0; i < 50; i++ {
+		id := strconv.Itoa(10 + i)
+		p.send(`{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"touch","arguments":{"uri":"test://item/7"}}}`)
+		if r := p.await(id); r["error"] != nil {
+			t.Fatalf("touch: %s", r["error"])
+		}
+		for _, m := range p.skipped {
+			if b, _ := json.Marshal(m); string(m["method"]) == `"notifications/resources/updated"` {
+				if !strings.Contains(string(b), `"uri":"test://item/7"`) {
+					t.Fatalf("update %s, want %s", b, want)
+				}
+				return
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("no resource update reached the client\n%s", p.stderr)
 }
