@@ -96,8 +96,8 @@ func readRemoteLock(t *testing.T, dir string) (remoteLock, []byte) {
 // The official server-everything over Streamable HTTP (legacy era, SSE
 // answers): lock --url writes a version-3 entry with the URL and no command;
 // a re-lock without --url is byte-identical; verify passes in text and
-// SARIF; show says remote and the URL; the proxy refuses the entry with a
-// next step that works.
+// SARIF; show says remote and the URL (proxy_remote_test.go runs the proxy
+// in front of it).
 func TestRemoteLockServerEverything(t *testing.T) {
 	script := npmServer(t, "server-everything")
 	port := listenPort(t)
@@ -124,14 +124,6 @@ func TestRemoteLockServerEverything(t *testing.T) {
 	out, _, _ = mcpsum(t, dir, nil, "show", "--name", "everything")
 	if !strings.Contains(out, "remote        "+u) || strings.Contains(out, "command") {
 		t.Fatalf("show does not say remote and the URL:\n%s", out)
-	}
-	_, errOut, code := mcpsum(t, dir, nil, "proxy", "--name", "everything")
-	next := "mcpsum verify --lockfile mcp.lock --name everything"
-	if code != 3 || !strings.Contains(errOut, "does not proxy remote servers yet") || !strings.Contains(errOut, next) {
-		t.Fatalf("proxy of a remote entry: exit %d\n%s", code, errOut)
-	}
-	if _, _, code := mcpsum(t, dir, nil, strings.Fields(next)[1:]...); code != 0 {
-		t.Fatalf("the suggested %q: exit %d", next, code)
 	}
 }
 

@@ -17,6 +17,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
+	"github.com/mcpsum/mcpsum/pkg/mcpwire"
 	"github.com/mcpsum/mcpsum/pkg/pin"
 	"github.com/mcpsum/mcpsum/pkg/proxy"
 )
@@ -43,6 +44,11 @@ later request then gets error -32002 whose data says {"mcpsum":"quarantined"},
 which item changed, and to run 'mcpsum verify'. Informational drift is logged
 to stderr and allowed. Calls and their results pass byte for byte (only ids
 are rewritten); a call to a tool or prompt that is not locked is refused.
+
+A remote entry (url) is reached over Streamable HTTP at the locked URL only,
+with the locked headers' values from the environment and, for an entry
+that signs in, the OAuth token kept by 'mcpsum lock' (refreshed when it
+expired; without one the proxy stops and says to run 'mcpsum lock').
 
 Clients of either protocol era work in front of servers of either era.
 stdout carries only JSON-RPC; diagnostics and the server's stderr (escaped)
@@ -116,8 +122,18 @@ func (a *app) runProxy(ctx context.Context, f *lockfile.File, path, name string,
 		slices.Sort(names)
 		return usageErr("no server %s in %s (locked: %s); lock it first with 'mcpsum lock --lockfile %s --name %s -- COMMAND [ARG]...'", quoteArg(name), quoteArg(path), strings.Join(names, ", "), quoteArg(path), quoteArg(name))
 	}
+	var remote *mcpwire.HTTPSpec
+	var reauth func(context.Context, string) (string, error)
 	if entry.Remote() {
-		return &exitError{code: exitUndecided, err: fmt.Errorf("server %s is a remote server (%s): this mcpsum does not proxy remote servers yet; 'mcpsum verify --lockfile %s --name %s' checks it against the lock", quoteArg(name), quoteArg(entry.URL), quoteArg(path), quoteArg(name))}
+		opts.Lockfile = path
+		spec, err := pin.RemoteSpec(ctx, name, entry, opts)
+		if err != nil {
+			return &exitError{code: exitUndecided, err: err}
+		}
+		remote = &spec
+		reauth = func(ctx context.Context, refused string) (string, error) {
+			return pin.RefreshBearer(ctx, name, entry, opts, refused)
+		}
 	}
 	if f, ok := a.stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		proxyTerminalHint(a.stderr, path, name)
@@ -140,6 +156,8 @@ func (a *app) runProxy(ctx context.Context, f *lockfile.File, path, name string,
 		Pin:      opts,
 		Stderr:   a.stderr,
 		Hooks:    hooks,
+		Remote:   remote,
+		Reauth:   reauth,
 	})
 	var q *proxy.QuarantineError
 	if errors.As(err, &q) {

@@ -140,10 +140,8 @@ func HeaderName(name string) error {
 	if name == "" || len(name) > 128 {
 		return errors.New("want 1 to 128 characters")
 	}
-	for i := 0; i < len(name); i++ {
-		if !tchar(name[i]) {
-			return fmt.Errorf("%q is not a valid HTTP header name (letters, digits and !#$%%&'*+-.^_`|~)", name)
-		}
+	if !HeaderToken(name) {
+		return fmt.Errorf("%q is not a valid HTTP header name (letters, digits and !#$%%&'*+-.^_`|~)", name)
 	}
 	l := strings.ToLower(name)
 	for _, r := range reserved {
@@ -155,6 +153,20 @@ func HeaderName(name string) error {
 		return fmt.Errorf("%s is set by mcpsum or by HTTP itself; a lock entry cannot set it", name)
 	}
 	return nil
+}
+
+// HeaderToken reports whether name is an HTTP token (1*tchar) of at most
+// 128 bytes: a header name that cannot smuggle anything.
+func HeaderToken(name string) bool {
+	if name == "" || len(name) > 128 {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		if !tchar(name[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 func tchar(c byte) bool {

@@ -223,13 +223,13 @@ func (t *HTTP) post(msg []byte, m *Message, renew bool) error {
 	t.mu.Lock()
 	session := t.session
 	t.mu.Unlock()
-	modern := modernHeaders(req.Header, m)
+	modern := ModernHeaders(req.Header, m)
 	if modern {
 		session = ""
 	}
 	t.setHeaders(req.Header, session)
 	if modern { // setHeaders may have put a legacy version back
-		modernHeaders(req.Header, m)
+		ModernHeaders(req.Header, m)
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")

@@ -268,7 +268,7 @@ func TestHTTPModernHeaders(t *testing.T) {
 	h := http.Header{}
 	line, _ := encodeRequest([]byte("3"), "tools/call", []byte(`{"name":"héllo","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}`))
 	m, _ := Decode(line)
-	if !modernHeaders(h, m) {
+	if !ModernHeaders(h, m) {
 		t.Fatal("a 2026-07-28 request got no modern headers")
 	}
 	if h.Get("Mcp-Method") != "tools/call" || h.Get("MCP-Protocol-Version") != mcpspec.Modern || h.Get("Mcp-Name") != "=?base64?aMOpbGxv?=" {
@@ -277,13 +277,13 @@ func TestHTTPModernHeaders(t *testing.T) {
 	h = http.Header{}
 	line, _ = encodeRequest([]byte("4"), "resources/read", []byte(`{"uri":"file:///a","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}`))
 	m, _ = Decode(line)
-	modernHeaders(h, m)
+	ModernHeaders(h, m)
 	if h.Get("Mcp-Name") != "file:///a" {
 		t.Fatalf("resources/read: Mcp-Name %q", h.Get("Mcp-Name"))
 	}
 	line, _ = encodeRequest([]byte("5"), "tools/list", nil)
 	m, _ = Decode(line)
-	if modernHeaders(http.Header{}, m) {
+	if ModernHeaders(http.Header{}, m) {
 		t.Fatal("a legacy request got 2026-07-28 headers")
 	}
 }

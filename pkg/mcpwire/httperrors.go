@@ -17,9 +17,11 @@ import (
 
 // The headers of a 2026-07-28 request, and the HTTP transport's errors and small helpers.
 
-// modernHeaders sets the 2026-07-28 headers of a message whose _meta names
-// a 2026-07-28 (or later) version; it reports whether it did.
-func modernHeaders(h http.Header, m *Message) bool {
+// ModernHeaders sets the 2026-07-28 headers (MCP-Protocol-Version,
+// Mcp-Method, Mcp-Name) of a message whose _meta names a 2026-07-28 (or
+// later) version; it reports whether it did. The proxy's HTTP upstream and
+// mcpwire's own client set them this one way.
+func ModernHeaders(h http.Header, m *Message) bool {
 	if m.Method == "" || len(m.Params) == 0 {
 		return false
 	}
@@ -36,7 +38,7 @@ func modernHeaders(h http.Header, m *Message) bool {
 		return false
 	}
 	h.Set("MCP-Protocol-Version", v)
-	h.Set("Mcp-Method", headerValue(m.Method))
+	h.Set("Mcp-Method", HeaderValue(m.Method))
 	name := f[1]
 	if m.Method == "resources/read" {
 		name = f[2]
@@ -44,15 +46,15 @@ func modernHeaders(h http.Header, m *Message) bool {
 	switch m.Method {
 	case "tools/call", "prompts/get", "resources/read":
 		if s, ok := jsonscan.String(name); ok {
-			h.Set("Mcp-Name", headerValue(s))
+			h.Set("Mcp-Name", HeaderValue(s))
 		}
 	}
 	return true
 }
 
-// headerValue encodes a value for an Mcp-* header: as is when it is
+// HeaderValue encodes a value for an Mcp-* header: as is when it is
 // printable ASCII without edge spaces, else "=?base64?…?=" (SEP-2243).
-func headerValue(s string) string {
+func HeaderValue(s string) string {
 	plain := !strings.HasPrefix(s, " ") && !strings.HasSuffix(s, " ") && !strings.HasPrefix(s, "\t") && !strings.HasSuffix(s, "\t") &&
 		!(strings.HasPrefix(s, "=?base64?") && strings.HasSuffix(s, "?="))
 	for i := 0; plain && i < len(s); i++ {

@@ -23,7 +23,7 @@ func (t *HTTP) initialized(resp *http.Response, res *Message) {
 	f, _ := jsonscan.Fields(res.Result, "protocolVersion")
 	v, _ := jsonscan.String(f[0])
 	sid := resp.Header.Get("Mcp-Session-Id")
-	if !validSessionID(sid) {
+	if !ValidSessionID(sid) {
 		sid = ""
 	}
 	t.mu.Lock()
@@ -43,8 +43,9 @@ func (t *HTTP) initialized(resp *http.Response, res *Message) {
 	}
 }
 
-// validSessionID: visible ASCII (0x21–0x7E), at most 1024 bytes.
-func validSessionID(s string) bool {
+// ValidSessionID reports whether s can be an Mcp-Session-Id: visible ASCII
+// (0x21–0x7E), at most 1024 bytes.
+func ValidSessionID(s string) bool {
 	if s == "" || len(s) > 1024 {
 		return false
 	}
@@ -121,7 +122,7 @@ func (t *HTTP) renewSession(expired string) error {
 		return fmt.Errorf("remote server %s: the session expired (HTTP 404) and the new session's InitializeResult differs from the first one; run the command again", t.url)
 	}
 	sid := resp.Header.Get("Mcp-Session-Id")
-	if !validSessionID(sid) {
+	if !ValidSessionID(sid) {
 		return fmt.Errorf("remote server %s: the renewed session has no valid Mcp-Session-Id", t.url)
 	}
 	t.mu.Lock()

@@ -101,7 +101,10 @@ func (p *Proxy) listenUpstream(h *mcpwire.Hello) {
 // logged once and allowed.
 func (p *Proxy) check(ctx context.Context) {
 	p.closeGate()
-	s, err := mcpwire.ListAll(ctx, p, p.hello)
+	p.mu.Lock()
+	hello := p.hello // a renewed remote session replaces it (httpcore.go)
+	p.mu.Unlock()
+	s, err := mcpwire.ListAll(ctx, p, hello)
 	if err != nil {
 		p.mu.Lock()
 		st := p.gate.state
@@ -118,7 +121,7 @@ func (p *Proxy) check(ctx context.Context) {
 		return
 	}
 	lock := p.srv.lock
-	observed, err := pin.Entry(lock.Command, lock.EnvPassthrough, p.hello, s)
+	observed, err := pin.EntryFor(lock, hello, s)
 	if err != nil {
 		p.quarantineWith("the live surface cannot be pinned: "+err.Error(), nil)
 		return

@@ -40,6 +40,12 @@ type Options struct {
 	// Grace is how long the server gets to exit after its stdin closes, and
 	// again after SIGTERM (0: 2s).
 	Grace time.Duration
+	// Remote says how to reach a remote entry's server (its URL and the
+	// headers with their values); required for a remote entry.
+	Remote *mcpwire.HTTPSpec
+	// Reauth, if set, gives a new Authorization value after a remote
+	// server refused refused (HTTP 401): an OAuth token refreshed.
+	Reauth func(ctx context.Context, refused string) (string, error)
 }
 
 // maxHeld bounds the requests held while a check runs; the client reader
@@ -101,6 +107,9 @@ type lifecycle struct {
 	born        time.Time
 	healthWG    sync.WaitGroup
 	clientKnown chan struct{} // closed once the client's first request gave its clientInfo (health.go)
+	// checksStarted and checksDone count the surface checks (p.mu): a
+	// renewed remote session's calls wait for a check that began after it.
+	checksStarted, checksDone int
 }
 
 // Run serves one client on stdin/stdout until the client goes away, ctx is

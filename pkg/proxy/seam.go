@@ -10,23 +10,25 @@ import (
 // upstream is the server as the proxy sees it: somewhere to send messages
 // and a stream of messages back. The proxy core never touches a process:
 // a process on stdio is one upstream (stdioUpstream); a Streamable HTTP
-// endpoint is to be another, yielding one SSE event's data at a time as
-// messages.
+// endpoint is another (httpUpstream, httpup.go), yielding each JSON body
+// or SSE event as one line of messages.
 type upstream interface {
 	// write sends one message made of parts, without copying them.
 	write(parts ...[]byte) error
 	// messages is the server's newline-framed messages, read by one
 	// goroutine (stream.go keeps memory bounded on long ones).
 	messages() io.Reader
-	// exited is closed when the server can no longer answer; exitError
-	// then says why, with the tail of its stderr.
+	// exited is closed when the server can no longer answer (a process
+	// exited, a remote session failed); exitError then says why, with the
+	// tail of its stderr.
 	exited() <-chan struct{}
 	exitError() error
 	// stderrTail is what the server last wrote to stderr (nil when it has
 	// none).
 	stderrTail() []string
 	// stop ends the server: grace after its input closed, then SIGTERM,
-	// termGrace after that, then SIGKILL of its whole process group.
+	// termGrace after that, then SIGKILL of its whole process group (a
+	// remote session: DELETE within grace, then every stream closed).
 	stop(grace, termGrace time.Duration) error
 }
 

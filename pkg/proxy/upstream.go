@@ -18,7 +18,7 @@ import (
 // check now and after every list_changed, until ctx ends or the session
 // fails or is quarantined.
 func (p *Proxy) supervise(ctx context.Context) {
-	proc, cleanup, err := p.start()
+	up, cleanup, err := p.startUpstream()
 	if err != nil {
 		p.fail(fmt.Errorf("server %q could not be started: %w", p.opts.Name, err))
 		close(p.life.started)
@@ -34,10 +34,9 @@ func (p *Proxy) supervise(ctx context.Context) {
 	p.mu.Lock()
 	if p.gate.state == gateClosing || p.gate.state == gateFailed {
 		p.mu.Unlock()
-		proc.Stop(p.opts.Grace)
+		up.stop(p.opts.Grace, p.opts.Grace)
 		return
 	}
-	up := newStdioUpstream(proc)
 	p.up = up
 	p.mu.Unlock()
 	readerDone := make(chan struct{})
@@ -62,7 +61,14 @@ func (p *Proxy) supervise(ctx context.Context) {
 	}
 	p.syncSubscriptions()
 	for {
+		p.mu.Lock()
+		p.life.checksStarted++ // a renewed remote session waits for its check (httpcore.go)
+		p.mu.Unlock()
 		p.check(ctx)
+		p.mu.Lock()
+		p.life.checksDone = p.life.checksStarted
+		p.cond.Broadcast()
+		p.mu.Unlock()
 		select {
 		case <-ctx.Done():
 			return
@@ -73,6 +79,20 @@ func (p *Proxy) supervise(ctx context.Context) {
 		case <-p.life.recheck:
 		}
 	}
+}
+
+// startUpstream starts the locked command, or prepares the session with a
+// remote server (httpcore.go).
+func (p *Proxy) startUpstream() (upstream, func(), error) {
+	if p.opts.Entry.Remote() {
+		up, err := p.remoteUpstream()
+		return up, func() {}, err
+	}
+	proc, cleanup, err := p.start()
+	if err != nil {
+		return nil, nil, err
+	}
+	return newStdioUpstream(proc), cleanup, nil
 }
 
 func (p *Proxy) start() (*mcpwire.Process, func(), error) {

@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"strings"
 	"sync/atomic"
@@ -74,6 +75,9 @@ func Main(args []string) int {
 	neverAnswer := fs.Bool("never-answer", false, "FAKE: read stdin, never answer")
 	rootsAtStart := fs.Bool("roots-at-start", false, "ask the client for roots/list once initialized (as server-filesystem does); the roots-seen tool returns the answer")
 	fakeTasks := fs.Bool("fake-modern-tasks", false, "FAKE: a hand-written 2026-07-28 server with the tasks extension (FakeModernTasks)")
+	httpAddr := fs.String("http", "", "serve Streamable HTTP at this address (go-sdk's handler) instead of stdio")
+	stateless := fs.Bool("stateless", false, "with -http: go-sdk's stateless handler (2026-07-28)")
+	headerTool := fs.Bool("header-tool", false, "add a tool route whose region argument is mirrored into Mcp-Param-Region (x-mcp-header)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -137,6 +141,22 @@ func Main(args []string) int {
 	}
 	s.AddResource(&mcp.Resource{URI: "test://static/readme", Name: "readme", MIMEType: "text/plain"}, read)
 	s.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: "test://item/{id}", Name: "item", MIMEType: "text/plain"}, read)
+	if *headerTool {
+		s.AddTool(&mcp.Tool{Name: "route", Description: "answer the region it was routed to",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"}},"required":["region"]}`)},
+			func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				var in struct{ Region string }
+				json.Unmarshal(req.Params.Arguments, &in)
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "routed to " + in.Region}}}, nil
+			})
+	}
+	if *httpAddr != "" {
+		// a closed POST cancels its call (as a 2026-07-28 client cancels)
+		h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s },
+			&mcp.StreamableHTTPOptions{Stateless: *stateless, PropagateRequestCancellation: true})
+		fmt.Fprintln(os.Stderr, "proxytest:", (&http.Server{Addr: *httpAddr, Handler: h}).ListenAndServe())
+		return 1
+	}
 	if err := s.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
 		fmt.Fprintln(os.Stderr, "proxytest:", err)
 		return 1
@@ -215,6 +235,9 @@ func addTools(s *mcp.Server, desc string) {
 	mcp.AddTool(s, &mcp.Tool{Name: "ask", Description: "ask the client for input (roots, sampling or elicitation)"},
 		func(ctx context.Context, req *mcp.CallToolRequest, in askIn) (*mcp.CallToolResult, any, error) {
 			if len(req.Params.InputResponses) > 0 {
+				if req.Params.RequestState != "state-1" { // must come back byte for byte
+					return text(fmt.Sprintf("requestState changed: %q", req.Params.RequestState)), nil, nil
+				}
 				b, _ := json.Marshal(req.Params.InputResponses["q"])
 				return text("answer: " + string(b)), nil, nil
 			}
