@@ -25,3 +25,12 @@ func LogSurface(e *lockfile.Server) sumdb.Surface {
 	s.Items = [4]map[string]string{e.Digests.Tools, e.Digests.Prompts, e.Digests.Resources, e.Digests.ResourceTemplates}
 	return s
 }
+
+// PrivateWhy says why an entry has no transparency-log key (LogKey's ok is
+// false): remote is whether it is a remote server.
+func PrivateWhy(remote bool) string {
+	if remote {
+		return "a remote server has no registry package everyone can run"
+	}
+	return "its command pins no registry package at an exact version"
+}
