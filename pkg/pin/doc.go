@@ -6,6 +6,6 @@
 // parallel runner, is shared by lock, import and verify.
 //
 // It imports internal/netrule, internal/statefile, internal/termtext,
-// pkg/lockfile, pkg/mcpwire, pkg/oauth, pkg/review, pkg/sandbox, pkg/sumdb of
-// mcpsum, and must not import cmd/ or a package that imports it.
+// pkg/lockfile, pkg/mcpwire, pkg/oauth, pkg/sandbox, pkg/sumdb of mcpsum, and
+// must not import cmd/ or a package that imports it (pkg/verify, pkg/show).
 package pin

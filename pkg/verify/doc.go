@@ -10,6 +10,7 @@
 // the lockfile. The caller maps an Outcome to an exit code and passes the
 // code in where a rendering records it.
 //
-// It imports internal/termtext, pkg/lockfile, pkg/pin, pkg/show (how an
-// item is written in full) and pkg/review, and must not import cmd/.
+// It imports internal/jsonscan, internal/termtext, pkg/lockfile, pkg/pin,
+// pkg/review and pkg/show (how an item is written in full), and must not
+// import cmd/.
 package verify
