@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
 	"sort"
 	"strings"
 
@@ -70,10 +68,7 @@ with --strict show exits 1 after printing.`),
 
 // loadLock reads the lockfile, checking every digest (I3).
 func loadLock(path string) (*lockfile.File, error) {
-	f, err := lockfile.Load(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, noLockfile(path, "")
-	}
+	_, f, err := readCheckedLock(path)
 	return f, err
 }
 
