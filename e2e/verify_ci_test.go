@@ -15,6 +15,7 @@ import (
 
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 	"github.com/mcpsum/mcpsum/pkg/pin"
+	"github.com/mcpsum/mcpsum/pkg/verify"
 )
 
 // validSARIF validates out against the committed SARIF 2.1.0 schema.
@@ -72,7 +73,7 @@ func sarifFindings(t *testing.T, m map[string]any, lock []byte) []sarifFinding {
 // report (with --sarif-file) and --json describe the same finding; the same
 // drift keeps its fingerprint on the next run; after the change is accepted
 // (re-locked) the run has no results, so code scanning closes the alert.
-// pin.Verify, called here as a library without the CLI, returns the same.
+// verify.Verify, called here as a library without the CLI, returns the same.
 func TestVerifySARIFRugPull(t *testing.T) {
 	dir := t.TempDir()
 	serverScript(t, dir)
@@ -122,10 +123,10 @@ func TestVerifySARIFRugPull(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep := pin.Verify(context.Background(), lf, []string{"srv"}, false, pin.Options{Lockfile: filepath.Join(dir, "mcp.lock"), Timeout: 30 * time.Second})
-	if rep.Outcome() != pin.Fail || len(rep.Servers) != 1 || rep.Servers[0].Status != pin.StatusDrift ||
+	rep := verify.Verify(context.Background(), lf, []string{"srv"}, false, pin.Options{Lockfile: filepath.Join(dir, "mcp.lock"), Timeout: 30 * time.Second})
+	if rep.Outcome() != verify.Fail || len(rep.Servers) != 1 || rep.Servers[0].Status != verify.StatusDrift ||
 		len(rep.Servers[0].Findings) != 1 || rep.Servers[0].Findings[0].Name != "echo" {
-		t.Fatalf("pin.Verify = %+v", rep.Servers[0])
+		t.Fatalf("verify.Verify = %+v", rep.Servers[0])
 	}
 
 	// Accept the change: the next run has no results (the alert closes).

@@ -28,6 +28,7 @@ import (
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 	"github.com/mcpsum/mcpsum/pkg/pin"
 	"github.com/mcpsum/mcpsum/pkg/sumlog"
+	"github.com/mcpsum/mcpsum/pkg/verify"
 	"k8s.io/klog/v2"
 )
 
@@ -163,11 +164,11 @@ func add(ctx context.Context, dir string, st sumlog.Options, lf string, ns []str
 		fmt.Fprintln(stderr, "mcpsum-log add: no entry has a key; nothing to log")
 		return 0
 	}
-	rep := pin.Verify(ctx, f, keyed, false, pin.Options{Lockfile: lf, Timeout: timeout})
+	rep := verify.Verify(ctx, f, keyed, false, pin.Options{Lockfile: lf, Timeout: timeout})
 	for _, s := range rep.Servers {
 		switch s.Status {
-		case pin.StatusOK, pin.StatusInformational:
-		case pin.StatusDrift:
+		case verify.StatusOK, verify.StatusInformational:
+		case verify.StatusDrift:
 			fmt.Fprintf(stderr, "mcpsum-log add: %s: the live server differs from %s (%d findings); nothing was appended: re-lock it and review the change first\n", s.Name, lf, len(s.Findings))
 			return 1
 		default:

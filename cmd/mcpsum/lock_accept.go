@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 	"github.com/mcpsum/mcpsum/pkg/review"
+	"github.com/mcpsum/mcpsum/pkg/verify"
 )
 
 // acceptKinds are the values --accept takes: the drift labels a re-lock may
@@ -27,7 +28,6 @@ func (a *app) acceptOnly(path string, f *lockfile.File, entries map[string]*lock
 		names = append(names, n)
 	}
 	slices.Sort(names)
-	c := colours(isTerminal(a.stdout))
 	var blocked, next []string
 	for _, n := range names {
 		locked, now := f.Servers[n], entries[n]
@@ -40,7 +40,7 @@ func (a *app) acceptOnly(path string, f *lockfile.File, entries map[string]*lock
 		var why []string
 		for _, fd := range fs {
 			if fd.Class == lockfile.Definitional && !review.OnlyDescriptive(fd.Labels) {
-				why = append(why, findingWhat(fd)+" ["+strings.Join(fd.Labels, ", ")+"]")
+				why = append(why, verify.What(fd)+" ["+strings.Join(fd.Labels, ", ")+"]")
 			}
 		}
 		status := "accept"
@@ -50,22 +50,10 @@ func (a *app) acceptOnly(path string, f *lockfile.File, entries map[string]*lock
 			next = append(next, fmt.Sprintf("mcpsum lock --lockfile %s --name %s", quoteArg(path), quoteArg(n)))
 		}
 		fmt.Fprintf(a.stdout, "%-6s %s:\n", status, quoteArg(n))
-		s := &serverResult{locked: locked, observed: now}
-		for _, fd := range fs {
-			printFinding(a.stdout, c, n, s, fd)
-		}
+		verify.WriteFindings(a.stdout, isTerminal(a.stdout), locked, now, fs)
 	}
 	if len(blocked) == 0 {
 		return nil
 	}
 	return verdict(fmt.Errorf("lock --accept %s: nothing was written: not every change is %s:\n  %s\nreview the changes above; to take them in, re-lock without --accept:\n  %s", a.accept, a.accept, strings.Join(blocked, "\n  "), strings.Join(next, "\n  ")))
-}
-
-// findingWhat is a finding's subject for one line: kind and escaped name.
-func findingWhat(fd lockfile.Finding) string {
-	if fd.Name == "" {
-		return fd.Kind
-	}
-	q, _ := quoteText(fd.Name)
-	return fd.Kind + ` "` + q + `"`
 }

@@ -2,10 +2,8 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
-	"sort"
 	"strings"
 
 	"github.com/mcpsum/mcpsum/internal/netrule"
@@ -60,24 +58,6 @@ func replacedTarget(old, now *lockfile.Server) string {
 		return ok + " " + ov + " with " + nv
 	}
 	return ok + " " + ov + " with " + nk + " " + nv
-}
-
-// printRemote prints the lines of `show` that say where a remote server is.
-func printRemote(w io.Writer, s *showServer) {
-	fmt.Fprintf(w, "  remote        %s (Streamable HTTP; mcpsum connects only to this origin)\n", quoteArg(s.URL))
-	if len(s.Headers) == 0 {
-		fmt.Fprintf(w, "  headers       none\n")
-		return
-	}
-	names := make([]string, 0, len(s.Headers))
-	for n := range s.Headers {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for i, n := range names {
-		names[i] = n + " from $" + s.Headers[n]
-	}
-	fmt.Fprintf(w, "  headers       %s (values are never stored)\n", strings.Join(names, ", "))
 }
 
 // authorizer shows an OAuth authorization URL: printed on stderr, and

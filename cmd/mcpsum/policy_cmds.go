@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 	"golang.org/x/term"
@@ -41,50 +40,14 @@ prints JSON for you to review and paste. It never edits the lockfile.`),
 			}
 			s := f.Servers[*name]
 			sg := policy.Suggest(s)
-			for _, r := range sg.Reasons {
-				var labels []string
-				if r.Source {
-					labels = append(labels, "source")
-				}
-				if r.Sink {
-					labels = append(labels, "sink")
-				}
-				if len(labels) == 0 {
-					labels = append(labels, "unlabelled")
-				}
-				fmt.Fprintf(a.stderr, "%-12s %s  (%s)\n", strings.Join(labels, "+"), oneLine(r.Tool, 60), r.Why)
-			}
-			if readers := notSources(sg.Reasons); len(readers) > 0 {
-				fmt.Fprintf(a.stderr, "note: hints cannot tell whose text a tool returns; a tool that returns files, mail, issues or pages\n"+
-					"  others wrote is a source even when it stays in a closed world: review %s\n", strings.Join(readers, ", "))
-			}
+			sg.WriteReasons(a.stderr)
 			if s.Policy != nil && s.Policy.Taint != nil {
 				fmt.Fprintf(a.stderr, "note: server %s already has a taint policy; compare before replacing it\n", quoteArg(*name))
 			}
 			fmt.Fprintf(a.stderr, "Review, then paste this into servers.%s in %s (hints are the server's own claims):\n", quoteArg(*name), *lockfile)
-			type taint struct {
-				Sources []string `json:"sources"`
-				Sinks   []string `json:"sinks"`
-			}
-			return writeJSON(a.stdout, map[string]any{"policy": map[string]any{"taint": taint{sg.Taint.Sources, sg.Taint.Sinks}}})
+			return writeJSON(a.stdout, sg.Paste())
 		},
 	}
-}
-
-// notSources names the tools suggest-policy left unlabelled (they declare
-// read-only and closed-world), for the reviewer's second look: reading is
-// what a source does (at most eight, quoted).
-func notSources(rs []policy.Reason) []string {
-	var out []string
-	for _, r := range rs {
-		if !r.Source && !r.Sink {
-			if len(out) == 8 {
-				return append(out, "…")
-			}
-			out = append(out, quoteArg(r.Tool))
-		}
-	}
-	return out
 }
 
 func (a *app) taintCommand() *ffcli.Command {
@@ -192,34 +155,6 @@ func (a *app) taintList(store *policy.Store) error {
 		fmt.Fprintf(a.stdout, "no tainted sessions (state in %s)\n", store.Dir())
 		return nil
 	}
-	for i, s := range all {
-		if i > 0 {
-			fmt.Fprintln(a.stdout)
-		}
-		live := "gone"
-		if s.Live {
-			live = "live"
-		}
-		fmt.Fprintf(a.stdout, "session %s (%s)\n", s.Session, live)
-		if s.Problem != "" {
-			fmt.Fprintf(a.stdout, "  %s: it counts as tainted\n", oneLine(s.Problem, 300))
-		}
-		for _, c := range s.Clients {
-			fmt.Fprintf(a.stdout, "  client pid %d: %s\n", c.PID, oneLine(c.Command, 200))
-		}
-		for _, src := range s.Sources {
-			where := " on server " + quoteArg(src.Server)
-			if src.Server == "" {
-				where = ""
-			}
-			fmt.Fprintf(a.stdout, "  tainted by %s%s: %d time%s, first %s, last %s\n", quoteArg(src.Label), where,
-				src.Count, plural(src.Count), src.First.UTC().Format(time.RFC3339), src.Last.UTC().Format(time.RFC3339))
-		}
-		for _, g := range s.Grants {
-			fmt.Fprintf(a.stdout, "  allowed for the session: %s %s on server %s with arguments %s (granted %s)\n", g.Method, quoteArg(g.Name),
-				quoteArg(g.Server), oneLine(g.Args, 80), g.Granted.UTC().Format(time.RFC3339))
-		}
-		fmt.Fprintf(a.stdout, "  after review: mcpsum taint reset %s\n", s.Session)
-	}
+	policy.WriteSessions(a.stdout, all)
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/mcpsum/mcpsum/internal/attestproto"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 	"github.com/mcpsum/mcpsum/pkg/sandbox"
 	"github.com/mcpsum/mcpsum/pkg/sumdb"
@@ -111,6 +112,10 @@ func libraryExitCode(err error) (int, bool) {
 	var format *lockfile.FormatError
 	if errors.As(err, &format) {
 		return exitUndecided, true // malformed: nothing could be checked
+	}
+	var helper *attestproto.Error
+	if errors.As(err, &helper) {
+		return helper.Exit, true // the signing helper's verdict, or why it gave none
 	}
 	return 0, false
 }

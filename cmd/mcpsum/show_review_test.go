@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
+	"github.com/mcpsum/mcpsum/pkg/show"
 )
 
 // show flags what a reviewer could miss (issues 12.1, 12.6, 12.8, 13.4): the
@@ -89,7 +90,7 @@ func TestShowReview(t *testing.T) {
 	}
 	var v struct {
 		Servers map[string]struct {
-			Review showReview `json:"review"`
+			Review show.Review `json:"review"`
 		} `json:"servers"`
 	}
 	if err := json.Unmarshal(stdout.Bytes(), &v); err != nil {

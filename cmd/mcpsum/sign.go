@@ -53,7 +53,7 @@ COSIGN_PASSWORD).`),
 			}
 			// The passphrase (MCPSUM_KEY_PASSWORD or COSIGN_PASSWORD) and the
 			// OIDC token reach the helper through the environment.
-			resp, err := callAttest(ctx, *helper, "sign", data, hargs...)
+			resp, err := attestproto.Client{Helper: *helper, Version: moduleVersion()}.Sign(ctx, data, hargs...)
 			if resp != nil {
 				for _, n := range resp.Notes {
 					fmt.Fprintf(a.stderr, "sign: %s\n", n)
@@ -62,13 +62,12 @@ COSIGN_PASSWORD).`),
 			if err != nil {
 				return err
 			}
-			out := resp.Bundle
-			dst := bundlePath(*lockfilePath, *bundle)
-			write := writeAtomic
-			if *bundle == "" { // a path the user did not name: never through a link
-				write = func(p string, d []byte) error { return statefile.WriteDerived(p, d, 0o644) }
+			dst := attestproto.BundlePath(*lockfilePath, *bundle)
+			write := statefile.WriteOutput // a file is replaced atomically; a device such as /dev/stdout written to
+			if *bundle == "" {             // a path the user did not name: never through a link
+				write = statefile.WriteDerived
 			}
-			if err := write(dst, out); err != nil {
+			if err := write(dst, resp.Bundle, 0o644); err != nil {
 				var le *statefile.LinkError
 				if errors.As(err, &le) {
 					return fmt.Errorf("%w: remove it (rm %s) and sign again, or write the bundle elsewhere with --bundle FILE", err, quoteArg(dst))
@@ -79,20 +78,6 @@ COSIGN_PASSWORD).`),
 			return nil
 		},
 	}
-}
-
-// writeAtomic replaces path with data through a synced temporary file in
-// the same directory and a rename, so a reader sees the old or the new
-// bundle, never a torn one (a device such as /dev/stdout is written to).
-func writeAtomic(path string, data []byte) error {
-	return statefile.WriteOutput(path, data, 0o644)
-}
-
-func bundlePath(lockPath, bundle string) string {
-	if bundle != "" {
-		return bundle
-	}
-	return lockPath + ".sigstore.json"
 }
 
 // readCheckedLock reads the exact bytes of the lockfile once and checks its
@@ -141,42 +126,27 @@ func (s sigFlags) any() bool {
 // over those exact bytes (through mcpsum-attest), without running any
 // server. It returns the parsed file of the bytes that verified.
 func (s sigFlags) check(ctx context.Context, lockPath string) (*attestproto.Signer, *lockfile.File, error) {
-	hasIdentity := *s.identity != "" || *s.identityRE != ""
-	hasIssuer := *s.issuer != "" || *s.issuerRE != ""
-	if *s.key == "" && (!hasIdentity || !hasIssuer) {
-		return nil, nil, usageErr("checking a signature needs --key PUB, or --certificate-identity and --certificate-oidc-issuer (or their -regexp forms)")
-	}
-	if *s.key != "" && (hasIdentity || hasIssuer) {
-		return nil, nil, usageErr("give either --key or --certificate-identity/--certificate-oidc-issuer, not both")
+	req := attestproto.VerifyRequest{Bundle: attestproto.BundlePath(lockPath, *s.bundle), Key: *s.key,
+		Identity: *s.identity, Issuer: *s.issuer, IdentityRegexp: *s.identityRE, IssuerRegexp: *s.issuerRE, TrustedRoot: *s.trusted}
+	if _, err := req.Args(); err != nil { // a usage mistake is said before the lockfile is read
+		return nil, nil, err
 	}
 	data, f, err := readCheckedLock(lockPath)
 	if err != nil {
 		return nil, nil, err
 	}
-	args := []string{"--bundle", bundlePath(lockPath, *s.bundle)}
-	for _, fl := range []struct{ name, val string }{
-		{"--key", *s.key}, {"--certificate-identity", *s.identity}, {"--certificate-oidc-issuer", *s.issuer},
-		{"--certificate-identity-regexp", *s.identityRE}, {"--certificate-oidc-issuer-regexp", *s.issuerRE},
-		{"--trusted-root", *s.trusted},
-	} {
-		if fl.val != "" {
-			args = append(args, fl.name, fl.val)
-		}
-	}
-	resp, err := callAttest(ctx, *s.helper, "verify", data, args...)
+	signer, err := attestproto.Client{Helper: *s.helper, Version: moduleVersion()}.Verify(ctx, data, req)
 	if err != nil {
 		return nil, nil, err
 	}
-	return resp.Signer, f, nil
+	return signer, f, nil
 }
 
-func describeSigner(r *attestproto.Signer) string {
-	if !r.Keyless {
-		return "the given key"
-	}
-	s := fmt.Sprintf("%s (issuer %s)", oneLine(r.Identity, 100), oneLine(r.Issuer, 100))
-	for _, t := range r.Timestamps {
-		s += fmt.Sprintf(", %s time %s", oneLine(t.Source, 10), t.Time.UTC().Format("2006-01-02T15:04:05Z"))
-	}
-	return s
+// describeSigner says who signed, escaped.
+var describeSigner = (*attestproto.Signer).Describe
+
+// attestHelperFlag registers --attest-helper on the commands that run the
+// helper.
+func attestHelperFlag(fs *flag.FlagSet) *string {
+	return fs.String("attest-helper", "", "absolute path of the "+attestproto.Command+" signing helper (default: the one beside mcpsum; never taken from PATH)")
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"slices"
@@ -9,8 +10,9 @@ import (
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 
-	"github.com/mcpsum/mcpsum/pkg/lockfile"
+	"github.com/mcpsum/mcpsum/internal/statefile"
 	"github.com/mcpsum/mcpsum/pkg/pin"
+	"github.com/mcpsum/mcpsum/pkg/verify"
 )
 
 type verifyFlags struct {
@@ -98,54 +100,6 @@ lockfile and the lockfile's own digests, without running any server.`),
 	}
 }
 
-// serverResult is one server's verify outcome in its --json form (the
-// text report reads the same struct).
-type serverResult struct {
-	Status          string           `json:"status"` // ok, informational, drift, error
-	Era             string           `json:"era"`
-	ProtocolVersion string           `json:"protocolVersion"`
-	Error           string           `json:"error,omitempty"`
-	Findings        []findingJSON    `json:"findings"`
-	Seconds         float64          `json:"seconds"`
-	Unpinned        []string         `json:"unpinned,omitempty"`    // kinds declared data (policy.unpinned): not drift
-	DataChanges     []findingJSON    `json:"dataChanges,omitempty"` // how those kinds changed since the lock
-	locked          *lockfile.Server `json:"-"`
-	observed        *lockfile.Server `json:"-"`
-	findings        []lockfile.Finding
-}
-
-type findingJSON struct {
-	Class    string   `json:"class"`
-	Kind     string   `json:"kind"`
-	Name     string   `json:"name,omitempty"`
-	Change   string   `json:"change"`
-	Fields   []string `json:"fields,omitempty"`
-	Locked   string   `json:"locked"`
-	Observed string   `json:"observed"`
-	Labels   []string `json:"labels"`        // what kind of change (pkg/review); never empty
-	Why      []string `json:"why,omitempty"` // what fired, server text escaped
-}
-
-// shadowJSON is one shadowing finding between two servers of the lock.
-type shadowJSON struct {
-	Rule    string    `json:"rule"` // tool-shadowing or cross-reference
-	Kind    string    `json:"kind"`
-	Servers [2]string `json:"servers"`
-	Names   [2]string `json:"names"`
-	How     string    `json:"how,omitempty"`
-	Message string    `json:"message"`
-}
-
-type verifyResult struct {
-	Lockfile string                   `json:"lockfile"`
-	Strict   bool                     `json:"strict"`
-	ExitCode int                      `json:"exitCode"`
-	Servers  map[string]*serverResult `json:"servers"`
-	// Shadowing between the lock's servers (a warning; exit 1 with --strict).
-	Shadowing []shadowJSON `json:"shadowing"`
-	order     []string
-}
-
 func (a *app) verifyServers(ctx context.Context, v verifyFlags) (ret error) {
 	data, f, err := readCheckedLock(*v.lockfile) // one read: SARIF locations point into exactly the bytes checked
 	if err != nil {
@@ -159,7 +113,7 @@ func (a *app) verifyServers(ctx context.Context, v verifyFlags) (ret error) {
 		return fmt.Errorf("%s has no servers: nothing to verify (add one with mcpsum lock --lockfile %s --name NAME -- COMMAND [ARG]...)", *v.lockfile, quoteArg(*v.lockfile))
 	}
 	opts := pin.Options{Lockfile: *v.lockfile, Timeout: time.Duration(*v.timeout) * time.Second, StartTimeout: time.Duration(*v.start) * time.Second, Note: a.noter("verify")}
-	rep := pin.Verify(ctx, f, names, *v.strict, opts)
+	rep := verify.Verify(ctx, f, names, *v.strict, opts)
 	code := outcomeExit(rep.Outcome())
 	// The report first: a --sarif-file that cannot be written must not cost
 	// the user the verdict of servers already run.
@@ -167,7 +121,7 @@ func (a *app) verifyServers(ctx context.Context, v verifyFlags) (ret error) {
 		if *v.sarifFile == "" {
 			return
 		}
-		if err := writeSARIFFile(*v.sarifFile, rep, data); err != nil {
+		if err := writeSARIFFile(*v.sarifFile, rep.SARIF(data, code, moduleVersion())); err != nil {
 			fmt.Fprintf(a.stderr, "mcpsum: %v\n", err)
 			if code != exitVerdict { // drift wins, as for a server that failed
 				code = exitUndecided
@@ -177,58 +131,27 @@ func (a *app) verifyServers(ctx context.Context, v verifyFlags) (ret error) {
 	}()
 	switch *v.format {
 	case "json":
-		if err := writeJSON(a.stdout, verifyJSON(rep, code)); err != nil {
-			return err
-		}
+		err = writeJSON(a.stdout, rep.JSON(code))
 	case "sarif":
-		if err := writeSARIF(a.stdout, rep, data); err != nil {
-			return err
-		}
+		err = writeJSON(a.stdout, rep.SARIF(data, code, moduleVersion()))
 	default:
-		printVerify(a.stdout, verifyJSON(rep, code), isTerminal(a.stdout))
+		rep.WriteText(a.stdout, isTerminal(a.stdout))
+	}
+	if err != nil {
+		return err
 	}
 	return silent{code: code}
 }
 
 // outcomeExit maps a report's verdict to the exit code.
-func outcomeExit(o pin.Outcome) int {
+func outcomeExit(o verify.Outcome) int {
 	switch o {
-	case pin.Fail:
+	case verify.Fail:
 		return exitVerdict
-	case pin.Undecided:
+	case verify.Undecided:
 		return exitUndecided
 	}
 	return exitOK
-}
-
-// verifyJSON is the report in its --json shape (also read by the text report).
-func verifyJSON(rep *pin.Report, code int) *verifyResult {
-	res := &verifyResult{Lockfile: rep.Lockfile, Strict: rep.Strict, ExitCode: code, Servers: map[string]*serverResult{}, Shadowing: []shadowJSON{}}
-	for _, sh := range rep.Shadowing {
-		res.Shadowing = append(res.Shadowing, shadowJSON{sh.Rule, sh.Kind, sh.Servers, sh.Names, sh.How, sh.String()})
-	}
-	for _, s := range rep.Servers {
-		r := &serverResult{Status: s.Status, Era: s.Locked.Era(), ProtocolVersion: s.Locked.ProtocolVersion,
-			Findings: []findingJSON{}, Seconds: s.Took.Round(time.Millisecond).Seconds(),
-			locked: s.Locked, observed: s.Observed, findings: s.Findings}
-		if s.Locked.Policy != nil {
-			r.Unpinned = s.Locked.Policy.Unpinned
-			if s.Observed != nil {
-				for _, fd := range lockfile.DataChanges(s.Locked, s.Observed) {
-					r.DataChanges = append(r.DataChanges, findingJSON{"data", fd.Kind, fd.Name, fd.Change, fd.Fields, fd.Locked, fd.Observed, []string{"data"}, nil})
-				}
-			}
-		}
-		if s.Error != nil {
-			r.Error = s.Error.Error()
-		}
-		for _, fd := range s.Findings {
-			r.Findings = append(r.Findings, findingJSON{fd.Class.String(), fd.Kind, fd.Name, fd.Change, fd.Fields, fd.Locked, fd.Observed, fd.Labels, fd.Why})
-		}
-		res.Servers[s.Name] = r
-		res.order = append(res.order, s.Name)
-	}
-	return res
 }
 
 // verifyOffline checks lockfiles without starting servers (the pre-commit hook).
@@ -258,5 +181,28 @@ func (a *app) verifyOffline(lockPath string, args []string, v verifyFlags) error
 	if firstErr != nil {
 		return silent{code: exitCode(firstErr)}
 	}
+	return nil
+}
+
+// writeSARIFFile writes the SARIF log to path: a file is replaced
+// atomically, a device or pipe (/dev/stdout, /dev/null) is written to.
+func writeSARIFFile(path string, log map[string]any) error {
+	var b bytes.Buffer
+	if err := writeJSON(&b, log); err != nil {
+		return err
+	}
+	if err := statefile.WriteOutput(path, b.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("writing --sarif-file: %w", err)
+	}
+	return nil
+}
+
+// verifySignature checks a Sigstore bundle over the lockfile's exact bytes.
+func (a *app) verifySignature(ctx context.Context, lockPath string, s sigFlags) error {
+	r, _, err := s.check(ctx, lockPath)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stdout, "ok     %s (%s) is signed by %s; its digests match\n", lockPath, r.Digest, describeSigner(r))
 	return nil
 }

@@ -18,9 +18,13 @@
 // the exit status equals Response.Exit (0 ok, 1 verdict, 2 usage, 3 could
 // not decide). The helper writes nothing else to stdout.
 //
-// This package has no dependencies beyond the standard library: mcpsum
-// imports it.
+// The package holds both sides' shared types and mcpsum's client: Find
+// (the helper beside the executable, or an absolute --attest-helper; never
+// PATH), Trusted (no helper another user could replace), and Client, which
+// runs one request and believes a verdict only when it names the SHA-256 of
+// the bytes sent. Errors carry the exit status mcpsum gives them (*Error).
 //
-// It is an internal helper: it imports nothing of mcpsum, and must never
-// import a pkg/ package or cmd/.
+// mcpsum imports it, so it must stay light: it imports the standard library
+// and internal/termtext only, and must never import a pkg/ package (least of
+// all pkg/attest, the one importer of sigstore-go) or cmd/.
 package attestproto

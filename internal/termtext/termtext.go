@@ -175,3 +175,19 @@ func List(vs []string, max, each int) string {
 	}
 	return "[" + strings.Join(out, ", ") + "]" + more
 }
+
+// FirstLine is the first line of s (surrounding space trimmed), escaped as
+// Quote does and cut to max runes with "…"; " …" marks further lines that
+// were left out. It is the one-line rendering of server text in a listing.
+func FirstLine(s string, max int) string {
+	first, rest, more := strings.Cut(strings.TrimSpace(s), "\n")
+	q, _ := Quote(strings.TrimRight(first, "\r"))
+	r := []rune(q)
+	if len(r) > max {
+		return string(r[:max]) + "…"
+	}
+	if more && strings.TrimSpace(rest) != "" {
+		return q + " …"
+	}
+	return q
+}

@@ -1,8 +1,6 @@
 package attest
 
 import (
-	"github.com/mcpsum/mcpsum/internal/safeio"
-
 	"context"
 	"encoding/json"
 	"errors"
@@ -14,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/mcpsum/mcpsum/internal/attestproto"
+	"github.com/mcpsum/mcpsum/internal/safeio"
 )
 
 // Serve is the whole mcpsum-attest helper (see internal/attestproto for the

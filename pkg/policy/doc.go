@@ -3,9 +3,11 @@
 // tracking (I6): the session state shared by a client's proxies (Store), the
 // audit log, approvals through the client (signed 2026-07-28 states), and
 // the Guard that the proxy's hooks call (wired in cmd/mcpsum; pkg/proxy does
-// not import this package).
+// not import this package). It also writes what suggest-policy and taint
+// list show a person (text.go), to a writer the caller hands in.
 //
-// It imports internal/jsonscan, internal/mcpspec, internal/safeio,
-// internal/statefile, internal/termtext, pkg/lockfile of mcpsum, and must not
-// import cmd/ or a package that imports it.
+// It imports internal/jsonscan, internal/lookalike, internal/mcpspec,
+// internal/procstat, internal/safeio, internal/statefile, internal/termtext
+// and pkg/lockfile of mcpsum, and must not import cmd/ or a package that
+// imports it.
 package policy

@@ -50,3 +50,19 @@ func ServerNames(names []string) []string {
 	}
 	return out
 }
+
+// ForServer is what a review of one server of a lock lists beyond its
+// content: look-alike names (its own name, the lock's server names, the
+// names within it) and the shadowing pairs of shadows that involve it.
+// Every line is fixed text and %+q renderings: safe to print.
+func ForServer(name string, s *lockfile.Server, serverNames []string, shadows []Shadow) (lookalikes, shadowing []string) {
+	lookalikes = append(lookalikes, NameFlags("server", name)...)
+	lookalikes = append(lookalikes, ServerNames(serverNames)...)
+	lookalikes = append(lookalikes, Lookalikes(s)...)
+	for _, sh := range shadows {
+		if sh.Involves(name) {
+			shadowing = append(shadowing, sh.Rule+": "+sh.String())
+		}
+	}
+	return lookalikes, shadowing
+}

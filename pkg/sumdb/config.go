@@ -8,6 +8,8 @@ import (
 
 	"github.com/transparency-dev/formats/witness"
 	"golang.org/x/mod/sumdb/note"
+
+	"github.com/mcpsum/mcpsum/internal/safeio"
 )
 
 // Config is the log mcpsum checks surfaces against: MCPSUMDB, MCPSUM_NOSUMDB
@@ -54,6 +56,27 @@ func ParseConfig(db, nosumdb string) (*Config, error) {
 		c.Exclude = append(c.Exclude, g)
 	}
 	return c, nil
+}
+
+// ConfigFromEnv is the log configured by the environment getenv reads:
+// MCPSUMDB, MCPSUM_NOSUMDB and MCPSUM_WITNESS_POLICY (a file naming the
+// witnesses every checkpoint must satisfy). A nil Config means no log is
+// configured; every error is a mistake in those variables.
+func ConfigFromEnv(getenv func(string) string) (*Config, error) {
+	cfg, err := ParseConfig(getenv("MCPSUMDB"), getenv("MCPSUM_NOSUMDB"))
+	if err != nil || cfg == nil {
+		return nil, err
+	}
+	if p := getenv("MCPSUM_WITNESS_POLICY"); p != "" {
+		data, err := safeio.ReadRegular(p, "witness policy", 1<<20)
+		if err != nil {
+			return nil, fmt.Errorf("MCPSUM_WITNESS_POLICY: %v", err)
+		}
+		if err := cfg.WithWitnesses(p, data); err != nil {
+			return nil, fmt.Errorf("MCPSUM_WITNESS_POLICY: %v", err)
+		}
+	}
+	return cfg, nil
 }
 
 // WithWitnesses adds a witness policy (Sigsum policy format: witness,

@@ -1,7 +1,6 @@
-package main
+package verify
 
 import (
-	"bytes"
 	"encoding/json"
 	"slices"
 	"strings"
@@ -30,10 +29,7 @@ func TestSARIFLabelsAndShadowing(t *testing.T) {
 	}
 	for _, strict := range []bool{false, true} {
 		rep.Strict = strict
-		var buf bytes.Buffer
-		if err := writeSARIF(&buf, rep, data); err != nil {
-			t.Fatal(err)
-		}
+		buf := sarifOf(t, rep, data)
 		m := validateSARIF(t, buf.Bytes())
 		var rules []string
 		for _, r := range m["runs"].([]any)[0].(map[string]any)["tool"].(map[string]any)["driver"].(map[string]any)["rules"].([]any) {

@@ -1,6 +1,6 @@
 //go:build unix
 
-package main
+package attestproto
 
 import (
 	"fmt"
@@ -9,12 +9,12 @@ import (
 	"syscall"
 )
 
-// helperTrusted refuses an mcpsum-attest that another user could have
+// Trusted refuses an mcpsum-attest that another user could have
 // replaced: the helper decides whether a signature is good, so a file (or
 // a folder holding it) that others may write, or a file owned by another
 // user than the caller or root, would let them forge that verdict (the same
 // rule as ssh's StrictModes, for world-writable and foreign-owned).
-func helperTrusted(path string) error {
+func Trusted(path string) error {
 	real, err := filepath.EvalSymlinks(path)
 	if err != nil {
 		return err

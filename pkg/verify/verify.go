@@ -1,14 +1,14 @@
-package pin
+package verify
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
+	"github.com/mcpsum/mcpsum/pkg/pin"
 	"github.com/mcpsum/mcpsum/pkg/review"
 )
 
@@ -74,11 +74,11 @@ func (r *Report) Outcome() Outcome {
 // Verify runs each named server of f with its locked command in its locked
 // era (several at once), lists its surface and compares it with the lock.
 // It never writes the lockfile. opts.Lockfile names the lockfile.
-func Verify(ctx context.Context, f *lockfile.File, names []string, strict bool, opts Options) *Report {
+func Verify(ctx context.Context, f *lockfile.File, names []string, strict bool, opts pin.Options) *Report {
 	rep := &Report{Lockfile: opts.Lockfile, Strict: strict,
 		Shadowing: review.Shadowing(f.Servers, func(n string) bool { return slices.Contains(names, n) })}
-	obs := Each(ctx, names, func(ctx context.Context, n string) (*lockfile.Server, error) {
-		return Observe(ctx, n, f.Servers[n], opts)
+	obs := pin.Each(ctx, names, func(ctx context.Context, n string) (*lockfile.Server, error) {
+		return pin.Observe(ctx, n, f.Servers[n], opts)
 	})
 	for i, n := range names {
 		rep.Servers = append(rep.Servers, Classify(n, f.Servers[n], obs[i]))
@@ -87,10 +87,10 @@ func Verify(ctx context.Context, f *lockfile.File, names []string, strict bool, 
 }
 
 // Classify turns one observation into a result.
-func Classify(name string, locked *lockfile.Server, o Result) *ServerResult {
+func Classify(name string, locked *lockfile.Server, o pin.Result) *ServerResult {
 	r := &ServerResult{Name: name, Locked: locked, Took: o.Took}
-	var dropped *VersionDroppedError
-	var issuer *IssuerChangedError
+	var dropped *pin.VersionDroppedError
+	var issuer *pin.IssuerChangedError
 	switch {
 	case errors.As(o.Err, &issuer):
 		r.Findings = []lockfile.Finding{{Class: lockfile.Definitional, Kind: lockfile.KindOAuthIssuer,
@@ -117,35 +117,4 @@ func Classify(name string, locked *lockfile.Server, o Result) *ServerResult {
 		}
 	}
 	return r
-}
-
-// MaxParallel bounds how many servers Each runs at once.
-const MaxParallel = 8
-
-// Result is one server's entry (or error) from Each.
-type Result struct {
-	Entry *lockfile.Server
-	Err   error
-	Took  time.Duration
-}
-
-// Each runs fn for every name, at most MaxParallel at a time, and returns
-// the results in the order of names.
-func Each(ctx context.Context, names []string, fn func(context.Context, string) (*lockfile.Server, error)) []Result {
-	out := make([]Result, len(names))
-	sem := make(chan struct{}, MaxParallel)
-	var wg sync.WaitGroup
-	for i, n := range names {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			start := time.Now()
-			e, err := fn(ctx, n)
-			out[i] = Result{e, err, time.Since(start)}
-		}()
-	}
-	wg.Wait()
-	return out
 }

@@ -1,4 +1,4 @@
-package main
+package attestproto
 
 import (
 	"context"
@@ -21,10 +21,10 @@ func TestCallAttestRefusesAForeignHelper(t *testing.T) {
 		code         int
 		want         string
 	}{
-		{"newer protocol", `echo '{"protocol":2,"exit":0}'`, exitUndecided, "speaks protocol 2, this mcpsum speaks 1"},
-		{"not JSON", `echo 'Usage: something else' >&2; exit 1`, exitUndecided, "gave no protocol-1 answer"},
-		{"verdict", `cat >/dev/null; echo '{"protocol":1,"exit":1,"error":"signature check failed: x"}'; exit 1`, exitVerdict, "signature check failed: x"},
-		{"ok but no signer", `cat >/dev/null; echo '{"protocol":1,"exit":0}'`, exitUndecided, "answered verify without its result"},
+		{"newer protocol", `echo '{"protocol":2,"exit":0}'`, ExitUndecided, "speaks protocol 2, this mcpsum speaks 1"},
+		{"not JSON", `echo 'Usage: something else' >&2; exit 1`, ExitUndecided, "gave no protocol-1 answer"},
+		{"verdict", `cat >/dev/null; echo '{"protocol":1,"exit":1,"error":"signature check failed: x"}'; exit 1`, ExitVerdict, "signature check failed: x"},
+		{"ok but no signer", `cat >/dev/null; echo '{"protocol":1,"exit":0}'`, ExitUndecided, "answered verify without its result"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -32,18 +32,13 @@ func TestCallAttestRefusesAForeignHelper(t *testing.T) {
 				t.Fatal(err)
 			}
 			helper := filepath.Join(dir, "mcpsum-attest")
-			lock := filepath.Join(t.TempDir(), "mcp.lock")
-			if err := os.WriteFile(lock, []byte("{\"lockfileVersion\":1,\"servers\":{}}\n"), 0o644); err != nil {
-				t.Fatal(err)
+			lock := []byte("{\"lockfileVersion\":1,\"servers\":{}}\n")
+			req := VerifyRequest{Bundle: filepath.Join(dir, "mcp.lock.sigstore.json"), Key: filepath.Join(dir, "k.pub")}
+			_, err := Client{Helper: helper, Version: "devel"}.Verify(context.Background(), lock, req)
+			if exitOf(err) != tt.code || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("got %v (code %d), want code %d and %q", err, exitOf(err), tt.code, tt.want)
 			}
-			key := filepath.Join(dir, "k.pub")
-			s := sigFlags{new(string), &key, new(string), new(string), new(string), new(string), new(string), &helper}
-			_, _, err := s.check(context.Background(), lock)
-			var ee *exitError
-			if !errors.As(err, &ee) || ee.code != tt.code || !strings.Contains(err.Error(), tt.want) {
-				t.Fatalf("got %v (code %d), want code %d and %q", err, exitCode(err), tt.code, tt.want)
-			}
-			if tt.code == exitUndecided && !strings.Contains(err.Error(), "go install ./cmd/...") {
+			if tt.code == ExitUndecided && !strings.Contains(err.Error(), "go install ./cmd/...") {
 				t.Errorf("no install command in %q", err)
 			}
 		})
@@ -114,16 +109,15 @@ func TestCallAttestRefusesAHelperOthersCanWrite(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { os.Chmod(dir, 0o755) })
-			_, err := callAttest(context.Background(), named, "verify", []byte("x"))
+			_, err := verifyX(named)
 			if tt.want == "" {
 				if err != nil {
 					t.Fatalf("a helper in a sticky folder was refused: %v", err)
 				}
 				return
 			}
-			var ee *exitError
-			if !errors.As(err, &ee) || ee.code != exitUndecided || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "chmod o-w") {
-				t.Fatalf("got %v (code %d), want exit 3 saying %q with the chmod to run", err, exitCode(err), tt.want)
+			if exitOf(err) != ExitUndecided || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "chmod o-w") {
+				t.Fatalf("got %v (code %d), want exit 3 saying %q with the chmod to run", err, exitOf(err), tt.want)
 			}
 			// The suggested command works: run it, and the helper is asked.
 			_, cmdText, _ := strings.Cut(err.Error(), "run '")
@@ -131,7 +125,7 @@ func TestCallAttestRefusesAHelperOthersCanWrite(t *testing.T) {
 			if out, err := exec.Command("sh", "-c", cmdText).CombinedOutput(); err != nil {
 				t.Fatalf("%s: %v %s", cmdText, err, out)
 			}
-			if _, err := callAttest(context.Background(), named, "verify", []byte("x")); err != nil {
+			if _, err := verifyX(named); err != nil {
 				t.Fatalf("after %s: %v", cmdText, err)
 			}
 		})
@@ -167,16 +161,16 @@ func TestAttestHelperNeverFromPath(t *testing.T) {
 	t.Chdir(dir)
 	t.Setenv("PATH", ".:"+dir+":/usr/bin:/bin")
 	t.Setenv("GODEBUG", "execerrdot=0")
-	_, err := callAttest(context.Background(), "", "verify", []byte("x"))
-	if exitCode(err) != exitUndecided || !strings.Contains(fmt.Sprint(err), "never takes it from PATH") || !strings.Contains(fmt.Sprint(err), "--attest-helper ABSOLUTE-PATH") {
-		t.Fatalf("got %v (exit %d), want exit 3 naming beside-mcpsum and --attest-helper", err, exitCode(err))
+	_, err := verifyX("")
+	if exitOf(err) != ExitUndecided || !strings.Contains(fmt.Sprint(err), "never takes it from PATH") || !strings.Contains(fmt.Sprint(err), "--attest-helper ABSOLUTE-PATH") {
+		t.Fatalf("got %v (exit %d), want exit 3 naming beside-mcpsum and --attest-helper", err, exitOf(err))
 	}
 	if _, err := os.Stat(mark); err == nil {
 		t.Fatal("the helper planted in the working folder was run")
 	}
-	_, err = callAttest(context.Background(), "mcpsum-attest", "verify", []byte("x"))
-	if exitCode(err) != exitUsage || !strings.Contains(fmt.Sprint(err), "absolute path") {
-		t.Fatalf("relative --attest-helper: %v (exit %d), want exit 2", err, exitCode(err))
+	_, err = verifyX("mcpsum-attest")
+	if exitOf(err) != ExitUsage || !strings.Contains(fmt.Sprint(err), "absolute path") {
+		t.Fatalf("relative --attest-helper: %v (exit %d), want exit 2", err, exitOf(err))
 	}
 	if _, err := os.Stat(mark); err == nil {
 		t.Fatal("a relative --attest-helper was run")
@@ -190,12 +184,27 @@ func TestAttestVerdictMustNameTheBytesSent(t *testing.T) {
 	dir := t.TempDir()
 	other := "sha256:" + strings.Repeat("0", 64)
 	helper, _ := writeForgedHelper(t, dir, other)
-	_, err := callAttest(context.Background(), helper, "verify", []byte("x"))
-	if exitCode(err) != exitUndecided || !strings.Contains(fmt.Sprint(err), "verified digest") || !strings.Contains(fmt.Sprint(err), digestX) {
-		t.Fatalf("helper reporting %s for x: %v (exit %d), want exit 3", other, err, exitCode(err))
+	_, err := verifyX(helper)
+	if exitOf(err) != ExitUndecided || !strings.Contains(fmt.Sprint(err), "verified digest") || !strings.Contains(fmt.Sprint(err), digestX) {
+		t.Fatalf("helper reporting %s for x: %v (exit %d), want exit 3", other, err, exitOf(err))
 	}
 	helper, _ = writeForgedHelper(t, dir, digestX)
-	if _, err := callAttest(context.Background(), helper, "verify", []byte("x")); err != nil {
+	if _, err := verifyX(helper); err != nil {
 		t.Fatalf("helper reporting the right digest: %v", err)
 	}
+}
+
+// verifyX asks helper (or, for "", the one beside the executable) to verify
+// the bytes "x" against a key.
+func verifyX(helper string) (*Signer, error) {
+	return Client{Helper: helper, Version: "devel"}.Verify(context.Background(), []byte("x"), VerifyRequest{Bundle: "b.json", Key: "k.pub"})
+}
+
+// exitOf is the exit status mcpsum gives err (-1: not an *Error).
+func exitOf(err error) int {
+	var e *Error
+	if !errors.As(err, &e) {
+		return -1
+	}
+	return e.Exit
 }

@@ -1,46 +1,28 @@
-package main
+package show
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
 	"strings"
-	"unicode"
-	"unicode/utf16"
-	"unicode/utf8"
 
 	"github.com/mcpsum/mcpsum/internal/jsonscan"
 	"github.com/mcpsum/mcpsum/internal/mcpspec"
 	"github.com/mcpsum/mcpsum/internal/termtext"
 	"github.com/mcpsum/mcpsum/pkg/mcpwire"
+	"github.com/mcpsum/mcpsum/pkg/pin"
 )
 
-// quoteText renders server-written text for a terminal (see termtext.Quote).
-func quoteText(s string) (string, bool) { return termtext.Quote(s) }
+var (
+	quoteArg = termtext.ShellArg
+	oneLine  = termtext.FirstLine
+)
 
-// quoteArg renders a command-line word so that it can be pasted back into a
-// shell and never carries raw control characters.
-func quoteArg(s string) string { return termtext.ShellArg(s) }
-
-func quoteArgs(args []string) string { return termtext.ShellArgs(args) }
-
-// oneLine is the first line of text, escaped and cut to max runes.
-func oneLine(s string, max int) string {
-	first, rest, more := strings.Cut(strings.TrimSpace(s), "\n")
-	q, _ := quoteText(strings.TrimRight(first, "\r"))
-	r := []rune(q)
-	if len(r) > max {
-		return string(r[:max]) + "…"
-	}
-	if more && strings.TrimSpace(rest) != "" {
-		return q + " …"
-	}
-	return q
-}
-
-func printShow(w io.Writer, path string, v *showFile) {
+// WriteText writes v for a reviewer: per server everything a model is told,
+// in full (compact: one line per item, no schemas), then its policy and
+// review. path names the lockfile in the heading.
+func (v *Model) WriteText(w io.Writer, path string, compact bool) {
 	fmt.Fprintf(w, "%s: lockfileVersion %d", path, v.LockfileVersion)
 	if v.Generator != "" {
 		fmt.Fprintf(w, ", written by %s", oneLine(v.Generator, 40))
@@ -51,17 +33,17 @@ func printShow(w io.Writer, path string, v *showFile) {
 	}
 	fmt.Fprintf(w, "; %s; all digests verified\n", servers)
 	for _, n := range v.order {
-		printServer(w, n, v.Servers[n], v.compact)
+		writeServer(w, n, v.Servers[n], compact)
 	}
 }
 
-func printServer(w io.Writer, name string, s *showServer, compact bool) {
+func writeServer(w io.Writer, name string, s *Server, compact bool) {
 	fmt.Fprintf(w, "\nserver %s\n", quoteArg(name))
 	if s.Remote {
-		printRemote(w, s)
+		writeRemote(w, s)
 	} else {
-		fmt.Fprintf(w, "  command       %s\n", quoteArgs(s.Command))
-		printProgram(w, s)
+		fmt.Fprintf(w, "  command       %s\n", termtext.ShellArgs(s.Command))
+		writeProgram(w, s.Review)
 		fmt.Fprintf(w, "  env           %s\n", envLine(s.EnvPassthrough, s.Policy != nil && s.Policy.Sandbox != nil))
 	}
 	if s.Era == mcpspec.EraModern {
@@ -73,29 +55,16 @@ func printServer(w io.Writer, name string, s *showServer, compact bool) {
 	fmt.Fprintf(w, "  serverInfo    %s\n", serverInfoLine(s.ServerInfo))
 	switch {
 	case s.LogKey == "":
-		fmt.Fprintf(w, "  log key       none: private (%s; never looked up)\n", privateWhy(s.URL != ""))
+		fmt.Fprintf(w, "  log key       none: private (%s; never looked up)\n", pin.PrivateWhy(s.URL != ""))
 	case s.LogProof:
 		fmt.Fprintf(w, "  log key       %s (proof stored)\n", quoteArg(s.LogKey))
 	default:
 		fmt.Fprintf(w, "  log key       %s\n", quoteArg(s.LogKey))
 	}
 	if !compact {
-		printServerInfoRest(w, s.ServerInfo)
+		writeServerInfoRest(w, s.ServerInfo)
 	}
-	if s.Instructions == nil {
-		fmt.Fprintf(w, "  instructions  none\n")
-	} else {
-		flag := ""
-		if s.Instructions.Suspicious {
-			flag = "  !! SUSPICIOUS characters"
-		}
-		if compact {
-			fmt.Fprintf(w, "  instructions  %d chars, %s%s  %s\n", s.Instructions.Chars, s.Instructions.Digest, flag, oneLine(s.Instructions.text, 80))
-		} else {
-			fmt.Fprintf(w, "  instructions  %d chars, %s%s\n", s.Instructions.Chars, s.Instructions.Digest, flag)
-			printTextBlock(w, "    ", s.Instructions.text)
-		}
-	}
+	writeInstructions(w, s.Instructions, compact)
 	fmt.Fprintf(w, "  surface       %s\n", s.Surface)
 	fmt.Fprintf(w, "  counts        %d tools, %d prompts, %d resources, %d templates\n",
 		s.Counts["tools"], s.Counts["prompts"], s.Counts["resources"], s.Counts["resourceTemplates"])
@@ -117,29 +86,47 @@ func printServer(w io.Writer, name string, s *showServer, compact bool) {
 		}
 		for _, it := range items {
 			if compact {
-				printItemLine(w, it)
+				writeItemLine(w, it)
 				continue
 			}
-			key, _ := quoteText(it.Key)
+			key, _ := termtext.Quote(it.Key)
 			fmt.Fprintf(w, "    %s  %s", key, it.Digest)
 			if a := annotationSummary(it.Annotations); a != "" {
 				fmt.Fprintf(w, "  [%s]", a)
 			}
 			fmt.Fprintln(w)
-			printItemFull(w, "      ", k.Name, it.Definition)
+			WriteItem(w, "      ", k.Name, it.Definition)
 			if len(it.Suspicious) > 0 {
 				fmt.Fprintf(w, "      !! SUSPICIOUS characters in: %s\n", oneLine(strings.Join(it.Suspicious, ", "), 200))
 			}
 		}
 	}
-	printPolicy(w, s)
-	printReview(w, s)
+	writePolicy(w, s)
+	writeReview(w, s.Review)
 }
 
-// printItemLine is an item in --compact: one line, its key, the start of its
-// digest, the start of its description, and a flag if it needs a full review.
-func printItemLine(w io.Writer, it item) {
-	key, _ := quoteText(it.Key)
+func writeInstructions(w io.Writer, t *Text, compact bool) {
+	if t == nil {
+		fmt.Fprintf(w, "  instructions  none\n")
+		return
+	}
+	flag := ""
+	if t.Suspicious {
+		flag = "  !! SUSPICIOUS characters"
+	}
+	if compact {
+		fmt.Fprintf(w, "  instructions  %d chars, %s%s  %s\n", t.Chars, t.Digest, flag, oneLine(t.text, 80))
+		return
+	}
+	fmt.Fprintf(w, "  instructions  %d chars, %s%s\n", t.Chars, t.Digest, flag)
+	WriteTextBlock(w, "    ", t.text)
+}
+
+// writeItemLine is an item in --compact: one line, its key, the start of
+// its digest, the start of its description, and a flag if it needs a full
+// review.
+func writeItemLine(w io.Writer, it Item) {
+	key, _ := termtext.Quote(it.Key)
 	digest := it.Digest
 	if len(digest) > len("sha256:")+12 {
 		digest = digest[:len("sha256:")+12] + "…"
@@ -192,7 +179,7 @@ func annotationSummary(raw json.RawMessage) string {
 	return strings.Join(parts, " ")
 }
 
-func printPolicy(w io.Writer, s *showServer) {
+func writePolicy(w io.Writer, s *Server) {
 	p := s.Policy
 	if p == nil {
 		fmt.Fprintf(w, "  policy        none (no taint tracking, no sandbox)\n")
@@ -222,108 +209,9 @@ func listOrNone(l []string) string {
 	}
 	q := make([]string, len(l))
 	for i, s := range l {
-		q[i], _ = quoteText(s)
+		q[i], _ = termtext.Quote(s)
 	}
 	return strings.Join(q, ", ")
-}
-
-// writeJSON prints v as indented JSON. Runes that could fool a terminal or a
-// reader (bidi controls, zero-width and other invisible or non-printable
-// characters a server may have written) are written as \uXXXX escapes: the
-// JSON means the same, and `mcpsum show --json` in a terminal stays inert.
-func writeJSON(w io.Writer, v any) error {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return err
-	}
-	_, err := w.Write(escapeInvisible(buf.Bytes()))
-	return err
-}
-
-// escapeInvisible rewrites non-printable runes of encoded JSON as \u escapes
-// (as UTF-16 surrogate pairs above U+FFFF), and a server's \u escapes of
-// printable characters (go-sdk servers write > as \u003e) as the character,
-// so a reader sees "a > b". encoding/json has already escaped control
-// characters and invalid UTF-8, and such runes can only stand inside
-// strings, so the result is equivalent JSON.
-func escapeInvisible(b []byte) []byte {
-	b = unescapePrintable(b)
-	var out []byte
-	for i := 0; i < len(b); {
-		r, size := utf8.DecodeRune(b[i:])
-		if r < utf8.RuneSelf || unicode.IsPrint(r) {
-			out = append(out, b[i:i+size]...)
-			i += size
-			continue
-		}
-		if r >= 0x10000 {
-			r1, r2 := utf16.EncodeRune(r)
-			out = fmt.Appendf(out, `\u%04x\u%04x`, r1, r2)
-		} else {
-			out = fmt.Appendf(out, `\u%04x`, r)
-		}
-		i += size
-	}
-	return out
-}
-
-// unescapePrintable replaces each \uXXXX escape (a surrogate pair counts
-// as one) of a printable character other than '"' and '\\' by the
-// character; every other escape stays as it is.
-func unescapePrintable(b []byte) []byte {
-	if !bytes.Contains(b, []byte(`\u`)) {
-		return b
-	}
-	out := make([]byte, 0, len(b))
-	for i := 0; i < len(b); i++ {
-		if b[i] != '\\' || i+1 >= len(b) {
-			out = append(out, b[i])
-			continue
-		}
-		if b[i+1] != 'u' {
-			out = append(out, b[i], b[i+1])
-			i++
-			continue
-		}
-		r, n := hexRune(b[i:])
-		if n > 0 && utf16.IsSurrogate(r) {
-			if r2, n2 := hexRune(b[i+n:]); n2 > 0 && utf16.DecodeRune(r, r2) != unicode.ReplacementChar {
-				r, n = utf16.DecodeRune(r, r2), n+n2
-			}
-		}
-		if n == 0 || r == '"' || r == '\\' || !unicode.IsPrint(r) {
-			out = append(out, b[i])
-			continue
-		}
-		out = utf8.AppendRune(out, r)
-		i += n - 1
-	}
-	return out
-}
-
-// hexRune reads a \uXXXX escape at the start of b: its rune and length 6,
-// or 0 when b does not start with one.
-func hexRune(b []byte) (rune, int) {
-	if len(b) < 6 || b[0] != '\\' || b[1] != 'u' {
-		return 0, 0
-	}
-	var r rune
-	for _, c := range b[2:6] {
-		switch {
-		case c >= '0' && c <= '9':
-			r = r<<4 | rune(c-'0')
-		case c >= 'a' && c <= 'f':
-			r = r<<4 | rune(c-'a'+10)
-		case c >= 'A' && c <= 'F':
-			r = r<<4 | rune(c-'A'+10)
-		default:
-			return 0, 0
-		}
-	}
-	return r, 6
 }
 
 // envLine says exactly which variables the server gets: the base ones mcpsum
@@ -337,4 +225,40 @@ func envLine(pass []string, sandboxed bool) string {
 		return base + " when set; every other variable is withheld"
 	}
 	return base + " when set, and " + strings.Join(pass, ", ") + "; every other variable is withheld"
+}
+
+// writeProgram writes where the command runs and which file it starts.
+func writeProgram(w io.Writer, r *Review) {
+	if r == nil {
+		return
+	}
+	if r.ProgramError != "" {
+		fmt.Fprintf(w, "  program       not found here: %s\n", oneLine(r.ProgramError, 300))
+	} else {
+		fmt.Fprintf(w, "  program       %s\n", quoteArg(r.Program))
+	}
+	if r.SandboxTmp {
+		fmt.Fprintf(w, "  runs in       its sandbox's private ${TMP} (the lockfile's folder %s is not in the sandbox's view)\n", quoteArg(r.WorkDir))
+		return
+	}
+	fmt.Fprintf(w, "  runs in       %s (the lockfile's folder)\n", quoteArg(r.WorkDir))
+}
+
+// writeReview writes the warnings and look-alike names of a server.
+func writeReview(w io.Writer, r *Review) {
+	if r == nil {
+		return
+	}
+	for _, x := range r.Warnings {
+		fmt.Fprintf(w, "  warning: %s\n", oneLine(x, 400))
+	}
+	for _, x := range r.Lookalikes {
+		// Built only from fixed text and %+q renderings (ASCII escapes):
+		// printed as is, so "\u0435cho" reads as written.
+		fmt.Fprintf(w, "  !! look-alike: %s\n", x)
+	}
+	for _, x := range r.Shadowing {
+		// Also built from fixed text and %+q renderings only.
+		fmt.Fprintf(w, "  !! shadowing: %s\n", x)
+	}
 }

@@ -1,4 +1,4 @@
-package main
+package verify
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 	"github.com/mcpsum/mcpsum/pkg/pin"
+	"github.com/mcpsum/mcpsum/pkg/show"
 )
 
 // sarifSchema compiles the SARIF 2.1.0 schema committed under testdata,
@@ -59,7 +60,7 @@ func validateSARIF(t *testing.T, out []byte) map[string]any {
 // with edited copies (a changed description, an added tool, a removed
 // prompt, another serverInfo) and a server that did not start: lockfile's
 // real Compare and pin's real Classify, no server processes.
-func driftReport(t *testing.T, strict bool) (*pin.Report, []byte) {
+func driftReport(t *testing.T, strict bool) (*Report, []byte) {
 	t.Helper()
 	data, err := os.ReadFile("../../testdata/lockfiles/valid.lock")
 	if err != nil {
@@ -84,9 +85,9 @@ func driftReport(t *testing.T, strict bool) (*pin.Report, []byte) {
 		s.ServerInfo = json.RawMessage(`{"name": "mcp-time", "version": "9.9.9"}`)
 	})
 	fetchNow := edit(f.Servers["fetch"], func(s *lockfile.Server) { s.Prompts = nil })
-	rep := &pin.Report{Lockfile: "mcp.lock", Strict: strict, Servers: []*pin.ServerResult{
-		pin.Classify("fetch", f.Servers["fetch"], pin.Result{Entry: fetchNow}),
-		pin.Classify("time", f.Servers["time"], pin.Result{Entry: timeNow}),
+	rep := &Report{Lockfile: "mcp.lock", Strict: strict, Servers: []*ServerResult{
+		Classify("fetch", f.Servers["fetch"], pin.Result{Entry: fetchNow}),
+		Classify("time", f.Servers["time"], pin.Result{Entry: timeNow}),
 	}}
 	return rep, data
 }
@@ -104,10 +105,7 @@ func results(m map[string]any) []map[string]any {
 // escaped server text and a fingerprint that does not depend on lines.
 func TestSARIFDrift(t *testing.T) {
 	rep, data := driftReport(t, false)
-	var buf bytes.Buffer
-	if err := writeSARIF(&buf, rep, data); err != nil {
-		t.Fatal(err)
-	}
+	buf := sarifOf(t, rep, data)
 	m := validateSARIF(t, buf.Bytes())
 	got := map[string]map[string]any{}
 	for _, r := range results(m) {
@@ -166,15 +164,10 @@ func keys(m map[string]map[string]any) []string {
 // alert stays one alert); with --strict, informational results are errors.
 func TestSARIFFingerprintsStable(t *testing.T) {
 	rep, data := driftReport(t, false)
-	var a, b bytes.Buffer
-	if err := writeSARIF(&a, rep, data); err != nil {
-		t.Fatal(err)
-	}
+	a := sarifOf(t, rep, data)
 	shifted := bytes.Replace(data, []byte("{\n"), []byte("{\n\n\n"), 1) // the same JSON, other line numbers
 	rep.Strict = true
-	if err := writeSARIF(&b, rep, shifted); err != nil {
-		t.Fatal(err)
-	}
+	b := sarifOf(t, rep, shifted)
 	fa, fb := fingerprints(t, a.Bytes()), fingerprints(t, b.Bytes())
 	if len(fa) == 0 || strings.Join(fa, ",") != strings.Join(fb, ",") {
 		t.Errorf("fingerprints changed with line numbers: %v vs %v", fa, fb)
@@ -206,13 +199,10 @@ func TestSARIFServerError(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep := &pin.Report{Lockfile: "mcp.lock", Servers: []*pin.ServerResult{
-		pin.Classify("time", f.Servers["time"], pin.Result{Err: errors.New("server \"time\": exec: \"uvx\": executable file not found in $PATH")}),
+	rep := &Report{Lockfile: "mcp.lock", Servers: []*ServerResult{
+		Classify("time", f.Servers["time"], pin.Result{Err: errors.New("server \"time\": exec: \"uvx\": executable file not found in $PATH")}),
 	}}
-	var buf bytes.Buffer
-	if err := writeSARIF(&buf, rep, data); err != nil {
-		t.Fatal(err)
-	}
+	buf := sarifOf(t, rep, data)
 	m := validateSARIF(t, buf.Bytes())
 	rs := results(m)
 	if len(rs) != 1 || rs[0]["ruleId"] != "mcpsum/server-unverified" {
@@ -242,4 +232,16 @@ func TestSARIFRuleIDsPerKind(t *testing.T) {
 		}
 		seen[r.ID] = true
 	}
+}
+
+// sarifOf is the report's SARIF log as `mcpsum verify --format sarif` writes
+// it, with the exit codes of the CLI's contract.
+func sarifOf(t *testing.T, rep *Report, data []byte) *bytes.Buffer {
+	t.Helper()
+	code := map[Outcome]int{Pass: 0, Fail: 1, Undecided: 3}[rep.Outcome()]
+	var buf bytes.Buffer
+	if err := show.WriteJSON(&buf, rep.SARIF(data, code, "v0.0.0-test")); err != nil {
+		t.Fatal(err)
+	}
+	return &buf
 }

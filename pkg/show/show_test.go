@@ -1,35 +1,14 @@
-package main
+package show
 
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"strings"
 	"testing"
 
+	"github.com/mcpsum/mcpsum/internal/termtext"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 )
-
-// JSON output keeps server text's value but never its invisible characters.
-func TestWriteJSONEscapesInvisible(t *testing.T) {
-	in := map[string]string{"d": "harmless \u202egnp.exe\u202c and\u200b hidden\u2066 \U000e0041 ok é 😀 \x1b[31m"}
-	var buf bytes.Buffer
-	if err := writeJSON(&buf, in); err != nil {
-		t.Fatal(err)
-	}
-	for _, raw := range []string{"\u202e", "\u202c", "\u200b", "\u2066", "\U000e0041", "\x1b"} {
-		if bytes.Contains(buf.Bytes(), []byte(raw)) {
-			t.Errorf("raw %q in output: %s", raw, buf.Bytes())
-		}
-	}
-	if !bytes.Contains(buf.Bytes(), []byte("é 😀")) {
-		t.Errorf("printable text was escaped: %s", buf.Bytes())
-	}
-	var back map[string]string
-	if err := json.Unmarshal(buf.Bytes(), &back); err != nil || back["d"] != in["d"] {
-		t.Errorf("round trip: %v, %q", err, back["d"])
-	}
-}
 
 // show prints every description, schema and instruction in full, escaped:
 // poisoning in the tail of a long description or in a schema property's
@@ -52,10 +31,9 @@ func TestShowPrintsFullText(t *testing.T) {
 	}
 	f := &lockfile.File{Version: 1, Servers: map[string]*lockfile.Server{"s": s}}
 	render := func(compact bool) string {
-		v := buildShow(f, []string{"s"})
-		v.compact = compact
+		v := Build(f, []string{"s"}, "mcp.lock")
 		var buf bytes.Buffer
-		printShow(&buf, "mcp.lock", v)
+		v.WriteText(&buf, "mcp.lock", compact)
 		return buf.String()
 	}
 	full := render(false)
@@ -95,20 +73,59 @@ func TestServerInfoLine(t *testing.T) {
 	}
 }
 
-// show prints the characters a server escaped (go-sdk writes <, > and & as
-// \u003c, \u003e, \u0026; others escape é or emoji) as themselves, and keeps
-// escaped what a terminal must not get raw (ESC, bidi, zero-width, a lone
-// surrogate) and the escapes JSON needs (quote, backslash); the JSON means
-// the same.
-func TestShowUnescapesPrintable(t *testing.T) {
-	raw := []byte(`{"description":"a \u003e b \u0026\u0026 c \u003c d \u00e9 \ud83d\ude00 \u001b[31m \u202e \u200b \ud800 x \" \\u003e \\"}`)
-	got := string(escapeForTerminal(raw))
-	want := `{"description":"a > b && c < d é 😀 \u001b[31m \u202e \u200b \ud800 x \" \\u003e \\"}`
-	if got != want {
-		t.Errorf("got  %s\nwant %s", got, want)
+// suspiciousPaths' fast path never hides what the full walk finds.
+func TestSuspiciousFastPath(t *testing.T) {
+	for _, raw := range []string{
+		`{"name":"a","description":"plain text\nwith lines\tand tabs, \"quotes\" and a \\ and \/"}`,
+		`{"name":"a","description":"ansi \u001b[31mred"}`, `{"name":"a","d":"lone \r return"}`, `{"name":"a","d":"crlf \r\n"}`,
+		`{"name":"a","d":"bidi ` + "\u202e" + `"}`, `{"name":"a","d":"nbsp ` + "\u00a0" + `"}`, `{"name":"a","d":"é"}`,
+		`{"name":"a","d":"del ` + "\x7f" + `"}`, `{"name":"a","d":"\b"}`, `{"name":"a","d":"\u0041"}`, `{"n\u200bame":"a"}`,
+		`{"name":"a","inputSchema":{"type":"object","properties":{"x":{"type":"string"}}},"annotations":{"readOnlyHint":true}}`,
+	} {
+		var v any
+		if err := json.Unmarshal([]byte(raw), &v); err != nil {
+			t.Fatalf("%s: %v", raw, err)
+		}
+		got := suspiciousPaths(json.RawMessage(raw))
+		if plainJSON([]byte(raw)) && len(got) != 0 {
+			t.Errorf("%s: the fast path says plain, the walk finds %v", raw, got)
+		}
+		// The walk alone (no fast path) agrees.
+		if slow := suspiciousSlow(t, raw); len(slow) != len(got) {
+			t.Errorf("%s: fast %v, slow %v", raw, got, slow)
+		}
 	}
-	var a, b any
-	if json.Unmarshal(raw, &a) != nil || json.Unmarshal([]byte(got), &b) != nil || fmt.Sprint(a) != fmt.Sprint(b) {
-		t.Errorf("not the same JSON: %v vs %v", a, b)
+}
+
+func suspiciousSlow(t *testing.T, raw string) []string {
+	t.Helper()
+	// Force the walk: a leading space does not change the value but the
+	// fast path still applies, so check through quoteText directly.
+	var v any
+	if err := json.Unmarshal([]byte(raw), &v); err != nil {
+		t.Fatal(err)
 	}
+	var out []string
+	var walk func(v any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case string:
+			if _, sus := termtext.Quote(x); sus {
+				out = append(out, x)
+			}
+		case []any:
+			for _, e := range x {
+				walk(e)
+			}
+		case map[string]any:
+			for k, e := range x {
+				if _, sus := termtext.Quote(k); sus {
+					out = append(out, k)
+				}
+				walk(e)
+			}
+		}
+	}
+	walk(v)
+	return out
 }

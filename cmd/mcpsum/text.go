@@ -1,0 +1,15 @@
+package main
+
+import (
+	"github.com/mcpsum/mcpsum/internal/termtext"
+	"github.com/mcpsum/mcpsum/pkg/show"
+)
+
+// What mcpsum prints of untrusted text goes through internal/termtext.
+var (
+	quoteText = termtext.Quote     // server-written text, escaped
+	quoteArg  = termtext.ShellArg  // a word a user may paste into a shell
+	quoteArgs = termtext.ShellArgs // a command line
+	oneLine   = termtext.FirstLine // the first line, escaped and cut
+	writeJSON = show.WriteJSON     // indented JSON, inert on a terminal
+)
