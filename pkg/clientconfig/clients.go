@@ -78,6 +78,9 @@ type Client struct {
 	// transport unless a type says otherwise (Gemini CLI's and Cline's
 	// "url"); mcpsum speaks Streamable HTTP only.
 	SSEURLKeys []string
+	// StreamableHint is how such a client's config names a Streamable
+	// HTTP server instead.
+	StreamableHint string
 	// HeaderRefs are the syntaxes the client expands in a header's value
 	// (0: none, the values are literal).
 	HeaderRefs Ref
@@ -158,7 +161,7 @@ var Clients = []Client{
 			{Base: Project, Rel: ".gemini/settings.json"},
 			{Base: Home, Rel: ".gemini/settings.json"},
 		},
-		Command: "command", Args: "args", EnvKeys: []string{"env"}, URLKeys: remoteKeys, HeaderRefs: RefBrace | RefDollar, SSEURLKeys: []string{"url"},
+		Command: "command", Args: "args", EnvKeys: []string{"env"}, URLKeys: remoteKeys, HeaderRefs: RefBrace | RefDollar, SSEURLKeys: []string{"url"}, StreamableHint: `"httpUrl"`,
 		DollarVars: true,
 	},
 	{
@@ -192,6 +195,7 @@ var Clients = []Client{
 			{Base: Home, Rel: ".cline/data/settings/cline_mcp_settings.json"},
 		},
 		Command: "command", Args: "args", Transport: "transport", EnvKeys: []string{"env"}, URLKeys: remoteKeys, SSEURLKeys: []string{"url"},
+		StreamableHint: `"url" with "type": "streamableHttp"`,
 	},
 	{
 		Name: "lmstudio", Title: "LM Studio", Format: JSON,

@@ -108,18 +108,9 @@ func transportProblem(t *jsonc.Value, key string, c *Client) string {
 		return fmt.Sprintf("type %s is not a transport mcpsum locks (Streamable HTTP: %q)", quoteName(t.Str), "http")
 	}
 	if slices.Contains(c.SSEURLKeys, key) {
-		return fmt.Sprintf("%s reads %q as the older HTTP+SSE transport, which mcpsum does not speak (it locks Streamable HTTP servers); if the server also serves Streamable HTTP, give that URL as %s and import again", c.Title, key, c.streamableHint())
+		return fmt.Sprintf("%s reads %q as the older HTTP+SSE transport, which mcpsum does not speak (it locks Streamable HTTP servers); if the server also serves Streamable HTTP, give that URL as %s and import again", c.Title, key, c.StreamableHint)
 	}
 	return ""
-}
-
-func (c *Client) streamableHint() string {
-	for _, k := range c.URLKeys {
-		if !slices.Contains(c.SSEURLKeys, k) {
-			return fmt.Sprintf("%q", k)
-		}
-	}
-	return `"url" with "type": "http"`
 }
 
 // checkURL checks a remote entry's URL as a lock entry would hold it; the
