@@ -48,7 +48,7 @@ func (a *app) importCommand() *ffcli.Command {
 		ShortUsage: "mcpsum import [--lockfile F] [--client NAME | FILE] [--project DIR] [--write] [--trust-project] [--include-disabled] [--resolve-versions] [--strict] [--timeout-secs S] [--start-timeout-secs S]\n  or   mcpsum import --undo [--name N] (--client NAME | FILE)\n  or   mcpsum import            # list the client configs found",
 		ShortHelp:  "lock the servers of an MCP client's config and put them behind mcpsum proxy",
 		LongHelp: strings.TrimSpace(`
-import reads the stdio servers of a client's config (--client NAME, or the
+import reads the servers of a client's config (--client NAME, or the
 config FILE) and shows what it would lock and how the config would change;
 it writes nothing and starts nothing. With --write it locks each server in
 the lockfile (its argv is command + args; the names of its env variables
@@ -64,8 +64,10 @@ configs inside the project folder, $XDG_CONFIG_HOME/mcpsum/mcp.lock
 is created, private.
 
 Entries whose command uses a variable the client expands (${input:…},
-${workspaceFolder}, ${env:…}, ${VAR}) are skipped with a note; remote (url)
-entries are listed as not lockable. Entries the config switches off
+${workspaceFolder}, ${env:…}, ${VAR}) are skipped with a note. A remote
+entry (url, serverUrl, httpUrl) is locked by its URL and, for each header,
+the variable its value names in the client's syntax (${VAR}, ${env:VAR},
+${input:ID}); a literal header value is refused, never copied. Entries the config switches off
 ("disabled": true, Codex's enabled = false) are skipped with a note;
 --include-disabled locks them too. As with lock, a server gets
 --start-timeout-secs to write its first line, then --timeout-secs for each
