@@ -126,7 +126,7 @@ func checkURL(e *Entry, raw string, c *Client) bool {
 		return false
 	}
 	if u.RawQuery != "" || strings.HasSuffix(raw, "?") {
-		e.Refused = fmt.Sprintf("its URL has a query (?…), which may carry a credential, and mcp.lock pins the exact URL (a file you commit): pass a credential in a header from an environment variable instead; if the query holds no secret, lock it by hand: mcpsum lock --name NAME --url URL, then set the entry's command and args to mcpsum proxy --name NAME")
+		e.Refused = "its URL has a query (?…), which may carry a credential, and mcp.lock pins the exact URL (a file you commit): pass a credential in a header from an environment variable instead; if the query holds no secret, lock it by hand: mcpsum lock --name NAME --url URL, then set the entry's command and args to mcpsum proxy --name NAME"
 		return false
 	}
 	e.URL = raw
