@@ -9,6 +9,6 @@
 //
 // It sits above pkg/clientconfig (the client files, a leaf that knows no
 // lockfile) and pkg/lockfile, so neither leaf grows a second concern. It
-// imports internal/pkgspec, internal/termtext, internal/netrule and those two
+// imports internal/pkgspec, internal/termtext and those two
 // packages of mcpsum, and must not import cmd/, pkg/pin or pkg/proxy.
 package importer
