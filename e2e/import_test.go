@@ -67,7 +67,7 @@ func TestImportRewriteThenProxy(t *testing.T) {
 	}
 	for _, want := range []string{
 		"lock   memory: node ", "(env passed through: MEMORY_FILE_PATH)", "lock   thinking: node ",
-		"skip   remote: https://mcp.example.com: a remote server (url)",
+		"skip   remote: https://mcp.example.com: its URL has a query (?…), which may carry a credential",
 		"- \"command\": \"node\"", "+ \"command\": " + jsonStr(bin.mcpsum) + `, "args": ["proxy", "--lockfile", ` + jsonStr(lock) + `, "--name", "memory"]`,
 		"nothing was written and no server was started; to apply: run the same command with --write",
 	} {

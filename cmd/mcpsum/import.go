@@ -15,6 +15,7 @@ import (
 	"github.com/peterbourgon/ff/v3/ffcli"
 
 	"github.com/mcpsum/mcpsum/pkg/clientconfig"
+	"github.com/mcpsum/mcpsum/pkg/importer"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 	"github.com/mcpsum/mcpsum/pkg/pin"
 )
@@ -47,7 +48,7 @@ func (a *app) importCommand() *ffcli.Command {
 		ShortUsage: "mcpsum import [--lockfile F] [--client NAME | FILE] [--project DIR] [--write] [--trust-project] [--include-disabled] [--resolve-versions] [--strict] [--timeout-secs S] [--start-timeout-secs S]\n  or   mcpsum import --undo [--name N] (--client NAME | FILE)\n  or   mcpsum import            # list the client configs found",
 		ShortHelp:  "lock the servers of an MCP client's config and put them behind mcpsum proxy",
 		LongHelp: strings.TrimSpace(`
-import reads the stdio servers of a client's config (--client NAME, or the
+import reads the servers of a client's config (--client NAME, or the
 config FILE) and shows what it would lock and how the config would change;
 it writes nothing and starts nothing. With --write it locks each server in
 the lockfile (its argv is command + args; the names of its env variables
@@ -63,8 +64,10 @@ configs inside the project folder, $XDG_CONFIG_HOME/mcpsum/mcp.lock
 is created, private.
 
 Entries whose command uses a variable the client expands (${input:…},
-${workspaceFolder}, ${env:…}, ${VAR}) are skipped with a note; remote (url)
-entries are listed as not lockable. Entries the config switches off
+${workspaceFolder}, ${env:…}, ${VAR}) are skipped with a note. A remote
+entry (url, serverUrl, httpUrl) is locked by its URL and, for each header,
+the variable its value names in the client's syntax (${VAR}, ${env:VAR},
+${input:ID}); a literal header value is refused, never copied. Entries the config switches off
 ("disabled": true, Codex's enabled = false) are skipped with a note;
 --include-disabled locks them too. As with lock, a server gets
 --start-timeout-secs to write its first line, then --timeout-secs for each
@@ -115,80 +118,62 @@ With neither --client nor FILE, import lists the config files it finds.`),
 			if file == "" && client == nil {
 				return a.listConfigs(dirs)
 			}
-			cfgs, err := readConfigs(dirs, client, file)
+			cfgs, err := importer.ReadConfigs(dirs, client, file)
+			if de := (*importer.DetectError)(nil); errors.As(err, &de) {
+				return usageErr("%v", err)
+			}
 			if err != nil {
 				return err
 			}
-			explicit := ""
+			o := importer.Options{Dirs: dirs, IncludeDisabled: *f.withDisabled, Resolve: *f.resolve}
+			if o.Self, err = importer.SelfPath(); err != nil {
+				return err
+			}
 			fs.Visit(func(fl *flag.Flag) {
 				if fl.Name == "lockfile" {
-					explicit = *f.lockfile
+					o.Lockfile = *f.lockfile
 				}
 			})
-			return a.importConfigs(ctx, dirs, cfgs, explicit, f)
+			return a.importConfigs(ctx, cfgs, o, f)
 		},
 	}
 }
 
-// candidate is one server to lock, possibly used by several configs.
-type candidate struct {
-	name  string
-	argv  []string
-	env   []string
-	where []entryRef
-	entry *lockfile.Server
-	err   error
-}
-
-type entryRef struct {
-	cfg   *clientconfig.Config
-	key   clientconfig.Key
-	label string
-}
-
-// importGroup is the configs whose servers go into one lockfile.
-type importGroup struct {
-	lock     string
-	cfgs     []*clientconfig.Config
-	existing *lockfile.File
-	cands    []*candidate
-	refused  []string // project configs whose real file leaves the project
-}
-
 // importConfigs plans every config (nothing runs), then, with --write and
 // the user's consent for project configs, locks and rewrites.
-func (a *app) importConfigs(ctx context.Context, dirs clientconfig.Dirs, cfgs []*clientconfig.Config, explicit string, f importFlags) error {
-	groups, err := groupByLockfile(dirs, cfgs, explicit)
+func (a *app) importConfigs(ctx context.Context, cfgs []*clientconfig.Config, o importer.Options, f importFlags) error {
+	groups, err := importer.Plan(ctx, cfgs, o)
 	if err != nil {
 		return err
 	}
-	total := 0
 	for _, g := range groups {
-		g.existing, err = lockfile.Load(g.lock)
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-			g.existing = nil
-		case err != nil:
-			return err
+		for _, s := range g.Sections {
+			fmt.Fprintf(a.stdout, "%s (%s), into %s:\n", quoteArg(s.Config.Path), s.Config.Client.Title, quoteArg(g.Lock))
+			for _, l := range s.Lines {
+				if l.Verb == "" {
+					fmt.Fprintf(a.stdout, "  %s\n", l.Text)
+				} else {
+					fmt.Fprintf(a.stdout, "  %-6s %s\n", l.Verb, l.Text)
+				}
+			}
 		}
-		g.cands = a.planGroup(ctx, dirs, g, f)
-		total += len(g.cands)
 	}
-	refusal := refusedError(groups)
-	if total == 0 {
+	refusal := importer.RefusedError(groups)
+	if refusal != nil {
+		refusal = verdict(refusal)
+	}
+	if importer.Count(groups) == 0 {
 		fmt.Fprintln(a.stdout, "nothing to import")
 		return refusal
 	}
 	if !*f.write {
-		for _, g := range groups {
-			if err := a.rewriteConfigs(g.cfgs, g.cands, g.lock, false); err != nil {
-				return err
-			}
-		}
 		var locks []string
 		for _, g := range groups {
-			if len(g.cands) > 0 {
-				locks = append(locks, quoteArg(g.lock))
+			if err := a.rewriteConfigs(g, o.Self, false); err != nil {
+				return err
+			}
+			if len(g.Cands) > 0 {
+				locks = append(locks, quoteArg(g.Lock))
 			}
 		}
 		fmt.Fprintf(a.stdout, "\nnothing was written and no server was started; to apply: run the same command with --write (it locks the servers into %s and rewrites the config)\n", strings.Join(locks, " and "))
@@ -199,10 +184,10 @@ func (a *app) importConfigs(ctx context.Context, dirs clientconfig.Dirs, cfgs []
 	}
 	var firstErr error
 	for _, g := range groups {
-		if len(g.cands) == 0 {
+		if len(g.Cands) == 0 {
 			continue
 		}
-		if err := a.importGroup(ctx, g, f); err != nil {
+		if err := a.importGroup(ctx, g, o.Self, f); err != nil {
 			if firstErr != nil {
 				fmt.Fprintf(a.stderr, "mcpsum: %v\n", err)
 			}
@@ -215,44 +200,23 @@ func (a *app) importConfigs(ctx context.Context, dirs clientconfig.Dirs, cfgs []
 	return firstNonNil(firstErr, refusal)
 }
 
-// refusedError is the verdict on project configs import would not write.
-func refusedError(groups []*importGroup) error {
-	var files []string
-	for _, g := range groups {
-		for _, p := range g.refused {
-			files = append(files, quoteArg(p))
-		}
-	}
-	if len(files) == 0 {
-		return nil
-	}
-	return verdict(fmt.Errorf("import: %s left as it is: a project config whose real file is outside the project is never written (see above)", strings.Join(files, ", ")))
-}
-
 // importGroup locks a group's candidates and rewrites its configs.
-func (a *app) importGroup(ctx context.Context, g *importGroup, f importFlags) error {
-	if err := makeLockDir(a, g.lock); err != nil {
+func (a *app) importGroup(ctx context.Context, g *importer.Group, self string, f importFlags) error {
+	if err := makeLockDir(a, g.Lock); err != nil {
 		return err
 	}
-	opts := pin.Options{Lockfile: g.lock, Timeout: time.Duration(*f.timeout) * time.Second,
-		StartTimeout: time.Duration(*f.start) * time.Second, Note: a.noter("import")}
-	if err := a.lockCandidates(ctx, g.cands, opts); err != nil {
+	opts := pin.Options{Lockfile: g.Lock, Timeout: time.Duration(*f.timeout) * time.Second,
+		StartTimeout: time.Duration(*f.start) * time.Second, Note: a.noter("import"), Authorize: a.authorizer("import")}
+	if err := a.lockCandidates(ctx, g.Cands, opts); err != nil {
 		return err
 	}
-	rewriteErr := a.rewriteConfigs(g.cfgs, g.cands, g.lock, true)
-	var failed []string
-	for _, c := range g.cands {
-		if c.err != nil {
-			failed = append(failed, c.name)
-		}
-	}
-	if len(failed) > 0 {
-		first := g.cands[slices.IndexFunc(g.cands, func(c *candidate) bool { return c.err != nil })]
+	rewriteErr := a.rewriteConfigs(g, self, true)
+	if failed, first := importer.Failed(g.Cands); len(failed) > 0 {
 		left := "their entries in the client config were left as they are"
 		if len(failed) == 1 {
 			left = "its entry in the client config was left as it is"
 		}
-		return withCode(first.err, fmt.Errorf("import: could not lock %s (see above); %s", strings.Join(failed, ", "), left))
+		return withCode(first, fmt.Errorf("import: could not lock %s (see above); %s", strings.Join(failed, ", "), left))
 	}
 	return rewriteErr
 }
@@ -273,10 +237,10 @@ func makeLockDir(a *app, lock string) error {
 
 // lockCandidates locks every candidate in parallel and writes those that
 // locked (one failure does not hold back the others).
-func (a *app) lockCandidates(ctx context.Context, cands []*candidate, opts pin.Options) error {
+func (a *app) lockCandidates(ctx context.Context, cands []*importer.Candidate, opts pin.Options) error {
 	var names []string
 	for _, c := range cands {
-		names = append(names, c.name)
+		names = append(names, c.Name)
 	}
 	existing, err := lockfile.Load(opts.Lockfile)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -284,22 +248,21 @@ func (a *app) lockCandidates(ctx context.Context, cands []*candidate, opts pin.O
 	}
 	p := newProgress(a.stderr, names)
 	results := pin.Each(ctx, names, func(ctx context.Context, n string) (*lockfile.Server, error) {
-		c := cands[slices.IndexFunc(cands, func(c *candidate) bool { return c.name == n })]
+		target := *cands[slices.Index(names, n)].Target
 		prefer := ""
-		var policy *lockfile.Policy
 		if existing != nil && existing.Servers[n] != nil {
-			prefer, policy = existing.Servers[n].Era(), existing.Servers[n].Policy
+			prefer, target.Policy = existing.Servers[n].Era(), existing.Servers[n].Policy
 		}
-		e, err := pin.Lock(ctx, n, c.argv, c.env, prefer, policy, opts)
+		e, err := pin.LockTarget(ctx, n, &target, prefer, opts)
 		p.done(n, e, err)
 		return e, err
 	})
 	p.stop()
 	entries := map[string]*lockfile.Server{}
 	for i, r := range results {
-		cands[i].entry, cands[i].err = r.Entry, r.Err
+		cands[i].Entry, cands[i].Err = r.Entry, r.Err
 		if r.Err == nil {
-			entries[cands[i].name] = r.Entry
+			entries[cands[i].Name] = r.Entry
 		}
 	}
 	if len(entries) == 0 {

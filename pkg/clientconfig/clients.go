@@ -73,7 +73,17 @@ type Client struct {
 	// EnvNameLists are fields that hold a list of variable names to pass
 	// through (Codex env_vars).
 	EnvNameLists []string
-	URLKeys      []string // fields that make an entry remote (not lockable)
+	URLKeys      []string // fields that make an entry remote
+	// SSEURLKeys are URL fields the client reads as the older HTTP+SSE
+	// transport unless a type says otherwise (Gemini CLI's and Cline's
+	// "url"); mcpsum speaks Streamable HTTP only.
+	SSEURLKeys []string
+	// StreamableHint is how such a client's config names a Streamable
+	// HTTP server instead.
+	StreamableHint string
+	// HeaderRefs are the syntaxes the client expands in a header's value
+	// (0: none, the values are literal).
+	HeaderRefs Ref
 	// WorkspaceVar is the variable the client expands to the project
 	// folder in a project config ("" when it has none).
 	WorkspaceVar string
@@ -108,7 +118,7 @@ var Clients = []Client{
 			{Base: Project, Rel: ".mcp.json"},
 			{Base: Home, Rel: ".claude.json"},
 		},
-		Command: "command", Args: "args", EnvKeys: []string{"env"}, URLKeys: remoteKeys,
+		Command: "command", Args: "args", EnvKeys: []string{"env"}, URLKeys: remoteKeys, HeaderRefs: RefBrace,
 	},
 	{
 		Name: "cursor", Title: "Cursor", Format: JSON,
@@ -117,7 +127,7 @@ var Clients = []Client{
 			{Base: Project, Rel: ".cursor/mcp.json"},
 			{Base: Home, Rel: ".cursor/mcp.json"},
 		},
-		Command: "command", Args: "args", EnvKeys: []string{"env"}, URLKeys: remoteKeys,
+		Command: "command", Args: "args", EnvKeys: []string{"env"}, URLKeys: remoteKeys, HeaderRefs: RefEnvColon,
 		WorkspaceVar: "${workspaceFolder}",
 	},
 	{
@@ -129,20 +139,20 @@ var Clients = []Client{
 			{OS: "darwin", Base: MacAppSupport, Rel: "Code/User/mcp.json"},
 			{OS: "windows", Base: AppData, Rel: "Code/User/mcp.json"},
 		},
-		Command: "command", Args: "args", EnvKeys: []string{"env"}, URLKeys: remoteKeys,
+		Command: "command", Args: "args", EnvKeys: []string{"env"}, URLKeys: remoteKeys, HeaderRefs: RefEnvColon | RefInput,
 		WorkspaceVar: "${workspaceFolder}",
 	},
 	{
 		Name: "windsurf", Title: "Windsurf", Format: JSON,
 		Roots:     [][]string{{"mcpServers"}},
 		Locations: []Location{{Base: Home, Rel: ".codeium/windsurf/mcp_config.json"}},
-		Command:   "command", Args: "args", EnvKeys: []string{"env"}, URLKeys: remoteKeys,
+		Command:   "command", Args: "args", EnvKeys: []string{"env"}, URLKeys: remoteKeys, HeaderRefs: RefEnvColon,
 	},
 	{
 		Name: "devin", Title: "Devin (Windsurf's successor config)", Format: JSON,
 		Roots:     [][]string{{"mcpServers"}},
 		Locations: []Location{{Base: XDGConfig, Rel: "devin/mcp_config.json"}},
-		Command:   "command", Args: "args", EnvKeys: []string{"env"}, URLKeys: remoteKeys,
+		Command:   "command", Args: "args", EnvKeys: []string{"env"}, URLKeys: remoteKeys, HeaderRefs: RefEnvColon,
 	},
 	{
 		Name: "gemini", Title: "Gemini CLI", Format: JSONC,
@@ -151,7 +161,7 @@ var Clients = []Client{
 			{Base: Project, Rel: ".gemini/settings.json"},
 			{Base: Home, Rel: ".gemini/settings.json"},
 		},
-		Command: "command", Args: "args", EnvKeys: []string{"env"}, URLKeys: remoteKeys,
+		Command: "command", Args: "args", EnvKeys: []string{"env"}, URLKeys: remoteKeys, HeaderRefs: RefBrace | RefDollar, SSEURLKeys: []string{"url"}, StreamableHint: `"httpUrl"`,
 		DollarVars: true,
 	},
 	{
@@ -184,7 +194,8 @@ var Clients = []Client{
 			{OS: "windows", Base: AppData, Rel: "Code/User/globalStorage/saoudrizwan.claude-dev/settings/cline_mcp_settings.json"},
 			{Base: Home, Rel: ".cline/data/settings/cline_mcp_settings.json"},
 		},
-		Command: "command", Args: "args", Transport: "transport", EnvKeys: []string{"env"}, URLKeys: remoteKeys,
+		Command: "command", Args: "args", Transport: "transport", EnvKeys: []string{"env"}, URLKeys: remoteKeys, SSEURLKeys: []string{"url"},
+		StreamableHint: `"url" with "type": "streamableHttp"`,
 	},
 	{
 		Name: "lmstudio", Title: "LM Studio", Format: JSON,

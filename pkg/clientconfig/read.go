@@ -16,7 +16,8 @@ type Status int
 const (
 	// Lockable: a stdio server with a literal command; it can be locked.
 	Lockable Status = iota + 1
-	// Remote: a url/serverUrl/httpUrl entry; this version cannot lock it.
+	// Remote: a url/serverUrl/httpUrl entry (Streamable HTTP); Refused
+	// says why when mcpsum cannot lock it.
 	Remote
 	// Interpolated: its command or args use a variable the client expands
 	// (${input:…}, ${workspaceFolder}, ${env:…}, ${VAR}); not guessed at.
@@ -61,6 +62,15 @@ type Entry struct {
 	// their values: those are not read into anything).
 	EnvNames []string
 	Host     string // for Remote: scheme://host of the URL only (a query may hold a token)
+	// For a Remote entry mcpsum can lock: the URL as written, each header's
+	// name → the variable its value comes from, and each such variable →
+	// the text the client expands for it (the header's value as written:
+	// "${env:TOKEN}"), which the rewritten entry passes to mcpsum proxy.
+	URL       string
+	Headers   map[string]string
+	HeaderEnv map[string]string
+	// Refused, for a Remote entry, is why mcpsum cannot lock it ("" if it can).
+	Refused string
 	// EnvFile and Cwd are the entry's envFile and cwd fields, as written.
 	EnvFile, Cwd string
 	// Disabled: the entry is switched off in the client ("disabled": true,
@@ -77,6 +87,8 @@ type Entry struct {
 	args    *jsonc.Value // nil when the entry has no args field
 	cmdKey  string       // name of the command field in holder
 	argsKey string
+	value   *jsonc.Value // the entry's whole value (an undo of a remote entry puts its text back)
+	remote  *remoteNodes // for a lockable Remote entry of a JSON config
 }
 
 // Config is one parsed client file.
@@ -205,6 +217,7 @@ func readEntry(e *Entry, v *jsonc.Value, c *Client) {
 		invalid("the entry is %s, want an object with a command", v.Kind)
 		return
 	}
+	e.value = v
 	if c.Transport != "" {
 		if t, n := v.Get(c.Transport); t != nil {
 			if n > 1 || t.Kind != jsonc.Object {
@@ -216,14 +229,14 @@ func readEntry(e *Entry, v *jsonc.Value, c *Client) {
 	}
 	for _, k := range c.URLKeys {
 		if u, _ := v.Get(k); u != nil {
-			e.Status, e.Host = Remote, hostOf(u)
-			e.Note = fmt.Sprintf("a remote server (%s); mcpsum locks stdio servers only, so this version leaves it as it is", k)
+			readRemote(e, v, k, c)
+			e.Disabled = disabled(e.value, v)
 			return
 		}
 	}
 	if t, _ := v.Get("type"); t != nil && t.Kind == jsonc.String && t.Str != "stdio" && t.Str != "local" {
 		e.Status = Remote
-		e.Note = fmt.Sprintf("type %q is not a stdio server; mcpsum locks stdio servers only, so this version leaves it as it is", t.Str)
+		e.Refused = fmt.Sprintf("type %q without a URL: nothing to connect to", t.Str)
 		return
 	}
 	if k := c.Extension[0]; k != "" {
@@ -306,12 +319,18 @@ func readEntry(e *Entry, v *jsonc.Value, c *Client) {
 			*f.dst = x.Str
 		}
 	}
-	for _, obj := range []*jsonc.Value{v, holder} {
-		if d, _ := obj.Get("disabled"); d != nil && d.Kind == jsonc.Bool && d.Bool {
-			e.Disabled = true
-		}
-	}
+	e.Disabled = disabled(v, holder)
 	slices.Sort(e.EnvNames)
 	e.EnvNames = slices.Compact(e.EnvNames)
 	classify(e, c)
+}
+
+// disabled reports whether any of objs says "disabled": true.
+func disabled(objs ...*jsonc.Value) bool {
+	for _, obj := range objs {
+		if d, _ := obj.Get("disabled"); d != nil && d.Kind == jsonc.Bool && d.Bool {
+			return true
+		}
+	}
+	return false
 }

@@ -23,7 +23,7 @@ var fixtures = []fixture{
 	}},
 	{"claude-code", "clients/claude-code/proj/.mcp.json", []string{
 		"git|lockable|uvx mcp-server-git --repository .|",
-		"api|remote||",
+		"api|remote refused||",
 		"tokened|interpolated|node server.js --token ${GITHUB_TOKEN}|",
 	}},
 	{"claude-code", "clients/claude-code/.claude.json", []string{
@@ -32,7 +32,7 @@ var fixtures = []fixture{
 	}},
 	{"cursor", "clients/cursor/.cursor/mcp.json", []string{
 		"everything|lockable|npx -y @modelcontextprotocol/server-everything@2026.1.26|",
-		"remote|remote||",
+		"remote|remote|https://mcp.example.com/sse|",
 	}},
 	{"vscode", "clients/vscode/.vscode/mcp.json", []string{
 		"github|lockable|docker run -i --rm -e GITHUB_PERSONAL_ACCESS_TOKEN ghcr.io/github/github-mcp-server|GITHUB_PERSONAL_ACCESS_TOKEN",
@@ -41,16 +41,16 @@ var fixtures = []fixture{
 	}},
 	{"windsurf", "clients/windsurf/mcp_config.json", []string{
 		"fetch|lockable|uvx mcp-server-fetch@latest|",
-		"docs|remote||",
+		"docs|remote|https://docs.example.com/mcp|",
 	}},
 	{"devin", "clients/devin/mcp_config.json", []string{
 		"fetch|lockable|uvx mcp-server-fetch@latest|",
-		"docs|remote||",
+		"docs|remote|https://docs.example.com/mcp|",
 	}},
 	{"gemini", "clients/gemini/.gemini/settings.json", []string{
 		"pythonTools|lockable|python -m my_mcp_server --port 8080|API_KEY DATABASE_URL",
 		"home|interpolated|$HOME/bin/server|",
-		"http|remote||",
+		"http|remote|http://localhost:3000/mcp|",
 	}},
 	{"zed", "clients/zed/settings.json", []string{
 		"old-style|lockable|node /opt/old/index.js|OLD_TOKEN",
@@ -60,19 +60,19 @@ var fixtures = []fixture{
 	{"codex", "clients/codex/.codex/config.toml", []string{
 		"docs|lockable|npx -y @upstash/context7-mcp@1.0.14|CONTEXT7_KEY HOME_TOKEN",
 		"odd name|lockable|node x.js|",
-		"remote|remote||",
+		"remote|remote refused||",
 		"noargs|lockable|/usr/local/bin/srv|SECRET_A",
 	}},
 	{"cline", "clients/cline/cline_mcp_settings.json", []string{
 		"weather|lockable|node /Users/u/mcp/weather/build/index.js|OPENWEATHER_API_KEY",
-		"sse|remote||",
+		"sse|remote refused||",
 	}},
 	{"cline", "clients/cline4/.cline/data/settings/cline_mcp_settings.json", []string{
 		"fs|lockable|node /opt/fs/index.js|PATH",
-		"web|remote||",
+		"web|remote|https://mcp.example.com/mcp|",
 	}},
 	{"lmstudio", "clients/lmstudio/.lmstudio/mcp.json", []string{
-		"hf|remote||",
+		"hf|remote|https://huggingface.co/mcp|",
 		"tools|lockable|bunx some-mcp-tools|",
 	}},
 	{"claude-desktop", "hostile/mcp.json", []string{
@@ -84,10 +84,10 @@ var fixtures = []fixture{
 		"arg-not-string|invalid||",
 		"env-not-object|invalid||",
 		"not-an-object|invalid||",
-		"cursor-remote|remote||",
-		"windsurf-remote|remote||",
-		"gemini-remote|remote||",
-		"sse-typed|remote||",
+		"cursor-remote|remote refused||",
+		"windsurf-remote|remote|https://ws.example.com/mcp|",
+		"gemini-remote|remote|https://g.example.com/mcp|",
+		"sse-typed|remote refused||",
 		`ok|lockable|node /srv/ok.js --flag="quoted" \ backslash|TOKEN_A TOKEN_B`,
 		"no-args|lockable|/usr/bin/srv|Z",
 		"unicode-ü|lockable|node héllo ✓ 😀|",
@@ -100,11 +100,23 @@ func describeEntry(e Entry) string {
 	if e.Scope != "" {
 		name = e.Scope + ":" + name
 	}
-	argv := ""
+	argv, status, env := "", e.Status.String(), strings.Join(e.EnvNames, " ")
 	if e.Status == Lockable || e.Status == Wrapped || e.Status == Interpolated {
 		argv = strings.Join(e.Argv, " ")
 	}
-	return fmt.Sprintf("%s|%s|%s|%s", name, e.Status, argv, strings.Join(e.EnvNames, " "))
+	if e.Status == Remote {
+		argv = e.URL
+		var h []string
+		for n, v := range e.Headers {
+			h = append(h, n+"="+v)
+		}
+		slices.Sort(h)
+		env = strings.Join(h, " ")
+		if e.Refused != "" {
+			status += " refused"
+		}
+	}
+	return fmt.Sprintf("%s|%s|%s|%s", name, status, argv, env)
 }
 
 func readFixture(t *testing.T, f fixture) *Config {
@@ -146,7 +158,10 @@ func TestReadFixtures(t *testing.T) {
 				if e.Status == Remote && strings.ContainsAny(e.Host, "?@") {
 					t.Errorf("%s: remote host %q keeps more than scheme and host", e.Name, e.Host)
 				}
-				if e.Status != Lockable && e.Note == "" {
+				if e.Status == Remote && (e.Refused == "") == (e.URL == "") {
+					t.Errorf("%s: remote entry with URL %q and refusal %q (want exactly one)", e.Name, e.URL, e.Refused)
+				}
+				if e.Status != Lockable && e.Status != Remote && e.Note == "" {
 					t.Errorf("%s: status %s without a note", e.Name, e.Status)
 				}
 			}
@@ -167,7 +182,7 @@ func TestEnvValuesNeverRead(t *testing.T) {
 	for _, f := range fixtures {
 		cfg := readFixture(t, f)
 		for _, e := range cfg.Entries {
-			dump := fmt.Sprintf("%+v", e.Argv) + e.Note + e.Host + strings.Join(e.EnvNames, ",")
+			dump := fmt.Sprintf("%+v %v %v", e.Argv, e.Headers, e.HeaderEnv) + e.Note + e.Host + e.URL + e.Refused + strings.Join(e.EnvNames, ",")
 			for _, secret := range []string{"secret-a", "secret-b", "secret-z", "never-read", "a-value", "/home/u/secret-memory.json", "t0k3n", "SECRET-IN-URL", "zzz"} {
 				if strings.Contains(dump, secret) {
 					t.Errorf("%s/%s: a value (%q) leaked into %q", f.path, e.Name, secret, dump)

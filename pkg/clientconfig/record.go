@@ -35,6 +35,9 @@ type EntryChange struct {
 	Name   string   `json:"name"`
 	Before []string `json:"before"`
 	After  []string `json:"after"`
+	// BeforeText is a remote entry's whole text before the write (it had
+	// no command line to put back).
+	BeforeText string `json:"beforeText,omitempty"`
 }
 
 // maxRecords bounds the records kept per config (the oldest go first).

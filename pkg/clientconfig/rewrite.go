@@ -52,6 +52,12 @@ func (cfg *Config) Rewrite(argv map[Key][]string) ([]byte, []Change, error) {
 		if !ok {
 			continue
 		}
+		if e.remote != nil && len(a) > 0 {
+			ed, old, now := e.remoteEdits(cfg.Src, cfg.Client, a)
+			edits = append(edits, ed...)
+			changes = append(changes, Change{Name: e.Name, Scope: e.Scope, Line: e.Line, Old: old, New: now})
+			continue
+		}
 		if e.Status != Lockable && e.Status != Wrapped || e.command == nil || len(a) == 0 {
 			return nil, nil, fmt.Errorf("%s: server %q cannot be rewritten (%s)", cfg.Path, e.Name, e.Status)
 		}
@@ -95,10 +101,19 @@ func (cfg *Config) checkRewrite(out []byte, argv map[Key][]string) error {
 	for i, e := range again.Entries {
 		before := cfg.Entries[i]
 		want, changed := argv[before.Key()]
+		wantEnv := before.EnvNames
 		if !changed {
 			want = before.Argv
+		} else if before.remote != nil {
+			wantEnv = sortedKeys(before.HeaderEnv)
 		}
-		if e.Key() != before.Key() || !slices.Equal(e.Argv, want) || !slices.Equal(e.EnvNames, before.EnvNames) {
+		if before.Status == Remote && !changed {
+			if e.Status != Remote || e.URL != before.URL || e.Refused != before.Refused {
+				return fmt.Errorf("remote server %q reads back changed", before.Name)
+			}
+			continue
+		}
+		if e.Key() != before.Key() || !slices.Equal(e.Argv, want) || !slices.Equal(e.EnvNames, wantEnv) {
 			return fmt.Errorf("server %q reads back as %q", before.Name, e.Argv)
 		}
 	}
@@ -151,4 +166,24 @@ func arrayLike(src []byte, old *jsonc.Value, items []string) string {
 
 func lineStart(src []byte, off int) int {
 	return bytes.LastIndexByte(src[:off], '\n') + 1
+}
+
+func sortedKeys(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Change is what a write records of the entry: its command line before
+// and after, and for a remote entry its whole text before (an undo puts
+// it back).
+func (e *Entry) Change(src []byte, after []string) EntryChange {
+	ch := EntryChange{Scope: e.Scope, Name: e.Name, Before: e.Argv, After: after}
+	if e.remote != nil && e.value != nil {
+		ch.BeforeText = string(src[e.value.Start:e.value.End])
+	}
+	return ch
 }

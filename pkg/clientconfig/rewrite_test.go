@@ -150,7 +150,7 @@ func TestRewriteRefuses(t *testing.T) {
 }
 
 func TestTOMLSnippet(t *testing.T) {
-	got := TOMLSnippet("mcp_servers", "odd name", []string{`C:\bin\mcpsum.exe`, "proxy", "--name", "odd name"})
+	got := TOMLSnippet("mcp_servers", Entry{Name: "odd name"}, []string{`C:\bin\mcpsum.exe`, "proxy", "--name", "odd name"})
 	want := "[mcp_servers.\"odd name\"]\ncommand = \"C:\\\\bin\\\\mcpsum.exe\"\nargs = [\"proxy\", \"--name\", \"odd name\"]\n"
 	if got != want {
 		t.Errorf("got %q\nwant %q", got, want)

@@ -64,7 +64,7 @@ func readTOMLEntry(e *Entry, md toml.MetaData, f map[string]toml.Primitive, c *C
 				return
 			}
 			e.Status, e.Host = Remote, hostString(u)
-			e.Note = fmt.Sprintf("a remote server (%s); mcpsum locks stdio servers only, so this version leaves it as it is", k)
+			readTOMLRemote(e, md, f, u, c)
 			return
 		}
 	}
@@ -136,11 +136,61 @@ func tomlLine(src []byte, root, name string) int {
 	return 0
 }
 
-// TOMLSnippet is the text to put in place of the command and args lines of
-// [mcp_servers.NAME] in a Codex config.
-func TOMLSnippet(root, name string, argv []string) string {
+// readTOMLRemote reads a Codex remote entry: its url, and the headers
+// env_http_headers maps to variables. Literal http_headers values and
+// bearer_token_env_var (a token Codex prefixes with "Bearer ") are refused:
+// mcpsum sends each header's value from one variable, whole, and never
+// copies a value.
+func readTOMLRemote(e *Entry, md toml.MetaData, f map[string]toml.Primitive, u string, c *Client) {
+	defer e.dropRefused()
+	if !checkURL(e, u, c) {
+		return
+	}
+	e.Headers, e.HeaderEnv = map[string]string{}, map[string]string{}
+	if _, ok := f["bearer_token_env_var"]; ok {
+		e.Refused = `bearer_token_env_var: Codex sends "Bearer " and the variable's value, and mcpsum sends a header's value from one variable, whole: export AUTHORIZATION_VALUE="Bearer …", replace the line with env_http_headers = { Authorization = "AUTHORIZATION_VALUE" }, and import again`
+		return
+	}
+	if p, ok := f["http_headers"]; ok {
+		var h map[string]toml.Primitive // values stay undecoded
+		if md.PrimitiveDecode(p, &h) == nil {
+			for name := range h {
+				v := strings.ToUpper(strings.NewReplacer("-", "_", ".", "_").Replace(name)) + "_VALUE"
+				e.Refused = fmt.Sprintf("http_headers holds header %s's value literally, which mcpsum never copies into mcp.lock (it may be a secret): export %s=… (the header's whole value), move the header to env_http_headers = { %s = %s }, and import again", quoteName(name), v, tomlKey(name), tomlString(v))
+				return
+			}
+		}
+	}
+	if p, ok := f["env_http_headers"]; ok {
+		var h map[string]string
+		if err := md.PrimitiveDecode(p, &h); err != nil {
+			e.Refused = "env_http_headers must be a table of header names and variable names"
+			return
+		}
+		names := make([]string, 0, len(h))
+		for n := range h {
+			names = append(names, n)
+		}
+		slices.Sort(names)
+		for _, n := range names {
+			if _, ok := validVar(h[n]); !ok {
+				e.Refused = fmt.Sprintf("env_http_headers: %s is not a variable name", quoteName(h[n]))
+				return
+			}
+			if !addHeader(e, &Client{Title: c.Title, HeaderRefs: RefBrace}, n, "${"+h[n]+"}") {
+				return
+			}
+		}
+	}
+}
+
+// TOMLSnippet is the text to put in place of the lines that start the
+// server e (command and args; a remote one's url and header lines) of
+// [mcp_servers.NAME] in a Codex config: argv, and for a remote entry the
+// header variables passed through to it.
+func TOMLSnippet(root string, e Entry, argv []string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "[%s.%s]\n", root, tomlKey(name))
+	fmt.Fprintf(&b, "[%s.%s]\n", root, tomlKey(e.Name))
 	fmt.Fprintf(&b, "command = %s\n", tomlString(argv[0]))
 	b.WriteString("args = [")
 	for i, a := range argv[1:] {
@@ -150,6 +200,16 @@ func TOMLSnippet(root, name string, argv []string) string {
 		b.WriteString(tomlString(a))
 	}
 	b.WriteString("]\n")
+	if vars := sortedKeys(e.HeaderEnv); len(vars) > 0 {
+		b.WriteString("env_vars = [")
+		for i, v := range vars {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(tomlString(v))
+		}
+		b.WriteString("]\n")
+	}
 	return b.String()
 }
 

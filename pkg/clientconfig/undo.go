@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpsum/mcpsum/internal/jsonc"
 	"github.com/mcpsum/mcpsum/internal/safeio"
 )
 
@@ -122,7 +123,7 @@ func restoreEntries(o UndoOptions, path, target string, cur []byte, rec Record, 
 	if err != nil {
 		return fmt.Errorf("%w; nothing was restored", err)
 	}
-	argv := map[Key][]string{}
+	argv, texts := map[Key][]string{}, map[Key]string{}
 	var keep []EntryChange
 	for _, ch := range rec.Entries {
 		if o.Name != "" && ch.Name != o.Name {
@@ -130,7 +131,10 @@ func restoreEntries(o UndoOptions, path, target string, cur []byte, rec Record, 
 			continue
 		}
 		i := slices.IndexFunc(cfg.Entries, func(e Entry) bool { return e.Key() == Key{ch.Scope, ch.Name} })
-		if i >= 0 && slices.Equal(cfg.Entries[i].Argv, ch.After) {
+		if i >= 0 && slices.Equal(cfg.Entries[i].Argv, ch.After) && ch.BeforeText != "" {
+			texts[Key{ch.Scope, ch.Name}] = ch.BeforeText // a remote entry: its whole text
+			res.Restored = append(res.Restored, ch)
+		} else if i >= 0 && slices.Equal(cfg.Entries[i].Argv, ch.After) {
 			argv[Key{ch.Scope, ch.Name}] = ch.Before
 			res.Restored = append(res.Restored, ch)
 		} else {
@@ -144,10 +148,10 @@ func restoreEntries(o UndoOptions, path, target string, cur []byte, rec Record, 
 		}
 		return fmt.Errorf("the last write of %s did not change a server %s (it changed: %s); nothing was restored", path, o.Name, strings.Join(names, ", "))
 	}
-	if len(argv) == 0 {
+	if len(argv)+len(texts) == 0 {
 		return fmt.Errorf("%s changed after mcpsum wrote it and no entry mcpsum changed still runs what mcpsum wrote, so there is nothing to put back without losing those changes; nothing was restored. Compare it with the backup yourself: diff %s %s", path, rec.Backup, path)
 	}
-	data, _, err := cfg.Rewrite(argv)
+	data, err := putBack(cfg, argv, texts)
 	if err != nil {
 		return err
 	}
@@ -165,4 +169,44 @@ func restoreEntries(o UndoOptions, path, target string, cur []byte, rec Record, 
 func removeBackup(stateDir, target, backup string) {
 	_ = dropRecord(stateDir, target, backup)
 	_ = os.Remove(backup)
+}
+
+// putBack gives the entries in argv their command lines back, then the
+// entries in texts (remote ones) their whole text; each restored remote
+// entry must read back as a remote entry again.
+func putBack(cfg *Config, argv map[Key][]string, texts map[Key]string) ([]byte, error) {
+	data := cfg.Src
+	if len(argv) > 0 {
+		var err error
+		if data, _, err = cfg.Rewrite(argv); err != nil {
+			return nil, err
+		}
+	}
+	if len(texts) == 0 {
+		return data, nil
+	}
+	now, err := Parse(cfg.Path, data, cfg.Client, cfg.Location)
+	if err != nil {
+		return nil, err
+	}
+	var edits []jsonc.Edit
+	for _, e := range now.Entries {
+		if t, ok := texts[e.Key()]; ok && e.value != nil {
+			edits = append(edits, jsonc.Edit{Start: e.value.Start, End: e.value.End, Text: t})
+		}
+	}
+	out, err := jsonc.Apply(data, edits)
+	if err != nil {
+		return nil, err
+	}
+	again, err := Parse(cfg.Path, out, cfg.Client, cfg.Location)
+	if err != nil {
+		return nil, fmt.Errorf("%s: the restored remote entries do not read back (nothing restored): %w", cfg.Path, err)
+	}
+	for _, e := range again.Entries {
+		if _, ok := texts[e.Key()]; ok && e.Status != Remote {
+			return nil, fmt.Errorf("%s: server %q does not read back as the remote entry it was (nothing restored)", cfg.Path, e.Name)
+		}
+	}
+	return out, nil
 }
