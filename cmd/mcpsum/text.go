@@ -10,6 +10,5 @@ var (
 	quoteText = termtext.Quote     // server-written text, escaped
 	quoteArg  = termtext.ShellArg  // a word a user may paste into a shell
 	quoteArgs = termtext.ShellArgs // a command line
-	oneLine   = termtext.FirstLine // the first line, escaped and cut
 	writeJSON = show.WriteJSON     // indented JSON, inert on a terminal
 )
