@@ -202,3 +202,66 @@ func (c *benchClient) close() {
 		<-done
 	}
 }
+
+// TestProxyThroughput is TestProxyPerformance's 8 MiB row against a fast
+// server; run it with
+//
+//	MCPSUM_PROXY_PERF=1 go test ./e2e -run TestProxyThroughput -v
+//
+// (MCPSUM_BENCH_BASELINE adds an older mcpsum, as there).
+func TestProxyThroughput(t *testing.T) {
+	if os.Getenv("MCPSUM_PROXY_PERF") != "1" {
+		t.Skip("set MCPSUM_PROXY_PERF=1 to run the proxy benchmark")
+	}
+	srv, relay := proxyServers(t)
+	var b strings.Builder
+	fastThroughput(t, &b, srv, relay, t.TempDir(), os.Getenv("MCPSUM_BENCH_BASELINE"))
+	t.Log("\n" + b.String())
+}
+
+// fastThroughput measures 8 MiB results from proxytest's fast server
+// (FastBig answers at write speed, so the relay and the proxy are the
+// bottleneck, not the server's encoder): direct, through the splice relay
+// and through the proxy, interleaved, and prints the proxy/relay ratio.
+func fastThroughput(t *testing.T, b *strings.Builder, srv, relay, dir, base string) {
+	mustLock(t, dir, nil, "--name", "fast", "--", srv, "-fake-fast-big")
+	lock := filepath.Join(dir, "mcp.lock")
+	modes := []string{"direct", "relay", "proxy"}
+	argv := map[string][]string{
+		"direct": {srv, "-fake-fast-big"},
+		"relay":  {relay, srv, "-fake-fast-big"},
+		"proxy":  {bin.mcpsum, "proxy", "--lockfile", lock, "--name", "fast"},
+	}
+	if base != "" {
+		modes = append(modes, "baseline")
+		argv["baseline"] = []string{base, "proxy", "--lockfile", lock, "--name", "fast"}
+	}
+	const rounds, calls, size = 7, 8, 8 << 20
+	tput := map[string][]float64{}
+	for r := 0; r < rounds; r++ {
+		for _, m := range modes {
+			c := startBench(t, argv[m])
+			c.initialize()
+			c.call(fmt.Sprintf(`{"name":"big","arguments":{"bytes":%d}}`, size)) // warm
+			for i := 0; i < calls; i++ {
+				start := time.Now()
+				n := len(c.call(fmt.Sprintf(`{"name":"big","arguments":{"bytes":%d}}`, size)))
+				if n < size {
+					t.Fatalf("%s: a %d-byte result came through as %d bytes", m, size, n)
+				}
+				tput[m] = append(tput[m], float64(n)/(1<<20)/time.Since(start).Seconds())
+			}
+			c.close()
+		}
+	}
+	med := func(name string) float64 {
+		v := slices.Clone(tput[name])
+		slices.Sort(v)
+		return v[len(v)/2]
+	}
+	fmt.Fprintf(b, "8 MiB from the fast server (MiB/s, median of %d): direct %.0f, relay %.0f, proxy %.0f", rounds*calls, med("direct"), med("relay"), med("proxy"))
+	if base != "" {
+		fmt.Fprintf(b, ", baseline %.0f (proxy/baseline %.2fx)", med("baseline"), med("proxy")/med("baseline"))
+	}
+	fmt.Fprintf(b, "\n  proxy/relay %.2fx (goal >= 0.8x), proxy/direct %.2fx, relay/direct %.2fx\n", med("proxy")/med("relay"), med("proxy")/med("direct"), med("relay")/med("direct"))
+}

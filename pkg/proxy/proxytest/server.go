@@ -74,12 +74,16 @@ func Main(args []string) int {
 	serverVersion := fs.String("server-version", "1.0.0", "serverInfo.version")
 	neverAnswer := fs.Bool("never-answer", false, "FAKE: read stdin, never answer")
 	rootsAtStart := fs.Bool("roots-at-start", false, "ask the client for roots/list once initialized (as server-filesystem does); the roots-seen tool returns the answer")
+	fastBig := fs.Bool("fake-fast-big", false, "FAKE: a hand-written legacy server whose big tool answers at write speed (FastBig), for the throughput benchmark")
 	fakeTasks := fs.Bool("fake-modern-tasks", false, "FAKE: a hand-written 2026-07-28 server with the tasks extension (FakeModernTasks)")
 	httpAddr := fs.String("http", "", "serve Streamable HTTP at this address (go-sdk's handler) instead of stdio")
 	stateless := fs.Bool("stateless", false, "with -http: go-sdk's stateless handler (2026-07-28)")
 	headerTool := fs.Bool("header-tool", false, "add a tool route whose region argument is mirrored into Mcp-Param-Region (x-mcp-header)")
 	if err := fs.Parse(args); err != nil {
 		return 2
+	}
+	if *fastBig {
+		return FastBig(os.Stdin, os.Stdout)
 	}
 	if *fakeTasks {
 		return FakeModernTasks(os.Stdin, os.Stdout)
