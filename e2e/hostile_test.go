@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpsum/mcpsum/internal/process"
 )
 
 // A FAKE hostile server (e2e/servers/hostile -mode ansi) puts ANSI escapes,
@@ -51,8 +53,7 @@ func leftovers(t *testing.T, marker string) []string {
 		if err != nil || !strings.Contains(string(cmdline), marker) {
 			continue
 		}
-		stat, _ := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if strings.Contains(string(stat), ") Z ") {
+		if st, err := process.ReadStat(e.Name()); err == nil && st.Field(3) == "Z" {
 			continue // a zombie is already dead; its parent reaps it
 		}
 		out = append(out, e.Name()+": "+strings.ReplaceAll(string(cmdline), "\x00", " "))

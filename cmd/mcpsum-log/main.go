@@ -25,6 +25,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/mcpsum/mcpsum/internal/statefile"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 	"github.com/mcpsum/mcpsum/pkg/pin"
 	"github.com/mcpsum/mcpsum/pkg/sumlog"
@@ -201,9 +202,9 @@ func serve(ctx context.Context, dir string, st sumlog.Options, addr, accessLog s
 	}
 	var access io.Writer = stderr
 	if accessLog != "" {
-		f, err := os.OpenFile(accessLog, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+		f, err := statefile.OpenAppend(accessLog)
 		if err != nil {
-			return err
+			return fmt.Errorf("access log: %w", err)
 		}
 		defer f.Close()
 		access = f

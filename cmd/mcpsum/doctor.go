@@ -7,7 +7,7 @@ import (
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 
-	"github.com/mcpsum/mcpsum/pkg/mcpwire"
+	"github.com/mcpsum/mcpsum/internal/process"
 	"github.com/mcpsum/mcpsum/pkg/sandbox"
 )
 
@@ -30,7 +30,7 @@ and what one-time step fixes it).`),
 			}
 			r := sandbox.Status()
 			fmt.Fprint(a.stdout, r.String())
-			prot, protOK := mcpwire.Protections()
+			prot, protOK := process.Protections()
 			fmt.Fprintln(a.stdout, "process protections (unsandboxed servers):")
 			for _, l := range prot {
 				fmt.Fprintf(a.stdout, "  %s\n", l)

@@ -8,6 +8,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/mcpsum/mcpsum/internal/process"
 	"github.com/mcpsum/mcpsum/pkg/mcpwire"
 	"github.com/mcpsum/mcpsum/pkg/sandbox"
 )
@@ -21,7 +22,7 @@ func main() {
 	}
 	// Child subreaper, non-dumpable, environment block cleared (issue 12.5,
 	// 12.6); what this machine cannot give is reported by `mcpsum doctor`.
-	_ = mcpwire.Guard()
+	_ = process.Guard()
 	mcpwire.ClientVersion = moduleVersion()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)

@@ -24,7 +24,7 @@ type Log struct {
 	f    *os.File
 }
 
-// OpenLog opens (creating it 0600) the log at path with a size bound of max
+// OpenLog opens (creating it 0600, see OpenAppend) the log at path with a size bound of max
 // bytes.
 func OpenLog(path string, max int64) (*Log, error) {
 	l := &Log{path: path, max: max}
@@ -35,7 +35,7 @@ func OpenLog(path string, max int64) (*Log, error) {
 }
 
 func (l *Log) reopen() error {
-	f, err := os.OpenFile(l.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	f, err := OpenAppend(l.path)
 	if err != nil {
 		return fmt.Errorf("open log %s: %w (check that its folder exists and is writable)", l.path, err)
 	}

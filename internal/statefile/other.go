@@ -42,6 +42,9 @@ func PublishExclusive(path string, data []byte, perm os.FileMode) error { return
 // WriteAtomic is not available on this platform.
 func WriteAtomic(path string, data []byte, o WriteOptions) error { return errUnsupported }
 
+// OpenAppend is not available on this platform.
+func OpenAppend(path string) (*os.File, error) { return nil, errUnsupported }
+
 // Log is not available on this platform.
 type Log struct{}
 

@@ -14,3 +14,9 @@ func Update(path string, fn func(f *File) error) error {
 func UpdateFrom(path string, loaded *File, fn func(f *File) error) error {
 	return Update(path, fn)
 }
+
+// UpdateDiscarding is Update for the recovery of a broken entry; like
+// Update, it is not available on this platform.
+func UpdateDiscarding(path, discard string, fn func(f *File) error) (discarded, err error) {
+	return nil, Update(path, fn)
+}

@@ -53,7 +53,7 @@ const maxNoteMethods = 64
 // ErrClosed is the error of calls made or pending when the client was closed.
 var ErrClosed = errors.New("mcp client closed")
 
-// Client is a JSON-RPC client over a Transport (a Process or HTTP): increasing integer ids, a reader
+// Client is a JSON-RPC client over a Transport (a Stdio or HTTP): increasing integer ids, a reader
 // goroutine dispatching replies, and prompt answers to the server's own
 // legacy requests (ping → {}, roots/list → {"roots":[]}, elicitation/create →
 // decline, sampling/createMessage → error -1, anything else → -32601), so a
@@ -76,7 +76,7 @@ type Client struct {
 	dead      chan struct{}
 }
 
-// NewClient starts reading the server's messages (a *Process's stdout, or
+// NewClient starts reading the server's messages (a *Stdio's stdout, or
 // an *HTTP endpoint's answers). The client owns t from now on: Close stops it.
 func NewClient(t Transport, opts *ClientOptions) *Client {
 	c := &Client{
@@ -110,12 +110,6 @@ func (c *Client) failCall(id json.RawMessage, err error) {
 
 func (c *Client) validatesJSON() {}
 
-// Process returns the server process (nil over HTTP).
-func (c *Client) Process() *Process {
-	p, _ := c.t.(*Process)
-	return p
-}
-
 // Transport returns what the client talks over.
 func (c *Client) Transport() Transport { return c.t }
 
@@ -143,7 +137,7 @@ func (c *Client) Notifications() map[string]int {
 	return out
 }
 
-// Close ends the session and stops the server (see Process.Stop).
+// Close ends the session and stops the server (see process.Process.Stop).
 func (c *Client) Close(grace time.Duration) error {
 	c.mu.Lock()
 	c.closed = true
@@ -303,7 +297,7 @@ func (c *Client) readLoop() {
 }
 
 func (c *Client) notMessage(err error) error {
-	if _, ok := c.t.(*Process); ok {
+	if _, ok := c.t.(*Stdio); ok {
 		return fmt.Errorf("server %q wrote something other than an MCP message on stdout (stdout must carry only JSON-RPC lines; logs belong on stderr): %w", c.t.Label(), err)
 	}
 	return fmt.Errorf("server %q sent something other than an MCP message: %w", c.t.Label(), err)
@@ -409,4 +403,24 @@ func (c *Client) answer(m *Message) {
 		b = append(b, `"error":{"code":-32601,"message":"Method not found"}}`...)
 	}
 	c.Send(b) // a failed write ends the session through the reader
+}
+
+// waitChan reports whether c closed within d (d <= 0: already closed).
+func waitChan(c <-chan struct{}, d time.Duration) bool {
+	if d <= 0 {
+		select {
+		case <-c:
+			return true
+		default:
+			return false
+		}
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-c:
+		return true
+	case <-t.C:
+		return false
+	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcpsum/mcpsum/internal/jsonscan"
 	"github.com/mcpsum/mcpsum/internal/mcpspec"
+	"github.com/mcpsum/mcpsum/internal/process"
 	"github.com/mcpsum/mcpsum/internal/termtext"
 )
 
@@ -168,7 +169,7 @@ func startClient(start func() (Transport, error), opts *ClientOptions) (*Client,
 // "fall back to initialize", or the error that fails the probe.
 func legacySignal(err error) (string, error) {
 	var rpc *Error
-	var exit *ExitError
+	var exit *process.ExitError
 	var to *TimeoutError
 	var hs *HTTPStatusError
 	switch {
@@ -255,7 +256,7 @@ func isVersion(v string) bool {
 func fallback(ctx context.Context, c *Client, start func() (Transport, error), opts *ClientOptions, note string, discoverID int64) (*Client, *Hello, error) {
 	select {
 	case <-c.Done(): // it exited (or broke the stream): start afresh
-		var exit *ExitError
+		var exit *process.ExitError
 		if err := c.Err(); !errors.As(err, &exit) {
 			return c, nil, fmt.Errorf("probe era: %w", err)
 		}

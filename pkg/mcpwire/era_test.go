@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/mcpsum/mcpsum/internal/mcpspec"
+
+	"github.com/mcpsum/mcpsum/internal/process"
 )
 
 // lock probes argv and lists its surface the way `mcpsum lock` does, checks
@@ -151,7 +153,7 @@ func TestHandshakeKnownEra(t *testing.T) {
 	bin := peer(t, "gosrv")
 	for _, era := range []string{mcpspec.EraLegacy, mcpspec.EraModern} {
 		t.Run(era, func(t *testing.T) {
-			p, err := Start(Spec{Argv: []string{bin}})
+			p, err := startStdio(process.Spec{Argv: []string{bin}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -178,7 +180,7 @@ func TestHandshakeKnownEra(t *testing.T) {
 		})
 	}
 	t.Run("modern entry, server now legacy-only", func(t *testing.T) {
-		p, err := Start(Spec{Argv: []string{bin, "-versions", "2025-11-25"}})
+		p, err := startStdio(process.Spec{Argv: []string{bin, "-versions", "2025-11-25"}})
 		if err != nil {
 			t.Fatal(err)
 		}

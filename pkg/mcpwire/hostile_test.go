@@ -13,6 +13,8 @@ import (
 
 	"github.com/mcpsum/mcpsum/internal/mcpspec"
 	"github.com/mcpsum/mcpsum/internal/termtext"
+
+	"github.com/mcpsum/mcpsum/internal/process"
 )
 
 // Broken and hostile servers, played by e2e/servers/hostile (a FAKE server).
@@ -85,7 +87,7 @@ func TestHostileServers(t *testing.T) {
 			}
 		}},
 		{mode: "spawn", check: func(t *testing.T, s *Surface, st *starter) {
-			if len(s.Tools) != 1 || groupAlive(st.procs[0].Pgid()) {
+			if len(s.Tools) != 1 || process.GroupAlive(st.procs[0].Pgid()) {
 				t.Fatal("grandchild survived")
 			}
 		}},
@@ -150,7 +152,7 @@ func TestListAllContextCancel(t *testing.T) {
 }
 
 func TestCallTimeoutAndClosed(t *testing.T) {
-	p, err := Start(Spec{Argv: []string{peer(t, "hostile"), "-mode", "silent"}})
+	p, err := startStdio(process.Spec{Argv: []string{peer(t, "hostile"), "-mode", "silent"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,5 +166,5 @@ func TestCallTimeoutAndClosed(t *testing.T) {
 	if _, err = c.Call(context.Background(), "tools/list", nil); !errors.Is(err, ErrClosed) {
 		t.Fatalf("call after close: %v", err)
 	}
-	assertGroupGone(t, p)
+	assertGroupGone(t, p.Process())
 }

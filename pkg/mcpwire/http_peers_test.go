@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/mcpsum/mcpsum/internal/mcpspec"
+
+	"github.com/mcpsum/mcpsum/internal/process"
 )
 
 // freePort returns a loopback TCP port that was free a moment ago.
@@ -29,7 +31,7 @@ func freePort(t testing.TB) int {
 // until it accepts connections; it is stopped when the test ends.
 func httpPeer(t testing.TB, port int, env []string, argv ...string) {
 	t.Helper()
-	p, err := Start(Spec{Argv: argv, Env: append(Environ(nil), env...)})
+	p, err := process.Start(process.Spec{Argv: argv, Env: append(process.Environ(nil), env...)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +144,7 @@ func TestHTTPModernGoSDK(t *testing.T) {
 // their ratio.
 func BenchmarkListAllHTTPvsStdio(b *testing.B) {
 	ctx := context.Background()
-	st := &starter{spec: Spec{Argv: []string{peer(b, "gosrv")}, Env: Environ(nil)}}
+	st := &starter{spec: process.Spec{Argv: []string{peer(b, "gosrv")}, Env: process.Environ(nil)}}
 	cs, hs, err := Probe(ctx, st.start, 10*time.Second)
 	if err != nil {
 		b.Fatal(err)

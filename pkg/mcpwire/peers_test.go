@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mcpsum/mcpsum/internal/process"
 )
 
 // Real peers for the tests, built once per test binary into a temp dir (only
@@ -101,28 +103,37 @@ func nodeServer(t testing.TB, name string, args ...string) []string {
 
 // starter returns a start func for Probe that records every process started.
 type starter struct {
-	spec Spec
+	spec process.Spec
 	// zombiesOK: the server leaves grandchildren that Stop kills; reparented
 	// to init, they may stay unreaped zombies (this container's init never
 	// reaps), so require no live member instead of kill(-pgid, 0) == ESRCH.
 	zombiesOK bool
 	mu        sync.Mutex
-	procs     []*Process
+	procs     []*process.Process
 }
 
 func (s *starter) start() (Transport, error) {
-	p, err := Start(s.spec)
+	p, err := process.Start(s.spec)
 	if err != nil {
 		return nil, err
 	}
 	s.mu.Lock()
 	s.procs = append(s.procs, p)
 	s.mu.Unlock()
-	return p, nil
+	return NewStdio(p, 0), nil
+}
+
+// startStdio starts spec and speaks to it over its stdio.
+func startStdio(spec process.Spec) (*Stdio, error) {
+	p, err := process.Start(spec)
+	if err != nil {
+		return nil, err
+	}
+	return NewStdio(p, 0), nil
 }
 
 func newStarter(argv ...string) *starter {
-	return &starter{spec: Spec{Argv: argv, Env: Environ(nil)}}
+	return &starter{spec: process.Spec{Argv: argv, Env: process.Environ(nil)}}
 }
 
 // assertNoLeftovers fails unless every process group started is gone.
@@ -132,7 +143,7 @@ func (s *starter) assertNoLeftovers(t testing.TB) {
 	defer s.mu.Unlock()
 	for _, p := range s.procs {
 		if s.zombiesOK {
-			if groupAlive(p.Pgid()) {
+			if process.GroupAlive(p.Pgid()) {
 				t.Errorf("process group %d has live members", p.Pgid())
 			}
 			continue
@@ -143,7 +154,7 @@ func (s *starter) assertNoLeftovers(t testing.TB) {
 
 // assertGroupGone checks kill(-pgid, 0) == ESRCH: nothing of the group is
 // left, not even an unreaped zombie.
-func assertGroupGone(t testing.TB, p *Process) {
+func assertGroupGone(t testing.TB, p *process.Process) {
 	t.Helper()
 	select {
 	case <-p.Done():

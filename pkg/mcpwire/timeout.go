@@ -16,7 +16,7 @@ type TimeoutError struct {
 	// since it was started; StartTimeout is the start-up allowance it had.
 	Silent       bool
 	StartTimeout time.Duration
-	Stderr       []string // escaped stderr tail (see Process.StderrTail)
+	Stderr       []string // escaped stderr tail (see process.Process.StderrTail)
 }
 
 func (e *TimeoutError) Error() string {

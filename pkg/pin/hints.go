@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpsum/mcpsum/internal/process"
 	"github.com/mcpsum/mcpsum/internal/termtext"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 	"github.com/mcpsum/mcpsum/pkg/mcpwire"
@@ -41,7 +42,7 @@ func (e *StartError) Unwrap() error { return e.Err }
 // mcpsum but withheld from the server (names only, never values). Other
 // errors are returned as they are.
 func Explain(name string, entry *lockfile.Server, opts Options, err error) error {
-	var exit *mcpwire.ExitError
+	var exit *process.ExitError
 	var to *mcpwire.TimeoutError
 	var stderr []string
 	switch {
@@ -98,7 +99,7 @@ var commonEnv = []string{
 // mcpsum's environment that a server with envPassthrough env does not get,
 // sorted. Only names: values never leave mcpsum.
 func Withheld(env []string) []string {
-	passed := slices.Concat(env, mcpwire.BaseEnv())
+	passed := slices.Concat(env, process.BaseEnv())
 	var out []string
 	for _, kv := range os.Environ() {
 		n, _, _ := strings.Cut(kv, "=")

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpsum/mcpsum/internal/process"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 	"github.com/mcpsum/mcpsum/pkg/mcpwire"
 )
@@ -38,7 +39,7 @@ func TestExplainHints(t *testing.T) {
 		}
 		return strings.Join(se.Hints, "\n")
 	}
-	got := hints(&mcpwire.ExitError{Argv0: "npx", State: "exit status 1", Code: 1, Stderr: stderr})
+	got := hints(&process.ExitError{Argv0: "npx", State: "exit status 1", Code: 1, Stderr: stderr})
 	if !strings.Contains(got, "remove it and start again: rm -rf "+folder+"\n") {
 		t.Errorf("the named folder:\n%s", got)
 	}
@@ -46,12 +47,12 @@ func TestExplainHints(t *testing.T) {
 		!strings.Contains(got, "mcpsum lock --lockfile /w/mcp.lock --name mem --env ") || !strings.Contains(got, " --env LANG ") {
 		t.Errorf("the withheld LANG, by name only:\n%s", got)
 	}
-	got = hints(&mcpwire.ExitError{Argv0: "npx", State: "exit status 1", Code: 1, Stderr: []string{"npm error enoent ENOENT: no such file or directory, open 'package.json'"}})
+	got = hints(&process.ExitError{Argv0: "npx", State: "exit status 1", Code: 1, Stderr: []string{"npm error enoent ENOENT: no such file or directory, open 'package.json'"}})
 	if want := "rm -rf " + filepath.Join(home, ".npm", "_npx") + "\n"; !strings.Contains(got, want) {
 		t.Errorf("npx naming no folder: want %q in\n%s", want, got)
 	}
 	os.RemoveAll(folder)
-	got = hints(&mcpwire.ExitError{Argv0: "npx", State: "exit status 1", Code: 1, Stderr: stderr})
+	got = hints(&process.ExitError{Argv0: "npx", State: "exit status 1", Code: 1, Stderr: stderr})
 	if strings.Contains(got, "rm -rf "+folder) {
 		t.Errorf("a folder that does not exist was named:\n%s", got)
 	}

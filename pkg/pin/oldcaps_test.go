@@ -25,7 +25,7 @@ func lockDeclaringNone(t *testing.T, argv []string) *lockfile.Server {
 		t.Fatal(err)
 	}
 	defer cleanup()
-	c := mcpwire.NewClient(p, &mcpwire.ClientOptions{Timeout: 20 * time.Second, DeclareNone: true})
+	c := mcpwire.NewClient(mcpwire.NewStdio(p, 0), &mcpwire.ClientOptions{Timeout: 20 * time.Second, DeclareNone: true})
 	defer c.Close(stopGrace)
 	h, err := mcpwire.Handshake(ctx, c, lockfile.EraLegacy)
 	if err != nil {

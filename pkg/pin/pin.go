@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/mcpsum/mcpsum/internal/process"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 	"github.com/mcpsum/mcpsum/pkg/mcpwire"
 )
@@ -43,7 +44,7 @@ const stopGrace = 2 * time.Second
 // when the entry's policy asks for one, waiting until a sandboxed server is
 // up and running the command, so a sandbox that cannot be built is reported
 // as such. cleanup must run after the process has stopped.
-func Start(name string, entry *lockfile.Server, opts Options) (*mcpwire.Process, func(), error) {
+func Start(name string, entry *lockfile.Server, opts Options) (*process.Process, func(), error) {
 	if entry.Remote() {
 		return nil, nil, fmt.Errorf("server %q is a remote server (%s): there is no process to start", name, entry.URL)
 	}
@@ -51,7 +52,7 @@ func Start(name string, entry *lockfile.Server, opts Options) (*mcpwire.Process,
 	if err != nil {
 		return nil, nil, err
 	}
-	p, err := mcpwire.Start(spec)
+	p, err := process.Start(spec)
 	if err != nil {
 		cleanup()
 		return nil, nil, err
@@ -66,18 +67,17 @@ func Start(name string, entry *lockfile.Server, opts Options) (*mcpwire.Process,
 	return p, cleanup, nil
 }
 
-func launch(name string, entry *lockfile.Server, opts Options) (mcpwire.Spec, func() error, func(), error) {
+func launch(name string, entry *lockfile.Server, opts Options) (process.Spec, func() error, func(), error) {
 	dir, err := WorkDir(opts.Lockfile)
 	if err != nil {
-		return mcpwire.Spec{}, nil, nil, fmt.Errorf("server %q: %w", name, err)
+		return process.Spec{}, nil, nil, fmt.Errorf("server %q: %w", name, err)
 	}
-	spec := mcpwire.Spec{
-		Argv:    entry.Command,
-		Name:    entry.Command[0],
-		Env:     mcpwire.Environ(entry.EnvPassthrough),
-		Dir:     dir,
-		MaxLine: opts.MaxLine,
-		Stderr:  opts.Stderr,
+	spec := process.Spec{
+		Argv:   entry.Command,
+		Name:   entry.Command[0],
+		Env:    process.Environ(entry.EnvPassthrough),
+		Dir:    dir,
+		Stderr: opts.Stderr,
 	}
 	if entry.Policy == nil || entry.Policy.Sandbox == nil {
 		return spec, nil, func() {}, nil
@@ -109,7 +109,7 @@ func WorkDir(lockPath string) (string, error) {
 }
 
 // Program is the file a locked entry's argv[0] runs, resolved as Start
-// resolves it (internal/execpath's rule, working directory WorkDir, the PATH
+// resolves it (process.LookPath's rule, working directory WorkDir, the PATH
 // the server gets). It is what `show` prints; it touches no server.
 func Program(entry *lockfile.Server, lockPath string) (string, error) {
 	dir, err := WorkDir(lockPath)
@@ -119,7 +119,7 @@ func Program(entry *lockfile.Server, lockPath string) (string, error) {
 	if len(entry.Command) == 0 {
 		return "", fmt.Errorf("empty command")
 	}
-	return mcpwire.LookPath(entry.Command[0], mcpwire.Environ(entry.EnvPassthrough), dir)
+	return process.LookPath(entry.Command[0], process.Environ(entry.EnvPassthrough), dir)
 }
 
 // Entry turns what a server answered into a lock entry with digests.

@@ -24,7 +24,7 @@ func Connect(name string, entry *lockfile.Server, opts Options) (mcpwire.Transpo
 		if err != nil {
 			return nil, nil, err
 		}
-		return p, cleanup, nil
+		return mcpwire.NewStdio(p, opts.MaxLine), cleanup, nil
 	}
 	h, err := dialRemote(name, entry, opts)
 	if err != nil {

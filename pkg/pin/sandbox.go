@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/mcpsum/mcpsum/internal/process"
 	"github.com/mcpsum/mcpsum/internal/statefile"
 
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
-	"github.com/mcpsum/mcpsum/pkg/mcpwire"
 	"github.com/mcpsum/mcpsum/pkg/sandbox"
 )
 
@@ -29,7 +29,7 @@ func AuditLog() (string, error) {
 // sandboxed turns spec into a start of the sandbox's pid 1 that runs the
 // locked command confined as the policy says (I5). Anything the sandbox cannot
 // enforce is an error: the server does not start.
-func sandboxed(name string, sb *lockfile.Sandbox, spec mcpwire.Spec, opts Options) (mcpwire.Spec, func() error, func(), error) {
+func sandboxed(name string, sb *lockfile.Sandbox, spec process.Spec, opts Options) (process.Spec, func() error, func(), error) {
 	state, err := StateDir()
 	if err != nil {
 		return spec, nil, nil, err

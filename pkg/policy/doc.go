@@ -7,7 +7,7 @@
 // list show a person (text.go), to a writer the caller hands in.
 //
 // It imports internal/jsonscan, internal/lookalike, internal/mcpspec,
-// internal/procstat, internal/safeio, internal/statefile, internal/termtext
+// internal/process, internal/safeio, internal/statefile, internal/termtext
 // and pkg/lockfile of mcpsum, and must not import cmd/ or a package that
 // imports it.
 package policy

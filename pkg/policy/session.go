@@ -3,8 +3,6 @@ package policy
 import (
 	"fmt"
 	"os"
-
-	"github.com/mcpsum/mcpsum/internal/procstat"
 )
 
 // EnvSession names the variable that overrides the client session: every
@@ -84,14 +82,4 @@ func truncate(s string, n int) string {
 		return s
 	}
 	return s[:n] + "..."
-}
-
-// parseStat returns the start time (field 22) of a /proc/PID/stat line. The
-// command (field 2) is in parentheses and may itself hold spaces and ')'.
-func parseStat(stat string) (uint64, error) {
-	st, err := procstat.Parse(stat)
-	if err != nil {
-		return 0, err
-	}
-	return st.Uint(22)
 }

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/mcpsum/mcpsum/internal/process"
 )
 
 var bootID = sync.OnceValues(func() (string, error) {
@@ -37,11 +39,11 @@ func ProcessClient(pid int) (Client, error) {
 }
 
 func startTime(pid int) (uint64, error) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	st, err := process.ReadStat(strconv.Itoa(pid))
 	if err != nil {
 		return 0, fmt.Errorf("read process %d: %w", pid, err)
 	}
-	t, err := parseStat(string(b))
+	t, err := st.Uint(22) // starttime
 	if err != nil {
 		return 0, fmt.Errorf("read process %d: %w", pid, err)
 	}

@@ -305,9 +305,6 @@ func TestStoreListAndCleanup(t *testing.T) {
 }
 
 func TestSession(t *testing.T) {
-	if v, err := parseStat("123 (a) b) c) S 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 4242 20"); err != nil || v != 4242 {
-		t.Fatalf("parseStat: %d %v", v, err)
-	}
 	for _, bad := range []string{"", ".hidden", "a/b", "../x", strings.Repeat("a", 65), "a b", "é"} {
 		if ValidSessionID(bad) == nil {
 			t.Errorf("session id %q accepted", bad)

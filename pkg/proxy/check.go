@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/mcpsum/mcpsum/internal/process"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 	"github.com/mcpsum/mcpsum/pkg/mcpwire"
 	"github.com/mcpsum/mcpsum/pkg/pin"
@@ -148,7 +149,7 @@ func (p *Proxy) check(ctx context.Context) {
 // isTransport reports errors about the connection rather than the answer.
 func isTransport(err error) bool {
 	var to *mcpwire.TimeoutError
-	var exit *mcpwire.ExitError
+	var exit *process.ExitError
 	return errors.As(err, &to) || errors.As(err, &exit) || errors.Is(err, mcpwire.ErrClosed) ||
 		errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpsum/mcpsum/internal/process"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 	"github.com/mcpsum/mcpsum/pkg/mcpwire"
 	"github.com/mcpsum/mcpsum/pkg/pin"
@@ -222,11 +223,11 @@ func (f readerFunc) Read(p []byte) (int, error) { return f(p) }
 // the raw result.
 func direct(t testing.TB, e *lockfile.Server, method, params string) json.RawMessage {
 	t.Helper()
-	p, err := mcpwire.Start(mcpwire.Spec{Argv: e.Command, Env: mcpwire.Environ(nil)})
+	p, err := process.Start(process.Spec{Argv: e.Command, Env: process.Environ(nil)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := mcpwire.NewClient(p, &mcpwire.ClientOptions{Timeout: 10 * time.Second})
+	c := mcpwire.NewClient(mcpwire.NewStdio(p, 0), &mcpwire.ClientOptions{Timeout: 10 * time.Second})
 	defer c.Close(time.Second)
 	ctx := context.Background()
 	h, err := mcpwire.Handshake(ctx, c, e.Era())

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mcpsum/mcpsum/internal/mcpspec"
+	"github.com/mcpsum/mcpsum/internal/process"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 	"github.com/mcpsum/mcpsum/pkg/mcpwire"
 	"github.com/mcpsum/mcpsum/pkg/pin"
@@ -24,7 +25,7 @@ type Options struct {
 	Pin pin.Options
 	// Start, if set, replaces pin.Start (tests). It must start
 	// exactly the locked command; cleanup runs after the server stopped.
-	Start func() (p *mcpwire.Process, cleanup func(), err error)
+	Start func() (p *process.Process, cleanup func(), err error)
 	// Stderr receives diagnostics (informational drift, the server's stderr,
 	// escaped line by line). nil discards them.
 	Stderr io.Writer

@@ -4,7 +4,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/mcpsum/mcpsum/pkg/mcpwire"
+	"github.com/mcpsum/mcpsum/internal/process"
 )
 
 // upstream is the server as the proxy sees it: somewhere to send messages
@@ -36,14 +36,14 @@ type upstream interface {
 // stdin and stdout.
 type stdioUpstream struct {
 	*lineWriter // its stdin
-	proc        *mcpwire.Process
+	proc        *process.Process
 }
 
-func newStdioUpstream(proc *mcpwire.Process) *stdioUpstream {
+func newStdioUpstream(proc *process.Process) *stdioUpstream {
 	return &stdioUpstream{lineWriter: newLineWriter(proc.Stdin), proc: proc}
 }
 
-func (s *stdioUpstream) messages() io.Reader     { return s.proc.RawStdout() }
+func (s *stdioUpstream) messages() io.Reader     { return s.proc.Stdout() }
 func (s *stdioUpstream) exited() <-chan struct{} { return s.proc.Done() }
 func (s *stdioUpstream) exitError() error        { return s.proc.ExitError() }
 func (s *stdioUpstream) stderrTail() []string    { return s.proc.StderrTail() }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcpsum/mcpsum/internal/mcpspec"
+	"github.com/mcpsum/mcpsum/internal/process"
 	"github.com/mcpsum/mcpsum/pkg/mcpwire"
 	"github.com/mcpsum/mcpsum/pkg/pin"
 )
@@ -95,7 +96,7 @@ func (p *Proxy) startUpstream() (upstream, func(), error) {
 	return newStdioUpstream(proc), cleanup, nil
 }
 
-func (p *Proxy) start() (*mcpwire.Process, func(), error) {
+func (p *Proxy) start() (*process.Process, func(), error) {
 	if p.opts.Start != nil {
 		return p.opts.Start()
 	}

@@ -6,6 +6,8 @@ import (
 	"os"
 	"sync"
 	"time"
+
+	"github.com/mcpsum/mcpsum/internal/statefile"
 )
 
 // auditRecord is one line of the audit log: one per egress connection, or
@@ -68,7 +70,7 @@ type auditLog struct {
 }
 
 func openAudit(path string) (*auditLog, error) {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	f, err := statefile.OpenAppend(path)
 	if err != nil {
 		return nil, fmt.Errorf("sandbox audit log %s: %w (check that its folder exists and is writable)", path, err)
 	}

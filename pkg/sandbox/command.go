@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/mcpsum/mcpsum/internal/execpath"
+	"github.com/mcpsum/mcpsum/internal/process"
 )
 
 // refuseLauncher refuses package runners that fetch code at start: they contact
@@ -43,10 +43,10 @@ func refuseLauncher(argv []string) error {
 }
 
 // lookPath resolves argv[0] by the rule shared with unsandboxed starts
-// (internal/execpath: a relative path against dir, a bare name in the
+// (process.LookPath: a relative path against dir, a bare name in the
 // absolute PATH entries only). The result has every symlink resolved.
 func lookPath(name string, env []string, dir string) (string, error) {
-	p, err := execpath.Find(name, env, dir)
+	p, err := process.LookPath(name, env, dir)
 	if err != nil {
 		return "", &PolicyError{Field: "command", Value: name, Reason: err.Error()}
 	}

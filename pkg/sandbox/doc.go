@@ -22,6 +22,6 @@
 // Nothing here prints or exits.
 //
 // It is a leaf: it imports only internal/ helpers of mcpsum
-// (internal/execpath, internal/netrule, internal/policysyntax), and must not
-// import any other pkg/ package or cmd/.
+// (internal/netrule, internal/policysyntax, internal/process,
+// internal/statefile), and must not import any other pkg/ package or cmd/.
 package sandbox

@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mcpsum/mcpsum/internal/process"
 )
 
 var shEnv = []string{"PATH=/usr/bin:/bin"}
@@ -220,13 +222,8 @@ func descendants(pid int) []int {
 
 // alive is true while pid exists and is not a zombie.
 func alive(pid int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	s := string(b)
-	i := strings.LastIndex(s, ")")
-	return i > 0 && len(s) > i+2 && s[i+2] != 'Z'
+	st, err := process.ReadStat(strconv.Itoa(pid))
+	return err == nil && st.Field(3) != "" && st.Field(3) != "Z"
 }
 
 func TestStatus(t *testing.T) {

@@ -9,8 +9,8 @@ import (
 
 	"github.com/mcpsum/mcpsum/internal/jsonscan"
 	"github.com/mcpsum/mcpsum/internal/mcpspec"
+	"github.com/mcpsum/mcpsum/internal/process"
 	"github.com/mcpsum/mcpsum/internal/termtext"
-	"github.com/mcpsum/mcpsum/pkg/mcpwire"
 	"github.com/mcpsum/mcpsum/pkg/pin"
 )
 
@@ -217,7 +217,7 @@ func listOrNone(l []string) string {
 // envLine says exactly which variables the server gets: the base ones mcpsum
 // always passes (when set), the entry's envPassthrough, nothing else.
 func envLine(pass []string, sandboxed bool) string {
-	base := strings.Join(mcpwire.BaseEnv(), ", ")
+	base := strings.Join(process.BaseEnv(), ", ")
 	if sandboxed {
 		base += " (TMPDIR set to the sandbox's own)"
 	}

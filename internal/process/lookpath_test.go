@@ -1,6 +1,6 @@
 //go:build unix
 
-package mcpwire
+package process
 
 import (
 	"errors"

@@ -1,8 +1,6 @@
-package mcpwire
+package process
 
 import (
-	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -13,9 +11,6 @@ import (
 	"sync"
 	"syscall"
 	"time"
-
-	"github.com/mcpsum/mcpsum/internal/execpath"
-	"github.com/mcpsum/mcpsum/internal/termtext"
 )
 
 // Spec says how to start a server.
@@ -23,7 +18,7 @@ type Spec struct {
 	// Argv is run exactly: Argv[0] is looked up in the absolute entries of the
 	// PATH of Env (or, when Env has no PATH, mcpsum's own PATH) unless it
 	// contains a slash; a relative path is resolved against Dir. Argv is passed
-	// unchanged as the child's argv. See internal/execpath.
+	// unchanged as the child's argv. See LookPath.
 	Argv []string
 	// Env is exactly the child's environment, "NAME=value" entries. nil means an
 	// empty environment, never mcpsum's own. Build it with Environ.
@@ -40,48 +35,16 @@ type Spec struct {
 	// group (Setpgid, unless the caller asks for Setsid, which makes a new group
 	// too) and, on Linux, sets Pdeathsig to SIGKILL unless the caller set one.
 	SysProcAttr *syscall.SysProcAttr
-	// MaxLine is the stdout line limit; 0 means DefaultMaxLine.
-	MaxLine int
 	// Stderr, if set, receives a raw copy of everything the child writes to
 	// stderr (the proxy copies it to its own stderr). The escaped tail is kept
 	// either way.
 	Stderr io.Writer
 }
 
-// baseEnv are the variables every server gets when mcpsum has them set.
-var baseEnv = []string{"HOME", "PATH", "TMPDIR"}
-
-// BaseEnv returns the names of the variables every server gets besides its
-// envPassthrough (each only when set): HOME, PATH, TMPDIR.
-func BaseEnv() []string { return slices.Clone(baseEnv) }
-
-// Environ builds a server environment from mcpsum's own: only the variables
-// named in names (a lock's envPassthrough) plus PATH, HOME and TMPDIR, each
-// only when set. Values are copied, never stored elsewhere. The result is
-// sorted by name, so the same inputs give the same environment.
-func Environ(names []string) []string {
-	all := slices.Concat(names, baseEnv)
-	slices.Sort(all)
-	all = slices.Compact(all)
-	env := make([]string, 0, len(all))
-	for _, n := range all {
-		if n == "" || strings.Contains(n, "=") {
-			continue
-		}
-		if v, ok := os.LookupEnv(n); ok {
-			env = append(env, n+"="+v)
-		}
-	}
-	return env
-}
-
 // Process is a running server: its stdio, its process group and its exit.
 type Process struct {
 	// Stdin is the child's stdin; write with a LineWriter. Stop closes it.
-	Stdin io.WriteCloser
-	// Stdout reads the child's stdout, one message line at a time.
-	Stdout *LineReader
-
+	Stdin   io.WriteCloser
 	argv0   string
 	cmd     *exec.Cmd
 	pgid    int
@@ -95,9 +58,6 @@ type Process struct {
 
 	stopOnce sync.Once
 	stopErr  error
-
-	writerOnce sync.Once
-	writer     *LineWriter // WriteMessage's
 }
 
 // Start starts spec.Argv in its own process group with exactly spec.Env. The
@@ -151,7 +111,6 @@ func Start(spec Spec) (*Process, error) {
 	}
 	p := &Process{
 		Stdin:      stdinW,
-		Stdout:     NewLineReader(stdoutR, spec.MaxLine),
 		argv0:      name,
 		cmd:        cmd,
 		pgid:       cmd.Process.Pid, // Setpgid(0) and Setsid both make pgid == pid
@@ -175,9 +134,8 @@ func closeAll(fs ...*os.File) {
 	}
 }
 
-// lookPath resolves argv0 by execpath's rule: a relative path against dir
-// (mcpsum's working directory when dir is ""), a bare name in the absolute
-// entries of the child's PATH only.
+// lookPath resolves argv0 by LookPath's rule, against mcpsum's working
+// directory when dir is "".
 func lookPath(argv0 string, env []string, dir string) (string, error) {
 	if dir == "" {
 		wd, err := os.Getwd()
@@ -186,33 +144,30 @@ func lookPath(argv0 string, env []string, dir string) (string, error) {
 		}
 		dir = wd
 	}
-	p, err := execpath.Find(argv0, env, dir)
+	p, err := LookPath(argv0, env, dir)
 	if err != nil {
 		return "", fmt.Errorf("start server: %w", err)
 	}
 	return p, nil
 }
 
-// LookPath is the program a server's argv0 runs with environment env and
-// working directory dir (absolute), by the rule of internal/execpath.
-func LookPath(argv0 string, env []string, dir string) (string, error) {
-	return execpath.Find(argv0, env, dir)
-}
-
 // Pid is the child's process id; Pgid its process group (the same number).
 func (p *Process) Pid() int  { return p.cmd.Process.Pid }
 func (p *Process) Pgid() int { return p.pgid }
 
-// RawStdout is the child's stdout as an unbuffered stream, for a forwarder
-// that frames lines itself and streams long ones without holding them whole
-// (the proxy). Read either RawStdout or Stdout, never both: Stdout buffers.
-func (p *Process) RawStdout() io.Reader { return p.stdoutR }
+// Stdout is the child's stdout as an unbuffered stream: pkg/mcpwire frames
+// it into messages, the proxy streams long lines without holding them whole.
+// Read it from one goroutine.
+func (p *Process) Stdout() io.Reader { return p.stdoutR }
+
+// Name is how messages name the server's program (Spec.Name, else Argv[0]).
+func (p *Process) Name() string { return p.argv0 }
 
 // Done is closed once the child has exited and been reaped.
 func (p *Process) Done() <-chan struct{} { return p.done }
 
 // StderrTail returns the last lines the child wrote to stderr (at most 20),
-// each already escaped as by Quote (and cut to about 300 bytes).
+// each already escaped as by termtext.Quote (and cut to about 300 bytes).
 func (p *Process) StderrTail() []string { return p.tail.lines() }
 
 // ExitError describes a server that exited: its exit status and stderr tail.
@@ -285,7 +240,7 @@ func (p *Process) stop(grace, termGrace time.Duration) error {
 		}
 	}
 	var err error
-	if groupAlive(p.pgid) { // leftovers: the child exited, its children did not
+	if GroupAlive(p.pgid) { // leftovers: the child exited, its children did not
 		p.signalGroup(syscall.SIGTERM)
 		if !waitGroup(p.pgid, grace) {
 			p.signalGroup(syscall.SIGKILL)
@@ -327,68 +282,11 @@ func waitChan(c <-chan struct{}, d time.Duration) bool {
 // waitGroup polls until no live member of the group is left.
 func waitGroup(pgid int, d time.Duration) bool {
 	deadline := time.Now().Add(d)
-	for groupAlive(pgid) {
+	for GroupAlive(pgid) {
 		if time.Now().After(deadline) {
 			return false
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
 	return true
-}
-
-const (
-	tailLines   = 20
-	tailLineMax = 300 // bytes of escaped rendering kept per line
-	rawLineMax  = 4096
-)
-
-type stderrTail struct {
-	mu sync.Mutex
-	l  []string
-}
-
-func (t *stderrTail) add(raw []byte) {
-	raw = trimCR(raw)
-	if isBlank(raw) {
-		return
-	}
-	s := termtext.TruncateQuote(string(raw), tailLineMax)
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if len(t.l) == tailLines {
-		t.l = append(t.l[:0], t.l[1:]...)
-	}
-	t.l = append(t.l, s)
-}
-
-func (t *stderrTail) lines() []string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return slices.Clone(t.l)
-}
-
-// readStderr keeps the tail (lines cut to rawLineMax bytes) and copies raw
-// bytes to copyTo until EOF.
-func (p *Process) readStderr(copyTo io.Writer) {
-	defer close(p.stderrDone)
-	br := bufio.NewReaderSize(p.stderrR, rawLineMax)
-	var cur []byte
-	for {
-		frag, err := br.ReadSlice('\n')
-		if copyTo != nil && len(frag) > 0 {
-			copyTo.Write(frag)
-		}
-		if room := rawLineMax - len(cur); room > 0 {
-			cur = append(cur, frag[:min(room, len(frag))]...)
-		}
-		switch {
-		case err == nil:
-			p.tail.add(bytes.TrimSuffix(cur, []byte("\n")))
-			cur = cur[:0]
-		case err == bufio.ErrBufferFull:
-		default:
-			p.tail.add(cur)
-			return
-		}
-	}
 }

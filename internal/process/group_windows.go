@@ -1,4 +1,4 @@
-package mcpwire
+package process
 
 import "syscall"
 
@@ -9,4 +9,5 @@ func procAttr(in *syscall.SysProcAttr) *syscall.SysProcAttr { return in }
 
 func (p *Process) signalGroup(syscall.Signal) { p.cmd.Process.Kill() }
 
-func groupAlive(int) bool { return false }
+// GroupAlive is false: there is no group to probe.
+func GroupAlive(int) bool { return false }

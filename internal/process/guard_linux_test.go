@@ -1,4 +1,4 @@
-package mcpwire
+package process
 
 import (
 	"fmt"
@@ -88,11 +88,10 @@ func guardChild(t *testing.T) {
 }
 
 func parentOf(pid int) int {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	st, err := ReadStat(strconv.Itoa(pid))
 	if err != nil {
 		return -1
 	}
-	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
-	p, _ := strconv.Atoi(f[1])
+	p, _ := strconv.Atoi(st.Field(4))
 	return p
 }

@@ -1,11 +1,9 @@
-package mcpwire
+package process
 
 import (
 	"os"
 	"strconv"
 	"syscall"
-
-	"github.com/mcpsum/mcpsum/internal/procstat"
 )
 
 func setPdeathsig(a *syscall.SysProcAttr) {
@@ -18,10 +16,10 @@ func setPdeathsig(a *syscall.SysProcAttr) {
 	}
 }
 
-// groupAlive reports whether process group pgid has a member that is not a
+// GroupAlive reports whether process group pgid has a member that is not a
 // zombie. kill(-pgid, 0) alone also counts zombies, which a container's init
 // may never reap, so /proc is consulted when the kill probe says "exists".
-func groupAlive(pgid int) bool {
+func GroupAlive(pgid int) bool {
 	if err := syscall.Kill(-pgid, 0); err == syscall.ESRCH {
 		return false
 	}
@@ -38,7 +36,7 @@ func groupAlive(pgid int) bool {
 		if n[0] < '0' || n[0] > '9' {
 			continue
 		}
-		st, err := procstat.Read(n)
+		st, err := ReadStat(n)
 		if err != nil {
 			continue // gone meanwhile
 		}

@@ -1,4 +1,4 @@
-package mcpwire
+package process
 
 import (
 	"errors"
@@ -9,8 +9,6 @@ import (
 	"syscall"
 	"time"
 	"unsafe"
-
-	"github.com/mcpsum/mcpsum/internal/procstat"
 )
 
 const (
@@ -125,7 +123,7 @@ func prctlGet(op uintptr) (int, error) {
 // env_start and env_end of /proc/self/stat). Go copied it at start-up, so
 // os.Getenv and os.Environ are unaffected.
 func scrubEnviron() error {
-	st, err := procstat.Read("self")
+	st, err := ReadStat("self")
 	if err != nil {
 		return err
 	}
@@ -251,7 +249,7 @@ func childrenOf(ppid int, skip map[int]bool) []int {
 		if err != nil || skip[pid] {
 			continue
 		}
-		st, err := procstat.Read(n)
+		st, err := ReadStat(n)
 		if err != nil {
 			continue
 		}

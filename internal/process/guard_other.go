@@ -1,6 +1,6 @@
 //go:build !linux
 
-package mcpwire
+package process
 
 import (
 	"errors"

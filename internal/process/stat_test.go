@@ -1,4 +1,4 @@
-package procstat
+package process
 
 import (
 	"os"
@@ -8,7 +8,7 @@ import (
 
 // A command name with spaces and parentheses does not shift the fields.
 func TestParseHostileCommandName(t *testing.T) {
-	s, err := Parse("123 (a) b) c) S 1 77 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 4242 20")
+	s, err := ParseStat("123 (a) b) c) S 1 77 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 4242 20")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -21,14 +21,14 @@ func TestParseHostileCommandName(t *testing.T) {
 	if _, err := s.Uint(60); err == nil {
 		t.Fatal("a missing field read as a number")
 	}
-	if _, err := Parse("123 no paren S 1"); err == nil {
+	if _, err := ParseStat("123 no paren S 1"); err == nil {
 		t.Fatal("a line without ')' parsed")
 	}
 }
 
 // The running test's own line names its parent.
 func TestReadSelf(t *testing.T) {
-	s, err := Read("self")
+	s, err := ReadStat("self")
 	if err != nil {
 		t.Skip("no /proc here:", err)
 	}
