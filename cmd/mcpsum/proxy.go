@@ -16,6 +16,7 @@ import (
 	"github.com/peterbourgon/ff/v3/ffcli"
 	"golang.org/x/term"
 
+	"github.com/mcpsum/mcpsum/pkg/locker"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 	"github.com/mcpsum/mcpsum/pkg/mcpwire"
 	"github.com/mcpsum/mcpsum/pkg/pin"
@@ -102,7 +103,7 @@ Client configuration:
 			f, err := lockfile.Load(*lockfilePath)
 			if err != nil {
 				if errors.Is(err, os.ErrNotExist) {
-					return noLockfile(*lockfilePath, *name)
+					return &locker.NoLockfileError{Path: *lockfilePath, Name: *name}
 				}
 				return err
 			}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/mcpsum/mcpsum/internal/attestproto"
+	"github.com/mcpsum/mcpsum/pkg/locker"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 	"github.com/mcpsum/mcpsum/pkg/sandbox"
 	"github.com/mcpsum/mcpsum/pkg/sumdb"
@@ -112,6 +113,18 @@ func libraryExitCode(err error) (int, bool) {
 	var format *lockfile.FormatError
 	if errors.As(err, &format) {
 		return exitUndecided, true // malformed: nothing could be checked
+	}
+	var lockerUsage *locker.UsageError
+	if errors.As(err, &lockerUsage) {
+		return exitUsage, true // the entry named is not there, or cannot be
+	}
+	var noLock *locker.NoLockfileError
+	if errors.As(err, &noLock) {
+		return exitUndecided, true
+	}
+	var shadows *locker.ShadowError
+	if errors.As(err, &shadows) {
+		return exitVerdict, true // --strict refused shadowing between servers
 	}
 	var helper *attestproto.Error
 	if errors.As(err, &helper) {

@@ -34,9 +34,6 @@ func (a *app) checkLog(ctx context.Context, cmd string, entries map[string]*lock
 	return nil
 }
 
-// keepLogProof carries old's log proof over to a re-locked entry.
-var keepLogProof = pin.KeepLogProof
-
 // verifyLogProofs prints the offline check of path's stored log proofs.
 func (a *app) verifyLogProofs(path string, f *lockfile.File) error {
 	cfg, err := logConfig()

@@ -11,6 +11,7 @@ import (
 	"github.com/peterbourgon/ff/v3/ffcli"
 
 	"github.com/mcpsum/mcpsum/internal/statefile"
+	"github.com/mcpsum/mcpsum/pkg/locker"
 	"github.com/mcpsum/mcpsum/pkg/pin"
 	"github.com/mcpsum/mcpsum/pkg/verify"
 )
@@ -101,11 +102,11 @@ lockfile and the lockfile's own digests, without running any server.`),
 }
 
 func (a *app) verifyServers(ctx context.Context, v verifyFlags) (ret error) {
-	data, f, err := readCheckedLock(*v.lockfile) // one read: SARIF locations point into exactly the bytes checked
+	data, f, err := locker.Read(*v.lockfile) // one read: SARIF locations point into exactly the bytes checked
 	if err != nil {
 		return err
 	}
-	names, err := selectServers(f, *v.lockfile, *v.name)
+	names, err := locker.Select(f, *v.lockfile, *v.name)
 	if err != nil {
 		return err
 	}
@@ -165,7 +166,7 @@ func (a *app) verifyOffline(lockPath string, args []string, v verifyFlags) error
 	}
 	var firstErr error
 	for _, p := range paths {
-		f, err := loadLock(p)
+		f, err := locker.Load(p)
 		if err != nil {
 			fmt.Fprintf(a.stdout, "FAIL   %s: %v\n", quoteArg(p), err)
 			if firstErr == nil || exitCode(err) == exitVerdict {
