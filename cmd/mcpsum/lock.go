@@ -113,17 +113,14 @@ server's, or text of one server naming another's tool (each pair once). With
 
 // lockCommandEntry adds or replaces one entry with an explicit command.
 func (a *app) lockCommandEntry(ctx context.Context, path, name string, envs, command []string, opts pin.Options) error {
-	for _, e := range envs {
-		if !lockfile.ValidEnvName(e) {
-			return usageErr("--env %s: give the name of an environment variable, not its value", quoteArg(e))
-		}
-		if _, ok := os.LookupEnv(e); !ok {
-			fmt.Fprintf(a.stderr, "lock: note: %s is not set here; the server will start without it\n", e)
-		}
+	target, unset, err := locker.CommandTarget(command, envs, os.LookupEnv)
+	for _, e := range unset {
+		fmt.Fprintf(a.stderr, "lock: note: %s is not set here; the server will start without it\n", e)
 	}
-	slices.Sort(envs)
-	envs = slices.Compact(envs)
-	return a.lockNew(ctx, path, name, &lockfile.Server{Command: command, EnvPassthrough: envs}, opts)
+	if err != nil {
+		return err
+	}
+	return a.lockNew(ctx, path, name, target, opts)
 }
 
 // lockNew adds or replaces one entry with an explicit target (a command, or
