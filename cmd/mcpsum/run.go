@@ -29,7 +29,7 @@ type app struct {
 	// refuses the write (pkg/review).
 	strictShadow bool
 	// accept: lock --accept KIND, re-lock only entries whose every change
-	// is of that kind (lock_accept.go).
+	// is of that kind (acceptOnly, locker.Review).
 	accept string
 }
 
