@@ -12,6 +12,7 @@ import (
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 	"github.com/mcpsum/mcpsum/pkg/sandbox"
 	"github.com/mcpsum/mcpsum/pkg/sumdb"
+	"github.com/mcpsum/mcpsum/pkg/verify"
 )
 
 // Exit codes: the contract scripts rely on (README "Exit codes").
@@ -71,6 +72,17 @@ func exitCode(err error) int {
 		return exitUsage
 	}
 	return exitUndecided // fail closed: anything unclassified is "could not decide"
+}
+
+// outcomeExit maps a report's verdict to the exit code.
+func outcomeExit(o verify.Outcome) int {
+	switch o {
+	case verify.Fail:
+		return exitVerdict
+	case verify.Undecided:
+		return exitUndecided
+	}
+	return exitOK
 }
 
 // isFlagError reports errors produced by the flag package while parsing.

@@ -144,17 +144,6 @@ func (a *app) verifyServers(ctx context.Context, v verifyFlags) (ret error) {
 	return silent{code: code}
 }
 
-// outcomeExit maps a report's verdict to the exit code.
-func outcomeExit(o verify.Outcome) int {
-	switch o {
-	case verify.Fail:
-		return exitVerdict
-	case verify.Undecided:
-		return exitUndecided
-	}
-	return exitOK
-}
-
 // verifyOffline checks lockfiles without starting servers (the pre-commit hook).
 func (a *app) verifyOffline(lockPath string, args []string, v verifyFlags) error {
 	if *v.name != "" || *v.strict || *v.asJSON || *v.format != "text" || *v.sarifFile != "" || *v.sig.bundle != "" || v.sig.any() {
