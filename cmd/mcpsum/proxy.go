@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -116,12 +115,7 @@ Client configuration:
 func (a *app) runProxy(ctx context.Context, f *lockfile.File, path, name string, opts pin.Options, approval time.Duration) error {
 	entry := f.Servers[name]
 	if entry == nil {
-		names := make([]string, 0, len(f.Servers))
-		for n := range f.Servers {
-			names = append(names, n)
-		}
-		slices.Sort(names)
-		return usageErr("no server %s in %s (locked: %s); lock it first with 'mcpsum lock --lockfile %s --name %s -- COMMAND [ARG]...'", quoteArg(name), quoteArg(path), strings.Join(names, ", "), quoteArg(path), quoteArg(name))
+		return usageErr("no server %s in %s (locked: %s); lock it first with 'mcpsum lock --lockfile %s --name %s -- COMMAND [ARG]...'", quoteArg(name), quoteArg(path), strings.Join(locker.Names(f), ", "), quoteArg(path), quoteArg(name))
 	}
 	var remote *mcpwire.HTTPSpec
 	var reauth func(context.Context, string) (string, error)

@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"slices"
 	"strings"
@@ -16,6 +15,7 @@ import (
 	"github.com/peterbourgon/ff/v3/ffcli"
 
 	"github.com/mcpsum/mcpsum/internal/cli"
+	"github.com/mcpsum/mcpsum/pkg/locker"
 )
 
 // app holds what every subcommand needs from the outside world.
@@ -54,11 +54,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return report(stderr, usageErr("%s (run '%s -h' for usage)", msg, cli.Path(root, args)))
 	}
 	cmd := cli.Path(root, args)
-	lockfilePath, before := "", fs.FileInfo(nil)
+	lockfilePath, before := "", locker.Snapshot{}
 	if cmd == "mcpsum lock" {
 		i := slices.IndexFunc(root.Subcommands, func(c *ffcli.Command) bool { return c.Name == "lock" })
 		lockfilePath = root.Subcommands[i].FlagSet.Lookup("lockfile").Value.String()
-		before, _ = os.Stat(lockfilePath) // never opened: a FIFO cannot block this
+		before = locker.Stat(lockfilePath)
 	}
 	err := root.Run(ctx)
 	if err != nil && ctx.Err() != nil {
@@ -71,14 +71,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 // as the "context canceled" its work failed with. lock replaces its file
 // atomically, so the file is either the one from before (nothing written)
 // or a new one holding the servers that finished first.
-func interrupted(ctx context.Context, cmd, lockfilePath string, before fs.FileInfo, err error) error {
+func interrupted(ctx context.Context, cmd, lockfilePath string, before locker.Snapshot, err error) error {
 	why := context.Cause(ctx)
 	if cmd != "mcpsum lock" {
 		return &exitError{code: exitCode(err), err: fmt.Errorf("%s interrupted (%v): %w", strings.TrimPrefix(cmd, "mcpsum "), why, err)}
 	}
-	after, _ := os.Stat(lockfilePath)
-	if before == nil && after == nil || before != nil && after != nil && os.SameFile(before, after) &&
-		before.ModTime().Equal(after.ModTime()) && before.Size() == after.Size() {
+	if !before.Rewritten(lockfilePath) {
 		return &exitError{code: exitUndecided, err: fmt.Errorf("lock interrupted (%v): nothing was written, %s is as it was", why, lockfilePath)}
 	}
 	return &exitError{code: exitUndecided, err: fmt.Errorf("lock interrupted (%v): %s was rewritten with the servers that finished before it (see 'git diff HEAD -- %s'): %w",

@@ -103,24 +103,11 @@ func (s sigFlags) any() bool {
 	return *s.key != "" || *s.identity != "" || *s.issuer != "" || *s.identityRE != "" || *s.issuerRE != "" || *s.trusted != ""
 }
 
-// check reads the lockfile once, checks its digests and verifies the bundle
-// over those exact bytes (through mcpsum-attest), without running any
-// server. It returns the parsed file of the bytes that verified.
+// check verifies the lockfile's bundle (locker.ReadSigned).
 func (s sigFlags) check(ctx context.Context, lockPath string) (*attestproto.Signer, *lockfile.File, error) {
 	req := attestproto.VerifyRequest{Bundle: attestproto.BundlePath(lockPath, *s.bundle), Key: *s.key,
 		Identity: *s.identity, Issuer: *s.issuer, IdentityRegexp: *s.identityRE, IssuerRegexp: *s.issuerRE, TrustedRoot: *s.trusted}
-	if _, err := req.Args(); err != nil { // a usage mistake is said before the lockfile is read
-		return nil, nil, err
-	}
-	data, f, err := locker.Read(lockPath)
-	if err != nil {
-		return nil, nil, err
-	}
-	signer, err := attestproto.Client{Helper: *s.helper, Version: moduleVersion()}.Verify(ctx, data, req)
-	if err != nil {
-		return nil, nil, err
-	}
-	return signer, f, nil
+	return locker.ReadSigned(ctx, attestproto.Client{Helper: *s.helper, Version: moduleVersion()}, req, lockPath)
 }
 
 // describeSigner says who signed, escaped.

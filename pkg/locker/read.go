@@ -1,6 +1,7 @@
 package locker
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -8,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mcpsum/mcpsum/internal/attestproto"
 	"github.com/mcpsum/mcpsum/internal/termtext"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 )
@@ -87,4 +89,42 @@ func Untouched(path string) string {
 		return "nothing was written"
 	}
 	return path + " was left untouched"
+}
+
+// ReadSigned reads the lockfile once, checks its digests and has the
+// signing helper verify req's bundle over those exact bytes, without
+// running any server. It returns who signed and the parsed file of the
+// bytes that verified. A mistake in req is said before the file is read.
+func ReadSigned(ctx context.Context, c attestproto.Client, req attestproto.VerifyRequest, path string) (*attestproto.Signer, *lockfile.File, error) {
+	if _, err := req.Args(); err != nil {
+		return nil, nil, err
+	}
+	data, f, err := Read(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	signer, err := c.Verify(ctx, data, req)
+	if err != nil {
+		return nil, nil, err
+	}
+	return signer, f, nil
+}
+
+// Snapshot is a lockfile's identity, time and size, taken without opening
+// it (a FIFO cannot block Stat), to tell later whether it was rewritten.
+type Snapshot struct{ fi fs.FileInfo }
+
+// Stat takes the Snapshot of the file at path (of no file, if none).
+func Stat(path string) Snapshot {
+	fi, _ := os.Stat(path)
+	return Snapshot{fi}
+}
+
+// Rewritten reports whether the file at path is no longer the one s saw:
+// created, removed or replaced.
+func (s Snapshot) Rewritten(path string) bool {
+	before, after := s.fi, Stat(path).fi
+	same := before == nil && after == nil || before != nil && after != nil && os.SameFile(before, after) &&
+		before.ModTime().Equal(after.ModTime()) && before.Size() == after.Size()
+	return !same
 }
