@@ -28,7 +28,7 @@ type app struct {
 	// parse error (dropped: the error names the mistake and the -h to run).
 	flagOut bytes.Buffer
 	// strictShadow: lock or import --strict, shadowing between servers
-	// refuses the write (pkg/review).
+	// refuses the write (locker.Options.Strict; the shadowing is pkg/review's).
 	strictShadow bool
 	// accept: lock --accept KIND, re-lock only entries whose every change
 	// is of that kind (acceptOnly, locker.Review).
