@@ -155,17 +155,8 @@ func (a *app) verifyOffline(lockPath string, args []string, v verifyFlags) error
 	}
 	var firstErr error
 	for _, p := range paths {
-		f, err := locker.Load(p)
-		if err != nil {
-			fmt.Fprintf(a.stdout, "FAIL   %s: %v\n", quoteArg(p), err)
-			if firstErr == nil || exitCode(err) == exitVerdict {
-				firstErr = err
-			}
-			continue
-		}
-		fmt.Fprintf(a.stdout, "ok     %s: %d servers, every digest matches (offline: no server was started)\n", quoteArg(p), len(f.Servers))
-		if err := a.verifyLogProofs(p, f); err != nil && (firstErr == nil || exitCode(err) == exitVerdict) {
-			firstErr = err
+		if err := verify.Offline(a.stdout, p, logConfig); err != nil && (firstErr == nil || exitCode(err) == exitVerdict) {
+			firstErr = err // a verdict wins over a file that could not be checked
 		}
 	}
 	if firstErr != nil {
