@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -16,6 +15,7 @@ import (
 
 	"github.com/mcpsum/mcpsum/pkg/clientconfig"
 	"github.com/mcpsum/mcpsum/pkg/importer"
+	"github.com/mcpsum/mcpsum/pkg/locker"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 	"github.com/mcpsum/mcpsum/pkg/pin"
 )
@@ -238,38 +238,27 @@ func makeLockDir(a *app, lock string) error {
 // lockCandidates locks every candidate in parallel and writes those that
 // locked (one failure does not hold back the others).
 func (a *app) lockCandidates(ctx context.Context, cands []*importer.Candidate, opts pin.Options) error {
-	var names []string
-	for _, c := range cands {
-		names = append(names, c.Name)
-	}
 	existing, err := lockfile.Load(opts.Lockfile)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
-	p := newProgress(a.stderr, names)
-	results := pin.Each(ctx, names, func(ctx context.Context, n string) (*lockfile.Server, error) {
-		target := *cands[slices.Index(names, n)].Target
-		prefer := ""
-		if existing != nil && existing.Servers[n] != nil {
-			prefer, target.Policy = existing.Servers[n].Era(), existing.Servers[n].Policy
-		}
-		e, err := pin.LockTarget(ctx, n, &target, prefer, opts)
-		p.done(n, e, err)
-		return e, err
-	})
-	p.stop()
-	entries := map[string]*lockfile.Server{}
-	for i, r := range results {
-		cands[i].Entry, cands[i].Err = r.Entry, r.Err
-		if r.Err == nil {
-			entries[cands[i].Name] = r.Entry
-		}
+	jobs := make([]locker.Job, len(cands))
+	names := make([]string, len(cands))
+	for i, c := range cands {
+		jobs[i], names[i] = locker.Imported(existing, c.Name, *c.Target), c.Name
 	}
+	p := newProgress(a.stderr, names)
+	out := locker.Run(ctx, jobs, opts, p.done)
+	p.stop()
+	for i, r := range out.Results {
+		cands[i].Entry, cands[i].Err = r.Entry, r.Err
+	}
+	entries := out.Entries
 	if len(entries) == 0 {
 		return nil
 	}
 	if err := a.checkLog(ctx, "import", entries); err != nil {
-		return fmt.Errorf("%w\n%s", err, untouched(opts.Lockfile))
+		return fmt.Errorf("%w\n%s", err, locker.Untouched(opts.Lockfile))
 	}
 	shadows, err := a.writeEntries(opts.Lockfile, nil, entries)
 	if err != nil {

@@ -14,9 +14,11 @@ import (
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 
+	"github.com/mcpsum/mcpsum/pkg/locker"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 	"github.com/mcpsum/mcpsum/pkg/pin"
 	"github.com/mcpsum/mcpsum/pkg/review"
+	"github.com/mcpsum/mcpsum/pkg/verify"
 )
 
 func (a *app) lockCommand() *ffcli.Command {
@@ -80,7 +82,7 @@ server's, or text of one server naming another's tool (each pair once). With
 				return err
 			}
 			a.strictShadow, a.accept = *strict, *accept
-			if *accept != "" && !slices.Contains(acceptKinds, *accept) {
+			if *accept != "" && !slices.Contains(locker.AcceptKinds, *accept) {
 				return usageErr("--accept %s: the one kind lock can accept on its own is descriptive (wording only)", quoteArg(*accept))
 			}
 			opts := pin.Options{Lockfile: *lockfilePath, Timeout: time.Duration(*timeout) * time.Second,
@@ -111,17 +113,14 @@ server's, or text of one server naming another's tool (each pair once). With
 
 // lockCommandEntry adds or replaces one entry with an explicit command.
 func (a *app) lockCommandEntry(ctx context.Context, path, name string, envs, command []string, opts pin.Options) error {
-	for _, e := range envs {
-		if !lockfile.ValidEnvName(e) {
-			return usageErr("--env %s: give the name of an environment variable, not its value", quoteArg(e))
-		}
-		if _, ok := os.LookupEnv(e); !ok {
-			fmt.Fprintf(a.stderr, "lock: note: %s is not set here; the server will start without it\n", e)
-		}
+	target, unset, err := locker.CommandTarget(command, envs, os.LookupEnv)
+	for _, e := range unset {
+		fmt.Fprintf(a.stderr, "lock: note: %s is not set here; the server will start without it\n", e)
 	}
-	slices.Sort(envs)
-	envs = slices.Compact(envs)
-	return a.lockNew(ctx, path, name, &lockfile.Server{Command: command, EnvPassthrough: envs}, opts)
+	if err != nil {
+		return err
+	}
+	return a.lockNew(ctx, path, name, target, opts)
 }
 
 // lockNew adds or replaces one entry with an explicit target (a command, or
@@ -133,107 +132,46 @@ func (a *app) lockNew(ctx context.Context, path, name string, target *lockfile.S
 	if err := lockfile.ValidName(name); err != nil {
 		return usageErr("--name %s: %v", quoteArg(name), err)
 	}
-	// Keep the locked era and policy of an entry locked with the same target.
-	prefer := ""
-	var policy *lockfile.Policy
-	old, err := lockfile.Load(path)
-	broken, replaced := "", ""
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-	case brokenEntry(err, name):
-		// The explicit recovery: this entry is replaced by the fresh lock
-		// below if every other entry is valid (checked when writing).
-		broken = brokenProblem(err)
-		fmt.Fprintf(a.stderr, "lock: %s: the entry in %s is broken (%s); locking it afresh to replace it\n", name, path, brokenProblem(err))
-	case err != nil:
+	plan, err := locker.PlanNew(path, name, target)
+	if err != nil {
 		return err
-	default:
-		if e := old.Servers[name]; e != nil {
-			policy = e.Policy
-			if e.Remote() == target.Remote() && slices.Equal(e.Command, target.Command) && e.URL == target.URL {
-				prefer = e.Era()
-			} else {
-				replaced = fmt.Sprintf("lock: %s: replaced the locked %s\n", name, replacedTarget(e, target))
-			}
-			if !e.Remote() && !target.Remote() && !slices.Equal(e.EnvPassthrough, target.EnvPassthrough) {
-				replaced += fmt.Sprintf("lock: %s: envPassthrough was [%s], now [%s]\n", name, strings.Join(e.EnvPassthrough, ", "), strings.Join(target.EnvPassthrough, ", "))
-			}
-		}
 	}
-	if policy != nil && policy.Sandbox != nil && target.Remote() {
-		return usageErr("%s: the entry has a sandbox policy, and a remote server has no process to confine: remove policy.sandbox from the entry in %s first", name, path)
+	if plan.Broken != "" {
+		fmt.Fprintf(a.stderr, "lock: %s: the entry in %s is broken (%s); locking it afresh to replace it\n", name, path, plan.Broken)
 	}
-	target.Policy = policy
 	p := newProgress(a.stderr, []string{name})
-	entry, err := pin.LockTarget(ctx, name, target, prefer, opts)
+	entry, err := pin.LockTarget(ctx, name, target, plan.Prefer, opts)
 	p.done(name, entry, err)
 	p.stop()
 	if err != nil {
-		return withCode(err, fmt.Errorf("lock failed for %s; %s", name, untouched(path)))
+		return withCode(err, fmt.Errorf("lock failed for %s; %s", name, locker.Untouched(path)))
 	}
-	if err := a.checkLog(ctx, "lock", map[string]*lockfile.Server{name: entry}); err != nil {
-		return fmt.Errorf("%w\n%s", err, untouched(path))
+	entries := map[string]*lockfile.Server{name: entry}
+	if err := a.checkLog(ctx, "lock", entries); err != nil {
+		return fmt.Errorf("%w\n%s", err, locker.Untouched(path))
 	}
-	if broken != "" {
-		return a.replaceBroken(path, name, entry, broken)
+	if plan.Broken != "" {
+		r, err := locker.ReplaceBroken(path, name, entry, a.writeOptions())
+		if err != nil {
+			return err
+		}
+		if r.Discarded {
+			fmt.Fprintf(a.stderr, "lock: %s: discarded the broken entry (its command, surface and any policy are gone; 'git diff HEAD -- %s' shows them)\n", name, quoteArg(path))
+			if r.Problem != plan.Broken {
+				// The file changed between the two reads: say what was discarded.
+				fmt.Fprintf(a.stderr, "lock: %s: the discarded entry: %s\n", name, r.Problem)
+			}
+		}
+		fmt.Fprintf(a.stderr, "lock: wrote %s\n", path)
+		a.printLockWarnings(path, entries, r.Shadows)
+		return nil
 	}
-	if err := a.write(path, old, map[string]*lockfile.Server{name: entry}); err != nil {
+	if err := a.write(path, plan.Loaded, entries); err != nil {
 		return err
 	}
-	fmt.Fprint(a.stderr, replaced)
-	return nil
-}
-
-// brokenEntry reports whether err is entry name failing to parse or to
-// match its digests (and nothing else wrong with the file).
-func brokenEntry(err error, name string) bool {
-	var ie *lockfile.IntegrityError
-	var fe *lockfile.FormatError
-	return errors.As(err, &ie) && ie.Server == name || errors.As(err, &fe) && fe.Server == name
-}
-
-// brokenProblem is what is wrong with a broken entry, without the advice
-// the error gives a user who has not started the recovery yet.
-func brokenProblem(err error) string {
-	var ie *lockfile.IntegrityError
-	var fe *lockfile.FormatError
-	switch {
-	case errors.As(err, &ie):
-		return ie.Problem()
-	case errors.As(err, &fe):
-		return fe.Problem()
+	for _, n := range plan.Notes {
+		fmt.Fprintf(a.stderr, "lock: %s\n", n)
 	}
-	return err.Error()
-}
-
-// replaceBroken writes entry in place of the broken entry name, when every
-// other entry is valid, and says what it discarded. first is the problem
-// reported when the lock started.
-func (a *app) replaceBroken(path, name string, entry *lockfile.Server, first string) error {
-	var shadows []review.Shadow
-	var refused error
-	discarded, err := lockfile.UpdateDiscarding(path, name, func(f *lockfile.File) error {
-		f.Servers[name] = entry
-		f.Generator = "mcpsum " + moduleVersion()
-		shadows = a.shadowsOf(f, map[string]*lockfile.Server{name: entry})
-		refused = a.strictShadows(shadows)
-		return refused
-	})
-	if err != nil {
-		if refused != nil {
-			return refused // --strict refused the shadowing; it says so itself
-		}
-		return fmt.Errorf("%w (the broken entry %s can only be replaced when every other entry is valid; %s)", err, name, untouched(path))
-	}
-	if discarded != nil {
-		fmt.Fprintf(a.stderr, "lock: %s: discarded the broken entry (its command, surface and any policy are gone; 'git diff HEAD -- %s' shows them)\n", name, quoteArg(path))
-		if p := brokenProblem(discarded); p != first {
-			// The file changed between the two reads: say what was discarded.
-			fmt.Fprintf(a.stderr, "lock: %s: the discarded entry: %s\n", name, p)
-		}
-	}
-	fmt.Fprintf(a.stderr, "lock: wrote %s\n", path)
-	a.printLockWarnings(path, map[string]*lockfile.Server{name: entry}, shadows)
 	return nil
 }
 
@@ -244,12 +182,12 @@ func (a *app) replaceBroken(path, name string, entry *lockfile.Server, first str
 func (a *app) relock(ctx context.Context, path, name string, opts pin.Options) error {
 	f, err := lockfile.Load(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return noLockfile(path, name)
+		return &locker.NoLockfileError{Path: path, Name: name}
 	}
 	if err != nil {
 		return err
 	}
-	names, err := selectServers(f, path, name)
+	names, err := locker.Select(f, path, name)
 	if err != nil {
 		return err
 	}
@@ -257,47 +195,32 @@ func (a *app) relock(ctx context.Context, path, name string, opts pin.Options) e
 		return usageErr("%s has no servers yet: add one with mcpsum lock --lockfile %s --name NAME -- COMMAND [ARG]...", path, quoteArg(path))
 	}
 	p := newProgress(a.stderr, names)
-	results := pin.Each(ctx, names, func(ctx context.Context, n string) (*lockfile.Server, error) {
-		e := f.Servers[n]
-		entry, err := pin.LockTarget(ctx, n, e, e.Era(), opts)
-		p.done(n, entry, err)
-		return entry, err
-	})
+	out := locker.Run(ctx, locker.Relocks(f, names), opts, p.done)
 	p.stop()
-	entries := map[string]*lockfile.Server{}
-	var failed []string
-	for i, r := range results {
-		if r.Err != nil {
-			failed = append(failed, names[i])
-			continue
-		}
-		entries[names[i]] = r.Entry
-	}
-	if err := a.acceptOnly(path, f, entries); err != nil {
+	if err := a.acceptOnly(path, f, out.Entries); err != nil {
 		return err
 	}
-	if err := a.checkLog(ctx, "lock", entries); err != nil {
-		return fmt.Errorf("%w\n%s", err, untouched(path))
+	if err := a.checkLog(ctx, "lock", out.Entries); err != nil {
+		return fmt.Errorf("%w\n%s", err, locker.Untouched(path))
 	}
-	if len(failed) == 0 {
-		return a.write(path, f, entries)
+	if len(out.Failed) == 0 {
+		return a.write(path, f, out.Entries)
 	}
-	kept := untouched(path)
-	if len(entries) > 0 {
-		if err := a.write(path, f, entries); err != nil {
+	kept := locker.Untouched(path)
+	if len(out.Entries) > 0 {
+		if err := a.write(path, f, out.Entries); err != nil {
 			return err
 		}
 		kept = "their entries were left as they were; the others were re-locked"
 	}
-	return withCode(results[slices.Index(names, failed[0])].Err,
+	failed := out.Failed
+	return withCode(out.FirstErr(),
 		fmt.Errorf("lock failed for %s (see above); %s. Once it starts again: mcpsum lock --lockfile %s --name %s; or, if it is gone for good: mcpsum lock --lockfile %s --remove %s",
 			strings.Join(failed, ", "), kept, quoteArg(path), quoteArg(failed[0]), quoteArg(path), quoteArg(failed[0])))
 }
 
-// write merges entries into the lockfile under its file lock, keeping each
-// server's policy and printing the taint labels that had to be dropped.
-// loaded is the file as read before the servers ran (nil if none): unless
-// it changed meanwhile, it is not parsed again.
+// write merges entries into the lockfile (locker.Write) and prints what
+// the merge noted and the warnings of the new entries.
 func (a *app) write(path string, loaded *lockfile.File, entries map[string]*lockfile.Server) error {
 	shadows, err := a.writeEntries(path, loaded, entries)
 	if err != nil {
@@ -310,35 +233,75 @@ func (a *app) write(path string, loaded *lockfile.File, entries map[string]*lock
 // writeEntries is write without the warnings; it returns the shadowing
 // (pkg/review) between the entries written and the lock's other servers.
 func (a *app) writeEntries(path string, loaded *lockfile.File, entries map[string]*lockfile.Server) ([]review.Shadow, error) {
-	var notes []string
-	var shadows []review.Shadow
-	err := lockfile.UpdateFrom(path, loaded, func(f *lockfile.File) error {
-		notes = notes[:0]
-		for n, e := range entries {
-			if old := f.Servers[n]; old != nil {
-				keepLogProof(old, e)
-				if old.Era() != e.Era() {
-					notes = append(notes, fmt.Sprintf("lock: %s: the protocol era changed from %s (%s) to %s (%s); the entry now records the new era", n, old.Era(), old.ProtocolVersion, e.Era(), e.ProtocolVersion))
-				}
-				for _, d := range lockfile.KeepPolicy(old, e) {
-					notes = append(notes, fmt.Sprintf("lock: %s: dropped taint label %s: the tool no longer exists (label its new name again if it was renamed)", n, d))
-				}
-			}
-			f.Servers[n] = e
-		}
-		f.Generator = "mcpsum " + moduleVersion()
-		shadows = a.shadowsOf(f, entries)
-		return a.strictShadows(shadows)
-	})
+	w, err := locker.Write(path, loaded, entries, a.writeOptions())
 	if err != nil {
 		return nil, err
 	}
-	slices.Sort(notes)
-	for _, n := range notes {
-		fmt.Fprintln(a.stderr, n)
+	for _, n := range w.Notes {
+		fmt.Fprintf(a.stderr, "lock: %s\n", n)
 	}
 	fmt.Fprintf(a.stderr, "lock: wrote %s\n", path)
-	return shadows, nil
+	return w.Shadows, nil
+}
+
+func (a *app) writeOptions() locker.Options {
+	return locker.Options{Generator: "mcpsum " + moduleVersion(), Strict: a.strictShadow}
+}
+
+// printLockWarnings prints, after a lock, what show would flag in the new
+// entries (locker.Warnings) and the shadowing between them and the lock's
+// other servers. The lock is written anyway (unless --strict refused the
+// shadowing): these are for the reviewer.
+func (a *app) printLockWarnings(path string, entries map[string]*lockfile.Server, shadows []review.Shadow) {
+	for _, w := range locker.Warnings(path, entries) {
+		fmt.Fprintf(a.stderr, "lock: warning: %s\n", w)
+	}
+	for _, s := range shadows {
+		fmt.Fprintf(a.stderr, "lock: warning: shadowing: %s\n", s)
+	}
+}
+
+// removeEntry is lock --remove.
+func (a *app) removeEntry(path, name string) error {
+	if err := locker.Remove(path, name, "mcpsum "+moduleVersion()); err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stderr, "lock: removed %s from %s\n", quoteArg(name), path)
+	return nil
+}
+
+// acceptOnly is lock --accept: before re-locked entries are written, it
+// prints each entry's changes against the lock (the diff verify prints) and
+// refuses, writing nothing, when a definitional change of any entry is
+// labelled other than --accept's kind (locker.Review).
+func (a *app) acceptOnly(path string, f *lockfile.File, entries map[string]*lockfile.Server) error {
+	if a.accept == "" {
+		return nil
+	}
+	var blocked, next []string
+	for _, c := range locker.Review(f, entries) {
+		n := quoteArg(c.Name)
+		if len(c.Findings) == 0 {
+			fmt.Fprintf(a.stdout, "same   %s: no change\n", n)
+			continue
+		}
+		status := "accept"
+		if len(c.Refused) > 0 {
+			var why []string
+			for _, fd := range c.Refused {
+				why = append(why, verify.What(fd)+" ["+strings.Join(fd.Labels, ", ")+"]")
+			}
+			status = "REFUSE"
+			blocked = append(blocked, fmt.Sprintf("%s: %s", n, strings.Join(why, "; ")))
+			next = append(next, fmt.Sprintf("mcpsum lock --lockfile %s --name %s", quoteArg(path), n))
+		}
+		fmt.Fprintf(a.stdout, "%-6s %s:\n", status, n)
+		verify.WriteFindings(a.stdout, isTerminal(a.stdout), c.Locked, c.Now, c.Findings)
+	}
+	if len(blocked) == 0 {
+		return nil
+	}
+	return verdict(fmt.Errorf("lock --accept %s: nothing was written: not every change is %s:\n  %s\nreview the changes above; to take them in, re-lock without --accept:\n  %s", a.accept, a.accept, strings.Join(blocked, "\n  "), strings.Join(next, "\n  ")))
 }
 
 // defaultTimeoutSecs and defaultStartTimeoutSecs: each answer, and the
@@ -371,12 +334,4 @@ func (a *app) noter(cmd string) func(server, msg string) {
 		defer mu.Unlock()
 		fmt.Fprintf(a.stderr, "%s: note: %s: %s\n", cmd, server, msg)
 	}
-}
-
-// untouched says what a failed lock did to the lockfile: nothing.
-func untouched(path string) string {
-	if _, err := os.Stat(path); err != nil {
-		return "nothing was written"
-	}
-	return path + " was left untouched"
 }

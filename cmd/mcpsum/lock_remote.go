@@ -4,14 +4,13 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"strings"
 
-	"github.com/mcpsum/mcpsum/internal/netrule"
+	"github.com/mcpsum/mcpsum/pkg/locker"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 )
 
 // remoteTarget checks the flags of `lock --url URL [--header NAME=ENVVAR]...`
-// and returns the entry's target.
+// and returns the entry's target (locker.RemoteTarget).
 func remoteTarget(url string, headers, envs, args []string) (*lockfile.Server, error) {
 	switch {
 	case url == "":
@@ -21,43 +20,7 @@ func remoteTarget(url string, headers, envs, args []string) (*lockfile.Server, e
 	case len(envs) > 0:
 		return nil, usageErr("--env applies to a local server's command; a remote server gets its credentials with --header NAME=ENVVAR")
 	}
-	if _, err := netrule.ParseServerURL(url); err != nil {
-		return nil, usageErr("--url %s: %v", quoteArg(url), err)
-	}
-	target := &lockfile.Server{URL: url, Headers: map[string]string{}}
-	for _, h := range headers {
-		name, env, ok := strings.Cut(h, "=")
-		if !ok || !lockfile.ValidEnvName(env) {
-			return nil, usageErr("--header %s: want NAME=ENVVAR, the header's name and the environment variable that holds its value (the value itself is never given on the command line nor stored)", quoteArg(h))
-		}
-		if err := netrule.HeaderName(name); err != nil {
-			return nil, usageErr("--header %s: %v", quoteArg(h), err)
-		}
-		for other := range target.Headers {
-			if strings.EqualFold(other, name) {
-				return nil, usageErr("--header %s: header %s is given twice", quoteArg(h), name)
-			}
-		}
-		target.Headers[name] = env
-	}
-	return target, nil
-}
-
-// replacedTarget says what a new lock replaced: "command A with B", "URL A
-// with B", or, across kinds, "command A with URL B".
-func replacedTarget(old, now *lockfile.Server) string {
-	describe := func(e *lockfile.Server) (string, string) {
-		if e.Remote() {
-			return "URL", quoteArg(e.URL)
-		}
-		return "command", quoteArgs(e.Command)
-	}
-	ok, ov := describe(old)
-	nk, nv := describe(now)
-	if ok == nk {
-		return ok + " " + ov + " with " + nv
-	}
-	return ok + " " + ov + " with " + nk + " " + nv
+	return locker.RemoteTarget(url, headers)
 }
 
 // authorizer shows an OAuth authorization URL: printed on stderr, and

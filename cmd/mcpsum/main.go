@@ -1,5 +1,3 @@
-// Command mcpsum pins the surface of MCP servers in mcp.lock and checks
-// servers against it. See README.md.
 package main
 
 import (

@@ -11,6 +11,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/mcpsum/mcpsum/internal/statefile"
+	"github.com/mcpsum/mcpsum/pkg/locker"
 	"github.com/mcpsum/mcpsum/pkg/policy"
 )
 
@@ -31,11 +32,11 @@ prints JSON for you to review and paste. It never edits the lockfile.`),
 			if len(args) > 0 || *name == "" {
 				return usageErr("usage: mcpsum suggest-policy [--lockfile F] --name N")
 			}
-			f, err := loadLock(*lockfile)
+			f, err := locker.Load(*lockfile)
 			if err != nil {
 				return err
 			}
-			if _, err := selectServers(f, *lockfile, *name); err != nil {
+			if _, err := locker.Select(f, *lockfile, *name); err != nil {
 				return err
 			}
 			s := f.Servers[*name]

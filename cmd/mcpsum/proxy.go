@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -16,6 +15,7 @@ import (
 	"github.com/peterbourgon/ff/v3/ffcli"
 	"golang.org/x/term"
 
+	"github.com/mcpsum/mcpsum/pkg/locker"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 	"github.com/mcpsum/mcpsum/pkg/mcpwire"
 	"github.com/mcpsum/mcpsum/pkg/pin"
@@ -102,7 +102,7 @@ Client configuration:
 			f, err := lockfile.Load(*lockfilePath)
 			if err != nil {
 				if errors.Is(err, os.ErrNotExist) {
-					return noLockfile(*lockfilePath, *name)
+					return &locker.NoLockfileError{Path: *lockfilePath, Name: *name}
 				}
 				return err
 			}
@@ -115,12 +115,7 @@ Client configuration:
 func (a *app) runProxy(ctx context.Context, f *lockfile.File, path, name string, opts pin.Options, approval time.Duration) error {
 	entry := f.Servers[name]
 	if entry == nil {
-		names := make([]string, 0, len(f.Servers))
-		for n := range f.Servers {
-			names = append(names, n)
-		}
-		slices.Sort(names)
-		return usageErr("no server %s in %s (locked: %s); lock it first with 'mcpsum lock --lockfile %s --name %s -- COMMAND [ARG]...'", quoteArg(name), quoteArg(path), strings.Join(names, ", "), quoteArg(path), quoteArg(name))
+		return usageErr("no server %s in %s (locked: %s); lock it first with 'mcpsum lock --lockfile %s --name %s -- COMMAND [ARG]...'", quoteArg(name), quoteArg(path), strings.Join(locker.Names(f), ", "), quoteArg(path), quoteArg(name))
 	}
 	var remote *mcpwire.HTTPSpec
 	var reauth func(context.Context, string) (string, error)

@@ -8,9 +8,11 @@ import (
 	"strings"
 
 	"github.com/mcpsum/mcpsum/internal/attestproto"
+	"github.com/mcpsum/mcpsum/pkg/locker"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 	"github.com/mcpsum/mcpsum/pkg/sandbox"
 	"github.com/mcpsum/mcpsum/pkg/sumdb"
+	"github.com/mcpsum/mcpsum/pkg/verify"
 )
 
 // Exit codes: the contract scripts rely on (README "Exit codes").
@@ -72,6 +74,17 @@ func exitCode(err error) int {
 	return exitUndecided // fail closed: anything unclassified is "could not decide"
 }
 
+// outcomeExit maps a report's verdict to the exit code.
+func outcomeExit(o verify.Outcome) int {
+	switch o {
+	case verify.Fail:
+		return exitVerdict
+	case verify.Undecided:
+		return exitUndecided
+	}
+	return exitOK
+}
+
 // isFlagError reports errors produced by the flag package while parsing.
 func isFlagError(err error) bool {
 	msg := err.Error()
@@ -112,6 +125,18 @@ func libraryExitCode(err error) (int, bool) {
 	var format *lockfile.FormatError
 	if errors.As(err, &format) {
 		return exitUndecided, true // malformed: nothing could be checked
+	}
+	var lockerUsage *locker.UsageError
+	if errors.As(err, &lockerUsage) {
+		return exitUsage, true // the entry named is not there, or cannot be
+	}
+	var noLock *locker.NoLockfileError
+	if errors.As(err, &noLock) {
+		return exitUndecided, true
+	}
+	var shadows *locker.ShadowError
+	if errors.As(err, &shadows) {
+		return exitVerdict, true // --strict refused shadowing between servers
 	}
 	var helper *attestproto.Error
 	if errors.As(err, &helper) {

@@ -7,13 +7,15 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"slices"
 	"strings"
 
 	"github.com/peterbourgon/ff/v3"
 	"github.com/peterbourgon/ff/v3/ffcli"
+
+	"github.com/mcpsum/mcpsum/internal/cli"
+	"github.com/mcpsum/mcpsum/pkg/locker"
 )
 
 // app holds what every subcommand needs from the outside world.
@@ -26,10 +28,10 @@ type app struct {
 	// parse error (dropped: the error names the mistake and the -h to run).
 	flagOut bytes.Buffer
 	// strictShadow: lock or import --strict, shadowing between servers
-	// refuses the write (pkg/review).
+	// refuses the write (locker.Options.Strict; the shadowing is pkg/review's).
 	strictShadow bool
 	// accept: lock --accept KIND, re-lock only entries whose every change
-	// is of that kind (lock_accept.go).
+	// is of that kind (acceptOnly, locker.Review).
 	accept string
 }
 
@@ -49,14 +51,14 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			return exitOK
 		}
 		msg := strings.TrimPrefix(err.Error(), "error parsing commandline arguments: ")
-		return report(stderr, usageErr("%s (run '%s -h' for usage)", msg, commandPath(root, args)))
+		return report(stderr, usageErr("%s (run '%s -h' for usage)", msg, cli.Path(root, args)))
 	}
-	cmd := commandPath(root, args)
-	lockfilePath, before := "", fs.FileInfo(nil)
+	cmd := cli.Path(root, args)
+	lockfilePath, before := "", locker.Snapshot{}
 	if cmd == "mcpsum lock" {
 		i := slices.IndexFunc(root.Subcommands, func(c *ffcli.Command) bool { return c.Name == "lock" })
 		lockfilePath = root.Subcommands[i].FlagSet.Lookup("lockfile").Value.String()
-		before, _ = os.Stat(lockfilePath) // never opened: a FIFO cannot block this
+		before = locker.Stat(lockfilePath)
 	}
 	err := root.Run(ctx)
 	if err != nil && ctx.Err() != nil {
@@ -69,14 +71,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 // as the "context canceled" its work failed with. lock replaces its file
 // atomically, so the file is either the one from before (nothing written)
 // or a new one holding the servers that finished first.
-func interrupted(ctx context.Context, cmd, lockfilePath string, before fs.FileInfo, err error) error {
+func interrupted(ctx context.Context, cmd, lockfilePath string, before locker.Snapshot, err error) error {
 	why := context.Cause(ctx)
 	if cmd != "mcpsum lock" {
 		return &exitError{code: exitCode(err), err: fmt.Errorf("%s interrupted (%v): %w", strings.TrimPrefix(cmd, "mcpsum "), why, err)}
 	}
-	after, _ := os.Stat(lockfilePath)
-	if before == nil && after == nil || before != nil && after != nil && os.SameFile(before, after) &&
-		before.ModTime().Equal(after.ModTime()) && before.Size() == after.Size() {
+	if !before.Rewritten(lockfilePath) {
 		return &exitError{code: exitUndecided, err: fmt.Errorf("lock interrupted (%v): nothing was written, %s is as it was", why, lockfilePath)}
 	}
 	return &exitError{code: exitUndecided, err: fmt.Errorf("lock interrupted (%v): %s was rewritten with the servers that finished before it (see 'git diff HEAD -- %s'): %w",
@@ -97,29 +97,11 @@ func enterBazelWorkingDir() error {
 	return nil
 }
 
-// commandPath names the (sub)command args select, as typed: "mcpsum taint reset".
-func commandPath(root *ffcli.Command, args []string) string {
-	path, c := root.Name, root
-	for _, arg := range args {
-		i := slices.IndexFunc(c.Subcommands, func(sc *ffcli.Command) bool { return sc.Name == arg })
-		if i < 0 {
-			break
-		}
-		c = c.Subcommands[i]
-		path += " " + c.Name
-	}
-	return path
-}
-
 // help is 'mcpsum help [COMMAND...]': the command's help on stdout.
 func (a *app) help(root *ffcli.Command, args []string) error {
-	c := root
-	for _, arg := range args {
-		i := slices.IndexFunc(c.Subcommands, func(sc *ffcli.Command) bool { return sc.Name == arg })
-		if i < 0 {
-			return usageErr("help: no command %q (run 'mcpsum help' for the list)", strings.Join(args, " "))
-		}
-		c = c.Subcommands[i]
+	c, ok := cli.Find(root, args)
+	if !ok {
+		return usageErr("help: no command %q (run 'mcpsum help' for the list)", strings.Join(args, " "))
 	}
 	fmt.Fprintln(a.stdout, usage(c))
 	return nil
@@ -204,37 +186,7 @@ func (a *app) flagSet(name string) *flag.FlagSet {
 // parseOutput routes what the flag package prints while parsing into
 // a.flagOut, and makes every flag but a list flag an error when given twice
 // (a repeated --name must not silently mean the last one).
-func (a *app) parseOutput(fs *flag.FlagSet) {
-	fs.SetOutput(&a.flagOut)
-	fs.VisitAll(func(f *flag.Flag) {
-		switch f.Value.(type) {
-		case *stringList, *onceValue:
-		default:
-			f.Value = &onceValue{Value: f.Value, name: f.Name}
-		}
-	})
-}
-
-// onceValue is a flag that may be set once.
-type onceValue struct {
-	flag.Value
-	name string
-	set  bool
-}
-
-func (o *onceValue) Set(v string) error {
-	if o.set {
-		return fmt.Errorf("--%s given twice (first %s): give it once", o.name, o.Value.String())
-	}
-	o.set = true
-	return o.Value.Set(v)
-}
-
-// IsBoolFlag keeps a wrapped bool flag usable as a bare --flag.
-func (o *onceValue) IsBoolFlag() bool {
-	b, ok := o.Value.(interface{ IsBoolFlag() bool })
-	return ok && b.IsBoolFlag()
-}
+func (a *app) parseOutput(fs *flag.FlagSet) { cli.Guard(fs, &a.flagOut) }
 
 // lockfileFlag registers the --lockfile flag shared by most subcommands.
 func lockfileFlag(fs *flag.FlagSet) *string {
@@ -242,17 +194,5 @@ func lockfileFlag(fs *flag.FlagSet) *string {
 }
 
 // stringList is a list flag: repeatable, and each value (on the command
-// line or in its twin) is a comma-separated list. Its items are names,
-// which hold no commas.
-type stringList []string
-
-func (s *stringList) String() string { return strings.Join(*s, ",") }
-func (s *stringList) Set(v string) error {
-	for item := range strings.SplitSeq(v, ",") {
-		if item == "" {
-			return fmt.Errorf("empty item in the list %q (separate names with single commas)", v)
-		}
-		*s = append(*s, item)
-	}
-	return nil
-}
+// line or in its twin) is a comma-separated list of names.
+type stringList = cli.List

@@ -3,12 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 
-	"github.com/mcpsum/mcpsum/pkg/lockfile"
+	"github.com/mcpsum/mcpsum/pkg/locker"
 	"github.com/mcpsum/mcpsum/pkg/show"
 )
 
@@ -42,11 +41,11 @@ with --strict show exits 1 after printing.`),
 			if len(args) > 0 {
 				return usageErr("show takes no arguments (got %q)", args[0])
 			}
-			f, err := loadLock(*lockfilePath)
+			f, err := locker.Load(*lockfilePath)
 			if err != nil {
 				return err
 			}
-			names, err := selectServers(f, *lockfilePath, *name)
+			names, err := locker.Select(f, *lockfilePath, *name)
 			if err != nil {
 				return err
 			}
@@ -64,41 +63,4 @@ with --strict show exits 1 after printing.`),
 			return nil
 		},
 	}
-}
-
-// loadLock reads the lockfile, checking every digest (I3).
-func loadLock(path string) (*lockfile.File, error) {
-	_, f, err := readCheckedLock(path)
-	return f, err
-}
-
-// noLockfile is every command's answer to a lockfile that does not exist:
-// the lock command that creates it (for entry name, or NAME), exit 3.
-func noLockfile(path, name string) error {
-	if name == "" {
-		name = "NAME"
-	} else {
-		name = quoteArg(name)
-	}
-	return &exitError{code: exitUndecided, err: fmt.Errorf("no lockfile at %s: create one with mcpsum lock --lockfile %s --name %s -- COMMAND [ARG]... (or pass --lockfile)", path, quoteArg(path), name)}
-}
-
-// selectServers returns the sorted server names, or just name if given.
-func selectServers(f *lockfile.File, path, name string) ([]string, error) {
-	if name != "" {
-		if _, ok := f.Servers[name]; !ok {
-			return nil, usageErr("no server %s in %s (locked: %s)", quoteArg(name), path, strings.Join(sortedNames(f), ", "))
-		}
-		return []string{name}, nil
-	}
-	return sortedNames(f), nil
-}
-
-func sortedNames(f *lockfile.File) []string {
-	names := make([]string, 0, len(f.Servers))
-	for n := range f.Servers {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
 }

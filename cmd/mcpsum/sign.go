@@ -5,13 +5,13 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io/fs"
 	"strings"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 
 	"github.com/mcpsum/mcpsum/internal/attestproto"
 	"github.com/mcpsum/mcpsum/internal/statefile"
+	"github.com/mcpsum/mcpsum/pkg/locker"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 )
 
@@ -43,7 +43,7 @@ COSIGN_PASSWORD).`),
 			if len(args) > 0 {
 				return usageErr("sign takes no arguments (got %q)", args[0])
 			}
-			data, _, err := readCheckedLock(*lockfilePath)
+			data, _, err := locker.Read(*lockfilePath)
 			if err != nil {
 				return err
 			}
@@ -80,25 +80,6 @@ COSIGN_PASSWORD).`),
 	}
 }
 
-// readCheckedLock reads the exact bytes of the lockfile once and checks its
-// digests (I3): a signature over a file that does not match itself is
-// useless. The parsed file is of the same bytes, so whatever is signed or
-// verified is what is then used.
-func readCheckedLock(path string) ([]byte, *lockfile.File, error) {
-	data, err := lockfile.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil, noLockfile(path, "")
-	}
-	if err != nil {
-		return nil, nil, err
-	}
-	f, err := lockfile.Parse(path, data)
-	if err != nil {
-		return nil, nil, err
-	}
-	return data, f, nil
-}
-
 // sigFlags are the signature-checking flags of verify and proxy.
 type sigFlags struct {
 	bundle, key, identity, issuer, identityRE, issuerRE, trusted *string
@@ -122,24 +103,11 @@ func (s sigFlags) any() bool {
 	return *s.key != "" || *s.identity != "" || *s.issuer != "" || *s.identityRE != "" || *s.issuerRE != "" || *s.trusted != ""
 }
 
-// check reads the lockfile once, checks its digests and verifies the bundle
-// over those exact bytes (through mcpsum-attest), without running any
-// server. It returns the parsed file of the bytes that verified.
+// check verifies the lockfile's bundle (locker.ReadSigned).
 func (s sigFlags) check(ctx context.Context, lockPath string) (*attestproto.Signer, *lockfile.File, error) {
 	req := attestproto.VerifyRequest{Bundle: attestproto.BundlePath(lockPath, *s.bundle), Key: *s.key,
 		Identity: *s.identity, Issuer: *s.issuer, IdentityRegexp: *s.identityRE, IssuerRegexp: *s.issuerRE, TrustedRoot: *s.trusted}
-	if _, err := req.Args(); err != nil { // a usage mistake is said before the lockfile is read
-		return nil, nil, err
-	}
-	data, f, err := readCheckedLock(lockPath)
-	if err != nil {
-		return nil, nil, err
-	}
-	signer, err := attestproto.Client{Helper: *s.helper, Version: moduleVersion()}.Verify(ctx, data, req)
-	if err != nil {
-		return nil, nil, err
-	}
-	return signer, f, nil
+	return locker.ReadSigned(ctx, attestproto.Client{Helper: *s.helper, Version: moduleVersion()}, req, lockPath)
 }
 
 // describeSigner says who signed, escaped.

@@ -33,26 +33,3 @@ func (a *app) checkLog(ctx context.Context, cmd string, entries map[string]*lock
 	}
 	return nil
 }
-
-// keepLogProof carries old's log proof over to a re-locked entry.
-var keepLogProof = pin.KeepLogProof
-
-// verifyLogProofs prints the offline check of path's stored log proofs.
-func (a *app) verifyLogProofs(path string, f *lockfile.File) error {
-	cfg, err := logConfig()
-	if err != nil {
-		return err
-	}
-	checked, notes, err := pin.CheckLogProofs(cfg, f)
-	for _, n := range notes {
-		fmt.Fprintf(a.stdout, "note   %s: %s\n", quoteArg(path), n)
-	}
-	if err != nil {
-		fmt.Fprintf(a.stdout, "FAIL   %s: %v\n", quoteArg(path), err)
-		return err
-	}
-	if checked > 0 {
-		fmt.Fprintf(a.stdout, "ok     %s: %d transparency-log proofs check against the log's key (offline)\n", quoteArg(path), checked)
-	}
-	return nil
-}

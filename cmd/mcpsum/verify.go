@@ -11,6 +11,7 @@ import (
 	"github.com/peterbourgon/ff/v3/ffcli"
 
 	"github.com/mcpsum/mcpsum/internal/statefile"
+	"github.com/mcpsum/mcpsum/pkg/locker"
 	"github.com/mcpsum/mcpsum/pkg/pin"
 	"github.com/mcpsum/mcpsum/pkg/verify"
 )
@@ -101,11 +102,11 @@ lockfile and the lockfile's own digests, without running any server.`),
 }
 
 func (a *app) verifyServers(ctx context.Context, v verifyFlags) (ret error) {
-	data, f, err := readCheckedLock(*v.lockfile) // one read: SARIF locations point into exactly the bytes checked
+	data, f, err := locker.Read(*v.lockfile) // one read: SARIF locations point into exactly the bytes checked
 	if err != nil {
 		return err
 	}
-	names, err := selectServers(f, *v.lockfile, *v.name)
+	names, err := locker.Select(f, *v.lockfile, *v.name)
 	if err != nil {
 		return err
 	}
@@ -143,17 +144,6 @@ func (a *app) verifyServers(ctx context.Context, v verifyFlags) (ret error) {
 	return silent{code: code}
 }
 
-// outcomeExit maps a report's verdict to the exit code.
-func outcomeExit(o verify.Outcome) int {
-	switch o {
-	case verify.Fail:
-		return exitVerdict
-	case verify.Undecided:
-		return exitUndecided
-	}
-	return exitOK
-}
-
 // verifyOffline checks lockfiles without starting servers (the pre-commit hook).
 func (a *app) verifyOffline(lockPath string, args []string, v verifyFlags) error {
 	if *v.name != "" || *v.strict || *v.asJSON || *v.format != "text" || *v.sarifFile != "" || *v.sig.bundle != "" || v.sig.any() {
@@ -165,17 +155,8 @@ func (a *app) verifyOffline(lockPath string, args []string, v verifyFlags) error
 	}
 	var firstErr error
 	for _, p := range paths {
-		f, err := loadLock(p)
-		if err != nil {
-			fmt.Fprintf(a.stdout, "FAIL   %s: %v\n", quoteArg(p), err)
-			if firstErr == nil || exitCode(err) == exitVerdict {
-				firstErr = err
-			}
-			continue
-		}
-		fmt.Fprintf(a.stdout, "ok     %s: %d servers, every digest matches (offline: no server was started)\n", quoteArg(p), len(f.Servers))
-		if err := a.verifyLogProofs(p, f); err != nil && (firstErr == nil || exitCode(err) == exitVerdict) {
-			firstErr = err
+		if err := verify.Offline(a.stdout, p, logConfig); err != nil && (firstErr == nil || exitCode(err) == exitVerdict) {
+			firstErr = err // a verdict wins over a file that could not be checked
 		}
 	}
 	if firstErr != nil {

@@ -11,6 +11,6 @@
 // and its workspace variable. There is no code per client.
 //
 // It is a leaf: it imports only internal/ helpers of mcpsum (internal/jsonc,
-// internal/safeio, internal/statefile), and must not import any other pkg/
-// package or cmd/.
+// internal/netrule, internal/safeio, internal/statefile), and must not
+// import any pkg/ package or cmd/.
 package clientconfig

@@ -1,16 +1,18 @@
 // Package verify is `mcpsum verify` as a library: run each selected server of
 // a lock with its locked command in its locked era (pkg/pin), compare what it
 // serves with its entry (lockfile.Compare), label each difference
-// (pkg/review), and report. The Report is the one model; the text for a
-// terminal, the --json object and the SARIF 2.1.0 log for code scanning are
-// renderings of it, written to an io.Writer the caller hands in. A CI bot or
-// a test calls Verify without the CLI.
+// (pkg/review), and report; or, with no server started, check a lockfile's
+// own digests and stored log proofs (Offline). The Report is the one model;
+// the text for a terminal, the --json object and the SARIF 2.1.0 log for
+// code scanning are renderings of it, written to an io.Writer the caller
+// hands in. A CI bot or a test calls Verify without the CLI.
 //
 // It never prints on its own, exits, or writes a file, and it never writes
 // the lockfile. The caller maps an Outcome to an exit code and passes the
 // code in where a rendering records it.
 //
-// It imports internal/jsonscan, internal/termtext, pkg/lockfile, pkg/pin,
-// pkg/review and pkg/show (how an item is written in full), and must not
+// It imports internal/jsonscan, internal/termtext, pkg/locker (reading the
+// lock), pkg/lockfile, pkg/pin, pkg/review, pkg/show (how an item is
+// written in full) and pkg/sumdb (the log's configuration), and must not
 // import cmd/.
 package verify

@@ -1,0 +1,100 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/term"
+)
+
+// Progress reports one line per task as it ends ("NAME  TEXT (time)") and,
+// when live, a status line naming the tasks still running, rewritten in
+// place while they run.
+type Progress struct {
+	w       io.Writer
+	mu      sync.Mutex
+	start   time.Time
+	pending map[string]bool
+	width   int
+	live    bool
+	quit    chan struct{}
+	wg      sync.WaitGroup
+}
+
+// NewProgress starts the report of the tasks names on w; live: w is a
+// terminal (IsTerminal).
+func NewProgress(w io.Writer, live bool, names []string) *Progress {
+	p := &Progress{w: w, start: time.Now(), pending: map[string]bool{}, live: live, quit: make(chan struct{})}
+	for _, n := range names {
+		p.pending[n] = true
+		p.width = max(p.width, len(n))
+	}
+	if p.live {
+		p.wg.Add(1)
+		go p.ticker()
+	}
+	return p
+}
+
+// IsTerminal reports whether w is a terminal.
+func IsTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+func (p *Progress) ticker() {
+	defer p.wg.Done()
+	t := time.NewTicker(200 * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case <-p.quit:
+			return
+		case <-t.C:
+			p.mu.Lock()
+			p.status()
+			p.mu.Unlock()
+		}
+	}
+}
+
+// status rewrites the live line (caller holds mu).
+func (p *Progress) status() {
+	var names []string
+	for n := range p.pending {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	line := fmt.Sprintf("  waiting for %s (%.1fs)", strings.Join(names, ", "), time.Since(p.start).Seconds())
+	if len(line) > 100 {
+		line = line[:99] + "…"
+	}
+	fmt.Fprintf(p.w, "\r\x1b[K%s", line)
+}
+
+// Done reports that task name ended, with text (its outcome); it may be
+// called from several goroutines.
+func (p *Progress) Done(name, text string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	delete(p.pending, name)
+	if p.live {
+		fmt.Fprint(p.w, "\r\x1b[K")
+	}
+	took := time.Since(p.start).Round(10 * time.Millisecond)
+	fmt.Fprintf(p.w, "%-*s  %s (%s)\n", p.width, name, text, took)
+	if p.live && len(p.pending) > 0 {
+		p.status()
+	}
+}
+
+// Stop ends the live line's updates.
+func (p *Progress) Stop() {
+	close(p.quit)
+	p.wg.Wait()
+}

@@ -1,0 +1,7 @@
+// Package layering holds no product code: its test checks that every
+// package of mcpsum imports only what docs/architecture.md allows (the
+// dependency direction cmd → pkg → internal, the layers within pkg/, the
+// leaves that import no sibling, and the packages only one binary links).
+// It reads the source tree with go/build, so it imports nothing of mcpsum
+// and nothing imports it.
+package layering

@@ -1,0 +1,20 @@
+// Package locker plans and records the lock side of mcpsum. It reads the
+// lockfile a command works on (digests checked, I3; its signature too, when
+// asked), selects its entries and tells whether a run rewrote it; plans a
+// new lock (the era to probe first, the policy kept, a broken entry to
+// replace, what the new entry replaces); runs several locks at once; merges
+// the entries that locked into the existing lock under its file lock
+// (policy and log proofs kept, dropped taint labels and era changes noted,
+// shadowing refused under Strict); removes an entry; decides which changes
+// `lock --accept` may take in; and lists what a reviewer should be warned
+// about after a lock.
+//
+// It never prints or exits: it returns values and typed errors
+// (UsageError, NoLockfileError, ShadowError), which cmd/mcpsum renders and
+// maps to exit codes in one place.
+//
+// It imports internal/attestproto (to verify a signed lockfile's bytes),
+// internal/netrule, internal/termtext, pkg/lockfile, pkg/pin and pkg/review
+// of mcpsum, and must not import cmd/, pkg/verify, pkg/show, pkg/proxy or
+// pkg/importer (those render, serve or plan imports on top of it).
+package locker

@@ -1,0 +1,130 @@
+package locker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/mcpsum/mcpsum/internal/attestproto"
+	"github.com/mcpsum/mcpsum/internal/termtext"
+	"github.com/mcpsum/mcpsum/pkg/lockfile"
+)
+
+// UsageError is a request that names something wrong: an entry that is
+// not in the lock, a target the entry cannot take (exit 2 in cmd/mcpsum).
+type UsageError struct{ msg string }
+
+func (e *UsageError) Error() string { return e.msg }
+
+func usageErr(format string, args ...any) error {
+	return &UsageError{msg: fmt.Sprintf(format, args...)}
+}
+
+// NoLockfileError is the answer to a lockfile that does not exist: it
+// names the lock command that creates it (for entry Name, or NAME).
+type NoLockfileError struct{ Path, Name string }
+
+func (e *NoLockfileError) Error() string {
+	name := "NAME"
+	if e.Name != "" {
+		name = termtext.ShellArg(e.Name)
+	}
+	return fmt.Sprintf("no lockfile at %s: create one with mcpsum lock --lockfile %s --name %s -- COMMAND [ARG]... (or pass --lockfile)", e.Path, termtext.ShellArg(e.Path), name)
+}
+
+// Read reads the exact bytes of the lockfile once and checks its digests
+// (I3): a signature over a file that does not match itself is useless. The
+// parsed file is of the same bytes, so whatever is signed or verified is
+// what is then used.
+func Read(path string) ([]byte, *lockfile.File, error) {
+	data, err := lockfile.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, &NoLockfileError{Path: path}
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	f, err := lockfile.Parse(path, data)
+	if err != nil {
+		return nil, nil, err
+	}
+	return data, f, nil
+}
+
+// Load reads the lockfile, checking every digest (I3).
+func Load(path string) (*lockfile.File, error) {
+	_, f, err := Read(path)
+	return f, err
+}
+
+// Select returns the sorted server names of f, or just name if given (an
+// error naming the locked ones if f has no such entry).
+func Select(f *lockfile.File, path, name string) ([]string, error) {
+	if name != "" {
+		if _, ok := f.Servers[name]; !ok {
+			return nil, usageErr("no server %s in %s (locked: %s)", termtext.ShellArg(name), path, strings.Join(Names(f), ", "))
+		}
+		return []string{name}, nil
+	}
+	return Names(f), nil
+}
+
+// Names returns the server names of f, sorted.
+func Names(f *lockfile.File) []string {
+	names := make([]string, 0, len(f.Servers))
+	for n := range f.Servers {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// Untouched says what a failed lock did to the lockfile: nothing.
+func Untouched(path string) string {
+	if _, err := os.Stat(path); err != nil {
+		return "nothing was written"
+	}
+	return path + " was left untouched"
+}
+
+// ReadSigned reads the lockfile once, checks its digests and has the
+// signing helper verify req's bundle over those exact bytes, without
+// running any server. It returns who signed and the parsed file of the
+// bytes that verified. A mistake in req is said before the file is read.
+func ReadSigned(ctx context.Context, c attestproto.Client, req attestproto.VerifyRequest, path string) (*attestproto.Signer, *lockfile.File, error) {
+	if _, err := req.Args(); err != nil {
+		return nil, nil, err
+	}
+	data, f, err := Read(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	signer, err := c.Verify(ctx, data, req)
+	if err != nil {
+		return nil, nil, err
+	}
+	return signer, f, nil
+}
+
+// Snapshot is a lockfile's identity, time and size, taken without opening
+// it (a FIFO cannot block Stat), to tell later whether it was rewritten.
+type Snapshot struct{ fi fs.FileInfo }
+
+// Stat takes the Snapshot of the file at path (of no file, if none).
+func Stat(path string) Snapshot {
+	fi, _ := os.Stat(path)
+	return Snapshot{fi}
+}
+
+// Rewritten reports whether the file at path is no longer the one s saw:
+// created, removed or replaced.
+func (s Snapshot) Rewritten(path string) bool {
+	before, after := s.fi, Stat(path).fi
+	same := before == nil && after == nil || before != nil && after != nil && os.SameFile(before, after) &&
+		before.ModTime().Equal(after.ModTime()) && before.Size() == after.Size()
+	return !same
+}
