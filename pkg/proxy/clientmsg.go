@@ -125,12 +125,7 @@ func (p *Proxy) cancelFromClient(line []byte, rid span) {
 		p.mu.Unlock()
 		return
 	}
-	u, ok := p.ids.byClient[key]
-	var c *call
-	if ok {
-		c = p.ids.upPending[u]
-		p.ids.drop(u, c)
-	}
+	u, c := p.ids.dropClient(key)
 	up := p.up
 	p.mu.Unlock()
 	if c == nil || up == nil {
@@ -145,8 +140,7 @@ func (p *Proxy) cancelFromClient(line []byte, rid span) {
 func (p *Proxy) clientResponse(line []byte, env envelope, id []byte) {
 	d, ok := parseID(id)
 	p.mu.Lock()
-	r := p.ids.downPending[d]
-	delete(p.ids.downPending, d)
+	r := p.ids.takeDown(d)
 	up := p.up
 	startup := p.gate.startup.asks[d]
 	p.mu.Unlock()

@@ -46,7 +46,7 @@ func (hc *hookCall) AskClient(method string, params json.RawMessage, done func(j
 	p.mu.Unlock()
 	if err := p.out.write(requestLine(itoa(d), method, params)); err != nil {
 		p.mu.Lock()
-		delete(p.ids.downPending, d)
+		p.ids.takeDown(d)
 		delete(hc.asks, d)
 		p.mu.Unlock()
 		return err
@@ -64,13 +64,7 @@ func (hc *hookCall) takeAsks() []int64 {
 	p := hc.p
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	var ids []int64
-	for d := range hc.asks {
-		if _, ok := p.ids.downPending[d]; ok {
-			delete(p.ids.downPending, d)
-			ids = append(ids, d)
-		}
-	}
+	ids, _ := p.ids.takeDowns(keys(hc.asks))
 	hc.asks = nil
 	return ids
 }
@@ -106,20 +100,12 @@ func (p *Proxy) cancelWaiting(key string) bool {
 	}
 	delete(p.waiting, key)
 	hc.cancelled = true
-	var hooks []func(json.RawMessage, *CallError)
-	var ids []int64
-	for d := range hc.asks {
-		if r, ok := p.ids.downPending[d]; ok {
-			delete(p.ids.downPending, d)
-			ids = append(ids, d)
-			hooks = append(hooks, r.hook)
-		}
-	}
+	ids, reqs := p.ids.takeDowns(keys(hc.asks))
 	hc.asks = nil
 	p.mu.Unlock()
 	p.withdraw(ids, "the client cancelled the call")
-	for _, h := range hooks {
-		h(nil, &CallError{Code: CodeCallCancelled, Message: "the client cancelled the call"})
+	for _, r := range reqs {
+		r.hook(nil, &CallError{Code: CodeCallCancelled, Message: "the client cancelled the call"})
 	}
 	return true
 }

@@ -113,7 +113,7 @@ func (p *Proxy) bridgeResult(c *call, line []byte, env envelope) bool {
 			return true
 		}
 	}
-	if n := len(asks); n > 0 && len(p.ids.downPending)+n > maxDownPending {
+	if n := len(asks); n > 0 && p.ids.asksOpen()+n > maxDownPending {
 		p.mu.Unlock()
 		p.replyErr(c.clientID, &rpcError{Code: mcpspec.CodeInternalError, Message: fmt.Sprintf("mcpsum: the server asked for input through %d requests at once; the client may have at most %d from the server unanswered, so the proxy did not forward them and the call fails", n, maxDownPending)})
 		return true
@@ -148,9 +148,7 @@ func (p *Proxy) bridgeAnswer(d int64, r *downReq, line []byte, env envelope) {
 	if env.errv.ok() {
 		b.done = true
 		delete(p.mrtr.bridges, string(b.c.clientID))
-		for k := range b.waiting {
-			delete(p.ids.downPending, k)
-		}
+		p.ids.takeDowns(keys(b.waiting))
 		p.mu.Unlock()
 		p.replyErr(b.c.clientID, &rpcError{Code: mcpspec.CodeInternalError,
 			Message: fmt.Sprintf("mcpsum: the server asked for input (%s) and the client answered with an error: %s", r.method, termtext.TruncateQuote(string(env.errv.of(line)), 300))})
@@ -193,9 +191,13 @@ func (p *Proxy) bridgeRetry(b *bridge) {
 		return
 	}
 	c := &call{clientID: b.c.clientID, method: b.c.method, req: b.c.req, rounds: b.c.rounds + 1, modern: b.c.modern, info: b.c.info, task: b.c.task}
-	u := p.ids.forward(c)
+	u, ok := p.ids.forward(c)
 	up := p.up
 	p.mu.Unlock()
+	if !ok {
+		p.replyErr(c.clientID, overCap())
+		return
+	}
 	up.write(p.upstreamParts(c.req, u, extra)...)
 }
 
@@ -222,11 +224,8 @@ func (p *Proxy) cancelCollecting(key string) bool {
 	}
 	b.done = true
 	delete(p.mrtr.bridges, key)
-	var ds []int64
-	for d := range b.waiting {
-		delete(p.ids.downPending, d)
-		ds = append(ds, d)
-	}
+	ds := keys(b.waiting)
+	p.ids.takeDowns(ds)
 	p.mu.Unlock()
 	for _, d := range ds {
 		p.out.write(requestLine(nil, "notifications/cancelled", append(append([]byte(`{"requestId":`), itoa(d)...), '}')))
@@ -248,13 +247,7 @@ func (p *Proxy) bridgeServerRequest(line []byte, env envelope, id []byte, method
 		params = []byte(`{}`)
 	}
 	p.mu.Lock()
-	var best int64 = -1
-	var c *call
-	for u, k := range p.ids.upPending {
-		if k.own == nil && k.req != nil && k.req.modern && u > best && hasClientCap(k.req, capKey) {
-			best, c = u, k
-		}
-	}
+	best, c := p.ids.lastCall(func(k *call) bool { return k.req != nil && k.req.modern && hasClientCap(k.req, capKey) })
 	if c == nil || len(c.queue) >= maxQueuedInputs {
 		p.mu.Unlock()
 		return false // answered with an error by the caller
@@ -278,7 +271,7 @@ func (p *Proxy) askClient(u int64, c *call, sr *serverRequest) []byte {
 	c.upReq = sr
 	token := newToken()
 	p.mrtr.tokens[token] = u
-	delete(p.ids.byClient, string(c.clientID)) // answered now; the client retries under a new id
+	p.ids.unbind(string(c.clientID)) // answered now; the client retries under a new id
 	b := []byte(`{"resultType":"input_required","inputRequests":{`)
 	b = appendJSON(b, sr.key)
 	b = append(b, `:{"method":`...)
@@ -307,7 +300,7 @@ func (p *Proxy) bridgeRetryFromClient(r *request, stateSp, respSp span) bool {
 		return false
 	}
 	delete(p.mrtr.tokens, token)
-	c := p.ids.upPending[u]
+	c := p.ids.pending(u)
 	if c == nil || c.upReq == nil {
 		p.mu.Unlock()
 		p.replyErr(r.id, &rpcError{Code: mcpspec.CodeInternalError, Message: "mcpsum: the call this input belongs to is no longer running"})
@@ -316,11 +309,8 @@ func (p *Proxy) bridgeRetryFromClient(r *request, stateSp, respSp span) bool {
 	sr := c.upReq
 	c.upReq = nil
 	c.clientID, c.req = r.id, r
-	p.ids.byClient[string(r.id)] = u
-	if r.logLevel && !c.logLevel {
-		c.logLevel = true
-		p.ids.logWanted++
-	}
+	p.ids.rebind(string(r.id), u, r.logLevel && !c.logLevel)
+	c.logLevel = c.logLevel || r.logLevel
 	var next []byte
 	if len(c.queue) > 0 {
 		nx := c.queue[0]

@@ -85,7 +85,7 @@ type Proxy struct {
 	cond   *sync.Cond // signalled when held shrinks or the state changes
 	client clientSession
 	gate   gate
-	ids    idMap
+	ids    *idMap // its own lock, taken inside mu
 	// waiting are the client calls waiting for a hook's verdict, by client id.
 	waiting map[string]*hookCall
 	subs    subscriptions

@@ -15,7 +15,7 @@ import (
 func (p *Proxy) serverResponse(line []byte, env envelope, id []byte) {
 	u, ok := parseID(id)
 	p.mu.Lock()
-	c := p.ids.upPending[u]
+	c := p.ids.pending(u)
 	if ok && c != nil {
 		if c.upReq != nil && c.own == nil {
 			c.parked = append([]byte(nil), line...) // the client has yet to retry; it gets this then

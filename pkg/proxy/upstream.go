@@ -150,9 +150,7 @@ func (p *Proxy) Call(ctx context.Context, method string, params json.RawMessage)
 	up := p.up
 	p.mu.Unlock()
 	forget := func() {
-		p.mu.Lock()
-		delete(p.ids.upPending, u)
-		p.mu.Unlock()
+		p.ids.dropOwn(u)
 	}
 	if err := up.write(requestLine(itoa(u), method, params)); err != nil {
 		forget()
