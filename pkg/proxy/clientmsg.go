@@ -46,16 +46,7 @@ func (p *Proxy) listen(line []byte, env envelope, id []byte) {
 	if uris != nil {
 		ack["resourceSubscriptions"] = uris
 	}
-	set := map[string]bool{}
-	for _, u := range uris {
-		set[u] = true
-	}
-	p.mu.Lock()
-	p.subs.listens[string(id)] = set
-	if ack["resourcesListChanged"] == true {
-		p.subs.listChanged[string(id)] = true
-	}
-	p.mu.Unlock()
+	p.subs.listen(string(id), uris, ack["resourcesListChanged"] == true)
 	defer p.syncSubscriptions()
 	params := appendJSON(nil, ack)
 	b := []byte(`{"notifications":`)
@@ -119,9 +110,7 @@ func (p *Proxy) cancelFromClient(line []byte, rid span) {
 			return
 		}
 	}
-	if _, ok := p.subs.listens[key]; ok {
-		delete(p.subs.listens, key)
-		delete(p.subs.listChanged, key)
+	if p.subs.unlisten(key) {
 		p.mu.Unlock()
 		return
 	}

@@ -88,9 +88,9 @@ type Proxy struct {
 	ids    *idMap // its own lock, taken inside mu
 	// waiting are the client calls waiting for a hook's verdict, by client id.
 	waiting map[string]*hookCall
-	subs    subscriptions
+	subs    *subscriptions
 	mrtr    mrtrState
-	roots   rootsHold
+	roots   *rootsHold
 	tasks   taskTable
 }
 
@@ -187,10 +187,11 @@ func newProxy(stdout io.Writer, opts Options) (*Proxy, error) {
 		gate:    gate{seenInfo: map[string]bool{}},
 		ids:     newIDMap(),
 		waiting: map[string]*hookCall{},
-		subs:    subscriptions{listens: map[string]map[string]bool{}, listChanged: map[string]bool{}, upSubs: map[string]bool{}, legacySubs: map[string]bool{}},
 		mrtr:    mrtrState{bridges: map[string]*bridge{}, tokens: map[string]int64{}},
 		tasks:   taskTable{created: map[string]CallInfo{}, inputs: map[string]*taskInput{}, crossWaits: map[string]context.CancelFunc{}},
 	}
+	p.subs = newSubscriptions(p.ids, p.out)
+	p.roots = newRootsHold(p.out, p.upWriter)
 	if p.log == nil {
 		p.log = io.Discard
 	}
