@@ -91,7 +91,7 @@ type Proxy struct {
 	subs    *subscriptions
 	mrtr    mrtrState
 	roots   *rootsHold
-	tasks   taskTable
+	tasks   *taskTable
 }
 
 // lifecycle are the session's events (channels closed once, and recheck,
@@ -188,10 +188,10 @@ func newProxy(stdout io.Writer, opts Options) (*Proxy, error) {
 		ids:     newIDMap(),
 		waiting: map[string]*hookCall{},
 		mrtr:    mrtrState{bridges: map[string]*bridge{}, tokens: map[string]int64{}},
-		tasks:   taskTable{created: map[string]CallInfo{}, inputs: map[string]*taskInput{}, crossWaits: map[string]context.CancelFunc{}},
 	}
 	p.subs = newSubscriptions(p.ids, p.out)
 	p.roots = newRootsHold(p.out, p.upWriter)
+	p.tasks = newTaskTable(p.upWriter)
 	if p.log == nil {
 		p.log = io.Discard
 	}

@@ -16,15 +16,7 @@ import (
 // cancelCross stops the cross-era task request the client cancelled;
 // false when key names none.
 func (p *Proxy) cancelCross(key string) bool {
-	p.mu.Lock()
-	cancel := p.tasks.crossWaits[key]
-	delete(p.tasks.crossWaits, key)
-	p.mu.Unlock()
-	if cancel == nil {
-		return false
-	}
-	cancel()
-	return true
+	return p.tasks.cancelWait(key)
 }
 
 // modernTaskResult answers a legacy client's tasks/result from a 2026-07-28
