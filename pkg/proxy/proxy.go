@@ -89,7 +89,7 @@ type Proxy struct {
 	// waiting are the client calls waiting for a hook's verdict, by client id.
 	waiting map[string]*hookCall
 	subs    *subscriptions
-	mrtr    mrtrState
+	mrtr    *mrtrState
 	roots   *rootsHold
 	tasks   *taskTable
 }
@@ -187,9 +187,9 @@ func newProxy(stdout io.Writer, opts Options) (*Proxy, error) {
 		gate:    gate{seenInfo: map[string]bool{}},
 		ids:     newIDMap(),
 		waiting: map[string]*hookCall{},
-		mrtr:    mrtrState{bridges: map[string]*bridge{}, tokens: map[string]int64{}},
 	}
 	p.subs = newSubscriptions(p.ids, p.out)
+	p.mrtr = newMRTRState(p.ids)
 	p.roots = newRootsHold(p.out, p.upWriter)
 	p.tasks = newTaskTable(p.upWriter)
 	if p.log == nil {
