@@ -79,7 +79,7 @@ func (p *Proxy) resultToClient(c *call, line []byte, env envelope) {
 			marked = &edit{rf[1].s, rf[1].e, reqs}
 		}
 	}
-	if e := p.hooks.BeforeResult(c.info, ResultInfo{IsError: env.errv.ok(), Body: body.of(line)}); e != nil {
+	if e := p.opts.Hooks.BeforeResult(c.info, ResultInfo{IsError: env.errv.ok(), Body: body.of(line)}); e != nil {
 		p.replyErr(clientID, e.rpc())
 		return
 	}

@@ -203,7 +203,7 @@ func (p *Proxy) streamResult(s *streamReader, pre prefix, c *call) error {
 			return nil
 		})
 	}
-	if e := p.hooks.BeforeResult(c.info, ResultInfo{Streamed: true}); e != nil {
+	if e := p.opts.Hooks.BeforeResult(c.info, ResultInfo{Streamed: true}); e != nil {
 		p.replyErr(c.clientID, e.rpc())
 		return discard()
 	}

@@ -232,7 +232,7 @@ func (p *Proxy) legacyTaskForModern(r *request, id string) ([]byte, *rpcError) {
 		if e != nil {
 			return nil, e
 		}
-		if he := p.hooks.BeforeResult(p.taskInfo(id, r), ResultInfo{Body: res}); he != nil {
+		if he := p.opts.Hooks.BeforeResult(p.taskInfo(id, r), ResultInfo{Body: res}); he != nil {
 			return nil, he.rpc()
 		}
 		if ins := modernResultMembers(res, span{0, len(res)}, "tools/call"); ins != nil {

@@ -39,7 +39,7 @@ func (p *Proxy) modernTaskResult(ctx context.Context, r *request, id string) ([]
 				return nil, badTask(p.opts.Name, errors.New("a completed task without a result object"))
 			}
 			body := f[1].of(res)
-			if he := p.hooks.BeforeResult(p.taskInfo(id, r), ResultInfo{Body: body}); he != nil {
+			if he := p.opts.Hooks.BeforeResult(p.taskInfo(id, r), ResultInfo{Body: body}); he != nil {
 				return nil, he.rpc()
 			}
 			return legacyResult(res, f[1]), nil

@@ -100,7 +100,7 @@ func (p *Proxy) start() (*mcpwire.Process, func(), error) {
 		return p.opts.Start()
 	}
 	po := p.opts.Pin
-	p.stderrLines = newEscapedLines(p.log, fmt.Sprintf("server %q stderr: ", p.opts.Name))
+	p.stderrLines = newEscapedLines(p.opts.Stderr, fmt.Sprintf("server %q stderr: ", p.opts.Name))
 	po.Stderr = p.stderrLines
 	return pin.Start(p.opts.Name, p.opts.Entry, po)
 }
