@@ -50,6 +50,10 @@ const (
 // (LOCKFILE.md).
 const MaxItems = 1000
 
+// MaxCallsInFlight is the proxy's cap on a client's calls forwarded to the
+// server and not answered yet; a call over it gets an error at once.
+const MaxCallsInFlight = 1024
+
 // Item kinds, singular, as in findings, integrity errors and item keys.
 const (
 	KindTool             = "tool"

@@ -142,25 +142,60 @@ func (p *Proxy) modernMetaWith(tasks bool) []byte {
 
 // modernClientCaps translates legacy client capabilities: roots loses
 // listChanged, tasks is dropped (an extension in 2026-07-28, declared when
-// tasks is set).
+// tasks is set). The members are read by exact key: capabilities holding a
+// duplicate or a case variant of a member it acts on declare nothing, as
+// they do for the proxy's own checks (declared).
 func modernClientCaps(legacy json.RawMessage, tasks bool) json.RawMessage {
-	var m map[string]json.RawMessage
-	if json.Unmarshal(legacy, &m) != nil || m == nil {
-		m = map[string]json.RawMessage{}
-	}
+	m := exactObject(legacy, "tasks", "extensions", "roots")
 	delete(m, "tasks")
 	if tasks {
-		ext := map[string]json.RawMessage{}
-		if e, ok := m["extensions"]; ok && json.Unmarshal(e, &ext) != nil {
-			ext = map[string]json.RawMessage{}
-		}
-		ext[tasksExt] = json.RawMessage(`{}`)
-		m["extensions"] = mustJSON(ext)
+		ext := exactObject(m["extensions"], tasksExt)
+		ext[tasksExt] = []byte(`{}`)
+		m["extensions"] = objectOf(ext)
 	}
 	if _, ok := m["roots"]; ok {
-		m["roots"] = json.RawMessage(`{}`)
+		m["roots"] = []byte(`{}`)
 	}
-	return mustJSON(m)
+	return objectOf(m)
+}
+
+// exactObject returns the members of the JSON object v by key; empty when
+// v is not an object, or holds a duplicate member or a case variant of one
+// of names (jsonscan.ExactMembers).
+func exactObject(v []byte, names ...string) map[string][]byte {
+	m := map[string][]byte{}
+	i := jsonscan.SkipWS(v, 0)
+	end, err := jsonscan.ExactMembers(v, i, names, func(key string, _, vs, ve int) error {
+		m[key] = v[vs:ve]
+		return nil
+	})
+	if err != nil || jsonscan.SkipWS(v, end) != len(v) {
+		return map[string][]byte{}
+	}
+	return m
+}
+
+// objectOf writes members as one JSON object, keys sorted, values compacted.
+func objectOf(members map[string][]byte) json.RawMessage {
+	ks := make([]string, 0, len(members))
+	for k := range members {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, k := range ks {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.Write(appendJSON(nil, k))
+		b.WriteByte(':')
+		if json.Compact(&b, members[k]) != nil {
+			b.WriteString("null")
+		}
+	}
+	b.WriteByte('}')
+	return b.Bytes()
 }
 
 // stripReserved returns the _meta object at sp without its

@@ -46,16 +46,7 @@ func (p *Proxy) listen(line []byte, env envelope, id []byte) {
 	if uris != nil {
 		ack["resourceSubscriptions"] = uris
 	}
-	set := map[string]bool{}
-	for _, u := range uris {
-		set[u] = true
-	}
-	p.mu.Lock()
-	p.subs.listens[string(id)] = set
-	if ack["resourcesListChanged"] == true {
-		p.subs.listChanged[string(id)] = true
-	}
-	p.mu.Unlock()
+	p.subs.listen(string(id), uris, ack["resourcesListChanged"] == true)
 	defer p.syncSubscriptions()
 	params := appendJSON(nil, ack)
 	b := []byte(`{"notifications":`)
@@ -119,18 +110,11 @@ func (p *Proxy) cancelFromClient(line []byte, rid span) {
 			return
 		}
 	}
-	if _, ok := p.subs.listens[key]; ok {
-		delete(p.subs.listens, key)
-		delete(p.subs.listChanged, key)
+	if p.subs.unlisten(key) {
 		p.mu.Unlock()
 		return
 	}
-	u, ok := p.ids.byClient[key]
-	var c *call
-	if ok {
-		c = p.ids.upPending[u]
-		p.ids.drop(u, c)
-	}
+	u, c := p.ids.dropClient(key)
 	up := p.up
 	p.mu.Unlock()
 	if c == nil || up == nil {
@@ -145,8 +129,7 @@ func (p *Proxy) cancelFromClient(line []byte, rid span) {
 func (p *Proxy) clientResponse(line []byte, env envelope, id []byte) {
 	d, ok := parseID(id)
 	p.mu.Lock()
-	r := p.ids.downPending[d]
-	delete(p.ids.downPending, d)
+	r := p.ids.takeDown(d)
 	up := p.up
 	startup := p.gate.startup.asks[d]
 	p.mu.Unlock()

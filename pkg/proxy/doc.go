@@ -4,15 +4,27 @@
 // forwards calls byte for byte (only ids rewritten), bridges the two protocol
 // eras, and quarantines a server whose definitions drifted.
 //
-// It owns one session: the client's side (downstream.go, clientmsg.go), the
-// gate that holds calls while a surface check runs (gate.go, check.go), the
-// ids it allocates on both sides (ids.go), the era bridge (bridge.go,
-// mrtr.go, elicitmark.go), roots, subscriptions and tasks across eras, the
-// hooks a policy plugs into (hooks.go), and the upstream seam (seam.go): the
-// core talks to an upstream, today the locked command on stdio started
-// through pin and supervised by upstream.go. The served surface is built
-// from the lock entry alone (serve.go). docs/proxy.md ("Architecture") says
-// what each part owns.
+// It owns one session. The core (Proxy) owns the two peers, the gate that
+// holds calls while a surface check runs (gate.go, check.go) and what the
+// client said of itself (clientmsg.go). The parts each own their state under
+// a lock of their own and are handed the id map and a writer, not the
+// Proxy: the id map (idMap, ids.go: every id allocated on either side, the
+// calls in flight, capped at mcpspec.MaxCallsInFlight), the era bridge
+// (mrtrState, mrtrstate.go; mrtr.go, bridge.go, elicitmark.go), roots
+// (rootsHold, roots.go), subscriptions (subscriptions, subscribe.go), tasks
+// (taskTable, tasktable.go) and the calls waiting for a hook's verdict
+// (hookWaits, hookwaits.go; the hooks seam is hooks.go). The upstream seam
+// (seam.go): the core talks to an upstream, the locked command on stdio
+// (upstream.go) or a remote server over Streamable HTTP (httpup.go). The
+// served surface is built from the lock entry alone (serve.go).
+// docs/proxy.md ("Architecture") says what each part owns.
+//
+// Lock order (the one place it is written): Proxy.mu, then a part's lock
+// (hookWaits, mrtrState, rootsHold, subscriptions, taskTable: never two of
+// them at once), then idMap.mu, then a lineWriter's lock. A part never
+// calls back into the core while it holds its lock (rootsHold and taskTable
+// reach the upstream through Proxy.upWriter only after releasing theirs),
+// and idMap calls out to nothing.
 //
 // Goroutines: one reads the client, one reads the server, one supervises the
 // server (start, handshake, checks). Each direction writes straight to the

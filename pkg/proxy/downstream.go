@@ -317,24 +317,16 @@ func (p *Proxy) clientRequest(line []byte, env envelope, id []byte) {
 
 // beforeCall passes a call the proxy would forward through the hooks, then
 // submits it (or answers it as the hook decided). While the verdict is
-// pending the call is in p.waiting, so a cancellation from the client
+// pending the call is in p.waits, so a cancellation from the client
 // withdraws the hook's questions and makes the verdict moot.
 func (p *Proxy) beforeCall(r *request, name string, forward func(*request)) {
 	r.info = callInfo(r, name)
 	params := append([]byte(nil), r.env.params.of(r.line)...)
 	hc := &hookCall{p: p, r: r}
 	key := string(r.id)
-	p.mu.Lock()
-	p.waiting[key] = hc
-	p.mu.Unlock()
-	p.hooks.BeforeCall(r.info, params, hc, once(func(v Verdict) {
-		p.mu.Lock()
-		cancelled := hc.cancelled
-		if p.waiting[key] == hc {
-			delete(p.waiting, key)
-		}
-		p.mu.Unlock()
-		if cancelled {
+	p.waits.add(key, hc)
+	p.opts.Hooks.BeforeCall(r.info, params, hc, once(func(v Verdict) {
+		if p.waits.decided(key, hc) {
 			return // the client cancelled it: no answer, nothing forwarded
 		}
 		hc.CancelAsks("the call was decided")

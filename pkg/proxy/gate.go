@@ -30,10 +30,10 @@ func (p *Proxy) submit(r *request) {
 		return
 	case gateOpen:
 		if len(p.gate.held) == 0 && !p.gate.startup.hold {
-			u := p.register(r)
+			u, ok := p.register(r)
 			up := p.up
 			p.mu.Unlock()
-			p.sendUp(up, r, u)
+			p.sendUp(up, r, u, ok)
 			return
 		}
 	}
@@ -41,8 +41,9 @@ func (p *Proxy) submit(r *request) {
 	p.mu.Unlock()
 }
 
-// register records a forwarded request and returns its upstream id (p.mu held).
-func (p *Proxy) register(r *request) int64 {
+// register records a forwarded request and returns its upstream id; false
+// when mcpspec.MaxCallsInFlight calls are in flight already (p.mu held).
+func (p *Proxy) register(r *request) (int64, bool) {
 	c := &call{clientID: r.id, method: r.method, logLevel: r.logLevel, modern: r.modern, info: r.info, task: r.task}
 	if r.resultInfo != nil {
 		c.info = *r.resultInfo
@@ -57,7 +58,13 @@ func (p *Proxy) register(r *request) int64 {
 	return p.ids.forward(c)
 }
 
-func (p *Proxy) sendUp(up upstream, r *request, u int64) {
+// sendUp sends a registered request to the server; one over the cap on
+// calls in flight (not ok) gets an error instead.
+func (p *Proxy) sendUp(up upstream, r *request, u int64, ok bool) {
+	if !ok {
+		p.replyErr(r.id, overCap())
+		return
+	}
 	parts := p.upstreamParts(r, u, nil)
 	up.write(parts...) // a failed write surfaces as the server's exit on its reader
 }
@@ -101,7 +108,7 @@ func (p *Proxy) forwardHeld() {
 		r := p.gate.held[0]
 		p.gate.held = p.gate.held[1:]
 		p.cond.Broadcast()
-		if p.roots.line != nil && r.modern && p.srv.upEra == lockfile.EraLegacy && isCall(r.method) {
+		if r.modern && p.srv.upEra == lockfile.EraLegacy && isCall(r.method) && p.roots.holding() {
 			// the server asked for roots while this call was held (roots.go)
 			p.mu.Unlock()
 			f, _, _ := fields(r.line, r.env.params, "requestState", "inputResponses")
@@ -111,10 +118,10 @@ func (p *Proxy) forwardHeld() {
 				continue
 			}
 		}
-		u := p.register(r)
+		u, ok := p.register(r)
 		up := p.up
 		p.mu.Unlock()
-		p.sendUp(up, r, u)
+		p.sendUp(up, r, u, ok)
 		p.mu.Lock()
 	}
 }
@@ -200,6 +207,11 @@ func (p *Proxy) writeLines(lines [][]byte) {
 	case <-done:
 	case <-time.After(time.Second):
 	}
+}
+
+// overCap is the error of a call over the cap on calls in flight.
+func overCap() *rpcError {
+	return &rpcError{Code: mcpspec.CodeInternalError, Message: fmt.Sprintf("mcpsum: the client has %d calls in flight to the server, the proxy's cap (MaxCallsInFlight); this call was not forwarded: retry it once some are answered", mcpspec.MaxCallsInFlight)}
 }
 
 func itoa(n int64) []byte { return strconv.AppendInt(nil, n, 10) }

@@ -12,8 +12,8 @@ import (
 type hookCall struct {
 	p         *Proxy
 	r         *request
-	cancelled bool           // the client cancelled the call (p.mu)
-	asks      map[int64]bool // open AskClient requests, by the id sent to the client (p.mu)
+	cancelled bool           // the client cancelled the call (hookWaits.mu)
+	asks      map[int64]bool // open AskClient requests, by the id sent to the client (hookWaits.mu)
 }
 
 // AskClient implements Session for one call.
@@ -28,27 +28,13 @@ func (hc *hookCall) AskClient(method string, params json.RawMessage, done func(j
 		p.mu.Unlock()
 		return errors.New("the session is ending")
 	}
-	if hc.cancelled {
-		p.mu.Unlock()
+	d, ok := p.waits.ask(hc, method, done)
+	p.mu.Unlock()
+	if !ok {
 		return errors.New("the call was cancelled")
 	}
-	var d int64
-	d = p.ids.ask(&downReq{method: method, hook: func(res json.RawMessage, e *CallError) {
-		p.mu.Lock()
-		delete(hc.asks, d)
-		p.mu.Unlock()
-		done(res, e)
-	}})
-	if hc.asks == nil {
-		hc.asks = map[int64]bool{}
-	}
-	hc.asks[d] = true
-	p.mu.Unlock()
 	if err := p.out.write(requestLine(itoa(d), method, params)); err != nil {
-		p.mu.Lock()
-		delete(p.ids.downPending, d)
-		delete(hc.asks, d)
-		p.mu.Unlock()
+		p.waits.unask(hc, d, true)
 		return err
 	}
 	return nil
@@ -59,21 +45,8 @@ func (hc *hookCall) CancelAsks(reason string) {
 	hc.p.withdraw(hc.takeAsks(), reason)
 }
 
-// takeAsks removes the call's open questions from downPending.
-func (hc *hookCall) takeAsks() []int64 {
-	p := hc.p
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	var ids []int64
-	for d := range hc.asks {
-		if _, ok := p.ids.downPending[d]; ok {
-			delete(p.ids.downPending, d)
-			ids = append(ids, d)
-		}
-	}
-	hc.asks = nil
-	return ids
-}
+// takeAsks removes the call's open questions from the id map.
+func (hc *hookCall) takeAsks() []int64 { return hc.p.waits.takeAsks(hc) }
 
 // withdraw tells the client the proxy no longer waits for these requests.
 func (p *Proxy) withdraw(ids []int64, reason string) {
@@ -98,28 +71,13 @@ func (hc *hookCall) ClientHello() (string, json.RawMessage) {
 // hook's verdict: its questions are withdrawn at the client, their done
 // functions get CodeCallCancelled, and the verdict, when it comes, is dropped.
 func (p *Proxy) cancelWaiting(key string) bool {
-	p.mu.Lock()
-	hc := p.waiting[key]
-	if hc == nil {
-		p.mu.Unlock()
+	ids, reqs, ok := p.waits.cancel(key)
+	if !ok {
 		return false
 	}
-	delete(p.waiting, key)
-	hc.cancelled = true
-	var hooks []func(json.RawMessage, *CallError)
-	var ids []int64
-	for d := range hc.asks {
-		if r, ok := p.ids.downPending[d]; ok {
-			delete(p.ids.downPending, d)
-			ids = append(ids, d)
-			hooks = append(hooks, r.hook)
-		}
-	}
-	hc.asks = nil
-	p.mu.Unlock()
 	p.withdraw(ids, "the client cancelled the call")
-	for _, h := range hooks {
-		h(nil, &CallError{Code: CodeCallCancelled, Message: "the client cancelled the call"})
+	for _, r := range reqs {
+		r.hook(nil, &CallError{Code: CodeCallCancelled, Message: "the client cancelled the call"})
 	}
 	return true
 }

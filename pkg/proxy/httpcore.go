@@ -73,9 +73,7 @@ func (p *Proxy) sessionRenewed(result json.RawMessage) (wait func() error, err e
 // ownRequest reports whether id is one of the proxy's own requests.
 func (p *Proxy) ownRequest(id []byte) bool {
 	u, ok := parseID(id)
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	c := p.ids.upPending[u]
+	c := p.ids.pending(u)
 	return ok && c != nil && c.own != nil
 }
 

@@ -1,9 +1,5 @@
 package proxy
 
-import (
-	"github.com/mcpsum/mcpsum/internal/mcpspec"
-)
-
 // list_changed. The client is served the lock, so for pinned kinds a
 // server's list_changed only makes the proxy check the live surface again
 // (a real change quarantines it; an unchanged one leaves the client's list
@@ -29,18 +25,6 @@ func (p *Proxy) forwardListChanged() {
 		return
 	}
 	legacy := p.client.legacy
-	var ids []string
-	for id := range p.subs.listChanged {
-		ids = append(ids, id)
-	}
 	p.mu.Unlock()
-	if legacy {
-		p.out.write(requestLine(nil, resourcesListChanged, nil))
-		return
-	}
-	for _, id := range ids {
-		b := []byte(`{"_meta":{"` + mcpspec.MetaSubscriptionID + `":`)
-		b = append(b, id...)
-		p.out.write(requestLine(nil, resourcesListChanged, append(b, "}}"...)))
-	}
+	p.subs.listChangedTo(legacy)
 }

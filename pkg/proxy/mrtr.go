@@ -48,7 +48,8 @@ type downReq struct {
 	hook   func(json.RawMessage, *CallError) // or: a hook's AskClient
 }
 
-// bridge collects a legacy client's answers to one input_required result.
+// bridge collects a legacy client's answers to one input_required result
+// (responses, waiting and done under mrtrState.mu).
 type bridge struct {
 	c         *call
 	state     []byte // requestState (a JSON string) or nil
@@ -81,11 +82,7 @@ func (p *Proxy) bridgeResult(c *call, line []byte, env envelope) bool {
 	if rf[2].ok() {
 		b.state = append([]byte(nil), rf[2].of(line)...)
 	}
-	type ask struct {
-		key, method string
-		params      []byte
-	}
-	var asks []ask
+	var asks []inputAsk
 	p.mu.Lock()
 	if rf[1].ok() {
 		// Every entry is checked before any is sent (checkInputRequests).
@@ -104,7 +101,7 @@ func (p *Proxy) bridgeResult(c *call, line []byte, env envelope) bool {
 					return errStop
 				}
 			}
-			asks = append(asks, ask{key, method, params})
+			asks = append(asks, inputAsk{key, method, params})
 			return nil
 		})
 		if refusal != "" {
@@ -113,18 +110,12 @@ func (p *Proxy) bridgeResult(c *call, line []byte, env envelope) bool {
 			return true
 		}
 	}
-	if n := len(asks); n > 0 && len(p.ids.downPending)+n > maxDownPending {
+	if n := len(asks); n > 0 && p.ids.asksOpen()+n > maxDownPending {
 		p.mu.Unlock()
 		p.replyErr(c.clientID, &rpcError{Code: mcpspec.CodeInternalError, Message: fmt.Sprintf("mcpsum: the server asked for input through %d requests at once; the client may have at most %d from the server unanswered, so the proxy did not forward them and the call fails", n, maxDownPending)})
 		return true
 	}
-	var lines [][]byte
-	for _, a := range asks {
-		d := p.ids.ask(&downReq{bridge: b, key: a.key, method: a.method})
-		b.waiting[d] = true
-		lines = append(lines, requestLine(itoa(d), a.method, a.params))
-	}
-	p.mrtr.bridges[string(c.clientID)] = b
+	lines := p.mrtr.collect(b, asks)
 	p.mu.Unlock()
 	if len(lines) == 0 {
 		p.bridgeRetry(b)
@@ -139,50 +130,24 @@ func (p *Proxy) bridgeResult(c *call, line []byte, env envelope) bool {
 // bridgeAnswer records the client's answer to one bridged input request.
 func (p *Proxy) bridgeAnswer(d int64, r *downReq, line []byte, env envelope) {
 	b := r.bridge
-	p.mu.Lock()
-	delete(b.waiting, d)
-	if b.done {
-		p.mu.Unlock()
-		return
-	}
 	if env.errv.ok() {
-		b.done = true
-		delete(p.mrtr.bridges, string(b.c.clientID))
-		for k := range b.waiting {
-			delete(p.ids.downPending, k)
+		if !p.mrtr.refuse(b, d) {
+			return
 		}
-		p.mu.Unlock()
 		p.replyErr(b.c.clientID, &rpcError{Code: mcpspec.CodeInternalError,
 			Message: fmt.Sprintf("mcpsum: the server asked for input (%s) and the client answered with an error: %s", r.method, termtext.TruncateQuote(string(env.errv.of(line)), 300))})
 		return
 	}
-	b.responses[r.key] = append([]byte(nil), env.result.of(line)...)
-	left := len(b.waiting)
-	p.mu.Unlock()
-	if left == 0 {
+	left, ok := p.mrtr.answer(b, d, r.key, env.result.of(line))
+	if ok && left == 0 {
 		p.bridgeRetry(b)
 	}
 }
 
 // bridgeRetry sends the call again with the collected inputResponses.
 func (p *Proxy) bridgeRetry(b *bridge) {
-	extra := []byte(`"inputResponses":{`)
-	i := 0
-	for k, v := range b.responses {
-		if i > 0 {
-			extra = append(extra, ',')
-		}
-		extra = appendJSON(extra, k)
-		extra = append(append(extra, ':'), v...)
-		i++
-	}
-	extra = append(extra, '}')
-	if b.state != nil {
-		extra = append(append(extra, `,"requestState":`...), b.state...)
-	}
+	extra := p.mrtr.retryParams(b)
 	p.mu.Lock()
-	b.done = true
-	delete(p.mrtr.bridges, string(b.c.clientID))
 	if p.gate.state != gateOpen && p.gate.state != gateChecking {
 		e := p.failureRPC()
 		if p.gate.quarantine != nil {
@@ -193,9 +158,13 @@ func (p *Proxy) bridgeRetry(b *bridge) {
 		return
 	}
 	c := &call{clientID: b.c.clientID, method: b.c.method, req: b.c.req, rounds: b.c.rounds + 1, modern: b.c.modern, info: b.c.info, task: b.c.task}
-	u := p.ids.forward(c)
+	u, ok := p.ids.forward(c)
 	up := p.up
 	p.mu.Unlock()
+	if !ok {
+		p.replyErr(c.clientID, overCap())
+		return
+	}
 	up.write(p.upstreamParts(c.req, u, extra)...)
 }
 
@@ -214,20 +183,10 @@ func (p *Proxy) cancelBridge(c *call) {
 // cancelCollecting drops a legacy client's call whose input is being
 // collected, telling the client its outstanding requests are void.
 func (p *Proxy) cancelCollecting(key string) bool {
-	p.mu.Lock()
-	b := p.mrtr.bridges[key]
-	if b == nil {
-		p.mu.Unlock()
+	ds, ok := p.mrtr.cancel(key)
+	if !ok {
 		return false
 	}
-	b.done = true
-	delete(p.mrtr.bridges, key)
-	var ds []int64
-	for d := range b.waiting {
-		delete(p.ids.downPending, d)
-		ds = append(ds, d)
-	}
-	p.mu.Unlock()
 	for _, d := range ds {
 		p.out.write(requestLine(nil, "notifications/cancelled", append(append([]byte(`{"requestId":`), itoa(d)...), '}')))
 	}
@@ -248,19 +207,12 @@ func (p *Proxy) bridgeServerRequest(line []byte, env envelope, id []byte, method
 		params = []byte(`{}`)
 	}
 	p.mu.Lock()
-	var best int64 = -1
-	var c *call
-	for u, k := range p.ids.upPending {
-		if k.own == nil && k.req != nil && k.req.modern && u > best && hasClientCap(k.req, capKey) {
-			best, c = u, k
-		}
-	}
+	best, c := p.ids.lastCall(func(k *call) bool { return k.req != nil && k.req.modern && hasClientCap(k.req, capKey) })
 	if c == nil || len(c.queue) >= maxQueuedInputs {
 		p.mu.Unlock()
 		return false // answered with an error by the caller
 	}
-	p.mrtr.nextToken++
-	sr := &serverRequest{upID: append([]byte(nil), id...), params: params, method: method, key: fmt.Sprintf("mcpsum-up-%d", p.mrtr.nextToken)}
+	sr := &serverRequest{upID: append([]byte(nil), id...), params: params, method: method, key: p.mrtr.requestKey()}
 	if c.upReq != nil {
 		c.queue = append(c.queue, sr)
 		p.mu.Unlock()
@@ -276,9 +228,8 @@ func (p *Proxy) bridgeServerRequest(line []byte, env envelope, id []byte, method
 // input_required result for the client (p.mu held).
 func (p *Proxy) askClient(u int64, c *call, sr *serverRequest) []byte {
 	c.upReq = sr
-	token := newToken()
-	p.mrtr.tokens[token] = u
-	delete(p.ids.byClient, string(c.clientID)) // answered now; the client retries under a new id
+	token := p.mrtr.token(u)
+	p.ids.unbind(string(c.clientID)) // answered now; the client retries under a new id
 	b := []byte(`{"resultType":"input_required","inputRequests":{`)
 	b = appendJSON(b, sr.key)
 	b = append(b, `:{"method":`...)
@@ -300,14 +251,16 @@ func newToken() string {
 // proxy's requestState tokens; false when the token is not the proxy's.
 func (p *Proxy) bridgeRetryFromClient(r *request, stateSp, respSp span) bool {
 	token, ok := stringAt(r.line, stateSp)
+	if !ok {
+		return false
+	}
 	p.mu.Lock()
-	u, mine := p.mrtr.tokens[token]
-	if !ok || !mine {
+	u, mine := p.mrtr.redeem(token)
+	if !mine {
 		p.mu.Unlock()
 		return false
 	}
-	delete(p.mrtr.tokens, token)
-	c := p.ids.upPending[u]
+	c := p.ids.pending(u)
 	if c == nil || c.upReq == nil {
 		p.mu.Unlock()
 		p.replyErr(r.id, &rpcError{Code: mcpspec.CodeInternalError, Message: "mcpsum: the call this input belongs to is no longer running"})
@@ -316,11 +269,8 @@ func (p *Proxy) bridgeRetryFromClient(r *request, stateSp, respSp span) bool {
 	sr := c.upReq
 	c.upReq = nil
 	c.clientID, c.req = r.id, r
-	p.ids.byClient[string(r.id)] = u
-	if r.logLevel && !c.logLevel {
-		c.logLevel = true
-		p.ids.logWanted++
-	}
+	p.ids.rebind(string(r.id), u, r.logLevel && !c.logLevel)
+	c.logLevel = c.logLevel || r.logLevel
 	var next []byte
 	if len(c.queue) > 0 {
 		nx := c.queue[0]
@@ -348,11 +298,4 @@ func (p *Proxy) bridgeRetryFromClient(r *request, stateSp, respSp span) bool {
 		p.resultToClient(c, parked, env)
 	}
 	return true
-}
-
-// mrtrState is the era bridge's state (guarded by Proxy.mu).
-type mrtrState struct {
-	bridges   map[string]*bridge // legacy client calls collecting input, by client id
-	tokens    map[string]int64   // the proxy's requestState tokens -> upstream call
-	nextToken int64
 }

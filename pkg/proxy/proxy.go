@@ -63,18 +63,16 @@ const (
 	gateClosing                      // shutting down
 )
 
-// Proxy is one proxy session: the core that owns the two peers, the gate
-// and the parts. Each part owns its maps; all of them are guarded by mu
-// (their methods are called with it held).
+// Proxy is one proxy session: the core that owns the two peers (out and
+// up), the gate and the client's session under mu, and the parts, each of
+// which owns its state under a lock of its own (doc.go gives the order).
 type Proxy struct {
-	opts  Options // Grace defaulted
-	hooks Hooks
-	srv   *served // the surface served from the lock
+	opts Options // Grace, Hooks and Stderr defaulted
+	srv  *served // the surface served from the lock
 	// voidID is the id that ends a streamed line the proxy had to cut short
 	// (a JSON string no client uses; clients drop responses to unknown ids).
 	voidID []byte
 	out    *lineWriter // to the client
-	log    io.Writer
 
 	up    upstream // the server; nil until started
 	hello *mcpwire.Hello
@@ -86,13 +84,12 @@ type Proxy struct {
 	cond   *sync.Cond // signalled when held shrinks or the state changes
 	client clientSession
 	gate   gate
-	ids    idMap
-	// waiting are the client calls waiting for a hook's verdict, by client id.
-	waiting map[string]*hookCall
-	subs    subscriptions
-	mrtr    mrtrState
-	roots   rootsHold
-	tasks   taskTable
+	ids    *idMap     // its own lock, taken inside mu
+	waits  *hookWaits // calls waiting for a hook's verdict
+	subs   *subscriptions
+	mrtr   *mrtrState
+	roots  *rootsHold
+	tasks  *taskTable
 }
 
 // lifecycle are the session's events (channels closed once, and recheck,
@@ -175,7 +172,6 @@ func newProxy(stdout io.Writer, opts Options) (*Proxy, error) {
 		opts: opts,
 		srv:  srv,
 		out:  newLineWriter(stdout),
-		log:  opts.Stderr,
 		life: lifecycle{
 			recheck:     make(chan struct{}, 1),
 			started:     make(chan struct{}),
@@ -185,20 +181,20 @@ func newProxy(stdout io.Writer, opts Options) (*Proxy, error) {
 			clientKnown: make(chan struct{}),
 			born:        time.Now(),
 		},
-		gate:    gate{seenInfo: map[string]bool{}},
-		ids:     newIDMap(),
-		waiting: map[string]*hookCall{},
-		subs:    subscriptions{listens: map[string]map[string]bool{}, listChanged: map[string]bool{}, upSubs: map[string]bool{}, legacySubs: map[string]bool{}},
-		mrtr:    mrtrState{bridges: map[string]*bridge{}, tokens: map[string]int64{}},
-		tasks:   taskTable{created: map[string]CallInfo{}, inputs: map[string]*taskInput{}, crossWaits: map[string]context.CancelFunc{}},
+		gate: gate{seenInfo: map[string]bool{}},
+		ids:  newIDMap(),
 	}
-	if p.log == nil {
-		p.log = io.Discard
+	p.subs = newSubscriptions(p.ids, p.out)
+	p.waits = newHookWaits(p.ids)
+	p.mrtr = newMRTRState(p.ids)
+	p.roots = newRootsHold(p.out, p.upWriter)
+	p.tasks = newTaskTable(p.upWriter)
+	if p.opts.Stderr == nil {
+		p.opts.Stderr = io.Discard
 	}
 	p.voidID = appendJSON(nil, "mcpsum-void-"+newToken()[len("mcpsum-"):])
-	p.hooks = opts.Hooks
-	if p.hooks == nil {
-		p.hooks = noHooks{}
+	if p.opts.Hooks == nil {
+		p.opts.Hooks = noHooks{}
 	}
 	if p.opts.Grace <= 0 {
 		p.opts.Grace = 2 * time.Second
@@ -208,7 +204,7 @@ func newProxy(stdout io.Writer, opts Options) (*Proxy, error) {
 }
 
 func (p *Proxy) logf(format string, a ...any) {
-	fmt.Fprintf(p.log, "mcpsum proxy %q: "+format+"\n", append([]any{p.opts.Name}, a...)...)
+	fmt.Fprintf(p.opts.Stderr, "mcpsum proxy %q: "+format+"\n", append([]any{p.opts.Name}, a...)...)
 }
 
 // shutdown stops the server's process group and answers every request still

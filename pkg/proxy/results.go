@@ -15,7 +15,7 @@ import (
 func (p *Proxy) serverResponse(line []byte, env envelope, id []byte) {
 	u, ok := parseID(id)
 	p.mu.Lock()
-	c := p.ids.upPending[u]
+	c := p.ids.pending(u)
 	if ok && c != nil {
 		if c.upReq != nil && c.own == nil {
 			c.parked = append([]byte(nil), line...) // the client has yet to retry; it gets this then
@@ -79,7 +79,7 @@ func (p *Proxy) resultToClient(c *call, line []byte, env envelope) {
 			marked = &edit{rf[1].s, rf[1].e, reqs}
 		}
 	}
-	if e := p.hooks.BeforeResult(c.info, ResultInfo{IsError: env.errv.ok(), Body: body.of(line)}); e != nil {
+	if e := p.opts.Hooks.BeforeResult(c.info, ResultInfo{IsError: env.errv.ok(), Body: body.of(line)}); e != nil {
 		p.replyErr(clientID, e.rpc())
 		return
 	}

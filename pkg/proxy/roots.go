@@ -1,5 +1,7 @@
 package proxy
 
+import "sync"
+
 // A legacy server's roots/list that no call can carry: server-filesystem
 // asks right after initialized, before any client call. A legacy client
 // gets it as soon as it has initialized. A 2026-07-28 client can be asked
@@ -21,24 +23,12 @@ func isCall(method string) bool {
 
 // holdRoots keeps a legacy server's roots/list for the client's next call;
 // false when one is already held (the caller answers this one).
-func (p *Proxy) holdRoots(line []byte, id []byte) bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.roots.line != nil {
-		return false
-	}
-	p.roots.line = append([]byte(nil), line...)
-	p.roots.id = append([]byte(nil), id...)
-	return true
-}
+func (p *Proxy) holdRoots(line []byte, id []byte) bool { return p.roots.hold(line, id) }
 
 // releaseRootsToLegacy delivers a held roots/list to a client that turned
 // out to be legacy (it sent initialize after the server asked).
 func (p *Proxy) releaseRootsToLegacy() {
-	p.mu.Lock()
-	line := p.roots.line
-	p.roots.line, p.roots.id, p.roots.token = nil, nil, ""
-	p.mu.Unlock()
+	line := p.roots.release()
 	if line == nil {
 		return
 	}
@@ -49,13 +39,67 @@ func (p *Proxy) releaseRootsToLegacy() {
 }
 
 // rootsForCall handles a 2026-07-28 client's call while a roots/list is
-// held. It returns the request to go on with (the retry without its
-// inputResponses and requestState once they answered the server), or nil
-// when the proxy answered the client itself.
+// held (rootsHold.forCall); the server settles after it got the roots,
+// before it gets the call (startup.go).
 func (p *Proxy) rootsForCall(r *request, stateSp, respSp span) *request {
-	p.mu.Lock()
-	held, upID, token := p.roots.line, p.roots.id, p.roots.token
-	p.mu.Unlock()
+	return p.roots.forCall(r, stateSp, respSp, p.settle)
+}
+
+// rootsHold is a legacy server's roots/list held for a 2026-07-28
+// client's next call, under a lock of its own: the line, its id, and the
+// requestState token asked with. The part is handed the writer to the
+// client and the upstream (nil until the server started).
+type rootsHold struct {
+	out *lineWriter     // to the client
+	up  func() upstream // the server
+
+	mu       sync.Mutex
+	line, id []byte
+	token    string
+}
+
+func newRootsHold(out *lineWriter, up func() upstream) *rootsHold {
+	return &rootsHold{out: out, up: up}
+}
+
+// hold keeps the server's roots/list line (its id: id); false when one is
+// held already.
+func (h *rootsHold) hold(line, id []byte) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.line != nil {
+		return false
+	}
+	h.line = append([]byte(nil), line...)
+	h.id = append([]byte(nil), id...)
+	return true
+}
+
+// holding reports whether a roots/list is held.
+func (h *rootsHold) holding() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.line != nil
+}
+
+// release takes the held line out (nil when none), token and all.
+func (h *rootsHold) release() []byte {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	line := h.line
+	h.line, h.id, h.token = nil, nil, ""
+	return line
+}
+
+// forCall handles a 2026-07-28 client's call while a roots/list is held.
+// It returns the request to go on with (the retry without its
+// inputResponses and requestState once they answered the server), or nil
+// when it answered the client itself. settle runs after the held request
+// was answered from a retry.
+func (h *rootsHold) forCall(r *request, stateSp, respSp span, settle func()) *request {
+	h.mu.Lock()
+	held, upID, token := h.line, h.id, h.token
+	h.mu.Unlock()
 	if held == nil && (token == "" || !stateSp.ok()) {
 		return r
 	}
@@ -63,17 +107,17 @@ func (p *Proxy) rootsForCall(r *request, stateSp, respSp span) *request {
 		rf, _, _ := fields(r.line, respSp, heldRootsKey)
 		resp := rf[0].of(r.line)
 		if resp == nil || resp[0] != '{' {
-			p.replyErr(r.id, invalidParams("inputResponses lacks %q, the answer to the roots/list mcpsum asked for", heldRootsKey))
+			h.out.write(errorLine(r.id, invalidParams("inputResponses lacks %q, the answer to the roots/list mcpsum asked for", heldRootsKey)))
 			return nil
 		}
-		if held != nil && p.answerHeldRoots(upID, resp) { // false: answered meanwhile (another retry)
-			p.settle() // the server applies the roots before it gets the call (startup.go)
+		if held != nil && h.answer(upID, resp) { // false: answered meanwhile (another retry)
+			settle()
 		}
 		params := withoutMember(r.line, r.env.params, "inputResponses")
 		params = withoutMember(params, span{0, len(params)}, "requestState")
 		nr, err := r.withParams(params)
 		if err != nil {
-			p.replyErr(r.id, invalidParams("%v", err))
+			h.out.write(errorLine(r.id, invalidParams("%v", err)))
 			return nil
 		}
 		return nr
@@ -82,15 +126,15 @@ func (p *Proxy) rootsForCall(r *request, stateSp, respSp span) *request {
 		return r
 	}
 	if !hasClientCap(r, "roots") {
-		p.answerHeldRoots(upID, []byte(`{"roots":[]}`))
+		h.answer(upID, []byte(`{"roots":[]}`))
 		return r
 	}
-	p.mu.Lock()
-	if p.roots.token == "" {
-		p.roots.token = newToken()
+	h.mu.Lock()
+	if h.token == "" {
+		h.token = newToken()
 	}
-	token = p.roots.token
-	p.mu.Unlock()
+	token = h.token
+	h.mu.Unlock()
 	env, _, _ := scanEnvelope(held)
 	params := env.params.of(held)
 	if params == nil {
@@ -100,30 +144,22 @@ func (p *Proxy) rootsForCall(r *request, stateSp, respSp span) *request {
 	b = append(b, params...)
 	b = append(b, `}},"requestState":`...)
 	b = appendJSON(b, token)
-	p.reply(r.id, append(b, '}'))
+	h.out.write(resultLine(r.id, append(b, '}')))
 	return nil
 }
 
-// answerHeldRoots answers the held roots/list (once); false when it was
-// answered already.
-func (p *Proxy) answerHeldRoots(upID, result []byte) bool {
-	p.mu.Lock()
-	if p.roots.line == nil || string(p.roots.id) != string(upID) {
-		p.mu.Unlock()
+// answer answers the held roots/list (once); false when it was answered
+// already.
+func (h *rootsHold) answer(upID, result []byte) bool {
+	h.mu.Lock()
+	if h.line == nil || string(h.id) != string(upID) {
+		h.mu.Unlock()
 		return false
 	}
-	p.roots.line, p.roots.id = nil, nil // the token stays: a late retry carrying it is still the proxy's
-	p.mu.Unlock()
-	if up := p.upWriter(); up != nil {
+	h.line, h.id = nil, nil // the token stays: a late retry carrying it is still the proxy's
+	h.mu.Unlock()
+	if up := h.up(); up != nil {
 		up.write(resultLine(upID, result))
 	}
 	return true
-}
-
-// rootsHold is a legacy server's roots/list held for a 2026-07-28
-// client's next call (guarded by Proxy.mu): the line, its id, and the
-// requestState token asked with.
-type rootsHold struct {
-	line, id []byte
-	token    string
 }

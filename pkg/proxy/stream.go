@@ -164,15 +164,14 @@ func (p *Proxy) takeForStream(id []byte) (c *call, drop bool) {
 	u, ok := parseID(id)
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	c = p.ids.upPending[u]
+	c = p.ids.pending(u)
 	switch {
 	case !ok || c == nil:
 		return nil, true
 	case c.own != nil || c.upReq != nil:
 		return nil, false
 	}
-	p.ids.drop(u, c)
-	p.ids.streaming++ // answered once streamResult has written it (finish waits)
+	p.ids.takeForStream(u, c) // answered once streamResult has written it (finish waits)
 	return c, false
 }
 
@@ -191,9 +190,7 @@ func (p *Proxy) takeForStream(id []byte) (c *call, drop bool) {
 // the writer's queue (bounded) and follow the line.
 func (p *Proxy) streamResult(s *streamReader, pre prefix, c *call) error {
 	defer func() {
-		p.mu.Lock()
-		p.ids.streaming--
-		p.mu.Unlock()
+		p.ids.streamed()
 	}()
 	head := s.buf[:s.end]
 	env := pre.env
@@ -206,7 +203,7 @@ func (p *Proxy) streamResult(s *streamReader, pre prefix, c *call) error {
 			return nil
 		})
 	}
-	if e := p.hooks.BeforeResult(c.info, ResultInfo{Streamed: true}); e != nil {
+	if e := p.opts.Hooks.BeforeResult(c.info, ResultInfo{Streamed: true}); e != nil {
 		p.replyErr(c.clientID, e.rpc())
 		return discard()
 	}

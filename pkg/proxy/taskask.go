@@ -98,20 +98,14 @@ func (p *Proxy) askLegacyClient(ctx context.Context, method string, params []byt
 	d := p.ids.ask(&downReq{method: method, hook: func(res json.RawMessage, e *CallError) { ch <- answer{res, e} }})
 	p.mu.Unlock()
 	if err := p.out.write(requestLine(itoa(d), method, params)); err != nil {
-		p.mu.Lock()
-		delete(p.ids.downPending, d)
-		p.mu.Unlock()
+		p.ids.takeDown(d)
 		return nil, &rpcError{Code: mcpspec.CodeInternalError, Message: err.Error()}
 	}
 	var a answer
 	select {
 	case a = <-ch:
 	case <-ctx.Done(): // the client cancelled tasks/result: the request is void
-		p.mu.Lock()
-		_, open := p.ids.downPending[d]
-		delete(p.ids.downPending, d)
-		p.mu.Unlock()
-		if open {
+		if p.ids.takeDown(d) != nil {
 			p.withdraw([]int64{d}, "the client cancelled the request it belongs to")
 		}
 		return nil, cancelledErr()

@@ -29,7 +29,8 @@ const inputWait = 2 * time.Second
 // timeout (a tasks/result waits for the user's input).
 type noTimeout struct{}
 
-// taskInput is the proxy's tasks/result of one legacy task.
+// taskInput is the proxy's tasks/result of one legacy task (under
+// taskTable.mu).
 type taskInput struct {
 	reqs    []*serverRequest // the server's requests for the task, not answered yet
 	result  []byte           // tasks/result's result, once done
@@ -53,18 +54,7 @@ func (p *Proxy) parkTaskInput(line []byte, env envelope, id []byte, method strin
 	if !ok || capOf[method] == "" {
 		return false
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	ti := p.tasks.inputs[task]
-	if ti == nil || ti.done || len(ti.reqs) >= maxQueuedInputs {
-		return false
-	}
-	params := append([]byte(nil), env.params.of(line)...)
-	p.mrtr.nextToken++
-	ti.reqs = append(ti.reqs, &serverRequest{upID: append([]byte(nil), id...), params: params, method: method,
-		key: fmt.Sprintf("mcpsum-task-%d", p.mrtr.nextToken)})
-	ti.signal()
-	return true
+	return p.tasks.park(task, id, env.params.of(line), method)
 }
 
 // taskInputFor starts (once) the proxy's tasks/result of task id and
@@ -72,32 +62,13 @@ func (p *Proxy) parkTaskInput(line []byte, env envelope, id []byte, method strin
 // The state goes when the client has seen the task end (tasks/get) or
 // cancelled it, or when the task is forgotten (rememberTask).
 func (p *Proxy) taskInputFor(id string) *taskInput {
-	p.mu.Lock()
-	ti := p.tasks.inputs[id]
-	if ti != nil {
-		p.mu.Unlock()
+	ti, created := p.tasks.inputFor(id)
+	if !created {
 		return ti
 	}
-	if len(p.tasks.inputs) >= maxTasks {
-		for tid, x := range p.tasks.inputs {
-			if x.done {
-				delete(p.tasks.inputs, tid)
-			}
-		}
-		if len(p.tasks.inputs) >= maxTasks {
-			p.mu.Unlock()
-			return nil
-		}
-	}
-	ti = &taskInput{changed: make(chan struct{})}
-	p.tasks.inputs[id] = ti
-	p.mu.Unlock()
 	go func() {
 		res, e := p.taskCallCtx(context.WithValue(context.Background(), noTimeout{}, true), "tasks/result", id)
-		p.mu.Lock()
-		ti.result, ti.err, ti.done = res, e, true
-		ti.signal()
-		p.mu.Unlock()
+		p.tasks.finished(ti, res, e)
 	}()
 	return ti
 }
@@ -112,9 +83,7 @@ func (p *Proxy) pendingInputs(r *request, id string) ([]byte, *rpcError) {
 	deadline := time.NewTimer(inputWait)
 	defer deadline.Stop()
 	for {
-		p.mu.Lock()
-		reqs, done, ch := ti.reqs, ti.done, ti.changed
-		p.mu.Unlock()
+		reqs, done, ch := p.tasks.state(ti)
 		if len(reqs) > 0 || done {
 			return p.inputRequests(r, reqs), nil
 		}
@@ -133,7 +102,7 @@ func (p *Proxy) inputRequests(r *request, reqs []*serverRequest) []byte {
 	var out []byte
 	for _, sr := range reqs {
 		if !hasClientCap(r, capOf[sr.method]) {
-			p.takeTaskInput(sr)
+			p.tasks.take(sr)
 			p.refuseUndeclared(sr.upID, sr.method, capOf[sr.method])
 			continue
 		}
@@ -152,22 +121,6 @@ func (p *Proxy) inputRequests(r *request, reqs []*serverRequest) []byte {
 	return append(out, '}')
 }
 
-// takeTaskInput removes sr from its task's pending requests; false when it
-// was answered already.
-func (p *Proxy) takeTaskInput(sr *serverRequest) bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for _, ti := range p.tasks.inputs {
-		for i, x := range ti.reqs {
-			if x == sr {
-				ti.reqs = append(ti.reqs[:i:i], ti.reqs[i+1:]...)
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // updateTask answers a 2026-07-28 client's tasks/update for a legacy task:
 // each inputResponses member answers the server's request it names.
 func (p *Proxy) updateTask(r *request, id string) ([]byte, *rpcError) {
@@ -175,17 +128,11 @@ func (p *Proxy) updateTask(r *request, id string) ([]byte, *rpcError) {
 	if !f[0].ok() || r.line[f[0].s] != '{' {
 		return nil, invalidParams("tasks/update needs an inputResponses object")
 	}
-	p.mu.Lock()
-	ti := p.tasks.inputs[id]
-	var reqs []*serverRequest
-	if ti != nil {
-		reqs = append(reqs, ti.reqs...)
-	}
-	p.mu.Unlock()
+	reqs := p.tasks.open(id)
 	n := 0
 	for _, sr := range reqs {
 		rf, _, _ := fields(r.line, f[0], sr.key)
-		if resp := rf[0].of(r.line); resp != nil && p.takeTaskInput(sr) {
+		if resp := rf[0].of(r.line); resp != nil && p.tasks.take(sr) {
 			if up := p.upWriter(); up != nil {
 				up.write(resultLine(sr.upID, resp))
 			}
@@ -196,36 +143,4 @@ func (p *Proxy) updateTask(r *request, id string) ([]byte, *rpcError) {
 		return nil, invalidParams("tasks/update: task %s has no open input request named in inputResponses", quoteID(id))
 	}
 	return []byte(`{"resultType":"complete"}`), nil
-}
-
-// dropTaskInput forgets the proxy's tasks/result of task id (p.mu held);
-// the server's requests for it still open are answered with an error.
-func (p *Proxy) dropTaskInput(id string) {
-	ti := p.tasks.takeInput(id)
-	if ti == nil {
-		return
-	}
-	reqs := ti.reqs
-	ti.reqs = nil
-	if len(reqs) == 0 || p.up == nil {
-		return
-	}
-	up := p.up
-	go func() { // not under p.mu
-		for _, sr := range reqs {
-			up.write(errorLine(sr.upID, &rpcError{Code: mcpspec.CodeInternalError, Message: "mcpsum: the task this request belongs to ended or was cancelled"}))
-		}
-	}()
-}
-
-// taskResultOf is the result of the proxy's own tasks/result of task id,
-// when it has one.
-func (p *Proxy) taskResultOf(id string) ([]byte, *rpcError, bool) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	ti := p.tasks.inputs[id]
-	if ti == nil || !ti.done {
-		return nil, nil, false
-	}
-	return ti.result, ti.err, true
 }

@@ -53,19 +53,10 @@ func (p *Proxy) taskRequest(r *request, notFound func() *rpcError) {
 		// then the proxy's own requests for it stop and it gets no answer.
 		ctx, cancel := context.WithCancel(context.Background())
 		key := string(r.id)
-		p.mu.Lock()
-		if old := p.tasks.crossWaits[key]; old != nil {
-			old() // a client reusing a running request's id: the older one ends
-		}
-		p.tasks.crossWaits[key] = cancel
-		p.mu.Unlock()
+		p.tasks.wait(key, cancel)
 		go func() {
 			res, e := p.crossTask(ctx, r, id)
-			p.mu.Lock()
-			if ctx.Err() == nil {
-				delete(p.tasks.crossWaits, key)
-			}
-			p.mu.Unlock()
+			p.tasks.waited(key, ctx)
 			if ctx.Err() != nil {
 				return // cancelled by the client: nothing is sent
 			}
@@ -169,9 +160,7 @@ func (p *Proxy) modernTaskAsLegacy(id string) ([]byte, *rpcError) {
 // listTasks answers a legacy client's tasks/list (2026-07-28 has none):
 // the tasks created through this session that the server still knows.
 func (p *Proxy) listTasks() ([]byte, *rpcError) {
-	p.mu.Lock()
-	ids := append([]string(nil), p.tasks.order...)
-	p.mu.Unlock()
+	ids := p.tasks.ids()
 	out := []byte(`{"tasks":[`)
 	n := 0
 	for _, id := range ids {
@@ -198,9 +187,7 @@ func (p *Proxy) legacyTaskForModern(r *request, id string) ([]byte, *rpcError) {
 		if _, e := p.taskCall("tasks/cancel", id); e != nil {
 			return nil, e
 		}
-		p.mu.Lock()
-		p.dropTaskInput(id)
-		p.mu.Unlock()
+		p.tasks.dropInput(id)
 		return []byte(`{"resultType":"complete"}`), nil
 	}
 	t, e := p.taskCall("tasks/get", id)
@@ -229,14 +216,10 @@ func (p *Proxy) legacyTaskForModern(r *request, id string) ([]byte, *rpcError) {
 	if status == "completed" || status == "failed" || status == "cancelled" {
 		// The task ended: once its end is answered, the proxy's
 		// tasks/result of it is not needed any more.
-		defer func() {
-			p.mu.Lock()
-			p.dropTaskInput(id)
-			p.mu.Unlock()
-		}()
+		defer p.tasks.dropInput(id)
 	}
 	result := func() ([]byte, *rpcError) {
-		if res, e, ok := p.taskResultOf(id); ok {
+		if res, e, ok := p.tasks.result(id); ok {
 			return res, e
 		}
 		return p.taskCall("tasks/result", id)
@@ -249,7 +232,7 @@ func (p *Proxy) legacyTaskForModern(r *request, id string) ([]byte, *rpcError) {
 		if e != nil {
 			return nil, e
 		}
-		if he := p.hooks.BeforeResult(p.taskInfo(id, r), ResultInfo{Body: res}); he != nil {
+		if he := p.opts.Hooks.BeforeResult(p.taskInfo(id, r), ResultInfo{Body: res}); he != nil {
 			return nil, he.rpc()
 		}
 		if ins := modernResultMembers(res, span{0, len(res)}, "tools/call"); ins != nil {

@@ -16,15 +16,7 @@ import (
 // cancelCross stops the cross-era task request the client cancelled;
 // false when key names none.
 func (p *Proxy) cancelCross(key string) bool {
-	p.mu.Lock()
-	cancel := p.tasks.crossWaits[key]
-	delete(p.tasks.crossWaits, key)
-	p.mu.Unlock()
-	if cancel == nil {
-		return false
-	}
-	cancel()
-	return true
+	return p.tasks.cancelWait(key)
 }
 
 // modernTaskResult answers a legacy client's tasks/result from a 2026-07-28
@@ -47,7 +39,7 @@ func (p *Proxy) modernTaskResult(ctx context.Context, r *request, id string) ([]
 				return nil, badTask(p.opts.Name, errors.New("a completed task without a result object"))
 			}
 			body := f[1].of(res)
-			if he := p.hooks.BeforeResult(p.taskInfo(id, r), ResultInfo{Body: body}); he != nil {
+			if he := p.opts.Hooks.BeforeResult(p.taskInfo(id, r), ResultInfo{Body: body}); he != nil {
 				return nil, he.rpc()
 			}
 			return legacyResult(res, f[1]), nil

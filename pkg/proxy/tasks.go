@@ -1,7 +1,6 @@
 package proxy
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 
@@ -228,11 +227,7 @@ func crossCreateResult(c *call, b []byte, result span) ([]byte, error) {
 
 // rememberTask records the call that created task id.
 func (p *Proxy) rememberTask(id string, info CallInfo) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if old, ok := p.tasks.remember(id, info); ok {
-		p.dropTaskInput(old)
-	}
+	p.tasks.remember(id, info)
 }
 
 // UnknownTaskResult is the CallInfo.Method of a task's result whose
@@ -244,41 +239,8 @@ const UnknownTaskResult = "tasks/result"
 // taskInfo is the CallInfo of the call that created task id (the result
 // hooks see a task's final result as that call's result).
 func (p *Proxy) taskInfo(id string, r *request) CallInfo {
-	p.mu.Lock()
-	ci, ok := p.tasks.created[id]
-	p.mu.Unlock()
-	if ok {
+	if ci, ok := p.tasks.info(id); ok {
 		return ci
 	}
 	return CallInfo{Method: UnknownTaskResult, ClientModern: r.modern}
-}
-
-// taskTable are the tasks of this session (guarded by Proxy.mu).
-type taskTable struct {
-	created    map[string]CallInfo           // tasks created through this session -> the creating call
-	order      []string                      // their ids, oldest first
-	inputs     map[string]*taskInput         // legacy tasks whose tasks/result the proxy waits on (taskinput.go)
-	crossWaits map[string]context.CancelFunc // cross-era task requests being answered, by client id (taskops.go)
-}
-
-// remember records task id as created by the call info describes; past
-// maxTasks it forgets the oldest, and returns its id (evicted).
-func (t *taskTable) remember(id string, info CallInfo) (evicted string, ok bool) {
-	if _, known := t.created[id]; !known {
-		t.order = append(t.order, id)
-		if len(t.order) > maxTasks {
-			evicted, ok = t.order[0], true
-			delete(t.created, evicted)
-			t.order = t.order[1:]
-		}
-	}
-	t.created[id] = info
-	return evicted, ok
-}
-
-// takeInput removes and returns the input wait of task id (nil if none).
-func (t *taskTable) takeInput(id string) *taskInput {
-	ti := t.inputs[id]
-	delete(t.inputs, id)
-	return ti
 }

@@ -101,7 +101,7 @@ func (p *Proxy) start() (*process.Process, func(), error) {
 		return p.opts.Start()
 	}
 	po := p.opts.Pin
-	p.stderrLines = newEscapedLines(p.log, fmt.Sprintf("server %q stderr: ", p.opts.Name))
+	p.stderrLines = newEscapedLines(p.opts.Stderr, fmt.Sprintf("server %q stderr: ", p.opts.Name))
 	po.Stderr = p.stderrLines
 	return pin.Start(p.opts.Name, p.opts.Entry, po)
 }
@@ -151,9 +151,7 @@ func (p *Proxy) Call(ctx context.Context, method string, params json.RawMessage)
 	up := p.up
 	p.mu.Unlock()
 	forget := func() {
-		p.mu.Lock()
-		delete(p.ids.upPending, u)
-		p.mu.Unlock()
+		p.ids.dropOwn(u)
 	}
 	if err := up.write(requestLine(itoa(u), method, params)); err != nil {
 		forget()

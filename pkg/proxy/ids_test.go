@@ -1,0 +1,81 @@
+package proxy
+
+import (
+	"io"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpsum/mcpsum/internal/mcpspec"
+	"github.com/mcpsum/mcpsum/pkg/lockfile"
+)
+
+// sinkUpstream is an upstream that records what the proxy writes to it.
+type sinkUpstream struct{ lines []string }
+
+func (s *sinkUpstream) write(parts ...[]byte) error {
+	var b strings.Builder
+	for _, p := range parts {
+		b.Write(p)
+	}
+	s.lines = append(s.lines, b.String())
+	return nil
+}
+func (s *sinkUpstream) messages() io.Reader           { return strings.NewReader("") }
+func (s *sinkUpstream) exited() <-chan struct{}       { return nil }
+func (s *sinkUpstream) exitError() error              { return nil }
+func (s *sinkUpstream) stderrTail() []string          { return nil }
+func (s *sinkUpstream) stop(_, _ time.Duration) error { return nil }
+
+// The id map holds at most MaxCallsInFlight of the client's calls; the
+// proxy's own requests are not counted, and an answered call frees a place.
+func TestIDMapCap(t *testing.T) {
+	m := newIDMap()
+	for i := range mcpspec.MaxCallsInFlight {
+		if _, ok := m.forward(&call{clientID: strconv.AppendInt(nil, int64(i), 10), method: "tools/call"}); !ok {
+			t.Fatalf("call %d refused under the cap", i)
+		}
+	}
+	if _, ok := m.forward(&call{clientID: []byte(`"over"`), method: "tools/call"}); ok {
+		t.Fatal("a call over the cap was recorded")
+	}
+	m.own(&call{own: make(chan ownReply, 1), method: "ping"})
+	if u, c := m.dropClient("7"); c == nil {
+		t.Fatal("call 7 not found")
+	} else {
+		m.drop(u, c) // a second drop frees nothing more
+	}
+	if _, ok := m.forward(&call{clientID: []byte(`"next"`), method: "tools/call"}); !ok {
+		t.Fatal("a call was refused after one was answered")
+	}
+	if _, ok := m.forward(&call{clientID: []byte(`"over2"`), method: "tools/call"}); ok {
+		t.Fatal("a second drop of one call freed two places")
+	}
+}
+
+// A call over the cap gets a JSON-RPC error naming the cap at once, and
+// nothing reaches the server.
+func TestCallOverCapGetsError(t *testing.T) {
+	p, out := framingProxy(t, lockfile.EraLegacy)
+	p.gate.state = gateOpen
+	up := &sinkUpstream{}
+	p.up = up
+	for i := range mcpspec.MaxCallsInFlight {
+		p.ids.forward(&call{clientID: strconv.AppendInt(nil, int64(i), 10), method: "tools/call"})
+	}
+	line := []byte(`{"jsonrpc":"2.0","id":"over","method":"tools/call","params":{"name":"x"}}`)
+	env, id, err := scanEnvelope(line)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.submit(&request{line: line, env: env, id: id, method: "tools/call"})
+	got := out.String()
+	want := strconv.Itoa(mcpspec.MaxCallsInFlight) + " calls in flight"
+	if !strings.Contains(got, `"id":"over"`) || !strings.Contains(got, `"error"`) || !strings.Contains(got, want) || !strings.Contains(got, "MaxCallsInFlight") {
+		t.Fatalf("the client got %q, want an error naming the cap", got)
+	}
+	if len(up.lines) != 0 {
+		t.Fatalf("the server got %q", up.lines)
+	}
+}
