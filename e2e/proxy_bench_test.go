@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -22,6 +23,8 @@ import (
 // everything passes (timing on shared CI machines is noise); run it with
 //
 //	MCPSUM_PROXY_PERF=1 go test ./e2e -run TestProxyPerformance -v
+//
+// MCPSUM_BENCH_ROUNDS sets the interleaved rounds (default 5).
 func TestProxyPerformance(t *testing.T) {
 	if os.Getenv("MCPSUM_PROXY_PERF") != "1" {
 		t.Skip("set MCPSUM_PROXY_PERF=1 to run the proxy benchmark")
@@ -49,7 +52,11 @@ func TestProxyPerformance(t *testing.T) {
 			argv []string
 		}{"baseline", []string{base, "proxy", "--lockfile", lock, "--name", "s"}})
 	}
-	const rounds, small, big = 5, 400, 4
+	rounds := 5 // MCPSUM_BENCH_ROUNDS, as for TestLeanBench
+	if n, err := strconv.Atoi(os.Getenv("MCPSUM_BENCH_ROUNDS")); err == nil && n > 0 {
+		rounds = n
+	}
+	const small, big = 400, 4
 	const bigBytes = 8 << 20
 	lat := map[string][]time.Duration{}
 	tput := map[string][]float64{}
