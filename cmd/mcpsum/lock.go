@@ -222,26 +222,22 @@ func (a *app) relock(ctx context.Context, path, name string, opts pin.Options) e
 // write merges entries into the lockfile (locker.Write) and prints what
 // the merge noted and the warnings of the new entries.
 func (a *app) write(path string, loaded *lockfile.File, entries map[string]*lockfile.Server) error {
-	shadows, err := a.writeEntries(path, loaded, entries)
+	w, err := locker.Write(path, loaded, entries, a.writeOptions())
 	if err != nil {
 		return err
 	}
-	a.printLockWarnings(path, entries, shadows)
+	a.printWritten(path, w)
+	a.printLockWarnings(path, entries, w.Shadows)
 	return nil
 }
 
-// writeEntries is write without the warnings; it returns the shadowing
-// (pkg/review) between the entries written and the lock's other servers.
-func (a *app) writeEntries(path string, loaded *lockfile.File, entries map[string]*lockfile.Server) ([]review.Shadow, error) {
-	w, err := locker.Write(path, loaded, entries, a.writeOptions())
-	if err != nil {
-		return nil, err
-	}
+// printWritten prints what a merge into the lockfile at path noted, and
+// that it was written.
+func (a *app) printWritten(path string, w *locker.Written) {
 	for _, n := range w.Notes {
 		fmt.Fprintf(a.stderr, "lock: %s\n", n)
 	}
 	fmt.Fprintf(a.stderr, "lock: wrote %s\n", path)
-	return w.Shadows, nil
 }
 
 func (a *app) writeOptions() locker.Options {
