@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"time"
 
 	"golang.org/x/term"
 
@@ -42,37 +41,18 @@ func (a *app) importUndo(dirs clientconfig.Dirs, client *clientconfig.Client, fi
 	if err != nil {
 		return err
 	}
-	files := []string{file}
-	if file == "" {
-		if client == nil {
-			return usageErr("--undo needs the config: mcpsum import --undo FILE (or --client NAME)")
-		}
-		if files, err = importer.UndoFiles(dirs, client, stateDir, name); err != nil {
-			return err
-		}
+	if file == "" && client == nil {
+		return usageErr("--undo needs the config: mcpsum import --undo FILE (or --client NAME)")
 	}
-	var firstErr error
-	for _, p := range files {
-		res, err := clientconfig.Undo(p, clientconfig.UndoOptions{StateDir: stateDir, Now: time.Now(), Name: name})
+	return importer.Undo(dirs, client, file, name, stateDir, func(p string, res *clientconfig.UndoResult, err error) {
 		if err != nil {
-			if firstErr != nil {
-				fmt.Fprintf(a.stderr, "mcpsum: %v\n", err)
-			}
-			firstErr = firstNonNil(firstErr, err)
-			continue
+			fmt.Fprintf(a.stderr, "mcpsum: %v\n", err)
+			return
 		}
 		for _, n := range res.Ignored {
 			q, _ := quoteText(n)
 			fmt.Fprintf(a.stderr, "import: %s\n", q)
 		}
 		importer.WriteUndo(a.stdout, p, res)
-	}
-	return firstErr
-}
-
-func firstNonNil(a, b error) error {
-	if a != nil {
-		return a
-	}
-	return b
+	})
 }
