@@ -66,9 +66,7 @@ entry (url, serverUrl, httpUrl) is locked by its URL and, for each header,
 the variable its value names in the client's syntax (${VAR}, ${env:VAR},
 ${input:ID}); a literal header value is refused, never copied. Entries the config switches off
 ("disabled": true, Codex's enabled = false) are skipped with a note;
---include-disabled locks them too. As with lock, a server gets
---start-timeout-secs to write its first line, then --timeout-secs for each
-answer.
+--include-disabled locks them too.
 
 The rewrite changes only the command and args of each imported entry, to
 "/abs/mcpsum proxy --lockfile L --name N", keeping every other byte, after a
@@ -79,9 +77,8 @@ not rewritten: import prints the lines to paste. Running import again
 changes nothing: entries that already run mcpsum proxy are recognised.
 
 After locking, the listing names the shadowing between the imported servers
-and the lock's others: the same or a look-alike tool or prompt name, or text
-of one server naming another's tool (each pair once). With --strict that is
-an error (exit 1) and nothing is written.
+and the lock's others (as lock warns of it); with --strict it is an error
+(exit 1) and nothing is written.
 
 With neither --client nor FILE, import lists the config files it finds.`),
 		FlagSet: fs,

@@ -60,9 +60,9 @@ sampling, elicitation) while locking, verifying and proxying, so the surface
 pinned is the one the proxy's server session sees (some servers add tools
 for clients that declare them).
 
-A server gets --start-timeout-secs to write its first line (a first npx run
-downloads the package), then --timeout-secs for each answer. A server that
-times out or fails to start is reported with its last stderr lines.
+A server that times out (--start-timeout-secs until its first line, then
+--timeout-secs for each answer) or fails to start is reported with its last
+stderr lines.
 
 After writing, lock warns about what a reviewer could miss, shadowing included:
 a tool or prompt of the entry with the same or a look-alike name as another
