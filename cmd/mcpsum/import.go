@@ -5,9 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -69,9 +66,7 @@ entry (url, serverUrl, httpUrl) is locked by its URL and, for each header,
 the variable its value names in the client's syntax (${VAR}, ${env:VAR},
 ${input:ID}); a literal header value is refused, never copied. Entries the config switches off
 ("disabled": true, Codex's enabled = false) are skipped with a note;
---include-disabled locks them too. As with lock, a server gets
---start-timeout-secs to write its first line, then --timeout-secs for each
-answer.
+--include-disabled locks them too.
 
 The rewrite changes only the command and args of each imported entry, to
 "/abs/mcpsum proxy --lockfile L --name N", keeping every other byte, after a
@@ -82,9 +77,8 @@ not rewritten: import prints the lines to paste. Running import again
 changes nothing: entries that already run mcpsum proxy are recognised.
 
 After locking, the listing names the shadowing between the imported servers
-and the lock's others: the same or a look-alike tool or prompt name, or text
-of one server naming another's tool (each pair once). With --strict that is
-an error (exit 1) and nothing is written.
+and the lock's others (as lock warns of it); with --strict it is an error
+(exit 1) and nothing is written.
 
 With neither --client nor FILE, import lists the config files it finds.`),
 		FlagSet: fs,
@@ -116,7 +110,8 @@ With neither --client nor FILE, import lists the config files it finds.`),
 				return usageErr("--name applies to --undo only (import takes the servers' names from the config)")
 			}
 			if file == "" && client == nil {
-				return a.listConfigs(dirs)
+				importer.WriteList(a.stdout, dirs)
+				return nil
 			}
 			cfgs, err := importer.ReadConfigs(dirs, client, file)
 			if de := (*importer.DetectError)(nil); errors.As(err, &de) {
@@ -139,134 +134,57 @@ With neither --client nor FILE, import lists the config files it finds.`),
 	}
 }
 
-// importConfigs plans every config (nothing runs), then, with --write and
-// the user's consent for project configs, locks and rewrites.
+// importConfigs shows the plan of every config (nothing runs), then
+// applies it (importer.Apply) and renders what Apply reports.
 func (a *app) importConfigs(ctx context.Context, cfgs []*clientconfig.Config, o importer.Options, f importFlags) error {
 	groups, err := importer.Plan(ctx, cfgs, o)
 	if err != nil {
 		return err
 	}
-	for _, g := range groups {
-		for _, s := range g.Sections {
-			fmt.Fprintf(a.stdout, "%s (%s), into %s:\n", quoteArg(s.Config.Path), s.Config.Client.Title, quoteArg(g.Lock))
-			for _, l := range s.Lines {
-				if l.Verb == "" {
-					fmt.Fprintf(a.stdout, "  %s\n", l.Text)
-				} else {
-					fmt.Fprintf(a.stdout, "  %-6s %s\n", l.Verb, l.Text)
-				}
-			}
-		}
+	importer.WritePlan(a.stdout, groups)
+	ao := importer.ApplyOptions{Self: o.Self, Write: *f.write, Locker: a.writeOptions(), Event: a.importEvent, Now: time.Now,
+		Pin: pin.Options{Timeout: time.Duration(*f.timeout) * time.Second, StartTimeout: time.Duration(*f.start) * time.Second,
+			Note: a.noter("import"), Authorize: a.authorizer("import")},
+		Run:      a.runLocks,
+		CheckLog: func(ctx context.Context, e map[string]*lockfile.Server) error { return a.checkLog(ctx, "import", e) },
 	}
-	refusal := importer.RefusedError(groups)
-	if refusal != nil {
-		refusal = verdict(refusal)
+	if !*f.trust {
+		ao.Ask = a.askTrust
 	}
-	if importer.Count(groups) == 0 {
+	return importer.Apply(ctx, groups, ao)
+}
+
+// importEvent renders one step of importer.Apply.
+func (a *app) importEvent(e importer.Event) {
+	switch e.Kind {
+	case importer.Nothing:
 		fmt.Fprintln(a.stdout, "nothing to import")
-		return refusal
-	}
-	if !*f.write {
-		var locks []string
-		for _, g := range groups {
-			if err := a.rewriteConfigs(g, o.Self, false); err != nil {
-				return err
-			}
-			if len(g.Cands) > 0 {
-				locks = append(locks, quoteArg(g.Lock))
-			}
+	case importer.DryRun:
+		importer.WriteDryRun(a.stdout, e.Locks)
+	case importer.MadeLockDir:
+		fmt.Fprintf(a.stderr, "import: created the folder %s (private) for %s\n", quoteArg(e.Dir), quoteArg(e.Lock))
+	case importer.Wrote:
+		a.printWritten(e.Lock, e.Written)
+		a.printLockWarnings(e.Lock, e.Entries, nil)
+		for _, s := range e.Written.Shadows {
+			fmt.Fprintf(a.stdout, "  shadow %s\n", s)
 		}
-		fmt.Fprintf(a.stdout, "\nnothing was written and no server was started; to apply: run the same command with --write (it locks the servers into %s and rewrites the config)\n", strings.Join(locks, " and "))
-		return refusal
+	case importer.Rewriting:
+		importer.WriteRewrite(a.stdout, e.Rewrite, e.Write)
+	case importer.Rewrote:
+		importer.WriteRewrote(a.stdout, e.Rewrite, e.Backup)
+	case importer.Failure:
+		fmt.Fprintf(a.stderr, "mcpsum: %v\n", e.Err)
 	}
-	if err := a.decideTrust(groups, *f.trust); err != nil {
-		return err
-	}
-	var firstErr error
-	for _, g := range groups {
-		if len(g.Cands) == 0 {
-			continue
-		}
-		if err := a.importGroup(ctx, g, o.Self, f); err != nil {
-			if firstErr != nil {
-				fmt.Fprintf(a.stderr, "mcpsum: %v\n", err)
-			}
-			firstErr = firstNonNil(firstErr, err)
-		}
-	}
-	if firstErr != nil && refusal != nil {
-		fmt.Fprintf(a.stderr, "mcpsum: %v\n", refusal)
-	}
-	return firstNonNil(firstErr, refusal)
 }
 
-// importGroup locks a group's candidates and rewrites its configs.
-func (a *app) importGroup(ctx context.Context, g *importer.Group, self string, f importFlags) error {
-	if err := makeLockDir(a, g.Lock); err != nil {
-		return err
-	}
-	opts := pin.Options{Lockfile: g.Lock, Timeout: time.Duration(*f.timeout) * time.Second,
-		StartTimeout: time.Duration(*f.start) * time.Second, Note: a.noter("import"), Authorize: a.authorizer("import")}
-	if err := a.lockCandidates(ctx, g.Cands, opts); err != nil {
-		return err
-	}
-	rewriteErr := a.rewriteConfigs(g, self, true)
-	if failed, first := importer.Failed(g.Cands); len(failed) > 0 {
-		left := "their entries in the client config were left as they are"
-		if len(failed) == 1 {
-			left = "its entry in the client config was left as it is"
-		}
-		return withCode(first, fmt.Errorf("import: could not lock %s (see above); %s", strings.Join(failed, ", "), left))
-	}
-	return rewriteErr
-}
-
-// makeLockDir creates the lockfile's folder, private, when it is missing
-// (the default lock of user configs lives in a folder that may not exist yet).
-func makeLockDir(a *app, lock string) error {
-	dir := filepath.Dir(lock)
-	if _, err := os.Stat(dir); !errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("creating the lockfile's folder: %w", err)
-	}
-	fmt.Fprintf(a.stderr, "import: created the folder %s (private) for %s\n", quoteArg(dir), quoteArg(lock))
-	return nil
-}
-
-// lockCandidates locks every candidate in parallel and writes those that
-// locked (one failure does not hold back the others).
-func (a *app) lockCandidates(ctx context.Context, cands []*importer.Candidate, opts pin.Options) error {
-	existing, err := lockfile.Load(opts.Lockfile)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return err
-	}
-	jobs := make([]locker.Job, len(cands))
-	names := make([]string, len(cands))
-	for i, c := range cands {
-		jobs[i], names[i] = locker.Imported(existing, c.Name, *c.Target), c.Name
+// runLocks runs several locks (locker.Run) with a progress line per server.
+func (a *app) runLocks(ctx context.Context, jobs []locker.Job, opts pin.Options) *locker.Outcome {
+	names := make([]string, len(jobs))
+	for i, j := range jobs {
+		names[i] = j.Name
 	}
 	p := newProgress(a.stderr, names)
-	out := locker.Run(ctx, jobs, opts, p.done)
-	p.stop()
-	for i, r := range out.Results {
-		cands[i].Entry, cands[i].Err = r.Entry, r.Err
-	}
-	entries := out.Entries
-	if len(entries) == 0 {
-		return nil
-	}
-	if err := a.checkLog(ctx, "import", entries); err != nil {
-		return fmt.Errorf("%w\n%s", err, locker.Untouched(opts.Lockfile))
-	}
-	shadows, err := a.writeEntries(opts.Lockfile, nil, entries)
-	if err != nil {
-		return err
-	}
-	a.printLockWarnings(opts.Lockfile, entries, nil)
-	for _, s := range shadows {
-		fmt.Fprintf(a.stdout, "  shadow %s\n", s)
-	}
-	return nil
+	defer p.stop()
+	return locker.Run(ctx, jobs, opts, p.done)
 }

@@ -2,10 +2,8 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
-	"io/fs"
 	"os"
 	"slices"
 	"strings"
@@ -62,9 +60,9 @@ sampling, elicitation) while locking, verifying and proxying, so the surface
 pinned is the one the proxy's server session sees (some servers add tools
 for clients that declare them).
 
-A server gets --start-timeout-secs to write its first line (a first npx run
-downloads the package), then --timeout-secs for each answer. A server that
-times out or fails to start is reported with its last stderr lines.
+A server that times out (--start-timeout-secs until its first line, then
+--timeout-secs for each answer) or fails to start is reported with its last
+stderr lines.
 
 After writing, lock warns about what a reviewer could miss, shadowing included:
 a tool or prompt of the entry with the same or a look-alike name as another
@@ -95,13 +93,13 @@ server's, or text of one server naming another's tool (each pair once). With
 				if err != nil {
 					return err
 				}
-				return a.lockNew(ctx, *lockfilePath, *name, target, opts)
+				return locker.LockNew(ctx, *lockfilePath, *name, target, opts, a.writeOptions(), a.lockHooks())
 			}
 			if len(args) == 0 {
 				if len(envs) > 0 {
 					return usageErr("--env applies to a new entry: give the server command after --")
 				}
-				return a.relock(ctx, *lockfilePath, *name, opts)
+				return locker.Relock(ctx, *lockfilePath, *name, opts, a.writeOptions(), a.lockHooks())
 			}
 			if *accept != "" {
 				return usageErr("--accept re-locks existing entries: give no command (mcpsum lock --accept %s --name NAME)", *accept)
@@ -120,128 +118,40 @@ func (a *app) lockCommandEntry(ctx context.Context, path, name string, envs, com
 	if err != nil {
 		return err
 	}
-	return a.lockNew(ctx, path, name, target, opts)
+	return locker.LockNew(ctx, path, name, target, opts, a.writeOptions(), a.lockHooks())
 }
 
-// lockNew adds or replaces one entry with an explicit target (a command, or
-// a remote server's URL).
-func (a *app) lockNew(ctx context.Context, path, name string, target *lockfile.Server, opts pin.Options) error {
-	if name == "" {
-		return usageErr("lock needs --name for the new entry (the name you will pass to proxy and verify)")
+// lockHooks are how locker.LockNew and Relock reach the user.
+func (a *app) lockHooks() locker.Hooks {
+	h := locker.Hooks{Run: a.runLocks, Wrote: a.wrote,
+		CheckLog: func(ctx context.Context, e map[string]*lockfile.Server) error { return a.checkLog(ctx, "lock", e) },
+		Note:     func(msg string) { fmt.Fprintf(a.stderr, "lock: %s\n", msg) },
 	}
-	if err := lockfile.ValidName(name); err != nil {
-		return usageErr("--name %s: %v", quoteArg(name), err)
-	}
-	plan, err := locker.PlanNew(path, name, target)
-	if err != nil {
-		return err
-	}
-	if plan.Broken != "" {
-		fmt.Fprintf(a.stderr, "lock: %s: the entry in %s is broken (%s); locking it afresh to replace it\n", name, path, plan.Broken)
-	}
-	p := newProgress(a.stderr, []string{name})
-	entry, err := pin.LockTarget(ctx, name, target, plan.Prefer, opts)
-	p.done(name, entry, err)
-	p.stop()
-	if err != nil {
-		return withCode(err, fmt.Errorf("lock failed for %s; %s", name, locker.Untouched(path)))
-	}
-	entries := map[string]*lockfile.Server{name: entry}
-	if err := a.checkLog(ctx, "lock", entries); err != nil {
-		return fmt.Errorf("%w\n%s", err, locker.Untouched(path))
-	}
-	if plan.Broken != "" {
-		r, err := locker.ReplaceBroken(path, name, entry, a.writeOptions())
-		if err != nil {
-			return err
-		}
-		if r.Discarded {
-			fmt.Fprintf(a.stderr, "lock: %s: discarded the broken entry (its command, surface and any policy are gone; 'git diff HEAD -- %s' shows them)\n", name, quoteArg(path))
-			if r.Problem != plan.Broken {
-				// The file changed between the two reads: say what was discarded.
-				fmt.Fprintf(a.stderr, "lock: %s: the discarded entry: %s\n", name, r.Problem)
+	if a.accept != "" { // lock --accept: print the changes, refuse any not of that kind
+		h.Review = func(path string, f *lockfile.File, entries map[string]*lockfile.Server) error {
+			if err := verify.Accept(a.stdout, isTerminal(a.stdout), path, a.accept, f, entries); err != nil {
+				return verdict(err)
 			}
+			return nil
 		}
-		fmt.Fprintf(a.stderr, "lock: wrote %s\n", path)
-		a.printLockWarnings(path, entries, r.Shadows)
-		return nil
 	}
-	if err := a.write(path, plan.Loaded, entries); err != nil {
-		return err
-	}
-	for _, n := range plan.Notes {
-		fmt.Fprintf(a.stderr, "lock: %s\n", n)
-	}
-	return nil
+	return h
 }
 
-// relock re-pins existing entries with their locked command, in parallel.
-// The servers that lock are written even when others fail: one dead server
-// does not hold back the rest; the failed ones keep their entry and the
-// error names them.
-func (a *app) relock(ctx context.Context, path, name string, opts pin.Options) error {
-	f, err := lockfile.Load(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return &locker.NoLockfileError{Path: path, Name: name}
-	}
-	if err != nil {
-		return err
-	}
-	names, err := locker.Select(f, path, name)
-	if err != nil {
-		return err
-	}
-	if len(names) == 0 {
-		return usageErr("%s has no servers yet: add one with mcpsum lock --lockfile %s --name NAME -- COMMAND [ARG]...", path, quoteArg(path))
-	}
-	p := newProgress(a.stderr, names)
-	out := locker.Run(ctx, locker.Relocks(f, names), opts, p.done)
-	p.stop()
-	if err := a.acceptOnly(path, f, out.Entries); err != nil {
-		return err
-	}
-	if err := a.checkLog(ctx, "lock", out.Entries); err != nil {
-		return fmt.Errorf("%w\n%s", err, locker.Untouched(path))
-	}
-	if len(out.Failed) == 0 {
-		return a.write(path, f, out.Entries)
-	}
-	kept := locker.Untouched(path)
-	if len(out.Entries) > 0 {
-		if err := a.write(path, f, out.Entries); err != nil {
-			return err
-		}
-		kept = "their entries were left as they were; the others were re-locked"
-	}
-	failed := out.Failed
-	return withCode(out.FirstErr(),
-		fmt.Errorf("lock failed for %s (see above); %s. Once it starts again: mcpsum lock --lockfile %s --name %s; or, if it is gone for good: mcpsum lock --lockfile %s --remove %s",
-			strings.Join(failed, ", "), kept, quoteArg(path), quoteArg(failed[0]), quoteArg(path), quoteArg(failed[0])))
+// wrote prints what a merge into the lockfile at path noted, that it was
+// written, and the warnings of the new entries.
+func (a *app) wrote(path string, entries map[string]*lockfile.Server, w *locker.Written) {
+	a.printWritten(path, w)
+	a.printLockWarnings(path, entries, w.Shadows)
 }
 
-// write merges entries into the lockfile (locker.Write) and prints what
-// the merge noted and the warnings of the new entries.
-func (a *app) write(path string, loaded *lockfile.File, entries map[string]*lockfile.Server) error {
-	shadows, err := a.writeEntries(path, loaded, entries)
-	if err != nil {
-		return err
-	}
-	a.printLockWarnings(path, entries, shadows)
-	return nil
-}
-
-// writeEntries is write without the warnings; it returns the shadowing
-// (pkg/review) between the entries written and the lock's other servers.
-func (a *app) writeEntries(path string, loaded *lockfile.File, entries map[string]*lockfile.Server) ([]review.Shadow, error) {
-	w, err := locker.Write(path, loaded, entries, a.writeOptions())
-	if err != nil {
-		return nil, err
-	}
+// printWritten prints what a merge into the lockfile at path noted, and
+// that it was written.
+func (a *app) printWritten(path string, w *locker.Written) {
 	for _, n := range w.Notes {
 		fmt.Fprintf(a.stderr, "lock: %s\n", n)
 	}
 	fmt.Fprintf(a.stderr, "lock: wrote %s\n", path)
-	return w.Shadows, nil
 }
 
 func (a *app) writeOptions() locker.Options {
@@ -268,40 +178,6 @@ func (a *app) removeEntry(path, name string) error {
 	}
 	fmt.Fprintf(a.stderr, "lock: removed %s from %s\n", quoteArg(name), path)
 	return nil
-}
-
-// acceptOnly is lock --accept: before re-locked entries are written, it
-// prints each entry's changes against the lock (the diff verify prints) and
-// refuses, writing nothing, when a definitional change of any entry is
-// labelled other than --accept's kind (locker.Review).
-func (a *app) acceptOnly(path string, f *lockfile.File, entries map[string]*lockfile.Server) error {
-	if a.accept == "" {
-		return nil
-	}
-	var blocked, next []string
-	for _, c := range locker.Review(f, entries) {
-		n := quoteArg(c.Name)
-		if len(c.Findings) == 0 {
-			fmt.Fprintf(a.stdout, "same   %s: no change\n", n)
-			continue
-		}
-		status := "accept"
-		if len(c.Refused) > 0 {
-			var why []string
-			for _, fd := range c.Refused {
-				why = append(why, verify.What(fd)+" ["+strings.Join(fd.Labels, ", ")+"]")
-			}
-			status = "REFUSE"
-			blocked = append(blocked, fmt.Sprintf("%s: %s", n, strings.Join(why, "; ")))
-			next = append(next, fmt.Sprintf("mcpsum lock --lockfile %s --name %s", quoteArg(path), n))
-		}
-		fmt.Fprintf(a.stdout, "%-6s %s:\n", status, n)
-		verify.WriteFindings(a.stdout, isTerminal(a.stdout), c.Locked, c.Now, c.Findings)
-	}
-	if len(blocked) == 0 {
-		return nil
-	}
-	return verdict(fmt.Errorf("lock --accept %s: nothing was written: not every change is %s:\n  %s\nreview the changes above; to take them in, re-lock without --accept:\n  %s", a.accept, a.accept, strings.Join(blocked, "\n  "), strings.Join(next, "\n  ")))
 }
 
 // defaultTimeoutSecs and defaultStartTimeoutSecs: each answer, and the

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/mcpsum/mcpsum/internal/attestproto"
+	"github.com/mcpsum/mcpsum/pkg/importer"
 	"github.com/mcpsum/mcpsum/pkg/locker"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 	"github.com/mcpsum/mcpsum/pkg/sandbox"
@@ -111,6 +112,14 @@ func report(stderr io.Writer, err error) int {
 
 // libraryExitCode maps the typed errors of the pkg/ libraries.
 func libraryExitCode(err error) (int, bool) {
+	var failed *locker.FailedError
+	if errors.As(err, &failed) {
+		return exitCode(failed.Cause), true // each failure was shown; the first decides
+	}
+	var refused *importer.RefusedConfigError
+	if errors.As(err, &refused) {
+		return exitVerdict, true // a project config's real file leaves the project
+	}
 	var integrity *lockfile.IntegrityError
 	if errors.As(err, &integrity) {
 		return exitVerdict, true // I3: the lockfile does not match its digests

@@ -31,7 +31,7 @@ type app struct {
 	// refuses the write (locker.Options.Strict; the shadowing is pkg/review's).
 	strictShadow bool
 	// accept: lock --accept KIND, re-lock only entries whose every change
-	// is of that kind (acceptOnly, locker.Review).
+	// is of that kind (lockHooks, verify.Accept).
 	accept string
 }
 

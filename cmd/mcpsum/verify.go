@@ -11,7 +11,6 @@ import (
 	"github.com/peterbourgon/ff/v3/ffcli"
 
 	"github.com/mcpsum/mcpsum/internal/statefile"
-	"github.com/mcpsum/mcpsum/pkg/locker"
 	"github.com/mcpsum/mcpsum/pkg/pin"
 	"github.com/mcpsum/mcpsum/pkg/verify"
 )
@@ -102,19 +101,11 @@ lockfile and the lockfile's own digests, without running any server.`),
 }
 
 func (a *app) verifyServers(ctx context.Context, v verifyFlags) (ret error) {
-	data, f, err := locker.Read(*v.lockfile) // one read: SARIF locations point into exactly the bytes checked
-	if err != nil {
-		return err
-	}
-	names, err := locker.Select(f, *v.lockfile, *v.name)
-	if err != nil {
-		return err
-	}
-	if len(names) == 0 {
-		return fmt.Errorf("%s has no servers: nothing to verify (add one with mcpsum lock --lockfile %s --name NAME -- COMMAND [ARG]...)", *v.lockfile, quoteArg(*v.lockfile))
-	}
 	opts := pin.Options{Lockfile: *v.lockfile, Timeout: time.Duration(*v.timeout) * time.Second, StartTimeout: time.Duration(*v.start) * time.Second, Note: a.noter("verify")}
-	rep := verify.Verify(ctx, f, names, *v.strict, opts)
+	rep, data, err := verify.Lockfile(ctx, *v.name, *v.strict, opts)
+	if err != nil {
+		return err
+	}
 	code := outcomeExit(rep.Outcome())
 	// The report first: a --sarif-file that cannot be written must not cost
 	// the user the verdict of servers already run.
@@ -130,15 +121,7 @@ func (a *app) verifyServers(ctx context.Context, v verifyFlags) (ret error) {
 			ret = silent{code: code}
 		}
 	}()
-	switch *v.format {
-	case "json":
-		err = writeJSON(a.stdout, rep.JSON(code))
-	case "sarif":
-		err = writeJSON(a.stdout, rep.SARIF(data, code, moduleVersion()))
-	default:
-		rep.WriteText(a.stdout, isTerminal(a.stdout))
-	}
-	if err != nil {
+	if err := rep.Write(a.stdout, *v.format, isTerminal(a.stdout), data, code, moduleVersion()); err != nil {
 		return err
 	}
 	return silent{code: code}

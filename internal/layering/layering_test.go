@@ -17,9 +17,9 @@ const module = "github.com/mcpsum/mcpsum/"
 var layers = map[string]int{
 	"pkg/attest": 1, "pkg/clientconfig": 1, "pkg/lockfile": 1, "pkg/mcpwire": 1,
 	"pkg/oauth": 1, "pkg/sandbox": 1, "pkg/sumdb": 1,
-	"pkg/importer": 2, "pkg/pin": 2, "pkg/policy": 2, "pkg/review": 2, "pkg/sumlog": 2,
+	"pkg/pin": 2, "pkg/policy": 2, "pkg/review": 2, "pkg/sumlog": 2,
 	"pkg/locker": 3, "pkg/proxy": 3, "pkg/show": 3,
-	"pkg/taintguard": 4, "pkg/verify": 4,
+	"pkg/importer": 4, "pkg/taintguard": 4, "pkg/verify": 4,
 }
 
 // forbidden are edges the layers would allow that the docs rule out.

@@ -3,6 +3,7 @@ package importer
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/mcpsum/mcpsum/pkg/clientconfig"
 )
@@ -120,4 +121,28 @@ func UndoFiles(dirs clientconfig.Dirs, client *clientconfig.Client, stateDir, na
 		return nil, fmt.Errorf("no %s config has a record of %s (records are kept in %s): nothing to undo", client.Title, what, q(stateDir))
 	}
 	return files, nil
+}
+
+// Undo undoes the last --write of file or, when file is "", of each config
+// of client that mcpsum wrote (UndoFiles; name: only that server's entry).
+// done hears each config's outcome but the first failure, which Undo
+// returns once every config has been tried.
+func Undo(dirs clientconfig.Dirs, client *clientconfig.Client, file, name, stateDir string, done func(path string, res *clientconfig.UndoResult, err error)) error {
+	files := []string{file}
+	if file == "" {
+		var err error
+		if files, err = UndoFiles(dirs, client, stateDir, name); err != nil {
+			return err
+		}
+	}
+	var firstErr error
+	for _, p := range files {
+		res, err := clientconfig.Undo(p, clientconfig.UndoOptions{StateDir: stateDir, Now: time.Now(), Name: name})
+		if err != nil && firstErr == nil {
+			firstErr = err
+			continue
+		}
+		done(p, res, err)
+	}
+	return firstErr
 }

@@ -7,11 +7,13 @@
 // (policy and log proofs kept, dropped taint labels and era changes noted,
 // shadowing refused under Strict); removes an entry; decides which changes
 // `lock --accept` may take in; and lists what a reviewer should be warned
-// about after a lock.
+// about after a lock. LockNew and Relock are the sequences of `mcpsum lock`
+// (validate, plan, run, check the log, review, merge, name what failed).
 //
 // It never prints or exits: it returns values and typed errors
-// (UsageError, NoLockfileError, ShadowError), which cmd/mcpsum renders and
-// maps to exit codes in one place.
+// (UsageError, NoLockfileError, ShadowError, FailedError), and reaches the
+// user through the Hooks the caller supplies; cmd/mcpsum renders and maps
+// errors to exit codes in one place.
 //
 // It imports internal/attestproto (to verify a signed lockfile's bytes),
 // internal/netrule, internal/termtext, pkg/lockfile, pkg/pin and pkg/review

@@ -54,3 +54,13 @@ func Run(ctx context.Context, jobs []Job, opts pin.Options, done func(name strin
 	}
 	return o
 }
+
+// FailedError sums up locks that failed, each already reported on its own
+// (a progress line): Summary is the message, and Cause, the first server's
+// error, decides the exit code.
+type FailedError struct {
+	Summary string
+	Cause   error
+}
+
+func (e *FailedError) Error() string { return e.Summary }

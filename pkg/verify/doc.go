@@ -5,7 +5,8 @@
 // own digests and stored log proofs (Offline). The Report is the one model;
 // the text for a terminal, the --json object and the SARIF 2.1.0 log for
 // code scanning are renderings of it, written to an io.Writer the caller
-// hands in. A CI bot or a test calls Verify without the CLI.
+// hands in. Accept renders the review of `lock --accept` (locker.Review)
+// with the same diff. A CI bot or a test calls Verify without the CLI.
 //
 // It never prints on its own, exits, or writes a file, and it never writes
 // the lockfile. The caller maps an Outcome to an exit code and passes the

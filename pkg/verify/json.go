@@ -2,10 +2,12 @@ package verify
 
 import (
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
+	"github.com/mcpsum/mcpsum/pkg/show"
 )
 
 // JSON is a report in its --json shape: one object for CI bots.
@@ -113,4 +115,18 @@ func (s *ServerResult) unpinned() []string {
 		return nil
 	}
 	return s.Locked.Policy.Unpinned
+}
+
+// Write writes the report to w in format: "json" (JSON), "sarif" (SARIF,
+// over lock, the lockfile's bytes) or text (WriteText, coloured when
+// colour). exitCode and version are recorded where a rendering says them.
+func (r *Report) Write(w io.Writer, format string, colour bool, lock []byte, exitCode int, version string) error {
+	switch format {
+	case "json":
+		return show.WriteJSON(w, r.JSON(exitCode))
+	case "sarif":
+		return show.WriteJSON(w, r.SARIF(lock, exitCode, version))
+	}
+	r.WriteText(w, colour)
+	return nil
 }

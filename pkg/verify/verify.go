@@ -4,9 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"time"
 
+	"github.com/mcpsum/mcpsum/internal/termtext"
+	"github.com/mcpsum/mcpsum/pkg/locker"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 	"github.com/mcpsum/mcpsum/pkg/pin"
 	"github.com/mcpsum/mcpsum/pkg/review"
@@ -84,6 +87,24 @@ func Verify(ctx context.Context, f *lockfile.File, names []string, strict bool, 
 		rep.Servers = append(rep.Servers, Classify(n, f.Servers[n], obs[i]))
 	}
 	return rep
+}
+
+// Lockfile reads the lockfile opts.Lockfile once (digests checked) and
+// verifies its entries, or just name (Verify). It returns the bytes it
+// read too: the SARIF log points into exactly the bytes checked.
+func Lockfile(ctx context.Context, name string, strict bool, opts pin.Options) (*Report, []byte, error) {
+	data, f, err := locker.Read(opts.Lockfile)
+	if err != nil {
+		return nil, nil, err
+	}
+	names, err := locker.Select(f, opts.Lockfile, name)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(names) == 0 {
+		return nil, nil, fmt.Errorf("%s has no servers: nothing to verify (add one with mcpsum lock --lockfile %s --name NAME -- COMMAND [ARG]...)", opts.Lockfile, termtext.ShellArg(opts.Lockfile))
+	}
+	return Verify(ctx, f, names, strict, opts), data, nil
 }
 
 // Classify turns one observation into a result.
