@@ -26,7 +26,7 @@ func (p *Proxy) finish(ctx context.Context) string {
 		busy := p.ids.busy() + len(p.gate.held) + p.waits.count()
 		p.mu.Unlock()
 		switch {
-		case st >= gateQuarantined, p.out.failed() != nil, readerGone(p.out.w):
+		case st >= gateQuarantined, p.out.Failed() != nil, readerGone(p.out.Dest()):
 			return "the client closed its input"
 		case st == gateOpen && busy == 0:
 			return "the client closed its input"

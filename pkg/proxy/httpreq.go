@@ -13,6 +13,7 @@ import (
 	"github.com/mcpsum/mcpsum/internal/jsonscan"
 	"github.com/mcpsum/mcpsum/internal/termtext"
 	"github.com/mcpsum/mcpsum/pkg/mcpwire"
+	"github.com/mcpsum/mcpsum/pkg/proxy/internal/jsonline"
 )
 
 // A request's POST and its answer; the legacy GET stream; session renewal.
@@ -144,7 +145,7 @@ func (u *httpUpstream) copyBody(resp *http.Response, m *mcpwire.Message) error {
 		k, rerr := resp.Body.Read(buf)
 		chunk = buf[:k]
 		if rerr == io.EOF && k == 0 {
-			u.pw.Write(newline)
+			u.pw.Write(jsonline.Newline)
 			return nil
 		}
 		if rerr != nil && rerr != io.EOF {
@@ -177,7 +178,7 @@ func (u *httpUpstream) events(ctx context.Context, resp *http.Response, m *mcpwi
 		})
 		if held {
 			if err == nil {
-				_, err = u.pw.Write(newline)
+				_, err = u.pw.Write(jsonline.Newline)
 			} else {
 				u.pw.CloseWithError(fmt.Errorf("remote server %s: SSE answer to %s: %w", u.url, describeMsg(m), err))
 			}

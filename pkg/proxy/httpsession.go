@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcpsum/mcpsum/internal/jsonscan"
 	"github.com/mcpsum/mcpsum/pkg/mcpwire"
+	"github.com/mcpsum/mcpsum/pkg/proxy/internal/jsonline"
 )
 
 // The legacy session of a remote server: the GET stream for the server's
@@ -148,7 +149,7 @@ func (u *httpUpstream) reinitialize(initReq []byte) (*mcpwire.Message, error) {
 	u.mu.Lock()
 	u.sess.id, u.sess.version = sid, v
 	u.mu.Unlock()
-	note := requestLine(nil, "notifications/initialized", nil)
+	note := jsonline.RequestLine(nil, "notifications/initialized", nil)
 	nm, _ := mcpwire.Decode(note)
 	r2, _, err := u.post(u.ctx, note, nm)
 	if err != nil {

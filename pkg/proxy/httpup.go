@@ -16,6 +16,7 @@ import (
 	"github.com/mcpsum/mcpsum/internal/netrule"
 	"github.com/mcpsum/mcpsum/internal/termtext"
 	"github.com/mcpsum/mcpsum/pkg/mcpwire"
+	"github.com/mcpsum/mcpsum/pkg/proxy/internal/jsonline"
 )
 
 // httpUpstream is a remote server spoken to over Streamable HTTP, in the
@@ -163,16 +164,16 @@ func (u *httpUpstream) stop(grace, _ time.Duration) error {
 	return nil
 }
 
-// write sends one message: a request's POST runs in the background (its
+// WriteLine sends one message: a request's POST runs in the background (its
 // answer comes through the pipe); a notification or response is accepted
 // before write returns, so the server sees them in the order written.
-func (u *httpUpstream) write(parts ...[]byte) error {
+func (u *httpUpstream) WriteLine(parts ...[]byte) error {
 	select {
 	case <-u.dead:
 		return u.err
 	default:
 	}
-	msg := concat(parts...)
+	msg := jsonline.Concat(parts...)
 	m, err := mcpwire.Decode(msg)
 	if err != nil {
 		return err
@@ -318,7 +319,7 @@ func (u *httpUpstream) deliver(msg []byte) error {
 // answerError answers request id with a JSON-RPC error of the proxy's own
 // (the core drops it when the real answer came first).
 func (u *httpUpstream) answerError(id []byte, format string, a ...any) {
-	msg := errorLine(id, &rpcError{Code: -32603, Message: "mcpsum: remote server " + u.url + ": " + fmt.Sprintf(format, a...)})
+	msg := jsonline.ErrorLine(id, &jsonline.Error{Code: -32603, Message: "mcpsum: remote server " + u.url + ": " + fmt.Sprintf(format, a...)})
 	u.deliver(msg)
 }
 

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/mcpsum/mcpsum/internal/process"
+	"github.com/mcpsum/mcpsum/pkg/proxy/internal/jsonline"
 )
 
 // upstream is the server as the proxy sees it: somewhere to send messages
@@ -13,8 +14,8 @@ import (
 // endpoint is another (httpUpstream, httpup.go), yielding each JSON body
 // or SSE event as one line of messages.
 type upstream interface {
-	// write sends one message made of parts, without copying them.
-	write(parts ...[]byte) error
+	// WriteLine sends one message made of parts, without copying them.
+	WriteLine(parts ...[]byte) error
 	// messages is the server's newline-framed messages, read by one
 	// goroutine (stream.go keeps memory bounded on long ones).
 	messages() io.Reader
@@ -35,12 +36,12 @@ type upstream interface {
 // stdioUpstream is a locked command started by pin, spoken to on its
 // stdin and stdout.
 type stdioUpstream struct {
-	*lineWriter // its stdin
-	proc        *process.Process
+	*jsonline.Writer // its stdin
+	proc             *process.Process
 }
 
 func newStdioUpstream(proc *process.Process) *stdioUpstream {
-	return &stdioUpstream{lineWriter: newLineWriter(proc.Stdin), proc: proc}
+	return &stdioUpstream{Writer: jsonline.NewWriter(proc.Stdin), proc: proc}
 }
 
 func (s *stdioUpstream) messages() io.Reader     { return s.proc.Stdout() }

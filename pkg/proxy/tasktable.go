@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/mcpsum/mcpsum/internal/mcpspec"
+	"github.com/mcpsum/mcpsum/pkg/proxy/internal/jsonline"
 )
 
 // taskTable are the tasks of this session, under a lock of their own: the
@@ -104,7 +105,7 @@ func (t *taskTable) inputFor(id string) (ti *taskInput, created bool) {
 }
 
 // finished records the answer of ti's tasks/result.
-func (t *taskTable) finished(ti *taskInput, res []byte, e *rpcError) {
+func (t *taskTable) finished(ti *taskInput, res []byte, e *jsonline.Error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	ti.result, ti.err, ti.done = res, e, true
@@ -147,7 +148,7 @@ func (t *taskTable) take(sr *serverRequest) bool {
 
 // result is the answer of the proxy's own tasks/result of task id, when it
 // has one.
-func (t *taskTable) result(id string) ([]byte, *rpcError, bool) {
+func (t *taskTable) result(id string) ([]byte, *jsonline.Error, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	ti := t.inputs[id]
@@ -190,7 +191,7 @@ func (t *taskTable) refuse(reqs []*serverRequest) {
 	}
 	go func() { // the server may be slow to read: not on the caller's time
 		for _, sr := range reqs {
-			up.write(errorLine(sr.upID, &rpcError{Code: mcpspec.CodeInternalError, Message: "mcpsum: the task this request belongs to ended or was cancelled"}))
+			up.WriteLine(jsonline.ErrorLine(sr.upID, &jsonline.Error{Code: mcpspec.CodeInternalError, Message: "mcpsum: the task this request belongs to ended or was cancelled"}))
 		}
 	}()
 }

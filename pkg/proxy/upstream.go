@@ -13,6 +13,7 @@ import (
 	"github.com/mcpsum/mcpsum/internal/process"
 	"github.com/mcpsum/mcpsum/pkg/mcpwire"
 	"github.com/mcpsum/mcpsum/pkg/pin"
+	"github.com/mcpsum/mcpsum/pkg/proxy/internal/jsonline"
 )
 
 // supervise starts the server, speaks its locked era, and runs the surface
@@ -101,7 +102,7 @@ func (p *Proxy) start() (*process.Process, func(), error) {
 		return p.opts.Start()
 	}
 	po := p.opts.Pin
-	p.stderrLines = newEscapedLines(p.opts.Stderr, fmt.Sprintf("server %q stderr: ", p.opts.Name))
+	p.stderrLines = jsonline.NewEscapedLines(p.opts.Stderr, fmt.Sprintf("server %q stderr: ", p.opts.Name))
 	po.Stderr = p.stderrLines
 	return pin.Start(p.opts.Name, p.opts.Entry, po)
 }
@@ -153,7 +154,7 @@ func (p *Proxy) Call(ctx context.Context, method string, params json.RawMessage)
 	forget := func() {
 		p.ids.dropOwn(u)
 	}
-	if err := up.write(requestLine(itoa(u), method, params)); err != nil {
+	if err := up.WriteLine(jsonline.RequestLine(itoa(u), method, params)); err != nil {
 		forget()
 		return nil, fmt.Errorf("%s: write to server %q: %w", method, p.opts.Name, err)
 	}
@@ -193,5 +194,5 @@ func (p *Proxy) Call(ctx context.Context, method string, params json.RawMessage)
 
 // notify sends one of the proxy's own notifications to the server.
 func (p *Proxy) notify(method string, params json.RawMessage) error {
-	return p.up.write(requestLine(nil, method, params))
+	return p.up.WriteLine(jsonline.RequestLine(nil, method, params))
 }

@@ -1,4 +1,4 @@
-package proxy
+package jsonline
 
 import (
 	"errors"
@@ -16,7 +16,7 @@ import (
 
 // keyBytes collects the bytes b of a member name; at is where b starts in
 // the chunk being fed.
-func (t *tracker) keyBytes(b []byte, at int) {
+func (t *Tracker) keyBytes(b []byte, at int) {
 	if !(t.isKey || t.typeVal) || t.keyLong || t.plain || len(t.stack) > 3 {
 		return
 	}
@@ -34,14 +34,14 @@ func (t *tracker) keyBytes(b []byte, at int) {
 
 // filtered reports whether the object being read has its members held
 // and filtered.
-func (t *tracker) filtered() bool {
+func (t *Tracker) filtered() bool {
 	if len(t.stack) == 1 && !t.plain {
 		// The message's own members after the result: held until the
 		// response rule accepts them, so a refused one never reaches the
 		// client, not even its name.
 		return true
 	}
-	if !t.legacy || t.curTop != "result" || len(t.stack) < 2 || t.stack[1] != '{' {
+	if !t.Legacy || t.curTop != "result" || len(t.stack) < 2 || t.stack[1] != '{' {
 		return false
 	}
 	d := len(t.stack)
@@ -49,7 +49,7 @@ func (t *tracker) filtered() bool {
 }
 
 // keep writes a kept member's held name bytes after its separator.
-func (t *tracker) keep(name []byte) {
+func (t *Tracker) keep(name []byte) {
 	d := len(t.stack)
 	if t.kept[d] > 0 {
 		t.emit([]byte{','})
@@ -59,7 +59,7 @@ func (t *tracker) keep(name []byte) {
 }
 
 // dropName reports whether a legacy client must not get the member k here.
-func (t *tracker) dropName(k string) bool {
+func (t *Tracker) dropName(k string) bool {
 	switch len(t.stack) {
 	case 2:
 		return k == "resultType" || k == "ttlMs" || k == "cacheScope"
@@ -70,12 +70,12 @@ func (t *tracker) dropName(k string) bool {
 }
 
 // endString finishes a string whose closing quote is b[i].
-func (t *tracker) endString(i int) error {
+func (t *Tracker) endString(i int) error {
 	if !t.isKey {
 		if t.typeVal {
 			t.typeVal = false
 			if v, err := jsonscan.Unquote(t.key); t.keyLong || err != nil || v != "complete" {
-				return errStreamedInput
+				return ErrStreamedInput
 			}
 		}
 		t.valueEnded(i + 1)
@@ -117,7 +117,7 @@ func (t *tracker) endString(i int) error {
 // the message's members are unique; the result's _meta (and an inserted
 // resultType) appear once; the result's _meta serverInfo appears once and
 // is replaced by the locked value.
-func (t *tracker) checkKey(k string, long bool) error {
+func (t *Tracker) checkKey(k string, long bool) error {
 	switch d := len(t.stack); {
 	case d == 1:
 		if long || t.topKeys[k] {
@@ -138,7 +138,7 @@ func (t *tracker) checkKey(k string, long bool) error {
 		case k == "resultType" && t.checkInput:
 			t.typeNext = true
 		case k == "inputRequests" && t.checkInput:
-			return errStreamedInput
+			return ErrStreamedInput
 		}
 	case d == 3 && t.inMeta:
 		if k == mcpspec.MetaServerInfo {
@@ -153,14 +153,14 @@ func (t *tracker) checkKey(k string, long bool) error {
 }
 
 // valueEnded finishes a scalar value whose last byte is before b[next].
-func (t *tracker) valueEnded(next int) {
+func (t *Tracker) valueEnded(next int) {
 	t.st = tAfter
 	t.metaNext = false
 	t.endReplaced(next)
 }
 
 // close handles the closing bracket b[i].
-func (t *tracker) close(i int) {
+func (t *Tracker) close(i int) {
 	t.stack = t.stack[:len(t.stack)-1]
 	t.st = tAfter
 	if len(t.stack) == 2 {
@@ -177,7 +177,7 @@ func (t *tracker) close(i int) {
 
 // endReplaced ends a replaced value whose last byte is before b[next]:
 // the server's bytes are dropped and the locked value emitted instead.
-func (t *tracker) endReplaced(next int) {
+func (t *Tracker) endReplaced(next int) {
 	if t.supAt == 0 || len(t.stack) != t.supAt {
 		return
 	}
@@ -188,10 +188,10 @@ func (t *tracker) endReplaced(next int) {
 	}
 }
 
-// closer returns the bytes that close everything open, so that the message
+// Closer returns the bytes that close everything open, so that the message
 // object is open and a member can follow (", \"id\":...}"). What a replaced
 // value had been dropped is completed with the locked value.
-func (t *tracker) closer() []byte {
+func (t *Tracker) Closer() []byte {
 	if t.done {
 		return nil
 	}
