@@ -13,21 +13,27 @@
 // (mrtrState, mrtrstate.go; mrtr.go, bridge.go, elicitmark.go), roots
 // (rootsHold, roots.go), subscriptions (subscriptions, subscribe.go), tasks
 // (taskTable, tasktable.go) and the calls waiting for a hook's verdict
-// (hookWaits, hookwaits.go; the hooks seam is hooks.go). The upstream seam
-// (seam.go): the core talks to an upstream, the locked command on stdio
-// (upstream.go) or a remote server over Streamable HTTP (httpup.go). The
-// served surface is built from the lock entry alone (serve.go).
+// (hookWaits, hookwaits.go; the hooks seam is hooks.go). The core talks
+// to an upstream (internal/upstream), not to a process: starting it,
+// supervising it and the proxy's own calls to it are upstream.go, the
+// proxy's side of a remote one (its hooks) httpcore.go. The served surface
+// is built from the lock entry alone (serve.go).
 // docs/proxy.md ("Architecture") says what each part owns.
 //
 // Below the core, in sub-packages that import nothing of this one (Go
-// allows no cycle, so the layering holds by construction):
-// internal/jsonline is the byte level, one JSON-RPC message per line: the
-// envelope scanner, the line check, the streaming tracker, the line writer
-// and the builders of the proxy's own lines.
+// allows no cycle, so the layering holds by construction), two floors:
+// internal/upstream is the transport seam, the Upstream interface with
+// its two transports (the locked command on stdio, a remote server over
+// Streamable HTTP), which asks the proxy what it needs through
+// upstream.Hooks; internal/jsonline, under it, is the byte level, one
+// JSON-RPC message per line: the envelope scanner, the line check, the
+// streaming tracker, the line writer and the builders of the proxy's own
+// lines. Each has a doc.go with its own locks.
 //
 // Lock order (the one place it is written): Proxy.mu, then a part's lock
 // (hookWaits, mrtrState, rootsHold, subscriptions, taskTable: never two of
-// them at once), then idMap.mu, then a jsonline.Writer's lock. A part never
+// them at once), then idMap.mu, then a jsonline.Writer's lock. An
+// upstream's locks are its own (internal/upstream, doc.go). A part never
 // calls back into the core while it holds its lock (rootsHold and taskTable
 // reach the upstream through Proxy.upWriter only after releasing theirs),
 // and idMap calls out to nothing.

@@ -9,6 +9,7 @@ import (
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 	"github.com/mcpsum/mcpsum/pkg/pin"
 	"github.com/mcpsum/mcpsum/pkg/proxy/internal/jsonline"
+	"github.com/mcpsum/mcpsum/pkg/proxy/internal/upstream"
 )
 
 // submit forwards a client request once the gate is open: at once when it
@@ -61,7 +62,7 @@ func (p *Proxy) register(r *request) (int64, bool) {
 
 // sendUp sends a registered request to the server; one over the cap on
 // calls in flight (not ok) gets an error instead.
-func (p *Proxy) sendUp(up upstream, r *request, u int64, ok bool) {
+func (p *Proxy) sendUp(up upstream.Upstream, r *request, u int64, ok bool) {
 	if !ok {
 		p.replyErr(r.id, overCap())
 		return
@@ -150,7 +151,7 @@ func (p *Proxy) quarantineWith(reason string, findings []lockfile.Finding) {
 	p.logf("QUARANTINED: %s; every request now gets error %d; run %s", reason, CodeQuarantined, q.Next)
 	p.failWaiting(q.rpc())
 	if up != nil {
-		go up.stop(p.opts.Grace, p.opts.Grace)
+		go up.Stop(p.opts.Grace, p.opts.Grace)
 	}
 }
 

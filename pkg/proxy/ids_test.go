@@ -23,11 +23,11 @@ func (s *sinkUpstream) WriteLine(parts ...[]byte) error {
 	s.lines = append(s.lines, b.String())
 	return nil
 }
-func (s *sinkUpstream) messages() io.Reader           { return strings.NewReader("") }
-func (s *sinkUpstream) exited() <-chan struct{}       { return nil }
-func (s *sinkUpstream) exitError() error              { return nil }
-func (s *sinkUpstream) stderrTail() []string          { return nil }
-func (s *sinkUpstream) stop(_, _ time.Duration) error { return nil }
+func (s *sinkUpstream) Messages() io.Reader           { return strings.NewReader("") }
+func (s *sinkUpstream) Exited() <-chan struct{}       { return nil }
+func (s *sinkUpstream) ExitError() error              { return nil }
+func (s *sinkUpstream) StderrTail() []string          { return nil }
+func (s *sinkUpstream) Stop(_, _ time.Duration) error { return nil }
 
 // The id map holds at most MaxCallsInFlight of the client's calls; the
 // proxy's own requests are not counted, and an answered call frees a place.

@@ -14,6 +14,7 @@ import (
 	"github.com/mcpsum/mcpsum/pkg/mcpwire"
 	"github.com/mcpsum/mcpsum/pkg/pin"
 	"github.com/mcpsum/mcpsum/pkg/proxy/internal/jsonline"
+	"github.com/mcpsum/mcpsum/pkg/proxy/internal/upstream"
 )
 
 // Options configure Run.
@@ -75,7 +76,7 @@ type Proxy struct {
 	voidID []byte
 	out    *jsonline.Writer // to the client
 
-	up    upstream // the server; nil until started
+	up    upstream.Upstream // the server; nil until started
 	hello *mcpwire.Hello
 	// stderrLines escapes the server's stderr into the log.
 	stderrLines *jsonline.EscapedLines
@@ -225,7 +226,7 @@ func (p *Proxy) shutdown(why string) {
 		termGrace = max(termGrace, mcpwire.SilentStopGrace) // it may be installing (mcpwire.SilentStopGrace)
 	}
 	if up != nil {
-		if err := up.stop(p.opts.Grace, termGrace); err != nil {
+		if err := up.Stop(p.opts.Grace, termGrace); err != nil {
 			p.logf("%v", err)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"sync"
 
 	"github.com/mcpsum/mcpsum/pkg/proxy/internal/jsonline"
+	"github.com/mcpsum/mcpsum/pkg/proxy/internal/upstream"
 )
 
 // A legacy server's roots/list that no call can carry: server-filesystem
@@ -54,15 +55,15 @@ func (p *Proxy) rootsForCall(r *request, stateSp, respSp jsonline.Span) *request
 // requestState token asked with. The part is handed the writer to the
 // client and the upstream (nil until the server started).
 type rootsHold struct {
-	out *jsonline.Writer // to the client
-	up  func() upstream  // the server
+	out *jsonline.Writer         // to the client
+	up  func() upstream.Upstream // the server
 
 	mu       sync.Mutex
 	line, id []byte
 	token    string
 }
 
-func newRootsHold(out *jsonline.Writer, up func() upstream) *rootsHold {
+func newRootsHold(out *jsonline.Writer, up func() upstream.Upstream) *rootsHold {
 	return &rootsHold{out: out, up: up}
 }
 

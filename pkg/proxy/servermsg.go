@@ -6,6 +6,7 @@ import (
 	"github.com/mcpsum/mcpsum/internal/mcpspec"
 	"github.com/mcpsum/mcpsum/internal/termtext"
 	"github.com/mcpsum/mcpsum/pkg/proxy/internal/jsonline"
+	"github.com/mcpsum/mcpsum/pkg/proxy/internal/upstream"
 )
 
 // The server's messages, as the reader of the upstream hands them over one
@@ -105,7 +106,7 @@ func (p *Proxy) refuseServerRequest(id []byte, method string, st gateState) {
 	}
 }
 
-func (p *Proxy) upWriter() upstream {
+func (p *Proxy) upWriter() upstream.Upstream {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.up

@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcpsum/mcpsum/internal/mcpspec"
 	"github.com/mcpsum/mcpsum/pkg/proxy/internal/jsonline"
+	"github.com/mcpsum/mcpsum/pkg/proxy/internal/upstream"
 )
 
 // taskTable are the tasks of this session, under a lock of their own: the
@@ -16,7 +17,7 @@ import (
 // the upstream (nil until the server started): the requests of a task it
 // forgets are answered there with an error.
 type taskTable struct {
-	up func() upstream
+	up func() upstream.Upstream
 
 	mu         sync.Mutex
 	created    map[string]CallInfo           // tasks created through this session -> the creating call
@@ -26,7 +27,7 @@ type taskTable struct {
 	nextKey    int64                         // names the server's requests in inputRequests
 }
 
-func newTaskTable(up func() upstream) *taskTable {
+func newTaskTable(up func() upstream.Upstream) *taskTable {
 	return &taskTable{up: up, created: map[string]CallInfo{}, inputs: map[string]*taskInput{}, crossWaits: map[string]context.CancelFunc{}}
 }
 
