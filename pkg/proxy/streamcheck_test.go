@@ -148,7 +148,7 @@ func TestLegacyClientGetsLegacyResults(t *testing.T) {
 	doc := res("cut")
 	for cut := 0; cut <= len(doc); cut++ {
 		tr := jsonline.NewTracker([]string{"jsonrpc"}, nil)
-		tr.Legacy = true
+		tr.ForLegacy() // replace is nil already
 		var b bytes.Buffer
 		if err := tr.Feed([]byte(doc[:cut]), func(x []byte) { b.Write(x) }); err != nil {
 			t.Fatalf("cut at %d: %v", cut, err)

@@ -21,8 +21,10 @@ import (
 // absent.
 type Span struct{ Start, End int }
 
+// OK reports whether the value is present.
 func (sp Span) OK() bool { return sp.End > 0 }
 
+// Of returns the bytes of the value in b (nil when absent).
 func (sp Span) Of(b []byte) []byte {
 	if !sp.OK() {
 		return nil
@@ -188,7 +190,7 @@ func Concat(parts ...[]byte) []byte {
 	return out
 }
 
-// Prefix is what scanPrefix found in the head of a long line.
+// Prefix is what ScanPrefix found in the head of a long line.
 type Prefix struct {
 	Env     Envelope
 	Open    string   // the member whose value runs past the head

@@ -71,7 +71,7 @@ type edits struct {
 	// legacy client must not get from a 2026-07-28 server (resultType,
 	// ttlMs, cacheScope; the serverInfo copy): at those two depths member
 	// names are held until known, and separators are written anew.
-	Legacy  bool
+	legacy  bool
 	holding bool   // a member name at a filtered depth is being read
 	kept    [4]int // members written so far, per filtered depth
 }
@@ -108,6 +108,9 @@ var errTrailing = errors.New("data after the end of the JSON-RPC message on the 
 // ErrStreamedInput is a streamed result that asks for client input.
 var ErrStreamedInput = errors.New("it asks for client input (input_required) in a message too long for the proxy to check its input requests before forwarding them")
 
+// NewTracker starts a tracker right before the value of the member
+// "result", the head's member names being topKeys; replace is the locked
+// serverInfo that replaces the result's _meta one (nil: keep the server's).
 func NewTracker(topKeys []string, replace []byte) *Tracker {
 	t := &Tracker{
 		grammar: grammar{stack: []byte{'{'}, st: tValue},
@@ -120,24 +123,6 @@ func NewTracker(topKeys []string, replace []byte) *Tracker {
 	}
 	return t
 }
-
-// RefuseInput makes the tracker cut a result that asks for client input
-// (a 2026-07-28 server's input_required, which a streamed line cannot have
-// checked or bridged).
-func (t *Tracker) RefuseInput() { t.checkInput = true }
-
-// ForLegacy filters what a legacy client must not get from a 2026-07-28
-// server, and keeps the server's serverInfo (a legacy client gets its own
-// era's fields only).
-func (t *Tracker) ForLegacy() { t.Legacy, t.replace = true, nil }
-
-// TypeInserted tells the tracker, fed the result's '{' alone, that the
-// caller wrote "resultType":"complete", after it: a member name comes next
-// and a resultType of the server's is a duplicate.
-func (t *Tracker) TypeInserted() { t.st, t.typeIns = tKey, true }
-
-// Ended reports whether the message object ended (its '}' not emitted).
-func (t *Tracker) Ended() bool { return t.done }
 
 // flush emits b[run:i] (discards it while a value is being replaced).
 func (t *Tracker) flush(i int) {

@@ -14,6 +14,24 @@ import (
 // does not get, and which make a streamed result one the proxy must cut;
 // and closer, which ends a line cut short as valid JSON.
 
+// RefuseInput makes the tracker cut a result that asks for client input
+// (a 2026-07-28 server's input_required, which a streamed line cannot have
+// checked or bridged).
+func (t *Tracker) RefuseInput() { t.checkInput = true }
+
+// ForLegacy filters what a legacy client must not get from a 2026-07-28
+// server, and keeps the server's serverInfo (a legacy client gets its own
+// era's fields only).
+func (t *Tracker) ForLegacy() { t.legacy, t.replace = true, nil }
+
+// TypeInserted tells the tracker, fed the result's '{' alone, that the
+// caller wrote "resultType":"complete", after it: a member name comes next
+// and a resultType of the server's is a duplicate.
+func (t *Tracker) TypeInserted() { t.st, t.typeIns = tKey, true }
+
+// Ended reports whether the message object ended (its '}' not emitted).
+func (t *Tracker) Ended() bool { return t.done }
+
 // keyBytes collects the bytes b of a member name; at is where b starts in
 // the chunk being fed.
 func (t *Tracker) keyBytes(b []byte, at int) {
@@ -41,7 +59,7 @@ func (t *Tracker) filtered() bool {
 		// client, not even its name.
 		return true
 	}
-	if !t.Legacy || t.curTop != "result" || len(t.stack) < 2 || t.stack[1] != '{' {
+	if !t.legacy || t.curTop != "result" || len(t.stack) < 2 || t.stack[1] != '{' {
 		return false
 	}
 	d := len(t.stack)

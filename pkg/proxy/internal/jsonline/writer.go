@@ -19,7 +19,7 @@ const smallWrite = 64 << 10
 // for the whole message, so messages never interleave: a slow reader blocks
 // the writer, which stops reading from the other side, so memory stays
 // bounded by one message per direction (backpressure). While a streamed
-// line is in progress (begin), whole messages from other writers wait in a
+// line is in progress (Begin), whole messages from other writers wait in a
 // bounded queue instead, and follow the line when it ends: the stream holds
 // the mutex only while it writes a chunk, never while it waits for the
 // server.
@@ -38,6 +38,7 @@ type Writer struct {
 // maxQueued bounds the bytes of messages waiting for a streamed line.
 const maxQueued = 1 << 20
 
+// NewWriter writes lines to w.
 func NewWriter(w io.Writer) *Writer {
 	lw := &Writer{w: w}
 	lw.cond = sync.NewCond(&lw.mu)
@@ -85,9 +86,10 @@ func (lw *Writer) WriteLine(parts ...[]byte) error {
 	return lw.err
 }
 
+// Newline is the line end of every message.
 var Newline = []byte{'\n'}
 
-// ErrAborted is a streamed line's error after abort ended it.
+// ErrAborted is a streamed line's error after Abort ended it.
 var ErrAborted = errors.New("the line was ended early")
 
 // Stream is one streamed line in progress.
@@ -98,7 +100,7 @@ type Stream struct {
 }
 
 // Begin starts a streamed line checked by t; other messages queue until it
-// ends (finish or abort).
+// ends (Finish or Abort).
 func (lw *Writer) Begin(t *Tracker) *Stream {
 	lw.mu.Lock()
 	defer lw.mu.Unlock()
@@ -191,6 +193,7 @@ type EscapedLines struct {
 
 const maxStderrLine = 4096
 
+// NewEscapedLines writes each line to out, quoted, after prefix.
 func NewEscapedLines(out io.Writer, prefix string) *EscapedLines {
 	return &EscapedLines{out: out, prefix: prefix}
 }
