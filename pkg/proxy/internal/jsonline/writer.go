@@ -172,8 +172,10 @@ func (ls *Stream) end() {
 	lw.cond.Broadcast()
 }
 
-// Dest is the writer the lines go to.
-func (lw *Writer) Dest() io.Writer { return lw.w }
+// ReaderGone reports whether nobody reads the lines any more: the writer
+// is a pipe or a socket whose reading end closed (peer_unix.go; false
+// where that cannot be told).
+func (lw *Writer) ReaderGone() bool { return readerGone(lw.w) }
 
 // Failed reports the sticky write error, if any.
 func (lw *Writer) Failed() error {
