@@ -22,6 +22,17 @@ var layers = map[string]int{
 	"pkg/importer": 4, "pkg/taintguard": 4, "pkg/verify": 4,
 }
 
+// floors are the layers inside one package of pkg/ (docs/architecture.md,
+// "Inside a package"): a sub-package listed here imports, of its own
+// package, only listed sub-packages on a lower floor (never the package
+// above it), and one on floor 1 imports no pkg/ package at all. Every
+// package under a pkg/ package's internal/ folder must be listed.
+var floors = map[string]int{
+	"pkg/proxy/internal/jsonline": 1,
+	"pkg/proxy/internal/upstream": 2,
+	"pkg/proxy":                   3,
+}
+
 // forbidden are edges the layers would allow that the docs rule out.
 var forbidden = map[string][]string{
 	"pkg/proxy": {"pkg/policy"}, // a policy reaches the proxy through Hooks (pkg/taintguard)
@@ -81,6 +92,11 @@ func TestLayering(t *testing.T) {
 				t.Errorf("%s imports %s: %s (docs/architecture.md)", pkg, dep, why)
 			}
 		}
+		if strings.HasPrefix(pkg, "pkg/") && strings.Contains(pkg, "/internal/") {
+			if _, ok := floors[pkg]; !ok {
+				t.Errorf("%s is on no floor: add it to docs/architecture.md and to the floors of this test", pkg)
+			}
+		}
 		if strings.HasPrefix(pkg, "pkg/") {
 			if _, ok := layers[top(pkg)]; !ok {
 				t.Errorf("%s is in no layer: add it to docs/architecture.md and to the table of this test", top(pkg))
@@ -109,6 +125,17 @@ func violation(pkg, dep string) string {
 			return "an internal/ helper imports only " + strings.Join(internalBase, " and ")
 		}
 	case strings.HasPrefix(pkg, "pkg/") && strings.HasPrefix(dep, "pkg/"):
+		if fp, ok := floors[pkg]; ok {
+			fd, dok := floors[dep]
+			switch {
+			case top(pkg) == top(dep) && !dok:
+				return "a sub-package on a floor imports only sub-packages on a floor"
+			case top(pkg) == top(dep) && fd >= fp:
+				return "a sub-package imports only lower floors of its package"
+			case top(pkg) != top(dep) && fp == 1:
+				return "a sub-package on floor 1 imports no pkg/ package"
+			}
+		}
 		if top(pkg) == top(dep) {
 			return "" // a package and its own subpackages
 		}

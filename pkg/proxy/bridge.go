@@ -9,6 +9,7 @@ import (
 	"github.com/mcpsum/mcpsum/internal/jsonscan"
 	"github.com/mcpsum/mcpsum/internal/mcpspec"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
+	"github.com/mcpsum/mcpsum/pkg/proxy/internal/jsonline"
 )
 
 // Era bridging of requests. A request crosses to the server with only its id
@@ -41,13 +42,13 @@ func applyEdits(b []byte, edits []edit) [][]byte {
 // to add to params (an MRTR retry's inputResponses and requestState).
 func (p *Proxy) upstreamParts(r *request, u int64, extra []byte) [][]byte {
 	line := r.line
-	edits := []edit{{r.env.id.s, r.env.id.e, itoa(u)}}
+	edits := []edit{{r.env.ID.Start, r.env.ID.End, itoa(u)}}
 	upModern := p.srv.upEra == lockfile.EraModern
 	switch r.task {
 	case taskToModern: // the task member becomes the extension, declared in _meta
-		if nr, err := r.withParams(withoutMember(line, r.env.params, "task")); err == nil {
+		if nr, err := r.withParams(withoutMember(line, r.env.Params, "task")); err == nil {
 			r, line = nr, nr.line
-			edits[0] = edit{r.env.id.s, r.env.id.e, itoa(u)}
+			edits[0] = edit{r.env.ID.Start, r.env.ID.End, itoa(u)}
 		}
 	case taskToLegacy: // the extension becomes the task member
 		if extra == nil {
@@ -59,8 +60,8 @@ func (p *Proxy) upstreamParts(r *request, u int64, extra []byte) [][]byte {
 	switch {
 	case !r.modern && upModern:
 		edits = append(edits, p.injectMeta(r, extra)...)
-	case r.modern && !upModern && r.meta.ok():
-		edits = append(edits, edit{r.meta.s, r.meta.e, stripReserved(line, r.meta)})
+	case r.modern && !upModern && r.meta.OK():
+		edits = append(edits, edit{r.meta.Start, r.meta.End, stripReserved(line, r.meta)})
 	}
 	if extra != nil && !(!r.modern && upModern) {
 		edits = append(edits, insertMembers(line, r.env, extra)...)
@@ -79,38 +80,38 @@ func (p *Proxy) injectMeta(r *request, extra []byte) []edit {
 		return b
 	}
 	switch {
-	case !env.params.ok():
+	case !env.Params.OK():
 		b := withExtra(append(append([]byte(`,"params":{"_meta":{`), m...), '}'))
-		return []edit{{env.close, env.close, append(b, '}')}}
-	case !r.meta.ok():
+		return []edit{{env.Close, env.Close, append(b, '}')}}
+	case !r.meta.OK():
 		b := withExtra(append(append([]byte(`"_meta":{`), m...), '}'))
-		if !emptyObject(line, env.params.s) {
+		if !emptyObject(line, env.Params.Start) {
 			b = append(b, ',')
 		}
-		return []edit{{env.params.s + 1, env.params.s + 1, b}}
+		return []edit{{env.Params.Start + 1, env.Params.Start + 1, b}}
 	}
 	b := append([]byte(nil), m...)
-	if !emptyObject(line, r.meta.s) {
+	if !emptyObject(line, r.meta.Start) {
 		b = append(b, ',')
 	}
-	edits := []edit{{r.meta.s + 1, r.meta.s + 1, b}}
+	edits := []edit{{r.meta.Start + 1, r.meta.Start + 1, b}}
 	if extra != nil {
-		edits = append(edits, edit{env.params.s + 1, env.params.s + 1, append(append([]byte(nil), extra...), ',')})
+		edits = append(edits, edit{env.Params.Start + 1, env.Params.Start + 1, append(append([]byte(nil), extra...), ',')})
 	}
 	return edits
 }
 
 // insertMembers adds members to params (creating params when absent).
-func insertMembers(line []byte, env envelope, members []byte) []edit {
-	if !env.params.ok() {
+func insertMembers(line []byte, env jsonline.Envelope, members []byte) []edit {
+	if !env.Params.OK() {
 		b := append(append([]byte(`,"params":{`), members...), '}')
-		return []edit{{env.close, env.close, b}}
+		return []edit{{env.Close, env.Close, b}}
 	}
 	b := append([]byte(nil), members...)
-	if !emptyObject(line, env.params.s) {
+	if !emptyObject(line, env.Params.Start) {
 		b = append(b, ',')
 	}
-	return []edit{{env.params.s + 1, env.params.s + 1, b}}
+	return []edit{{env.Params.Start + 1, env.Params.Start + 1, b}}
 }
 
 func emptyObject(b []byte, open int) bool {
@@ -135,7 +136,7 @@ func (p *Proxy) modernMetaWith(tasks bool) []byte {
 	b = append(b, info...)
 	if level != "" {
 		b = append(b, `,"`+metaLogLevel+`":`...)
-		b = appendJSON(b, level)
+		b = jsonline.AppendJSON(b, level)
 	}
 	return b
 }
@@ -188,7 +189,7 @@ func objectOf(members map[string][]byte) json.RawMessage {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		b.Write(appendJSON(nil, k))
+		b.Write(jsonline.AppendJSON(nil, k))
 		b.WriteByte(':')
 		if json.Compact(&b, members[k]) != nil {
 			b.WriteString("null")
@@ -200,10 +201,10 @@ func objectOf(members map[string][]byte) json.RawMessage {
 
 // stripReserved returns the _meta object at sp without its
 // io.modelcontextprotocol/ members.
-func stripReserved(line []byte, sp span) []byte {
+func stripReserved(line []byte, sp jsonline.Span) []byte {
 	out := []byte{'{'}
 	n := 0
-	jsonscan.Members(line[:sp.e], sp.s, func(key string, ks, _, ve int) error {
+	jsonscan.Members(line[:sp.End], sp.Start, func(key string, ks, _, ve int) error {
 		if strings.HasPrefix(key, "io.modelcontextprotocol/") {
 			return nil
 		}
@@ -219,9 +220,9 @@ func stripReserved(line []byte, sp span) []byte {
 
 // hasClientCap reports whether a 2026-07-28 request declared capability key.
 func hasClientCap(r *request, key string) bool {
-	mf, _, _ := fields(r.line, r.meta, mcpspec.MetaClientCapabilities)
-	cf, ok, _ := fields(r.line, mf[0], key)
-	return ok && cf[0].ok() && !bytes.Equal(cf[0].of(r.line), []byte("null"))
+	mf, _, _ := jsonline.Fields(r.line, r.meta, mcpspec.MetaClientCapabilities)
+	cf, ok, _ := jsonline.Fields(r.line, mf[0], key)
+	return ok && cf[0].OK() && !bytes.Equal(cf[0].Of(r.line), []byte("null"))
 }
 
 // needsBridge reports whether a forwarded request's result may need MRTR

@@ -10,6 +10,7 @@ import (
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 	"github.com/mcpsum/mcpsum/pkg/mcpwire"
 	"github.com/mcpsum/mcpsum/pkg/pin"
+	"github.com/mcpsum/mcpsum/pkg/proxy/internal/jsonline"
 	"github.com/mcpsum/mcpsum/pkg/review"
 )
 
@@ -94,7 +95,7 @@ func (p *Proxy) listenUpstream(h *mcpwire.Hello) {
 	u := p.ids.own(&call{own: make(chan ownReply, 1), method: "subscriptions/listen"})
 	up := p.up
 	p.mu.Unlock()
-	up.write(requestLine(itoa(u), "subscriptions/listen", params))
+	up.WriteLine(jsonline.RequestLine(itoa(u), "subscriptions/listen", params))
 }
 
 // check lists the live surface and compares it with the lock. Calls wait

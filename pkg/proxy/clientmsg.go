@@ -7,6 +7,7 @@ import (
 	"github.com/mcpsum/mcpsum/internal/mcpspec"
 	"github.com/mcpsum/mcpsum/internal/termtext"
 	"github.com/mcpsum/mcpsum/pkg/mcpwire"
+	"github.com/mcpsum/mcpsum/pkg/proxy/internal/jsonline"
 )
 
 // The client's messages other than the requests the proxy checks and
@@ -15,15 +16,15 @@ import (
 // cancellations; and the client's responses to requests the proxy sent it.
 
 // initialize answers a legacy client's handshake from the lock.
-func (p *Proxy) initialize(line []byte, env envelope, id []byte) {
-	f, _, _ := fields(line, env.params, "protocolVersion", "capabilities", "clientInfo")
-	requested, _ := stringAt(line, f[0])
+func (p *Proxy) initialize(line []byte, env jsonline.Envelope, id []byte) {
+	f, _, _ := jsonline.Fields(line, env.Params, "protocolVersion", "capabilities", "clientInfo")
+	requested, _ := jsonline.StringAt(line, f[0])
 	version := p.srv.initializeVersion(requested)
 	p.mu.Lock()
 	p.client.legacy = true
 	p.client.version = version
-	p.client.caps = append(json.RawMessage(nil), f[1].of(line)...)
-	p.client.info = append(json.RawMessage(nil), f[2].of(line)...)
+	p.client.caps = append(json.RawMessage(nil), f[1].Of(line)...)
+	p.client.info = append(json.RawMessage(nil), f[2].Of(line)...)
 	p.mu.Unlock()
 	p.reply(id, p.srv.initializeResult(version))
 	p.releaseRootsToLegacy()
@@ -33,12 +34,12 @@ func (p *Proxy) initialize(line []byte, env envelope, id []byte) {
 // surface is the lock, which never changes while the proxy runs, so the only
 // list_changed sent on it is for resources declared data (listchanged.go);
 // the stream stays open until the client cancels it or the session ends.
-func (p *Proxy) listen(line []byte, env envelope, id []byte) {
-	f, _, _ := fields(line, env.params, "notifications")
-	nf, _, _ := fields(line, f[0], "toolsListChanged", "promptsListChanged", "resourcesListChanged", "resourceSubscriptions")
+func (p *Proxy) listen(line []byte, env jsonline.Envelope, id []byte) {
+	f, _, _ := jsonline.Fields(line, env.Params, "notifications")
+	nf, _, _ := jsonline.Fields(line, f[0], "toolsListChanged", "promptsListChanged", "resourcesListChanged", "resourceSubscriptions")
 	ack := map[string]any{}
 	for i, k := range []string{"toolsListChanged", "promptsListChanged", "resourcesListChanged"} {
-		if string(nf[i].of(line)) == "true" {
+		if string(nf[i].Of(line)) == "true" {
 			ack[k] = true
 		}
 	}
@@ -48,21 +49,21 @@ func (p *Proxy) listen(line []byte, env envelope, id []byte) {
 	}
 	p.subs.listen(string(id), uris, ack["resourcesListChanged"] == true)
 	defer p.syncSubscriptions()
-	params := appendJSON(nil, ack)
+	params := jsonline.AppendJSON(nil, ack)
 	b := []byte(`{"notifications":`)
 	b = append(b, params...)
 	b = append(b, `,"_meta":{"`+mcpspec.MetaSubscriptionID+`":`...)
 	b = append(b, id...)
 	b = append(b, "}}"...)
-	p.out.write(requestLine(nil, "notifications/subscriptions/acknowledged", b))
+	p.out.WriteLine(jsonline.RequestLine(nil, "notifications/subscriptions/acknowledged", b))
 }
 
 // clientNotification handles a notification of the client. Only those the
 // client's era defines pass (mcpwire.ClientNotification); anything else, a
 // request method sent without an id above all, would reach the server past
 // the checks every request gets, so it is dropped and logged.
-func (p *Proxy) clientNotification(line []byte, env envelope) {
-	method, _ := stringAt(line, env.method)
+func (p *Proxy) clientNotification(line []byte, env jsonline.Envelope) {
+	method, _ := jsonline.StringAt(line, env.Method)
 	p.mu.Lock()
 	version := mcpspec.Modern
 	if p.client.legacy {
@@ -78,8 +79,8 @@ func (p *Proxy) clientNotification(line []byte, env envelope) {
 	case "notifications/initialized":
 		return // the proxy sent its own to the server
 	case "notifications/cancelled":
-		f, _, _ := fields(line, env.params, "requestId")
-		if f[0].ok() {
+		f, _, _ := jsonline.Fields(line, env.Params, "requestId")
+		if f[0].OK() {
 			p.cancelFromClient(line, f[0])
 		}
 		return
@@ -90,14 +91,14 @@ func (p *Proxy) clientNotification(line []byte, env envelope) {
 	up, ok := p.up, p.gate.state == gateOpen || p.gate.state == gateChecking
 	p.mu.Unlock()
 	if up != nil && ok && p.srv.upEra == mcpspec.EraLegacy {
-		up.write(line)
+		up.WriteLine(line)
 	}
 }
 
 // cancelFromClient forwards the client's cancellation of request rid with
 // the id the server knows, or drops a request that was not forwarded yet.
-func (p *Proxy) cancelFromClient(line []byte, rid span) {
-	key := string(line[rid.s:rid.e])
+func (p *Proxy) cancelFromClient(line []byte, rid jsonline.Span) {
+	key := string(line[rid.Start:rid.End])
 	if p.cancelCollecting(key) || p.cancelWaiting(key) || p.cancelCross(key) {
 		return
 	}
@@ -121,12 +122,12 @@ func (p *Proxy) cancelFromClient(line []byte, rid span) {
 		return
 	}
 	p.cancelBridge(c)
-	parts := splice(line, rid, strconv.AppendInt(nil, u, 10))
-	up.write(parts[0], parts[1], parts[2])
+	parts := jsonline.Splice(line, rid, strconv.AppendInt(nil, u, 10))
+	up.WriteLine(parts[0], parts[1], parts[2])
 }
 
 // clientResponse routes the client's answer to a request the proxy sent it.
-func (p *Proxy) clientResponse(line []byte, env envelope, id []byte) {
+func (p *Proxy) clientResponse(line []byte, env jsonline.Envelope, id []byte) {
 	d, ok := parseID(id)
 	p.mu.Lock()
 	r := p.ids.takeDown(d)
@@ -144,8 +145,8 @@ func (p *Proxy) clientResponse(line []byte, env envelope, id []byte) {
 		hookAnswer(r, line, env)
 		return
 	}
-	parts := splice(line, env.id, r.upID)
-	up.write(parts[0], parts[1], parts[2])
+	parts := jsonline.Splice(line, env.ID, r.upID)
+	up.WriteLine(parts[0], parts[1], parts[2])
 	if startup {
 		p.startupAnswered(d)
 	}

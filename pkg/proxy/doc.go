@@ -1,48 +1,60 @@
-// Package proxy is `mcpsum proxy`: it sits between an MCP client (on its own
-// stdin/stdout) and one locked server, serves the client the locked surface,
-// checks the live surface against the lock before any call goes through,
-// forwards calls byte for byte (only ids rewritten), bridges the two protocol
-// eras, and quarantines a server whose definitions drifted.
+// Package proxy is `mcpsum proxy`: it sits between an MCP client (on its
+// own stdin/stdout) and one locked server, serves the client the locked
+// surface, checks the live surface against the lock before any call goes
+// through, forwards calls byte for byte (only ids rewritten), bridges the
+// two protocol eras, and quarantines a server whose definitions drifted.
 //
 // It owns one session. The core (Proxy) owns the two peers, the gate that
 // holds calls while a surface check runs (gate.go, check.go) and what the
-// client said of itself (clientmsg.go). The parts each own their state under
-// a lock of their own and are handed the id map and a writer, not the
+// client said of itself (clientmsg.go). The parts each own their state
+// under a lock of their own and are handed the id map and a writer, not the
 // Proxy: the id map (idMap, ids.go: every id allocated on either side, the
 // calls in flight, capped at mcpspec.MaxCallsInFlight), the era bridge
 // (mrtrState, mrtrstate.go; mrtr.go, bridge.go, elicitmark.go), roots
 // (rootsHold, roots.go), subscriptions (subscriptions, subscribe.go), tasks
 // (taskTable, tasktable.go) and the calls waiting for a hook's verdict
-// (hookWaits, hookwaits.go; the hooks seam is hooks.go). The upstream seam
-// (seam.go): the core talks to an upstream, the locked command on stdio
-// (upstream.go) or a remote server over Streamable HTTP (httpup.go). The
-// served surface is built from the lock entry alone (serve.go).
+// (hookWaits, hookwaits.go; the hooks seam is hooks.go). The core talks
+// to an upstream (internal/upstream), not to a process: starting it,
+// supervising it and the proxy's own calls to it are upstream.go, the
+// proxy's side of a remote one (its hooks) httpcore.go. The served surface
+// is built from the lock entry alone (serve.go).
 // docs/proxy.md ("Architecture") says what each part owns.
+//
+// Below the core, in sub-packages that import nothing of this one (Go
+// allows no cycle, so the layering holds by construction), two floors:
+// internal/upstream is the transport seam, the Upstream interface with
+// its two transports (the locked command on stdio, a remote server over
+// Streamable HTTP), which asks the proxy what it needs through
+// upstream.Hooks; internal/jsonline, under it, is the byte level, one
+// JSON-RPC message per line: the envelope scanner, the line check, the
+// streaming tracker, the line writer and the builders of the proxy's own
+// lines. Each has a doc.go with its own locks.
 //
 // Lock order (the one place it is written): Proxy.mu, then a part's lock
 // (hookWaits, mrtrState, rootsHold, subscriptions, taskTable: never two of
-// them at once), then idMap.mu, then a lineWriter's lock. A part never
+// them at once), then idMap.mu, then a jsonline.Writer's lock. An
+// upstream's locks are its own (internal/upstream, doc.go). A part never
 // calls back into the core while it holds its lock (rootsHold and taskTable
 // reach the upstream through Proxy.upWriter only after releasing theirs),
 // and idMap calls out to nothing.
 //
-// Goroutines: one reads the client, one reads the server, one supervises the
-// server (start, handshake, checks). Each direction writes straight to the
-// other peer under the peer's writer lock, so a slow peer blocks the reader
-// feeding it (backpressure). The queues are all bounded: requests that arrive
-// while a check runs are held (maxHeld) and forwarded in order once it
-// passes; server messages for the client during a check likewise
+// Goroutines: one reads the client, one reads the server, one supervises
+// the server (start, handshake, checks). Each direction writes straight to
+// the other peer under the peer's writer lock, so a slow peer blocks the
+// reader feeding it (backpressure). The queues are all bounded: requests
+// that arrive while a check runs are held (maxHeld) and forwarded in order
+// once it passes; server messages for the client during a check likewise
 // (maxHeldDown, maxHeldDownBytes); whole messages written while a long
-// result is being streamed wait behind it (maxQueued bytes). Memory is
+// result is being streamed wait behind it (jsonline.maxQueued bytes). Memory is
 // bounded by those and the messages in flight.
 //
 // Anything either peer sends is untrusted: it is read with the exact-key
-// scanner (scan.go, internal/jsonscan), never decoded with encoding/json, and
-// quoted before it reaches a log.
+// scanner (internal/jsonline, internal/jsonscan), never decoded with
+// encoding/json, and quoted before it reaches a log.
 //
 // Imports: pkg/lockfile, pkg/mcpwire, pkg/pin (starting the locked entry),
-// pkg/review (labels in the quarantine error) and internal/ helpers. It must
-// not import cmd/, pkg/policy (a policy reaches it through Hooks), or
-// anything that prints or exits: errors go back to the caller, diagnostics to
-// Options.Stderr.
+// pkg/review (labels in the quarantine error), its own sub-packages and
+// internal/ helpers. It must not import cmd/, pkg/policy (a policy reaches
+// it through Hooks), or anything that prints or exits: errors go back to
+// the caller, diagnostics to Options.Stderr.
 package proxy

@@ -9,17 +9,18 @@ import (
 	"github.com/mcpsum/mcpsum/internal/mcpspec"
 	"github.com/mcpsum/mcpsum/internal/termtext"
 	"github.com/mcpsum/mcpsum/pkg/mcpwire"
+	"github.com/mcpsum/mcpsum/pkg/proxy/internal/jsonline"
 )
 
 // request is a client request the proxy forwards to the server.
 type request struct {
 	line     []byte // the original bytes, owned
-	env      envelope
+	env      jsonline.Envelope
 	id       []byte // the client's id (points into line)
 	method   string
-	modern   bool // it carried 2026-07-28 _meta
-	meta     span // params._meta
-	logLevel bool // modern: it asked for log messages
+	modern   bool          // it carried 2026-07-28 _meta
+	meta     jsonline.Span // params._meta
+	logLevel bool          // modern: it asked for log messages
 	info     CallInfo
 	task     taskMode // a tools/call creating a task across eras
 	// resultInfo, when set, is what the result hooks see instead of info
@@ -57,7 +58,7 @@ func (p *Proxy) readClient(r *mcpwire.LineReader) {
 		if err != nil {
 			if errors.Is(err, mcpwire.ErrLineTooLong) {
 				p.logf("the client sent %v; closing the session", err)
-				p.out.write(errorLine(nil, &rpcError{Code: mcpspec.CodeInvalidRequest, Message: "mcpsum: " + err.Error()}))
+				p.out.WriteLine(jsonline.ErrorLine(nil, &jsonline.Error{Code: mcpspec.CodeInvalidRequest, Message: "mcpsum: " + err.Error()}))
 			}
 			return
 		}
@@ -66,29 +67,29 @@ func (p *Proxy) readClient(r *mcpwire.LineReader) {
 }
 
 func (p *Proxy) fromClient(line []byte) {
-	env, id, err := scanEnvelope(line)
+	env, id, err := jsonline.ScanEnvelope(line)
 	switch {
 	case err != nil:
-		p.out.write(errorLine(nil, &rpcError{Code: mcpspec.CodeParseError, Message: "mcpsum: parse error: " + err.Error()}))
-	case env.isRequest():
+		p.out.WriteLine(jsonline.ErrorLine(nil, &jsonline.Error{Code: mcpspec.CodeParseError, Message: "mcpsum: parse error: " + err.Error()}))
+	case env.IsRequest():
 		p.clientRequest(line, env, id)
-	case env.isNotification():
+	case env.IsNotification():
 		p.clientNotification(line, env)
-	case env.isResponse():
+	case env.IsResponse():
 		p.clientResponse(line, env, id)
 	default:
-		if !env.id.ok() || env.nullID {
+		if !env.ID.OK() || env.NullID {
 			id = nil
 		}
-		p.out.write(errorLine(id, &rpcError{Code: mcpspec.CodeInvalidRequest, Message: "mcpsum: invalid request: not a JSON-RPC request, notification or response"}))
+		p.out.WriteLine(jsonline.ErrorLine(id, &jsonline.Error{Code: mcpspec.CodeInvalidRequest, Message: "mcpsum: invalid request: not a JSON-RPC request, notification or response"}))
 	}
 }
 
-func (p *Proxy) reply(id, result []byte)         { p.out.write(resultLine(id, result)) }
-func (p *Proxy) replyErr(id []byte, e *rpcError) { p.out.write(errorLine(id, e)) }
+func (p *Proxy) reply(id, result []byte)               { p.out.WriteLine(jsonline.ResultLine(id, result)) }
+func (p *Proxy) replyErr(id []byte, e *jsonline.Error) { p.out.WriteLine(jsonline.ErrorLine(id, e)) }
 
-func invalidParams(format string, a ...any) *rpcError {
-	return &rpcError{Code: mcpspec.CodeInvalidParams, Message: "mcpsum: " + fmt.Sprintf(format, a...)}
+func invalidParams(format string, a ...any) *jsonline.Error {
+	return &jsonline.Error{Code: mcpspec.CodeInvalidParams, Message: "mcpsum: " + fmt.Sprintf(format, a...)}
 }
 
 const metaLogLevel = "io.modelcontextprotocol/logLevel"
@@ -107,7 +108,7 @@ var (
 
 // paramsError is the refusal of a request whose params (at where) break the
 // exact-key rule or are not an object.
-func paramsError(method, where string, err error) *rpcError {
+func paramsError(method, where string, err error) *jsonline.Error {
 	m := termtext.TruncateQuote(method, 80)
 	var twin *jsonscan.TwinError
 	var dup *jsonscan.DuplicateError
@@ -124,33 +125,33 @@ func paramsError(method, where string, err error) *rpcError {
 	return invalidParams("%s of \"%s\" must be a JSON object", where, m)
 }
 
-func (p *Proxy) clientRequest(line []byte, env envelope, id []byte) {
-	method, _ := stringAt(line, env.method)
-	pf, isObj, err := fields(line, env.params, paramsKeys...)
+func (p *Proxy) clientRequest(line []byte, env jsonline.Envelope, id []byte) {
+	method, _ := jsonline.StringAt(line, env.Method)
+	pf, isObj, err := jsonline.Fields(line, env.Params, paramsKeys...)
 	if err != nil || !isObj {
 		p.replyErr(id, paramsError(method, "params", err))
 		return
 	}
-	mf, metaObj, err := fields(line, pf[0], metaKeys...)
+	mf, metaObj, err := jsonline.Fields(line, pf[0], metaKeys...)
 	if err != nil || !metaObj {
 		p.replyErr(id, paramsError(method, "params._meta", err))
 		return
 	}
-	if pf[7].ok() {
-		if err := jsonscan.FoldUnique(pf[7].of(line)); err != nil {
+	if pf[7].OK() {
+		if err := jsonscan.FoldUnique(pf[7].Of(line)); err != nil {
 			p.replyErr(id, paramsError(method, "params.arguments", err))
 			return
 		}
 	}
-	r := &request{line: line, env: env, id: id, method: method, meta: pf[0], modern: mf[0].ok(), logLevel: mf[2].ok()}
+	r := &request{line: line, env: env, id: id, method: method, meta: pf[0], modern: mf[0].OK(), logLevel: mf[2].OK()}
 	if r.modern {
-		v, _ := stringAt(line, mf[0])
+		v, _ := jsonline.StringAt(line, mf[0])
 		if v != mcpspec.Modern {
-			p.replyErr(id, &rpcError{Code: mcpspec.CodeUnsupportedVersion, Message: "unsupported protocol version",
+			p.replyErr(id, &jsonline.Error{Code: mcpspec.CodeUnsupportedVersion, Message: "unsupported protocol version",
 				Data: map[string]any{"supported": p.srv.supportedVersions(), "requested": v}})
 			return
 		}
-		if !mf[1].ok() {
+		if !mf[1].OK() {
 			p.replyErr(id, invalidParams("missing _meta %q", mcpspec.MetaClientCapabilities))
 			return
 		}
@@ -163,14 +164,14 @@ func (p *Proxy) clientRequest(line []byte, env envelope, id []byte) {
 		return
 	}
 	if !r.modern && !legacy && method != "initialize" && method != "ping" && method != "server/discover" {
-		p.replyErr(id, &rpcError{Code: mcpspec.CodeInvalidRequest, Message: fmt.Sprintf("mcpsum: \"%s\" before initialize: send initialize first (or 2026-07-28 _meta on every request)", termtext.TruncateQuote(method, 80))})
+		p.replyErr(id, &jsonline.Error{Code: mcpspec.CodeInvalidRequest, Message: fmt.Sprintf("mcpsum: \"%s\" before initialize: send initialize first (or 2026-07-28 _meta on every request)", termtext.TruncateQuote(method, 80))})
 		return
 	}
-	notFound := func() *rpcError {
-		return &rpcError{Code: mcpspec.CodeMethodNotFound, Message: fmt.Sprintf("method not found: \"%s\"", termtext.TruncateQuote(method, 80))}
+	notFound := func() *jsonline.Error {
+		return &jsonline.Error{Code: mcpspec.CodeMethodNotFound, Message: fmt.Sprintf("method not found: \"%s\"", termtext.TruncateQuote(method, 80))}
 	}
 	upModern := p.srv.upEra == mcpspec.EraModern
-	p.noteClientInfo(line, r, env.params)
+	p.noteClientInfo(line, r, env.Params)
 	switch method {
 	case "initialize", "server/discover", "tools/list", "prompts/list", "resources/list", "resources/templates/list":
 		if !p.startupHealth(id) { // the client's health check (health.go)
@@ -202,8 +203,8 @@ func (p *Proxy) clientRequest(line []byte, env envelope, id []byte) {
 			return
 		}
 		var cursor *string
-		if pf[3].ok() {
-			s, ok := stringAt(line, pf[3])
+		if pf[3].OK() {
+			s, ok := jsonline.StringAt(line, pf[3])
 			if !ok {
 				p.replyErr(id, invalidParams("cursor must be a string"))
 				return
@@ -217,7 +218,7 @@ func (p *Proxy) clientRequest(line []byte, env envelope, id []byte) {
 		}
 		p.reply(id, res)
 	case "tools/call", "prompts/get", "resources/read":
-		if r.modern && !upModern && pf[5].ok() && p.bridgeRetryFromClient(r, pf[5], pf[6]) {
+		if r.modern && !upModern && pf[5].OK() && p.bridgeRetryFromClient(r, pf[5], pf[6]) {
 			return
 		}
 		// A held roots/list goes first (roots.go); only for calls that pass
@@ -229,7 +230,7 @@ func (p *Proxy) clientRequest(line []byte, env envelope, id []byte) {
 			return r
 		}
 		if method == "resources/read" {
-			uri, ok := stringAt(line, pf[2])
+			uri, ok := jsonline.StringAt(line, pf[2])
 			if !ok {
 				p.replyErr(id, invalidParams("resources/read needs a string uri"))
 				return
@@ -243,7 +244,7 @@ func (p *Proxy) clientRequest(line []byte, env envelope, id []byte) {
 			}
 			return
 		}
-		name, ok := stringAt(line, pf[1])
+		name, ok := jsonline.StringAt(line, pf[1])
 		kind, locked := "tool", p.srv.tools
 		if method == "prompts/get" {
 			kind, locked = "prompt", p.srv.prompts
@@ -272,8 +273,8 @@ func (p *Proxy) clientRequest(line []byte, env envelope, id []byte) {
 			return
 		}
 		if upModern {
-			pl, _, _ := fields(line, env.params, "level")
-			lvl, _ := stringAt(line, pl[0])
+			pl, _, _ := jsonline.Fields(line, env.Params, "level")
+			lvl, _ := jsonline.StringAt(line, pl[0])
 			p.mu.Lock()
 			p.client.logLevel = lvl
 			p.mu.Unlock()
@@ -286,7 +287,7 @@ func (p *Proxy) clientRequest(line []byte, env envelope, id []byte) {
 			p.replyErr(id, notFound())
 			return
 		}
-		uri, ok := stringAt(line, pf[2])
+		uri, ok := jsonline.StringAt(line, pf[2])
 		if !ok {
 			p.replyErr(id, invalidParams("%s needs a string uri", method))
 			return
@@ -321,7 +322,7 @@ func (p *Proxy) clientRequest(line []byte, env envelope, id []byte) {
 // withdraws the hook's questions and makes the verdict moot.
 func (p *Proxy) beforeCall(r *request, name string, forward func(*request)) {
 	r.info = callInfo(r, name)
-	params := append([]byte(nil), r.env.params.of(r.line)...)
+	params := append([]byte(nil), r.env.Params.Of(r.line)...)
 	hc := &hookCall{p: p, r: r}
 	key := string(r.id)
 	p.waits.add(key, hc)
@@ -338,7 +339,7 @@ func (p *Proxy) beforeCall(r *request, name string, forward func(*request)) {
 		case v.Params != nil:
 			nr, err := r.withParams(v.Params)
 			if err != nil {
-				p.replyErr(r.id, &rpcError{Code: mcpspec.CodeInternalError, Message: "mcpsum: a policy hook returned bad params: " + err.Error()})
+				p.replyErr(r.id, &jsonline.Error{Code: mcpspec.CodeInternalError, Message: "mcpsum: a policy hook returned bad params: " + err.Error()})
 				return
 			}
 			forward(nr)
@@ -350,7 +351,7 @@ func (p *Proxy) beforeCall(r *request, name string, forward func(*request)) {
 
 // checkURI refuses a resource URI that is neither a locked resource nor
 // matched by a locked resource template, like an unlocked tool.
-func (p *Proxy) checkURI(uri string) *rpcError {
+func (p *Proxy) checkURI(uri string) *jsonline.Error {
 	if p.srv.lockedURI(uri) {
 		return nil
 	}
@@ -359,20 +360,20 @@ func (p *Proxy) checkURI(uri string) *rpcError {
 }
 
 // checkCompletionRef refuses completions for prompts that are not locked.
-func (p *Proxy) checkCompletionRef(line []byte, ref span) *rpcError {
-	rf, ok, err := fields(line, ref, "type", "name", "uri")
-	if err != nil || !ok || !ref.ok() {
+func (p *Proxy) checkCompletionRef(line []byte, ref jsonline.Span) *jsonline.Error {
+	rf, ok, err := jsonline.Fields(line, ref, "type", "name", "uri")
+	if err != nil || !ok || !ref.OK() {
 		return invalidParams("completion/complete needs a ref object")
 	}
-	switch t, _ := stringAt(line, rf[0]); t {
+	switch t, _ := jsonline.StringAt(line, rf[0]); t {
 	case "ref/prompt":
-		name, _ := stringAt(line, rf[1])
+		name, _ := jsonline.StringAt(line, rf[1])
 		if !p.srv.prompts[name] {
 			q, _ := termtext.Quote(name)
 			return invalidParams("unknown prompt \"%s\": it is not in the lock for server %q", q, p.opts.Name)
 		}
 	case "ref/resource":
-		uri, _ := stringAt(line, rf[2])
+		uri, _ := jsonline.StringAt(line, rf[2])
 		if !p.srv.tmplKeys[uri] && !p.srv.lockedURI(uri) {
 			return p.checkURI(uri)
 		}

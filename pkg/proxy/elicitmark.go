@@ -6,6 +6,7 @@ import (
 	"github.com/mcpsum/mcpsum/internal/jsonscan"
 	"github.com/mcpsum/mcpsum/internal/lookalike"
 	"github.com/mcpsum/mcpsum/internal/mcpspec"
+	"github.com/mcpsum/mcpsum/pkg/proxy/internal/jsonline"
 )
 
 // A server's elicitation/create reaches the user through the client looking
@@ -65,8 +66,8 @@ func mustSkip(v []byte, i int) int {
 // message marked as the server's, or why it is refused.
 func (p *Proxy) markElicit(params []byte) ([]byte, string) {
 	why := "the server's elicitation/create was not forwarded: "
-	f, ok, err := fields(params, span{0, len(params)}, "message")
-	msg, isStr := stringAt(params, f[0])
+	f, ok, err := jsonline.Fields(params, jsonline.Span{Start: 0, End: len(params)}, "message")
+	msg, isStr := jsonline.StringAt(params, f[0])
 	switch {
 	case err != nil || !ok || len(params) == 0:
 		return nil, why + "its params are not a JSON object with unique members"
@@ -75,33 +76,33 @@ func (p *Proxy) markElicit(params []byte) ([]byte, string) {
 	case claimsMcpsum(params):
 		return nil, why + "its text claims to come from mcpsum, whose approval prompts only mcpsum may show"
 	}
-	marked := appendJSON(nil, serverPrefix(p.opts.Name)+msg)
-	return concat(params[:f[0].s], marked, params[f[0].e:]), ""
+	marked := jsonline.AppendJSON(nil, serverPrefix(p.opts.Name)+msg)
+	return jsonline.Concat(params[:f[0].Start], marked, params[f[0].End:]), ""
 }
 
 // markInputRequests returns the inputRequests object at sp in line with
 // each elicitation/create's message marked (markElicit), or why it is
 // refused. Other entries keep their bytes.
-func (p *Proxy) markInputRequests(line []byte, sp span) ([]byte, string) {
+func (p *Proxy) markInputRequests(line []byte, sp jsonline.Span) ([]byte, string) {
 	out := []byte{'{'}
 	var refusal string
-	_, err := jsonscan.Members(line[:sp.e], sp.s, func(key string, ks, vs, ve int) error {
+	_, err := jsonscan.Members(line[:sp.End], sp.Start, func(key string, ks, vs, ve int) error {
 		if len(out) > 1 {
 			out = append(out, ',')
 		}
-		f, _, _ := fields(line, span{vs, ve}, "method", "params")
-		if m, _ := stringAt(line, f[0]); m != "elicitation/create" || !f[1].ok() {
+		f, _, _ := jsonline.Fields(line, jsonline.Span{Start: vs, End: ve}, "method", "params")
+		if m, _ := jsonline.StringAt(line, f[0]); m != "elicitation/create" || !f[1].OK() {
 			out = append(out, line[ks:ve]...)
 			return nil
 		}
-		marked, why := p.markElicit(f[1].of(line))
+		marked, why := p.markElicit(f[1].Of(line))
 		if why != "" {
 			refusal = why
 			return errStop
 		}
-		out = append(out, line[ks:f[1].s]...)
+		out = append(out, line[ks:f[1].Start]...)
 		out = append(out, marked...)
-		out = append(out, line[f[1].e:ve]...)
+		out = append(out, line[f[1].End:ve]...)
 		return nil
 	})
 	if refusal != "" {
@@ -118,6 +119,6 @@ func (p *Proxy) markInputRequests(line []byte, sp span) ([]byte, string) {
 func (p *Proxy) refuseElicit(id []byte, why string) {
 	p.logf("%s", why)
 	if up := p.upWriter(); up != nil {
-		up.write(errorLine(id, &rpcError{Code: mcpspec.CodeInvalidParams, Message: "mcpsum: " + why}))
+		up.WriteLine(jsonline.ErrorLine(id, &jsonline.Error{Code: mcpspec.CodeInvalidParams, Message: "mcpsum: " + why}))
 	}
 }

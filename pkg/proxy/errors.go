@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcpsum/mcpsum/internal/termtext"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
+	"github.com/mcpsum/mcpsum/pkg/proxy/internal/jsonline"
 )
 
 // CodeQuarantined is the JSON-RPC error code of every request to a
@@ -15,53 +16,6 @@ import (
 // spec's "resource not found" and is reserved in 2026-07-28, so the error's
 // data always carries {"mcpsum":"quarantined", ...} to tell them apart.
 const CodeQuarantined = -32002
-
-// rpcError is a JSON-RPC error the proxy sends.
-type rpcError struct {
-	Code    int    `json:"code"`
-	Message string `json:"message"`
-	Data    any    `json:"data,omitempty"`
-}
-
-func (e *rpcError) Error() string { return e.Message }
-
-// resultLine builds a response with a raw result.
-func resultLine(id []byte, result []byte) []byte {
-	b := make([]byte, 0, len(result)+len(id)+32)
-	b = append(b, `{"jsonrpc":"2.0","id":`...)
-	b = append(b, id...)
-	b = append(b, `,"result":`...)
-	b = append(b, result...)
-	return append(b, '}')
-}
-
-// errorLine builds an error response; a nil id is written as null.
-func errorLine(id []byte, e *rpcError) []byte {
-	if id == nil {
-		id = []byte("null")
-	}
-	b := []byte(`{"jsonrpc":"2.0","id":`)
-	b = append(b, id...)
-	b = append(b, `,"error":`...)
-	b = appendJSON(b, e)
-	return append(b, '}')
-}
-
-// requestLine builds a request (id != nil) or a notification.
-func requestLine(id []byte, method string, params []byte) []byte {
-	b := []byte(`{"jsonrpc":"2.0"`)
-	if id != nil {
-		b = append(b, `,"id":`...)
-		b = append(b, id...)
-	}
-	b = append(b, `,"method":`...)
-	b = appendJSON(b, method)
-	if params != nil {
-		b = append(b, `,"params":`...)
-		b = append(b, params...)
-	}
-	return append(b, '}')
-}
 
 // QuarantineError is what Run returns after it quarantined the server: a
 // security verdict (exit 1).
@@ -77,7 +31,7 @@ func (e *QuarantineError) Error() string {
 }
 
 // rpc renders the quarantine as the -32002 error every later request gets.
-func (e *QuarantineError) rpc() *rpcError {
+func (e *QuarantineError) rpc() *jsonline.Error {
 	type finding struct {
 		Kind   string   `json:"kind"`
 		Name   string   `json:"name,omitempty"`
@@ -89,7 +43,7 @@ func (e *QuarantineError) rpc() *rpcError {
 	for _, f := range e.Findings {
 		fs = append(fs, finding{f.Kind, f.Name, f.Change, f.Fields, f.Labels})
 	}
-	return &rpcError{
+	return &jsonline.Error{
 		Code:    CodeQuarantined,
 		Message: fmt.Sprintf("mcpsum: server %q is quarantined: %s; run %s", e.Server, e.Reason, e.Next),
 		Data: map[string]any{
@@ -142,7 +96,7 @@ func quoteAll(ss []string) []string {
 
 // mustJSON is json.Marshal for values that cannot fail.
 func mustJSON(v any) json.RawMessage {
-	return appendJSON(nil, v)
+	return jsonline.AppendJSON(nil, v)
 }
 
 // StallError is a server that stopped in the middle of a long line.

@@ -14,8 +14,9 @@ import (
 // it), then for every accepted request: forwarded, held, or waiting for a
 // hook's verdict, for at most --timeout-secs once the gate is open. A
 // signal, a failure of the server or a client that closed its end of
-// stdout too (readerGone) ends the wait. It returns why the session ends, for the requests still
-// waiting; the caller then stops the server.
+// stdout too (jsonline.Writer.ReaderGone) ends the wait. It returns why
+// the session ends, for the requests still waiting; the caller then stops
+// the server.
 func (p *Proxy) finish(ctx context.Context) string {
 	const tick = 10 * time.Millisecond
 	limit := p.answerTimeout()
@@ -26,7 +27,7 @@ func (p *Proxy) finish(ctx context.Context) string {
 		busy := p.ids.busy() + len(p.gate.held) + p.waits.count()
 		p.mu.Unlock()
 		switch {
-		case st >= gateQuarantined, p.out.failed() != nil, readerGone(p.out.w):
+		case st >= gateQuarantined, p.out.Failed() != nil, p.out.ReaderGone():
 			return "the client closed its input"
 		case st == gateOpen && busy == 0:
 			return "the client closed its input"

@@ -8,6 +8,8 @@ import (
 	"github.com/mcpsum/mcpsum/internal/mcpspec"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 	"github.com/mcpsum/mcpsum/pkg/pin"
+	"github.com/mcpsum/mcpsum/pkg/proxy/internal/jsonline"
+	"github.com/mcpsum/mcpsum/pkg/proxy/internal/upstream"
 )
 
 // submit forwards a client request once the gate is open: at once when it
@@ -52,21 +54,21 @@ func (p *Proxy) register(r *request) (int64, bool) {
 		c.req = r
 	}
 	if r.modern {
-		mf, _, _ := fields(r.line, r.meta, mcpspec.MetaClientCapabilities)
-		c.caps = append([]byte(nil), mf[0].of(r.line)...)
+		mf, _, _ := jsonline.Fields(r.line, r.meta, mcpspec.MetaClientCapabilities)
+		c.caps = append([]byte(nil), mf[0].Of(r.line)...)
 	}
 	return p.ids.forward(c)
 }
 
 // sendUp sends a registered request to the server; one over the cap on
 // calls in flight (not ok) gets an error instead.
-func (p *Proxy) sendUp(up upstream, r *request, u int64, ok bool) {
+func (p *Proxy) sendUp(up upstream.Upstream, r *request, u int64, ok bool) {
 	if !ok {
 		p.replyErr(r.id, overCap())
 		return
 	}
 	parts := p.upstreamParts(r, u, nil)
-	up.write(parts...) // a failed write surfaces as the server's exit on its reader
+	up.WriteLine(parts...) // a failed write surfaces as the server's exit on its reader
 }
 
 // closeGate holds new calls while a check runs.
@@ -111,7 +113,7 @@ func (p *Proxy) forwardHeld() {
 		if r.modern && p.srv.upEra == lockfile.EraLegacy && isCall(r.method) && p.roots.holding() {
 			// the server asked for roots while this call was held (roots.go)
 			p.mu.Unlock()
-			f, _, _ := fields(r.line, r.env.params, "requestState", "inputResponses")
+			f, _, _ := jsonline.Fields(r.line, r.env.Params, "requestState", "inputResponses")
 			r = p.rootsForCall(r, f[0], f[1])
 			p.mu.Lock()
 			if r == nil {
@@ -149,7 +151,7 @@ func (p *Proxy) quarantineWith(reason string, findings []lockfile.Finding) {
 	p.logf("QUARANTINED: %s; every request now gets error %d; run %s", reason, CodeQuarantined, q.Next)
 	p.failWaiting(q.rpc())
 	if up != nil {
-		go up.stop(p.opts.Grace, p.opts.Grace)
+		go up.Stop(p.opts.Grace, p.opts.Grace)
 	}
 }
 
@@ -173,19 +175,19 @@ func (p *Proxy) fail(err error) {
 	close(p.life.upFailed)
 }
 
-func (p *Proxy) failureRPCLocked() *rpcError {
+func (p *Proxy) failureRPCLocked() *jsonline.Error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.failureRPC()
 }
 
 // failureRPC is the error requests get after a failure or during shutdown (p.mu held).
-func (p *Proxy) failureRPC() *rpcError {
+func (p *Proxy) failureRPC() *jsonline.Error {
 	msg := fmt.Sprintf("mcpsum: server %q is not available", p.opts.Name)
 	if p.gate.failure != nil {
 		msg = fmt.Sprintf("mcpsum: server %q failed: %v", p.opts.Name, p.gate.failure)
 	}
-	return &rpcError{Code: mcpspec.CodeInternalError, Message: msg}
+	return &jsonline.Error{Code: mcpspec.CodeInternalError, Message: msg}
 }
 
 // writeLines writes lines to the client, giving up after a while when the
@@ -198,7 +200,7 @@ func (p *Proxy) writeLines(lines [][]byte) {
 	go func() {
 		defer close(done)
 		for _, l := range lines {
-			if p.out.write(l) != nil {
+			if p.out.WriteLine(l) != nil {
 				return
 			}
 		}
@@ -210,8 +212,8 @@ func (p *Proxy) writeLines(lines [][]byte) {
 }
 
 // overCap is the error of a call over the cap on calls in flight.
-func overCap() *rpcError {
-	return &rpcError{Code: mcpspec.CodeInternalError, Message: fmt.Sprintf("mcpsum: the client has %d calls in flight to the server, the proxy's cap (MaxCallsInFlight); this call was not forwarded: retry it once some are answered", mcpspec.MaxCallsInFlight)}
+func overCap() *jsonline.Error {
+	return &jsonline.Error{Code: mcpspec.CodeInternalError, Message: fmt.Sprintf("mcpsum: the client has %d calls in flight to the server, the proxy's cap (MaxCallsInFlight); this call was not forwarded: retry it once some are answered", mcpspec.MaxCallsInFlight)}
 }
 
 func itoa(n int64) []byte { return strconv.AppendInt(nil, n, 10) }

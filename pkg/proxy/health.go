@@ -6,6 +6,7 @@ import (
 
 	"github.com/mcpsum/mcpsum/internal/mcpspec"
 	"github.com/mcpsum/mcpsum/pkg/mcpwire"
+	"github.com/mcpsum/mcpsum/pkg/proxy/internal/jsonline"
 )
 
 // Health. The proxy serves the handshake and the lists from the lock, so a
@@ -54,7 +55,7 @@ const clientInfoWait = time.Second
 // noteClientInfo records the clientInfo of the client's first request (a
 // legacy initialize's, or a 2026-07-28 request's _meta) for the proxy's
 // handshake with a legacy server.
-func (p *Proxy) noteClientInfo(line []byte, r *request, initParams span) {
+func (p *Proxy) noteClientInfo(line []byte, r *request, initParams jsonline.Span) {
 	select {
 	case <-p.life.clientKnown:
 		return
@@ -62,11 +63,11 @@ func (p *Proxy) noteClientInfo(line []byte, r *request, initParams span) {
 	}
 	var info []byte
 	if r.modern {
-		f, _, _ := fields(line, r.meta, mcpspec.MetaClientInfo)
-		info = f[0].of(line)
+		f, _, _ := jsonline.Fields(line, r.meta, mcpspec.MetaClientInfo)
+		info = f[0].Of(line)
 	} else if r.method == "initialize" {
-		f, _, _ := fields(line, initParams, "clientInfo")
-		info = f[0].of(line)
+		f, _, _ := jsonline.Fields(line, initParams, "clientInfo")
+		info = f[0].Of(line)
 	} else {
 		return
 	}

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
+	"github.com/mcpsum/mcpsum/pkg/proxy/internal/jsonline"
 )
 
 // hookCall is one client call waiting for a hook's verdict; it is the
@@ -33,7 +35,7 @@ func (hc *hookCall) AskClient(method string, params json.RawMessage, done func(j
 	if !ok {
 		return errors.New("the call was cancelled")
 	}
-	if err := p.out.write(requestLine(itoa(d), method, params)); err != nil {
+	if err := p.out.WriteLine(jsonline.RequestLine(itoa(d), method, params)); err != nil {
 		p.waits.unask(hc, d, true)
 		return err
 	}
@@ -51,8 +53,8 @@ func (hc *hookCall) takeAsks() []int64 { return hc.p.waits.takeAsks(hc) }
 // withdraw tells the client the proxy no longer waits for these requests.
 func (p *Proxy) withdraw(ids []int64, reason string) {
 	for _, d := range ids {
-		params := fmt.Appendf(nil, `{"requestId":%d,"reason":%s}`, d, appendJSON(nil, reason))
-		p.out.write(requestLine(nil, "notifications/cancelled", params))
+		params := fmt.Appendf(nil, `{"requestId":%d,"reason":%s}`, d, jsonline.AppendJSON(nil, reason))
+		p.out.WriteLine(jsonline.RequestLine(nil, "notifications/cancelled", params))
 	}
 }
 
@@ -87,15 +89,15 @@ func (r *request) withParams(params []byte) (*request, error) {
 	if !json.Valid(params) {
 		return nil, errors.New("not valid JSON")
 	}
-	line := make([]byte, 0, len(r.line)-len(r.env.params.of(r.line))+len(params))
-	line = append(line, r.line[:r.env.params.s]...)
+	line := make([]byte, 0, len(r.line)-len(r.env.Params.Of(r.line))+len(params))
+	line = append(line, r.line[:r.env.Params.Start]...)
 	line = append(line, params...)
-	line = append(line, r.line[r.env.params.e:]...)
-	env, id, err := scanEnvelope(line)
+	line = append(line, r.line[r.env.Params.End:]...)
+	env, id, err := jsonline.ScanEnvelope(line)
 	if err != nil {
 		return nil, err
 	}
-	pf, isObj, err := fields(line, env.params, "_meta")
+	pf, isObj, err := jsonline.Fields(line, env.Params, "_meta")
 	if err != nil || !isObj {
 		return nil, errors.New("params must be a JSON object")
 	}

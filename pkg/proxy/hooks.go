@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"sync"
+
+	"github.com/mcpsum/mcpsum/pkg/proxy/internal/jsonline"
 )
 
 // Hooks let a policy (cmd/mcpsum plugs one in; pkg/proxy knows none) see and
@@ -78,7 +80,9 @@ type CallError struct {
 	Data    any // marshalled as the error's data; nil: none
 }
 
-func (e *CallError) rpc() *rpcError { return &rpcError{Code: e.Code, Message: e.Message, Data: e.Data} }
+func (e *CallError) rpc() *jsonline.Error {
+	return &jsonline.Error{Code: e.Code, Message: e.Message, Data: e.Data}
+}
 
 // Session is the client side of a proxy session, for hooks.
 type Session interface {
@@ -128,20 +132,20 @@ func once(fn func(Verdict)) func(Verdict) {
 }
 
 // hookAnswer hands the client's answer to an AskClient request to its hook.
-func hookAnswer(r *downReq, line []byte, env envelope) {
-	if env.errv.ok() {
-		f, _, _ := fields(line, env.errv, "code", "message")
+func hookAnswer(r *downReq, line []byte, env jsonline.Envelope) {
+	if env.Err.OK() {
+		f, _, _ := jsonline.Fields(line, env.Err, "code", "message")
 		code, _ := intAt(line, f[0])
-		msg, _ := stringAt(line, f[1])
+		msg, _ := jsonline.StringAt(line, f[1])
 		r.hook(nil, &CallError{Code: code, Message: msg})
 		return
 	}
-	r.hook(append(json.RawMessage(nil), env.result.of(line)...), nil)
+	r.hook(append(json.RawMessage(nil), env.Result.Of(line)...), nil)
 }
 
 // intAt decodes the integer at sp.
-func intAt(b []byte, sp span) (int, bool) {
-	n, ok := parseID(sp.of(b))
+func intAt(b []byte, sp jsonline.Span) (int, bool) {
+	n, ok := parseID(sp.Of(b))
 	return int(n), ok && n >= -1<<31 && n < 1<<31
 }
 

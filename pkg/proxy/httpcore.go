@@ -6,16 +6,17 @@ import (
 	"fmt"
 
 	"github.com/mcpsum/mcpsum/pkg/mcpwire"
+	"github.com/mcpsum/mcpsum/pkg/proxy/internal/upstream"
 )
 
-// The proxy's side of a remote upstream (httpup.go): how it is made, and
+// The proxy's side of a remote upstream (upstream.HTTP): how it is made, and
 // what the proxy does when a legacy session was renewed or a listen stream
 // reopened.
 
 // remoteUpstream prepares the session with the remote server of the entry.
 // A sandbox policy cannot be enforced on a server that is not a process
 // here, so it stops the proxy (the lockfile refuses one too).
-func (p *Proxy) remoteUpstream() (upstream, error) {
+func (p *Proxy) remoteUpstream() (upstream.Upstream, error) {
 	if pol := p.opts.Entry.Policy; pol != nil && pol.Sandbox != nil {
 		return nil, fmt.Errorf("it is a remote server (%s) and has a sandbox policy: there is no process here to confine; remove policy.sandbox from its entry", p.opts.Entry.URL)
 	}
@@ -26,12 +27,12 @@ func (p *Proxy) remoteUpstream() (upstream, error) {
 	if spec.MaxMessage <= 0 {
 		spec.MaxMessage = p.opts.Pin.MaxLine
 	}
-	return newHTTPUpstream(spec, p.srv.lock.Tools, httpHooks{
-		renewed:    p.sessionRenewed,
-		own:        p.ownRequest,
-		relistened: p.relistened,
-		reauth:     p.opts.Reauth,
-		note:       func(msg string) { p.logf("%s", msg) },
+	return upstream.NewHTTP(spec, p.srv.lock.Tools, upstream.Hooks{
+		Renewed:    p.sessionRenewed,
+		Own:        p.ownRequest,
+		Relistened: p.relistened,
+		Reauth:     p.opts.Reauth,
+		Note:       func(msg string) { p.logf("%s", msg) },
 	})
 }
 

@@ -4,6 +4,7 @@ import (
 	"sync"
 
 	"github.com/mcpsum/mcpsum/internal/mcpspec"
+	"github.com/mcpsum/mcpsum/pkg/proxy/internal/jsonline"
 )
 
 // idMap are the ids the proxy allocates, under a lock of their own (the
@@ -201,7 +202,7 @@ func (m *idMap) inFlight() int {
 // failAll ends every call waiting for the server: the proxy's own get e,
 // the client's forwarded ones are returned (their client ids) to be
 // answered; the hooks' questions to the client are taken out and returned.
-func (m *idMap) failAll(e *rpcError) (clientIDs [][]byte, asks []*downReq) {
+func (m *idMap) failAll(e *jsonline.Error) (clientIDs [][]byte, asks []*downReq) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for d, r := range m.downPending {

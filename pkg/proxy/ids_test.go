@@ -9,12 +9,13 @@ import (
 
 	"github.com/mcpsum/mcpsum/internal/mcpspec"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
+	"github.com/mcpsum/mcpsum/pkg/proxy/internal/jsonline"
 )
 
 // sinkUpstream is an upstream that records what the proxy writes to it.
 type sinkUpstream struct{ lines []string }
 
-func (s *sinkUpstream) write(parts ...[]byte) error {
+func (s *sinkUpstream) WriteLine(parts ...[]byte) error {
 	var b strings.Builder
 	for _, p := range parts {
 		b.Write(p)
@@ -22,11 +23,11 @@ func (s *sinkUpstream) write(parts ...[]byte) error {
 	s.lines = append(s.lines, b.String())
 	return nil
 }
-func (s *sinkUpstream) messages() io.Reader           { return strings.NewReader("") }
-func (s *sinkUpstream) exited() <-chan struct{}       { return nil }
-func (s *sinkUpstream) exitError() error              { return nil }
-func (s *sinkUpstream) stderrTail() []string          { return nil }
-func (s *sinkUpstream) stop(_, _ time.Duration) error { return nil }
+func (s *sinkUpstream) Messages() io.Reader           { return strings.NewReader("") }
+func (s *sinkUpstream) Exited() <-chan struct{}       { return nil }
+func (s *sinkUpstream) ExitError() error              { return nil }
+func (s *sinkUpstream) StderrTail() []string          { return nil }
+func (s *sinkUpstream) Stop(_, _ time.Duration) error { return nil }
 
 // The id map holds at most MaxCallsInFlight of the client's calls; the
 // proxy's own requests are not counted, and an answered call frees a place.
@@ -65,7 +66,7 @@ func TestCallOverCapGetsError(t *testing.T) {
 		p.ids.forward(&call{clientID: strconv.AppendInt(nil, int64(i), 10), method: "tools/call"})
 	}
 	line := []byte(`{"jsonrpc":"2.0","id":"over","method":"tools/call","params":{"name":"x"}}`)
-	env, id, err := scanEnvelope(line)
+	env, id, err := jsonline.ScanEnvelope(line)
 	if err != nil {
 		t.Fatal(err)
 	}

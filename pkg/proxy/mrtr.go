@@ -10,6 +10,7 @@ import (
 	"github.com/mcpsum/mcpsum/internal/jsonscan"
 	"github.com/mcpsum/mcpsum/internal/mcpspec"
 	"github.com/mcpsum/mcpsum/internal/termtext"
+	"github.com/mcpsum/mcpsum/pkg/proxy/internal/jsonline"
 )
 
 // MRTR bridging: a 2026-07-28 server asks for client input with an
@@ -66,36 +67,36 @@ type serverRequest struct {
 
 // bridgeResult handles a response to a call kept for bridging; it reports
 // whether the response was consumed.
-func (p *Proxy) bridgeResult(c *call, line []byte, env envelope) bool {
+func (p *Proxy) bridgeResult(c *call, line []byte, env jsonline.Envelope) bool {
 	if c.req.modern {
 		return false
 	}
-	rf, ok, _ := fields(line, env.result, "resultType", "inputRequests", "requestState")
-	if rt, _ := stringAt(line, rf[0]); !ok || rt != "input_required" {
+	rf, ok, _ := jsonline.Fields(line, env.Result, "resultType", "inputRequests", "requestState")
+	if rt, _ := jsonline.StringAt(line, rf[0]); !ok || rt != "input_required" {
 		return false
 	}
 	if c.rounds >= maxRounds {
-		p.replyErr(c.clientID, &rpcError{Code: mcpspec.CodeInternalError, Message: fmt.Sprintf("mcpsum: the server asked for input more than %d times for one call", maxRounds)})
+		p.replyErr(c.clientID, &jsonline.Error{Code: mcpspec.CodeInternalError, Message: fmt.Sprintf("mcpsum: the server asked for input more than %d times for one call", maxRounds)})
 		return true
 	}
 	b := &bridge{c: c, responses: map[string][]byte{}, waiting: map[int64]bool{}}
-	if rf[2].ok() {
-		b.state = append([]byte(nil), rf[2].of(line)...)
+	if rf[2].OK() {
+		b.state = append([]byte(nil), rf[2].Of(line)...)
 	}
 	var asks []inputAsk
 	p.mu.Lock()
-	if rf[1].ok() {
+	if rf[1].OK() {
 		// Every entry is checked before any is sent (checkInputRequests).
 		if msg := checkInputRequests(p.client.caps, line, rf[1]); msg != "" {
 			p.mu.Unlock()
-			p.replyErr(c.clientID, &rpcError{Code: mcpspec.CodeInternalError, Message: msg})
+			p.replyErr(c.clientID, &jsonline.Error{Code: mcpspec.CodeInternalError, Message: msg})
 			return true
 		}
 		var refusal string
-		jsonscan.Members(line[:rf[1].e], rf[1].s, func(key string, _, vs, ve int) error {
-			f, _, _ := fields(line, span{vs, ve}, "method", "params")
-			method, _ := stringAt(line, f[0])
-			params := f[1].of(line)
+		jsonscan.Members(line[:rf[1].End], rf[1].Start, func(key string, _, vs, ve int) error {
+			f, _, _ := jsonline.Fields(line, jsonline.Span{Start: vs, End: ve}, "method", "params")
+			method, _ := jsonline.StringAt(line, f[0])
+			params := f[1].Of(line)
 			if method == "elicitation/create" {
 				if params, refusal = p.markElicit(params); refusal != "" {
 					return errStop
@@ -106,13 +107,13 @@ func (p *Proxy) bridgeResult(c *call, line []byte, env envelope) bool {
 		})
 		if refusal != "" {
 			p.mu.Unlock()
-			p.replyErr(c.clientID, &rpcError{Code: mcpspec.CodeInternalError, Message: "mcpsum: " + refusal})
+			p.replyErr(c.clientID, &jsonline.Error{Code: mcpspec.CodeInternalError, Message: "mcpsum: " + refusal})
 			return true
 		}
 	}
 	if n := len(asks); n > 0 && p.ids.asksOpen()+n > maxDownPending {
 		p.mu.Unlock()
-		p.replyErr(c.clientID, &rpcError{Code: mcpspec.CodeInternalError, Message: fmt.Sprintf("mcpsum: the server asked for input through %d requests at once; the client may have at most %d from the server unanswered, so the proxy did not forward them and the call fails", n, maxDownPending)})
+		p.replyErr(c.clientID, &jsonline.Error{Code: mcpspec.CodeInternalError, Message: fmt.Sprintf("mcpsum: the server asked for input through %d requests at once; the client may have at most %d from the server unanswered, so the proxy did not forward them and the call fails", n, maxDownPending)})
 		return true
 	}
 	lines := p.mrtr.collect(b, asks)
@@ -122,23 +123,23 @@ func (p *Proxy) bridgeResult(c *call, line []byte, env envelope) bool {
 		return true
 	}
 	for _, l := range lines {
-		p.out.write(l)
+		p.out.WriteLine(l)
 	}
 	return true
 }
 
 // bridgeAnswer records the client's answer to one bridged input request.
-func (p *Proxy) bridgeAnswer(d int64, r *downReq, line []byte, env envelope) {
+func (p *Proxy) bridgeAnswer(d int64, r *downReq, line []byte, env jsonline.Envelope) {
 	b := r.bridge
-	if env.errv.ok() {
+	if env.Err.OK() {
 		if !p.mrtr.refuse(b, d) {
 			return
 		}
-		p.replyErr(b.c.clientID, &rpcError{Code: mcpspec.CodeInternalError,
-			Message: fmt.Sprintf("mcpsum: the server asked for input (%s) and the client answered with an error: %s", r.method, termtext.TruncateQuote(string(env.errv.of(line)), 300))})
+		p.replyErr(b.c.clientID, &jsonline.Error{Code: mcpspec.CodeInternalError,
+			Message: fmt.Sprintf("mcpsum: the server asked for input (%s) and the client answered with an error: %s", r.method, termtext.TruncateQuote(string(env.Err.Of(line)), 300))})
 		return
 	}
-	left, ok := p.mrtr.answer(b, d, r.key, env.result.of(line))
+	left, ok := p.mrtr.answer(b, d, r.key, env.Result.Of(line))
 	if ok && left == 0 {
 		p.bridgeRetry(b)
 	}
@@ -165,7 +166,7 @@ func (p *Proxy) bridgeRetry(b *bridge) {
 		p.replyErr(c.clientID, overCap())
 		return
 	}
-	up.write(p.upstreamParts(c.req, u, extra)...)
+	up.WriteLine(p.upstreamParts(c.req, u, extra)...)
 }
 
 // cancelBridge cleans up the bridging state of a call the client cancelled.
@@ -176,7 +177,7 @@ func (p *Proxy) cancelBridge(c *call) {
 	up := p.up
 	p.mu.Unlock()
 	if sr != nil && up != nil {
-		up.write(errorLine(sr.upID, &rpcError{Code: mcpspec.CodeInternalError, Message: "mcpsum: the client cancelled the call this request belongs to"}))
+		up.WriteLine(jsonline.ErrorLine(sr.upID, &jsonline.Error{Code: mcpspec.CodeInternalError, Message: "mcpsum: the client cancelled the call this request belongs to"}))
 	}
 }
 
@@ -188,7 +189,7 @@ func (p *Proxy) cancelCollecting(key string) bool {
 		return false
 	}
 	for _, d := range ds {
-		p.out.write(requestLine(nil, "notifications/cancelled", append(append([]byte(`{"requestId":`), itoa(d)...), '}')))
+		p.out.WriteLine(jsonline.RequestLine(nil, "notifications/cancelled", append(append([]byte(`{"requestId":`), itoa(d)...), '}')))
 	}
 	return true
 }
@@ -197,12 +198,12 @@ var capOf = map[string]string{"elicitation/create": "elicitation", "sampling/cre
 
 // bridgeServerRequest turns a legacy server's request into an input_required
 // answer to a modern client's running call; false when no call can carry it.
-func (p *Proxy) bridgeServerRequest(line []byte, env envelope, id []byte, method string) bool {
+func (p *Proxy) bridgeServerRequest(line []byte, env jsonline.Envelope, id []byte, method string) bool {
 	capKey := capOf[method]
 	if capKey == "" {
 		return false
 	}
-	params := append([]byte(nil), env.params.of(line)...)
+	params := append([]byte(nil), env.Params.Of(line)...)
 	if params == nil {
 		params = []byte(`{}`)
 	}
@@ -231,13 +232,13 @@ func (p *Proxy) askClient(u int64, c *call, sr *serverRequest) []byte {
 	token := p.mrtr.token(u)
 	p.ids.unbind(string(c.clientID)) // answered now; the client retries under a new id
 	b := []byte(`{"resultType":"input_required","inputRequests":{`)
-	b = appendJSON(b, sr.key)
+	b = jsonline.AppendJSON(b, sr.key)
 	b = append(b, `:{"method":`...)
-	b = appendJSON(b, sr.method)
+	b = jsonline.AppendJSON(b, sr.method)
 	b = append(b, `,"params":`...)
 	b = append(b, sr.params...)
 	b = append(b, `}},"requestState":`...)
-	b = appendJSON(b, token)
+	b = jsonline.AppendJSON(b, token)
 	return append(b, '}')
 }
 
@@ -249,8 +250,8 @@ func newToken() string {
 
 // bridgeRetryFromClient handles a modern client's retry carrying one of the
 // proxy's requestState tokens; false when the token is not the proxy's.
-func (p *Proxy) bridgeRetryFromClient(r *request, stateSp, respSp span) bool {
-	token, ok := stringAt(r.line, stateSp)
+func (p *Proxy) bridgeRetryFromClient(r *request, stateSp, respSp jsonline.Span) bool {
+	token, ok := jsonline.StringAt(r.line, stateSp)
 	if !ok {
 		return false
 	}
@@ -263,7 +264,7 @@ func (p *Proxy) bridgeRetryFromClient(r *request, stateSp, respSp span) bool {
 	c := p.ids.pending(u)
 	if c == nil || c.upReq == nil {
 		p.mu.Unlock()
-		p.replyErr(r.id, &rpcError{Code: mcpspec.CodeInternalError, Message: "mcpsum: the call this input belongs to is no longer running"})
+		p.replyErr(r.id, &jsonline.Error{Code: mcpspec.CodeInternalError, Message: "mcpsum: the call this input belongs to is no longer running"})
 		return true
 	}
 	sr := c.upReq
@@ -284,17 +285,17 @@ func (p *Proxy) bridgeRetryFromClient(r *request, stateSp, respSp span) bool {
 	up := p.up
 	p.mu.Unlock()
 
-	rf, _, _ := fields(r.line, respSp, sr.key)
-	if resp := rf[0].of(r.line); resp != nil {
-		up.write(resultLine(sr.upID, resp))
+	rf, _, _ := jsonline.Fields(r.line, respSp, sr.key)
+	if resp := rf[0].Of(r.line); resp != nil {
+		up.WriteLine(jsonline.ResultLine(sr.upID, resp))
 	} else {
-		up.write(errorLine(sr.upID, &rpcError{Code: mcpspec.CodeInternalError, Message: "mcpsum: the client gave no answer to " + sr.method}))
+		up.WriteLine(jsonline.ErrorLine(sr.upID, &jsonline.Error{Code: mcpspec.CodeInternalError, Message: "mcpsum: the client gave no answer to " + sr.method}))
 	}
 	switch {
 	case next != nil:
 		p.reply(r.id, next)
 	case parked != nil:
-		env, _, _ := scanEnvelope(parked)
+		env, _, _ := jsonline.ScanEnvelope(parked)
 		p.resultToClient(c, parked, env)
 	}
 	return true

@@ -3,6 +3,8 @@ package proxy
 import (
 	"fmt"
 	"sync"
+
+	"github.com/mcpsum/mcpsum/pkg/proxy/internal/jsonline"
 )
 
 // mrtrState is the era bridge's state, under a lock of its own: the legacy
@@ -38,7 +40,7 @@ func (m *mrtrState) collect(b *bridge, asks []inputAsk) [][]byte {
 	for _, a := range asks {
 		d := m.ids.ask(&downReq{bridge: b, key: a.key, method: a.method})
 		b.waiting[d] = true
-		lines = append(lines, requestLine(itoa(d), a.method, a.params))
+		lines = append(lines, jsonline.RequestLine(itoa(d), a.method, a.params))
 	}
 	m.bridges[string(b.c.clientID)] = b
 	return lines
@@ -86,7 +88,7 @@ func (m *mrtrState) retryParams(b *bridge) []byte {
 		if i > 0 {
 			extra = append(extra, ',')
 		}
-		extra = appendJSON(extra, k)
+		extra = jsonline.AppendJSON(extra, k)
 		extra = append(append(extra, ':'), v...)
 		i++
 	}

@@ -13,6 +13,8 @@ import (
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 	"github.com/mcpsum/mcpsum/pkg/mcpwire"
 	"github.com/mcpsum/mcpsum/pkg/pin"
+	"github.com/mcpsum/mcpsum/pkg/proxy/internal/jsonline"
+	"github.com/mcpsum/mcpsum/pkg/proxy/internal/upstream"
 )
 
 // Options configure Run.
@@ -72,12 +74,12 @@ type Proxy struct {
 	// voidID is the id that ends a streamed line the proxy had to cut short
 	// (a JSON string no client uses; clients drop responses to unknown ids).
 	voidID []byte
-	out    *lineWriter // to the client
+	out    *jsonline.Writer // to the client
 
-	up    upstream // the server; nil until started
+	up    upstream.Upstream // the server; nil until started
 	hello *mcpwire.Hello
 	// stderrLines escapes the server's stderr into the log.
-	stderrLines *escapedLines
+	stderrLines *jsonline.EscapedLines
 	life        lifecycle
 
 	mu     sync.Mutex
@@ -171,7 +173,7 @@ func newProxy(stdout io.Writer, opts Options) (*Proxy, error) {
 	p := &Proxy{
 		opts: opts,
 		srv:  srv,
-		out:  newLineWriter(stdout),
+		out:  jsonline.NewWriter(stdout),
 		life: lifecycle{
 			recheck:     make(chan struct{}, 1),
 			started:     make(chan struct{}),
@@ -192,7 +194,7 @@ func newProxy(stdout io.Writer, opts Options) (*Proxy, error) {
 	if p.opts.Stderr == nil {
 		p.opts.Stderr = io.Discard
 	}
-	p.voidID = appendJSON(nil, "mcpsum-void-"+newToken()[len("mcpsum-"):])
+	p.voidID = jsonline.AppendJSON(nil, "mcpsum-void-"+newToken()[len("mcpsum-"):])
 	if p.opts.Hooks == nil {
 		p.opts.Hooks = noHooks{}
 	}
@@ -224,15 +226,15 @@ func (p *Proxy) shutdown(why string) {
 		termGrace = max(termGrace, mcpwire.SilentStopGrace) // it may be installing (mcpwire.SilentStopGrace)
 	}
 	if up != nil {
-		if err := up.stop(p.opts.Grace, termGrace); err != nil {
+		if err := up.Stop(p.opts.Grace, termGrace); err != nil {
 			p.logf("%v", err)
 		}
 	}
-	p.failWaiting(&rpcError{Code: mcpspec.CodeInternalError, Message: fmt.Sprintf("mcpsum: the request was not answered: %s and the server %q was stopped", why, p.opts.Name)})
+	p.failWaiting(&jsonline.Error{Code: mcpspec.CodeInternalError, Message: fmt.Sprintf("mcpsum: the request was not answered: %s and the server %q was stopped", why, p.opts.Name)})
 }
 
 // failWaiting answers every held and in-flight forwarded request with e.
-func (p *Proxy) failWaiting(e *rpcError) {
+func (p *Proxy) failWaiting(e *jsonline.Error) {
 	p.mu.Lock()
 	var ids [][]byte
 	for _, r := range p.gate.held {
@@ -248,7 +250,7 @@ func (p *Proxy) failWaiting(e *rpcError) {
 	}
 	lines := make([][]byte, 0, len(ids))
 	for _, id := range ids {
-		lines = append(lines, errorLine(id, e))
+		lines = append(lines, jsonline.ErrorLine(id, e))
 	}
 	p.writeLines(lines)
 }

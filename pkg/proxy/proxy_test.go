@@ -8,17 +8,19 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpsum/mcpsum/pkg/proxy/internal/jsonline"
 )
 
 // resultOf returns the raw result member of a response line (the bytes the
 // client received, not re-encoded).
 func resultOf(t testing.TB, line []byte) []byte {
 	t.Helper()
-	env, _, err := scanEnvelope(line)
-	if err != nil || !env.result.ok() {
+	env, _, err := jsonline.ScanEnvelope(line)
+	if err != nil || !env.Result.OK() {
 		t.Fatalf("not a result: %s", line)
 	}
-	return env.result.of(line)
+	return env.Result.Of(line)
 }
 
 func TestServesLockAndForwardsLegacy(t *testing.T) {

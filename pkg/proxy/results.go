@@ -10,9 +10,10 @@ import (
 	"github.com/mcpsum/mcpsum/internal/jsonscan"
 	"github.com/mcpsum/mcpsum/internal/mcpspec"
 	"github.com/mcpsum/mcpsum/pkg/mcpwire"
+	"github.com/mcpsum/mcpsum/pkg/proxy/internal/jsonline"
 )
 
-func (p *Proxy) serverResponse(line []byte, env envelope, id []byte) {
+func (p *Proxy) serverResponse(line []byte, env jsonline.Envelope, id []byte) {
 	u, ok := parseID(id)
 	p.mu.Lock()
 	c := p.ids.pending(u)
@@ -30,9 +31,9 @@ func (p *Proxy) serverResponse(line []byte, env envelope, id []byte) {
 		return // a late answer to a cancelled request, or not ours
 	}
 	if c.own != nil {
-		r := ownReply{result: append(json.RawMessage(nil), env.result.of(line)...)} // line is the read buffer
-		if env.errv.ok() {
-			e, perr := mcpwire.ParseError(env.errv.of(line))
+		r := ownReply{result: append(json.RawMessage(nil), env.Result.Of(line)...)} // line is the read buffer
+		if env.Err.OK() {
+			e, perr := mcpwire.ParseError(env.Err.Of(line))
 			if perr != nil {
 				e = &mcpwire.Error{Code: mcpspec.CodeInternalError, Message: "malformed error object: " + perr.Error()}
 			}
@@ -54,44 +55,44 @@ func (p *Proxy) serverResponse(line []byte, env envelope, id []byte) {
 // era requires on a result (resultType; ttlMs and cacheScope on
 // resources/read), inserted at the front: every other byte stays as the
 // server sent it.
-func (p *Proxy) resultToClient(c *call, line []byte, env envelope) {
+func (p *Proxy) resultToClient(c *call, line []byte, env jsonline.Envelope) {
 	clientID := c.clientID
-	body := env.result
-	if env.errv.ok() {
-		body = env.errv
+	body := env.Result
+	if env.Err.OK() {
+		body = env.Err
 	}
 	var marked *edit
-	if c.modern && p.srv.upEra == mcpspec.EraModern && env.result.ok() {
+	if c.modern && p.srv.upEra == mcpspec.EraModern && env.Result.OK() {
 		// Passed through as is, a 2026-07-28 server's input requests still
 		// reach only a client that declared what they need, and its
 		// elicitations are marked as the server's (elicitmark.go).
-		rf, _, _ := fields(line, env.result, "resultType", "inputRequests")
-		if rt, _ := stringAt(line, rf[0]); rt == "input_required" && rf[1].ok() {
+		rf, _, _ := jsonline.Fields(line, env.Result, "resultType", "inputRequests")
+		if rt, _ := jsonline.StringAt(line, rf[0]); rt == "input_required" && rf[1].OK() {
 			if msg := checkInputRequests(c.caps, line, rf[1]); msg != "" {
-				p.replyErr(clientID, &rpcError{Code: mcpspec.CodeInternalError, Message: msg})
+				p.replyErr(clientID, &jsonline.Error{Code: mcpspec.CodeInternalError, Message: msg})
 				return
 			}
 			reqs, why := p.markInputRequests(line, rf[1])
 			if why != "" {
-				p.replyErr(clientID, &rpcError{Code: mcpspec.CodeInternalError, Message: "mcpsum: " + why})
+				p.replyErr(clientID, &jsonline.Error{Code: mcpspec.CodeInternalError, Message: "mcpsum: " + why})
 				return
 			}
-			marked = &edit{rf[1].s, rf[1].e, reqs}
+			marked = &edit{rf[1].Start, rf[1].End, reqs}
 		}
 	}
-	if e := p.opts.Hooks.BeforeResult(c.info, ResultInfo{IsError: env.errv.ok(), Body: body.of(line)}); e != nil {
+	if e := p.opts.Hooks.BeforeResult(c.info, ResultInfo{IsError: env.Err.OK(), Body: body.Of(line)}); e != nil {
 		p.replyErr(clientID, e.rpc())
 		return
 	}
-	edits := []edit{{env.id.s, env.id.e, clientID}}
+	edits := []edit{{env.ID.Start, env.ID.End, clientID}}
 	if marked != nil {
 		edits = append(edits, *marked)
 	}
-	if c.method == "tools/call" && env.result.ok() && line[env.result.s] == '{' {
-		if id, _, ok := taskOf(line, env.result); ok {
+	if c.method == "tools/call" && env.Result.OK() && line[env.Result.Start] == '{' {
+		if id, _, ok := taskOf(line, env.Result); ok {
 			p.rememberTask(id, c.info)
 		}
-		res, err := crossCreateResult(c, line, env.result)
+		res, err := crossCreateResult(c, line, env.Result)
 		if err != nil {
 			p.replyErr(clientID, badTask(p.opts.Name, err))
 			return
@@ -101,33 +102,33 @@ func (p *Proxy) resultToClient(c *call, line []byte, env envelope) {
 			return
 		}
 	}
-	if env.result.ok() && line[env.result.s] == '{' {
-		info, err := serverInfoMeta(line, env.result)
+	if env.Result.OK() && line[env.Result.Start] == '{' {
+		info, err := serverInfoMeta(line, env.Result)
 		if err != nil {
-			p.replyErr(clientID, &rpcError{Code: mcpspec.CodeInternalError, Message: "mcpsum: the server's result was not forwarded: " + err.Error()})
+			p.replyErr(clientID, &jsonline.Error{Code: mcpspec.CodeInternalError, Message: "mcpsum: the server's result was not forwarded: " + err.Error()})
 			return
 		}
 		if !c.modern && p.srv.upEra == mcpspec.EraModern {
 			// A legacy client gets its own era's fields: no resultType,
 			// ttlMs, cacheScope or serverInfo copy.
-			edits = append(edits, edit{env.result.s, env.result.e, legacyResult(line, env.result)})
-		} else if info.ok() {
-			edits = append(edits, edit{info.s, info.e, p.srv.lock.ServerInfo})
+			edits = append(edits, edit{env.Result.Start, env.Result.End, legacyResult(line, env.Result)})
+		} else if info.OK() {
+			edits = append(edits, edit{info.Start, info.End, p.srv.lock.ServerInfo})
 		}
 		if c.modern && p.srv.upEra == mcpspec.EraLegacy {
-			if ins := modernResultMembers(line, env.result, c.method); ins != nil {
-				edits = append(edits, edit{env.result.s + 1, env.result.s + 1, ins})
+			if ins := modernResultMembers(line, env.Result, c.method); ins != nil {
+				edits = append(edits, edit{env.Result.Start + 1, env.Result.Start + 1, ins})
 			}
 		}
 	}
-	p.out.write(applyEdits(line, edits)...)
+	p.out.WriteLine(applyEdits(line, edits)...)
 }
 
 // legacyResult is the result object at sp without the members a legacy
 // client does not know from a 2026-07-28 server: resultType, ttlMs,
 // cacheScope, and _meta's serverInfo copy (_meta goes when nothing else is
 // in it). Every other member keeps its bytes.
-func legacyResult(line []byte, sp span) []byte {
+func legacyResult(line []byte, sp jsonline.Span) []byte {
 	out := []byte{'{'}
 	n := 0
 	add := func(member []byte) {
@@ -137,7 +138,7 @@ func legacyResult(line []byte, sp span) []byte {
 		out = append(out, member...)
 		n++
 	}
-	jsonscan.Members(line[:sp.e], sp.s, func(key string, ks, vs, ve int) error {
+	jsonscan.Members(line[:sp.End], sp.Start, func(key string, ks, vs, ve int) error {
 		switch key {
 		case "resultType", "ttlMs", "cacheScope":
 			return nil
@@ -171,36 +172,36 @@ func legacyResult(line []byte, sp span) []byte {
 // serverInfoMeta finds result._meta["io.modelcontextprotocol/serverInfo"],
 // which the proxy replaces with the locked value (the client sees the lock);
 // a repeated _meta or serverInfo is an error.
-func serverInfoMeta(line []byte, result span) (span, error) {
-	rf, _, err := fields(line, result, "_meta")
+func serverInfoMeta(line []byte, result jsonline.Span) (jsonline.Span, error) {
+	rf, _, err := jsonline.Fields(line, result, "_meta")
 	if err != nil {
-		return span{}, err
+		return jsonline.Span{}, err
 	}
-	mf, _, err := fields(line, rf[0], mcpspec.MetaServerInfo)
+	mf, _, err := jsonline.Fields(line, rf[0], mcpspec.MetaServerInfo)
 	if err != nil {
-		return span{}, err
+		return jsonline.Span{}, err
 	}
 	return mf[0], nil
 }
 
-func modernResultMembers(line []byte, result span, method string) []byte {
-	f, ok, err := fields(line, result, "resultType", "ttlMs", "cacheScope")
+func modernResultMembers(line []byte, result jsonline.Span, method string) []byte {
+	f, ok, err := jsonline.Fields(line, result, "resultType", "ttlMs", "cacheScope")
 	if err != nil || !ok {
 		return nil
 	}
 	var b []byte
-	if !f[0].ok() {
+	if !f[0].OK() {
 		b = append(b, `"resultType":"complete",`...)
 	}
 	if method == "resources/read" {
-		if !f[1].ok() {
+		if !f[1].OK() {
 			b = append(b, `"ttlMs":0,`...)
 		}
-		if !f[2].ok() {
+		if !f[2].OK() {
 			b = append(b, `"cacheScope":"private",`...)
 		}
 	}
-	if len(b) > 0 && emptyObject(line, result.s) {
+	if len(b) > 0 && emptyObject(line, result.Start) {
 		b = b[:len(b)-1]
 	}
 	return b

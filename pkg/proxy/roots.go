@@ -1,6 +1,11 @@
 package proxy
 
-import "sync"
+import (
+	"sync"
+
+	"github.com/mcpsum/mcpsum/pkg/proxy/internal/jsonline"
+	"github.com/mcpsum/mcpsum/pkg/proxy/internal/upstream"
+)
 
 // A legacy server's roots/list that no call can carry: server-filesystem
 // asks right after initialized, before any client call. A legacy client
@@ -32,7 +37,7 @@ func (p *Proxy) releaseRootsToLegacy() {
 	if line == nil {
 		return
 	}
-	env, id, err := scanEnvelope(line)
+	env, id, err := jsonline.ScanEnvelope(line)
 	if err == nil {
 		p.serverRequestAt(line, env, id, "roots/list", true)
 	}
@@ -41,7 +46,7 @@ func (p *Proxy) releaseRootsToLegacy() {
 // rootsForCall handles a 2026-07-28 client's call while a roots/list is
 // held (rootsHold.forCall); the server settles after it got the roots,
 // before it gets the call (startup.go).
-func (p *Proxy) rootsForCall(r *request, stateSp, respSp span) *request {
+func (p *Proxy) rootsForCall(r *request, stateSp, respSp jsonline.Span) *request {
 	return p.roots.forCall(r, stateSp, respSp, p.settle)
 }
 
@@ -50,15 +55,15 @@ func (p *Proxy) rootsForCall(r *request, stateSp, respSp span) *request {
 // requestState token asked with. The part is handed the writer to the
 // client and the upstream (nil until the server started).
 type rootsHold struct {
-	out *lineWriter     // to the client
-	up  func() upstream // the server
+	out *jsonline.Writer         // to the client
+	up  func() upstream.Upstream // the server
 
 	mu       sync.Mutex
 	line, id []byte
 	token    string
 }
 
-func newRootsHold(out *lineWriter, up func() upstream) *rootsHold {
+func newRootsHold(out *jsonline.Writer, up func() upstream.Upstream) *rootsHold {
 	return &rootsHold{out: out, up: up}
 }
 
@@ -96,28 +101,28 @@ func (h *rootsHold) release() []byte {
 // inputResponses and requestState once they answered the server), or nil
 // when it answered the client itself. settle runs after the held request
 // was answered from a retry.
-func (h *rootsHold) forCall(r *request, stateSp, respSp span, settle func()) *request {
+func (h *rootsHold) forCall(r *request, stateSp, respSp jsonline.Span, settle func()) *request {
 	h.mu.Lock()
 	held, upID, token := h.line, h.id, h.token
 	h.mu.Unlock()
-	if held == nil && (token == "" || !stateSp.ok()) {
+	if held == nil && (token == "" || !stateSp.OK()) {
 		return r
 	}
-	if st, ok := stringAt(r.line, stateSp); ok && token != "" && st == token {
-		rf, _, _ := fields(r.line, respSp, heldRootsKey)
-		resp := rf[0].of(r.line)
+	if st, ok := jsonline.StringAt(r.line, stateSp); ok && token != "" && st == token {
+		rf, _, _ := jsonline.Fields(r.line, respSp, heldRootsKey)
+		resp := rf[0].Of(r.line)
 		if resp == nil || resp[0] != '{' {
-			h.out.write(errorLine(r.id, invalidParams("inputResponses lacks %q, the answer to the roots/list mcpsum asked for", heldRootsKey)))
+			h.out.WriteLine(jsonline.ErrorLine(r.id, invalidParams("inputResponses lacks %q, the answer to the roots/list mcpsum asked for", heldRootsKey)))
 			return nil
 		}
 		if held != nil && h.answer(upID, resp) { // false: answered meanwhile (another retry)
 			settle()
 		}
-		params := withoutMember(r.line, r.env.params, "inputResponses")
-		params = withoutMember(params, span{0, len(params)}, "requestState")
+		params := withoutMember(r.line, r.env.Params, "inputResponses")
+		params = withoutMember(params, jsonline.Span{Start: 0, End: len(params)}, "requestState")
 		nr, err := r.withParams(params)
 		if err != nil {
-			h.out.write(errorLine(r.id, invalidParams("%v", err)))
+			h.out.WriteLine(jsonline.ErrorLine(r.id, invalidParams("%v", err)))
 			return nil
 		}
 		return nr
@@ -135,16 +140,16 @@ func (h *rootsHold) forCall(r *request, stateSp, respSp span, settle func()) *re
 	}
 	token = h.token
 	h.mu.Unlock()
-	env, _, _ := scanEnvelope(held)
-	params := env.params.of(held)
+	env, _, _ := jsonline.ScanEnvelope(held)
+	params := env.Params.Of(held)
 	if params == nil {
 		params = []byte(`{}`)
 	}
 	b := []byte(`{"resultType":"input_required","inputRequests":{"` + heldRootsKey + `":{"method":"roots/list","params":`)
 	b = append(b, params...)
 	b = append(b, `}},"requestState":`...)
-	b = appendJSON(b, token)
-	h.out.write(resultLine(r.id, append(b, '}')))
+	b = jsonline.AppendJSON(b, token)
+	h.out.WriteLine(jsonline.ResultLine(r.id, append(b, '}')))
 	return nil
 }
 
@@ -159,7 +164,7 @@ func (h *rootsHold) answer(upID, result []byte) bool {
 	h.line, h.id = nil, nil // the token stays: a late retry carrying it is still the proxy's
 	h.mu.Unlock()
 	if up := h.up(); up != nil {
-		up.write(resultLine(upID, result))
+		up.WriteLine(jsonline.ResultLine(upID, result))
 	}
 	return true
 }

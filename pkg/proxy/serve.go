@@ -1,7 +1,6 @@
 package proxy
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"regexp"
@@ -14,6 +13,7 @@ import (
 	"github.com/mcpsum/mcpsum/internal/mcpspec"
 	"github.com/mcpsum/mcpsum/internal/termtext"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
+	"github.com/mcpsum/mcpsum/pkg/proxy/internal/jsonline"
 )
 
 // DefaultPageSize is how many items one served list page holds.
@@ -102,13 +102,13 @@ func newServed(lock *lockfile.Server, pageSize int) (*served, error) {
 // withoutMembers is the JSON object obj without the members names (obj
 // itself when it has none of them).
 func withoutMembers(obj json.RawMessage, names ...string) json.RawMessage {
-	f, _, err := fields(obj, span{0, len(obj)}, names...)
+	f, _, err := jsonline.Fields(obj, jsonline.Span{Start: 0, End: len(obj)}, names...)
 	if err != nil {
 		return obj
 	}
 	for i, name := range names {
-		if f[i].ok() {
-			obj = withoutMember(obj, span{0, len(obj)}, name)
+		if f[i].OK() {
+			obj = withoutMember(obj, jsonline.Span{Start: 0, End: len(obj)}, name)
 		}
 	}
 	return obj
@@ -185,7 +185,7 @@ func (s *served) initializeVersion(requested string) string {
 // initializeResult is the InitializeResult served to a legacy client.
 func (s *served) initializeResult(version string) []byte {
 	b := []byte(`{"protocolVersion":`)
-	b = appendJSON(b, version)
+	b = jsonline.AppendJSON(b, version)
 	b = append(b, `,"capabilities":`...)
 	caps, info := s.legacyCaps, s.lock.ServerInfo
 	if version < mcpspec.LegacyVersion { // the versions are dates
@@ -196,7 +196,7 @@ func (s *served) initializeResult(version string) []byte {
 	b = append(b, info...)
 	if s.lock.Instructions != nil {
 		b = append(b, `,"instructions":`...)
-		b = appendJSON(b, *s.lock.Instructions)
+		b = jsonline.AppendJSON(b, *s.lock.Instructions)
 	}
 	return append(b, '}')
 }
@@ -220,12 +220,12 @@ func (s *served) supportedVersions() []string {
 // discoverResult is the DiscoverResult served to a 2026-07-28 client.
 func (s *served) discoverResult() []byte {
 	b := []byte(`{"resultType":"complete","supportedVersions":`)
-	b = appendJSON(b, s.supportedVersions())
+	b = jsonline.AppendJSON(b, s.supportedVersions())
 	b = append(b, `,"capabilities":`...)
 	b = append(b, s.modernCaps...)
 	if s.lock.Instructions != nil {
 		b = append(b, `,"instructions":`...)
-		b = appendJSON(b, *s.lock.Instructions)
+		b = jsonline.AppendJSON(b, *s.lock.Instructions)
 	}
 	b = append(b, `,"ttlMs":0,"cacheScope":"public"`...)
 	return s.appendServerInfoMeta(b)
@@ -251,16 +251,16 @@ const cursorPrefix = "mcpsum-page-"
 
 // listResult serves one page of a locked list. Cursors are the proxy's own
 // ("mcpsum-page-<offset>"); anything else is -32602.
-func (s *served) listResult(kind int, cursor *string, modern bool) ([]byte, *rpcError) {
+func (s *served) listResult(kind int, cursor *string, modern bool) ([]byte, *jsonline.Error) {
 	l := s.lists[kind]
 	if !s.has(l.capability) {
-		return nil, &rpcError{Code: mcpspec.CodeMethodNotFound, Message: fmt.Sprintf("method not found: %s (the locked server does not advertise %q)", l.method, l.capability)}
+		return nil, &jsonline.Error{Code: mcpspec.CodeMethodNotFound, Message: fmt.Sprintf("method not found: %s (the locked server does not advertise %q)", l.method, l.capability)}
 	}
 	off := 0
 	if cursor != nil {
 		n, err := strconv.Atoi(strings.TrimPrefix(*cursor, cursorPrefix))
 		if !strings.HasPrefix(*cursor, cursorPrefix) || err != nil || n <= 0 || n >= len(l.items) || n%s.pageSize != 0 {
-			return nil, &rpcError{Code: mcpspec.CodeInvalidParams, Message: fmt.Sprintf("invalid cursor \"%s\" for %s", termtext.TruncateQuote(*cursor, 80), l.method)}
+			return nil, &jsonline.Error{Code: mcpspec.CodeInvalidParams, Message: fmt.Sprintf("invalid cursor \"%s\" for %s", termtext.TruncateQuote(*cursor, 80), l.method)}
 		}
 		off = n
 	}
@@ -281,20 +281,11 @@ func (s *served) listResult(kind int, cursor *string, modern bool) ([]byte, *rpc
 	b = append(b, ']')
 	if end < len(l.items) {
 		b = append(b, `,"nextCursor":`...)
-		b = appendJSON(b, cursorPrefix+strconv.Itoa(end))
+		b = jsonline.AppendJSON(b, cursorPrefix+strconv.Itoa(end))
 	}
 	if !modern {
 		return append(b, '}'), nil
 	}
 	b = append(b, `,"ttlMs":0,"cacheScope":"public"`...)
 	return s.appendServerInfoMeta(b), nil
-}
-
-// appendJSON appends v as compact JSON without HTML escaping.
-func appendJSON(b []byte, v any) []byte {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.Encode(v)
-	return append(b, bytes.TrimSuffix(buf.Bytes(), []byte("\n"))...)
 }

@@ -5,6 +5,8 @@ import (
 
 	"github.com/mcpsum/mcpsum/internal/mcpspec"
 	"github.com/mcpsum/mcpsum/internal/termtext"
+	"github.com/mcpsum/mcpsum/pkg/proxy/internal/jsonline"
+	"github.com/mcpsum/mcpsum/pkg/proxy/internal/upstream"
 )
 
 // The server's messages, as the reader of the upstream hands them over one
@@ -15,7 +17,7 @@ import (
 
 // fromServer routes one message of the server.
 func (p *Proxy) fromServer(line []byte) {
-	env, id, err := checkServerLine(line)
+	env, id, err := jsonline.CheckServerLine(line)
 	switch {
 	case err != nil:
 		// Not exactly one JSON-RPC message (two on one line, broken JSON, a
@@ -23,9 +25,9 @@ func (p *Proxy) fromServer(line []byte) {
 		// server is done; every waiting call gets the error.
 		p.logf("the server wrote a line that is not one JSON-RPC message (%v): %s", err, termtext.TruncateQuote(string(line), 200))
 		p.fail(&FramingError{Server: p.opts.Name, Err: err})
-	case env.isResponse():
+	case env.IsResponse():
 		p.serverResponse(line, env, id)
-	case env.isRequest() || env.isNotification():
+	case env.IsRequest() || env.IsNotification():
 		p.serverMessage(line, env, id)
 	}
 }
@@ -45,12 +47,12 @@ const (
 // are answered with an error and its notifications dropped. What the proxy
 // handles itself (ping, list_changed, its own listen stream) is handled at
 // once.
-func (p *Proxy) serverMessage(line []byte, env envelope, id []byte) {
-	method, _ := stringAt(line, env.method)
+func (p *Proxy) serverMessage(line []byte, env jsonline.Envelope, id []byte) {
+	method, _ := jsonline.StringAt(line, env.Method)
 	switch method {
 	case "ping":
-		if env.isRequest() {
-			p.up.write(resultLine(id, []byte(`{}`)))
+		if env.IsRequest() {
+			p.up.WriteLine(jsonline.ResultLine(id, []byte(`{}`)))
 		}
 		return
 	case "notifications/tools/list_changed", "notifications/prompts/list_changed", "notifications/resources/list_changed":
@@ -80,7 +82,7 @@ func (p *Proxy) serverMessage(line []byte, env envelope, id []byte) {
 	}
 	p.mu.Unlock()
 	if st != gateOpen {
-		if env.isRequest() {
+		if env.IsRequest() {
 			p.refuseServerRequest(id, method, st)
 		}
 		return
@@ -99,12 +101,12 @@ func (p *Proxy) refuseServerRequest(id []byte, method string, st gateState) {
 		why = "too many server requests wait for the surface check"
 	}
 	if up := p.upWriter(); up != nil {
-		up.write(errorLine(id, &rpcError{Code: mcpspec.CodeInternalError,
+		up.WriteLine(jsonline.ErrorLine(id, &jsonline.Error{Code: mcpspec.CodeInternalError,
 			Message: fmt.Sprintf("mcpsum: \"%s\" not forwarded to the client: %s", termtext.TruncateQuote(method, 80), why)}))
 	}
 }
 
-func (p *Proxy) upWriter() upstream {
+func (p *Proxy) upWriter() upstream.Upstream {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.up
@@ -128,23 +130,23 @@ func (p *Proxy) releaseHeldDown(pass bool) {
 		}
 		p.mu.Unlock()
 		for _, line := range held {
-			env, id, err := scanEnvelope(line)
+			env, id, err := jsonline.ScanEnvelope(line)
 			if err != nil {
 				continue
 			}
-			method, _ := stringAt(line, env.method)
+			method, _ := jsonline.StringAt(line, env.Method)
 			switch {
 			case pass && st == gateChecking:
 				p.deliverServerMessage(line, env, id, method)
-			case env.isRequest():
+			case env.IsRequest():
 				p.refuseServerRequest(id, method, st)
 			}
 		}
 	}
 }
 
-func (p *Proxy) deliverServerMessage(line []byte, env envelope, id []byte, method string) {
-	if env.isRequest() {
+func (p *Proxy) deliverServerMessage(line []byte, env jsonline.Envelope, id []byte, method string) {
+	if env.IsRequest() {
 		p.serverRequest(line, env, id, method)
 		return
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/mcpsum/mcpsum/internal/jsonscan"
+	"github.com/mcpsum/mcpsum/pkg/proxy/internal/jsonline"
 
 	"github.com/mcpsum/mcpsum/internal/mcpspec"
 	"github.com/mcpsum/mcpsum/internal/termtext"
@@ -22,7 +23,7 @@ import (
 // refuseUndeclared answers a server request the client cannot take.
 func (p *Proxy) refuseUndeclared(id []byte, method, need string) {
 	if up := p.upWriter(); up != nil {
-		up.write(errorLine(id, &rpcError{Code: mcpspec.CodeMethodNotFound,
+		up.WriteLine(jsonline.ErrorLine(id, &jsonline.Error{Code: mcpspec.CodeMethodNotFound,
 			Message: fmt.Sprintf("mcpsum: the client did not declare the %s capability, so the proxy answers %s for it", need, termtext.TruncateQuote(method, 80))}))
 	}
 }
@@ -32,32 +33,32 @@ func (p *Proxy) refuseUndeclared(id []byte, method, need string) {
 // Requests outside roots, sampling and elicitation need none here. An
 // elicitation needs elicitation.url for mode "url", and elicitation.form
 // (or an elicitation object naming no mode, the 2025-06-18 form) otherwise.
-func (p *Proxy) clientDeclared(method string, line []byte, env envelope) (string, bool) {
+func (p *Proxy) clientDeclared(method string, line []byte, env jsonline.Envelope) (string, bool) {
 	key := capOf[method]
 	if key == "" {
 		return "", true
 	}
-	return declared(p.client.caps, method, key, line, env.params)
+	return declared(p.client.caps, method, key, line, env.Params)
 }
 
 // declared reports whether the capabilities object caps (a legacy client's
 // from initialize, or a 2026-07-28 request's from its _meta) declares
 // capability key for a request with method and params; see clientDeclared.
-func declared(caps []byte, method, key string, line []byte, params span) (string, bool) {
-	f, ok, _ := fields(caps, span{0, len(caps)}, key)
-	if !ok || !f[0].ok() || string(f[0].of(caps)) == "null" {
+func declared(caps []byte, method, key string, line []byte, params jsonline.Span) (string, bool) {
+	f, ok, _ := jsonline.Fields(caps, jsonline.Span{Start: 0, End: len(caps)}, key)
+	if !ok || !f[0].OK() || string(f[0].Of(caps)) == "null" {
 		return key, false
 	}
 	if method != "elicitation/create" {
 		return key, true
 	}
-	pf, _, _ := fields(line, params, "mode")
-	mode, _ := stringAt(line, pf[0])
-	modes, _, _ := fields(caps, f[0], "form", "url")
+	pf, _, _ := jsonline.Fields(line, params, "mode")
+	mode, _ := jsonline.StringAt(line, pf[0])
+	modes, _, _ := jsonline.Fields(caps, f[0], "form", "url")
 	switch {
 	case mode == "url":
-		return "elicitation.url", modes[1].ok()
-	case modes[0].ok() || !modes[1].ok():
+		return "elicitation.url", modes[1].OK()
+	case modes[0].OK() || !modes[1].OK():
 		return "elicitation.form", true
 	}
 	return "elicitation.form", false
@@ -67,11 +68,11 @@ func declared(caps []byte, method, key string, line []byte, params span) (string
 // inputRequests (the object at sp in line) before any is passed on: MRTR
 // allows only the three client requests, and each needs a capability that
 // caps declares. It returns the refusal to send the client ("" if none).
-func checkInputRequests(caps, line []byte, sp span) string {
+func checkInputRequests(caps, line []byte, sp jsonline.Span) string {
 	var refusal string
-	_, err := jsonscan.Members(line[:sp.e], sp.s, func(key string, _, vs, ve int) error {
-		f, _, _ := fields(line, span{vs, ve}, "method", "params")
-		method, _ := stringAt(line, f[0])
+	_, err := jsonscan.Members(line[:sp.End], sp.Start, func(key string, _, vs, ve int) error {
+		f, _, _ := jsonline.Fields(line, jsonline.Span{Start: vs, End: ve}, "method", "params")
+		method, _ := jsonline.StringAt(line, f[0])
 		capKey := capOf[method]
 		if capKey == "" {
 			refusal = fmt.Sprintf("\"%s\", which is not a request a server may make of a client", termtext.TruncateQuote(method, 80))
@@ -97,22 +98,22 @@ func checkInputRequests(caps, line []byte, sp span) string {
 const maxDownPending = 64
 
 // serverRequest handles a legacy server's request to the client.
-func (p *Proxy) serverRequest(line []byte, env envelope, id []byte, method string) {
+func (p *Proxy) serverRequest(line []byte, env jsonline.Envelope, id []byte, method string) {
 	p.serverRequestAt(line, env, id, method, false)
 }
 
 // serverRequestAt is serverRequest; startup marks a request the server sent
 // at start-up even when the gate has opened since (startup.go).
-func (p *Proxy) serverRequestAt(line []byte, env envelope, id []byte, method string, startup bool) {
+func (p *Proxy) serverRequestAt(line []byte, env jsonline.Envelope, id []byte, method string, startup bool) {
 	if method == "elicitation/create" {
-		marked, why := p.markElicit(env.params.of(line))
+		marked, why := p.markElicit(env.Params.Of(line))
 		if why != "" {
 			p.refuseElicit(id, why)
 			return
 		}
-		line = concat(line[:env.params.s], marked, line[env.params.e:])
+		line = jsonline.Concat(line[:env.Params.Start], marked, line[env.Params.End:])
 		var err error
-		if env, id, err = scanEnvelope(line); err != nil {
+		if env, id, err = jsonline.ScanEnvelope(line); err != nil {
 			p.refuseElicit(id, "the server's elicitation/create was not forwarded: "+err.Error())
 			return
 		}
@@ -120,7 +121,7 @@ func (p *Proxy) serverRequestAt(line []byte, env envelope, id []byte, method str
 	p.mu.Lock()
 	if p.client.legacy && p.ids.asksOpen() >= maxDownPending {
 		p.mu.Unlock()
-		p.up.write(errorLine(id, &rpcError{Code: mcpspec.CodeInternalError,
+		p.up.WriteLine(jsonline.ErrorLine(id, &jsonline.Error{Code: mcpspec.CodeInternalError,
 			Message: fmt.Sprintf("mcpsum: \"%s\" not forwarded: the client has %d requests from the server unanswered", termtext.TruncateQuote(method, 80), maxDownPending)}))
 		return
 	}
@@ -135,8 +136,8 @@ func (p *Proxy) serverRequestAt(line []byte, env envelope, id []byte, method str
 			p.startupAsk(d)
 		}
 		p.mu.Unlock()
-		parts := splice(line, env.id, itoa(d))
-		p.out.write(parts[0], parts[1], parts[2])
+		parts := jsonline.Splice(line, env.ID, itoa(d))
+		p.out.WriteLine(parts[0], parts[1], parts[2])
 		return
 	}
 	p.mu.Unlock()
@@ -150,14 +151,14 @@ func (p *Proxy) serverRequestAt(line []byte, env envelope, id []byte, method str
 		if p.holdRoots(line, id) {
 			return // until the client's next call (roots.go)
 		}
-		p.up.write(resultLine(id, []byte(`{"roots":[]}`)))
+		p.up.WriteLine(jsonline.ResultLine(id, []byte(`{"roots":[]}`)))
 		return
 	}
-	p.up.write(errorLine(id, &rpcError{Code: mcpspec.CodeMethodNotFound,
+	p.up.WriteLine(jsonline.ErrorLine(id, &jsonline.Error{Code: mcpspec.CodeMethodNotFound,
 		Message: fmt.Sprintf("mcpsum: the client cannot answer \"%s\" now", termtext.TruncateQuote(method, 80))}))
 }
 
-func (p *Proxy) serverNotification(line []byte, env envelope, method string) {
+func (p *Proxy) serverNotification(line []byte, env jsonline.Envelope, method string) {
 	switch method {
 	case "notifications/cancelled":
 		p.serverCancelled(line, env)
@@ -180,14 +181,14 @@ func (p *Proxy) serverNotification(line []byte, env envelope, method string) {
 			return // a 2026-07-28 client gets log messages only for requests that asked
 		}
 	}
-	p.out.write(line)
+	p.out.WriteLine(line)
 }
 
 // serverCancelled forwards a legacy server's cancellation of its own request
 // to the client, with the id the client knows.
-func (p *Proxy) serverCancelled(line []byte, env envelope) {
-	f, _, _ := fields(line, env.params, "requestId")
-	rid := f[0].of(line)
+func (p *Proxy) serverCancelled(line []byte, env jsonline.Envelope) {
+	f, _, _ := jsonline.Fields(line, env.Params, "requestId")
+	rid := f[0].Of(line)
 	if rid == nil {
 		return
 	}
@@ -197,6 +198,6 @@ func (p *Proxy) serverCancelled(line []byte, env envelope) {
 	if d < 0 {
 		return
 	}
-	parts := splice(line, f[0], itoa(d))
-	p.out.write(parts[0], parts[1], parts[2])
+	parts := jsonline.Splice(line, f[0], itoa(d))
+	p.out.WriteLine(parts[0], parts[1], parts[2])
 }

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpsum/mcpsum/pkg/proxy/internal/jsonline"
 )
 
 // A legacy server's request for a capability the legacy client did not
@@ -56,11 +58,11 @@ func TestClientDeclared(t *testing.T) {
 		{`{}`, `{"jsonrpc":"2.0","id":0,"method":"tasks/get","params":{}}`, "", true},
 	}
 	for _, c := range cases {
-		env, _, err := scanEnvelope([]byte(c.request))
+		env, _, err := jsonline.ScanEnvelope([]byte(c.request))
 		if err != nil {
 			t.Fatal(err)
 		}
-		method, _ := stringAt([]byte(c.request), env.method)
+		method, _ := jsonline.StringAt([]byte(c.request), env.Method)
 		p := &Proxy{client: clientSession{caps: []byte(c.caps)}}
 		need, ok := p.clientDeclared(method, []byte(c.request), env)
 		if need != c.need || ok != c.ok {

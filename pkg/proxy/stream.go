@@ -11,6 +11,7 @@ import (
 	"github.com/mcpsum/mcpsum/internal/mcpspec"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 	"github.com/mcpsum/mcpsum/pkg/mcpwire"
+	"github.com/mcpsum/mcpsum/pkg/proxy/internal/jsonline"
 )
 
 // Reading the server's stdout without holding whole messages. Lines that fit
@@ -91,9 +92,9 @@ func trimLine(b []byte) []byte {
 // collect it.
 func (p *Proxy) longLine(s *streamReader) error {
 	head := s.buf[:s.end]
-	pre, ok := scanPrefix(head)
-	if ok && pre.open == "result" && pre.env.id.ok() && pre.onlyEnvelope() {
-		c, drop := p.takeForStream(pre.env.id.of(head))
+	pre, ok := jsonline.ScanPrefix(head)
+	if ok && pre.Open == "result" && pre.Env.ID.OK() && pre.OnlyEnvelope() {
+		c, drop := p.takeForStream(pre.Env.ID.Of(head))
 		switch {
 		case drop:
 			return s.consume(nil)
@@ -188,12 +189,12 @@ func (p *Proxy) takeForStream(id []byte) (c *call, drop bool) {
 // the call. The client writer is held only while a chunk is written, never
 // across a read from the server: the proxy's own answers meanwhile wait in
 // the writer's queue (bounded) and follow the line.
-func (p *Proxy) streamResult(s *streamReader, pre prefix, c *call) error {
+func (p *Proxy) streamResult(s *streamReader, pre jsonline.Prefix, c *call) error {
 	defer func() {
 		p.ids.streamed()
 	}()
 	head := s.buf[:s.end]
-	env := pre.env
+	env := pre.Env
 	total := len(head)
 	discard := func() error {
 		return s.consume(func(b []byte) error {
@@ -207,34 +208,36 @@ func (p *Proxy) streamResult(s *streamReader, pre prefix, c *call) error {
 		p.replyErr(c.clientID, e.rpc())
 		return discard()
 	}
-	t := newTracker(pre.keys, p.srv.lock.ServerInfo)
+	t := jsonline.NewTracker(pre.Keys, p.srv.lock.ServerInfo)
 	// A 2026-07-28 server's input_required cannot be checked or bridged
 	// while it streams: the tracker cuts it and the call fails.
-	t.checkInput = p.srv.upEra == lockfile.EraModern
-	if !c.modern && p.srv.upEra == lockfile.EraModern {
-		t.legacy, t.replace = true, nil // the client's own era's fields only
+	if p.srv.upEra == lockfile.EraModern {
+		t.RefuseInput()
 	}
-	ls := p.out.begin(t)
-	ls.raw(head[:pre.idKey])
-	ls.raw(head[pre.afterID:env.result.s])
-	rest := head[env.result.s:]
-	if c.modern && p.srv.upEra == lockfile.EraLegacy && head[env.result.s] == '{' {
+	if !c.modern && p.srv.upEra == lockfile.EraModern {
+		t.ForLegacy() // the client's own era's fields only
+	}
+	ls := p.out.Begin(t)
+	ls.Raw(head[:pre.IDKey])
+	ls.Raw(head[pre.AfterID:env.Result.Start])
+	rest := head[env.Result.Start:]
+	if c.modern && p.srv.upEra == lockfile.EraLegacy && head[env.Result.Start] == '{' {
 		// Legacy servers never send resultType; the cache hints of a
 		// streamed resources/read are left out (clients read absent as 0).
-		ls.feed(rest[:1])
-		ls.raw([]byte(`"resultType":"complete",`))
-		t.st, t.typeIns = tKey, true
+		ls.Feed(rest[:1])
+		ls.Raw([]byte(`"resultType":"complete",`))
+		t.TypeInserted()
 		rest = rest[1:]
 	}
 	stall := p.stallTimeout()
 	fail := func(err error) error { // the line cannot be finished
-		if ls.abort(p.voidID) {
-			p.replyErr(c.clientID, &rpcError{Code: mcpspec.CodeInternalError, Message: fmt.Sprintf("mcpsum: the server's response to this call was not forwarded: %v", err)})
+		if ls.Abort(p.voidID) {
+			p.replyErr(c.clientID, &jsonline.Error{Code: mcpspec.CodeInternalError, Message: fmt.Sprintf("mcpsum: the server's response to this call was not forwarded: %v", err)})
 		}
 		return err
 	}
-	if err := ls.feed(rest); err != nil {
-		if errors.Is(err, errStreamedInput) {
+	if err := ls.Feed(rest); err != nil {
+		if errors.Is(err, jsonline.ErrStreamedInput) {
 			fail(err)
 			return discard()
 		}
@@ -246,9 +249,9 @@ func (p *Proxy) streamResult(s *streamReader, pre prefix, c *call) error {
 	var stalled atomic.Bool
 	watchdog := time.AfterFunc(stall, func() {
 		err := &StallError{Server: p.opts.Name, After: stall}
-		if ls.abort(p.voidID) {
+		if ls.Abort(p.voidID) {
 			stalled.Store(true)
-			p.replyErr(c.clientID, &rpcError{Code: mcpspec.CodeInternalError, Message: "mcpsum: " + err.Error()})
+			p.replyErr(c.clientID, &jsonline.Error{Code: mcpspec.CodeInternalError, Message: "mcpsum: " + err.Error()})
 			p.fail(err)
 		}
 	})
@@ -261,11 +264,11 @@ func (p *Proxy) streamResult(s *streamReader, pre prefix, c *call) error {
 		if total += len(b); total > s.max {
 			return &mcpwire.LineTooLongError{Max: s.max}
 		}
-		return ls.feed(b)
+		return ls.Feed(b)
 	})
 	ended := s.ended
 	if err == nil {
-		if !t.done {
+		if !t.Ended() {
 			err = errors.New("the line ended inside the message")
 		}
 	}
@@ -273,9 +276,9 @@ func (p *Proxy) streamResult(s *streamReader, pre prefix, c *call) error {
 	case stalled.Load():
 		return &StallError{Server: p.opts.Name, After: stall}
 	case err == nil:
-		ls.finish(append(append([]byte(`,"id":`), c.clientID...), '}'))
+		ls.Finish(append(append([]byte(`,"id":`), c.clientID...), '}'))
 		return nil
-	case errors.Is(err, errStreamedInput):
+	case errors.Is(err, jsonline.ErrStreamedInput):
 		// Cut unchecked: the call gets an error, the session goes on.
 		fail(err)
 		if ended {
@@ -305,7 +308,7 @@ func (p *Proxy) streamResult(s *streamReader, pre prefix, c *call) error {
 
 func isJSONError(err error) bool {
 	var le *mcpwire.LineTooLongError
-	return !errors.As(err, &le) && !errors.Is(err, io.EOF) && !errors.Is(err, errAborted) && !errors.Is(err, errStreamedInput) && !isReadError(err)
+	return !errors.As(err, &le) && !errors.Is(err, io.EOF) && !errors.Is(err, jsonline.ErrAborted) && !errors.Is(err, jsonline.ErrStreamedInput) && !isReadError(err)
 }
 
 // readError wraps errors of the server's stdout (not of the JSON).

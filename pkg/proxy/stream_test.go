@@ -11,6 +11,8 @@ import (
 	"github.com/mcpsum/mcpsum/internal/mcpspec"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 	"github.com/mcpsum/mcpsum/pkg/mcpwire"
+	"github.com/mcpsum/mcpsum/pkg/proxy/internal/jsonline"
+	"github.com/mcpsum/mcpsum/pkg/proxy/internal/upstream"
 )
 
 // chunked returns the data in reads of odd sizes, so lines straddle reads.
@@ -159,7 +161,7 @@ func (r *repeated) Read(b []byte) (int, error) {
 
 func benchLines(b *testing.B, line []byte) {
 	p, _ := framingProxy(b, lockfile.EraLegacy)
-	p.out = newLineWriter(io.Discard)
+	p.out = jsonline.NewWriter(io.Discard)
 	b.SetBytes(int64(len(line)))
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -184,7 +186,7 @@ func BenchmarkSmallResponse(b *testing.B) {
 func BenchmarkForwardCall(b *testing.B) {
 	p, _ := framingProxy(b, lockfile.EraLegacy)
 	p.srv.tools["add"] = true
-	p.client.legacy, p.gate.state, p.up = true, gateOpen, &stdioUpstream{lineWriter: newLineWriter(io.Discard)} // written to only
+	p.client.legacy, p.gate.state, p.up = true, gateOpen, &upstream.Stdio{Writer: jsonline.NewWriter(io.Discard)} // written to only
 	line := []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2}}}`)
 	b.ReportAllocs()
 	for b.Loop() {

@@ -7,6 +7,7 @@ import (
 	"github.com/mcpsum/mcpsum/internal/mcpspec"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 	"github.com/mcpsum/mcpsum/pkg/mcpwire"
+	"github.com/mcpsum/mcpsum/pkg/proxy/internal/jsonline"
 )
 
 // Resource subscriptions of a 2026-07-28 client (a legacy client's
@@ -33,11 +34,11 @@ func (s *served) canSubscribe() bool {
 
 // honoured returns the URIs of a listen's resourceSubscriptions the proxy
 // takes: locked ones, when the server advertises subscriptions.
-func (p *Proxy) honoured(line []byte, v span) []string {
-	if !v.ok() || !p.srv.canSubscribe() {
+func (p *Proxy) honoured(line []byte, v jsonline.Span) []string {
+	if !v.OK() || !p.srv.canSubscribe() {
 		return nil
 	}
-	uris, ok := jsonscan.Strings(v.of(line))
+	uris, ok := jsonscan.Strings(v.Of(line))
 	if !ok {
 		return nil
 	}
@@ -64,14 +65,14 @@ func (p *Proxy) syncSubscriptions() {
 	lines := p.subs.subscribeLines(h)
 	p.mu.Unlock()
 	for _, l := range lines {
-		up.write(l)
+		up.WriteLine(l)
 	}
 }
 
 // resourceUpdated delivers a server's notifications/resources/updated.
-func (p *Proxy) resourceUpdated(line []byte, env envelope) {
-	f, _, _ := fields(line, env.params, "uri")
-	uri, ok := stringAt(line, f[0])
+func (p *Proxy) resourceUpdated(line []byte, env jsonline.Envelope) {
+	f, _, _ := jsonline.Fields(line, env.Params, "uri")
+	uri, ok := jsonline.StringAt(line, f[0])
 	if !ok {
 		return
 	}
@@ -86,7 +87,7 @@ func (p *Proxy) resourceUpdated(line []byte, env envelope) {
 // subscription and listens upstream for the URI.
 func (p *Proxy) legacySubscribe(id []byte, uri string, on bool) {
 	if !p.srv.canSubscribe() {
-		p.replyErr(id, &rpcError{Code: mcpspec.CodeMethodNotFound, Message: "method not found: the locked server does not advertise resources.subscribe"})
+		p.replyErr(id, &jsonline.Error{Code: mcpspec.CodeMethodNotFound, Message: "method not found: the locked server does not advertise resources.subscribe"})
 		return
 	}
 	p.subs.setLegacy(uri, on)
@@ -99,7 +100,7 @@ func (p *Proxy) legacySubscribe(id []byte, uri string, on bool) {
 // are the proxy's own requests) and the writer to the client.
 type subscriptions struct {
 	ids *idMap
-	out *lineWriter // to the client
+	out *jsonline.Writer // to the client
 
 	mu          sync.Mutex
 	listens     map[string]map[string]bool // open subscriptions/listen of a modern client -> its resource URIs
@@ -108,7 +109,7 @@ type subscriptions struct {
 	legacySubs  map[string]bool            // a legacy client's resources/subscribe to a 2026-07-28 server
 }
 
-func newSubscriptions(ids *idMap, out *lineWriter) *subscriptions {
+func newSubscriptions(ids *idMap, out *jsonline.Writer) *subscriptions {
 	return &subscriptions{ids: ids, out: out, listens: map[string]map[string]bool{}, listChanged: map[string]bool{}, upSubs: map[string]bool{}, legacySubs: map[string]bool{}}
 }
 
@@ -165,9 +166,9 @@ func (s *subscriptions) subscribeLines(h *mcpwire.Hello) [][]byte {
 		id := itoa(s.ids.own(&call{own: make(chan ownReply, 1), method: "resources/subscribe"}))
 		if h.Era == lockfile.EraModern {
 			params := mustJSON(map[string]any{"_meta": mcpwire.Meta(h), "notifications": map[string][]string{"resourceSubscriptions": {u}}})
-			lines = append(lines, requestLine(id, "subscriptions/listen", params))
+			lines = append(lines, jsonline.RequestLine(id, "subscriptions/listen", params))
 		} else {
-			lines = append(lines, requestLine(id, "resources/subscribe", mustJSON(map[string]string{"uri": u})))
+			lines = append(lines, jsonline.RequestLine(id, "resources/subscribe", mustJSON(map[string]string{"uri": u})))
 		}
 	}
 	return lines
@@ -189,21 +190,21 @@ func (s *subscriptions) updated(line []byte, uri string, legacyClient, legacyUp 
 	s.mu.Unlock()
 	switch {
 	case legacyClient && legacyUp:
-		s.out.write(line) // the client subscribed through the proxy as sent
+		s.out.WriteLine(line) // the client subscribed through the proxy as sent
 		return
 	case legacyClient:
 		if sub { // its own era's notification, without the listen stream's _meta
-			s.out.write(requestLine(nil, "notifications/resources/updated", append(appendJSON([]byte(`{"uri":`), uri), '}')))
+			s.out.WriteLine(jsonline.RequestLine(nil, "notifications/resources/updated", append(jsonline.AppendJSON([]byte(`{"uri":`), uri), '}')))
 		}
 		return
 	}
 	for _, id := range ids {
 		b := []byte(`{"uri":`)
-		b = appendJSON(b, uri)
+		b = jsonline.AppendJSON(b, uri)
 		b = append(b, `,"_meta":{"io.modelcontextprotocol/subscriptionId":`...)
 		b = append(b, id...)
 		b = append(b, "}}"...)
-		s.out.write(requestLine(nil, "notifications/resources/updated", b))
+		s.out.WriteLine(jsonline.RequestLine(nil, "notifications/resources/updated", b))
 	}
 }
 
@@ -211,7 +212,7 @@ func (s *subscriptions) updated(line []byte, uri string, legacyClient, legacyUp 
 // client once, a 2026-07-28 client on each listen stream that asked.
 func (s *subscriptions) listChangedTo(legacyClient bool) {
 	if legacyClient {
-		s.out.write(requestLine(nil, resourcesListChanged, nil))
+		s.out.WriteLine(jsonline.RequestLine(nil, resourcesListChanged, nil))
 		return
 	}
 	s.mu.Lock()
@@ -223,7 +224,7 @@ func (s *subscriptions) listChangedTo(legacyClient bool) {
 	for _, id := range ids {
 		b := []byte(`{"_meta":{"` + mcpspec.MetaSubscriptionID + `":`)
 		b = append(b, id...)
-		s.out.write(requestLine(nil, resourcesListChanged, append(b, "}}"...)))
+		s.out.WriteLine(jsonline.RequestLine(nil, resourcesListChanged, append(b, "}}"...)))
 	}
 }
 

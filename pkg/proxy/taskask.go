@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcpsum/mcpsum/internal/jsonscan"
 	"github.com/mcpsum/mcpsum/internal/mcpspec"
+	"github.com/mcpsum/mcpsum/pkg/proxy/internal/jsonline"
 )
 
 // Input for a 2026-07-28 server's task, asked of a legacy client: the
@@ -22,24 +23,24 @@ const maxTaskInputs = 64
 // inputResponses object for tasks/update; nil when all were answered
 // already. A request the client did not declare the capability for, or
 // one it answers with an error, ends tasks/result with an error.
-func (p *Proxy) askForTask(ctx context.Context, id string, b []byte, reqs span, answered map[string]bool) ([]byte, *rpcError) {
+func (p *Proxy) askForTask(ctx context.Context, id string, b []byte, reqs jsonline.Span, answered map[string]bool) ([]byte, *jsonline.Error) {
 	type ask struct {
 		key, method string
 		params      []byte
 	}
 	var asks []ask
-	_, err := jsonscan.Members(b[:reqs.e], reqs.s, func(key string, _, vs, ve int) error {
-		f, _, err := fields(b, span{vs, ve}, "method", "params")
-		method, ok := stringAt(b, f[0])
+	_, err := jsonscan.Members(b[:reqs.End], reqs.Start, func(key string, _, vs, ve int) error {
+		f, _, err := jsonline.Fields(b, jsonline.Span{Start: vs, End: ve}, "method", "params")
+		method, ok := jsonline.StringAt(b, f[0])
 		if err != nil || !ok {
 			return fmt.Errorf("input request %q has no method", key)
 		}
 		if !answered[key] {
-			asks = append(asks, ask{key, method, f[1].of(b)})
+			asks = append(asks, ask{key, method, f[1].Of(b)})
 		}
 		return nil
 	})
-	if err != nil || !reqs.ok() || b[reqs.s] != '{' {
+	if err != nil || !reqs.OK() || b[reqs.Start] != '{' {
 		return nil, badTask(p.opts.Name, fmt.Errorf("an input_required task without valid inputRequests (%v)", err))
 	}
 	if len(asks) == 0 {
@@ -59,28 +60,28 @@ func (p *Proxy) askForTask(ctx context.Context, id string, b []byte, reqs span, 
 		if i > 0 {
 			out = append(out, ',')
 		}
-		out = append(append(appendJSON(out, a.key), ':'), res...)
+		out = append(append(jsonline.AppendJSON(out, a.key), ':'), res...)
 	}
 	return append(out, '}'), nil
 }
 
 // askLegacyClient sends a request to the legacy client and waits for its
 // answer; a capability the client did not declare is an error at once.
-func (p *Proxy) askLegacyClient(ctx context.Context, method string, params []byte) (json.RawMessage, *rpcError) {
+func (p *Proxy) askLegacyClient(ctx context.Context, method string, params []byte) (json.RawMessage, *jsonline.Error) {
 	if params == nil {
 		params = []byte(`{}`)
 	}
 	if method == "elicitation/create" {
 		marked, why := p.markElicit(params)
 		if why != "" {
-			return nil, &rpcError{Code: mcpspec.CodeInvalidParams, Message: why}
+			return nil, &jsonline.Error{Code: mcpspec.CodeInvalidParams, Message: why}
 		}
 		params = marked
 	}
-	line := requestLine([]byte("0"), method, params)
-	env, _, err := scanEnvelope(line)
+	line := jsonline.RequestLine([]byte("0"), method, params)
+	env, _, err := jsonline.ScanEnvelope(line)
 	if err != nil {
-		return nil, &rpcError{Code: mcpspec.CodeInternalError, Message: "malformed input request: " + err.Error()}
+		return nil, &jsonline.Error{Code: mcpspec.CodeInternalError, Message: "malformed input request: " + err.Error()}
 	}
 	type answer struct {
 		res json.RawMessage
@@ -93,13 +94,13 @@ func (p *Proxy) askLegacyClient(ctx context.Context, method string, params []byt
 		if need == "" {
 			need = "a capability for " + method
 		}
-		return nil, &rpcError{Code: mcpspec.CodeMethodNotFound, Message: fmt.Sprintf("the client did not declare the %s capability, so the proxy cannot ask it %q; cancel the task with tasks/cancel", need, method)}
+		return nil, &jsonline.Error{Code: mcpspec.CodeMethodNotFound, Message: fmt.Sprintf("the client did not declare the %s capability, so the proxy cannot ask it %q; cancel the task with tasks/cancel", need, method)}
 	}
 	d := p.ids.ask(&downReq{method: method, hook: func(res json.RawMessage, e *CallError) { ch <- answer{res, e} }})
 	p.mu.Unlock()
-	if err := p.out.write(requestLine(itoa(d), method, params)); err != nil {
+	if err := p.out.WriteLine(jsonline.RequestLine(itoa(d), method, params)); err != nil {
 		p.ids.takeDown(d)
-		return nil, &rpcError{Code: mcpspec.CodeInternalError, Message: err.Error()}
+		return nil, &jsonline.Error{Code: mcpspec.CodeInternalError, Message: err.Error()}
 	}
 	var a answer
 	select {
@@ -111,7 +112,7 @@ func (p *Proxy) askLegacyClient(ctx context.Context, method string, params []byt
 		return nil, cancelledErr()
 	}
 	if a.e != nil {
-		return nil, &rpcError{Code: a.e.Code, Message: fmt.Sprintf("the client answered %s with error %d: %s", method, a.e.Code, a.e.Message)}
+		return nil, &jsonline.Error{Code: a.e.Code, Message: fmt.Sprintf("the client answered %s with error %d: %s", method, a.e.Code, a.e.Message)}
 	}
 	return a.res, nil
 }

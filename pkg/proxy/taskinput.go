@@ -3,8 +3,10 @@ package proxy
 import (
 	"context"
 	"fmt"
-	"github.com/mcpsum/mcpsum/internal/mcpspec"
 	"time"
+
+	"github.com/mcpsum/mcpsum/internal/mcpspec"
+	"github.com/mcpsum/mcpsum/pkg/proxy/internal/jsonline"
 )
 
 // Input for a legacy server's task, asked by a 2026-07-28 client. A
@@ -34,7 +36,7 @@ type noTimeout struct{}
 type taskInput struct {
 	reqs    []*serverRequest // the server's requests for the task, not answered yet
 	result  []byte           // tasks/result's result, once done
-	err     *rpcError        // or its error
+	err     *jsonline.Error  // or its error
 	done    bool
 	changed chan struct{} // closed and replaced when reqs or done change
 }
@@ -46,15 +48,15 @@ func (ti *taskInput) signal() {
 
 // parkTaskInput keeps a legacy server's request for a task whose
 // tasks/result the proxy is waiting on; false when it is for no such task.
-func (p *Proxy) parkTaskInput(line []byte, env envelope, id []byte, method string) bool {
-	pf, _, _ := fields(line, env.params, "_meta")
-	mf, _, _ := fields(line, pf[0], metaRelatedTask)
-	tf, _, _ := fields(line, mf[0], "taskId")
-	task, ok := stringAt(line, tf[0])
+func (p *Proxy) parkTaskInput(line []byte, env jsonline.Envelope, id []byte, method string) bool {
+	pf, _, _ := jsonline.Fields(line, env.Params, "_meta")
+	mf, _, _ := jsonline.Fields(line, pf[0], metaRelatedTask)
+	tf, _, _ := jsonline.Fields(line, mf[0], "taskId")
+	task, ok := jsonline.StringAt(line, tf[0])
 	if !ok || capOf[method] == "" {
 		return false
 	}
-	return p.tasks.park(task, id, env.params.of(line), method)
+	return p.tasks.park(task, id, env.Params.Of(line), method)
 }
 
 // taskInputFor starts (once) the proxy's tasks/result of task id and
@@ -75,10 +77,10 @@ func (p *Proxy) taskInputFor(id string) *taskInput {
 
 // pendingInputs waits (at most inputWait) for the task's requests and
 // returns them as an inputRequests object; nil when there are none.
-func (p *Proxy) pendingInputs(r *request, id string) ([]byte, *rpcError) {
+func (p *Proxy) pendingInputs(r *request, id string) ([]byte, *jsonline.Error) {
 	ti := p.taskInputFor(id)
 	if ti == nil {
-		return nil, &rpcError{Code: mcpspec.CodeInternalError, Message: fmt.Sprintf("mcpsum: %d tasks of server %q wait for input already; answer or cancel one (tasks/update, tasks/cancel) and ask again", maxTasks, p.opts.Name)}
+		return nil, &jsonline.Error{Code: mcpspec.CodeInternalError, Message: fmt.Sprintf("mcpsum: %d tasks of server %q wait for input already; answer or cancel one (tasks/update, tasks/cancel) and ask again", maxTasks, p.opts.Name)}
 	}
 	deadline := time.NewTimer(inputWait)
 	defer deadline.Stop()
@@ -111,8 +113,8 @@ func (p *Proxy) inputRequests(r *request, reqs []*serverRequest) []byte {
 		} else {
 			out = append(out, ',')
 		}
-		out = append(appendJSON(out, sr.key), `:{"method":`...)
-		out = append(appendJSON(out, sr.method), `,"params":`...)
+		out = append(jsonline.AppendJSON(out, sr.key), `:{"method":`...)
+		out = append(jsonline.AppendJSON(out, sr.method), `,"params":`...)
 		out = append(append(out, sr.params...), '}')
 	}
 	if out == nil {
@@ -123,18 +125,18 @@ func (p *Proxy) inputRequests(r *request, reqs []*serverRequest) []byte {
 
 // updateTask answers a 2026-07-28 client's tasks/update for a legacy task:
 // each inputResponses member answers the server's request it names.
-func (p *Proxy) updateTask(r *request, id string) ([]byte, *rpcError) {
-	f, _, _ := fields(r.line, r.env.params, "inputResponses")
-	if !f[0].ok() || r.line[f[0].s] != '{' {
+func (p *Proxy) updateTask(r *request, id string) ([]byte, *jsonline.Error) {
+	f, _, _ := jsonline.Fields(r.line, r.env.Params, "inputResponses")
+	if !f[0].OK() || r.line[f[0].Start] != '{' {
 		return nil, invalidParams("tasks/update needs an inputResponses object")
 	}
 	reqs := p.tasks.open(id)
 	n := 0
 	for _, sr := range reqs {
-		rf, _, _ := fields(r.line, f[0], sr.key)
-		if resp := rf[0].of(r.line); resp != nil && p.tasks.take(sr) {
+		rf, _, _ := jsonline.Fields(r.line, f[0], sr.key)
+		if resp := rf[0].Of(r.line); resp != nil && p.tasks.take(sr) {
 			if up := p.upWriter(); up != nil {
-				up.write(resultLine(sr.upID, resp))
+				up.WriteLine(jsonline.ResultLine(sr.upID, resp))
 			}
 			n++
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/mcpsum/mcpsum/internal/termtext"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 	"github.com/mcpsum/mcpsum/pkg/mcpwire"
+	"github.com/mcpsum/mcpsum/pkg/proxy/internal/jsonline"
 )
 
 // The task methods: same era, forwarded like any call; across eras, answered
@@ -28,14 +29,14 @@ const (
 	maxPoll = 5 * time.Second
 )
 
-func (p *Proxy) taskRequest(r *request, notFound func() *rpcError) {
+func (p *Proxy) taskRequest(r *request, notFound func() *jsonline.Error) {
 	upModern := p.srv.upEra == lockfile.EraModern
 	if !taskMethods[r.modern][r.method] {
 		p.replyErr(r.id, notFound())
 		return
 	}
-	f, _, _ := fields(r.line, r.env.params, "taskId")
-	id, ok := stringAt(r.line, f[0])
+	f, _, _ := jsonline.Fields(r.line, r.env.Params, "taskId")
+	id, ok := jsonline.StringAt(r.line, f[0])
 	if !ok && r.method != "tasks/list" {
 		p.replyErr(r.id, invalidParams("%s needs a string taskId", r.method))
 		return
@@ -75,7 +76,7 @@ func (p *Proxy) taskRequest(r *request, notFound func() *rpcError) {
 
 // waitGate waits while a surface check runs; nil once calls pass, else the
 // error every call gets now (quarantine, failure).
-func (p *Proxy) waitGate() *rpcError {
+func (p *Proxy) waitGate() *jsonline.Error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for p.gate.state == gateChecking {
@@ -92,17 +93,17 @@ func (p *Proxy) waitGate() *rpcError {
 
 // taskCall sends the proxy's own task request for task id to the server, in
 // the server's era.
-func (p *Proxy) taskCall(method, id string, extra ...byte) ([]byte, *rpcError) {
+func (p *Proxy) taskCall(method, id string, extra ...byte) ([]byte, *jsonline.Error) {
 	return p.taskCallCtx(context.Background(), method, id, extra...)
 }
 
-func (p *Proxy) taskCallCtx(ctx context.Context, method, id string, extra ...byte) ([]byte, *rpcError) {
+func (p *Proxy) taskCallCtx(ctx context.Context, method, id string, extra ...byte) ([]byte, *jsonline.Error) {
 	params := []byte(`{`)
 	if p.srv.upEra == lockfile.EraModern {
 		params = append(append(params, `"_meta":{`...), p.modernMetaWith(true)...)
 		params = append(params, "},"...)
 	}
-	params = appendJSON(append(params, `"taskId":`...), id)
+	params = jsonline.AppendJSON(append(params, `"taskId":`...), id)
 	if extra != nil {
 		params = append(append(params, ','), extra...)
 	}
@@ -111,22 +112,22 @@ func (p *Proxy) taskCallCtx(ctx context.Context, method, id string, extra ...byt
 	if err != nil {
 		var me *mcpwire.Error
 		if errors.As(err, &me) {
-			e := &rpcError{Code: me.Code, Message: me.Message}
+			e := &jsonline.Error{Code: me.Code, Message: me.Message}
 			if len(me.Data) > 0 {
 				e.Data = me.Data
 			}
 			return nil, e
 		}
-		return nil, &rpcError{Code: mcpspec.CodeInternalError, Message: fmt.Sprintf("mcpsum: %s for task could not be relayed to server %q: %v", method, p.opts.Name, err)}
+		return nil, &jsonline.Error{Code: mcpspec.CodeInternalError, Message: fmt.Sprintf("mcpsum: %s for task could not be relayed to server %q: %v", method, p.opts.Name, err)}
 	}
 	if len(res) == 0 || res[0] != '{' {
-		return nil, &rpcError{Code: mcpspec.CodeInternalError, Message: fmt.Sprintf("mcpsum: server %q answered %s with a result that is not a JSON object", p.opts.Name, method)}
+		return nil, &jsonline.Error{Code: mcpspec.CodeInternalError, Message: fmt.Sprintf("mcpsum: server %q answered %s with a result that is not a JSON object", p.opts.Name, method)}
 	}
 	return res, nil
 }
 
 // crossTask answers a task method of a client of the other era.
-func (p *Proxy) crossTask(ctx context.Context, r *request, id string) ([]byte, *rpcError) {
+func (p *Proxy) crossTask(ctx context.Context, r *request, id string) ([]byte, *jsonline.Error) {
 	if r.modern {
 		return p.legacyTaskForModern(r, id)
 	}
@@ -145,12 +146,12 @@ func (p *Proxy) crossTask(ctx context.Context, r *request, id string) ([]byte, *
 }
 
 // modernTaskAsLegacy is a 2026-07-28 server's task id as a legacy Task.
-func (p *Proxy) modernTaskAsLegacy(id string) ([]byte, *rpcError) {
+func (p *Proxy) modernTaskAsLegacy(id string) ([]byte, *jsonline.Error) {
 	res, e := p.taskCall("tasks/get", id)
 	if e != nil {
 		return nil, e
 	}
-	m, err := taskMembers(res, span{0, len(res)}, toLegacyNames, "")
+	m, err := taskMembers(res, jsonline.Span{Start: 0, End: len(res)}, toLegacyNames, "")
 	if err != nil {
 		return nil, badTask(p.opts.Name, err)
 	}
@@ -159,7 +160,7 @@ func (p *Proxy) modernTaskAsLegacy(id string) ([]byte, *rpcError) {
 
 // listTasks answers a legacy client's tasks/list (2026-07-28 has none):
 // the tasks created through this session that the server still knows.
-func (p *Proxy) listTasks() ([]byte, *rpcError) {
+func (p *Proxy) listTasks() ([]byte, *jsonline.Error) {
 	ids := p.tasks.ids()
 	out := []byte(`{"tasks":[`)
 	n := 0
@@ -179,7 +180,7 @@ func (p *Proxy) listTasks() ([]byte, *rpcError) {
 
 // legacyTaskForModern answers a 2026-07-28 client's tasks/get or
 // tasks/cancel from a legacy server.
-func (p *Proxy) legacyTaskForModern(r *request, id string) ([]byte, *rpcError) {
+func (p *Proxy) legacyTaskForModern(r *request, id string) ([]byte, *jsonline.Error) {
 	if r.method == "tasks/update" {
 		return p.updateTask(r, id)
 	}
@@ -194,11 +195,11 @@ func (p *Proxy) legacyTaskForModern(r *request, id string) ([]byte, *rpcError) {
 	if e != nil {
 		return nil, e
 	}
-	f, _, err := fields(t, span{0, len(t)}, "status", "statusMessage")
+	f, _, err := jsonline.Fields(t, jsonline.Span{Start: 0, End: len(t)}, "status", "statusMessage")
 	if err != nil {
 		return nil, badTask(p.opts.Name, err)
 	}
-	status, _ := stringAt(t, f[0])
+	status, _ := jsonline.StringAt(t, f[0])
 	var inputs []byte
 	if status == "input_required" {
 		if inputs, e = p.pendingInputs(r, id); e != nil {
@@ -208,7 +209,7 @@ func (p *Proxy) legacyTaskForModern(r *request, id string) ([]byte, *rpcError) {
 			status = "working" // no request to show (yet): the client polls again
 		}
 	}
-	m, err := taskMembers(t, span{0, len(t)}, toModernNames, status)
+	m, err := taskMembers(t, jsonline.Span{Start: 0, End: len(t)}, toModernNames, status)
 	if err != nil {
 		return nil, badTask(p.opts.Name, err)
 	}
@@ -218,7 +219,7 @@ func (p *Proxy) legacyTaskForModern(r *request, id string) ([]byte, *rpcError) {
 		// tasks/result of it is not needed any more.
 		defer p.tasks.dropInput(id)
 	}
-	result := func() ([]byte, *rpcError) {
+	result := func() ([]byte, *jsonline.Error) {
 		if res, e, ok := p.tasks.result(id); ok {
 			return res, e
 		}
@@ -235,15 +236,15 @@ func (p *Proxy) legacyTaskForModern(r *request, id string) ([]byte, *rpcError) {
 		if he := p.opts.Hooks.BeforeResult(p.taskInfo(id, r), ResultInfo{Body: res}); he != nil {
 			return nil, he.rpc()
 		}
-		if ins := modernResultMembers(res, span{0, len(res)}, "tools/call"); ins != nil {
-			res = concat(res[:1], ins, res[1:])
+		if ins := modernResultMembers(res, jsonline.Span{Start: 0, End: len(res)}, "tools/call"); ins != nil {
+			res = jsonline.Concat(res[:1], ins, res[1:])
 		}
 		out = append(append(out, `,"result":`...), res...)
 	case "failed":
-		msg, _ := stringAt(t, f[1])
+		msg, _ := jsonline.StringAt(t, f[1])
 		_, e := result()
 		if e == nil {
-			e = &rpcError{Code: mcpspec.CodeInternalError, Message: "the task failed"}
+			e = &jsonline.Error{Code: mcpspec.CodeInternalError, Message: "the task failed"}
 			if msg != "" {
 				e.Message += ": " + msg
 			}
@@ -253,8 +254,8 @@ func (p *Proxy) legacyTaskForModern(r *request, id string) ([]byte, *rpcError) {
 	return append(out, '}'), nil
 }
 
-func badTask(server string, err error) *rpcError {
-	return &rpcError{Code: mcpspec.CodeInternalError, Message: fmt.Sprintf("mcpsum: server %q sent a task the proxy cannot translate: %v", server, err)}
+func badTask(server string, err error) *jsonline.Error {
+	return &jsonline.Error{Code: mcpspec.CodeInternalError, Message: fmt.Sprintf("mcpsum: server %q sent a task the proxy cannot translate: %v", server, err)}
 }
 
 func quoteID(id string) string {

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/mcpsum/mcpsum/internal/mcpspec"
 	"time"
+
+	"github.com/mcpsum/mcpsum/internal/mcpspec"
+	"github.com/mcpsum/mcpsum/pkg/proxy/internal/jsonline"
 )
 
 // The cross-era tasks/result: a legacy client waiting on a 2026-07-28
@@ -21,42 +23,42 @@ func (p *Proxy) cancelCross(key string) bool {
 
 // modernTaskResult answers a legacy client's tasks/result from a 2026-07-28
 // server: poll tasks/get until the task ends, then its result or error.
-func (p *Proxy) modernTaskResult(ctx context.Context, r *request, id string) ([]byte, *rpcError) {
+func (p *Proxy) modernTaskResult(ctx context.Context, r *request, id string) ([]byte, *jsonline.Error) {
 	answered := map[string]bool{} // input requests of this task answered already
 	for {
 		res, e := p.taskCallCtx(ctx, "tasks/get", id)
 		if e != nil {
 			return nil, e
 		}
-		f, _, err := fields(res, span{0, len(res)}, "status", "result", "error", "pollIntervalMs", "inputRequests")
+		f, _, err := jsonline.Fields(res, jsonline.Span{Start: 0, End: len(res)}, "status", "result", "error", "pollIntervalMs", "inputRequests")
 		if err != nil {
 			return nil, badTask(p.opts.Name, err)
 		}
-		status, _ := stringAt(res, f[0])
+		status, _ := jsonline.StringAt(res, f[0])
 		switch status {
 		case "completed":
-			if !f[1].ok() || res[f[1].s] != '{' {
+			if !f[1].OK() || res[f[1].Start] != '{' {
 				return nil, badTask(p.opts.Name, errors.New("a completed task without a result object"))
 			}
-			body := f[1].of(res)
+			body := f[1].Of(res)
 			if he := p.opts.Hooks.BeforeResult(p.taskInfo(id, r), ResultInfo{Body: body}); he != nil {
 				return nil, he.rpc()
 			}
 			return legacyResult(res, f[1]), nil
 		case "failed":
-			ef, _, _ := fields(res, f[2], "code", "message", "data")
+			ef, _, _ := jsonline.Fields(res, f[2], "code", "message", "data")
 			code, okc := intAt(res, ef[0])
-			msg, okm := stringAt(res, ef[1])
+			msg, okm := jsonline.StringAt(res, ef[1])
 			if !okc || !okm {
 				return nil, badTask(p.opts.Name, errors.New("a failed task without an error object"))
 			}
-			e := &rpcError{Code: code, Message: msg}
-			if ef[2].ok() {
-				e.Data = json.RawMessage(append([]byte(nil), ef[2].of(res)...))
+			e := &jsonline.Error{Code: code, Message: msg}
+			if ef[2].OK() {
+				e.Data = json.RawMessage(append([]byte(nil), ef[2].Of(res)...))
 			}
 			return nil, e
 		case "cancelled":
-			return nil, &rpcError{Code: mcpspec.CodeInternalError, Message: fmt.Sprintf("mcpsum: task %s of server %q was cancelled: it has no result", quoteID(id), p.opts.Name)}
+			return nil, &jsonline.Error{Code: mcpspec.CodeInternalError, Message: fmt.Sprintf("mcpsum: task %s of server %q was cancelled: it has no result", quoteID(id), p.opts.Name)}
 		case "input_required":
 			resp, e := p.askForTask(ctx, id, res, f[4], answered)
 			if e != nil {
@@ -87,6 +89,6 @@ func (p *Proxy) modernTaskResult(ctx context.Context, r *request, id string) ([]
 }
 
 // cancelledErr is what a request the client cancelled ends with (never sent).
-func cancelledErr() *rpcError {
-	return &rpcError{Code: CodeCallCancelled, Message: "the client cancelled the request"}
+func cancelledErr() *jsonline.Error {
+	return &jsonline.Error{Code: CodeCallCancelled, Message: "the client cancelled the request"}
 }

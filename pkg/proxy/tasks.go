@@ -6,6 +6,7 @@ import (
 
 	"github.com/mcpsum/mcpsum/internal/jsonscan"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
+	"github.com/mcpsum/mcpsum/pkg/proxy/internal/jsonline"
 )
 
 // Tasks across eras. 2025-11-25 has core tasks: a tools/call with a "task"
@@ -50,7 +51,7 @@ func (p *Proxy) taskMode(r *request, name string) taskMode {
 	upModern := p.srv.upEra == lockfile.EraModern
 	switch {
 	case !r.modern && upModern:
-		if f, _, _ := fields(r.line, r.env.params, "task"); f[0].ok() {
+		if f, _, _ := jsonline.Fields(r.line, r.env.Params, "task"); f[0].OK() {
 			return taskToModern
 		}
 	case r.modern && !upModern:
@@ -64,10 +65,10 @@ func (p *Proxy) taskMode(r *request, name string) taskMode {
 // declaresTasks reports whether a 2026-07-28 request's clientCapabilities
 // declare the tasks extension.
 func declaresTasks(r *request) bool {
-	mf, _, _ := fields(r.line, r.meta, "io.modelcontextprotocol/clientCapabilities")
-	ef, _, _ := fields(r.line, mf[0], "extensions")
-	xf, ok, _ := fields(r.line, ef[0], tasksExt)
-	return ok && xf[0].ok() && r.line[xf[0].s] == '{'
+	mf, _, _ := jsonline.Fields(r.line, r.meta, "io.modelcontextprotocol/clientCapabilities")
+	ef, _, _ := jsonline.Fields(r.line, mf[0], "extensions")
+	xf, ok, _ := jsonline.Fields(r.line, ef[0], tasksExt)
+	return ok && xf[0].OK() && r.line[xf[0].Start] == '{'
 }
 
 // taskTools returns the locked tools that take a task (2025-11-25
@@ -75,10 +76,10 @@ func declaresTasks(r *request) bool {
 func taskTools(tools []json.RawMessage) map[string]bool {
 	m := map[string]bool{}
 	for _, t := range tools {
-		f, _, _ := fields(t, span{0, len(t)}, "name", "execution")
-		xf, _, _ := fields(t, f[1], "taskSupport")
-		name, ok := stringAt(t, f[0])
-		if ts, _ := stringAt(t, xf[0]); ok && (ts == "optional" || ts == "required") {
+		f, _, _ := jsonline.Fields(t, jsonline.Span{Start: 0, End: len(t)}, "name", "execution")
+		xf, _, _ := jsonline.Fields(t, f[1], "taskSupport")
+		name, ok := jsonline.StringAt(t, f[0])
+		if ts, _ := jsonline.StringAt(t, xf[0]); ok && (ts == "optional" || ts == "required") {
 			m[name] = true
 		}
 	}
@@ -91,17 +92,17 @@ func taskTools(tools []json.RawMessage) map[string]bool {
 // legacy server with task-augmented tools/call sees the extension.
 func crossCaps(caps map[string]json.RawMessage, upModern bool) (legacy, modern map[string]json.RawMessage) {
 	if upModern {
-		ef, _, _ := fields(caps["extensions"], span{0, len(caps["extensions"])}, tasksExt)
-		if _, has := caps["tasks"]; ef[0].ok() && !has {
+		ef, _, _ := jsonline.Fields(caps["extensions"], jsonline.Span{Start: 0, End: len(caps["extensions"])}, tasksExt)
+		if _, has := caps["tasks"]; ef[0].OK() && !has {
 			legacy = map[string]json.RawMessage{"tasks": json.RawMessage(legacyTasksCap)}
 		}
 		return legacy, nil
 	}
 	t := caps["tasks"]
-	rf, _, _ := fields(t, span{0, len(t)}, "requests")
-	tf, _, _ := fields(t, rf[0], "tools")
-	cf, _, _ := fields(t, tf[0], "call")
-	if !cf[0].ok() {
+	rf, _, _ := jsonline.Fields(t, jsonline.Span{Start: 0, End: len(t)}, "requests")
+	tf, _, _ := jsonline.Fields(t, rf[0], "tools")
+	cf, _, _ := jsonline.Fields(t, tf[0], "call")
+	if !cf[0].OK() {
 		return nil, nil
 	}
 	ext := map[string]json.RawMessage{}
@@ -125,10 +126,10 @@ func withCaps(caps map[string]json.RawMessage, over map[string]json.RawMessage) 
 }
 
 // withoutMember returns the object at sp without member name.
-func withoutMember(line []byte, sp span, name string) []byte {
+func withoutMember(line []byte, sp jsonline.Span, name string) []byte {
 	out := []byte{'{'}
 	n := 0
-	jsonscan.Members(line[:sp.e], sp.s, func(key string, ks, _, ve int) error {
+	jsonscan.Members(line[:sp.End], sp.Start, func(key string, ks, _, ve int) error {
 		if key == name {
 			return nil
 		}
@@ -152,13 +153,13 @@ var (
 // taskMembers returns the members of the task object at sp renamed for the
 // other era (a name mapped to "" is dropped), without braces, with status
 // in place of the task's own when set. A repeated member is an error.
-func taskMembers(b []byte, sp span, names map[string]string, status string) ([]byte, error) {
-	if !sp.ok() || b[sp.s] != '{' {
+func taskMembers(b []byte, sp jsonline.Span, names map[string]string, status string) ([]byte, error) {
+	if !sp.OK() || b[sp.Start] != '{' {
 		return nil, fmt.Errorf("the server's task is not a JSON object")
 	}
 	var out []byte
 	seen := map[string]bool{}
-	_, err := jsonscan.Members(b[:sp.e], sp.s, func(key string, ks, vs, ve int) error {
+	_, err := jsonscan.Members(b[:sp.End], sp.Start, func(key string, ks, vs, ve int) error {
 		if seen[key] {
 			return fmt.Errorf("the server's task repeats member %q", key)
 		}
@@ -171,11 +172,11 @@ func taskMembers(b []byte, sp span, names map[string]string, status string) ([]b
 			out = append(out, ',')
 		}
 		if key == "status" && status != "" {
-			out = appendJSON(append(out, `"status":`...), status)
+			out = jsonline.AppendJSON(append(out, `"status":`...), status)
 			return nil
 		}
 		if renamed {
-			out = appendJSON(out, to)
+			out = jsonline.AppendJSON(out, to)
 			out = append(out, ':')
 			out = append(out, b[vs:ve]...)
 		} else {
@@ -188,26 +189,26 @@ func taskMembers(b []byte, sp span, names map[string]string, status string) ([]b
 
 // taskOf returns the task id of a tools/call result that created a task,
 // in either era's form, and the span of the task object.
-func taskOf(b []byte, result span) (string, span, bool) {
-	rf, _, _ := fields(b, result, "task", "resultType", "taskId")
-	if rt, _ := stringAt(b, rf[1]); rt == "task" {
-		id, ok := stringAt(b, rf[2])
+func taskOf(b []byte, result jsonline.Span) (string, jsonline.Span, bool) {
+	rf, _, _ := jsonline.Fields(b, result, "task", "resultType", "taskId")
+	if rt, _ := jsonline.StringAt(b, rf[1]); rt == "task" {
+		id, ok := jsonline.StringAt(b, rf[2])
 		return id, result, ok
 	}
-	tf, _, _ := fields(b, rf[0], "taskId")
-	id, ok := stringAt(b, tf[0])
+	tf, _, _ := jsonline.Fields(b, rf[0], "taskId")
+	id, ok := jsonline.StringAt(b, tf[0])
 	return id, rf[0], ok
 }
 
 // crossCreateResult is the creating call's result in the client's era, or
 // nil when it needs no translation.
-func crossCreateResult(c *call, b []byte, result span) ([]byte, error) {
+func crossCreateResult(c *call, b []byte, result jsonline.Span) ([]byte, error) {
 	_, task, ok := taskOf(b, result)
 	if !ok {
 		return nil, nil
 	}
-	rf, _, _ := fields(b, result, "resultType")
-	modernTask, _ := stringAt(b, rf[0])
+	rf, _, _ := jsonline.Fields(b, result, "resultType")
+	modernTask, _ := jsonline.StringAt(b, rf[0])
 	switch {
 	case c.task == taskToModern && modernTask == "task":
 		m, err := taskMembers(b, task, toLegacyNames, "")

@@ -6,6 +6,8 @@ import (
 	"sync"
 
 	"github.com/mcpsum/mcpsum/internal/mcpspec"
+	"github.com/mcpsum/mcpsum/pkg/proxy/internal/jsonline"
+	"github.com/mcpsum/mcpsum/pkg/proxy/internal/upstream"
 )
 
 // taskTable are the tasks of this session, under a lock of their own: the
@@ -15,7 +17,7 @@ import (
 // the upstream (nil until the server started): the requests of a task it
 // forgets are answered there with an error.
 type taskTable struct {
-	up func() upstream
+	up func() upstream.Upstream
 
 	mu         sync.Mutex
 	created    map[string]CallInfo           // tasks created through this session -> the creating call
@@ -25,7 +27,7 @@ type taskTable struct {
 	nextKey    int64                         // names the server's requests in inputRequests
 }
 
-func newTaskTable(up func() upstream) *taskTable {
+func newTaskTable(up func() upstream.Upstream) *taskTable {
 	return &taskTable{up: up, created: map[string]CallInfo{}, inputs: map[string]*taskInput{}, crossWaits: map[string]context.CancelFunc{}}
 }
 
@@ -104,7 +106,7 @@ func (t *taskTable) inputFor(id string) (ti *taskInput, created bool) {
 }
 
 // finished records the answer of ti's tasks/result.
-func (t *taskTable) finished(ti *taskInput, res []byte, e *rpcError) {
+func (t *taskTable) finished(ti *taskInput, res []byte, e *jsonline.Error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	ti.result, ti.err, ti.done = res, e, true
@@ -147,7 +149,7 @@ func (t *taskTable) take(sr *serverRequest) bool {
 
 // result is the answer of the proxy's own tasks/result of task id, when it
 // has one.
-func (t *taskTable) result(id string) ([]byte, *rpcError, bool) {
+func (t *taskTable) result(id string) ([]byte, *jsonline.Error, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	ti := t.inputs[id]
@@ -190,7 +192,7 @@ func (t *taskTable) refuse(reqs []*serverRequest) {
 	}
 	go func() { // the server may be slow to read: not on the caller's time
 		for _, sr := range reqs {
-			up.write(errorLine(sr.upID, &rpcError{Code: mcpspec.CodeInternalError, Message: "mcpsum: the task this request belongs to ended or was cancelled"}))
+			up.WriteLine(jsonline.ErrorLine(sr.upID, &jsonline.Error{Code: mcpspec.CodeInternalError, Message: "mcpsum: the task this request belongs to ended or was cancelled"}))
 		}
 	}()
 }

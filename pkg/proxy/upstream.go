@@ -13,6 +13,8 @@ import (
 	"github.com/mcpsum/mcpsum/internal/process"
 	"github.com/mcpsum/mcpsum/pkg/mcpwire"
 	"github.com/mcpsum/mcpsum/pkg/pin"
+	"github.com/mcpsum/mcpsum/pkg/proxy/internal/jsonline"
+	"github.com/mcpsum/mcpsum/pkg/proxy/internal/upstream"
 )
 
 // supervise starts the server, speaks its locked era, and runs the surface
@@ -35,7 +37,7 @@ func (p *Proxy) supervise(ctx context.Context) {
 	p.mu.Lock()
 	if p.gate.state == gateClosing || p.gate.state == gateFailed {
 		p.mu.Unlock()
-		up.stop(p.opts.Grace, p.opts.Grace)
+		up.Stop(p.opts.Grace, p.opts.Grace)
 		return
 	}
 	p.up = up
@@ -43,10 +45,10 @@ func (p *Proxy) supervise(ctx context.Context) {
 	readerDone := make(chan struct{})
 	go func() {
 		defer close(readerDone)
-		p.serverEnded(up, p.readServerStream(up.messages(), p.opts.Pin.MaxLine))
+		p.serverEnded(up, p.readServerStream(up.Messages(), p.opts.Pin.MaxLine))
 	}()
 	go p.watchExit(up, readerDone)
-	defer up.stop(p.opts.Grace, p.opts.Grace) // quarantine or shutdown already stopped it; this only waits
+	defer up.Stop(p.opts.Grace, p.opts.Grace) // quarantine or shutdown already stopped it; this only waits
 
 	h, err := p.handshake(ctx)
 	if err != nil {
@@ -84,7 +86,7 @@ func (p *Proxy) supervise(ctx context.Context) {
 
 // startUpstream starts the locked command, or prepares the session with a
 // remote server (httpcore.go).
-func (p *Proxy) startUpstream() (upstream, func(), error) {
+func (p *Proxy) startUpstream() (upstream.Upstream, func(), error) {
 	if p.opts.Entry.Remote() {
 		up, err := p.remoteUpstream()
 		return up, func() {}, err
@@ -93,7 +95,7 @@ func (p *Proxy) startUpstream() (upstream, func(), error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	return newStdioUpstream(proc), cleanup, nil
+	return upstream.NewStdio(proc), cleanup, nil
 }
 
 func (p *Proxy) start() (*process.Process, func(), error) {
@@ -101,20 +103,20 @@ func (p *Proxy) start() (*process.Process, func(), error) {
 		return p.opts.Start()
 	}
 	po := p.opts.Pin
-	p.stderrLines = newEscapedLines(p.opts.Stderr, fmt.Sprintf("server %q stderr: ", p.opts.Name))
+	p.stderrLines = jsonline.NewEscapedLines(p.opts.Stderr, fmt.Sprintf("server %q stderr: ", p.opts.Name))
 	po.Stderr = p.stderrLines
 	return pin.Start(p.opts.Name, p.opts.Entry, po)
 }
 
 // serverEnded fails the session with why the server's messages ended.
-func (p *Proxy) serverEnded(up upstream, err error) {
+func (p *Proxy) serverEnded(up upstream.Upstream, err error) {
 	switch {
 	case errors.Is(err, mcpwire.ErrLineTooLong):
 		p.fail(fmt.Errorf("server %q: %w", p.opts.Name, err))
 	case errors.Is(err, io.EOF) || errors.Is(err, os.ErrClosed):
 		select {
-		case <-up.exited():
-			p.fail(up.exitError())
+		case <-up.Exited():
+			p.fail(up.ExitError())
 		case <-time.After(2 * time.Second):
 			p.fail(fmt.Errorf("server %q closed its stdout but is still running", p.opts.Name))
 		}
@@ -125,16 +127,16 @@ func (p *Proxy) serverEnded(up upstream, err error) {
 
 // watchExit fails the session when the server exited but something else (a
 // grandchild) keeps its stdout open.
-func (p *Proxy) watchExit(up upstream, readerDone <-chan struct{}) {
+func (p *Proxy) watchExit(up upstream.Upstream, readerDone <-chan struct{}) {
 	select {
 	case <-readerDone:
 		return
-	case <-up.exited():
+	case <-up.Exited():
 	}
 	select {
 	case <-readerDone:
 	case <-time.After(time.Second):
-		p.fail(up.exitError())
+		p.fail(up.ExitError())
 	}
 }
 
@@ -153,7 +155,7 @@ func (p *Proxy) Call(ctx context.Context, method string, params json.RawMessage)
 	forget := func() {
 		p.ids.dropOwn(u)
 	}
-	if err := up.write(requestLine(itoa(u), method, params)); err != nil {
+	if err := up.WriteLine(jsonline.RequestLine(itoa(u), method, params)); err != nil {
 		forget()
 		return nil, fmt.Errorf("%s: write to server %q: %w", method, p.opts.Name, err)
 	}
@@ -181,7 +183,7 @@ func (p *Proxy) Call(ctx context.Context, method string, params json.RawMessage)
 		e := &mcpwire.TimeoutError{Method: method, After: timeout, StartTimeout: p.opts.Pin.StartTimeout}
 		p.mu.Lock()
 		if p.up != nil {
-			e.Stderr = p.up.stderrTail()
+			e.Stderr = p.up.StderrTail()
 		}
 		p.mu.Unlock()
 		return nil, e
@@ -193,5 +195,5 @@ func (p *Proxy) Call(ctx context.Context, method string, params json.RawMessage)
 
 // notify sends one of the proxy's own notifications to the server.
 func (p *Proxy) notify(method string, params json.RawMessage) error {
-	return p.up.write(requestLine(nil, method, params))
+	return p.up.WriteLine(jsonline.RequestLine(nil, method, params))
 }

@@ -1,4 +1,4 @@
-package proxy
+package jsonline
 
 import (
 	"bytes"
@@ -23,7 +23,7 @@ func TestScanEnvelope(t *testing.T) {
 		{`{"id":null,"error":{"code":-32700,"message":"parse"}}`, "null", "", "resp"},
 		{`{"id":1,"method":5}`, "", "", "err"},
 	} {
-		env, id, err := scanEnvelope([]byte(tc.line))
+		env, id, err := ScanEnvelope([]byte(tc.line))
 		if tc.kind == "err" {
 			if err == nil {
 				t.Errorf("%s: want an error", tc.line)
@@ -34,11 +34,11 @@ func TestScanEnvelope(t *testing.T) {
 			t.Errorf("%s: %v", tc.line, err)
 			continue
 		}
-		m, _ := stringAt([]byte(tc.line), env.method)
+		m, _ := StringAt([]byte(tc.line), env.Method)
 		if string(id) != tc.id || m != tc.method {
 			t.Errorf("%s: id %s method %q", tc.line, id, m)
 		}
-		kind := map[bool]string{true: "req"}[env.isRequest()] + map[bool]string{true: "note"}[env.isNotification()] + map[bool]string{true: "resp"}[env.isResponse()]
+		kind := map[bool]string{true: "req"}[env.IsRequest()] + map[bool]string{true: "note"}[env.IsNotification()] + map[bool]string{true: "resp"}[env.IsResponse()]
 		if kind != tc.kind {
 			t.Errorf("%s: kind %q, want %q", tc.line, kind, tc.kind)
 		}
@@ -47,54 +47,12 @@ func TestScanEnvelope(t *testing.T) {
 
 func TestSpliceKeepsBytes(t *testing.T) {
 	line := []byte(`{"result":{"z":1,"a":"\u00e9<&>"},"jsonrpc":"2.0","id":42}`)
-	env, _, _ := scanEnvelope(line)
-	parts := splice(line, env.id, []byte(`"client-7"`))
-	got := concat(parts[:]...)
+	env, _, _ := ScanEnvelope(line)
+	parts := Splice(line, env.ID, []byte(`"client-7"`))
+	got := Concat(parts[:]...)
 	want := `{"result":{"z":1,"a":"\u00e9<&>"},"jsonrpc":"2.0","id":"client-7"}`
 	if string(got) != want {
 		t.Errorf("got %s", got)
-	}
-}
-
-func TestStripAndInjectMeta(t *testing.T) {
-	line := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","progressToken":"p","io.modelcontextprotocol/clientCapabilities":{}},"name":"x"}}`)
-	env, _, _ := scanEnvelope(line)
-	f, _, _ := fields(line, env.params, "_meta")
-	if got := string(stripReserved(line, f[0])); got != `{"progressToken":"p"}` {
-		t.Errorf("strip: %s", got)
-	}
-	p := &Proxy{srv: &served{upEra: "modern"}}
-	p.client.caps = json.RawMessage(`{"roots":{"listChanged":true},"tasks":{}}`)
-	for _, in := range []string{
-		`{"jsonrpc":"2.0","id":1,"method":"tools/call"}`,
-		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{}}`,
-		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x"}}`,
-		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","_meta":{"progressToken":3}}}`,
-		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":{}}}`,
-	} {
-		b := []byte(in)
-		env, id, _ := scanEnvelope(b)
-		pf, _, _ := fields(b, env.params, "_meta")
-		r := &request{line: b, env: env, id: id, meta: pf[0]}
-		for _, extra := range [][]byte{nil, []byte(`"requestState":"s"`)} {
-			out := bytes.Join(p.upstreamParts(r, 9, extra), nil)
-			var m struct {
-				ID     int
-				Params struct {
-					Meta         map[string]json.RawMessage `json:"_meta"`
-					RequestState string
-				}
-			}
-			if err := json.Unmarshal(out, &m); err != nil {
-				t.Errorf("%s -> invalid %s: %v", in, out, err)
-				continue
-			}
-			if m.ID != 9 || string(m.Params.Meta["io.modelcontextprotocol/protocolVersion"]) != `"2026-07-28"` ||
-				string(m.Params.Meta["io.modelcontextprotocol/clientCapabilities"]) != `{"roots":{}}` ||
-				(extra != nil) != (m.Params.RequestState == "s") {
-				t.Errorf("%s -> %s", in, out)
-			}
-		}
 	}
 }
 
@@ -114,7 +72,7 @@ func FuzzScanEnvelope(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		env, id, err := scanEnvelope(b)
+		env, id, err := ScanEnvelope(b)
 		if err != nil || !json.Valid(b) {
 			return
 		}
@@ -125,7 +83,7 @@ func FuzzScanEnvelope(f *testing.F) {
 		if id != nil && !bytes.Equal(m["id"], id) {
 			t.Errorf("id: scanner %s, exact reading %s", id, m["id"])
 		}
-		method, ok := stringAt(b, env.method)
+		method, ok := StringAt(b, env.Method)
 		var want string
 		if ok && json.Unmarshal(m["method"], &want) != nil || ok && want != method {
 			t.Errorf("method: scanner %q, exact reading %s", method, m["method"])

@@ -1,11 +1,11 @@
-package proxy
+package jsonline
 
 import (
 	"errors"
 	"fmt"
 )
 
-// tracker follows the JSON grammar of a streamed response byte by byte, so
+// Tracker follows the JSON grammar of a streamed response byte by byte, so
 // the proxy forwards exactly one checked JSON-RPC message per line without
 // holding the line: it knows where the top-level object ends (anything but
 // white space after it is an error), refuses a top-level member that
@@ -17,7 +17,7 @@ import (
 // head before it has been scanned) and is fed the rest of the line in
 // chunks. Output is produced through emit; the final '}' of the top-level
 // object is never emitted (the caller appends the id member and the brace).
-type tracker struct {
+type Tracker struct {
 	grammar
 	rules
 	edits
@@ -105,11 +105,14 @@ const maxKeyTrack = 256
 
 var errTrailing = errors.New("data after the end of the JSON-RPC message on the same line")
 
-// errStreamedInput is a streamed result that asks for client input.
-var errStreamedInput = errors.New("it asks for client input (input_required) in a message too long for the proxy to check its input requests before forwarding them")
+// ErrStreamedInput is a streamed result that asks for client input.
+var ErrStreamedInput = errors.New("it asks for client input (input_required) in a message too long for the proxy to check its input requests before forwarding them")
 
-func newTracker(topKeys []string, replace []byte) *tracker {
-	t := &tracker{
+// NewTracker starts a tracker right before the value of the member
+// "result", the head's member names being topKeys; replace is the locked
+// serverInfo that replaces the result's _meta one (nil: keep the server's).
+func NewTracker(topKeys []string, replace []byte) *Tracker {
+	t := &Tracker{
 		grammar: grammar{stack: []byte{'{'}, st: tValue},
 		rules:   rules{topKeys: map[string]bool{}, curTop: "result"},
 		edits:   edits{replace: replace},
@@ -122,18 +125,18 @@ func newTracker(topKeys []string, replace []byte) *tracker {
 }
 
 // flush emits b[run:i] (discards it while a value is being replaced).
-func (t *tracker) flush(i int) {
+func (t *Tracker) flush(i int) {
 	if t.supAt == 0 && !t.holding && !t.done && i > t.run {
 		t.emit(t.b[t.run:i])
 	}
 	t.run = i
 }
 
-// feed checks b and calls emit with the runs of it to forward (the final
+// Feed checks b and calls emit with the runs of it to forward (the final
 // brace of the message and a replaced serverInfo excluded; the locked one
 // emitted in its place). It stops at the first error, having emitted
 // everything before the offending byte.
-func (t *tracker) feed(b []byte, emit func([]byte)) error {
+func (t *Tracker) Feed(b []byte, emit func([]byte)) error {
 	t.b, t.run, t.emit = b, 0, emit
 	err := t.scan()
 	if err != nil {
@@ -143,7 +146,7 @@ func (t *tracker) feed(b []byte, emit func([]byte)) error {
 	return nil
 }
 
-func (t *tracker) scan() error {
+func (t *Tracker) scan() error {
 	b := t.b
 	for i := 0; i < len(b); i++ {
 		c := b[i]
@@ -289,7 +292,7 @@ func (t *tracker) scan() error {
 }
 
 // structural handles a byte outside strings, numbers and literals.
-func (t *tracker) structural(i int, c byte) error {
+func (t *Tracker) structural(i int, c byte) error {
 	switch t.st {
 	case tDone:
 		return errTrailing
@@ -307,7 +310,7 @@ func (t *tracker) structural(i int, c byte) error {
 		if t.typeNext {
 			t.typeNext = false
 			if c != '"' {
-				return errStreamedInput // not "complete": fail closed
+				return ErrStreamedInput // not "complete": fail closed
 			}
 			t.typeVal, t.key, t.keyLong = true, append(t.key[:0], c), false
 		}

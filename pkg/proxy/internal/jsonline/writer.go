@@ -1,12 +1,13 @@
-package proxy
+package jsonline
 
 import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/mcpsum/mcpsum/internal/termtext"
 	"io"
 	"sync"
+
+	"github.com/mcpsum/mcpsum/internal/termtext"
 )
 
 // smallWrite is the size up to which a message is assembled in one buffer and
@@ -14,15 +15,15 @@ import (
 // a multi-megabyte body just to change its id).
 const smallWrite = 64 << 10
 
-// lineWriter writes one message per line to a peer. Writers hold the mutex
+// Writer writes one message per line to a peer. Writers hold the mutex
 // for the whole message, so messages never interleave: a slow reader blocks
 // the writer, which stops reading from the other side, so memory stays
 // bounded by one message per direction (backpressure). While a streamed
-// line is in progress (begin), whole messages from other writers wait in a
+// line is in progress (Begin), whole messages from other writers wait in a
 // bounded queue instead, and follow the line when it ends: the stream holds
 // the mutex only while it writes a chunk, never while it waits for the
 // server.
-type lineWriter struct {
+type Writer struct {
 	mu   sync.Mutex
 	cond *sync.Cond
 	w    io.Writer
@@ -37,14 +38,15 @@ type lineWriter struct {
 // maxQueued bounds the bytes of messages waiting for a streamed line.
 const maxQueued = 1 << 20
 
-func newLineWriter(w io.Writer) *lineWriter {
-	lw := &lineWriter{w: w}
+// NewWriter writes lines to w.
+func NewWriter(w io.Writer) *Writer {
+	lw := &Writer{w: w}
 	lw.cond = sync.NewCond(&lw.mu)
 	return lw
 }
 
-// write sends the concatenation of parts followed by "\n".
-func (lw *lineWriter) write(parts ...[]byte) error {
+// WriteLine sends the concatenation of parts followed by "\n".
+func (lw *Writer) WriteLine(parts ...[]byte) error {
 	n := 0
 	for _, p := range parts {
 		n += len(p)
@@ -58,7 +60,7 @@ func (lw *lineWriter) write(parts ...[]byte) error {
 		return lw.err
 	}
 	if lw.streaming {
-		lw.queue = append(lw.queue, append(concat(parts...), '\n'))
+		lw.queue = append(lw.queue, append(Concat(parts...), '\n'))
 		lw.queued += n + 1
 		return nil
 	}
@@ -80,32 +82,33 @@ func (lw *lineWriter) write(parts ...[]byte) error {
 			return lw.err
 		}
 	}
-	_, lw.err = lw.w.Write(newline)
+	_, lw.err = lw.w.Write(Newline)
 	return lw.err
 }
 
-var newline = []byte{'\n'}
+// Newline is the line end of every message.
+var Newline = []byte{'\n'}
 
-// errAborted is a streamed line's error after abort ended it.
-var errAborted = errors.New("the line was ended early")
+// ErrAborted is a streamed line's error after Abort ended it.
+var ErrAborted = errors.New("the line was ended early")
 
-// lineStream is one streamed line in progress.
-type lineStream struct {
-	lw   *lineWriter
-	t    *tracker
+// Stream is one streamed line in progress.
+type Stream struct {
+	lw   *Writer
+	t    *Tracker
 	over bool // finished or aborted
 }
 
-// begin starts a streamed line checked by t; other messages queue until it
-// ends (finish or abort).
-func (lw *lineWriter) begin(t *tracker) *lineStream {
+// Begin starts a streamed line checked by t; other messages queue until it
+// ends (Finish or Abort).
+func (lw *Writer) Begin(t *Tracker) *Stream {
 	lw.mu.Lock()
 	defer lw.mu.Unlock()
 	lw.streaming = true
-	return &lineStream{lw: lw, t: t}
+	return &Stream{lw: lw, t: t}
 }
 
-func (lw *lineWriter) put(b []byte) {
+func (lw *Writer) put(b []byte) {
 	if lw.err == nil && len(b) > 0 {
 		if _, err := lw.w.Write(b); err != nil {
 			lw.err = fmt.Errorf("write to the client: %w", err)
@@ -113,8 +116,8 @@ func (lw *lineWriter) put(b []byte) {
 	}
 }
 
-// raw writes b unchecked (the head the proxy scanned itself).
-func (ls *lineStream) raw(b []byte) {
+// Raw writes b unchecked (the head the proxy scanned itself).
+func (ls *Stream) Raw(b []byte) {
 	ls.lw.mu.Lock()
 	defer ls.lw.mu.Unlock()
 	if !ls.over {
@@ -122,18 +125,18 @@ func (ls *lineStream) raw(b []byte) {
 	}
 }
 
-// feed checks b with the tracker and writes what it lets through.
-func (ls *lineStream) feed(b []byte) error {
+// Feed checks b with the tracker and writes what it lets through.
+func (ls *Stream) Feed(b []byte) error {
 	ls.lw.mu.Lock()
 	defer ls.lw.mu.Unlock()
 	if ls.over {
-		return errAborted
+		return ErrAborted
 	}
-	return ls.t.feed(b, ls.lw.put)
+	return ls.t.Feed(b, ls.lw.put)
 }
 
-// finish ends the line with tail and a newline.
-func (ls *lineStream) finish(tail []byte) {
+// Finish ends the line with tail and a newline.
+func (ls *Stream) Finish(tail []byte) {
 	ls.lw.mu.Lock()
 	defer ls.lw.mu.Unlock()
 	if !ls.over {
@@ -142,15 +145,15 @@ func (ls *lineStream) finish(tail []byte) {
 	}
 }
 
-// abort ends the line as valid JSON under the id void (nothing else the
+// Abort ends the line as valid JSON under the id void (nothing else the
 // server sends on this line is written); false when it had ended already.
-func (ls *lineStream) abort(void []byte) bool {
+func (ls *Stream) Abort(void []byte) bool {
 	ls.lw.mu.Lock()
 	defer ls.lw.mu.Unlock()
 	if ls.over {
 		return false
 	}
-	b := ls.t.closer()
+	b := ls.t.Closer()
 	b = append(append(append(b, `,"id":`...), void...), '}')
 	ls.lw.put(b)
 	ls.end()
@@ -158,10 +161,10 @@ func (ls *lineStream) abort(void []byte) bool {
 }
 
 // end writes the newline and the queued messages (lw.mu held).
-func (ls *lineStream) end() {
+func (ls *Stream) end() {
 	ls.over = true
 	lw := ls.lw
-	lw.put(newline)
+	lw.put(Newline)
 	for _, m := range lw.queue {
 		lw.put(m)
 	}
@@ -169,16 +172,21 @@ func (ls *lineStream) end() {
 	lw.cond.Broadcast()
 }
 
-// failed reports the sticky write error, if any.
-func (lw *lineWriter) failed() error {
+// ReaderGone reports whether nobody reads the lines any more: the writer
+// is a pipe or a socket whose reading end closed (peer_unix.go; false
+// where that cannot be told).
+func (lw *Writer) ReaderGone() bool { return readerGone(lw.w) }
+
+// Failed reports the sticky write error, if any.
+func (lw *Writer) Failed() error {
 	lw.mu.Lock()
 	defer lw.mu.Unlock()
 	return lw.err
 }
 
-// escapedLines is an io.Writer that turns a server's raw stderr into escaped
+// EscapedLines is an io.Writer that turns a server's raw stderr into escaped
 // lines with a prefix, so nothing a server prints can reach a terminal raw.
-type escapedLines struct {
+type EscapedLines struct {
 	mu     sync.Mutex
 	out    io.Writer
 	prefix string
@@ -187,11 +195,12 @@ type escapedLines struct {
 
 const maxStderrLine = 4096
 
-func newEscapedLines(out io.Writer, prefix string) *escapedLines {
-	return &escapedLines{out: out, prefix: prefix}
+// NewEscapedLines writes each line to out, quoted, after prefix.
+func NewEscapedLines(out io.Writer, prefix string) *EscapedLines {
+	return &EscapedLines{out: out, prefix: prefix}
 }
 
-func (e *escapedLines) Write(p []byte) (int, error) {
+func (e *EscapedLines) Write(p []byte) (int, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	n := len(p)
@@ -213,7 +222,7 @@ func (e *escapedLines) Write(p []byte) (int, error) {
 	return n, nil
 }
 
-func (e *escapedLines) flushLine() {
+func (e *EscapedLines) flushLine() {
 	line := bytes.TrimSuffix(e.cur, []byte("\r"))
 	e.cur = e.cur[:0]
 	if len(bytes.TrimSpace(line)) == 0 {
@@ -224,7 +233,7 @@ func (e *escapedLines) flushLine() {
 }
 
 // Flush writes a pending partial line.
-func (e *escapedLines) Flush() {
+func (e *EscapedLines) Flush() {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if len(e.cur) > 0 {

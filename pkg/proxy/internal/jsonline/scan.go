@@ -1,4 +1,4 @@
-package proxy
+package jsonline
 
 import (
 	"errors"
@@ -17,49 +17,51 @@ import (
 // any member the proxy acts on is an error, so the proxy and the peer behind
 // it cannot read different values from one message.
 
-// span is the byte range [s, e) of a JSON value inside a line; e == 0 means
+// Span is the byte range [Start, End) of a JSON value inside a line; End == 0 means
 // absent.
-type span struct{ s, e int }
+type Span struct{ Start, End int }
 
-func (sp span) ok() bool { return sp.e > 0 }
+// OK reports whether the value is present.
+func (sp Span) OK() bool { return sp.End > 0 }
 
-func (sp span) of(b []byte) []byte {
-	if !sp.ok() {
+// Of returns the bytes of the value in b (nil when absent).
+func (sp Span) Of(b []byte) []byte {
+	if !sp.OK() {
 		return nil
 	}
-	return b[sp.s:sp.e]
+	return b[sp.Start:sp.End]
 }
 
-// envelope holds where the JSON-RPC members of one message are.
-type envelope struct {
-	id, method, params, result, errv span
-	jsonrpc                          span
-	open, close                      int    // the top-level '{' and '}'
-	nullID                           bool   // "id":null
-	extra                            string // the first other top-level member
-	hasExtra                         bool
+// Envelope holds where the JSON-RPC members of one message are.
+type Envelope struct {
+	ID, Method, Params, Result, Err Span
+	jsonrpc                         Span
+	open, Close                     int    // the top-level '{' and '}'
+	NullID                          bool   // "id":null
+	extra                           string // the first other top-level member
+	hasExtra                        bool
 }
 
 // A request has a method and a non-null id; a notification a method and no
 // id; a response no method and a result or an error.
-func (e *envelope) isResponse() bool     { return !e.method.ok() && (e.result.ok() || e.errv.ok()) }
-func (e *envelope) isRequest() bool      { return e.method.ok() && e.id.ok() && !e.nullID }
-func (e *envelope) isNotification() bool { return e.method.ok() && !e.id.ok() }
+func (e *Envelope) IsResponse() bool     { return !e.Method.OK() && (e.Result.OK() || e.Err.OK()) }
+func (e *Envelope) IsRequest() bool      { return e.Method.OK() && e.ID.OK() && !e.NullID }
+func (e *Envelope) IsNotification() bool { return e.Method.OK() && !e.ID.OK() }
 
 // slot returns where the member key of the envelope goes, nil for a member
 // the proxy does not act on.
-func (e *envelope) slot(key string) *span {
+func (e *Envelope) slot(key string) *Span {
 	switch key {
 	case "id":
-		return &e.id
+		return &e.ID
 	case "method":
-		return &e.method
+		return &e.Method
 	case "params":
-		return &e.params
+		return &e.Params
 	case "result":
-		return &e.result
+		return &e.Result
 	case "error":
-		return &e.errv
+		return &e.Err
 	case "jsonrpc":
 		return &e.jsonrpc
 	}
@@ -75,15 +77,15 @@ var envelopeKeys = []string{"jsonrpc", "id", "method", "params", "result", "erro
 // the message as a request under the client's own id) would see a message
 // the proxy did not check. The streamed path applies the same rule as it
 // reads (tracker.checkKey).
-func (e *envelope) responseRule() error {
+func (e *Envelope) responseRule() error {
 	switch {
-	case !e.result.ok() && !e.errv.ok():
+	case !e.Result.OK() && !e.Err.OK():
 		return nil
-	case e.result.ok() && e.errv.ok():
+	case e.Result.OK() && e.Err.OK():
 		return errors.New("a response holds both result and error")
-	case e.method.ok():
+	case e.Method.OK():
 		return responseMemberError("method")
-	case e.params.ok():
+	case e.Params.OK():
 		return responseMemberError("params")
 	case e.hasExtra:
 		return responseMemberError(e.extra)
@@ -95,9 +97,9 @@ func responseMemberError(k string) error {
 	return fmt.Errorf("a response holds only jsonrpc, id and one of result or error at its top level, not %s", termtext.TruncateQuote(k, 40))
 }
 
-// scanEnvelope finds the JSON-RPC members of a message line.
-func scanEnvelope(b []byte) (envelope, []byte, error) {
-	var env envelope
+// ScanEnvelope finds the JSON-RPC members of a message line.
+func ScanEnvelope(b []byte) (Envelope, []byte, error) {
+	var env Envelope
 	i := jsonscan.SkipWS(b, 0)
 	if i >= len(b) || b[i] != '{' {
 		if i < len(b) && b[i] == '[' {
@@ -117,10 +119,10 @@ func scanEnvelope(b []byte) (envelope, []byte, error) {
 			}
 			return nil
 		}
-		if dst.ok() {
+		if dst.OK() {
 			return fmt.Errorf("duplicate %q member", key)
 		}
-		*dst = span{vs, ve}
+		*dst = Span{vs, ve}
 		return nil
 	})
 	if err != nil {
@@ -129,30 +131,30 @@ func scanEnvelope(b []byte) (envelope, []byte, error) {
 	if j := jsonscan.SkipWS(b, end); j != len(b) {
 		return env, nil, errors.New("trailing data after the JSON object")
 	}
-	env.close = end - 1
-	if env.method.ok() && (b[env.method.s] != '"') {
+	env.Close = end - 1
+	if env.Method.OK() && (b[env.Method.Start] != '"') {
 		return env, nil, errors.New("method is not a string")
 	}
-	env.nullID = string(env.id.of(b)) == "null"
-	return env, env.id.of(b), nil
+	env.NullID = string(env.ID.Of(b)) == "null"
+	return env, env.ID.Of(b), nil
 }
 
-// fields returns the spans of the named members of the object v in b, under
+// Fields returns the spans of the named members of the object v in b, under
 // the exact-key rule verify applies to servers (jsonscan.ExactMembers): any
 // duplicate member, or a case variant of a named one, is an error. An absent or non-object v gives
 // empty spans (and ok false for a non-object that is present).
-func fields(b []byte, v span, names ...string) ([]span, bool, error) {
-	out := make([]span, len(names))
-	if !v.ok() {
+func Fields(b []byte, v Span, names ...string) ([]Span, bool, error) {
+	out := make([]Span, len(names))
+	if !v.OK() {
 		return out, true, nil
 	}
-	if b[v.s] != '{' {
+	if b[v.Start] != '{' {
 		return out, false, nil
 	}
-	_, err := jsonscan.ExactMembers(b[:v.e], v.s, names, func(key string, _, vs, ve int) error {
+	_, err := jsonscan.ExactMembers(b[:v.End], v.Start, names, func(key string, _, vs, ve int) error {
 		for k, n := range names {
 			if n == key {
-				out[k] = span{vs, ve}
+				out[k] = Span{vs, ve}
 			}
 		}
 		return nil
@@ -160,23 +162,23 @@ func fields(b []byte, v span, names ...string) ([]span, bool, error) {
 	return out, err == nil, err
 }
 
-// stringAt decodes the string value at sp; ok is false when absent or not a string.
-func stringAt(b []byte, sp span) (string, bool) {
-	if !sp.ok() || b[sp.s] != '"' {
+// StringAt decodes the string value at sp; ok is false when absent or not a string.
+func StringAt(b []byte, sp Span) (string, bool) {
+	if !sp.OK() || b[sp.Start] != '"' {
 		return "", false
 	}
-	s, err := jsonscan.Unquote(b[sp.s:sp.e])
+	s, err := jsonscan.Unquote(b[sp.Start:sp.End])
 	return s, err == nil
 }
 
-// splice returns b with the range sp replaced by repl, as three pieces that
+// Splice returns b with the range sp replaced by repl, as three pieces that
 // share b's memory: prefix, repl, suffix.
-func splice(b []byte, sp span, repl []byte) [3][]byte {
-	return [3][]byte{b[:sp.s], repl, b[sp.e:]}
+func Splice(b []byte, sp Span, repl []byte) [3][]byte {
+	return [3][]byte{b[:sp.Start], repl, b[sp.End:]}
 }
 
-// concat joins pieces into one new slice.
-func concat(parts ...[]byte) []byte {
+// Concat joins pieces into one new slice.
+func Concat(parts ...[]byte) []byte {
 	n := 0
 	for _, p := range parts {
 		n += len(p)
@@ -188,21 +190,21 @@ func concat(parts ...[]byte) []byte {
 	return out
 }
 
-// prefix is what scanPrefix found in the head of a long line.
-type prefix struct {
-	env     envelope
-	open    string   // the member whose value runs past the head
-	keys    []string // every member name in the head
-	idKey   int      // where the id member starts (its name's quote)
-	afterID int      // just after the ',' that follows the id's value
+// Prefix is what ScanPrefix found in the head of a long line.
+type Prefix struct {
+	Env     Envelope
+	Open    string   // the member whose value runs past the head
+	Keys    []string // every member name in the head
+	IDKey   int      // where the id member starts (its name's quote)
+	AfterID int      // just after the ',' that follows the id's value
 }
 
-// scanPrefix scans the members of a message whose line is longer than b:
+// ScanPrefix scans the members of a message whose line is longer than b:
 // the spans of the members that end inside b, and the key of the member
 // whose value runs past it (ok false when b does not look like the start
 // of a JSON-RPC object, or when the id does not come before that member).
-func scanPrefix(b []byte) (pre prefix, ok bool) {
-	env := &pre.env
+func ScanPrefix(b []byte) (pre Prefix, ok bool) {
+	env := &pre.Env
 	i := jsonscan.SkipWS(b, 0)
 	if i >= len(b) || b[i] != '{' {
 		return pre, false
@@ -218,7 +220,7 @@ func scanPrefix(b []byte) (pre prefix, ok bool) {
 		if err != nil {
 			return pre, false
 		}
-		for _, k := range pre.keys {
+		for _, k := range pre.Keys {
 			if k == key {
 				return pre, false // a duplicate: let the full scan refuse it
 			}
@@ -234,19 +236,19 @@ func scanPrefix(b []byte) (pre prefix, ok bool) {
 				return pre, false
 			}
 			if key == "result" {
-				env.result = span{vs, len(b)}
+				env.Result = Span{vs, len(b)}
 			}
-			pre.open = key
+			pre.Open = key
 			return pre, true
 		}
-		pre.keys = append(pre.keys, key)
+		pre.Keys = append(pre.Keys, key)
 		if dst := env.slot(key); dst != nil {
-			*dst = span{vs, ve}
+			*dst = Span{vs, ve}
 		}
 		i = jsonscan.SkipWS(b, ve)
 		if i < len(b) && b[i] == ',' {
 			if key == "id" {
-				pre.idKey, pre.afterID = ks, i+1
+				pre.IDKey, pre.AfterID = ks, i+1
 			}
 			i = jsonscan.SkipWS(b, i+1)
 			continue
@@ -256,11 +258,11 @@ func scanPrefix(b []byte) (pre prefix, ok bool) {
 	return pre, false
 }
 
-// onlyEnvelope reports whether the head holds only jsonrpc and id before
+// OnlyEnvelope reports whether the head holds only jsonrpc and id before
 // the result (the response rule; any other head is collected and refused
 // on the short path).
-func (pre *prefix) onlyEnvelope() bool {
-	for _, k := range pre.keys {
+func (pre *Prefix) OnlyEnvelope() bool {
+	for _, k := range pre.Keys {
 		if k != "jsonrpc" && k != "id" {
 			return false
 		}
@@ -268,12 +270,12 @@ func (pre *prefix) onlyEnvelope() bool {
 	return true
 }
 
-// checkServerLine reads a line of the server the one way both paths do:
+// CheckServerLine reads a line of the server the one way both paths do:
 // valid JSON and UTF-8 as the tracker checks a streamed line, exactly one
 // JSON-RPC object, and a response only with the members of the response
 // rule.
-func checkServerLine(line []byte) (envelope, []byte, error) {
-	env, id, err := scanEnvelope(line)
+func CheckServerLine(line []byte) (Envelope, []byte, error) {
+	env, id, err := ScanEnvelope(line)
 	if err != nil {
 		return env, id, err
 	}
@@ -286,8 +288,8 @@ func checkServerLine(line []byte) (envelope, []byte, error) {
 // validate checks that b is one JSON object (white space after it allowed)
 // with the tracker's grammar, as a streamed line is checked.
 func validate(b []byte) error {
-	t := &tracker{grammar: grammar{plain: true, st: tValue}}
-	if err := t.feed(b, func([]byte) {}); err != nil {
+	t := &Tracker{grammar: grammar{plain: true, st: tValue}}
+	if err := t.Feed(b, func([]byte) {}); err != nil {
 		return err
 	}
 	if !t.done {

@@ -1,4 +1,4 @@
-package proxy
+package jsonline
 
 import (
 	"bytes"
@@ -38,9 +38,9 @@ func BenchmarkTracker(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			b.SetBytes(int64(len(in)))
 			for b.Loop() {
-				t := newTracker([]string{"jsonrpc", "id"}, nil)
-				for i := 0; i < len(in); i += window {
-					if err := t.feed(in[i:min(len(in), i+window)], func([]byte) {}); err != nil {
+				t := NewTracker([]string{"jsonrpc", "id"}, nil)
+				for i := 0; i < len(in); i += feedChunk {
+					if err := t.Feed(in[i:min(len(in), i+feedChunk)], func([]byte) {}); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -56,11 +56,15 @@ func BenchmarkTracker(b *testing.B) {
 	b.Run("newline-scan", func(b *testing.B) {
 		b.SetBytes(int64(len(in)))
 		for b.Loop() {
-			for i := 0; i < len(in); i += window {
-				if bytes.IndexByte(in[i:min(len(in), i+window)], '\n') >= 0 {
+			for i := 0; i < len(in); i += feedChunk {
+				if bytes.IndexByte(in[i:min(len(in), i+feedChunk)], '\n') >= 0 {
 					b.Fatal("newline")
 				}
 			}
 		}
 	})
 }
+
+// feedChunk is the proxy's read window over the server's stdout: what a
+// streamed line is fed in.
+const feedChunk = 256 << 10

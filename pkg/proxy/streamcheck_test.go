@@ -10,47 +10,8 @@ import (
 	"time"
 
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
+	"github.com/mcpsum/mcpsum/pkg/proxy/internal/jsonline"
 )
-
-// Cut a streamed message anywhere: what the tracker let through plus its
-// closer plus an id member is always one valid JSON object, and a message
-// fed whole comes out byte for byte (the final brace aside).
-func TestTrackerCloserAlwaysValid(t *testing.T) {
-	docs := []string{
-		`{"content":[{"type":"text","text":"a\"b\\c\u00e9\n"}],"isError":false,"n":-12.5e+3,"z":0,"x":null,"t":true}`,
-		`[1,[2,[3,{"k":[]}]],{},"s"]`,
-		`"just a string with \ud83d\ude00"`,
-		`{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"evil","v":[1,2]},"other":1},"a":0.5E-2}`,
-		`-0.0e5`,
-	}
-	for _, d := range docs {
-		for cut := 0; cut <= len(d); cut++ {
-			tr := newTracker([]string{"jsonrpc"}, []byte(`{"name":"locked"}`))
-			var out bytes.Buffer
-			if err := tr.feed([]byte(d[:cut]), func(b []byte) { out.Write(b) }); err != nil {
-				t.Fatalf("%s cut at %d: %v", d, cut, err)
-			}
-			msg := `{"jsonrpc":"2.0","result":` + out.String() + string(tr.closer()) + `,"id":"v"}`
-			if !json.Valid([]byte(msg)) {
-				t.Fatalf("%s cut at %d: not valid JSON: %s", d, cut, msg)
-			}
-			if strings.Contains(msg, "evil") {
-				t.Fatalf("%s cut at %d: the server's serverInfo got through: %s", d, cut, msg)
-			}
-		}
-		tr := newTracker(nil, nil)
-		var out bytes.Buffer
-		if err := tr.feed([]byte(d+"}  "), func(b []byte) { out.Write(b) }); err != nil || !tr.done || out.String() != d {
-			t.Errorf("%s whole: %q done=%v err=%v", d, out.String(), tr.done, err)
-		}
-	}
-	for _, bad := range []string{`{"a":1}} {"id":2}`, `{"a":01}`, `{"a":tru}`, `{"a" 1}`, `{"a":"x` + "\x01" + `"}`, `[1,]`, `{"a":1}},"result":2}`} {
-		tr := newTracker([]string{"jsonrpc", "id"}, nil)
-		if err := tr.feed([]byte(bad), func([]byte) {}); err == nil {
-			t.Errorf("%s: accepted", bad)
-		}
-	}
-}
 
 // A FAKE server appends a forged tools/list answer (listing a tool that is
 // not locked) to a 300 KiB result on the same line: the client gets the
@@ -121,7 +82,7 @@ func TestResultServerInfoIsLocked(t *testing.T) {
 func TestStreamStallDoesNotBlockClient(t *testing.T) {
 	p, out := framingProxy(t, lockfile.EraLegacy)
 	var mu syncBuf
-	p.out = newLineWriter(&mu)
+	p.out = jsonline.NewWriter(&mu)
 	p.opts.StallTimeout = 300 * time.Millisecond
 	p.gate.state = gateOpen
 	p.ids.upPending[1] = &call{clientID: []byte(`"c1"`), method: "tools/call"}
@@ -186,13 +147,13 @@ func TestLegacyClientGetsLegacyResults(t *testing.T) {
 	// Cut anywhere, the filtered stream still closes as valid JSON.
 	doc := res("cut")
 	for cut := 0; cut <= len(doc); cut++ {
-		tr := newTracker([]string{"jsonrpc"}, nil)
-		tr.legacy = true
+		tr := jsonline.NewTracker([]string{"jsonrpc"}, nil)
+		tr.ForLegacy() // replace is nil already
 		var b bytes.Buffer
-		if err := tr.feed([]byte(doc[:cut]), func(x []byte) { b.Write(x) }); err != nil {
+		if err := tr.Feed([]byte(doc[:cut]), func(x []byte) { b.Write(x) }); err != nil {
 			t.Fatalf("cut at %d: %v", cut, err)
 		}
-		msg := `{"jsonrpc":"2.0","result":` + b.String() + string(tr.closer()) + `,"id":"v"}`
+		msg := `{"jsonrpc":"2.0","result":` + b.String() + string(tr.Closer()) + `,"id":"v"}`
 		if !json.Valid([]byte(msg)) || strings.Contains(msg, "resultType") || strings.Contains(msg, "serverInfo") {
 			t.Fatalf("cut at %d: %s", cut, msg)
 		}

@@ -1,4 +1,4 @@
-package proxy
+package jsonline
 
 import (
 	"errors"
@@ -14,9 +14,27 @@ import (
 // does not get, and which make a streamed result one the proxy must cut;
 // and closer, which ends a line cut short as valid JSON.
 
+// RefuseInput makes the tracker cut a result that asks for client input
+// (a 2026-07-28 server's input_required, which a streamed line cannot have
+// checked or bridged).
+func (t *Tracker) RefuseInput() { t.checkInput = true }
+
+// ForLegacy filters what a legacy client must not get from a 2026-07-28
+// server, and keeps the server's serverInfo (a legacy client gets its own
+// era's fields only).
+func (t *Tracker) ForLegacy() { t.legacy, t.replace = true, nil }
+
+// TypeInserted tells the tracker, fed the result's '{' alone, that the
+// caller wrote "resultType":"complete", after it: a member name comes next
+// and a resultType of the server's is a duplicate.
+func (t *Tracker) TypeInserted() { t.st, t.typeIns = tKey, true }
+
+// Ended reports whether the message object ended (its '}' not emitted).
+func (t *Tracker) Ended() bool { return t.done }
+
 // keyBytes collects the bytes b of a member name; at is where b starts in
 // the chunk being fed.
-func (t *tracker) keyBytes(b []byte, at int) {
+func (t *Tracker) keyBytes(b []byte, at int) {
 	if !(t.isKey || t.typeVal) || t.keyLong || t.plain || len(t.stack) > 3 {
 		return
 	}
@@ -34,7 +52,7 @@ func (t *tracker) keyBytes(b []byte, at int) {
 
 // filtered reports whether the object being read has its members held
 // and filtered.
-func (t *tracker) filtered() bool {
+func (t *Tracker) filtered() bool {
 	if len(t.stack) == 1 && !t.plain {
 		// The message's own members after the result: held until the
 		// response rule accepts them, so a refused one never reaches the
@@ -49,7 +67,7 @@ func (t *tracker) filtered() bool {
 }
 
 // keep writes a kept member's held name bytes after its separator.
-func (t *tracker) keep(name []byte) {
+func (t *Tracker) keep(name []byte) {
 	d := len(t.stack)
 	if t.kept[d] > 0 {
 		t.emit([]byte{','})
@@ -59,7 +77,7 @@ func (t *tracker) keep(name []byte) {
 }
 
 // dropName reports whether a legacy client must not get the member k here.
-func (t *tracker) dropName(k string) bool {
+func (t *Tracker) dropName(k string) bool {
 	switch len(t.stack) {
 	case 2:
 		return k == "resultType" || k == "ttlMs" || k == "cacheScope"
@@ -70,12 +88,12 @@ func (t *tracker) dropName(k string) bool {
 }
 
 // endString finishes a string whose closing quote is b[i].
-func (t *tracker) endString(i int) error {
+func (t *Tracker) endString(i int) error {
 	if !t.isKey {
 		if t.typeVal {
 			t.typeVal = false
 			if v, err := jsonscan.Unquote(t.key); t.keyLong || err != nil || v != "complete" {
-				return errStreamedInput
+				return ErrStreamedInput
 			}
 		}
 		t.valueEnded(i + 1)
@@ -117,7 +135,7 @@ func (t *tracker) endString(i int) error {
 // the message's members are unique; the result's _meta (and an inserted
 // resultType) appear once; the result's _meta serverInfo appears once and
 // is replaced by the locked value.
-func (t *tracker) checkKey(k string, long bool) error {
+func (t *Tracker) checkKey(k string, long bool) error {
 	switch d := len(t.stack); {
 	case d == 1:
 		if long || t.topKeys[k] {
@@ -138,7 +156,7 @@ func (t *tracker) checkKey(k string, long bool) error {
 		case k == "resultType" && t.checkInput:
 			t.typeNext = true
 		case k == "inputRequests" && t.checkInput:
-			return errStreamedInput
+			return ErrStreamedInput
 		}
 	case d == 3 && t.inMeta:
 		if k == mcpspec.MetaServerInfo {
@@ -153,14 +171,14 @@ func (t *tracker) checkKey(k string, long bool) error {
 }
 
 // valueEnded finishes a scalar value whose last byte is before b[next].
-func (t *tracker) valueEnded(next int) {
+func (t *Tracker) valueEnded(next int) {
 	t.st = tAfter
 	t.metaNext = false
 	t.endReplaced(next)
 }
 
 // close handles the closing bracket b[i].
-func (t *tracker) close(i int) {
+func (t *Tracker) close(i int) {
 	t.stack = t.stack[:len(t.stack)-1]
 	t.st = tAfter
 	if len(t.stack) == 2 {
@@ -177,7 +195,7 @@ func (t *tracker) close(i int) {
 
 // endReplaced ends a replaced value whose last byte is before b[next]:
 // the server's bytes are dropped and the locked value emitted instead.
-func (t *tracker) endReplaced(next int) {
+func (t *Tracker) endReplaced(next int) {
 	if t.supAt == 0 || len(t.stack) != t.supAt {
 		return
 	}
@@ -188,10 +206,10 @@ func (t *tracker) endReplaced(next int) {
 	}
 }
 
-// closer returns the bytes that close everything open, so that the message
+// Closer returns the bytes that close everything open, so that the message
 // object is open and a member can follow (", \"id\":...}"). What a replaced
 // value had been dropped is completed with the locked value.
-func (t *tracker) closer() []byte {
+func (t *Tracker) Closer() []byte {
 	if t.done {
 		return nil
 	}

@@ -1,4 +1,4 @@
-package proxy
+package jsonline
 
 // UTF-8 validation of the non-ASCII runs inside strings, as a shift-based
 // DFA: the next state is one table load (independent of the state, so the

@@ -1,4 +1,4 @@
-package proxy
+package upstream
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcpsum/mcpsum/internal/jsonscan"
 	"github.com/mcpsum/mcpsum/pkg/mcpwire"
+	"github.com/mcpsum/mcpsum/pkg/proxy/internal/jsonline"
 )
 
 // The legacy session of a remote server: the GET stream for the server's
@@ -17,7 +18,7 @@ import (
 // surface check.
 
 // openGet starts the GET stream once a legacy session is initialized.
-func (u *httpUpstream) openGet() {
+func (u *HTTP) openGet() {
 	u.mu.Lock()
 	open := u.sess.id != "" && !u.sess.getOpen
 	u.sess.getOpen = u.sess.getOpen || open
@@ -35,7 +36,7 @@ func (u *httpUpstream) openGet() {
 // server with an event store replays what was missed) when the stream
 // ends, renews an expired session, and stops when the server offers no
 // GET stream (405) or the session ends.
-func (u *httpUpstream) getLoop() {
+func (u *HTTP) getLoop() {
 	for backoff := time.Second; u.ctx.Err() == nil; {
 		u.mu.Lock()
 		sid, last := u.sess.id, u.sess.lastEvent
@@ -81,11 +82,11 @@ func (u *httpUpstream) getLoop() {
 // renew replaces an expired legacy session (the server answered 404 to a
 // request of session expired): initialize is replayed (its answer goes to
 // the proxy, not to the client), notifications/initialized follows, and
-// the proxy checks the surface of the new session (hooks.renewed): a
+// the proxy checks the surface of the new session (Hooks.Renewed): a
 // server that changed while the session was away is quarantined like any
 // other drift. A call of the client (id, not one of the proxy's own) goes
 // on only once that check passed.
-func (u *httpUpstream) renew(expired string, id []byte) error {
+func (u *HTTP) renew(expired string, id []byte) error {
 	u.renewMu.Lock()
 	u.mu.Lock()
 	if u.sess.id != expired { // renewed meanwhile: its outcome holds
@@ -100,8 +101,8 @@ func (u *httpUpstream) renew(expired string, id []byte) error {
 	res, err := u.reinitialize(initReq)
 	if err != nil {
 		err = fmt.Errorf("remote server %s: the session expired (HTTP 404) and a new one could not be started: %w", u.url, err)
-	} else if u.hooks.renewed != nil {
-		wait, err = u.hooks.renewed(res.Result)
+	} else if u.hooks.Renewed != nil {
+		wait, err = u.hooks.Renewed(res.Result)
 	}
 	u.mu.Lock()
 	u.sess.renewErr, u.sess.wait = err, wait
@@ -110,8 +111,8 @@ func (u *httpUpstream) renew(expired string, id []byte) error {
 	return u.waitRenewed(err, wait, id)
 }
 
-func (u *httpUpstream) waitRenewed(err error, wait func() error, id []byte) error {
-	if err != nil || wait == nil || id == nil || (u.hooks.own != nil && u.hooks.own(id)) {
+func (u *HTTP) waitRenewed(err error, wait func() error, id []byte) error {
+	if err != nil || wait == nil || id == nil || (u.hooks.Own != nil && u.hooks.Own(id)) {
 		return err
 	}
 	return wait()
@@ -119,7 +120,7 @@ func (u *httpUpstream) waitRenewed(err error, wait func() error, id []byte) erro
 
 // reinitialize replays initialize and sends notifications/initialized on
 // the new session.
-func (u *httpUpstream) reinitialize(initReq []byte) (*mcpwire.Message, error) {
+func (u *HTTP) reinitialize(initReq []byte) (*mcpwire.Message, error) {
 	if initReq == nil {
 		return nil, errors.New("it expired before it was initialized")
 	}
@@ -148,7 +149,7 @@ func (u *httpUpstream) reinitialize(initReq []byte) (*mcpwire.Message, error) {
 	u.mu.Lock()
 	u.sess.id, u.sess.version = sid, v
 	u.mu.Unlock()
-	note := requestLine(nil, "notifications/initialized", nil)
+	note := jsonline.RequestLine(nil, "notifications/initialized", nil)
 	nm, _ := mcpwire.Decode(note)
 	r2, _, err := u.post(u.ctx, note, nm)
 	if err != nil {
@@ -163,7 +164,7 @@ func (u *httpUpstream) reinitialize(initReq []byte) (*mcpwire.Message, error) {
 
 // initAnswer reads the answer to a replayed initialize (JSON, or the
 // answer's event of an SSE stream; small, read whole).
-func (u *httpUpstream) initAnswer(resp *http.Response, m *mcpwire.Message) (*mcpwire.Message, error) {
+func (u *HTTP) initAnswer(resp *http.Response, m *mcpwire.Message) (*mcpwire.Message, error) {
 	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	if ct != "text/event-stream" {
 		body, err := readAtMost(resp.Body, smallEvent)

@@ -1,4 +1,4 @@
-package proxy
+package jsonline
 
 import (
 	"bytes"
@@ -57,15 +57,15 @@ func FuzzTracker(f *testing.F) {
 	f.Fuzz(func(t *testing.T, rest []byte, chunk uint8) {
 		line := append([]byte(head), rest...)
 		want := responseOK(line)
-		if _, _, err := checkServerLine(line); (err == nil) != want {
+		if _, _, err := CheckServerLine(line); (err == nil) != want {
 			t.Errorf("short path on %q: %v, oracle %v", line, err, want)
 		}
-		tr := newTracker([]string{"jsonrpc", "id"}, nil)
+		tr := NewTracker([]string{"jsonrpc", "id"}, nil)
 		n := int(chunk)%64 + 1
 		var out bytes.Buffer
 		var err error
 		for i := 0; i < len(rest) && err == nil; i += n {
-			err = tr.feed(rest[i:min(len(rest), i+n)], func(b []byte) { out.Write(b) })
+			err = tr.Feed(rest[i:min(len(rest), i+n)], func(b []byte) { out.Write(b) })
 		}
 		if ok := err == nil && tr.done; ok != want {
 			t.Fatalf("tracker (chunks of %d) on %q: %v done=%v, oracle %v", n, line, err, tr.done, want)

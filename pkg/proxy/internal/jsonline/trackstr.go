@@ -1,4 +1,4 @@
-package proxy
+package jsonline
 
 import (
 	"encoding/binary"
@@ -169,7 +169,7 @@ func escapeLen(b []byte, j int) int {
 
 // runeTail takes the byte c that continues a UTF-8 sequence split across
 // chunks (the tracker's part). done reports the sequence complete.
-func (t *tracker) runeTail(c byte) (done bool, err error) {
+func (t *Tracker) runeTail(c byte) (done bool, err error) {
 	t.part = append(t.part, c)
 	if !utf8.FullRune(t.part) {
 		return false, nil

@@ -1,4 +1,4 @@
-package proxy
+package upstream
 
 import (
 	"bytes"
@@ -16,9 +16,10 @@ import (
 	"github.com/mcpsum/mcpsum/internal/netrule"
 	"github.com/mcpsum/mcpsum/internal/termtext"
 	"github.com/mcpsum/mcpsum/pkg/mcpwire"
+	"github.com/mcpsum/mcpsum/pkg/proxy/internal/jsonline"
 )
 
-// httpUpstream is a remote server spoken to over Streamable HTTP, in the
+// HTTP is a remote server spoken to over Streamable HTTP, in the
 // locked era. Each message the core writes becomes a POST (a legacy
 // session's Mcp-Session-Id and negotiated MCP-Protocol-Version on it, or a
 // 2026-07-28 request's MCP-Protocol-Version, Mcp-Method, Mcp-Name and
@@ -30,13 +31,13 @@ import (
 // stdio line would be. A long event is not held: its data streams into the
 // pipe as it arrives (mcpwire.SSEStream), so an 8 MiB result costs no more
 // memory than on stdio.
-type httpUpstream struct {
+type HTTP struct {
 	url    string
 	client *http.Client
 	header http.Header // the entry's headers from the environment, and the bearer token (mu)
 	max    int
 	params map[string][]paramBinding // Mcp-Param-* by locked tool name
-	hooks  httpHooks
+	hooks  Hooks
 
 	pr     *io.PipeReader
 	pw     *io.PipeWriter
@@ -57,22 +58,22 @@ type httpUpstream struct {
 	err  error
 }
 
-// httpHooks are what the upstream asks of the proxy.
-type httpHooks struct {
-	// renewed: a legacy session expired and a new one answered initialize
+// Hooks are what the upstream asks of the proxy.
+type Hooks struct {
+	// Renewed: a legacy session expired and a new one answered initialize
 	// with result; the proxy checks the surface again; wait returns nil
 	// once a call of the client may go on (else the session is over).
-	renewed func(result json.RawMessage) (wait func() error, err error)
-	// own reports a request of the proxy's own (it does not wait).
-	own func(id []byte) bool
-	// relistened: a listen stream was opened again after it broke; changes
+	Renewed func(result json.RawMessage) (wait func() error, err error)
+	// Own reports a request of the proxy's own (it does not wait).
+	Own func(id []byte) bool
+	// Relistened: a listen stream was opened again after it broke; changes
 	// in between were not announced, so the surface is checked again.
-	relistened func()
-	// reauth gives a new Authorization value after the server refused the
+	Relistened func()
+	// Reauth gives a new Authorization value after the server refused the
 	// one sent (nil: a refusal ends the session).
-	reauth func(ctx context.Context, refused string) (string, error)
-	// note hears what mcpsum refused on the server's behalf.
-	note func(string)
+	Reauth func(ctx context.Context, refused string) (string, error)
+	// Note hears what mcpsum refused on the server's behalf.
+	Note func(string)
 }
 
 // legacySession is the state of a legacy session (guarded by mu).
@@ -96,14 +97,14 @@ type inflight struct {
 // (and looked at: is it the answer?); longer ones stream into the pipe.
 const smallEvent = 64 << 10
 
-func newHTTPUpstream(spec mcpwire.HTTPSpec, tools []json.RawMessage, hooks httpHooks) (*httpUpstream, error) {
+func NewHTTP(spec mcpwire.HTTPSpec, tools []json.RawMessage, hooks Hooks) (*HTTP, error) {
 	u, err := netrule.ParseServerURL(spec.URL)
 	if err != nil {
 		return nil, fmt.Errorf("remote server URL %s: %w", termtext.Quoted(spec.URL, 200), err)
 	}
 	client := spec.Client
 	if client == nil {
-		client = mcpwire.NewHTTPClient(u, hooks.note)
+		client = mcpwire.NewHTTPClient(u, hooks.Note)
 	}
 	max := spec.MaxMessage
 	if max <= 0 {
@@ -111,16 +112,16 @@ func newHTTPUpstream(spec mcpwire.HTTPSpec, tools []json.RawMessage, hooks httpH
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
-	return &httpUpstream{url: u.String(), client: client, header: spec.Header.Clone(), max: max,
+	return &HTTP{url: u.String(), client: client, header: spec.Header.Clone(), max: max,
 		params: lockedParamHeaders(tools), hooks: hooks, pr: pr, pw: pw, ctx: ctx, cancel: cancel,
 		inflight: map[string]*inflight{}, dead: make(chan struct{})}, nil
 }
 
-func (u *httpUpstream) messages() io.Reader     { return u.pr }
-func (u *httpUpstream) exited() <-chan struct{} { return u.dead }
-func (u *httpUpstream) stderrTail() []string    { return nil }
+func (u *HTTP) Messages() io.Reader     { return u.pr }
+func (u *HTTP) Exited() <-chan struct{} { return u.dead }
+func (u *HTTP) StderrTail() []string    { return nil }
 
-func (u *httpUpstream) exitError() error {
+func (u *HTTP) ExitError() error {
 	select {
 	case <-u.dead:
 		return u.err
@@ -132,7 +133,7 @@ func (u *httpUpstream) exitError() error {
 // fail ends the session with err: the core reads the end of its messages
 // and reports err (a server that cannot be reached looks failed, as a
 // process that died does).
-func (u *httpUpstream) fail(err error) {
+func (u *HTTP) fail(err error) {
 	u.once.Do(func() {
 		u.err = err
 		close(u.dead)
@@ -141,9 +142,9 @@ func (u *httpUpstream) fail(err error) {
 	})
 }
 
-// stop ends the session: DELETE of a legacy session (bounded by grace),
+// Stop ends the session: DELETE of a legacy session (bounded by grace),
 // then every stream is closed and waited for.
-func (u *httpUpstream) stop(grace, _ time.Duration) error {
+func (u *HTTP) Stop(grace, _ time.Duration) error {
 	u.mu.Lock()
 	sid := u.sess.id
 	u.sess.id = "" // one DELETE, however often stop is called
@@ -163,16 +164,16 @@ func (u *httpUpstream) stop(grace, _ time.Duration) error {
 	return nil
 }
 
-// write sends one message: a request's POST runs in the background (its
+// WriteLine sends one message: a request's POST runs in the background (its
 // answer comes through the pipe); a notification or response is accepted
 // before write returns, so the server sees them in the order written.
-func (u *httpUpstream) write(parts ...[]byte) error {
+func (u *HTTP) WriteLine(parts ...[]byte) error {
 	select {
 	case <-u.dead:
 		return u.err
 	default:
 	}
-	msg := concat(parts...)
+	msg := jsonline.Concat(parts...)
 	m, err := mcpwire.Decode(msg)
 	if err != nil {
 		return err
@@ -209,7 +210,7 @@ func (u *httpUpstream) write(parts ...[]byte) error {
 // cancelled aborts the POST of the request a notifications/cancelled names;
 // it reports whether the notification itself goes to the server too (a
 // legacy session, where the server may be working on it elsewhere).
-func (u *httpUpstream) cancelled(m *mcpwire.Message) bool {
+func (u *HTTP) cancelled(m *mcpwire.Message) bool {
 	f, _ := jsonscan.Fields(m.Params, "requestId")
 	u.mu.Lock()
 	defer u.mu.Unlock()
@@ -223,7 +224,7 @@ func (u *httpUpstream) cancelled(m *mcpwire.Message) bool {
 }
 
 // send posts a notification or a response and wants it accepted.
-func (u *httpUpstream) send(msg []byte, m *mcpwire.Message) error {
+func (u *HTTP) send(msg []byte, m *mcpwire.Message) error {
 	ctx, cancel := context.WithTimeout(u.ctx, 30*time.Second)
 	defer cancel()
 	renewed, reauthed := false, false
@@ -258,7 +259,7 @@ func (u *httpUpstream) send(msg []byte, m *mcpwire.Message) error {
 }
 
 // post sends msg with the session's headers; sid is the session it went to.
-func (u *httpUpstream) post(ctx context.Context, msg []byte, m *mcpwire.Message) (*http.Response, string, error) {
+func (u *HTTP) post(ctx context.Context, msg []byte, m *mcpwire.Message) (*http.Response, string, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u.url, bytes.NewReader(msg))
 	if err != nil {
 		return nil, "", fmt.Errorf("remote server %s: %w", u.url, err)
@@ -289,7 +290,7 @@ func (u *httpUpstream) post(ctx context.Context, msg []byte, m *mcpwire.Message)
 }
 
 // setHeaders puts the entry's headers and a legacy session's on h.
-func (u *httpUpstream) setHeaders(h http.Header, sid string) {
+func (u *HTTP) setHeaders(h http.Header, sid string) {
 	u.mu.Lock()
 	for k, vs := range u.header {
 		h[k] = vs
@@ -307,7 +308,7 @@ func (u *httpUpstream) setHeaders(h http.Header, sid string) {
 // deliver writes one small message into the pipe as one line.
 // msg is the caller's: its line end is appended in place, so the reader
 // gets the line in one hand-over.
-func (u *httpUpstream) deliver(msg []byte) error {
+func (u *HTTP) deliver(msg []byte) error {
 	msg = append(msg, '\n')
 	u.pipeMu.Lock()
 	defer u.pipeMu.Unlock()
@@ -317,8 +318,8 @@ func (u *httpUpstream) deliver(msg []byte) error {
 
 // answerError answers request id with a JSON-RPC error of the proxy's own
 // (the core drops it when the real answer came first).
-func (u *httpUpstream) answerError(id []byte, format string, a ...any) {
-	msg := errorLine(id, &rpcError{Code: -32603, Message: "mcpsum: remote server " + u.url + ": " + fmt.Sprintf(format, a...)})
+func (u *HTTP) answerError(id []byte, format string, a ...any) {
+	msg := jsonline.ErrorLine(id, &jsonline.Error{Code: -32603, Message: "mcpsum: remote server " + u.url + ": " + fmt.Sprintf(format, a...)})
 	u.deliver(msg)
 }
 
@@ -335,8 +336,8 @@ func describeMsg(m *mcpwire.Message) string {
 // reauthorize replaces the Authorization header after the server refused
 // sent (the value a request carried); false when it cannot (no sign-in to
 // refresh, or refreshing failed: the session then ends with the 401).
-func (u *httpUpstream) reauthorize(ctx context.Context, sent string) bool {
-	if u.hooks.reauth == nil {
+func (u *HTTP) reauthorize(ctx context.Context, sent string) bool {
+	if u.hooks.Reauth == nil {
 		return false
 	}
 	u.authMu.Lock()
@@ -347,10 +348,10 @@ func (u *httpUpstream) reauthorize(ctx context.Context, sent string) bool {
 	if now != sent { // another request refreshed it meanwhile
 		return true
 	}
-	v, err := u.hooks.reauth(ctx, sent)
+	v, err := u.hooks.Reauth(ctx, sent)
 	if err != nil {
-		if u.hooks.note != nil {
-			u.hooks.note(err.Error())
+		if u.hooks.Note != nil {
+			u.hooks.Note(err.Error())
 		}
 		return false
 	}

@@ -1,4 +1,4 @@
-package proxy
+package upstream
 
 import (
 	"bytes"
@@ -13,6 +13,7 @@ import (
 	"github.com/mcpsum/mcpsum/internal/jsonscan"
 	"github.com/mcpsum/mcpsum/internal/termtext"
 	"github.com/mcpsum/mcpsum/pkg/mcpwire"
+	"github.com/mcpsum/mcpsum/pkg/proxy/internal/jsonline"
 )
 
 // A request's POST and its answer; the legacy GET stream; session renewal.
@@ -23,7 +24,7 @@ import (
 // the proxy then checks the surface (changes meanwhile were not
 // announced). A request whose stream ended without its answer gets an
 // error answer, so the client is not left waiting.
-func (u *httpUpstream) request(ctx context.Context, msg []byte, m *mcpwire.Message) {
+func (u *HTTP) request(ctx context.Context, msg []byte, m *mcpwire.Message) {
 	defer u.forget(m.ID)
 	listen := m.Method == "subscriptions/listen"
 	backoff := 250 * time.Millisecond
@@ -52,7 +53,7 @@ func (u *httpUpstream) request(ctx context.Context, msg []byte, m *mcpwire.Messa
 	}
 }
 
-func (u *httpUpstream) forget(id []byte) {
+func (u *HTTP) forget(id []byte) {
 	u.mu.Lock()
 	delete(u.inflight, string(id))
 	u.mu.Unlock()
@@ -62,7 +63,7 @@ func (u *httpUpstream) forget(id []byte) {
 // and hands its answer to the pipe. answered reports that the answer (or an
 // error answer of the proxy's own) was delivered; err is the end of the
 // whole session (the server cannot be reached, or refused the credentials).
-func (u *httpUpstream) exchange(ctx context.Context, msg []byte, m *mcpwire.Message, reopen bool) (answered bool, err error) {
+func (u *HTTP) exchange(ctx context.Context, msg []byte, m *mcpwire.Message, reopen bool) (answered bool, err error) {
 	resp, sid, err := u.post(ctx, msg, m)
 	if err == nil && resp.StatusCode == http.StatusUnauthorized && u.reauthorize(ctx, resp.Request.Header.Get("Authorization")) {
 		drainBody(resp.Body)
@@ -94,8 +95,8 @@ func (u *httpUpstream) exchange(ctx context.Context, msg []byte, m *mcpwire.Mess
 		u.answerError(m.ID, "HTTP %d to %s: %s", resp.StatusCode, describeMsg(m), termtext.Quoted(string(body), 200))
 		return true, nil
 	case ct == "text/event-stream":
-		if reopen && u.hooks.relistened != nil {
-			go u.hooks.relistened()
+		if reopen && u.hooks.Relistened != nil {
+			go u.hooks.Relistened()
 		}
 		return u.events(ctx, resp, m)
 	case ct == "application/json" && resp.StatusCode == http.StatusOK:
@@ -118,7 +119,7 @@ func oneLine(b []byte) []byte {
 
 // copyBody hands a JSON body to the pipe as one message: whole when it is
 // small, else streamed as it arrives (bounded by the message limit).
-func (u *httpUpstream) copyBody(resp *http.Response, m *mcpwire.Message) error {
+func (u *HTTP) copyBody(resp *http.Response, m *mcpwire.Message) error {
 	head, err := readAtMost(resp.Body, smallEvent+1)
 	if err != nil {
 		u.answerError(m.ID, "reading the answer to %s: %v", describeMsg(m), err)
@@ -144,7 +145,7 @@ func (u *httpUpstream) copyBody(resp *http.Response, m *mcpwire.Message) error {
 		k, rerr := resp.Body.Read(buf)
 		chunk = buf[:k]
 		if rerr == io.EOF && k == 0 {
-			u.pw.Write(newline)
+			u.pw.Write(jsonline.Newline)
 			return nil
 		}
 		if rerr != nil && rerr != io.EOF {
@@ -161,7 +162,7 @@ func (u *httpUpstream) copyBody(resp *http.Response, m *mcpwire.Message) error {
 // m came (nil m: the GET stream, until it ends). An event too long to look
 // at streams into the pipe; answered is then assumed when the stream ends
 // cleanly (servers close it after the answer).
-func (u *httpUpstream) events(ctx context.Context, resp *http.Response, m *mcpwire.Message) (answered bool, err error) {
+func (u *HTTP) events(ctx context.Context, resp *http.Response, m *mcpwire.Message) (answered bool, err error) {
 	s := mcpwire.NewSSEStream(resp.Body, u.max, smallEvent, '\t')
 	defer s.Release()
 	long := false
@@ -177,7 +178,7 @@ func (u *httpUpstream) events(ctx context.Context, resp *http.Response, m *mcpwi
 		})
 		if held {
 			if err == nil {
-				_, err = u.pw.Write(newline)
+				_, err = u.pw.Write(jsonline.Newline)
 			} else {
 				u.pw.CloseWithError(fmt.Errorf("remote server %s: SSE answer to %s: %w", u.url, describeMsg(m), err))
 			}
@@ -216,7 +217,7 @@ func (u *httpUpstream) events(ctx context.Context, resp *http.Response, m *mcpwi
 
 // initialized records the session a legacy server assigned in its answer
 // to initialize, and the version it negotiated.
-func (u *httpUpstream) initialized(resp *http.Response, res *mcpwire.Message) {
+func (u *HTTP) initialized(resp *http.Response, res *mcpwire.Message) {
 	if res.Result == nil {
 		return
 	}
