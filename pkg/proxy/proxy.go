@@ -103,7 +103,7 @@ type lifecycle struct {
 	// when the session began (health.go).
 	handshook   chan struct{}
 	born        time.Time
-	healthWG    sync.WaitGroup
+	answering   answering     // the startupHealth calls running (health.go)
 	clientKnown chan struct{} // closed once the client's first request gave its clientInfo (health.go)
 	// checksStarted and checksDone count the surface checks (p.mu): a
 	// renewed remote session's calls wait for a check that began after it.
