@@ -114,7 +114,7 @@ func (p *Proxy) cancelFromClient(line []byte, rid span) {
 		p.mu.Unlock()
 		return
 	}
-	u, c := p.ids.dropClient(key)
+	u, c := p.ids.DropClient(key)
 	up := p.up
 	p.mu.Unlock()
 	if c == nil || up == nil {
@@ -129,7 +129,7 @@ func (p *Proxy) cancelFromClient(line []byte, rid span) {
 func (p *Proxy) clientResponse(line []byte, env envelope, id []byte) {
 	d, ok := parseID(id)
 	p.mu.Lock()
-	r := p.ids.takeDown(d)
+	r := p.ids.TakeDown(d)
 	up := p.up
 	startup := p.gate.startup.asks[d]
 	p.mu.Unlock()

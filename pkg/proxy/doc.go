@@ -8,9 +8,9 @@
 // holds calls while a surface check runs (gate.go, check.go) and what the
 // client said of itself (clientmsg.go). The parts each own their state under
 // a lock of their own and are handed the id map and a writer, not the
-// Proxy: the id map (idMap, ids.go: every id allocated on either side, the
-// calls in flight, capped at mcpspec.MaxCallsInFlight), the era bridge
-// (mrtrState, mrtrstate.go; mrtr.go, bridge.go, elicitmark.go), roots
+// Proxy: the id map (idMap, package internal/idmap: every id allocated on
+// either side, the calls in flight, capped at mcpspec.MaxCallsInFlight),
+// the era bridge (mrtrState, mrtrstate.go; mrtr.go, bridge.go, elicitmark.go), roots
 // (rootsHold, roots.go), subscriptions (subscriptions, subscribe.go), tasks
 // (taskTable, tasktable.go) and the calls waiting for a hook's verdict
 // (hookWaits, hookwaits.go; the hooks seam is hooks.go). The upstream seam
@@ -21,10 +21,11 @@
 //
 // Lock order (the one place it is written): Proxy.mu, then a part's lock
 // (hookWaits, mrtrState, rootsHold, subscriptions, taskTable: never two of
-// them at once), then idMap.mu, then a lineWriter's lock. A part never
-// calls back into the core while it holds its lock (rootsHold and taskTable
-// reach the upstream through Proxy.upWriter only after releasing theirs),
-// and idMap calls out to nothing.
+// them at once), then the id map's lock (internal/idmap), then a
+// lineWriter's lock. A part never calls back into the core while it holds
+// its lock (rootsHold and taskTable reach the upstream through Proxy.upWriter only after releasing theirs),
+// and the id map calls out to nothing but the predicates it is handed. The
+// parts in internal/ import nothing of pkg/proxy (internal/layering checks).
 //
 // Goroutines: one reads the client, one reads the server, one supervises the
 // server (start, handshake, checks). Each direction writes straight to the

@@ -8,6 +8,7 @@ import (
 	"github.com/mcpsum/mcpsum/internal/mcpspec"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 	"github.com/mcpsum/mcpsum/pkg/pin"
+	"github.com/mcpsum/mcpsum/pkg/proxy/internal/idmap"
 )
 
 // submit forwards a client request once the gate is open: at once when it
@@ -44,7 +45,7 @@ func (p *Proxy) submit(r *request) {
 // register records a forwarded request and returns its upstream id; false
 // when mcpspec.MaxCallsInFlight calls are in flight already (p.mu held).
 func (p *Proxy) register(r *request) (int64, bool) {
-	c := &call{clientID: r.id, method: r.method, logLevel: r.logLevel, modern: r.modern, info: r.info, task: r.task}
+	c := &call{Call: idmap.Call{ClientID: r.id, LogLevel: r.logLevel}, method: r.method, modern: r.modern, info: r.info, task: r.task}
 	if r.resultInfo != nil {
 		c.info = *r.resultInfo
 	}
@@ -55,7 +56,7 @@ func (p *Proxy) register(r *request) (int64, bool) {
 		mf, _, _ := fields(r.line, r.meta, mcpspec.MetaClientCapabilities)
 		c.caps = append([]byte(nil), mf[0].of(r.line)...)
 	}
-	return p.ids.forward(c)
+	return p.ids.Forward(c)
 }
 
 // sendUp sends a registered request to the server; one over the cap on

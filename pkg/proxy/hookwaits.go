@@ -55,7 +55,7 @@ func (w *hookWaits) ask(hc *hookCall, method string, done func(json.RawMessage, 
 		return 0, false
 	}
 	var d int64
-	d = w.ids.ask(&downReq{method: method, hook: func(res json.RawMessage, e *CallError) {
+	d = w.ids.Ask(&downReq{method: method, hook: func(res json.RawMessage, e *CallError) {
 		w.unask(hc, d, false)
 		done(res, e)
 	}})
@@ -72,7 +72,7 @@ func (w *hookWaits) unask(hc *hookCall, d int64, unsent bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if unsent {
-		w.ids.takeDown(d)
+		w.ids.TakeDown(d)
 	}
 	delete(hc.asks, d)
 }
@@ -81,7 +81,7 @@ func (w *hookWaits) unask(hc *hookCall, d int64, unsent bool) {
 func (w *hookWaits) takeAsks(hc *hookCall) []int64 {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	ids, _ := w.ids.takeDowns(keys(hc.asks))
+	ids, _ := w.ids.TakeDowns(keys(hc.asks))
 	hc.asks = nil
 	return ids
 }
@@ -97,7 +97,16 @@ func (w *hookWaits) cancel(key string) ([]int64, []*downReq, bool) {
 	}
 	delete(w.calls, key)
 	hc.cancelled = true
-	ids, reqs := w.ids.takeDowns(keys(hc.asks))
+	ids, reqs := w.ids.TakeDowns(keys(hc.asks))
 	hc.asks = nil
 	return ids, reqs, true
+}
+
+// keys are the keys of a set of ids.
+func keys(set map[int64]bool) []int64 {
+	ks := make([]int64, 0, len(set))
+	for k := range set {
+		ks = append(ks, k)
+	}
+	return ks
 }

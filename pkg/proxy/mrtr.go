@@ -10,6 +10,7 @@ import (
 	"github.com/mcpsum/mcpsum/internal/jsonscan"
 	"github.com/mcpsum/mcpsum/internal/mcpspec"
 	"github.com/mcpsum/mcpsum/internal/termtext"
+	"github.com/mcpsum/mcpsum/pkg/proxy/internal/idmap"
 )
 
 // MRTR bridging: a 2026-07-28 server asks for client input with an
@@ -75,7 +76,7 @@ func (p *Proxy) bridgeResult(c *call, line []byte, env envelope) bool {
 		return false
 	}
 	if c.rounds >= maxRounds {
-		p.replyErr(c.clientID, &rpcError{Code: mcpspec.CodeInternalError, Message: fmt.Sprintf("mcpsum: the server asked for input more than %d times for one call", maxRounds)})
+		p.replyErr(c.ClientID, &rpcError{Code: mcpspec.CodeInternalError, Message: fmt.Sprintf("mcpsum: the server asked for input more than %d times for one call", maxRounds)})
 		return true
 	}
 	b := &bridge{c: c, responses: map[string][]byte{}, waiting: map[int64]bool{}}
@@ -88,7 +89,7 @@ func (p *Proxy) bridgeResult(c *call, line []byte, env envelope) bool {
 		// Every entry is checked before any is sent (checkInputRequests).
 		if msg := checkInputRequests(p.client.caps, line, rf[1]); msg != "" {
 			p.mu.Unlock()
-			p.replyErr(c.clientID, &rpcError{Code: mcpspec.CodeInternalError, Message: msg})
+			p.replyErr(c.ClientID, &rpcError{Code: mcpspec.CodeInternalError, Message: msg})
 			return true
 		}
 		var refusal string
@@ -106,13 +107,13 @@ func (p *Proxy) bridgeResult(c *call, line []byte, env envelope) bool {
 		})
 		if refusal != "" {
 			p.mu.Unlock()
-			p.replyErr(c.clientID, &rpcError{Code: mcpspec.CodeInternalError, Message: "mcpsum: " + refusal})
+			p.replyErr(c.ClientID, &rpcError{Code: mcpspec.CodeInternalError, Message: "mcpsum: " + refusal})
 			return true
 		}
 	}
-	if n := len(asks); n > 0 && p.ids.asksOpen()+n > maxDownPending {
+	if n := len(asks); n > 0 && p.ids.AsksOpen()+n > maxDownPending {
 		p.mu.Unlock()
-		p.replyErr(c.clientID, &rpcError{Code: mcpspec.CodeInternalError, Message: fmt.Sprintf("mcpsum: the server asked for input through %d requests at once; the client may have at most %d from the server unanswered, so the proxy did not forward them and the call fails", n, maxDownPending)})
+		p.replyErr(c.ClientID, &rpcError{Code: mcpspec.CodeInternalError, Message: fmt.Sprintf("mcpsum: the server asked for input through %d requests at once; the client may have at most %d from the server unanswered, so the proxy did not forward them and the call fails", n, maxDownPending)})
 		return true
 	}
 	lines := p.mrtr.collect(b, asks)
@@ -134,7 +135,7 @@ func (p *Proxy) bridgeAnswer(d int64, r *downReq, line []byte, env envelope) {
 		if !p.mrtr.refuse(b, d) {
 			return
 		}
-		p.replyErr(b.c.clientID, &rpcError{Code: mcpspec.CodeInternalError,
+		p.replyErr(b.c.ClientID, &rpcError{Code: mcpspec.CodeInternalError,
 			Message: fmt.Sprintf("mcpsum: the server asked for input (%s) and the client answered with an error: %s", r.method, termtext.TruncateQuote(string(env.errv.of(line)), 300))})
 		return
 	}
@@ -154,15 +155,15 @@ func (p *Proxy) bridgeRetry(b *bridge) {
 			e = p.gate.quarantine.rpc()
 		}
 		p.mu.Unlock()
-		p.replyErr(b.c.clientID, e)
+		p.replyErr(b.c.ClientID, e)
 		return
 	}
-	c := &call{clientID: b.c.clientID, method: b.c.method, req: b.c.req, rounds: b.c.rounds + 1, modern: b.c.modern, info: b.c.info, task: b.c.task}
-	u, ok := p.ids.forward(c)
+	c := &call{Call: idmap.Call{ClientID: b.c.ClientID}, method: b.c.method, req: b.c.req, rounds: b.c.rounds + 1, modern: b.c.modern, info: b.c.info, task: b.c.task}
+	u, ok := p.ids.Forward(c)
 	up := p.up
 	p.mu.Unlock()
 	if !ok {
-		p.replyErr(c.clientID, overCap())
+		p.replyErr(c.ClientID, overCap())
 		return
 	}
 	up.write(p.upstreamParts(c.req, u, extra)...)
@@ -207,7 +208,7 @@ func (p *Proxy) bridgeServerRequest(line []byte, env envelope, id []byte, method
 		params = []byte(`{}`)
 	}
 	p.mu.Lock()
-	best, c := p.ids.lastCall(func(k *call) bool { return k.req != nil && k.req.modern && hasClientCap(k.req, capKey) })
+	best, c := p.ids.LastCall(func(k *call) bool { return k.req != nil && k.req.modern && hasClientCap(k.req, capKey) })
 	if c == nil || len(c.queue) >= maxQueuedInputs {
 		p.mu.Unlock()
 		return false // answered with an error by the caller
@@ -220,7 +221,7 @@ func (p *Proxy) bridgeServerRequest(line []byte, env envelope, id []byte, method
 	}
 	res := p.askClient(best, c, sr)
 	p.mu.Unlock()
-	p.reply(c.clientID, res)
+	p.reply(c.ClientID, res)
 	return true
 }
 
@@ -229,7 +230,7 @@ func (p *Proxy) bridgeServerRequest(line []byte, env envelope, id []byte, method
 func (p *Proxy) askClient(u int64, c *call, sr *serverRequest) []byte {
 	c.upReq = sr
 	token := p.mrtr.token(u)
-	p.ids.unbind(string(c.clientID)) // answered now; the client retries under a new id
+	p.ids.Unbind(string(c.ClientID)) // answered now; the client retries under a new id
 	b := []byte(`{"resultType":"input_required","inputRequests":{`)
 	b = appendJSON(b, sr.key)
 	b = append(b, `:{"method":`...)
@@ -260,7 +261,7 @@ func (p *Proxy) bridgeRetryFromClient(r *request, stateSp, respSp span) bool {
 		p.mu.Unlock()
 		return false
 	}
-	c := p.ids.pending(u)
+	c := p.ids.Pending(u)
 	if c == nil || c.upReq == nil {
 		p.mu.Unlock()
 		p.replyErr(r.id, &rpcError{Code: mcpspec.CodeInternalError, Message: "mcpsum: the call this input belongs to is no longer running"})
@@ -268,9 +269,9 @@ func (p *Proxy) bridgeRetryFromClient(r *request, stateSp, respSp span) bool {
 	}
 	sr := c.upReq
 	c.upReq = nil
-	c.clientID, c.req = r.id, r
-	p.ids.rebind(string(r.id), u, r.logLevel && !c.logLevel)
-	c.logLevel = c.logLevel || r.logLevel
+	c.ClientID, c.req = r.id, r
+	p.ids.Rebind(string(r.id), u, r.logLevel && !c.LogLevel)
+	c.LogLevel = c.LogLevel || r.logLevel
 	var next []byte
 	if len(c.queue) > 0 {
 		nx := c.queue[0]
@@ -279,7 +280,7 @@ func (p *Proxy) bridgeRetryFromClient(r *request, stateSp, respSp span) bool {
 	}
 	parked := c.parked
 	if parked != nil && next == nil {
-		p.ids.drop(u, c)
+		p.ids.Drop(u, c)
 	}
 	up := p.up
 	p.mu.Unlock()

@@ -36,11 +36,11 @@ func (m *mrtrState) collect(b *bridge, asks []inputAsk) [][]byte {
 	defer m.mu.Unlock()
 	var lines [][]byte
 	for _, a := range asks {
-		d := m.ids.ask(&downReq{bridge: b, key: a.key, method: a.method})
+		d := m.ids.Ask(&downReq{bridge: b, key: a.key, method: a.method})
 		b.waiting[d] = true
 		lines = append(lines, requestLine(itoa(d), a.method, a.params))
 	}
-	m.bridges[string(b.c.clientID)] = b
+	m.bridges[string(b.c.ClientID)] = b
 	return lines
 }
 
@@ -68,8 +68,8 @@ func (m *mrtrState) refuse(b *bridge, d int64) bool {
 		return false
 	}
 	b.done = true
-	delete(m.bridges, string(b.c.clientID))
-	m.ids.takeDowns(keys(b.waiting))
+	delete(m.bridges, string(b.c.ClientID))
+	m.ids.TakeDowns(keys(b.waiting))
 	return true
 }
 
@@ -79,7 +79,7 @@ func (m *mrtrState) retryParams(b *bridge) []byte {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	b.done = true
-	delete(m.bridges, string(b.c.clientID))
+	delete(m.bridges, string(b.c.ClientID))
 	extra := []byte(`"inputResponses":{`)
 	i := 0
 	for k, v := range b.responses {
@@ -110,7 +110,7 @@ func (m *mrtrState) cancel(key string) ([]int64, bool) {
 	b.done = true
 	delete(m.bridges, key)
 	ds := keys(b.waiting)
-	m.ids.takeDowns(ds)
+	m.ids.TakeDowns(ds)
 	return ds, true
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 	"github.com/mcpsum/mcpsum/pkg/mcpwire"
 	"github.com/mcpsum/mcpsum/pkg/pin"
+	"github.com/mcpsum/mcpsum/pkg/proxy/internal/idmap"
 )
 
 // Options configure Run.
@@ -91,6 +92,12 @@ type Proxy struct {
 	roots  *rootsHold
 	tasks  *taskTable
 }
+
+// idMap is the id map (internal/idmap) over the proxy's records of calls
+// and of requests to the client.
+type idMap = idmap.Map[*call, *downReq]
+
+func newIDMap() *idMap { return idmap.New[*call, *downReq]() }
 
 // lifecycle are the session's events (channels closed once, and recheck,
 // which a list_changed fills) and the health checks' clock.
@@ -239,7 +246,7 @@ func (p *Proxy) failWaiting(e *rpcError) {
 		ids = append(ids, r.id)
 	}
 	p.gate.held = nil
-	forwarded, asks := p.ids.failAll(e)
+	forwarded, asks := p.ids.FailAll(e, func(r *downReq) bool { return r.hook != nil })
 	ids = append(ids, forwarded...)
 	p.cond.Broadcast()
 	p.mu.Unlock()

@@ -118,7 +118,7 @@ func (p *Proxy) serverRequestAt(line []byte, env envelope, id []byte, method str
 		}
 	}
 	p.mu.Lock()
-	if p.client.legacy && p.ids.asksOpen() >= maxDownPending {
+	if p.client.legacy && p.ids.AsksOpen() >= maxDownPending {
 		p.mu.Unlock()
 		p.up.write(errorLine(id, &rpcError{Code: mcpspec.CodeInternalError,
 			Message: fmt.Sprintf("mcpsum: \"%s\" not forwarded: the client has %d requests from the server unanswered", termtext.TruncateQuote(method, 80), maxDownPending)}))
@@ -130,7 +130,7 @@ func (p *Proxy) serverRequestAt(line []byte, env envelope, id []byte, method str
 			p.refuseUndeclared(id, method, need)
 			return
 		}
-		d := p.ids.ask(&downReq{upID: append([]byte(nil), id...), method: method})
+		d := p.ids.Ask(&downReq{upID: append([]byte(nil), id...), method: method})
 		if startup || p.isStartupAsk() {
 			p.startupAsk(d)
 		}
@@ -174,7 +174,7 @@ func (p *Proxy) serverNotification(line []byte, env envelope, method string) {
 		}
 	case "notifications/message":
 		p.mu.Lock()
-		drop := !p.client.legacy && p.srv.upEra == mcpspec.EraLegacy && p.ids.logWanters() == 0
+		drop := !p.client.legacy && p.srv.upEra == mcpspec.EraLegacy && p.ids.LogWanters() == 0
 		p.mu.Unlock()
 		if drop {
 			return // a 2026-07-28 client gets log messages only for requests that asked
@@ -192,7 +192,7 @@ func (p *Proxy) serverCancelled(line []byte, env envelope) {
 		return
 	}
 	p.mu.Lock()
-	d := p.ids.takeDownFor(rid)
+	d := p.ids.TakeDownWhere(func(r *downReq) bool { return r.upID != nil && string(r.upID) == string(rid) })
 	p.mu.Unlock()
 	if d < 0 {
 		return

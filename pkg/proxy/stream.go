@@ -164,14 +164,14 @@ func (p *Proxy) takeForStream(id []byte) (c *call, drop bool) {
 	u, ok := parseID(id)
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	c = p.ids.pending(u)
+	c = p.ids.Pending(u)
 	switch {
 	case !ok || c == nil:
 		return nil, true
-	case c.own != nil || c.upReq != nil:
+	case c.Own != nil || c.upReq != nil:
 		return nil, false
 	}
-	p.ids.takeForStream(u, c) // answered once streamResult has written it (finish waits)
+	p.ids.TakeForStream(u, c) // answered once streamResult has written it (finish waits)
 	return c, false
 }
 
@@ -190,7 +190,7 @@ func (p *Proxy) takeForStream(id []byte) (c *call, drop bool) {
 // the writer's queue (bounded) and follow the line.
 func (p *Proxy) streamResult(s *streamReader, pre prefix, c *call) error {
 	defer func() {
-		p.ids.streamed()
+		p.ids.Streamed()
 	}()
 	head := s.buf[:s.end]
 	env := pre.env
@@ -204,7 +204,7 @@ func (p *Proxy) streamResult(s *streamReader, pre prefix, c *call) error {
 		})
 	}
 	if e := p.opts.Hooks.BeforeResult(c.info, ResultInfo{Streamed: true}); e != nil {
-		p.replyErr(c.clientID, e.rpc())
+		p.replyErr(c.ClientID, e.rpc())
 		return discard()
 	}
 	t := newTracker(pre.keys, p.srv.lock.ServerInfo)
@@ -229,7 +229,7 @@ func (p *Proxy) streamResult(s *streamReader, pre prefix, c *call) error {
 	stall := p.stallTimeout()
 	fail := func(err error) error { // the line cannot be finished
 		if ls.abort(p.voidID) {
-			p.replyErr(c.clientID, &rpcError{Code: mcpspec.CodeInternalError, Message: fmt.Sprintf("mcpsum: the server's response to this call was not forwarded: %v", err)})
+			p.replyErr(c.ClientID, &rpcError{Code: mcpspec.CodeInternalError, Message: fmt.Sprintf("mcpsum: the server's response to this call was not forwarded: %v", err)})
 		}
 		return err
 	}
@@ -248,7 +248,7 @@ func (p *Proxy) streamResult(s *streamReader, pre prefix, c *call) error {
 		err := &StallError{Server: p.opts.Name, After: stall}
 		if ls.abort(p.voidID) {
 			stalled.Store(true)
-			p.replyErr(c.clientID, &rpcError{Code: mcpspec.CodeInternalError, Message: "mcpsum: " + err.Error()})
+			p.replyErr(c.ClientID, &rpcError{Code: mcpspec.CodeInternalError, Message: "mcpsum: " + err.Error()})
 			p.fail(err)
 		}
 	})
@@ -273,7 +273,7 @@ func (p *Proxy) streamResult(s *streamReader, pre prefix, c *call) error {
 	case stalled.Load():
 		return &StallError{Server: p.opts.Name, After: stall}
 	case err == nil:
-		ls.finish(append(append([]byte(`,"id":`), c.clientID...), '}'))
+		ls.finish(append(append([]byte(`,"id":`), c.ClientID...), '}'))
 		return nil
 	case errors.Is(err, errStreamedInput):
 		// Cut unchecked: the call gets an error, the session goes on.

@@ -7,6 +7,7 @@ import (
 	"github.com/mcpsum/mcpsum/internal/mcpspec"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 	"github.com/mcpsum/mcpsum/pkg/mcpwire"
+	"github.com/mcpsum/mcpsum/pkg/proxy/internal/idmap"
 )
 
 // Resource subscriptions of a 2026-07-28 client (a legacy client's
@@ -162,7 +163,7 @@ func (s *subscriptions) subscribeLines(h *mcpwire.Hello) [][]byte {
 	s.mu.Unlock()
 	var lines [][]byte
 	for _, u := range todo {
-		id := itoa(s.ids.own(&call{own: make(chan ownReply, 1), method: "resources/subscribe"}))
+		id := itoa(s.ids.Own(&call{Call: idmap.Call{Own: make(chan idmap.Reply, 1)}, method: "resources/subscribe"}))
 		if h.Era == lockfile.EraModern {
 			params := mustJSON(map[string]any{"_meta": mcpwire.Meta(h), "notifications": map[string][]string{"resourceSubscriptions": {u}}})
 			lines = append(lines, requestLine(id, "subscriptions/listen", params))
