@@ -13,7 +13,8 @@
 // the era bridge (mrtrState, mrtrstate.go; mrtr.go, bridge.go, elicitmark.go), roots
 // (rootsHold, roots.go), subscriptions (subscriptions, subscribe.go), tasks
 // (taskTable, tasktable.go) and the calls waiting for a hook's verdict
-// (hookWaits, hookwaits.go; the hooks seam is hooks.go). The upstream seam
+// (hookWaits, package internal/hookwait; the hooks seam is hooks.go and
+// hookcall.go). The upstream seam
 // (seam.go): the core talks to an upstream, the locked command on stdio
 // (upstream.go) or a remote server over Streamable HTTP (httpup.go). The
 // served surface is built from the lock entry alone (serve.go).

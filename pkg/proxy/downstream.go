@@ -316,9 +316,9 @@ func (p *Proxy) beforeCall(r *request, name string, forward func(*request)) {
 	params := append([]byte(nil), r.env.params.of(r.line)...)
 	hc := &hookCall{p: p, r: r}
 	key := string(r.id)
-	p.waits.add(key, hc)
+	p.waits.Add(key, &hc.wait)
 	p.opts.Hooks.BeforeCall(r.info, params, hc, once(func(v Verdict) {
-		if p.waits.decided(key, hc) {
+		if p.waits.Decided(key, &hc.wait) {
 			return // the client cancelled it: no answer, nothing forwarded
 		}
 		hc.CancelAsks("the call was decided")

@@ -140,3 +140,12 @@ func (m *mrtrState) redeem(token string) (int64, bool) {
 	delete(m.tokens, token)
 	return u, ok
 }
+
+// keys are the keys of a set of ids.
+func keys(set map[int64]bool) []int64 {
+	ks := make([]int64, 0, len(set))
+	for k := range set {
+		ks = append(ks, k)
+	}
+	return ks
+}

@@ -13,6 +13,7 @@ import (
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 	"github.com/mcpsum/mcpsum/pkg/mcpwire"
 	"github.com/mcpsum/mcpsum/pkg/pin"
+	"github.com/mcpsum/mcpsum/pkg/proxy/internal/hookwait"
 	"github.com/mcpsum/mcpsum/pkg/proxy/internal/idmap"
 )
 
@@ -98,6 +99,11 @@ type Proxy struct {
 type idMap = idmap.Map[*call, *downReq]
 
 func newIDMap() *idMap { return idmap.New[*call, *downReq]() }
+
+// hookWaits are the calls waiting for a hook's verdict (internal/hookwait).
+type hookWaits = hookwait.Waits[*downReq]
+
+func newHookWaits(ids *idMap) *hookWaits { return hookwait.New[*downReq](ids) }
 
 // lifecycle are the session's events (channels closed once, and recheck,
 // which a list_changed fills) and the health checks' clock.
