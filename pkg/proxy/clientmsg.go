@@ -46,7 +46,7 @@ func (p *Proxy) listen(line []byte, env envelope, id []byte) {
 	if uris != nil {
 		ack["resourceSubscriptions"] = uris
 	}
-	p.subs.listen(string(id), uris, ack["resourcesListChanged"] == true)
+	p.subs.Listen(string(id), uris, ack["resourcesListChanged"] == true)
 	defer p.syncSubscriptions()
 	params := appendJSON(nil, ack)
 	b := []byte(`{"notifications":`)
@@ -110,7 +110,7 @@ func (p *Proxy) cancelFromClient(line []byte, rid span) {
 			return
 		}
 	}
-	if p.subs.unlisten(key) {
+	if p.subs.Unlisten(key) {
 		p.mu.Unlock()
 		return
 	}

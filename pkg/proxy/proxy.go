@@ -15,6 +15,7 @@ import (
 	"github.com/mcpsum/mcpsum/pkg/pin"
 	"github.com/mcpsum/mcpsum/pkg/proxy/internal/hookwait"
 	"github.com/mcpsum/mcpsum/pkg/proxy/internal/idmap"
+	"github.com/mcpsum/mcpsum/pkg/proxy/internal/subs"
 )
 
 // Options configure Run.
@@ -86,9 +87,9 @@ type Proxy struct {
 	cond   *sync.Cond // signalled when held shrinks or the state changes
 	client clientSession
 	gate   gate
-	ids    *idMap     // its own lock, taken inside mu
-	waits  *hookWaits // calls waiting for a hook's verdict
-	subs   *subscriptions
+	ids    *idMap      // its own lock, taken inside mu
+	waits  *hookWaits  // calls waiting for a hook's verdict
+	subs   *subs.Table // resource subscriptions (internal/subs)
 	mrtr   *mrtrState
 	roots  *rootsHold
 	tasks  *taskTable
@@ -196,8 +197,8 @@ func newProxy(stdout io.Writer, opts Options) (*Proxy, error) {
 		},
 		gate: gate{seenInfo: map[string]bool{}},
 		ids:  newIDMap(),
+		subs: subs.New(),
 	}
-	p.subs = newSubscriptions(p.ids, p.out)
 	p.waits = newHookWaits(p.ids)
 	p.mrtr = newMRTRState(p.ids)
 	p.roots = newRootsHold(p.out, p.upWriter)
