@@ -30,7 +30,9 @@ var forbidden = map[string][]string{
 // standalone are subpackages that import no pkg/ package at all, their
 // parent's tree included: the parts of the proxy that own state under a
 // lock of their own (pkg/proxy/doc.go) are handed what they need.
-var standalone = []string{"pkg/proxy/internal/hookwait", "pkg/proxy/internal/idmap", "pkg/proxy/internal/subs"}
+var standalone = []string{
+	"pkg/proxy/internal/hookwait", "pkg/proxy/internal/idmap", "pkg/proxy/internal/subs", "pkg/proxy/internal/tasktable",
+}
 
 // onlyFrom are packages that one binary alone may link.
 var onlyFrom = map[string]string{

@@ -12,21 +12,23 @@
 // the id map (internal/idmap: every id allocated on either side, the calls
 // in flight, capped at mcpspec.MaxCallsInFlight), the calls waiting for a
 // hook's verdict (internal/hookwait, handed the id map; the hooks seam is
-// hooks.go and hookcall.go) and the resource subscriptions (internal/subs;
-// the messages are built in subscribe.go). The era bridge (mrtrState,
-// mrtrstate.go; mrtr.go, bridge.go, elicitmark.go), roots (rootsHold,
-// roots.go) and tasks (taskTable, tasktable.go) are handed the id map or
-// the upstream, not the Proxy. The upstream seam (seam.go): the core talks
+// hooks.go and hookcall.go), the resource subscriptions (internal/subs;
+// the messages are built in subscribe.go) and the tasks (taskTable,
+// internal/tasktable, handed the function that refuses a forgotten task's
+// requests; the messages are in tasks.go, task*.go). The era bridge
+// (mrtrState, mrtrstate.go; mrtr.go, bridge.go, elicitmark.go) and roots
+// (rootsHold, roots.go) are handed the id map or the upstream, not the
+// Proxy. The upstream seam (seam.go): the core talks
 // to an upstream, the locked command on stdio (upstream.go) or a remote
 // server over Streamable HTTP (httpup.go). The served surface is built
 // from the lock entry alone (serve.go). docs/proxy.md ("Architecture")
 // says what each part owns.
 //
 // Lock order (the one place it is written): Proxy.mu, then a part's lock
-// (hookwait.Waits, mrtrState, rootsHold, subs.Table, taskTable: never two
-// of them at once), then the id map's lock (idmap.Map), then a
+// (hookwait.Waits, mrtrState, rootsHold, subs.Table, tasktable.Table:
+// never two of them at once), then the id map's lock (idmap.Map), then a
 // lineWriter's lock. A part never calls back into the core while it holds
-// its lock (rootsHold and taskTable reach the upstream through
+// its lock (rootsHold and tasktable.Table reach the upstream through
 // Proxy.upWriter only after releasing theirs), and the id map calls out to
 // nothing but the predicates it is handed.
 //

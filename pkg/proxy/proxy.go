@@ -16,6 +16,7 @@ import (
 	"github.com/mcpsum/mcpsum/pkg/proxy/internal/hookwait"
 	"github.com/mcpsum/mcpsum/pkg/proxy/internal/idmap"
 	"github.com/mcpsum/mcpsum/pkg/proxy/internal/subs"
+	"github.com/mcpsum/mcpsum/pkg/proxy/internal/tasktable"
 )
 
 // Options configure Run.
@@ -92,7 +93,7 @@ type Proxy struct {
 	subs   *subs.Table // resource subscriptions (internal/subs)
 	mrtr   *mrtrState
 	roots  *rootsHold
-	tasks  *taskTable
+	tasks  *taskTable // the tasks (internal/tasktable)
 }
 
 // idMap is the id map (internal/idmap) over the proxy's records of calls
@@ -105,6 +106,9 @@ func newIDMap() *idMap { return idmap.New[*call, *downReq]() }
 type hookWaits = hookwait.Waits[*downReq]
 
 func newHookWaits(ids *idMap) *hookWaits { return hookwait.New[*downReq](ids) }
+
+// taskTable are the session's tasks (internal/tasktable).
+type taskTable = tasktable.Table[CallInfo, *serverRequest, *rpcError]
 
 // lifecycle are the session's events (channels closed once, and recheck,
 // which a list_changed fills) and the health checks' clock.
@@ -202,7 +206,7 @@ func newProxy(stdout io.Writer, opts Options) (*Proxy, error) {
 	p.waits = newHookWaits(p.ids)
 	p.mrtr = newMRTRState(p.ids)
 	p.roots = newRootsHold(p.out, p.upWriter)
-	p.tasks = newTaskTable(p.upWriter)
+	p.tasks = tasktable.New[CallInfo, *serverRequest, *rpcError](maxTasks, maxQueuedInputs, p.refuseTaskRequests)
 	if p.opts.Stderr == nil {
 		p.opts.Stderr = io.Discard
 	}
