@@ -31,7 +31,8 @@ var forbidden = map[string][]string{
 // parent's tree included: the parts of the proxy that own state under a
 // lock of their own (pkg/proxy/doc.go) are handed what they need.
 var standalone = []string{
-	"pkg/proxy/internal/hookwait", "pkg/proxy/internal/idmap", "pkg/proxy/internal/subs", "pkg/proxy/internal/tasktable",
+	"pkg/proxy/internal/hookwait", "pkg/proxy/internal/idmap", "pkg/proxy/internal/mrtrstate",
+	"pkg/proxy/internal/subs", "pkg/proxy/internal/tasktable",
 }
 
 // onlyFrom are packages that one binary alone may link.

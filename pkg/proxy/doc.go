@@ -7,30 +7,34 @@
 // It owns one session. The core (Proxy) owns the two peers, the gate that
 // holds calls while a surface check runs (gate.go, check.go) and what the
 // client said of itself (clientmsg.go). The parts each own their state
-// under a lock of their own. Those that stand alone are packages under
-// internal/, which import nothing of pkg/proxy (internal/layering checks):
-// the id map (internal/idmap: every id allocated on either side, the calls
-// in flight, capped at mcpspec.MaxCallsInFlight), the calls waiting for a
-// hook's verdict (internal/hookwait, handed the id map; the hooks seam is
-// hooks.go and hookcall.go), the resource subscriptions (internal/subs;
-// the messages are built in subscribe.go) and the tasks (taskTable,
-// internal/tasktable, handed the function that refuses a forgotten task's
-// requests; the messages are in tasks.go, task*.go). The era bridge
-// (mrtrState, mrtrstate.go; mrtr.go, bridge.go, elicitmark.go) and roots
-// (rootsHold, roots.go) are handed the id map or the upstream, not the
-// Proxy. The upstream seam (seam.go): the core talks
-// to an upstream, the locked command on stdio (upstream.go) or a remote
-// server over Streamable HTTP (httpup.go). The served surface is built
-// from the lock entry alone (serve.go). docs/proxy.md ("Architecture")
-// says what each part owns.
+// under a lock of their own; all but roots are packages under internal/
+// that import nothing of pkg/proxy (internal/layering checks) and build no
+// message (the proxy does, in the files named):
+//   - the id map (internal/idmap): every id allocated on either side, the
+//     calls in flight, capped at mcpspec.MaxCallsInFlight;
+//   - the calls waiting for a hook's verdict (internal/hookwait, handed the
+//     id map; the hooks seam is hooks.go and hookcall.go);
+//   - the era bridge (internal/mrtrstate, handed the id map; mrtr.go,
+//     bridge.go, elicitmark.go);
+//   - the resource subscriptions (internal/subs; subscribe.go,
+//     listchanged.go);
+//   - the tasks (internal/tasktable, handed the function that refuses a
+//     forgotten task's requests; tasks.go, task*.go);
+//   - roots (rootsHold, roots.go), handed the writer to the client and the
+//     upstream.
+//
+// The upstream seam (seam.go): the core talks to an upstream, the locked
+// command on stdio (upstream.go) or a remote server over Streamable HTTP
+// (httpup.go). The served surface is built from the lock entry alone
+// (serve.go). docs/proxy.md ("Architecture") says what each part owns.
 //
 // Lock order (the one place it is written): Proxy.mu, then a part's lock
-// (hookwait.Waits, mrtrState, rootsHold, subs.Table, tasktable.Table:
-// never two of them at once), then the id map's lock (idmap.Map), then a
-// lineWriter's lock. A part never calls back into the core while it holds
-// its lock (rootsHold and tasktable.Table reach the upstream through
-// Proxy.upWriter only after releasing theirs), and the id map calls out to
-// nothing but the predicates it is handed.
+// (hookwait.Waits, mrtrstate.State, rootsHold, subs.Table,
+// tasktable.Table: never two of them at once), then the id map's lock
+// (idmap.Map), then a lineWriter's lock. A part never calls back into the
+// core while it holds its lock (rootsHold and tasktable.Table reach the
+// upstream through Proxy.upWriter only after releasing theirs), and the id
+// map calls out to nothing but the predicates it is handed.
 //
 // Goroutines: one reads the client, one reads the server, one supervises the
 // server (start, handshake, checks). Each direction writes straight to the

@@ -11,6 +11,7 @@ import (
 	"github.com/mcpsum/mcpsum/internal/mcpspec"
 	"github.com/mcpsum/mcpsum/internal/termtext"
 	"github.com/mcpsum/mcpsum/pkg/proxy/internal/idmap"
+	"github.com/mcpsum/mcpsum/pkg/proxy/internal/mrtrstate"
 )
 
 // MRTR bridging: a 2026-07-28 server asks for client input with an
@@ -50,14 +51,11 @@ type downReq struct {
 }
 
 // bridge collects a legacy client's answers to one input_required result
-// (responses, waiting and done under mrtrState.mu).
-type bridge struct {
-	c         *call
-	state     []byte // requestState (a JSON string) or nil
-	responses map[string][]byte
-	waiting   map[int64]bool
-	done      bool
-}
+// (internal/mrtrstate).
+type bridge = mrtrstate.Bridge[*call]
+
+// mrtrState is the era bridge's state (internal/mrtrstate).
+type mrtrState = mrtrstate.State[*call, *downReq]
 
 // serverRequest is a legacy server's request waiting for a modern client's retry.
 type serverRequest struct {
@@ -79,11 +77,12 @@ func (p *Proxy) bridgeResult(c *call, line []byte, env envelope) bool {
 		p.replyErr(c.ClientID, &rpcError{Code: mcpspec.CodeInternalError, Message: fmt.Sprintf("mcpsum: the server asked for input more than %d times for one call", maxRounds)})
 		return true
 	}
-	b := &bridge{c: c, responses: map[string][]byte{}, waiting: map[int64]bool{}}
+	var state []byte
 	if rf[2].ok() {
-		b.state = append([]byte(nil), rf[2].of(line)...)
+		state = append([]byte(nil), rf[2].of(line)...)
 	}
-	var asks []inputAsk
+	b := mrtrstate.NewBridge(c, c.ClientID, state)
+	var asks []mrtrstate.Ask
 	p.mu.Lock()
 	if rf[1].ok() {
 		// Every entry is checked before any is sent (checkInputRequests).
@@ -102,7 +101,7 @@ func (p *Proxy) bridgeResult(c *call, line []byte, env envelope) bool {
 					return errStop
 				}
 			}
-			asks = append(asks, inputAsk{key, method, params})
+			asks = append(asks, mrtrstate.Ask{Key: key, Method: method, Params: params})
 			return nil
 		})
 		if refusal != "" {
@@ -116,14 +115,14 @@ func (p *Proxy) bridgeResult(c *call, line []byte, env envelope) bool {
 		p.replyErr(c.ClientID, &rpcError{Code: mcpspec.CodeInternalError, Message: fmt.Sprintf("mcpsum: the server asked for input through %d requests at once; the client may have at most %d from the server unanswered, so the proxy did not forward them and the call fails", n, maxDownPending)})
 		return true
 	}
-	lines := p.mrtr.collect(b, asks)
+	ds := p.mrtr.Collect(b, asks, func(a mrtrstate.Ask) *downReq { return &downReq{bridge: b, key: a.Key, method: a.Method} })
 	p.mu.Unlock()
-	if len(lines) == 0 {
+	if len(ds) == 0 {
 		p.bridgeRetry(b)
 		return true
 	}
-	for _, l := range lines {
-		p.out.write(l)
+	for i, d := range ds {
+		p.out.write(requestLine(itoa(d), asks[i].Method, asks[i].Params))
 	}
 	return true
 }
@@ -132,22 +131,42 @@ func (p *Proxy) bridgeResult(c *call, line []byte, env envelope) bool {
 func (p *Proxy) bridgeAnswer(d int64, r *downReq, line []byte, env envelope) {
 	b := r.bridge
 	if env.errv.ok() {
-		if !p.mrtr.refuse(b, d) {
+		if !p.mrtr.Refuse(b, d) {
 			return
 		}
-		p.replyErr(b.c.ClientID, &rpcError{Code: mcpspec.CodeInternalError,
+		p.replyErr(b.Call.ClientID, &rpcError{Code: mcpspec.CodeInternalError,
 			Message: fmt.Sprintf("mcpsum: the server asked for input (%s) and the client answered with an error: %s", r.method, termtext.TruncateQuote(string(env.errv.of(line)), 300))})
 		return
 	}
-	left, ok := p.mrtr.answer(b, d, r.key, env.result.of(line))
+	left, ok := p.mrtr.Answer(b, d, r.key, env.result.of(line))
 	if ok && left == 0 {
 		p.bridgeRetry(b)
 	}
 }
 
+// retryParams are the members a bridged call is retried with:
+// inputResponses, and requestState when the server gave one.
+func retryParams(state []byte, responses map[string][]byte) []byte {
+	extra := []byte(`"inputResponses":{`)
+	i := 0
+	for k, v := range responses {
+		if i > 0 {
+			extra = append(extra, ',')
+		}
+		extra = appendJSON(extra, k)
+		extra = append(append(extra, ':'), v...)
+		i++
+	}
+	extra = append(extra, '}')
+	if state != nil {
+		extra = append(append(extra, `,"requestState":`...), state...)
+	}
+	return extra
+}
+
 // bridgeRetry sends the call again with the collected inputResponses.
 func (p *Proxy) bridgeRetry(b *bridge) {
-	extra := p.mrtr.retryParams(b)
+	extra := retryParams(b.State, p.mrtr.End(b))
 	p.mu.Lock()
 	if p.gate.state != gateOpen && p.gate.state != gateChecking {
 		e := p.failureRPC()
@@ -155,10 +174,10 @@ func (p *Proxy) bridgeRetry(b *bridge) {
 			e = p.gate.quarantine.rpc()
 		}
 		p.mu.Unlock()
-		p.replyErr(b.c.ClientID, e)
+		p.replyErr(b.Call.ClientID, e)
 		return
 	}
-	c := &call{Call: idmap.Call{ClientID: b.c.ClientID}, method: b.c.method, req: b.c.req, rounds: b.c.rounds + 1, modern: b.c.modern, info: b.c.info, task: b.c.task}
+	c := &call{Call: idmap.Call{ClientID: b.Call.ClientID}, method: b.Call.method, req: b.Call.req, rounds: b.Call.rounds + 1, modern: b.Call.modern, info: b.Call.info, task: b.Call.task}
 	u, ok := p.ids.Forward(c)
 	up := p.up
 	p.mu.Unlock()
@@ -184,7 +203,7 @@ func (p *Proxy) cancelBridge(c *call) {
 // cancelCollecting drops a legacy client's call whose input is being
 // collected, telling the client its outstanding requests are void.
 func (p *Proxy) cancelCollecting(key string) bool {
-	ds, ok := p.mrtr.cancel(key)
+	ds, ok := p.mrtr.Cancel(key)
 	if !ok {
 		return false
 	}
@@ -213,7 +232,7 @@ func (p *Proxy) bridgeServerRequest(line []byte, env envelope, id []byte, method
 		p.mu.Unlock()
 		return false // answered with an error by the caller
 	}
-	sr := &serverRequest{upID: append([]byte(nil), id...), params: params, method: method, key: p.mrtr.requestKey()}
+	sr := &serverRequest{upID: append([]byte(nil), id...), params: params, method: method, key: p.mrtr.RequestKey()}
 	if c.upReq != nil {
 		c.queue = append(c.queue, sr)
 		p.mu.Unlock()
@@ -229,7 +248,8 @@ func (p *Proxy) bridgeServerRequest(line []byte, env envelope, id []byte, method
 // input_required result for the client (p.mu held).
 func (p *Proxy) askClient(u int64, c *call, sr *serverRequest) []byte {
 	c.upReq = sr
-	token := p.mrtr.token(u)
+	token := newToken()
+	p.mrtr.Keep(token, u)
 	p.ids.Unbind(string(c.ClientID)) // answered now; the client retries under a new id
 	b := []byte(`{"resultType":"input_required","inputRequests":{`)
 	b = appendJSON(b, sr.key)
@@ -256,7 +276,7 @@ func (p *Proxy) bridgeRetryFromClient(r *request, stateSp, respSp span) bool {
 		return false
 	}
 	p.mu.Lock()
-	u, mine := p.mrtr.redeem(token)
+	u, mine := p.mrtr.Redeem(token)
 	if !mine {
 		p.mu.Unlock()
 		return false

@@ -15,6 +15,7 @@ import (
 	"github.com/mcpsum/mcpsum/pkg/pin"
 	"github.com/mcpsum/mcpsum/pkg/proxy/internal/hookwait"
 	"github.com/mcpsum/mcpsum/pkg/proxy/internal/idmap"
+	"github.com/mcpsum/mcpsum/pkg/proxy/internal/mrtrstate"
 	"github.com/mcpsum/mcpsum/pkg/proxy/internal/subs"
 	"github.com/mcpsum/mcpsum/pkg/proxy/internal/tasktable"
 )
@@ -204,7 +205,7 @@ func newProxy(stdout io.Writer, opts Options) (*Proxy, error) {
 		subs: subs.New(),
 	}
 	p.waits = newHookWaits(p.ids)
-	p.mrtr = newMRTRState(p.ids)
+	p.mrtr = mrtrstate.New[*call, *downReq](p.ids)
 	p.roots = newRootsHold(p.out, p.upWriter)
 	p.tasks = tasktable.New[CallInfo, *serverRequest, *rpcError](maxTasks, maxQueuedInputs, p.refuseTaskRequests)
 	if p.opts.Stderr == nil {

@@ -1,10 +1,6 @@
 package hookwait
 
-import (
-	"maps"
-	"slices"
-	"sync"
-)
+import "sync"
 
 // Call is what the part knows of one call waiting for a verdict; the
 // proxy's record of the call holds it.
@@ -114,6 +110,11 @@ func (w *Waits[D]) Cancel(key string) ([]int64, []D, bool) {
 	return ids, reqs, true
 }
 
+// keys are the keys of a set of ids.
 func keys(set map[int64]bool) []int64 {
-	return slices.Collect(maps.Keys(set))
+	ks := make([]int64, 0, len(set))
+	for k := range set {
+		ks = append(ks, k)
+	}
+	return ks
 }
