@@ -32,7 +32,7 @@ var forbidden = map[string][]string{
 // lock of their own (pkg/proxy/doc.go) are handed what they need.
 var standalone = []string{
 	"pkg/proxy/internal/hookwait", "pkg/proxy/internal/idmap", "pkg/proxy/internal/mrtrstate",
-	"pkg/proxy/internal/subs", "pkg/proxy/internal/tasktable",
+	"pkg/proxy/internal/rootshold", "pkg/proxy/internal/subs", "pkg/proxy/internal/tasktable",
 }
 
 // onlyFrom are packages that one binary alone may link.

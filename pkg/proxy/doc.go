@@ -7,9 +7,9 @@
 // It owns one session. The core (Proxy) owns the two peers, the gate that
 // holds calls while a surface check runs (gate.go, check.go) and what the
 // client said of itself (clientmsg.go). The parts each own their state
-// under a lock of their own; all but roots are packages under internal/
-// that import nothing of pkg/proxy (internal/layering checks) and build no
-// message (the proxy does, in the files named):
+// under a lock of their own, in packages under internal/ that import
+// nothing of pkg/proxy (internal/layering checks) and build no message
+// (the proxy does, in the files named):
 //   - the id map (internal/idmap): every id allocated on either side, the
 //     calls in flight, capped at mcpspec.MaxCallsInFlight;
 //   - the calls waiting for a hook's verdict (internal/hookwait, handed the
@@ -20,8 +20,8 @@
 //     listchanged.go);
 //   - the tasks (internal/tasktable, handed the function that refuses a
 //     forgotten task's requests; tasks.go, task*.go);
-//   - roots (rootsHold, roots.go), handed the writer to the client and the
-//     upstream.
+//   - a legacy server's roots/list held for a 2026-07-28 client's next
+//     call (internal/rootshold; roots.go).
 //
 // The upstream seam (seam.go): the core talks to an upstream, the locked
 // command on stdio (upstream.go) or a remote server over Streamable HTTP
@@ -29,12 +29,12 @@
 // (serve.go). docs/proxy.md ("Architecture") says what each part owns.
 //
 // Lock order (the one place it is written): Proxy.mu, then a part's lock
-// (hookwait.Waits, mrtrstate.State, rootsHold, subs.Table,
+// (hookwait.Waits, mrtrstate.State, rootshold.Hold, subs.Table,
 // tasktable.Table: never two of them at once), then the id map's lock
 // (idmap.Map), then a lineWriter's lock. A part never calls back into the
-// core while it holds its lock (rootsHold and tasktable.Table reach the
-// upstream through Proxy.upWriter only after releasing theirs), and the id
-// map calls out to nothing but the predicates it is handed.
+// core while it holds its lock (tasktable.Table calls the refuse function
+// it is handed, which takes Proxy.mu, only after releasing its own), and
+// the id map calls out to nothing but the predicates it is handed.
 //
 // Goroutines: one reads the client, one reads the server, one supervises the
 // server (start, handshake, checks). Each direction writes straight to the

@@ -109,7 +109,7 @@ func (p *Proxy) forwardHeld() {
 		r := p.gate.held[0]
 		p.gate.held = p.gate.held[1:]
 		p.cond.Broadcast()
-		if r.modern && p.srv.upEra == lockfile.EraLegacy && isCall(r.method) && p.roots.holding() {
+		if r.modern && p.srv.upEra == lockfile.EraLegacy && isCall(r.method) && p.roots.Holding() {
 			// the server asked for roots while this call was held (roots.go)
 			p.mu.Unlock()
 			f, _, _ := fields(r.line, r.env.params, "requestState", "inputResponses")

@@ -16,6 +16,7 @@ import (
 	"github.com/mcpsum/mcpsum/pkg/proxy/internal/hookwait"
 	"github.com/mcpsum/mcpsum/pkg/proxy/internal/idmap"
 	"github.com/mcpsum/mcpsum/pkg/proxy/internal/mrtrstate"
+	"github.com/mcpsum/mcpsum/pkg/proxy/internal/rootshold"
 	"github.com/mcpsum/mcpsum/pkg/proxy/internal/subs"
 	"github.com/mcpsum/mcpsum/pkg/proxy/internal/tasktable"
 )
@@ -93,7 +94,7 @@ type Proxy struct {
 	waits  *hookWaits  // calls waiting for a hook's verdict
 	subs   *subs.Table // resource subscriptions (internal/subs)
 	mrtr   *mrtrState
-	roots  *rootsHold
+	roots  *rootshold.Hold
 	tasks  *taskTable // the tasks (internal/tasktable)
 }
 
@@ -206,7 +207,7 @@ func newProxy(stdout io.Writer, opts Options) (*Proxy, error) {
 	}
 	p.waits = newHookWaits(p.ids)
 	p.mrtr = mrtrstate.New[*call, *downReq](p.ids)
-	p.roots = newRootsHold(p.out, p.upWriter)
+	p.roots = &rootshold.Hold{}
 	p.tasks = tasktable.New[CallInfo, *serverRequest, *rpcError](maxTasks, maxQueuedInputs, p.refuseTaskRequests)
 	if p.opts.Stderr == nil {
 		p.opts.Stderr = io.Discard
