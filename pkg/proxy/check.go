@@ -10,6 +10,7 @@ import (
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 	"github.com/mcpsum/mcpsum/pkg/mcpwire"
 	"github.com/mcpsum/mcpsum/pkg/pin"
+	"github.com/mcpsum/mcpsum/pkg/proxy/internal/idmap"
 	"github.com/mcpsum/mcpsum/pkg/proxy/internal/jsonline"
 	"github.com/mcpsum/mcpsum/pkg/review"
 )
@@ -92,7 +93,7 @@ func (p *Proxy) listenUpstream(h *mcpwire.Hello) {
 		"notifications": map[string]bool{"toolsListChanged": true, "promptsListChanged": true, "resourcesListChanged": true},
 	})
 	p.mu.Lock()
-	u := p.ids.own(&call{own: make(chan ownReply, 1), method: "subscriptions/listen"})
+	u := p.ids.Own(&call{Call: idmap.Call{Own: make(chan idmap.Reply, 1)}, method: "subscriptions/listen"})
 	up := p.up
 	p.mu.Unlock()
 	up.WriteLine(jsonline.RequestLine(itoa(u), "subscriptions/listen", params))

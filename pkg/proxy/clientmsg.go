@@ -47,7 +47,7 @@ func (p *Proxy) listen(line []byte, env jsonline.Envelope, id []byte) {
 	if uris != nil {
 		ack["resourceSubscriptions"] = uris
 	}
-	p.subs.listen(string(id), uris, ack["resourcesListChanged"] == true)
+	p.subs.Listen(string(id), uris, ack["resourcesListChanged"] == true)
 	defer p.syncSubscriptions()
 	params := jsonline.AppendJSON(nil, ack)
 	b := []byte(`{"notifications":`)
@@ -111,11 +111,11 @@ func (p *Proxy) cancelFromClient(line []byte, rid jsonline.Span) {
 			return
 		}
 	}
-	if p.subs.unlisten(key) {
+	if p.subs.Unlisten(key) {
 		p.mu.Unlock()
 		return
 	}
-	u, c := p.ids.dropClient(key)
+	u, c := p.ids.DropClient(key)
 	up := p.up
 	p.mu.Unlock()
 	if c == nil || up == nil {
@@ -130,7 +130,7 @@ func (p *Proxy) cancelFromClient(line []byte, rid jsonline.Span) {
 func (p *Proxy) clientResponse(line []byte, env jsonline.Envelope, id []byte) {
 	d, ok := parseID(id)
 	p.mu.Lock()
-	r := p.ids.takeDown(d)
+	r := p.ids.TakeDown(d)
 	up := p.up
 	startup := p.gate.startup.asks[d]
 	p.mu.Unlock()

@@ -7,17 +7,26 @@
 // It owns one session. The core (Proxy) owns the two peers, the gate that
 // holds calls while a surface check runs (gate.go, check.go) and what the
 // client said of itself (clientmsg.go). The parts each own their state
-// under a lock of their own and are handed the id map and a writer, not the
-// Proxy: the id map (idMap, ids.go: every id allocated on either side, the
-// calls in flight, capped at mcpspec.MaxCallsInFlight), the era bridge
-// (mrtrState, mrtrstate.go; mrtr.go, bridge.go, elicitmark.go), roots
-// (rootsHold, roots.go), subscriptions (subscriptions, subscribe.go), tasks
-// (taskTable, tasktable.go) and the calls waiting for a hook's verdict
-// (hookWaits, hookwaits.go; the hooks seam is hooks.go). The core talks
-// to an upstream (internal/upstream), not to a process: starting it,
-// supervising it and the proxy's own calls to it are upstream.go, the
-// proxy's side of a remote one (its hooks) httpcore.go. The served surface
-// is built from the lock entry alone (serve.go).
+// under a lock of their own, in packages under internal/ that import
+// nothing of pkg/proxy (internal/layering checks) and build no message
+// (the proxy does, in the files named):
+//   - the id map (internal/idmap): every id allocated on either side, the
+//     calls in flight, capped at mcpspec.MaxCallsInFlight;
+//   - the calls waiting for a hook's verdict (internal/hookwait, handed the
+//     id map; the hooks seam is hooks.go and hookcall.go);
+//   - the era bridge (internal/mrtrstate, handed the id map; mrtr.go,
+//     bridge.go, elicitmark.go);
+//   - the resource subscriptions (internal/subs; subscribe.go,
+//     listchanged.go);
+//   - the tasks (internal/tasktable, handed the function that refuses a
+//     forgotten task's requests; tasks.go, task*.go);
+//   - a legacy server's roots/list held for a 2026-07-28 client's next
+//     call (internal/rootshold; roots.go).
+//
+// The core talks to an upstream (internal/upstream), not to a process:
+// starting it, supervising it and the proxy's own calls to it are
+// upstream.go, the proxy's side of a remote one (its hooks) httpcore.go.
+// The served surface is built from the lock entry alone (serve.go).
 // docs/proxy.md ("Architecture") says what each part owns.
 //
 // Below the core, in sub-packages that import nothing of this one (Go
@@ -31,12 +40,13 @@
 // lines. Each has a doc.go with its own locks.
 //
 // Lock order (the one place it is written): Proxy.mu, then a part's lock
-// (hookWaits, mrtrState, rootsHold, subscriptions, taskTable: never two of
-// them at once), then idMap.mu, then a jsonline.Writer's lock. An
-// upstream's locks are its own (internal/upstream, doc.go). A part never
-// calls back into the core while it holds its lock (rootsHold and taskTable
-// reach the upstream through Proxy.upWriter only after releasing theirs),
-// and idMap calls out to nothing.
+// (hookwait.Waits, mrtrstate.State, rootshold.Hold, subs.Table,
+// tasktable.Table: never two of them at once), then the id map's lock
+// (idmap.Map), then a jsonline.Writer's lock. An upstream's locks are its
+// own (internal/upstream, doc.go). A part never calls back into the core
+// while it holds its lock (tasktable.Table calls the refuse function it is
+// handed, which takes Proxy.mu, only after releasing its own), and the id
+// map calls out to nothing but the predicates it is handed.
 //
 // Goroutines: one reads the client, one reads the server, one supervises
 // the server (start, handshake, checks). Each direction writes straight to

@@ -1,7 +1,6 @@
 package proxy
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -9,6 +8,7 @@ import (
 	"github.com/mcpsum/mcpsum/internal/mcpspec"
 	"github.com/mcpsum/mcpsum/internal/termtext"
 	"github.com/mcpsum/mcpsum/pkg/mcpwire"
+	"github.com/mcpsum/mcpsum/pkg/proxy/internal/idmap"
 	"github.com/mcpsum/mcpsum/pkg/proxy/internal/jsonline"
 )
 
@@ -30,25 +30,17 @@ type request struct {
 
 // call is a request sent to the server that awaits its response.
 type call struct {
-	clientID  []byte           // forwarded: the client's id
-	method    string           //
-	own       chan ownReply    // the proxy's own request (handshake, lists)
-	cancelled bool             //
-	logLevel  bool             // counted in logWanted
-	modern    bool             // the client sent it in the 2026-07-28 era
-	req       *request         // kept when the result may need era bridging
-	upReq     *serverRequest   // a legacy server's request waiting for the client's retry
-	queue     []*serverRequest // more of them
-	parked    []byte           // the final response, when it came before the retry
-	rounds    int              // input_required rounds bridged so far
-	info      CallInfo         // what the hooks see
-	caps      []byte           // a 2026-07-28 call's declared client capabilities (its _meta's)
-	task      taskMode         // a tools/call creating a task across eras
-}
-
-type ownReply struct {
-	result json.RawMessage
-	err    error
+	idmap.Call                  // the client's id, or the channel of the proxy's own request
+	method     string           //
+	modern     bool             // the client sent it in the 2026-07-28 era
+	req        *request         // kept when the result may need era bridging
+	upReq      *serverRequest   // a legacy server's request waiting for the client's retry
+	queue      []*serverRequest // more of them
+	parked     []byte           // the final response, when it came before the retry
+	rounds     int              // input_required rounds bridged so far
+	info       CallInfo         // what the hooks see
+	caps       []byte           // a 2026-07-28 call's declared client capabilities (its _meta's)
+	task       taskMode         // a tools/call creating a task across eras
 }
 
 // readClient reads the client until EOF or an error.
@@ -325,9 +317,9 @@ func (p *Proxy) beforeCall(r *request, name string, forward func(*request)) {
 	params := append([]byte(nil), r.env.Params.Of(r.line)...)
 	hc := &hookCall{p: p, r: r}
 	key := string(r.id)
-	p.waits.add(key, hc)
+	p.waits.Add(key, &hc.wait)
 	p.opts.Hooks.BeforeCall(r.info, params, hc, once(func(v Verdict) {
-		if p.waits.decided(key, hc) {
+		if p.waits.Decided(key, &hc.wait) {
 			return // the client cancelled it: no answer, nothing forwarded
 		}
 		hc.CancelAsks("the call was decided")

@@ -24,7 +24,7 @@ func (p *Proxy) finish(ctx context.Context) string {
 	for {
 		p.mu.Lock()
 		st := p.gate.state
-		busy := p.ids.busy() + len(p.gate.held) + p.waits.count()
+		busy := p.ids.Busy() + len(p.gate.held) + p.waits.Count()
 		p.mu.Unlock()
 		switch {
 		case st >= gateQuarantined, p.out.Failed() != nil, p.out.ReaderGone():

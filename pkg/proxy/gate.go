@@ -8,6 +8,7 @@ import (
 	"github.com/mcpsum/mcpsum/internal/mcpspec"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 	"github.com/mcpsum/mcpsum/pkg/pin"
+	"github.com/mcpsum/mcpsum/pkg/proxy/internal/idmap"
 	"github.com/mcpsum/mcpsum/pkg/proxy/internal/jsonline"
 	"github.com/mcpsum/mcpsum/pkg/proxy/internal/upstream"
 )
@@ -46,7 +47,7 @@ func (p *Proxy) submit(r *request) {
 // register records a forwarded request and returns its upstream id; false
 // when mcpspec.MaxCallsInFlight calls are in flight already (p.mu held).
 func (p *Proxy) register(r *request) (int64, bool) {
-	c := &call{clientID: r.id, method: r.method, logLevel: r.logLevel, modern: r.modern, info: r.info, task: r.task}
+	c := &call{Call: idmap.Call{ClientID: r.id, LogLevel: r.logLevel}, method: r.method, modern: r.modern, info: r.info, task: r.task}
 	if r.resultInfo != nil {
 		c.info = *r.resultInfo
 	}
@@ -57,7 +58,7 @@ func (p *Proxy) register(r *request) (int64, bool) {
 		mf, _, _ := jsonline.Fields(r.line, r.meta, mcpspec.MetaClientCapabilities)
 		c.caps = append([]byte(nil), mf[0].Of(r.line)...)
 	}
-	return p.ids.forward(c)
+	return p.ids.Forward(c)
 }
 
 // sendUp sends a registered request to the server; one over the cap on
@@ -110,7 +111,7 @@ func (p *Proxy) forwardHeld() {
 		r := p.gate.held[0]
 		p.gate.held = p.gate.held[1:]
 		p.cond.Broadcast()
-		if r.modern && p.srv.upEra == lockfile.EraLegacy && isCall(r.method) && p.roots.holding() {
+		if r.modern && p.srv.upEra == lockfile.EraLegacy && isCall(r.method) && p.roots.Holding() {
 			// the server asked for roots while this call was held (roots.go)
 			p.mu.Unlock()
 			f, _, _ := jsonline.Fields(r.line, r.env.Params, "requestState", "inputResponses")

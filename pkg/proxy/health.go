@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"encoding/json"
+	"sync"
 	"time"
 
 	"github.com/mcpsum/mcpsum/internal/mcpspec"
@@ -28,8 +29,8 @@ const healthWindow = 2 * time.Second
 // startupHealth waits as above; when the server failed it answers the
 // request id with the reason and returns false.
 func (p *Proxy) startupHealth(id []byte) bool {
-	p.life.healthWG.Add(1) // Run lets this answer out before the proxy ends
-	defer p.life.healthWG.Done()
+	p.life.answering.add() // Run lets this answer out before the proxy ends
+	defer p.life.answering.done()
 	t := time.NewTimer(time.Until(p.life.born.Add(healthWindow)))
 	defer t.Stop()
 	select {
@@ -100,13 +101,50 @@ func (p *Proxy) initializeParams() json.RawMessage {
 // awaitHealthAnswers gives the failure answers of startupHealth a moment to
 // reach the client before the proxy ends.
 func (p *Proxy) awaitHealthAnswers() {
-	done := make(chan struct{})
-	go func() {
-		p.life.healthWG.Wait()
-		close(done)
-	}()
+	p.life.answering.wait(time.Second)
+}
+
+// answering counts the startupHealth calls still running. A WaitGroup
+// would do, but its Add must not run while Wait may be waiting on a zero
+// count, and a client's request may start one at any time.
+type answering struct {
+	mu   sync.Mutex
+	n    int
+	idle chan struct{} // closed when n drops to 0 (made by a wait)
+}
+
+func (a *answering) add() {
+	a.mu.Lock()
+	a.n++
+	a.mu.Unlock()
+}
+
+func (a *answering) done() {
+	a.mu.Lock()
+	a.n--
+	if a.n == 0 && a.idle != nil {
+		close(a.idle)
+		a.idle = nil
+	}
+	a.mu.Unlock()
+}
+
+// wait returns once no startupHealth runs, or after d.
+func (a *answering) wait(d time.Duration) {
+	a.mu.Lock()
+	if a.n == 0 {
+		a.mu.Unlock()
+		return
+	}
+	if a.idle == nil {
+		a.idle = make(chan struct{})
+	}
+	idle := a.idle
+	a.mu.Unlock()
+	t := time.NewTimer(d)
+	defer t.Stop()
 	select {
-	case <-done:
-	case <-time.After(time.Second):
+	case <-idle:
+	case <-t.C:
 	}
 }

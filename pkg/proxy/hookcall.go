@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/mcpsum/mcpsum/pkg/proxy/internal/hookwait"
 	"github.com/mcpsum/mcpsum/pkg/proxy/internal/jsonline"
 )
 
@@ -12,10 +13,9 @@ import (
 // Session the hook sees, so the questions it asks the client belong to the
 // call and are withdrawn with it.
 type hookCall struct {
-	p         *Proxy
-	r         *request
-	cancelled bool           // the client cancelled the call (hookWaits.mu)
-	asks      map[int64]bool // open AskClient requests, by the id sent to the client (hookWaits.mu)
+	p    *Proxy
+	r    *request
+	wait hookwait.Call // cancelled by the client? its open AskClient requests
 }
 
 // AskClient implements Session for one call.
@@ -30,13 +30,18 @@ func (hc *hookCall) AskClient(method string, params json.RawMessage, done func(j
 		p.mu.Unlock()
 		return errors.New("the session is ending")
 	}
-	d, ok := p.waits.ask(hc, method, done)
+	d, ok := p.waits.Ask(&hc.wait, func(unask func()) *downReq {
+		return &downReq{method: method, hook: func(res json.RawMessage, e *CallError) {
+			unask()
+			done(res, e)
+		}}
+	})
 	p.mu.Unlock()
 	if !ok {
 		return errors.New("the call was cancelled")
 	}
 	if err := p.out.WriteLine(jsonline.RequestLine(itoa(d), method, params)); err != nil {
-		p.waits.unask(hc, d, true)
+		p.waits.Unask(&hc.wait, d, true)
 		return err
 	}
 	return nil
@@ -48,7 +53,7 @@ func (hc *hookCall) CancelAsks(reason string) {
 }
 
 // takeAsks removes the call's open questions from the id map.
-func (hc *hookCall) takeAsks() []int64 { return hc.p.waits.takeAsks(hc) }
+func (hc *hookCall) takeAsks() []int64 { return hc.p.waits.TakeAsks(&hc.wait) }
 
 // withdraw tells the client the proxy no longer waits for these requests.
 func (p *Proxy) withdraw(ids []int64, reason string) {
@@ -73,7 +78,7 @@ func (hc *hookCall) ClientHello() (string, json.RawMessage) {
 // hook's verdict: its questions are withdrawn at the client, their done
 // functions get CodeCallCancelled, and the verdict, when it comes, is dropped.
 func (p *Proxy) cancelWaiting(key string) bool {
-	ids, reqs, ok := p.waits.cancel(key)
+	ids, reqs, ok := p.waits.Cancel(key)
 	if !ok {
 		return false
 	}

@@ -74,8 +74,8 @@ func (p *Proxy) sessionRenewed(result json.RawMessage) (wait func() error, err e
 // ownRequest reports whether id is one of the proxy's own requests.
 func (p *Proxy) ownRequest(id []byte) bool {
 	u, ok := parseID(id)
-	c := p.ids.pending(u)
-	return ok && c != nil && c.own != nil
+	c := p.ids.Pending(u)
+	return ok && c != nil && c.Own != nil
 }
 
 // relistened asks for a new surface check (a listen stream reopened:

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcpsum/mcpsum/internal/mcpspec"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
+	"github.com/mcpsum/mcpsum/pkg/proxy/internal/idmap"
 	"github.com/mcpsum/mcpsum/pkg/proxy/internal/jsonline"
 )
 
@@ -29,32 +30,6 @@ func (s *sinkUpstream) ExitError() error              { return nil }
 func (s *sinkUpstream) StderrTail() []string          { return nil }
 func (s *sinkUpstream) Stop(_, _ time.Duration) error { return nil }
 
-// The id map holds at most MaxCallsInFlight of the client's calls; the
-// proxy's own requests are not counted, and an answered call frees a place.
-func TestIDMapCap(t *testing.T) {
-	m := newIDMap()
-	for i := range mcpspec.MaxCallsInFlight {
-		if _, ok := m.forward(&call{clientID: strconv.AppendInt(nil, int64(i), 10), method: "tools/call"}); !ok {
-			t.Fatalf("call %d refused under the cap", i)
-		}
-	}
-	if _, ok := m.forward(&call{clientID: []byte(`"over"`), method: "tools/call"}); ok {
-		t.Fatal("a call over the cap was recorded")
-	}
-	m.own(&call{own: make(chan ownReply, 1), method: "ping"})
-	if u, c := m.dropClient("7"); c == nil {
-		t.Fatal("call 7 not found")
-	} else {
-		m.drop(u, c) // a second drop frees nothing more
-	}
-	if _, ok := m.forward(&call{clientID: []byte(`"next"`), method: "tools/call"}); !ok {
-		t.Fatal("a call was refused after one was answered")
-	}
-	if _, ok := m.forward(&call{clientID: []byte(`"over2"`), method: "tools/call"}); ok {
-		t.Fatal("a second drop of one call freed two places")
-	}
-}
-
 // A call over the cap gets a JSON-RPC error naming the cap at once, and
 // nothing reaches the server.
 func TestCallOverCapGetsError(t *testing.T) {
@@ -63,7 +38,7 @@ func TestCallOverCapGetsError(t *testing.T) {
 	up := &sinkUpstream{}
 	p.up = up
 	for i := range mcpspec.MaxCallsInFlight {
-		p.ids.forward(&call{clientID: strconv.AppendInt(nil, int64(i), 10), method: "tools/call"})
+		p.ids.Forward(&call{Call: idmap.Call{ClientID: strconv.AppendInt(nil, int64(i), 10)}, method: "tools/call"})
 	}
 	line := []byte(`{"jsonrpc":"2.0","id":"over","method":"tools/call","params":{"name":"x"}}`)
 	env, id, err := jsonline.ScanEnvelope(line)

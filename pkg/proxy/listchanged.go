@@ -26,5 +26,5 @@ func (p *Proxy) forwardListChanged() {
 	}
 	legacy := p.client.legacy
 	p.mu.Unlock()
-	p.subs.listChangedTo(legacy)
+	p.listChangedTo(legacy)
 }

@@ -10,7 +10,9 @@ import (
 	"github.com/mcpsum/mcpsum/internal/jsonscan"
 	"github.com/mcpsum/mcpsum/internal/mcpspec"
 	"github.com/mcpsum/mcpsum/internal/termtext"
+	"github.com/mcpsum/mcpsum/pkg/proxy/internal/idmap"
 	"github.com/mcpsum/mcpsum/pkg/proxy/internal/jsonline"
+	"github.com/mcpsum/mcpsum/pkg/proxy/internal/mrtrstate"
 )
 
 // MRTR bridging: a 2026-07-28 server asks for client input with an
@@ -50,14 +52,11 @@ type downReq struct {
 }
 
 // bridge collects a legacy client's answers to one input_required result
-// (responses, waiting and done under mrtrState.mu).
-type bridge struct {
-	c         *call
-	state     []byte // requestState (a JSON string) or nil
-	responses map[string][]byte
-	waiting   map[int64]bool
-	done      bool
-}
+// (internal/mrtrstate).
+type bridge = mrtrstate.Bridge[*call]
+
+// mrtrState is the era bridge's state (internal/mrtrstate).
+type mrtrState = mrtrstate.State[*call, *downReq]
 
 // serverRequest is a legacy server's request waiting for a modern client's retry.
 type serverRequest struct {
@@ -76,20 +75,21 @@ func (p *Proxy) bridgeResult(c *call, line []byte, env jsonline.Envelope) bool {
 		return false
 	}
 	if c.rounds >= maxRounds {
-		p.replyErr(c.clientID, &jsonline.Error{Code: mcpspec.CodeInternalError, Message: fmt.Sprintf("mcpsum: the server asked for input more than %d times for one call", maxRounds)})
+		p.replyErr(c.ClientID, &jsonline.Error{Code: mcpspec.CodeInternalError, Message: fmt.Sprintf("mcpsum: the server asked for input more than %d times for one call", maxRounds)})
 		return true
 	}
-	b := &bridge{c: c, responses: map[string][]byte{}, waiting: map[int64]bool{}}
+	var state []byte
 	if rf[2].OK() {
-		b.state = append([]byte(nil), rf[2].Of(line)...)
+		state = append([]byte(nil), rf[2].Of(line)...)
 	}
-	var asks []inputAsk
+	b := mrtrstate.NewBridge(c, c.ClientID, state)
+	var asks []mrtrstate.Ask
 	p.mu.Lock()
 	if rf[1].OK() {
 		// Every entry is checked before any is sent (checkInputRequests).
 		if msg := checkInputRequests(p.client.caps, line, rf[1]); msg != "" {
 			p.mu.Unlock()
-			p.replyErr(c.clientID, &jsonline.Error{Code: mcpspec.CodeInternalError, Message: msg})
+			p.replyErr(c.ClientID, &jsonline.Error{Code: mcpspec.CodeInternalError, Message: msg})
 			return true
 		}
 		var refusal string
@@ -102,28 +102,28 @@ func (p *Proxy) bridgeResult(c *call, line []byte, env jsonline.Envelope) bool {
 					return errStop
 				}
 			}
-			asks = append(asks, inputAsk{key, method, params})
+			asks = append(asks, mrtrstate.Ask{Key: key, Method: method, Params: params})
 			return nil
 		})
 		if refusal != "" {
 			p.mu.Unlock()
-			p.replyErr(c.clientID, &jsonline.Error{Code: mcpspec.CodeInternalError, Message: "mcpsum: " + refusal})
+			p.replyErr(c.ClientID, &jsonline.Error{Code: mcpspec.CodeInternalError, Message: "mcpsum: " + refusal})
 			return true
 		}
 	}
-	if n := len(asks); n > 0 && p.ids.asksOpen()+n > maxDownPending {
+	if n := len(asks); n > 0 && p.ids.AsksOpen()+n > maxDownPending {
 		p.mu.Unlock()
-		p.replyErr(c.clientID, &jsonline.Error{Code: mcpspec.CodeInternalError, Message: fmt.Sprintf("mcpsum: the server asked for input through %d requests at once; the client may have at most %d from the server unanswered, so the proxy did not forward them and the call fails", n, maxDownPending)})
+		p.replyErr(c.ClientID, &jsonline.Error{Code: mcpspec.CodeInternalError, Message: fmt.Sprintf("mcpsum: the server asked for input through %d requests at once; the client may have at most %d from the server unanswered, so the proxy did not forward them and the call fails", n, maxDownPending)})
 		return true
 	}
-	lines := p.mrtr.collect(b, asks)
+	ds := p.mrtr.Collect(b, asks, func(a mrtrstate.Ask) *downReq { return &downReq{bridge: b, key: a.Key, method: a.Method} })
 	p.mu.Unlock()
-	if len(lines) == 0 {
+	if len(ds) == 0 {
 		p.bridgeRetry(b)
 		return true
 	}
-	for _, l := range lines {
-		p.out.WriteLine(l)
+	for i, d := range ds {
+		p.out.WriteLine(jsonline.RequestLine(itoa(d), asks[i].Method, asks[i].Params))
 	}
 	return true
 }
@@ -132,22 +132,42 @@ func (p *Proxy) bridgeResult(c *call, line []byte, env jsonline.Envelope) bool {
 func (p *Proxy) bridgeAnswer(d int64, r *downReq, line []byte, env jsonline.Envelope) {
 	b := r.bridge
 	if env.Err.OK() {
-		if !p.mrtr.refuse(b, d) {
+		if !p.mrtr.Refuse(b, d) {
 			return
 		}
-		p.replyErr(b.c.clientID, &jsonline.Error{Code: mcpspec.CodeInternalError,
+		p.replyErr(b.Call.ClientID, &jsonline.Error{Code: mcpspec.CodeInternalError,
 			Message: fmt.Sprintf("mcpsum: the server asked for input (%s) and the client answered with an error: %s", r.method, termtext.TruncateQuote(string(env.Err.Of(line)), 300))})
 		return
 	}
-	left, ok := p.mrtr.answer(b, d, r.key, env.Result.Of(line))
+	left, ok := p.mrtr.Answer(b, d, r.key, env.Result.Of(line))
 	if ok && left == 0 {
 		p.bridgeRetry(b)
 	}
 }
 
+// retryParams are the members a bridged call is retried with:
+// inputResponses, and requestState when the server gave one.
+func retryParams(state []byte, responses map[string][]byte) []byte {
+	extra := []byte(`"inputResponses":{`)
+	i := 0
+	for k, v := range responses {
+		if i > 0 {
+			extra = append(extra, ',')
+		}
+		extra = jsonline.AppendJSON(extra, k)
+		extra = append(append(extra, ':'), v...)
+		i++
+	}
+	extra = append(extra, '}')
+	if state != nil {
+		extra = append(append(extra, `,"requestState":`...), state...)
+	}
+	return extra
+}
+
 // bridgeRetry sends the call again with the collected inputResponses.
 func (p *Proxy) bridgeRetry(b *bridge) {
-	extra := p.mrtr.retryParams(b)
+	extra := retryParams(b.State, p.mrtr.End(b))
 	p.mu.Lock()
 	if p.gate.state != gateOpen && p.gate.state != gateChecking {
 		e := p.failureRPC()
@@ -155,15 +175,15 @@ func (p *Proxy) bridgeRetry(b *bridge) {
 			e = p.gate.quarantine.rpc()
 		}
 		p.mu.Unlock()
-		p.replyErr(b.c.clientID, e)
+		p.replyErr(b.Call.ClientID, e)
 		return
 	}
-	c := &call{clientID: b.c.clientID, method: b.c.method, req: b.c.req, rounds: b.c.rounds + 1, modern: b.c.modern, info: b.c.info, task: b.c.task}
-	u, ok := p.ids.forward(c)
+	c := &call{Call: idmap.Call{ClientID: b.Call.ClientID}, method: b.Call.method, req: b.Call.req, rounds: b.Call.rounds + 1, modern: b.Call.modern, info: b.Call.info, task: b.Call.task}
+	u, ok := p.ids.Forward(c)
 	up := p.up
 	p.mu.Unlock()
 	if !ok {
-		p.replyErr(c.clientID, overCap())
+		p.replyErr(c.ClientID, overCap())
 		return
 	}
 	up.WriteLine(p.upstreamParts(c.req, u, extra)...)
@@ -184,7 +204,7 @@ func (p *Proxy) cancelBridge(c *call) {
 // cancelCollecting drops a legacy client's call whose input is being
 // collected, telling the client its outstanding requests are void.
 func (p *Proxy) cancelCollecting(key string) bool {
-	ds, ok := p.mrtr.cancel(key)
+	ds, ok := p.mrtr.Cancel(key)
 	if !ok {
 		return false
 	}
@@ -208,12 +228,12 @@ func (p *Proxy) bridgeServerRequest(line []byte, env jsonline.Envelope, id []byt
 		params = []byte(`{}`)
 	}
 	p.mu.Lock()
-	best, c := p.ids.lastCall(func(k *call) bool { return k.req != nil && k.req.modern && hasClientCap(k.req, capKey) })
+	best, c := p.ids.LastCall(func(k *call) bool { return k.req != nil && k.req.modern && hasClientCap(k.req, capKey) })
 	if c == nil || len(c.queue) >= maxQueuedInputs {
 		p.mu.Unlock()
 		return false // answered with an error by the caller
 	}
-	sr := &serverRequest{upID: append([]byte(nil), id...), params: params, method: method, key: p.mrtr.requestKey()}
+	sr := &serverRequest{upID: append([]byte(nil), id...), params: params, method: method, key: p.mrtr.RequestKey()}
 	if c.upReq != nil {
 		c.queue = append(c.queue, sr)
 		p.mu.Unlock()
@@ -221,7 +241,7 @@ func (p *Proxy) bridgeServerRequest(line []byte, env jsonline.Envelope, id []byt
 	}
 	res := p.askClient(best, c, sr)
 	p.mu.Unlock()
-	p.reply(c.clientID, res)
+	p.reply(c.ClientID, res)
 	return true
 }
 
@@ -229,8 +249,9 @@ func (p *Proxy) bridgeServerRequest(line []byte, env jsonline.Envelope, id []byt
 // input_required result for the client (p.mu held).
 func (p *Proxy) askClient(u int64, c *call, sr *serverRequest) []byte {
 	c.upReq = sr
-	token := p.mrtr.token(u)
-	p.ids.unbind(string(c.clientID)) // answered now; the client retries under a new id
+	token := newToken()
+	p.mrtr.Keep(token, u)
+	p.ids.Unbind(string(c.ClientID)) // answered now; the client retries under a new id
 	b := []byte(`{"resultType":"input_required","inputRequests":{`)
 	b = jsonline.AppendJSON(b, sr.key)
 	b = append(b, `:{"method":`...)
@@ -256,12 +277,12 @@ func (p *Proxy) bridgeRetryFromClient(r *request, stateSp, respSp jsonline.Span)
 		return false
 	}
 	p.mu.Lock()
-	u, mine := p.mrtr.redeem(token)
+	u, mine := p.mrtr.Redeem(token)
 	if !mine {
 		p.mu.Unlock()
 		return false
 	}
-	c := p.ids.pending(u)
+	c := p.ids.Pending(u)
 	if c == nil || c.upReq == nil {
 		p.mu.Unlock()
 		p.replyErr(r.id, &jsonline.Error{Code: mcpspec.CodeInternalError, Message: "mcpsum: the call this input belongs to is no longer running"})
@@ -269,9 +290,9 @@ func (p *Proxy) bridgeRetryFromClient(r *request, stateSp, respSp jsonline.Span)
 	}
 	sr := c.upReq
 	c.upReq = nil
-	c.clientID, c.req = r.id, r
-	p.ids.rebind(string(r.id), u, r.logLevel && !c.logLevel)
-	c.logLevel = c.logLevel || r.logLevel
+	c.ClientID, c.req = r.id, r
+	p.ids.Rebind(string(r.id), u, r.logLevel && !c.LogLevel)
+	c.LogLevel = c.LogLevel || r.logLevel
 	var next []byte
 	if len(c.queue) > 0 {
 		nx := c.queue[0]
@@ -280,7 +301,7 @@ func (p *Proxy) bridgeRetryFromClient(r *request, stateSp, respSp jsonline.Span)
 	}
 	parked := c.parked
 	if parked != nil && next == nil {
-		p.ids.drop(u, c)
+		p.ids.Drop(u, c)
 	}
 	up := p.up
 	p.mu.Unlock()

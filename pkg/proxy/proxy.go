@@ -13,7 +13,13 @@ import (
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 	"github.com/mcpsum/mcpsum/pkg/mcpwire"
 	"github.com/mcpsum/mcpsum/pkg/pin"
+	"github.com/mcpsum/mcpsum/pkg/proxy/internal/hookwait"
+	"github.com/mcpsum/mcpsum/pkg/proxy/internal/idmap"
 	"github.com/mcpsum/mcpsum/pkg/proxy/internal/jsonline"
+	"github.com/mcpsum/mcpsum/pkg/proxy/internal/mrtrstate"
+	"github.com/mcpsum/mcpsum/pkg/proxy/internal/rootshold"
+	"github.com/mcpsum/mcpsum/pkg/proxy/internal/subs"
+	"github.com/mcpsum/mcpsum/pkg/proxy/internal/tasktable"
 	"github.com/mcpsum/mcpsum/pkg/proxy/internal/upstream"
 )
 
@@ -86,13 +92,27 @@ type Proxy struct {
 	cond   *sync.Cond // signalled when held shrinks or the state changes
 	client clientSession
 	gate   gate
-	ids    *idMap     // its own lock, taken inside mu
-	waits  *hookWaits // calls waiting for a hook's verdict
-	subs   *subscriptions
+	ids    *idMap      // its own lock, taken inside mu
+	waits  *hookWaits  // calls waiting for a hook's verdict
+	subs   *subs.Table // resource subscriptions (internal/subs)
 	mrtr   *mrtrState
-	roots  *rootsHold
-	tasks  *taskTable
+	roots  *rootshold.Hold
+	tasks  *taskTable // the tasks (internal/tasktable)
 }
+
+// idMap is the id map (internal/idmap) over the proxy's records of calls
+// and of requests to the client.
+type idMap = idmap.Map[*call, *downReq]
+
+func newIDMap() *idMap { return idmap.New[*call, *downReq]() }
+
+// hookWaits are the calls waiting for a hook's verdict (internal/hookwait).
+type hookWaits = hookwait.Waits[*downReq]
+
+func newHookWaits(ids *idMap) *hookWaits { return hookwait.New[*downReq](ids) }
+
+// taskTable are the session's tasks (internal/tasktable).
+type taskTable = tasktable.Table[CallInfo, *serverRequest, *jsonline.Error]
 
 // lifecycle are the session's events (channels closed once, and recheck,
 // which a list_changed fills) and the health checks' clock.
@@ -105,7 +125,7 @@ type lifecycle struct {
 	// when the session began (health.go).
 	handshook   chan struct{}
 	born        time.Time
-	healthWG    sync.WaitGroup
+	answering   answering     // the startupHealth calls running (health.go)
 	clientKnown chan struct{} // closed once the client's first request gave its clientInfo (health.go)
 	// checksStarted and checksDone count the surface checks (p.mu): a
 	// renewed remote session's calls wait for a check that began after it.
@@ -185,12 +205,12 @@ func newProxy(stdout io.Writer, opts Options) (*Proxy, error) {
 		},
 		gate: gate{seenInfo: map[string]bool{}},
 		ids:  newIDMap(),
+		subs: subs.New(),
 	}
-	p.subs = newSubscriptions(p.ids, p.out)
 	p.waits = newHookWaits(p.ids)
-	p.mrtr = newMRTRState(p.ids)
-	p.roots = newRootsHold(p.out, p.upWriter)
-	p.tasks = newTaskTable(p.upWriter)
+	p.mrtr = mrtrstate.New[*call, *downReq](p.ids)
+	p.roots = &rootshold.Hold{}
+	p.tasks = tasktable.New[CallInfo, *serverRequest, *jsonline.Error](maxTasks, maxQueuedInputs, p.refuseTaskRequests)
 	if p.opts.Stderr == nil {
 		p.opts.Stderr = io.Discard
 	}
@@ -241,7 +261,7 @@ func (p *Proxy) failWaiting(e *jsonline.Error) {
 		ids = append(ids, r.id)
 	}
 	p.gate.held = nil
-	forwarded, asks := p.ids.failAll(e)
+	forwarded, asks := p.ids.FailAll(e, func(r *downReq) bool { return r.hook != nil })
 	ids = append(ids, forwarded...)
 	p.cond.Broadcast()
 	p.mu.Unlock()

@@ -10,36 +10,37 @@ import (
 	"github.com/mcpsum/mcpsum/internal/jsonscan"
 	"github.com/mcpsum/mcpsum/internal/mcpspec"
 	"github.com/mcpsum/mcpsum/pkg/mcpwire"
+	"github.com/mcpsum/mcpsum/pkg/proxy/internal/idmap"
 	"github.com/mcpsum/mcpsum/pkg/proxy/internal/jsonline"
 )
 
 func (p *Proxy) serverResponse(line []byte, env jsonline.Envelope, id []byte) {
 	u, ok := parseID(id)
 	p.mu.Lock()
-	c := p.ids.pending(u)
+	c := p.ids.Pending(u)
 	if ok && c != nil {
-		if c.upReq != nil && c.own == nil {
+		if c.upReq != nil && c.Own == nil {
 			c.parked = append([]byte(nil), line...) // the client has yet to retry; it gets this then
 			p.mu.Unlock()
 			return
 		}
-		p.ids.drop(u, c)
-		c.cancelled = false
+		p.ids.Drop(u, c)
+		c.Cancelled = false
 	}
 	p.mu.Unlock()
 	if !ok || c == nil {
 		return // a late answer to a cancelled request, or not ours
 	}
-	if c.own != nil {
-		r := ownReply{result: append(json.RawMessage(nil), env.Result.Of(line)...)} // line is the read buffer
+	if c.Own != nil {
+		r := idmap.Reply{Result: append(json.RawMessage(nil), env.Result.Of(line)...)} // line is the read buffer
 		if env.Err.OK() {
 			e, perr := mcpwire.ParseError(env.Err.Of(line))
 			if perr != nil {
 				e = &mcpwire.Error{Code: mcpspec.CodeInternalError, Message: "malformed error object: " + perr.Error()}
 			}
-			r = ownReply{err: e}
+			r = idmap.Reply{Err: e}
 		}
-		c.own <- r
+		c.Own <- r
 		return
 	}
 	if c.req != nil && p.bridgeResult(c, line, env) {
@@ -56,7 +57,7 @@ func (p *Proxy) serverResponse(line []byte, env jsonline.Envelope, id []byte) {
 // resources/read), inserted at the front: every other byte stays as the
 // server sent it.
 func (p *Proxy) resultToClient(c *call, line []byte, env jsonline.Envelope) {
-	clientID := c.clientID
+	clientID := c.ClientID
 	body := env.Result
 	if env.Err.OK() {
 		body = env.Err

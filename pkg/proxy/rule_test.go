@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
+	"github.com/mcpsum/mcpsum/pkg/proxy/internal/idmap"
 )
 
 // A response's top level holds jsonrpc, id and exactly one of result and
@@ -35,7 +36,7 @@ func TestResponseRuleOnBothPaths(t *testing.T) {
 			t.Run(tc.name+"/"+sizeString(size), func(t *testing.T) {
 				p, out := framingProxy(t, lockfile.EraLegacy)
 				p.gate.state = gateOpen
-				p.ids.upPending[1] = &call{clientID: []byte(`"c1"`), method: "tools/call"}
+				p.ids.Put(1, &call{Call: idmap.Call{ClientID: []byte(`"c1"`)}, method: "tools/call"})
 				p.readServerStream(&chunked{data: []byte(line), n: 4096}, 0)
 				var fe *FramingError
 				if !errors.As(p.gate.failure, &fe) {
@@ -60,7 +61,7 @@ func TestResponseRuleOnBothPaths(t *testing.T) {
 func TestResponseRuleAllowsJSONRPCAfterResult(t *testing.T) {
 	p, out := framingProxy(t, lockfile.EraLegacy)
 	p.gate.state = gateOpen
-	p.ids.upPending[1] = &call{clientID: []byte(`"c1"`), method: "tools/call"}
+	p.ids.Put(1, &call{Call: idmap.Call{ClientID: []byte(`"c1"`)}, method: "tools/call"})
 	line := `{"id":1,"result":{"content":[{"type":"text","text":"` + strings.Repeat("é", 200<<10) + `"}]},"jsonrpc":"2.0"}` + "\n"
 	p.readServerStream(&chunked{data: []byte(line), n: 4093}, 0)
 	if p.gate.failure != nil {

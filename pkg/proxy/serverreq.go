@@ -119,7 +119,7 @@ func (p *Proxy) serverRequestAt(line []byte, env jsonline.Envelope, id []byte, m
 		}
 	}
 	p.mu.Lock()
-	if p.client.legacy && p.ids.asksOpen() >= maxDownPending {
+	if p.client.legacy && p.ids.AsksOpen() >= maxDownPending {
 		p.mu.Unlock()
 		p.up.WriteLine(jsonline.ErrorLine(id, &jsonline.Error{Code: mcpspec.CodeInternalError,
 			Message: fmt.Sprintf("mcpsum: \"%s\" not forwarded: the client has %d requests from the server unanswered", termtext.TruncateQuote(method, 80), maxDownPending)}))
@@ -131,7 +131,7 @@ func (p *Proxy) serverRequestAt(line []byte, env jsonline.Envelope, id []byte, m
 			p.refuseUndeclared(id, method, need)
 			return
 		}
-		d := p.ids.ask(&downReq{upID: append([]byte(nil), id...), method: method})
+		d := p.ids.Ask(&downReq{upID: append([]byte(nil), id...), method: method})
 		if startup || p.isStartupAsk() {
 			p.startupAsk(d)
 		}
@@ -175,7 +175,7 @@ func (p *Proxy) serverNotification(line []byte, env jsonline.Envelope, method st
 		}
 	case "notifications/message":
 		p.mu.Lock()
-		drop := !p.client.legacy && p.srv.upEra == mcpspec.EraLegacy && p.ids.logWanters() == 0
+		drop := !p.client.legacy && p.srv.upEra == mcpspec.EraLegacy && p.ids.LogWanters() == 0
 		p.mu.Unlock()
 		if drop {
 			return // a 2026-07-28 client gets log messages only for requests that asked
@@ -193,7 +193,7 @@ func (p *Proxy) serverCancelled(line []byte, env jsonline.Envelope) {
 		return
 	}
 	p.mu.Lock()
-	d := p.ids.takeDownFor(rid)
+	d := p.ids.TakeDownWhere(func(r *downReq) bool { return r.upID != nil && string(r.upID) == string(rid) })
 	p.mu.Unlock()
 	if d < 0 {
 		return

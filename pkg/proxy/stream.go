@@ -165,14 +165,14 @@ func (p *Proxy) takeForStream(id []byte) (c *call, drop bool) {
 	u, ok := parseID(id)
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	c = p.ids.pending(u)
+	c = p.ids.Pending(u)
 	switch {
 	case !ok || c == nil:
 		return nil, true
-	case c.own != nil || c.upReq != nil:
+	case c.Own != nil || c.upReq != nil:
 		return nil, false
 	}
-	p.ids.takeForStream(u, c) // answered once streamResult has written it (finish waits)
+	p.ids.TakeForStream(u, c) // answered once streamResult has written it (finish waits)
 	return c, false
 }
 
@@ -191,7 +191,7 @@ func (p *Proxy) takeForStream(id []byte) (c *call, drop bool) {
 // the writer's queue (bounded) and follow the line.
 func (p *Proxy) streamResult(s *streamReader, pre jsonline.Prefix, c *call) error {
 	defer func() {
-		p.ids.streamed()
+		p.ids.Streamed()
 	}()
 	head := s.buf[:s.end]
 	env := pre.Env
@@ -205,7 +205,7 @@ func (p *Proxy) streamResult(s *streamReader, pre jsonline.Prefix, c *call) erro
 		})
 	}
 	if e := p.opts.Hooks.BeforeResult(c.info, ResultInfo{Streamed: true}); e != nil {
-		p.replyErr(c.clientID, e.rpc())
+		p.replyErr(c.ClientID, e.rpc())
 		return discard()
 	}
 	t := jsonline.NewTracker(pre.Keys, p.srv.lock.ServerInfo)
@@ -232,7 +232,7 @@ func (p *Proxy) streamResult(s *streamReader, pre jsonline.Prefix, c *call) erro
 	stall := p.stallTimeout()
 	fail := func(err error) error { // the line cannot be finished
 		if ls.Abort(p.voidID) {
-			p.replyErr(c.clientID, &jsonline.Error{Code: mcpspec.CodeInternalError, Message: fmt.Sprintf("mcpsum: the server's response to this call was not forwarded: %v", err)})
+			p.replyErr(c.ClientID, &jsonline.Error{Code: mcpspec.CodeInternalError, Message: fmt.Sprintf("mcpsum: the server's response to this call was not forwarded: %v", err)})
 		}
 		return err
 	}
@@ -251,7 +251,7 @@ func (p *Proxy) streamResult(s *streamReader, pre jsonline.Prefix, c *call) erro
 		err := &StallError{Server: p.opts.Name, After: stall}
 		if ls.Abort(p.voidID) {
 			stalled.Store(true)
-			p.replyErr(c.clientID, &jsonline.Error{Code: mcpspec.CodeInternalError, Message: "mcpsum: " + err.Error()})
+			p.replyErr(c.ClientID, &jsonline.Error{Code: mcpspec.CodeInternalError, Message: "mcpsum: " + err.Error()})
 			p.fail(err)
 		}
 	})
@@ -276,7 +276,7 @@ func (p *Proxy) streamResult(s *streamReader, pre jsonline.Prefix, c *call) erro
 	case stalled.Load():
 		return &StallError{Server: p.opts.Name, After: stall}
 	case err == nil:
-		ls.Finish(append(append([]byte(`,"id":`), c.clientID...), '}'))
+		ls.Finish(append(append([]byte(`,"id":`), c.ClientID...), '}'))
 		return nil
 	case errors.Is(err, jsonline.ErrStreamedInput):
 		// Cut unchecked: the call gets an error, the session goes on.

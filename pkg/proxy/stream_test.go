@@ -11,6 +11,7 @@ import (
 	"github.com/mcpsum/mcpsum/internal/mcpspec"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 	"github.com/mcpsum/mcpsum/pkg/mcpwire"
+	"github.com/mcpsum/mcpsum/pkg/proxy/internal/idmap"
 	"github.com/mcpsum/mcpsum/pkg/proxy/internal/jsonline"
 	"github.com/mcpsum/mcpsum/pkg/proxy/internal/upstream"
 )
@@ -55,9 +56,9 @@ func TestStreamFraming(t *testing.T) {
 	p.client.legacy = true // it gets log messages
 	p.gate.state = gateOpen
 	for u, id := range map[int64]string{1: `"c1"`, 2: `"c2"`, 3: `7`, 5: `"c5"`} {
-		p.ids.upPending[u] = &call{clientID: []byte(id), method: "tools/call"}
+		p.ids.Put(u, &call{Call: idmap.Call{ClientID: []byte(id)}, method: "tools/call"})
 	}
-	p.ids.upPending[6] = &call{clientID: []byte(`"m6"`), method: "resources/read", modern: true}
+	p.ids.Put(6, &call{Call: idmap.Call{ClientID: []byte(`"m6"`)}, method: "resources/read", modern: true})
 	big := bigText(3 << 20)
 	in := strings.Join([]string{
 		`{"jsonrpc":"2.0","id":1,"result":{"content":[]}}`,
@@ -89,8 +90,8 @@ func TestStreamFraming(t *testing.T) {
 			t.Errorf("line %d: got %.100s… (%d bytes), want %.100s… (%d bytes)", i, lines[i], len(lines[i]), want[i], len(want[i]))
 		}
 	}
-	if len(p.ids.upPending) != 0 {
-		t.Errorf("calls left pending: %v", p.ids.upPending)
+	if p.ids.Sent() != 0 {
+		t.Errorf("%d calls left pending", p.ids.Sent())
 	}
 }
 
@@ -100,7 +101,7 @@ func TestStreamFraming(t *testing.T) {
 func TestStreamLineLimit(t *testing.T) {
 	for _, idFirst := range []bool{true, false} {
 		p, out := framingProxy(t, lockfile.EraLegacy)
-		p.ids.upPending[1] = &call{clientID: []byte(`1`), method: "tools/call"}
+		p.ids.Put(1, &call{Call: idmap.Call{ClientID: []byte(`1`)}, method: "tools/call"})
 		line := `{"jsonrpc":"2.0","id":1,"result":{"t":"` + bigText(1<<20) + `"}}`
 		if !idFirst {
 			line = `{"result":{"t":"` + bigText(1<<20) + `"},"jsonrpc":"2.0","id":1}`
@@ -150,7 +151,7 @@ func (r *repeated) Read(b []byte) (int, error) {
 			return 0, io.EOF
 		}
 		r.n--
-		r.p.ids.upPending[1] = &call{clientID: []byte(`"c"`), method: "tools/call"}
+		r.p.ids.Put(1, &call{Call: idmap.Call{ClientID: []byte(`"c"`)}, method: "tools/call"})
 	}
 	n := copy(b[:min(len(b), 64<<10)], r.line[r.off:])
 	if r.off += n; r.off == len(r.line) {
@@ -191,7 +192,7 @@ func BenchmarkForwardCall(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		p.fromClient(line)
-		p.ids.upPending = map[int64]*call{}
+		p.ids.ForgetSent()
 	}
 }
 
@@ -205,10 +206,10 @@ func BenchmarkForwardCall(b *testing.B) {
 func TestStreamedInputRequiredIsCut(t *testing.T) {
 	p, out := framingProxy(t, lockfile.EraModern)
 	p.gate.state = gateOpen
-	p.ids.upPending[1] = &call{clientID: []byte(`"legacy"`), method: "tools/call"}
-	p.ids.upPending[2] = &call{clientID: []byte(`"modern"`), method: "tools/call", modern: true, caps: []byte(`{}`)}
-	p.ids.upPending[3] = &call{clientID: []byte(`"typed"`), method: "tools/call", modern: true, caps: []byte(`{"sampling":{}}`)}
-	p.ids.upPending[4] = &call{clientID: []byte(`"fine"`), method: "tools/call", modern: true, caps: []byte(`{}`)}
+	p.ids.Put(1, &call{Call: idmap.Call{ClientID: []byte(`"legacy"`)}, method: "tools/call"})
+	p.ids.Put(2, &call{Call: idmap.Call{ClientID: []byte(`"modern"`)}, method: "tools/call", modern: true, caps: []byte(`{}`)})
+	p.ids.Put(3, &call{Call: idmap.Call{ClientID: []byte(`"typed"`)}, method: "tools/call", modern: true, caps: []byte(`{"sampling":{}}`)})
+	p.ids.Put(4, &call{Call: idmap.Call{ClientID: []byte(`"fine"`)}, method: "tools/call", modern: true, caps: []byte(`{}`)})
 	big := bigText(1 << 20)
 	in := strings.Join([]string{
 		`{"jsonrpc":"2.0","id":1,"result":{"resultType":"input_required","inputRequests":{"a":{"method":"roots/list","params":{"pad":"` + big + `"}}},"requestState":"s"}}`,

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
+	"github.com/mcpsum/mcpsum/pkg/proxy/internal/idmap"
 	"github.com/mcpsum/mcpsum/pkg/proxy/internal/jsonline"
 )
 
@@ -20,8 +21,8 @@ import (
 func TestStreamRefusesTrailingMessage(t *testing.T) {
 	p, out := framingProxy(t, lockfile.EraLegacy)
 	p.gate.state = gateOpen
-	p.ids.upPending[1] = &call{clientID: []byte(`"c1"`), method: "tools/call"}
-	p.ids.upPending[2] = &call{clientID: []byte(`"c2"`), method: "tools/call"}
+	p.ids.Put(1, &call{Call: idmap.Call{ClientID: []byte(`"c1"`)}, method: "tools/call"})
+	p.ids.Put(2, &call{Call: idmap.Call{ClientID: []byte(`"c2"`)}, method: "tools/call"})
 	line := `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"` + strings.Repeat("x", 300<<10) + `"}]}}` +
 		`{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"exfiltrate","inputSchema":{"type":"object"}}]}}` + "\n"
 	err := p.readServerStream(&chunked{data: []byte(line), n: 4096}, 0)
@@ -52,7 +53,7 @@ func TestResultServerInfoIsLocked(t *testing.T) {
 	p.srv.lock.ServerInfo = json.RawMessage(`{"name":"locked","version":"1"}`)
 	p.gate.state = gateOpen
 	for u := int64(1); u <= 3; u++ {
-		p.ids.upPending[u] = &call{clientID: itoa(u * 10), method: "tools/call", modern: true}
+		p.ids.Put(u, &call{Call: idmap.Call{ClientID: itoa(u * 10)}, method: "tools/call", modern: true})
 	}
 	meta := `"_meta":{"x":1,"io.modelcontextprotocol/serverInfo":{"name":"evil","version":"6.6.6"}}`
 	in := `{"jsonrpc":"2.0","id":1,"result":{"content":[],` + meta + `}}` + "\n" +
@@ -85,7 +86,7 @@ func TestStreamStallDoesNotBlockClient(t *testing.T) {
 	p.out = jsonline.NewWriter(&mu)
 	p.opts.StallTimeout = 300 * time.Millisecond
 	p.gate.state = gateOpen
-	p.ids.upPending[1] = &call{clientID: []byte(`"c1"`), method: "tools/call"}
+	p.ids.Put(1, &call{Call: idmap.Call{ClientID: []byte(`"c1"`)}, method: "tools/call"})
 	_ = out
 	r, w := io.Pipe()
 	done := make(chan error, 1)
@@ -121,8 +122,8 @@ func TestStreamStallDoesNotBlockClient(t *testing.T) {
 func TestLegacyClientGetsLegacyResults(t *testing.T) {
 	p, out := framingProxy(t, lockfile.EraModern)
 	p.gate.state = gateOpen
-	p.ids.upPending[1] = &call{clientID: []byte(`1`), method: "resources/read"}
-	p.ids.upPending[2] = &call{clientID: []byte(`2`), method: "resources/read"}
+	p.ids.Put(1, &call{Call: idmap.Call{ClientID: []byte(`1`)}, method: "resources/read"})
+	p.ids.Put(2, &call{Call: idmap.Call{ClientID: []byte(`2`)}, method: "resources/read"})
 	big := strings.Repeat("w", 300<<10)
 	res := func(text string) string {
 		return `{"resultType":"complete","contents":[{"uri":"u","text":"` + text + `"}], "ttlMs" : 0,"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"s","icons":["` + strings.Repeat("i", 100) + `"]},"keep":true},"cacheScope":"private","z":[1]}`

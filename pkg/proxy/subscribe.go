@@ -1,12 +1,11 @@
 package proxy
 
 import (
-	"sync"
-
 	"github.com/mcpsum/mcpsum/internal/jsonscan"
 	"github.com/mcpsum/mcpsum/internal/mcpspec"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 	"github.com/mcpsum/mcpsum/pkg/mcpwire"
+	"github.com/mcpsum/mcpsum/pkg/proxy/internal/idmap"
 	"github.com/mcpsum/mcpsum/pkg/proxy/internal/jsonline"
 )
 
@@ -62,7 +61,7 @@ func (p *Proxy) syncSubscriptions() {
 		return
 	}
 	h, up := p.hello, p.up
-	lines := p.subs.subscribeLines(h)
+	lines := p.subscribeLines(h)
 	p.mu.Unlock()
 	for _, l := range lines {
 		up.WriteLine(l)
@@ -79,7 +78,7 @@ func (p *Proxy) resourceUpdated(line []byte, env jsonline.Envelope) {
 	p.mu.Lock()
 	legacy := p.client.legacy
 	p.mu.Unlock()
-	p.subs.updated(line, uri, legacy, p.srv.upEra == lockfile.EraLegacy)
+	p.deliverUpdated(line, uri, legacy, p.srv.upEra == lockfile.EraLegacy)
 }
 
 // legacySubscribe answers a legacy client's resources/subscribe or
@@ -90,80 +89,19 @@ func (p *Proxy) legacySubscribe(id []byte, uri string, on bool) {
 		p.replyErr(id, &jsonline.Error{Code: mcpspec.CodeMethodNotFound, Message: "method not found: the locked server does not advertise resources.subscribe"})
 		return
 	}
-	p.subs.setLegacy(uri, on)
+	p.subs.SetLegacy(uri, on)
 	p.reply(id, []byte(`{}`))
 	p.syncSubscriptions()
-}
-
-// subscriptions are the resource subscriptions of both sides, under a lock
-// of their own. The part is handed the id map (its subscriptions upstream
-// are the proxy's own requests) and the writer to the client.
-type subscriptions struct {
-	ids *idMap
-	out *jsonline.Writer // to the client
-
-	mu          sync.Mutex
-	listens     map[string]map[string]bool // open subscriptions/listen of a modern client -> its resource URIs
-	listChanged map[string]bool            // those that asked for resourcesListChanged (listchanged.go)
-	upSubs      map[string]bool            // resource URIs subscribed upstream
-	legacySubs  map[string]bool            // a legacy client's resources/subscribe to a 2026-07-28 server
-}
-
-func newSubscriptions(ids *idMap, out *jsonline.Writer) *subscriptions {
-	return &subscriptions{ids: ids, out: out, listens: map[string]map[string]bool{}, listChanged: map[string]bool{}, upSubs: map[string]bool{}, legacySubs: map[string]bool{}}
-}
-
-// listen records a modern client's open subscriptions/listen (its id) with
-// the resource URIs it subscribes to and whether it asked for
-// resourcesListChanged.
-func (s *subscriptions) listen(id string, uris []string, listChanged bool) {
-	set := map[string]bool{}
-	for _, u := range uris {
-		set[u] = true
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.listens[id] = set
-	if listChanged {
-		s.listChanged[id] = true
-	}
-}
-
-// unlisten ends the listen stream id (the client cancelled it); false when
-// id is no open stream.
-func (s *subscriptions) unlisten(id string) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if _, ok := s.listens[id]; !ok {
-		return false
-	}
-	delete(s.listens, id)
-	delete(s.listChanged, id)
-	return true
-}
-
-// setLegacy records a legacy client's resources/subscribe (on) or
-// resources/unsubscribe of uri.
-func (s *subscriptions) setLegacy(uri string, on bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if on {
-		s.legacySubs[uri] = true
-	} else {
-		delete(s.legacySubs, uri)
-	}
 }
 
 // subscribeLines returns the requests that subscribe the server (which
 // spoke hello) to every URI a client subscribed to and the server was not
 // subscribed to yet, counted as subscribed upstream from now.
-func (s *subscriptions) subscribeLines(h *mcpwire.Hello) [][]byte {
-	s.mu.Lock()
-	todo := s.unsubscribed()
-	s.mu.Unlock()
+func (p *Proxy) subscribeLines(h *mcpwire.Hello) [][]byte {
+	todo := p.subs.Unsubscribed()
 	var lines [][]byte
 	for _, u := range todo {
-		id := itoa(s.ids.own(&call{own: make(chan ownReply, 1), method: "resources/subscribe"}))
+		id := itoa(p.ids.Own(&call{Call: idmap.Call{Own: make(chan idmap.Reply, 1)}, method: "resources/subscribe"}))
 		if h.Era == lockfile.EraModern {
 			params := mustJSON(map[string]any{"_meta": mcpwire.Meta(h), "notifications": map[string][]string{"resourceSubscriptions": {u}}})
 			lines = append(lines, jsonline.RequestLine(id, "subscriptions/listen", params))
@@ -174,27 +112,19 @@ func (s *subscriptions) subscribeLines(h *mcpwire.Hello) [][]byte {
 	return lines
 }
 
-// updated delivers a server's notifications/resources/updated of uri: to
+// deliverUpdated delivers a server's notifications/resources/updated of uri: to
 // a legacy client as sent (legacyUp: the server speaks its era), to each
 // listen stream of a 2026-07-28 client that named the URI with that
 // stream's subscriptionId.
-func (s *subscriptions) updated(line []byte, uri string, legacyClient, legacyUp bool) {
-	s.mu.Lock()
-	sub := s.legacySubs[uri]
-	var ids []string
-	for id, uris := range s.listens {
-		if uris[uri] {
-			ids = append(ids, id)
-		}
-	}
-	s.mu.Unlock()
+func (p *Proxy) deliverUpdated(line []byte, uri string, legacyClient, legacyUp bool) {
+	sub, ids := p.subs.Updated(uri)
 	switch {
 	case legacyClient && legacyUp:
-		s.out.WriteLine(line) // the client subscribed through the proxy as sent
+		p.out.WriteLine(line) // the client subscribed through the proxy as sent
 		return
 	case legacyClient:
 		if sub { // its own era's notification, without the listen stream's _meta
-			s.out.WriteLine(jsonline.RequestLine(nil, "notifications/resources/updated", append(jsonline.AppendJSON([]byte(`{"uri":`), uri), '}')))
+			p.out.WriteLine(jsonline.RequestLine(nil, "notifications/resources/updated", append(jsonline.AppendJSON([]byte(`{"uri":`), uri), '}')))
 		}
 		return
 	}
@@ -204,48 +134,20 @@ func (s *subscriptions) updated(line []byte, uri string, legacyClient, legacyUp 
 		b = append(b, `,"_meta":{"io.modelcontextprotocol/subscriptionId":`...)
 		b = append(b, id...)
 		b = append(b, "}}"...)
-		s.out.WriteLine(jsonline.RequestLine(nil, "notifications/resources/updated", b))
+		p.out.WriteLine(jsonline.RequestLine(nil, "notifications/resources/updated", b))
 	}
 }
 
 // listChangedTo tells the client its resource list changed: a legacy
 // client once, a 2026-07-28 client on each listen stream that asked.
-func (s *subscriptions) listChangedTo(legacyClient bool) {
+func (p *Proxy) listChangedTo(legacyClient bool) {
 	if legacyClient {
-		s.out.WriteLine(jsonline.RequestLine(nil, resourcesListChanged, nil))
+		p.out.WriteLine(jsonline.RequestLine(nil, resourcesListChanged, nil))
 		return
 	}
-	s.mu.Lock()
-	var ids []string
-	for id := range s.listChanged {
-		ids = append(ids, id)
-	}
-	s.mu.Unlock()
-	for _, id := range ids {
+	for _, id := range p.subs.ListChanged() {
 		b := []byte(`{"_meta":{"` + mcpspec.MetaSubscriptionID + `":`)
 		b = append(b, id...)
-		s.out.WriteLine(jsonline.RequestLine(nil, resourcesListChanged, append(b, "}}"...)))
+		p.out.WriteLine(jsonline.RequestLine(nil, resourcesListChanged, append(b, "}}"...)))
 	}
-}
-
-// unsubscribed returns the URIs a client subscribed to that the server is
-// not subscribed to yet, and counts them as subscribed upstream from now
-// (s.mu held).
-func (s *subscriptions) unsubscribed() []string {
-	var todo []string
-	want := func(u string) {
-		if !s.upSubs[u] {
-			s.upSubs[u] = true
-			todo = append(todo, u)
-		}
-	}
-	for _, uris := range s.listens {
-		for u := range uris {
-			want(u)
-		}
-	}
-	for u := range s.legacySubs {
-		want(u)
-	}
-	return todo
 }

@@ -96,17 +96,17 @@ func (p *Proxy) askLegacyClient(ctx context.Context, method string, params []byt
 		}
 		return nil, &jsonline.Error{Code: mcpspec.CodeMethodNotFound, Message: fmt.Sprintf("the client did not declare the %s capability, so the proxy cannot ask it %q; cancel the task with tasks/cancel", need, method)}
 	}
-	d := p.ids.ask(&downReq{method: method, hook: func(res json.RawMessage, e *CallError) { ch <- answer{res, e} }})
+	d := p.ids.Ask(&downReq{method: method, hook: func(res json.RawMessage, e *CallError) { ch <- answer{res, e} }})
 	p.mu.Unlock()
 	if err := p.out.WriteLine(jsonline.RequestLine(itoa(d), method, params)); err != nil {
-		p.ids.takeDown(d)
+		p.ids.TakeDown(d)
 		return nil, &jsonline.Error{Code: mcpspec.CodeInternalError, Message: err.Error()}
 	}
 	var a answer
 	select {
 	case a = <-ch:
 	case <-ctx.Done(): // the client cancelled tasks/result: the request is void
-		if p.ids.takeDown(d) != nil {
+		if p.ids.TakeDown(d) != nil {
 			p.withdraw([]int64{d}, "the client cancelled the request it belongs to")
 		}
 		return nil, cancelledErr()

@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcpsum/mcpsum/internal/mcpspec"
 	"github.com/mcpsum/mcpsum/pkg/proxy/internal/jsonline"
+	"github.com/mcpsum/mcpsum/pkg/proxy/internal/tasktable"
 )
 
 // Input for a legacy server's task, asked by a 2026-07-28 client. A
@@ -31,20 +32,9 @@ const inputWait = 2 * time.Second
 // timeout (a tasks/result waits for the user's input).
 type noTimeout struct{}
 
-// taskInput is the proxy's tasks/result of one legacy task (under
-// taskTable.mu).
-type taskInput struct {
-	reqs    []*serverRequest // the server's requests for the task, not answered yet
-	result  []byte           // tasks/result's result, once done
-	err     *jsonline.Error  // or its error
-	done    bool
-	changed chan struct{} // closed and replaced when reqs or done change
-}
-
-func (ti *taskInput) signal() {
-	close(ti.changed)
-	ti.changed = make(chan struct{})
-}
+// taskInput is the proxy's tasks/result of one legacy task
+// (internal/tasktable).
+type taskInput = tasktable.Input[*serverRequest, *jsonline.Error]
 
 // parkTaskInput keeps a legacy server's request for a task whose
 // tasks/result the proxy is waiting on; false when it is for no such task.
@@ -56,7 +46,10 @@ func (p *Proxy) parkTaskInput(line []byte, env jsonline.Envelope, id []byte, met
 	if !ok || capOf[method] == "" {
 		return false
 	}
-	return p.tasks.park(task, id, env.Params.Of(line), method)
+	params := env.Params.Of(line)
+	return p.tasks.Park(task, func(key string) *serverRequest {
+		return &serverRequest{upID: append([]byte(nil), id...), params: append([]byte(nil), params...), method: method, key: key}
+	})
 }
 
 // taskInputFor starts (once) the proxy's tasks/result of task id and
@@ -64,13 +57,13 @@ func (p *Proxy) parkTaskInput(line []byte, env jsonline.Envelope, id []byte, met
 // The state goes when the client has seen the task end (tasks/get) or
 // cancelled it, or when the task is forgotten (rememberTask).
 func (p *Proxy) taskInputFor(id string) *taskInput {
-	ti, created := p.tasks.inputFor(id)
+	ti, created := p.tasks.InputFor(id)
 	if !created {
 		return ti
 	}
 	go func() {
 		res, e := p.taskCallCtx(context.WithValue(context.Background(), noTimeout{}, true), "tasks/result", id)
-		p.tasks.finished(ti, res, e)
+		p.tasks.Finished(ti, res, e)
 	}()
 	return ti
 }
@@ -85,7 +78,7 @@ func (p *Proxy) pendingInputs(r *request, id string) ([]byte, *jsonline.Error) {
 	deadline := time.NewTimer(inputWait)
 	defer deadline.Stop()
 	for {
-		reqs, done, ch := p.tasks.state(ti)
+		reqs, done, ch := p.tasks.State(ti)
 		if len(reqs) > 0 || done {
 			return p.inputRequests(r, reqs), nil
 		}
@@ -104,7 +97,7 @@ func (p *Proxy) inputRequests(r *request, reqs []*serverRequest) []byte {
 	var out []byte
 	for _, sr := range reqs {
 		if !hasClientCap(r, capOf[sr.method]) {
-			p.tasks.take(sr)
+			p.tasks.Take(sr)
 			p.refuseUndeclared(sr.upID, sr.method, capOf[sr.method])
 			continue
 		}
@@ -130,11 +123,11 @@ func (p *Proxy) updateTask(r *request, id string) ([]byte, *jsonline.Error) {
 	if !f[0].OK() || r.line[f[0].Start] != '{' {
 		return nil, invalidParams("tasks/update needs an inputResponses object")
 	}
-	reqs := p.tasks.open(id)
+	reqs := p.tasks.Open(id)
 	n := 0
 	for _, sr := range reqs {
 		rf, _, _ := jsonline.Fields(r.line, f[0], sr.key)
-		if resp := rf[0].Of(r.line); resp != nil && p.tasks.take(sr) {
+		if resp := rf[0].Of(r.line); resp != nil && p.tasks.Take(sr) {
 			if up := p.upWriter(); up != nil {
 				up.WriteLine(jsonline.ResultLine(sr.upID, resp))
 			}
@@ -145,4 +138,18 @@ func (p *Proxy) updateTask(r *request, id string) ([]byte, *jsonline.Error) {
 		return nil, invalidParams("tasks/update: task %s has no open input request named in inputResponses", quoteID(id))
 	}
 	return []byte(`{"resultType":"complete"}`), nil
+}
+
+// refuseTaskRequests answers the server's requests of a task the table
+// forgot with an error (the table calls it without its lock).
+func (p *Proxy) refuseTaskRequests(reqs []*serverRequest) {
+	up := p.upWriter()
+	if up == nil {
+		return
+	}
+	go func() { // the server may be slow to read: not on the caller's time
+		for _, sr := range reqs {
+			up.WriteLine(jsonline.ErrorLine(sr.upID, &jsonline.Error{Code: mcpspec.CodeInternalError, Message: "mcpsum: the task this request belongs to ended or was cancelled"}))
+		}
+	}()
 }

@@ -54,7 +54,7 @@ func (g *proxyGrabber) taskInputs() int {
 	g.mu.Unlock()
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return len(p.tasks.inputs)
+	return p.tasks.Inputs()
 }
 
 // The proxy's tasks/result of a legacy task that asked a 2026-07-28 client

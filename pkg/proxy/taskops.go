@@ -54,10 +54,10 @@ func (p *Proxy) taskRequest(r *request, notFound func() *jsonline.Error) {
 		// then the proxy's own requests for it stop and it gets no answer.
 		ctx, cancel := context.WithCancel(context.Background())
 		key := string(r.id)
-		p.tasks.wait(key, cancel)
+		p.tasks.Wait(key, cancel)
 		go func() {
 			res, e := p.crossTask(ctx, r, id)
-			p.tasks.waited(key, ctx)
+			p.tasks.Waited(key, ctx)
 			if ctx.Err() != nil {
 				return // cancelled by the client: nothing is sent
 			}
@@ -161,7 +161,7 @@ func (p *Proxy) modernTaskAsLegacy(id string) ([]byte, *jsonline.Error) {
 // listTasks answers a legacy client's tasks/list (2026-07-28 has none):
 // the tasks created through this session that the server still knows.
 func (p *Proxy) listTasks() ([]byte, *jsonline.Error) {
-	ids := p.tasks.ids()
+	ids := p.tasks.IDs()
 	out := []byte(`{"tasks":[`)
 	n := 0
 	for _, id := range ids {
@@ -188,7 +188,7 @@ func (p *Proxy) legacyTaskForModern(r *request, id string) ([]byte, *jsonline.Er
 		if _, e := p.taskCall("tasks/cancel", id); e != nil {
 			return nil, e
 		}
-		p.tasks.dropInput(id)
+		p.tasks.DropInput(id)
 		return []byte(`{"resultType":"complete"}`), nil
 	}
 	t, e := p.taskCall("tasks/get", id)
@@ -217,10 +217,10 @@ func (p *Proxy) legacyTaskForModern(r *request, id string) ([]byte, *jsonline.Er
 	if status == "completed" || status == "failed" || status == "cancelled" {
 		// The task ended: once its end is answered, the proxy's
 		// tasks/result of it is not needed any more.
-		defer p.tasks.dropInput(id)
+		defer p.tasks.DropInput(id)
 	}
 	result := func() ([]byte, *jsonline.Error) {
-		if res, e, ok := p.tasks.result(id); ok {
+		if res, e, ok := p.tasks.Result(id); ok {
 			return res, e
 		}
 		return p.taskCall("tasks/result", id)

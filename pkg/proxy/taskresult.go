@@ -18,7 +18,7 @@ import (
 // cancelCross stops the cross-era task request the client cancelled;
 // false when key names none.
 func (p *Proxy) cancelCross(key string) bool {
-	return p.tasks.cancelWait(key)
+	return p.tasks.CancelWait(key)
 }
 
 // modernTaskResult answers a legacy client's tasks/result from a 2026-07-28

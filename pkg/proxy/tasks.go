@@ -228,7 +228,7 @@ func crossCreateResult(c *call, b []byte, result jsonline.Span) ([]byte, error) 
 
 // rememberTask records the call that created task id.
 func (p *Proxy) rememberTask(id string, info CallInfo) {
-	p.tasks.remember(id, info)
+	p.tasks.Remember(id, info)
 }
 
 // UnknownTaskResult is the CallInfo.Method of a task's result whose
@@ -240,7 +240,7 @@ const UnknownTaskResult = "tasks/result"
 // taskInfo is the CallInfo of the call that created task id (the result
 // hooks see a task's final result as that call's result).
 func (p *Proxy) taskInfo(id string, r *request) CallInfo {
-	if ci, ok := p.tasks.info(id); ok {
+	if ci, ok := p.tasks.Info(id); ok {
 		return ci
 	}
 	return CallInfo{Method: UnknownTaskResult, ClientModern: r.modern}

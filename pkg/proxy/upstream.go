@@ -13,6 +13,7 @@ import (
 	"github.com/mcpsum/mcpsum/internal/process"
 	"github.com/mcpsum/mcpsum/pkg/mcpwire"
 	"github.com/mcpsum/mcpsum/pkg/pin"
+	"github.com/mcpsum/mcpsum/pkg/proxy/internal/idmap"
 	"github.com/mcpsum/mcpsum/pkg/proxy/internal/jsonline"
 	"github.com/mcpsum/mcpsum/pkg/proxy/internal/upstream"
 )
@@ -143,17 +144,17 @@ func (p *Proxy) watchExit(up upstream.Upstream, readerDone <-chan struct{}) {
 // Call sends one of the proxy's own requests to the server and waits for
 // the answer, at most the configured timeout (it implements mcpwire.Caller).
 func (p *Proxy) Call(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
-	ch := make(chan ownReply, 1)
+	ch := make(chan idmap.Reply, 1)
 	p.mu.Lock()
 	if p.gate.state >= gateQuarantined {
 		p.mu.Unlock()
 		return nil, fmt.Errorf("%s: %w", method, mcpwire.ErrClosed)
 	}
-	u := p.ids.own(&call{own: ch, method: method})
+	u := p.ids.Own(&call{Call: idmap.Call{Own: ch}, method: method})
 	up := p.up
 	p.mu.Unlock()
 	forget := func() {
-		p.ids.dropOwn(u)
+		p.ids.DropOwn(u)
 	}
 	if err := up.WriteLine(jsonline.RequestLine(itoa(u), method, params)); err != nil {
 		forget()
@@ -174,10 +175,10 @@ func (p *Proxy) Call(ctx context.Context, method string, params json.RawMessage)
 	defer t.Stop()
 	select {
 	case r := <-ch:
-		if r.err != nil {
-			return nil, fmt.Errorf("%s: %w", method, r.err)
+		if r.Err != nil {
+			return nil, fmt.Errorf("%s: %w", method, r.Err)
 		}
-		return r.result, nil
+		return r.Result, nil
 	case <-t.C:
 		forget()
 		e := &mcpwire.TimeoutError{Method: method, After: timeout, StartTimeout: p.opts.Pin.StartTimeout}

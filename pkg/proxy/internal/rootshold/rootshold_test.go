@@ -1,0 +1,38 @@
+package rootshold
+
+import "testing"
+
+// One request is held at a time and answered once; its token outlives the
+// answer, and Release clears everything.
+func TestHold(t *testing.T) {
+	var h Hold
+	if h.Holding() || h.Take([]byte(`1`)) {
+		t.Fatal("an empty hold holds something")
+	}
+	line := []byte(`{"id":1,"method":"roots/list"}`)
+	if !h.Keep(line, []byte(`1`)) || h.Keep(line, []byte(`2`)) {
+		t.Fatal("not exactly one request held")
+	}
+	line[0] = 'x' // the hold has its own copy
+	made := 0
+	newToken := func() string { made++; return "tok" }
+	if h.Token(newToken) != "tok" || h.Token(newToken) != "tok" || made != 1 {
+		t.Errorf("token made %d times", made)
+	}
+	if got, id, tok := h.Held(); string(got) != `{"id":1,"method":"roots/list"}` || string(id) != `1` || tok != "tok" {
+		t.Errorf("Held = %s %s %q", got, id, tok)
+	}
+	if h.Take([]byte(`2`)) || !h.Take([]byte(`1`)) || h.Take([]byte(`1`)) {
+		t.Error("not answered exactly once")
+	}
+	if _, _, tok := h.Held(); tok != "tok" || h.Holding() {
+		t.Error("the token went with the answer")
+	}
+	h.Keep(line, []byte(`3`))
+	if h.Release() == nil || h.Holding() {
+		t.Error("Release left the request")
+	}
+	if _, _, tok := h.Held(); tok != "" {
+		t.Error("Release left the token")
+	}
+}
