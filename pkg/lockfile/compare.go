@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/mcpsum/mcpsum/internal/mcpspec"
+	"github.com/mcpsum/mcpsum/internal/termtext"
 )
 
 // Class is the drift class of a finding (LOCKFILE.md, "Drift classes").
@@ -84,19 +85,19 @@ func (f Finding) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %s", f.Class, f.Kind)
 	if f.Name != "" {
-		b.WriteString(" " + quote(f.Name))
+		b.WriteString(" " + termtext.Quoted(f.Name, 80))
 	}
 	b.WriteString(" " + f.Change)
 	if len(f.Fields) > 0 {
 		q := make([]string, len(f.Fields))
 		for i, fl := range f.Fields {
-			q[i] = quote(fl)
+			q[i] = termtext.Quoted(fl, 80)
 		}
 		b.WriteString(" (" + strings.Join(q, ", ") + ")")
 	}
 	switch f.Kind {
 	case KindEra, KindProtocolVersion, KindVersionDropped, KindSupportedVersions, KindOAuthIssuer:
-		fmt.Fprintf(&b, ": locked %s, observed %s", quote(f.Locked), quote(f.Observed))
+		fmt.Fprintf(&b, ": locked %s, observed %s", termtext.Quoted(f.Locked, 80), termtext.Quoted(f.Observed, 80))
 	}
 	return b.String()
 }

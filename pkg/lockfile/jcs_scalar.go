@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/mcpsum/mcpsum/internal/termtext"
 )
 
 // The canonicaliser's scalars: strings (escapes decoded, surrogate pairs
@@ -175,7 +177,7 @@ func (c *canonicaliser) number(dst []byte, i int) ([]byte, int, *pathError) {
 	}
 	f, err := strconv.ParseFloat(string(lit), 64)
 	if err != nil {
-		return nil, j, &pathError{msg: "number " + quote(string(lit)) + " is out of range for an IEEE double, which RFC 8785 requires"}
+		return nil, j, &pathError{msg: "number " + termtext.Quoted(string(lit), 80) + " is out of range for an IEEE double, which RFC 8785 requires"}
 	}
 	return appendES6Number(dst, f), j, nil
 }

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/mcpsum/mcpsum/internal/mcpspec"
+	"github.com/mcpsum/mcpsum/internal/termtext"
 )
 
 // Marshal writes f deterministically: 2-space indent, a trailing newline, no
@@ -30,7 +31,7 @@ func Marshal(f *File) ([]byte, error) {
 	names := make([]string, 0, len(f.Servers))
 	for n, s := range f.Servers {
 		if s == nil {
-			return nil, errf("marshal lockfile: server %s is nil", quote(n))
+			return nil, errf("marshal lockfile: server %s is nil", termtext.Quoted(n, 80))
 		}
 		if s.Era() == EraModern {
 			version = max(version, 2)
