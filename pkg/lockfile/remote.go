@@ -2,6 +2,7 @@ package lockfile
 
 import (
 	"bytes"
+	"slices"
 	"sort"
 
 	"github.com/mcpsum/mcpsum/internal/netrule"
@@ -34,16 +35,14 @@ func checkRemote(s *Server) *FormatError {
 	if s.Headers == nil {
 		s.Headers = map[string]string{}
 	}
-	seen := map[string]string{}
-	for _, name := range sortedKeys(s.Headers) {
+	names := sortedKeys(s.Headers)
+	for i, name := range names {
 		if err := netrule.HeaderName(name); err != nil {
 			return fe("headers", errf("%s: %v", termtext.Quoted(name, 80), err))
 		}
-		low := string(bytes.ToLower([]byte(name)))
-		if other, dup := seen[low]; dup {
+		if other, dup := netrule.HeaderTwin(slices.Values(names[:i]), name); dup {
 			return fe("headers", errf("%s and %s are the same header (names are case-insensitive)", termtext.Quoted(other, 80), termtext.Quoted(name, 80)))
 		}
-		seen[low] = name
 		if v := s.Headers[name]; !ValidEnvName(v) {
 			return fe("headers", errf("header %s: %s is not an environment variable name (the lock names the variable holding the value, never the value)", termtext.Quoted(name, 80), termtext.Quoted(v, 80)))
 		}
