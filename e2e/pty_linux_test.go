@@ -3,18 +3,18 @@ package e2e
 import (
 	"fmt"
 	"os"
-	"syscall"
 	"testing"
 
 	"golang.org/x/sys/unix"
 )
 
-// openPTY opens a pseudo-terminal pair from /dev/ptmx.
-func openPTY(t *testing.T) *os.File {
+// openPty opens a pseudo-terminal pair (Linux's /dev/ptmx): what the user
+// types goes into master, the program reads it from slave.
+func openPty(t *testing.T) (master, slave *os.File) {
 	t.Helper()
-	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY, 0)
+	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR|unix.O_NOCTTY, 0)
 	if err != nil {
-		t.Skip("no /dev/ptmx:", err)
+		t.Skipf("no pseudo-terminal here: %v", err)
 	}
 	t.Cleanup(func() { m.Close() })
 	if err := unix.IoctlSetPointerInt(int(m.Fd()), unix.TIOCSPTLCK, 0); err != nil {
@@ -24,10 +24,18 @@ func openPTY(t *testing.T) *os.File {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|syscall.O_NOCTTY, 0)
+	s, err := os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|unix.O_NOCTTY, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
+	return m, s
+}
+
+// openPTY is the slave side of a new pseudo-terminal: a terminal for a
+// child's stdin.
+func openPTY(t *testing.T) *os.File {
+	t.Helper()
+	_, s := openPty(t)
 	return s
 }

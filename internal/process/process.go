@@ -186,11 +186,17 @@ func (e *ExitError) Error() string {
 		return b.String()
 	}
 	b.WriteString("; last stderr lines:")
-	for _, l := range e.Stderr {
+	WriteStderrTail(&b, e.Stderr)
+	return b.String()
+}
+
+// WriteStderrTail writes a server's escaped stderr tail (StderrTail) under
+// a message, one indented "| line" each: how every error shows it.
+func WriteStderrTail(b *strings.Builder, tail []string) {
+	for _, l := range tail {
 		b.WriteString("\n    | ")
 		b.WriteString(l)
 	}
-	return b.String()
 }
 
 // ExitError returns nil while the child runs; after it exited, an *ExitError

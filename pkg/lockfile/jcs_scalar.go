@@ -133,9 +133,7 @@ func (c *canonicaliser) number(dst []byte, i int) ([]byte, int, *pathError) {
 	case j < len(src) && src[j] == '0':
 		j++
 	case j < len(src) && '1' <= src[j] && src[j] <= '9':
-		for j < len(src) && '0' <= src[j] && src[j] <= '9' {
-			j++
-		}
+		j = skipDigits(src, j)
 	default:
 		return nil, j, syntaxErr("want a value")
 	}
@@ -143,9 +141,7 @@ func (c *canonicaliser) number(dst []byte, i int) ([]byte, int, *pathError) {
 	if j < len(src) && src[j] == '.' {
 		j++
 		k := j
-		for j < len(src) && '0' <= src[j] && src[j] <= '9' {
-			j++
-		}
+		j = skipDigits(src, j)
 		if j == k {
 			return nil, j, syntaxErr("bad number")
 		}
@@ -156,9 +152,7 @@ func (c *canonicaliser) number(dst []byte, i int) ([]byte, int, *pathError) {
 			j++
 		}
 		k := j
-		for j < len(src) && '0' <= src[j] && src[j] <= '9' {
-			j++
-		}
+		j = skipDigits(src, j)
 		if j == k {
 			return nil, j, syntaxErr("bad number")
 		}
@@ -212,4 +206,12 @@ func es6Number(f float64) string {
 		return "null"
 	}
 	return string(appendES6Number(nil, f))
+}
+
+// skipDigits returns the index after the run of ASCII digits at j.
+func skipDigits(src []byte, j int) int {
+	for j < len(src) && '0' <= src[j] && src[j] <= '9' {
+		j++
+	}
+	return j
 }

@@ -84,7 +84,7 @@ func appendEntry(b *bytes.Buffer, s *Server, full bool) error {
 		b.WriteString(`{"url":`)
 		encodeString(b, s.URL)
 		b.WriteString(`,"headers":`)
-		appendHeaders(b, s.Headers)
+		appendStringMap(b, s.Headers)
 		if s.OAuth != nil {
 			b.WriteString(`,"oauth":{"issuer":`)
 			encodeString(b, s.OAuth.Issuer)
@@ -164,17 +164,8 @@ func appendEntry(b *bytes.Buffer, s *Server, full bool) error {
 	b.WriteString(`,"instructions":`)
 	appendOptString(b, d.Instructions)
 	for i, k := range mcpspec.Kinds {
-		b.WriteString(`,"` + k.Field + `":{`)
-		m := *d.items(i)
-		for j, key := range sortedKeys(m) {
-			if j > 0 {
-				b.WriteByte(',')
-			}
-			encodeString(b, key)
-			b.WriteByte(':')
-			encodeString(b, m[key])
-		}
-		b.WriteByte('}')
+		b.WriteString(`,"` + k.Field + `":`)
+		appendStringMap(b, *d.items(i))
 	}
 	b.WriteByte('}')
 	if s.LogProof != "" {

@@ -59,8 +59,9 @@ func checkRemote(s *Server) *FormatError {
 	return nil
 }
 
-// appendHeaders writes the headers object, names sorted.
-func appendHeaders(b *bytes.Buffer, h map[string]string) {
+// appendStringMap writes an object of strings, names sorted: the headers
+// object, and the digests of one item kind.
+func appendStringMap(b *bytes.Buffer, h map[string]string) {
 	b.WriteByte('{')
 	for i, k := range sortedKeys(h) {
 		if i > 0 {
