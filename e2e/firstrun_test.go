@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mcpsum/mcpsum/internal/testbin"
 )
 
 // `mcpsum proxy` started by hand in a terminal says on stderr that it waits
@@ -295,7 +297,7 @@ func TestLockInterruptedAfterOneFinished(t *testing.T) {
 
 	cmd := exec.Command(bin.mcpsum, "lock")
 	cmd.Dir = dir
-	var stderr syncBuffer
+	var stderr testbin.SyncBuffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -18,6 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpsum/mcpsum/internal/termtext"
+	"github.com/mcpsum/mcpsum/internal/testbin"
 	"github.com/mcpsum/mcpsum/pkg/mcpwire"
 )
 
@@ -100,7 +101,7 @@ func goClient(t testing.TB, cmd *exec.Cmd, era string, opts *mcp.ClientOptions, 
 	if opts.Capabilities == nil {
 		opts.Capabilities = &mcp.ClientCapabilities{}
 	}
-	var stderr syncBuffer
+	var stderr testbin.SyncBuffer
 	if cmd.Stderr == nil {
 		cmd.Stderr = &stderr
 	}
@@ -123,23 +124,6 @@ func dial(cmd *exec.Cmd, era string, opts *mcp.ClientOptions, roots ...*mcp.Root
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	return c.Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: 5 * time.Second}, so)
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // callJSON calls a tool and returns its result re-encoded for comparison
@@ -168,7 +152,7 @@ type rawProxy struct {
 	in     io.WriteCloser
 	out    *mcpwire.LineReader
 	pipe   io.Closer // the read end of the proxy's stdout
-	stderr *syncBuffer
+	stderr *testbin.SyncBuffer
 	waited chan struct{}
 	code   int
 	// skipped holds the messages await passed over (notifications,
@@ -178,7 +162,7 @@ type rawProxy struct {
 
 func startRaw(t testing.TB, cmd *exec.Cmd) *rawProxy {
 	t.Helper()
-	p := &rawProxy{t: t, cmd: cmd, stderr: &syncBuffer{}, waited: make(chan struct{})}
+	p := &rawProxy{t: t, cmd: cmd, stderr: &testbin.SyncBuffer{}, waited: make(chan struct{})}
 	cmd.Stderr = p.stderr
 	in, err := cmd.StdinPipe()
 	if err != nil {

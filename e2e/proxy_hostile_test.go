@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpsum/mcpsum/internal/testbin"
 )
 
 // hostileScript writes dir/srv.sh running the FAKE hostile server in mode.
@@ -26,7 +28,7 @@ type lineProxy struct {
 	t      *testing.T
 	in     io.WriteCloser
 	lines  chan string
-	stderr *syncBuffer
+	stderr *testbin.SyncBuffer
 	exited chan struct{} // closed when the proxy has exited
 }
 
@@ -41,7 +43,7 @@ func startLineProxy(t *testing.T, dir, name string, extra ...string) *lineProxy 
 	if err != nil {
 		t.Fatal(err)
 	}
-	rp := &lineProxy{t: t, in: in, lines: make(chan string, 1<<16), stderr: &syncBuffer{}, exited: make(chan struct{})}
+	rp := &lineProxy{t: t, in: in, lines: make(chan string, 1<<16), stderr: &testbin.SyncBuffer{}, exited: make(chan struct{})}
 	cmd.Stderr = rp.stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

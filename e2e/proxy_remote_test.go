@@ -17,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpsum/mcpsum/internal/testbin"
 	"github.com/mcpsum/mcpsum/pkg/oauth/oauthtest"
 )
 
@@ -61,7 +62,7 @@ func inspectorCall(t *testing.T, dir, era, name, tool, args string) string {
 	t.Helper()
 	cmd := exec.Command("node", inspector(t), "--cli", "--format", "json", "-q", "--protocol-era", era, "--cwd", dir,
 		"-e", "MCPSUM_NAME="+name, bin.mcpsum, "proxy", "--method", "tools/call", "--tool-name", tool, "--tool-args-json", args)
-	var stderr syncBuffer
+	var stderr testbin.SyncBuffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
@@ -222,7 +223,7 @@ func TestProxyRemoteUnreachable(t *testing.T) {
 	mustLock(t, dir, nil, "--name", "go", "--url", u)
 	stop()
 	cmd := proxyCmd(dir, "go")
-	var stderr syncBuffer
+	var stderr testbin.SyncBuffer
 	cmd.Stderr = &stderr
 	_, err := dial(cmd, "legacy", &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}})
 	if err == nil || !strings.Contains(err.Error(), "cannot be reached") {
@@ -331,7 +332,7 @@ func TestProxyRemoteRedeployRelisten(t *testing.T) {
 	mustLock(t, dir, nil, "--name", "go", "--url", "http://"+addr+"/mcp")
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	var stderr syncBuffer
+	var stderr testbin.SyncBuffer
 	cmd := proxyCmd(dir, "go")
 	cmd.Stderr = &stderr
 	cs := goClient(t, cmd, "modern", nil)

@@ -17,6 +17,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpsum/mcpsum/internal/testbin"
 )
 
 // proxyTarget is a real server locked for the proxy tests, and one call to
@@ -124,7 +126,7 @@ func TestProxyInspector(t *testing.T) {
 		}
 		args = append(args, argv...)
 		cmd := exec.Command("node", args...)
-		var stderr syncBuffer
+		var stderr testbin.SyncBuffer
 		cmd.Stderr = &stderr
 		out, err := cmd.Output()
 		if err != nil {

@@ -73,6 +73,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		return 0
 	}
+	if err := sumlog.Supported(); err != nil { // Windows: nothing of the log can run
+		fmt.Fprintf(stderr, "mcpsum-log: %v\n", err)
+		return 3
+	}
 	fs := flag.NewFlagSet("mcpsum-log "+args[0], flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	dir := fs.String("dir", "", "the log's folder")

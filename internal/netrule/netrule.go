@@ -3,6 +3,7 @@ package netrule
 import (
 	"errors"
 	"fmt"
+	"iter"
 	"net/netip"
 	"net/url"
 	"strings"
@@ -153,6 +154,19 @@ func HeaderName(name string) error {
 		return fmt.Errorf("%s is set by mcpsum or by HTTP itself; a lock entry cannot set it", name)
 	}
 	return nil
+}
+
+// HeaderTwin returns the first of names that is the same HTTP header as
+// name (header names are case-insensitive: "X-Key" and "x-key" are one
+// header). It is the one rule for a header given twice, in a lock entry,
+// on lock's command line and in a client's config.
+func HeaderTwin(names iter.Seq[string], name string) (string, bool) {
+	for other := range names {
+		if strings.EqualFold(other, name) {
+			return other, true
+		}
+	}
+	return "", false
 }
 
 // HeaderToken reports whether name is an HTTP token (1*tchar) of at most

@@ -2,6 +2,7 @@ package netrule
 
 import (
 	"net/netip"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -93,5 +94,27 @@ func TestLoopbackHost(t *testing.T) {
 		if got := LoopbackHost(h); got != want {
 			t.Errorf("LoopbackHost(%q) = %v, want %v", h, got, want)
 		}
+	}
+}
+
+func TestHeaderTwin(t *testing.T) {
+	names := []string{"Authorization", "X-Api-Key"}
+	for _, tt := range []struct {
+		name, twin string
+		ok         bool
+	}{
+		{"x-api-key", "X-Api-Key", true},
+		{"AUTHORIZATION", "Authorization", true},
+		{"Authorization", "Authorization", true},
+		{"X-Api-Keys", "", false},
+		{"X-Api-Kеy", "", false}, // Cyrillic е: another header
+	} {
+		twin, ok := HeaderTwin(slices.Values(names), tt.name)
+		if twin != tt.twin || ok != tt.ok {
+			t.Errorf("HeaderTwin(%q) = %q, %v; want %q, %v", tt.name, twin, ok, tt.twin, tt.ok)
+		}
+	}
+	if _, ok := HeaderTwin(slices.Values([]string(nil)), "A"); ok {
+		t.Error("a twin in no names")
 	}
 }

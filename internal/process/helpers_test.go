@@ -2,17 +2,14 @@
 
 package process
 
-//lint:file-ignore SA1019 runtime.GOROOT locates the toolchain that built the test, to build peers with it
-
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
-	"sync"
 	"syscall"
 	"testing"
+
+	"github.com/mcpsum/mcpsum/internal/testbin"
 )
 
 // Real servers for the tests (e2e/servers), built once per test binary into
@@ -32,33 +29,10 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-var (
-	buildMu  sync.Mutex
-	built    = map[string]bool{}
-	buildErr = map[string]error{}
-)
-
 // peer returns the path of e2e/servers/<name>, built.
 func peer(t testing.TB, name string) string {
 	t.Helper()
-	buildMu.Lock()
-	defer buildMu.Unlock()
-	out := filepath.Join(binDir, name)
-	if !built[name] {
-		built[name] = true
-		goBin := filepath.Join(runtime.GOROOT(), "bin", "go")
-		if _, err := os.Stat(goBin); err != nil {
-			goBin = "go"
-		}
-		pkg := "github.com/mcpsum/mcpsum/e2e/servers/" + name
-		if b, err := exec.Command(goBin, "build", "-o", out, pkg).CombinedOutput(); err != nil {
-			buildErr[name] = fmt.Errorf("go build %s: %v\n%s", pkg, err, b)
-		}
-	}
-	if err := buildErr[name]; err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return testbin.Build(t, filepath.Join(binDir, name), "github.com/mcpsum/mcpsum/e2e/servers/"+name)
 }
 
 // assertGroupGone checks kill(-pgid, 0) == ESRCH: nothing of the group is

@@ -186,11 +186,17 @@ func (e *ExitError) Error() string {
 		return b.String()
 	}
 	b.WriteString("; last stderr lines:")
-	for _, l := range e.Stderr {
+	WriteStderrTail(&b, e.Stderr)
+	return b.String()
+}
+
+// WriteStderrTail writes a server's escaped stderr tail (StderrTail) under
+// a message, one indented "| line" each: how every error shows it.
+func WriteStderrTail(b *strings.Builder, tail []string) {
+	for _, l := range tail {
 		b.WriteString("\n    | ")
 		b.WriteString(l)
 	}
-	return b.String()
 }
 
 // ExitError returns nil while the child runs; after it exited, an *ExitError
@@ -232,9 +238,9 @@ func (p *Process) StopTerm(grace, termGrace time.Duration) error {
 
 func (p *Process) stop(grace, termGrace time.Duration) error {
 	p.Stdin.Close()
-	if !waitChan(p.done, grace) {
+	if !WaitChan(p.done, grace) {
 		p.signalGroup(syscall.SIGTERM)
-		if !waitChan(p.done, termGrace) {
+		if !WaitChan(p.done, termGrace) {
 			p.signalGroup(syscall.SIGKILL)
 			<-p.done
 		}
@@ -254,13 +260,15 @@ func (p *Process) stop(grace, termGrace time.Duration) error {
 	if e := sweepOrphans(grace); e != nil && err == nil {
 		err = fmt.Errorf("stop server %q: %w", p.argv0, e)
 	}
-	waitChan(p.stderrDone, 500*time.Millisecond)
+	WaitChan(p.stderrDone, 500*time.Millisecond)
 	p.stdoutR.Close() // unblocks a reader if something outside the group holds the pipe
 	p.stderrR.Close()
 	return err
 }
 
-func waitChan(c <-chan struct{}, d time.Duration) bool {
+// WaitChan reports whether c closed within d (d <= 0: already closed). It
+// is the one bounded wait on a done channel, for this package and mcpwire.
+func WaitChan(c <-chan struct{}, d time.Duration) bool {
 	if d <= 0 {
 		select {
 		case <-c:

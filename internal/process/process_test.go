@@ -4,7 +4,6 @@ package process
 
 import (
 	"bufio"
-	"bytes"
 	"errors"
 	"os"
 	"os/exec"
@@ -15,6 +14,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/mcpsum/mcpsum/internal/testbin"
 )
 
 func TestEnviron(t *testing.T) {
@@ -98,7 +99,7 @@ func TestStartMissingExecutable(t *testing.T) {
 }
 
 func TestStderrTail(t *testing.T) {
-	var copyBuf syncBuffer
+	var copyBuf testbin.SyncBuffer
 	p, err := Start(Spec{
 		Argv:   []string{"sh", "-c", `i=0; while [ $i -lt 100 ]; do i=$((i+1)); echo "line $i" >&2; done; printf '\033[31mred\r\n\n' >&2; exit 3`},
 		Env:    []string{"PATH=/usr/bin:/bin"},
@@ -123,23 +124,6 @@ func TestStderrTail(t *testing.T) {
 		t.Fatalf("raw stderr copy: %.60q", copyBuf.String())
 	}
 	assertGroupGone(t, p)
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 func TestStopGraceful(t *testing.T) {

@@ -2,6 +2,7 @@ package clientconfig
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -142,11 +143,9 @@ func addHeader(e *Entry, c *Client, name, value string) bool {
 		e.Refused = fmt.Sprintf("header %s: %v", quoteName(name), err)
 		return false
 	}
-	for other := range e.Headers {
-		if strings.EqualFold(other, name) {
-			e.Refused = fmt.Sprintf("header %s is given twice", quoteName(name))
-			return false
-		}
+	if _, twice := netrule.HeaderTwin(maps.Keys(e.Headers), name); twice {
+		e.Refused = fmt.Sprintf("header %s is given twice", quoteName(name))
+		return false
 	}
 	v, ok := headerVar(value, c.HeaderRefs)
 	if !ok {

@@ -83,6 +83,10 @@ http_headers = { X-Key = "SECRET" }
 [mcp_servers.bearer]
 url = "https://a.example/mcp"
 bearer_token_env_var = "TOKEN"
+
+[mcp_servers.twice]
+url = "https://a.example/mcp"
+env_http_headers = { X-Key = "A", x-key = "B" }
 `
 	cfg, err := Parse("config.toml", []byte(src), c, Location{Base: Home})
 	if err != nil {
@@ -100,6 +104,9 @@ bearer_token_env_var = "TOKEN"
 	}
 	if e := got["bearer"]; !strings.Contains(e.Refused, "bearer_token_env_var") {
 		t.Errorf("bearer: %q", e.Refused)
+	}
+	if e := got["twice"]; !strings.Contains(e.Refused, "is given twice") {
+		t.Errorf("twice: %q", e.Refused)
 	}
 	snip := TOMLSnippet("mcp_servers", got["ok"], []string{"/bin/mcpsum", "proxy", "--name", "ok"})
 	if !strings.Contains(snip, `env_vars = ["LINEAR_AUTH", "TEAM"]`) {

@@ -1,6 +1,7 @@
 package locker
 
 import (
+	"maps"
 	"slices"
 	"strings"
 
@@ -43,10 +44,8 @@ func RemoteTarget(url string, headers []string) (*lockfile.Server, error) {
 		if err := netrule.HeaderName(name); err != nil {
 			return nil, usageErr("--header %s: %v", termtext.ShellArg(h), err)
 		}
-		for other := range target.Headers {
-			if strings.EqualFold(other, name) {
-				return nil, usageErr("--header %s: header %s is given twice", termtext.ShellArg(h), name)
-			}
+		if _, twice := netrule.HeaderTwin(maps.Keys(target.Headers), name); twice {
+			return nil, usageErr("--header %s: header %s is given twice", termtext.ShellArg(h), name)
 		}
 		target.Headers[name] = env
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/mcpsum/mcpsum/internal/mcpspec"
+	"github.com/mcpsum/mcpsum/internal/termtext"
 )
 
 // Class is the drift class of a finding (LOCKFILE.md, "Drift classes").
@@ -84,19 +85,19 @@ func (f Finding) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %s", f.Class, f.Kind)
 	if f.Name != "" {
-		b.WriteString(" " + quote(f.Name))
+		b.WriteString(" " + termtext.Quoted(f.Name, 80))
 	}
 	b.WriteString(" " + f.Change)
 	if len(f.Fields) > 0 {
 		q := make([]string, len(f.Fields))
 		for i, fl := range f.Fields {
-			q[i] = quote(fl)
+			q[i] = termtext.Quoted(fl, 80)
 		}
 		b.WriteString(" (" + strings.Join(q, ", ") + ")")
 	}
 	switch f.Kind {
 	case KindEra, KindProtocolVersion, KindVersionDropped, KindSupportedVersions, KindOAuthIssuer:
-		fmt.Fprintf(&b, ": locked %s, observed %s", quote(f.Locked), quote(f.Observed))
+		fmt.Fprintf(&b, ": locked %s, observed %s", termtext.Quoted(f.Locked, 80), termtext.Quoted(f.Observed, 80))
 	}
 	return b.String()
 }
@@ -203,17 +204,7 @@ func appendKindDrift(out []Finding, i int, locked, observed *Server, digests boo
 			})
 	}
 	lm, om := keyed(*locked.items(i), k.Key), keyed(*observed.items(i), k.Key)
-	keys := make([]string, 0, len(lm)+len(om))
-	for key := range lm {
-		keys = append(keys, key)
-	}
-	for key := range om {
-		if _, ok := lm[key]; !ok {
-			keys = append(keys, key)
-		}
-	}
-	sort.Strings(keys)
-	for _, key := range keys {
+	for _, key := range keyUnion(lm, om) {
 		l, o := lm[key], om[key]
 		switch {
 		case l == nil:
@@ -233,20 +224,12 @@ func appendKindDrift(out []Finding, i int, locked, observed *Server, digests boo
 // appendItemDrift adds the drift of one kind from its digest maps; raw
 // returns the locked and observed item of a changed key.
 func appendItemDrift(out []Finding, k mcpspec.Kind, lm, om map[string]string, raw func(key string) ([]byte, []byte)) []Finding {
-	keys := make([]string, 0, len(lm)+len(om))
-	for key, l := range lm {
-		if om[key] != l {
-			keys = append(keys, key)
+	for _, key := range keyUnion(lm, om) {
+		l, inL := lm[key]
+		o := om[key]
+		if inL && l == o {
+			continue
 		}
-	}
-	for key := range om {
-		if _, ok := lm[key]; !ok {
-			keys = append(keys, key)
-		}
-	}
-	sort.Strings(keys)
-	for _, key := range keys {
-		l, o := lm[key], om[key]
 		var fields []string
 		if l != "" && o != "" {
 			fields = changedFields(raw(key))
@@ -254,6 +237,21 @@ func appendItemDrift(out []Finding, k mcpspec.Kind, lm, om map[string]string, ra
 		out = append(out, Finding{Class: Definitional, Kind: k.Name, Name: key, Change: change(l, o), Fields: fields, Locked: l, Observed: o})
 	}
 	return out
+}
+
+// keyUnion is every key of a and of b, sorted.
+func keyUnion[V any](a, b map[string]V) []string {
+	keys := make([]string, 0, len(a)+len(b))
+	for key := range a {
+		keys = append(keys, key)
+	}
+	for key := range b {
+		if _, ok := a[key]; !ok {
+			keys = append(keys, key)
+		}
+	}
+	sort.Strings(keys)
+	return keys
 }
 
 // find returns the item with key (nil if none).

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcpsum/mcpsum/internal/mcpspec"
+	"github.com/mcpsum/mcpsum/internal/termtext"
 )
 
 // NewServer checks a freshly observed server entry, brings it into the
@@ -77,10 +78,10 @@ func normalize(s *Server) (*canonForms, *FormatError) {
 	seen := map[string]bool{}
 	for _, n := range s.EnvPassthrough {
 		if !ValidEnvName(n) {
-			return fe("envPassthrough", errf("%s is not an environment variable name", quote(n)))
+			return fe("envPassthrough", errf("%s is not an environment variable name", termtext.Quoted(n, 80)))
 		}
 		if seen[n] {
-			return fe("envPassthrough", errf("%s is listed twice", quote(n)))
+			return fe("envPassthrough", errf("%s is listed twice", termtext.Quoted(n, 80)))
 		}
 		seen[n] = true
 	}
@@ -96,7 +97,7 @@ func normalize(s *Server) (*canonForms, *FormatError) {
 			found = found || v == s.ProtocolVersion
 		}
 		if !found {
-			return fe("supportedVersions", errf("does not list protocolVersion %s", quote(s.ProtocolVersion)))
+			return fe("supportedVersions", errf("does not list protocolVersion %s", termtext.Quoted(s.ProtocolVersion, 80)))
 		}
 	}
 	var err error
@@ -123,14 +124,14 @@ func normalize(s *Server) (*canonForms, *FormatError) {
 		for j, it := range *list {
 			c, cf, key, err := checkItem(it, k.Key)
 			if err != nil {
-				item := k.Name + " " + quote(key)
+				item := k.Name + " " + termtext.Quoted(key, 80)
 				if key == "" {
 					item = k.Name + " #" + strconv.Itoa(j)
 				}
 				return fe(item, err)
 			}
 			if prev, dup := byKey[key]; dup {
-				return fe(k.Name+" "+quote(key), errf("listed twice (items %d and %d); keys must be unique", prev, j))
+				return fe(k.Name+" "+termtext.Quoted(key, 80), errf("listed twice (items %d and %d); keys must be unique", prev, j))
 			}
 			byKey[key] = j
 			(*list)[j], keys[j], canon[j] = c, key, cf

@@ -24,11 +24,11 @@ func (e *FormatError) Error() string {
 	switch {
 	case e.File != "" && e.Server != "":
 		// One broken entry: lock can replace it (lock.go's brokenEntry).
-		f := shellArg(e.File)
+		f := termtext.ShellArg(e.File)
 		s += fmt.Sprintf(" (fix the entry by hand; undo an edit, staged or not, with 'git checkout HEAD -- %s'; or, "+
 			"to replace this one entry with a fresh lock of the server you mean to run "+
 			"(every other entry must be valid), run 'mcpsum lock --lockfile %s --name %s -- COMMAND [ARG]...')",
-			f, f, shellArg(e.Server))
+			f, f, termtext.ShellArg(e.Server))
 	case e.File != "":
 		s += " (fix the file by hand or restore it from git)"
 	}
@@ -48,7 +48,7 @@ func (e *FormatError) Problem() string {
 	}
 	if e.Server != "" {
 		b.WriteString(": server ")
-		b.WriteString(quote(e.Server))
+		b.WriteString(termtext.Quoted(e.Server, 80))
 	}
 	if e.Item != "" {
 		b.WriteString(": ")
@@ -73,13 +73,13 @@ type IntegrityError struct {
 }
 
 func (e *IntegrityError) Error() string {
-	f := shellArg(e.File)
+	f := termtext.ShellArg(e.File)
 	return fmt.Sprintf("%s: the file was edited after it was locked, and mcpsum "+
 		"reads none of it until it matches. See the edit, staged or not, with 'git diff HEAD -- %s'; "+
 		"undo it with 'git checkout HEAD -- %s'; or, to replace this one entry with a fresh "+
 		"lock of the server you mean to run (every other entry must match), run "+
 		"'mcpsum lock --lockfile %s --name %s -- COMMAND [ARG]...'",
-		e.Problem(), f, f, f, shellArg(e.Server))
+		e.Problem(), f, f, f, termtext.ShellArg(e.Server))
 }
 
 // Problem is the mismatch alone, without the advice (see FormatError.Problem).
@@ -92,37 +92,12 @@ func (e *IntegrityError) Problem() string {
 	case "instructions":
 		what = "the instructions"
 	default:
-		what = e.Kind + " " + quote(e.Item)
+		what = e.Kind + " " + termtext.Quoted(e.Item, 80)
 	}
 	return fmt.Sprintf("lockfile %s: server %s: %s does not match its digest (locked %s, computed %s)",
-		e.File, quote(e.Server), what, e.Locked, e.Computed)
+		e.File, termtext.Quoted(e.Server, 80), what, e.Locked, e.Computed)
 }
 
 var errUnknownKind = errors.New("unknown item kind (want tool, prompt, resource or resourceTemplate)")
 
-// quote renders text that may come from a server or a user for an error
-// message: escaped (control, bidi and zero-width characters), in quotes,
-// truncated.
-func quote(s string) string { return termtext.Quoted(s, 80) }
-
 func errf(format string, args ...any) error { return fmt.Errorf(format, args...) }
-
-// shellArg renders a path or name for a suggested command line: as is when
-// it is plain, else single-quoted (Go-quoted when it holds characters a
-// terminal could act on).
-func shellArg(s string) string {
-	plain := s != ""
-	for _, c := range s {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("-_./:@+=,", c)) {
-			plain = false
-			break
-		}
-	}
-	switch {
-	case plain:
-		return s
-	case fmt.Sprintf("%q", s) == `"`+s+`"`:
-		return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-	}
-	return fmt.Sprintf("%q", s)
-}

@@ -1,21 +1,14 @@
 package lockfile
 
 import (
+	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 )
-
-// TestMain lets the test binary act as a second writer process (see
-// update_test.go) when re-executed with MCPSUM_LOCKFILE_CHILD set.
-func TestMain(m *testing.M) {
-	if mode := os.Getenv("MCPSUM_LOCKFILE_CHILD"); mode != "" {
-		os.Exit(runChild(mode))
-	}
-	os.Exit(m.Run())
-}
 
 func testdata(t testing.TB, rel string) []byte {
 	t.Helper()
@@ -69,5 +62,23 @@ func timeServer(t testing.TB) *Server {
 	f := mustParse(t, "valid.lock", testdata(t, "lockfiles/valid.lock"))
 	s := f.Servers["time"]
 	s.Policy = nil
+	return s
+}
+
+// syntheticServer returns a server with n tools.
+func syntheticServer(n int) *Server {
+	s := &Server{
+		Command:         []string{"npx", "-y", "@example/big@1.0.0"},
+		ProtocolVersion: "2025-11-25",
+		ServerInfo:      json.RawMessage(`{"name":"big","version":"1.0.0"}`),
+		Capabilities:    json.RawMessage(`{"tools":{"listChanged":false}}`),
+	}
+	for i := 0; i < n; i++ {
+		s.Tools = append(s.Tools, json.RawMessage(fmt.Sprintf(
+			`{"name":"tool_%04d","description":"Tool number %d does one thing well and says so at length.",`+
+				`"inputSchema":{"type":"object","properties":{"path":{"type":"string","description":"A path"},`+
+				`"limit":{"type":"integer","minimum":1,"maximum":100,"default":10}},"required":["path"]},`+
+				`"annotations":{"readOnlyHint":%t,"openWorldHint":false}}`, i, i, i%2 == 0)))
+	}
 	return s
 }

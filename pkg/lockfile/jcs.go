@@ -6,6 +6,8 @@ import (
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/mcpsum/mcpsum/internal/termtext"
 )
 
 // appendCanonical is mcpsum's RFC 8785 (JCS) canonicaliser: one pass over a
@@ -31,7 +33,7 @@ func appendCanonical(dst, raw []byte, exact bool) ([]byte, error) {
 		return nil, err.finish()
 	}
 	if i = skipWS(raw, i); i != len(raw) {
-		return nil, errf("not valid UTF-8 JSON: unexpected %s after the value", quote(string(raw[i:min(len(raw), i+10)])))
+		return nil, errf("not valid UTF-8 JSON: unexpected %s after the value", termtext.Quoted(string(raw[i:min(len(raw), i+10)]), 80))
 	}
 	return c.reorder(out, len(dst)), nil
 }
@@ -174,7 +176,7 @@ func canonicalItem(raw []byte, keyField string) (canon, compacted []byte, key st
 		return nil, nil, c.key, perr.finish()
 	}
 	if i = c.ws(i); i != len(raw) {
-		return nil, nil, c.key, errf("not valid UTF-8 JSON: unexpected %s after the value", quote(string(raw[i:min(len(raw), i+10)])))
+		return nil, nil, c.key, errf("not valid UTF-8 JSON: unexpected %s after the value", termtext.Quoted(string(raw[i:min(len(raw), i+10)]), 80))
 	}
 	if !c.hasKey {
 		return nil, nil, "", errf("item has no %q field", keyField)

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/mcpsum/mcpsum/internal/termtext"
 )
 
 // The canonicaliser's scalars: strings (escapes decoded, surrogate pairs
@@ -131,9 +133,7 @@ func (c *canonicaliser) number(dst []byte, i int) ([]byte, int, *pathError) {
 	case j < len(src) && src[j] == '0':
 		j++
 	case j < len(src) && '1' <= src[j] && src[j] <= '9':
-		for j < len(src) && '0' <= src[j] && src[j] <= '9' {
-			j++
-		}
+		j = skipDigits(src, j)
 	default:
 		return nil, j, syntaxErr("want a value")
 	}
@@ -141,9 +141,7 @@ func (c *canonicaliser) number(dst []byte, i int) ([]byte, int, *pathError) {
 	if j < len(src) && src[j] == '.' {
 		j++
 		k := j
-		for j < len(src) && '0' <= src[j] && src[j] <= '9' {
-			j++
-		}
+		j = skipDigits(src, j)
 		if j == k {
 			return nil, j, syntaxErr("bad number")
 		}
@@ -154,9 +152,7 @@ func (c *canonicaliser) number(dst []byte, i int) ([]byte, int, *pathError) {
 			j++
 		}
 		k := j
-		for j < len(src) && '0' <= src[j] && src[j] <= '9' {
-			j++
-		}
+		j = skipDigits(src, j)
 		if j == k {
 			return nil, j, syntaxErr("bad number")
 		}
@@ -175,7 +171,7 @@ func (c *canonicaliser) number(dst []byte, i int) ([]byte, int, *pathError) {
 	}
 	f, err := strconv.ParseFloat(string(lit), 64)
 	if err != nil {
-		return nil, j, &pathError{msg: "number " + quote(string(lit)) + " is out of range for an IEEE double, which RFC 8785 requires"}
+		return nil, j, &pathError{msg: "number " + termtext.Quoted(string(lit), 80) + " is out of range for an IEEE double, which RFC 8785 requires"}
 	}
 	return appendES6Number(dst, f), j, nil
 }
@@ -210,4 +206,12 @@ func es6Number(f float64) string {
 		return "null"
 	}
 	return string(appendES6Number(nil, f))
+}
+
+// skipDigits returns the index after the run of ASCII digits at j.
+func skipDigits(src []byte, j int) int {
+	for j < len(src) && '0' <= src[j] && src[j] <= '9' {
+		j++
+	}
+	return j
 }

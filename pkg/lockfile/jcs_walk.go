@@ -3,6 +3,8 @@ package lockfile
 import (
 	"slices"
 	"strconv"
+
+	"github.com/mcpsum/mcpsum/internal/termtext"
 )
 
 // The canonicaliser's walk over containers, with its own stack of open
@@ -181,7 +183,7 @@ func (c *canonicaliser) closeObject(dst []byte, f *frame) ([]byte, *pathError) {
 	slices.SortStableFunc(ms, func(a, b member16) int { return compareUTF16(a.key, b.key) })
 	for k := 1; k < len(ms); k++ {
 		if string(ms[k].key) == string(ms[k-1].key) {
-			return nil, &pathError{msg: "duplicate key " + quote(string(ms[k].key))}
+			return nil, &pathError{msg: "duplicate key " + termtext.Quoted(string(ms[k].key), 80)}
 		}
 	}
 	lo := len(c.order)
@@ -204,7 +206,7 @@ func (c *canonicaliser) pathOf(st []frame, n int, e *pathError) *pathError {
 		case isIdent(key) && len(key) <= 80:
 			e.path = append(e.path, "."+key)
 		default:
-			e.path = append(e.path, "["+quote(key)+"]")
+			e.path = append(e.path, "["+termtext.Quoted(key, 80)+"]")
 		}
 	}
 	return e

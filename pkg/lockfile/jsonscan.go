@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/mcpsum/mcpsum/internal/jsonscan"
+	"github.com/mcpsum/mcpsum/internal/termtext"
 )
 
 // The lockfile is walked with internal/jsonscan, which finds value
@@ -36,7 +37,7 @@ func objectMembers(raw json.RawMessage) ([]member, error) {
 	seen := map[string]bool{}
 	err := eachMember(raw, func(key string, val []byte) error {
 		if seen[key] {
-			return errf("duplicate key %s", quote(key))
+			return errf("duplicate key %s", termtext.Quoted(key, 80))
 		}
 		seen[key] = true
 		out = append(out, member{key, val})

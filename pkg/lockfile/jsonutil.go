@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/mcpsum/mcpsum/internal/termtext"
 )
 
 // Canonical returns the RFC 8785 (JCS) form of raw, after checking that raw is
@@ -39,18 +41,18 @@ func digestOf(canonical []byte) string {
 func validDigest(d string) error {
 	alg, hexpart, ok := strings.Cut(d, ":")
 	if !ok {
-		return errf("digest %s has no algorithm prefix (want sha256:<64 hex digits>)", quote(d))
+		return errf("digest %s has no algorithm prefix (want sha256:<64 hex digits>)", termtext.Quoted(d, 80))
 	}
 	if alg != "sha256" {
-		return errf("digest %s uses unknown algorithm %s (only sha256 is supported)", quote(d), quote(alg))
+		return errf("digest %s uses unknown algorithm %s (only sha256 is supported)", termtext.Quoted(d, 80), termtext.Quoted(alg, 80))
 	}
 	if len(hexpart) != 64 {
-		return errf("digest %s: want 64 hex digits after sha256:, got %d characters", quote(d), len(hexpart))
+		return errf("digest %s: want 64 hex digits after sha256:, got %d characters", termtext.Quoted(d, 80), len(hexpart))
 	}
 	for i := 0; i < len(hexpart); i++ {
 		c := hexpart[i]
 		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
-			return errf("digest %s: malformed hex (want lowercase 0-9a-f)", quote(d))
+			return errf("digest %s: malformed hex (want lowercase 0-9a-f)", termtext.Quoted(d, 80))
 		}
 	}
 	return nil
@@ -195,14 +197,14 @@ func compact(raw []byte) json.RawMessage {
 func checkNumber(lit string) error {
 	f, err := strconv.ParseFloat(lit, 64)
 	if err != nil {
-		return errf("number %s is out of range for an IEEE double, which RFC 8785 requires", quote(lit))
+		return errf("number %s is out of range for an IEEE double, which RFC 8785 requires", termtext.Quoted(lit, 80))
 	}
 	es6 := es6Number(f)
 	want, ok1 := decimalOf(lit)
 	got, ok2 := decimalOf(strconv.FormatFloat(f, 'e', -1, 64))
 	if !ok1 || !ok2 || want != got {
 		return errf("number %s would change to %s when canonicalised (RFC 8785 keeps IEEE doubles); "+
-			"two different values must not share a digest", quote(lit), es6)
+			"two different values must not share a digest", termtext.Quoted(lit, 80), es6)
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcpsum/mcpsum/internal/mcpspec"
 	"github.com/mcpsum/mcpsum/internal/safeio"
+	"github.com/mcpsum/mcpsum/internal/termtext"
 )
 
 // Era names, as returned by Server.Era and used in era findings.
@@ -208,7 +209,7 @@ func (s *Server) Find(kind, key string) json.RawMessage {
 func ItemKey(kind string, item json.RawMessage) (string, error) {
 	i, ok := mcpspec.KindIndex(kind)
 	if !ok {
-		return "", &FormatError{Item: "kind " + quote(kind), Err: errUnknownKind}
+		return "", &FormatError{Item: "kind " + termtext.Quoted(kind, 80), Err: errUnknownKind}
 	}
 	return itemKey(item, mcpspec.Kinds[i].Key)
 }

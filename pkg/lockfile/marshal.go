@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/mcpsum/mcpsum/internal/mcpspec"
+	"github.com/mcpsum/mcpsum/internal/termtext"
 )
 
 // Marshal writes f deterministically: 2-space indent, a trailing newline, no
@@ -30,7 +31,7 @@ func Marshal(f *File) ([]byte, error) {
 	names := make([]string, 0, len(f.Servers))
 	for n, s := range f.Servers {
 		if s == nil {
-			return nil, errf("marshal lockfile: server %s is nil", quote(n))
+			return nil, errf("marshal lockfile: server %s is nil", termtext.Quoted(n, 80))
 		}
 		if s.Era() == EraModern {
 			version = max(version, 2)
@@ -83,7 +84,7 @@ func appendEntry(b *bytes.Buffer, s *Server, full bool) error {
 		b.WriteString(`{"url":`)
 		encodeString(b, s.URL)
 		b.WriteString(`,"headers":`)
-		appendHeaders(b, s.Headers)
+		appendStringMap(b, s.Headers)
 		if s.OAuth != nil {
 			b.WriteString(`,"oauth":{"issuer":`)
 			encodeString(b, s.OAuth.Issuer)
@@ -163,17 +164,8 @@ func appendEntry(b *bytes.Buffer, s *Server, full bool) error {
 	b.WriteString(`,"instructions":`)
 	appendOptString(b, d.Instructions)
 	for i, k := range mcpspec.Kinds {
-		b.WriteString(`,"` + k.Field + `":{`)
-		m := *d.items(i)
-		for j, key := range sortedKeys(m) {
-			if j > 0 {
-				b.WriteByte(',')
-			}
-			encodeString(b, key)
-			b.WriteByte(':')
-			encodeString(b, m[key])
-		}
-		b.WriteByte('}')
+		b.WriteString(`,"` + k.Field + `":`)
+		appendStringMap(b, *d.items(i))
 	}
 	b.WriteByte('}')
 	if s.LogProof != "" {

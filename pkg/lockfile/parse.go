@@ -12,13 +12,14 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcpsum/mcpsum/internal/mcpspec"
+	"github.com/mcpsum/mcpsum/internal/termtext"
 )
 
 // ValidName checks a server name (servers.<name>, --name): 1 to 64 letters,
 // digits, '.', '_' or '-', starting with a letter or digit.
 func ValidName(name string) error {
 	if !validName(name) {
-		return errf("server name %s: want 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit", quote(name))
+		return errf("server name %s: want 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit", termtext.Quoted(name, 80))
 	}
 	return nil
 }
@@ -103,7 +104,7 @@ func parseFile(path string, data []byte, discard string) (*File, error, error) {
 			case "1", "2", "3":
 				f.Version = int(v[0] - '0')
 			default:
-				return nil, nil, fe("", "lockfileVersion", errf("unsupported version %s: this mcpsum reads versions 1 to 3; a file of a newer version was written by a newer mcpsum: upgrade mcpsum (go install ./cmd/... in a fresh checkout of github.com/mcpsum/mcpsum)", quote(v)))
+				return nil, nil, fe("", "lockfileVersion", errf("unsupported version %s: this mcpsum reads versions 1 to 3; a file of a newer version was written by a newer mcpsum: upgrade mcpsum (go install ./cmd/... in a fresh checkout of github.com/mcpsum/mcpsum)", termtext.Quoted(v, 80)))
 			}
 		case "generator":
 			if f.Generator, err = asString(m.val); err != nil {
@@ -112,7 +113,7 @@ func parseFile(path string, data []byte, discard string) (*File, error, error) {
 		case "servers":
 			servers = m.val
 		default:
-			return nil, nil, fe("", "top level", errf("unknown key %s (want lockfileVersion, generator or servers)", quote(m.key)))
+			return nil, nil, fe("", "top level", errf("unknown key %s (want lockfileVersion, generator or servers)", termtext.Quoted(m.key, 80)))
 		}
 	}
 	if f.Version == 0 {
@@ -237,7 +238,7 @@ func parseServer(raw json.RawMessage, version int) (*Server, *canonForms, *Forma
 		case "logProof":
 			s.LogProof, err = asLogProof(m.val)
 		default:
-			return fe("", errf("unknown key %s (want one of %s)", quote(m.key), strings.Join(entryKeys, ", ")))
+			return fe("", errf("unknown key %s (want one of %s)", termtext.Quoted(m.key, 80), strings.Join(entryKeys, ", ")))
 		}
 		if err != nil {
 			return fe(m.key, err)
@@ -267,12 +268,12 @@ func parseServer(raw json.RawMessage, version int) (*Server, *canonForms, *Forma
 		for _, key := range forms.keys[i] {
 			keys[key] = true
 			if _, ok := locked[key]; !ok {
-				return fe(k.Name+" "+quote(key), errf("has no digest in digests.%s", k.Field))
+				return fe(k.Name+" "+termtext.Quoted(key, 80), errf("has no digest in digests.%s", k.Field))
 			}
 		}
 		for _, key := range sortedKeys(locked) {
 			if !keys[key] {
-				return fe("digests."+k.Field, errf("has a digest for %s %s, which is not locked", k.Name, quote(key)))
+				return fe("digests."+k.Field, errf("has a digest for %s %s, which is not locked", k.Name, termtext.Quoted(key, 80)))
 			}
 		}
 	}
@@ -326,12 +327,12 @@ func parseDigests(raw json.RawMessage) (Digests, *FormatError) {
 					err = validDigest(s)
 				}
 				if err != nil {
-					return d, fe(where+"["+quote(it.key)+"]", err)
+					return d, fe(where+"["+termtext.Quoted(it.key, 80)+"]", err)
 				}
 				(*dst)[it.key] = s
 			}
 		default:
-			return d, fe("digests", errf("unknown key %s (want surface, instructions, tools, prompts, resources or resourceTemplates)", quote(m.key)))
+			return d, fe("digests", errf("unknown key %s (want surface, instructions, tools, prompts, resources or resourceTemplates)", termtext.Quoted(m.key, 80)))
 		}
 		if err != nil {
 			return d, fe(where, err)

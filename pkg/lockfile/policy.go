@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/mcpsum/mcpsum/internal/policysyntax"
+	"github.com/mcpsum/mcpsum/internal/termtext"
 )
 
 // parsePolicy decodes a policy section strictly (unknown keys and wrong types
@@ -47,7 +48,7 @@ func parsePolicy(raw json.RawMessage) (*Policy, *FormatError) {
 					ferr = strictLists("policy.sandbox.network", sm.val,
 						map[string]*[]string{"allow": &sb.Network.Allow})
 				default:
-					ferr = fe("policy.sandbox", errf("unknown key %s (want filesystem or network)", quote(sm.key)))
+					ferr = fe("policy.sandbox", errf("unknown key %s (want filesystem or network)", termtext.Quoted(sm.key, 80)))
 				}
 				if ferr != nil {
 					return nil, ferr
@@ -61,12 +62,12 @@ func parsePolicy(raw json.RawMessage) (*Policy, *FormatError) {
 			}
 			for i, k := range list {
 				if !slices.Contains(Unpinnable, k) || slices.Contains(list[:i], k) {
-					return nil, fe("policy.unpinned["+strconv.Itoa(i)+"]", errf("%s: only resources and resourceTemplates may be declared data that is not pinned, each once (tools and prompts are definitions: always pinned)", quote(k)))
+					return nil, fe("policy.unpinned["+strconv.Itoa(i)+"]", errf("%s: only resources and resourceTemplates may be declared data that is not pinned, each once (tools and prompts are definitions: always pinned)", termtext.Quoted(k, 80)))
 				}
 			}
 			p.Unpinned = list
 		default:
-			return nil, fe("policy", errf("unknown key %s (want taint, sandbox or unpinned)", quote(m.key)))
+			return nil, fe("policy", errf("unknown key %s (want taint, sandbox or unpinned)", termtext.Quoted(m.key, 80)))
 		}
 	}
 	return p, nil
@@ -86,7 +87,7 @@ func strictLists(where string, raw json.RawMessage, fields map[string]*[]string)
 				names = append(names, k)
 			}
 			sort.Strings(names)
-			return &FormatError{Item: where, Err: errf("unknown key %s (want %s)", quote(m.key), strings.Join(names, " or "))}
+			return &FormatError{Item: where, Err: errf("unknown key %s (want %s)", termtext.Quoted(m.key, 80), strings.Join(names, " or "))}
 		}
 		list, err := asStrings(m.val)
 		if err != nil {
@@ -113,10 +114,10 @@ func checkPolicy(p *Policy, tools []json.RawMessage) *FormatError {
 				if n != AllResources && n != AllPrompts && !locked[n] {
 					return fe(where, errf("%s is not a locked tool of this server (nor %s or %s); "+
 						"check the spelling: a misspelled name would leave the tool unprotected",
-						quote(n), AllResources, AllPrompts))
+						termtext.Quoted(n, 80), AllResources, AllPrompts))
 				}
 				if seen[n] {
-					return fe(where, errf("%s is listed twice", quote(n)))
+					return fe(where, errf("%s is listed twice", termtext.Quoted(n, 80)))
 				}
 				seen[n] = true
 			}

@@ -2,9 +2,11 @@ package lockfile
 
 import (
 	"bytes"
+	"slices"
 	"sort"
 
 	"github.com/mcpsum/mcpsum/internal/netrule"
+	"github.com/mcpsum/mcpsum/internal/termtext"
 )
 
 // VersionRemote is the lockfileVersion of a file that holds a remote
@@ -28,23 +30,21 @@ func checkRemote(s *Server) *FormatError {
 		return fe("url", errf("an entry has either a url (a remote server) or a command and envPassthrough (a local one), not both"))
 	}
 	if _, err := netrule.ParseServerURL(s.URL); err != nil {
-		return fe("url", errf("%s: %v", quote(s.URL), err))
+		return fe("url", errf("%s: %v", termtext.Quoted(s.URL, 80), err))
 	}
 	if s.Headers == nil {
 		s.Headers = map[string]string{}
 	}
-	seen := map[string]string{}
-	for _, name := range sortedKeys(s.Headers) {
+	names := sortedKeys(s.Headers)
+	for i, name := range names {
 		if err := netrule.HeaderName(name); err != nil {
-			return fe("headers", errf("%s: %v", quote(name), err))
+			return fe("headers", errf("%s: %v", termtext.Quoted(name, 80), err))
 		}
-		low := string(bytes.ToLower([]byte(name)))
-		if other, dup := seen[low]; dup {
-			return fe("headers", errf("%s and %s are the same header (names are case-insensitive)", quote(other), quote(name)))
+		if other, dup := netrule.HeaderTwin(slices.Values(names[:i]), name); dup {
+			return fe("headers", errf("%s and %s are the same header (names are case-insensitive)", termtext.Quoted(other, 80), termtext.Quoted(name, 80)))
 		}
-		seen[low] = name
 		if v := s.Headers[name]; !ValidEnvName(v) {
-			return fe("headers", errf("header %s: %s is not an environment variable name (the lock names the variable holding the value, never the value)", quote(name), quote(v)))
+			return fe("headers", errf("header %s: %s is not an environment variable name (the lock names the variable holding the value, never the value)", termtext.Quoted(name, 80), termtext.Quoted(v, 80)))
 		}
 	}
 	if s.URL == "" && s.OAuth != nil {
@@ -59,8 +59,9 @@ func checkRemote(s *Server) *FormatError {
 	return nil
 }
 
-// appendHeaders writes the headers object, names sorted.
-func appendHeaders(b *bytes.Buffer, h map[string]string) {
+// appendStringMap writes an object of strings, names sorted: the headers
+// object, and the digests of one item kind.
+func appendStringMap(b *bytes.Buffer, h map[string]string) {
 	b.WriteByte('{')
 	for i, k := range sortedKeys(h) {
 		if i > 0 {
@@ -104,7 +105,7 @@ func asStringMap(raw []byte) (map[string]string, error) {
 	for _, m := range ms {
 		v, err := asString(m.val)
 		if err != nil {
-			return nil, errf("%s: %v", quote(m.key), err)
+			return nil, errf("%s: %v", termtext.Quoted(m.key, 80), err)
 		}
 		out[m.key] = v
 	}
@@ -131,7 +132,7 @@ func parseOAuth(raw []byte) (*OAuth, error) {
 		case "resource":
 			o.Resource, err = asString(m.val)
 		default:
-			return nil, errf("unknown key %s (want issuer and resource)", quote(m.key))
+			return nil, errf("unknown key %s (want issuer and resource)", termtext.Quoted(m.key, 80))
 		}
 		if err != nil {
 			return nil, errf("%s: %v", m.key, err)
@@ -151,7 +152,7 @@ func checkOAuth(o *OAuth) *FormatError {
 	}
 	for _, v := range []struct{ what, u string }{{"oauth.issuer", o.Issuer}, {"oauth.resource", o.Resource}} {
 		if _, err := netrule.ParseServerURL(v.u); err != nil {
-			return &FormatError{Item: v.what, Err: errf("%s: %v", quote(v.u), err)}
+			return &FormatError{Item: v.what, Err: errf("%s: %v", termtext.Quoted(v.u, 80), err)}
 		}
 	}
 	return nil

@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcpsum/mcpsum/internal/safeio"
 	"github.com/mcpsum/mcpsum/internal/statefile"
+	"github.com/mcpsum/mcpsum/internal/termtext"
 )
 
 // Update runs a read-modify-write of the lockfile at path under an exclusive
@@ -119,7 +120,7 @@ type LinkError struct{ Path, Target string }
 func (e *LinkError) Error() string {
 	return fmt.Sprintf("lockfile %s is a symbolic link (to %s); mcpsum never writes a lockfile through a link "+
 		"(a cloned repository's link could name any of your files): remove the link, "+
-		"or name the file itself with --lockfile %s", e.Path, quote(e.Target), shellArg(e.Target))
+		"or name the file itself with --lockfile %s", e.Path, termtext.Quoted(e.Target, 80), termtext.ShellArg(e.Target))
 }
 
 func refuseLink(path string) error {

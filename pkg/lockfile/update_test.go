@@ -5,7 +5,6 @@ package lockfile
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -17,6 +16,15 @@ import (
 	"syscall"
 	"testing"
 )
+
+// TestMain lets the test binary act as a second writer process (see
+// update_test.go) when re-executed with MCPSUM_LOCKFILE_CHILD set.
+func TestMain(m *testing.M) {
+	if mode := os.Getenv("MCPSUM_LOCKFILE_CHILD"); mode != "" {
+		os.Exit(runChild(mode))
+	}
+	os.Exit(m.Run())
+}
 
 // runChild is the re-executed test binary's work (see TestMain):
 //
@@ -52,24 +60,6 @@ func runChild(mode string) int {
 		return 1
 	}
 	return 2
-}
-
-// syntheticServer returns a server with n tools.
-func syntheticServer(n int) *Server {
-	s := &Server{
-		Command:         []string{"npx", "-y", "@example/big@1.0.0"},
-		ProtocolVersion: "2025-11-25",
-		ServerInfo:      json.RawMessage(`{"name":"big","version":"1.0.0"}`),
-		Capabilities:    json.RawMessage(`{"tools":{"listChanged":false}}`),
-	}
-	for i := 0; i < n; i++ {
-		s.Tools = append(s.Tools, json.RawMessage(fmt.Sprintf(
-			`{"name":"tool_%04d","description":"Tool number %d does one thing well and says so at length.",`+
-				`"inputSchema":{"type":"object","properties":{"path":{"type":"string","description":"A path"},`+
-				`"limit":{"type":"integer","minimum":1,"maximum":100,"default":10}},"required":["path"]},`+
-				`"annotations":{"readOnlyHint":%t,"openWorldHint":false}}`, i, i, i%2 == 0)))
-	}
-	return s
 }
 
 func addServer(path, name string, tools int) error {

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/mcpsum/mcpsum/internal/process"
 )
 
 // Caller sends one request and returns its raw result. A JSON-RPC error reply
@@ -183,7 +185,7 @@ func (c *Client) call(ctx context.Context, method string, params json.RawMessage
 	}
 	if err != nil {
 		c.forget(id, false)
-		if waitChan(c.dead, 2*time.Second) { // a write to a dead server: say why it died
+		if process.WaitChan(c.dead, 2*time.Second) { // a write to a dead server: say why it died
 			err = c.Err()
 		}
 		return id, nil, fmt.Errorf("%s: %w", method, err)
@@ -311,7 +313,7 @@ func (c *Client) watchExit() {
 		return
 	case <-c.t.Exited():
 	}
-	if !waitChan(c.dead, time.Second) { // let the reader drain what was written before the exit
+	if !process.WaitChan(c.dead, time.Second) { // let the reader drain what was written before the exit
 		c.fail(c.t.ExitReason())
 	}
 }
@@ -403,24 +405,4 @@ func (c *Client) answer(m *Message) {
 		b = append(b, `"error":{"code":-32601,"message":"Method not found"}}`...)
 	}
 	c.Send(b) // a failed write ends the session through the reader
-}
-
-// waitChan reports whether c closed within d (d <= 0: already closed).
-func waitChan(c <-chan struct{}, d time.Duration) bool {
-	if d <= 0 {
-		select {
-		case <-c:
-			return true
-		default:
-			return false
-		}
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-c:
-		return true
-	case <-t.C:
-		return false
-	}
 }

@@ -309,3 +309,14 @@ func BenchmarkHTTPSSE8MiB(b *testing.B) {
 		}
 	}
 }
+
+// httpStart dials spec: the start function Probe takes for a remote server.
+func httpStart(t testing.TB, spec HTTPSpec) func() (Transport, error) {
+	return func() (Transport, error) {
+		h, err := DialHTTP(spec)
+		if err != nil {
+			return nil, err
+		}
+		return h, nil
+	}
+}

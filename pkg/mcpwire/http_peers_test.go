@@ -76,16 +76,6 @@ func goHTTP(t testing.TB, name string, args ...string) string {
 	return "http://" + addr
 }
 
-func httpStart(t testing.TB, spec HTTPSpec) func() (Transport, error) {
-	return func() (Transport, error) {
-		h, err := DialHTTP(spec)
-		if err != nil {
-			return nil, err
-		}
-		return h, nil
-	}
-}
-
 func probeHTTP(t *testing.T, spec HTTPSpec) (*Client, *Hello, *Surface) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)

@@ -2,21 +2,19 @@
 
 package mcpwire
 
-//lint:file-ignore SA1019 runtime.GOROOT locates the toolchain that built the test, to build peers with it
-
 import (
 	"context"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/mcpsum/mcpsum/internal/process"
+	"github.com/mcpsum/mcpsum/internal/testbin"
 )
 
 // Real peers for the tests, built once per test binary into a temp dir (only
@@ -44,42 +42,10 @@ var goPeers = map[string]string{
 	"hostile":          "github.com/mcpsum/mcpsum/e2e/servers/hostile",
 }
 
-var (
-	buildMu   sync.Mutex
-	buildOnce = map[string]*sync.Once{}
-	buildErr  = map[string]error{}
-)
-
 // peer returns the path of a built Go peer.
 func peer(t testing.TB, name string) string {
 	t.Helper()
-	buildMu.Lock()
-	once := buildOnce[name]
-	if once == nil {
-		once = new(sync.Once)
-		buildOnce[name] = once
-	}
-	buildMu.Unlock()
-	out := filepath.Join(binDir, name)
-	once.Do(func() {
-		goBin := filepath.Join(runtime.GOROOT(), "bin", "go")
-		if _, err := os.Stat(goBin); err != nil {
-			goBin = "go"
-		}
-		cmd := exec.Command(goBin, "build", "-o", out, goPeers[name])
-		if b, err := cmd.CombinedOutput(); err != nil {
-			buildMu.Lock()
-			buildErr[name] = fmt.Errorf("go build %s: %v\n%s", goPeers[name], err, b)
-			buildMu.Unlock()
-		}
-	})
-	buildMu.Lock()
-	err := buildErr[name]
-	buildMu.Unlock()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return testbin.Build(t, filepath.Join(binDir, name), goPeers[name])
 }
 
 // nodeServer returns the argv of an npm server, skipping the test when it is

@@ -41,7 +41,7 @@ func (s *Stdio) ReadMessage() ([]byte, error) {
 	}
 	name := s.p.Name()
 	if errors.Is(err, io.EOF) || errors.Is(err, os.ErrClosed) {
-		if waitChan(s.p.Done(), 2*time.Second) {
+		if process.WaitChan(s.p.Done(), 2*time.Second) {
 			return nil, s.p.ExitError()
 		}
 		return nil, fmt.Errorf("server %q closed its stdout but is still running", name)

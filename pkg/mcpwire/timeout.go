@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/mcpsum/mcpsum/internal/process"
 )
 
 // TimeoutError reports a call that got no answer in time, with the server's
@@ -33,10 +35,7 @@ func (e *TimeoutError) Error() string {
 		return b.String()
 	}
 	b.WriteString("; its last stderr lines:")
-	for _, l := range e.Stderr {
-		b.WriteString("\n    | ")
-		b.WriteString(l)
-	}
+	process.WriteStderrTail(&b, e.Stderr)
 	return b.String()
 }
 

@@ -93,7 +93,7 @@ func nextParam(s string) (key, val, rest string) {
 func checkURL(what, raw string) (*url.URL, error) {
 	u, err := netrule.ParseServerURL(raw)
 	if err != nil {
-		return nil, fmt.Errorf("%s %s refused: %v", what, quote(raw), err)
+		return nil, fmt.Errorf("%s %s refused: %v", what, termtext.Quoted(raw, 200), err)
 	}
 	return u, nil
 }
@@ -120,7 +120,7 @@ func Discover(ctx context.Context, c *http.Client, serverURL, metadataURL string
 		return nil, err
 	}
 	if netrule.Origin(mu) != netrule.Origin(su) {
-		return nil, fmt.Errorf("protected-resource metadata URL %s is not on the server's origin %s; refused", quote(metadataURL), netrule.Origin(su))
+		return nil, fmt.Errorf("protected-resource metadata URL %s is not on the server's origin %s; refused", termtext.Quoted(metadataURL, 200), netrule.Origin(su))
 	}
 	f, err := getJSON(ctx, c, mu.String(), "resource", "authorization_servers", "scopes_supported")
 	if err != nil {
@@ -129,7 +129,7 @@ func Discover(ctx context.Context, c *http.Client, serverURL, metadataURL string
 	s := &Server{}
 	var ok bool
 	if s.Resource, ok = jsonscan.String(f[0]); !ok || !covers(s.Resource, serverURL) {
-		return nil, fmt.Errorf("protected-resource metadata: resource %s does not name the server %s", quote(string(f[0])), serverURL)
+		return nil, fmt.Errorf("protected-resource metadata: resource %s does not name the server %s", termtext.Quoted(string(f[0]), 200), serverURL)
 	}
 	ases, ok := jsonscan.Strings(f[1])
 	if !ok || len(ases) == 0 {
@@ -163,12 +163,12 @@ func (s *Server) authServer(ctx context.Context, c *http.Client, issuer string) 
 	if err != nil {
 		var err2 error
 		if f, err2 = getJSON(ctx, c, strings.TrimSuffix(issuer, "/")+"/.well-known/openid-configuration", keys...); err2 != nil {
-			return fmt.Errorf("authorization server metadata of %s: %w", quote(issuer), err)
+			return fmt.Errorf("authorization server metadata of %s: %w", termtext.Quoted(issuer, 200), err)
 		}
 	}
 	str := func(i int) string { v, _ := jsonscan.String(f[i]); return v }
 	if s.Issuer = str(0); s.Issuer != issuer {
-		return fmt.Errorf("authorization server metadata: issuer %s differs from %s, where it was fetched (RFC 8414 §3.3); refused", quote(s.Issuer), quote(issuer))
+		return fmt.Errorf("authorization server metadata: issuer %s differs from %s, where it was fetched (RFC 8414 §3.3); refused", termtext.Quoted(s.Issuer, 200), termtext.Quoted(issuer, 200))
 	}
 	for _, e := range []struct {
 		dst  *string
@@ -185,7 +185,7 @@ func (s *Server) authServer(ctx context.Context, c *http.Client, issuer string) 
 	}
 	methods, _ := jsonscan.Strings(f[4])
 	if !slices.Contains(methods, "S256") {
-		return fmt.Errorf("authorization server %s does not advertise PKCE with S256 (code_challenge_methods_supported); mcpsum will not sign in without it", quote(issuer))
+		return fmt.Errorf("authorization server %s does not advertise PKCE with S256 (code_challenge_methods_supported); mcpsum will not sign in without it", termtext.Quoted(issuer, 200))
 	}
 	return nil
 }
@@ -215,7 +215,7 @@ func readJSON(resp *http.Response, names ...string) ([][]byte, error) {
 		return nil, fmt.Errorf("%s: document larger than %d KiB", resp.Request.URL, maxDoc>>10)
 	}
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("%s answered HTTP %d %s", resp.Request.URL, resp.StatusCode, quote(string(b)))
+		return nil, fmt.Errorf("%s answered HTTP %d %s", resp.Request.URL, resp.StatusCode, termtext.Quoted(string(b), 200))
 	}
 	f, err := jsonscan.Fields(b, names...)
 	if err != nil {
@@ -223,6 +223,3 @@ func readJSON(resp *http.Response, names ...string) ([][]byte, error) {
 	}
 	return f, nil
 }
-
-// quote renders untrusted text for a message: escaped, in quotes, at most 200 bytes.
-func quote(s string) string { return termtext.Quoted(s, 200) }

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/mcpsum/mcpsum/internal/jsonscan"
+	"github.com/mcpsum/mcpsum/internal/termtext"
 )
 
 // Token is what mcpsum keeps of a sign-in.
@@ -100,13 +101,13 @@ func Login(ctx context.Context, c *http.Client, s *Server, o Options) (*Token, e
 	select {
 	case cb = <-got:
 	case <-ctx.Done():
-		return nil, fmt.Errorf("sign-in to %s: no answer from the browser within %s", quote(s.Issuer), o.Wait)
+		return nil, fmt.Errorf("sign-in to %s: no answer from the browser within %s", termtext.Quoted(s.Issuer, 200), o.Wait)
 	}
 	if cb.Get("state") != state {
 		return nil, errors.New("sign-in: the redirect's state does not match (a forged or stale redirect); refused")
 	}
 	if e := cb.Get("error"); e != "" {
-		return nil, fmt.Errorf("sign-in refused by the authorization server: %s %s", quote(e), quote(cb.Get("error_description")))
+		return nil, fmt.Errorf("sign-in refused by the authorization server: %s %s", termtext.Quoted(e, 200), termtext.Quoted(cb.Get("error_description"), 200))
 	}
 	if cb.Get("code") == "" {
 		return nil, errors.New("sign-in: the redirect carries no code")
@@ -150,7 +151,7 @@ func Refresh(ctx context.Context, c *http.Client, s *Server, t *Token) (*Token, 
 // register obtains a client id by dynamic client registration (RFC 7591).
 func register(ctx context.Context, c *http.Client, s *Server, redirect string) (string, error) {
 	if s.RegEndpoint == "" {
-		return "", fmt.Errorf("authorization server %s offers no dynamic client registration (registration_endpoint), so mcpsum cannot sign in; obtain a token yourself and pass it with --header Authorization=VAR", quote(s.Issuer))
+		return "", fmt.Errorf("authorization server %s offers no dynamic client registration (registration_endpoint), so mcpsum cannot sign in; obtain a token yourself and pass it with --header Authorization=VAR", termtext.Quoted(s.Issuer, 200))
 	}
 	body, _ := json.Marshal(map[string]any{
 		"client_name":                "mcpsum",
@@ -201,7 +202,7 @@ func tokenRequest(ctx context.Context, c *http.Client, s *Server, form url.Value
 	t.AccessToken, _ = jsonscan.String(f[0])
 	typ, _ := jsonscan.String(f[1])
 	if t.AccessToken == "" || !strings.EqualFold(typ, "bearer") {
-		return nil, fmt.Errorf("token request: the answer holds no bearer access_token (token_type %s)", quote(typ))
+		return nil, fmt.Errorf("token request: the answer holds no bearer access_token (token_type %s)", termtext.Quoted(typ, 200))
 	}
 	if f[2] != nil {
 		if secs, err := strconv.ParseInt(string(f[2]), 10, 64); err == nil && secs > 0 {

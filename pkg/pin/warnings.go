@@ -52,7 +52,7 @@ func Warnings(entry *lockfile.Server, lockPath string) []string {
 			var rel []string
 			for _, a := range entry.Command[1:] {
 				if relativePath(a) {
-					rel = append(rel, quote(a))
+					rel = append(rel, termtext.Quoted(a, -1))
 				}
 			}
 			if len(rel) > 0 {
@@ -124,13 +124,13 @@ func argvWarnings(argv []string, lockPath string) []string {
 		switch {
 		case dir != "" && dir != "/" && under(p, dir):
 			rel, _ := filepath.Rel(dir, p)
-			out = append(out, fmt.Sprintf("command holds %s, inside the lockfile's folder: a teammate's checkout is elsewhere; write it as %s (the server runs in the lockfile's folder)", quote(a), quote(flag+"./"+rel)))
+			out = append(out, fmt.Sprintf("command holds %s, inside the lockfile's folder: a teammate's checkout is elsewhere; write it as %s (the server runs in the lockfile's folder)", termtext.Quoted(a, -1), termtext.Quoted(flag+"./"+rel, -1)))
 		case home != "" && home != "/" && under(p, home):
-			out = append(out, fmt.Sprintf("command holds %s, under your home folder: a teammate will not have it; put what the server needs where the lock can name it on every machine (e.g. relative to the lockfile's folder)", quote(a)))
+			out = append(out, fmt.Sprintf("command holds %s, under your home folder: a teammate will not have it; put what the server needs where the lock can name it on every machine (e.g. relative to the lockfile's folder)", termtext.Quoted(a, -1)))
 		case under(p, "/home") || under(p, "/Users") || under(p, "/root"):
-			out = append(out, fmt.Sprintf("command holds %s, under a home folder: a teammate will not have it", quote(a)))
+			out = append(out, fmt.Sprintf("command holds %s, under a home folder: a teammate will not have it", termtext.Quoted(a, -1)))
 		case tmp != "" && tmp != "/" && under(p, tmp):
-			out = append(out, fmt.Sprintf("command holds %s, under the temporary folder %s: it will not exist on another machine (or after a reboot)", quote(a), tmp))
+			out = append(out, fmt.Sprintf("command holds %s, under the temporary folder %s: it will not exist on another machine (or after a reboot)", termtext.Quoted(a, -1), tmp))
 		}
 	}
 	return out
@@ -140,6 +140,3 @@ func under(p, dir string) bool {
 	dir = filepath.Clean(dir)
 	return p == dir || strings.HasPrefix(p, dir+"/")
 }
-
-// quote renders a command word for a message, escaped, in quotes.
-func quote(s string) string { return termtext.Quoted(s, -1) }

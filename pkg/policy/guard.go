@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/mcpsum/mcpsum/internal/jsonscan"
+	"github.com/mcpsum/mcpsum/internal/termtext"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 )
 
@@ -341,7 +342,7 @@ func (g *Guard) BeforeResult(c *Call, result []byte) *RPCError {
 	}
 	if err := g.cfg.Store.Mark(g.cfg.Session, g.cfg.Server, g.label(c)); err != nil {
 		g.audit(c, Record{Role: "source", Tainted: true, Decision: "refused", Reason: "could not record the taint: " + err.Error()})
-		return &RPCError{Code: CodeRefused, Message: "mcpsum withheld this result: " + c.Method + " " + quoteName(c) +
+		return &RPCError{Code: CodeRefused, Message: "mcpsum withheld this result: " + c.Method + " " + termtext.Quoted(c.Name, 200) +
 			" is a taint source and mcpsum could not record that this session read it (" + err.Error() + "); fix the state directory and retry",
 			Data: map[string]any{"mcpsum": "taint-unrecorded"}}
 	}

@@ -7,11 +7,6 @@ import (
 	"time"
 )
 
-// quoteName renders the call's tool or prompt name, or resource URI, escaped.
-func quoteName(c *Call) string { return quoteStr(c.Name) }
-
-func quoteStr(s string) string { return termtext.Quoted(s, 200) }
-
 // what describes the call: `tool "send" on server "mail"`.
 func (g *Guard) what(c *Call) string {
 	kind := "tool"
@@ -21,7 +16,7 @@ func (g *Guard) what(c *Call) string {
 	case "resources/read":
 		kind = "resource"
 	}
-	return fmt.Sprintf("%s %s on server %s", kind, quoteName(c), quoteStr(g.cfg.Server))
+	return fmt.Sprintf("%s %s on server %s", kind, termtext.Quoted(c.Name, 200), termtext.Quoted(g.cfg.Server, 200))
 }
 
 // origin says what tainted the session and when.
@@ -33,7 +28,7 @@ func origin(s *State) string {
 		}
 		return "an earlier source"
 	}
-	o := fmt.Sprintf("%s on server %s at %s", quoteStr(l.Label), quoteStr(l.Server), l.Last.UTC().Format(time.RFC3339))
+	o := fmt.Sprintf("%s on server %s at %s", termtext.Quoted(l.Label, 200), termtext.Quoted(l.Server, 200), l.Last.UTC().Format(time.RFC3339))
 	if l.Server == "" {
 		o = fmt.Sprintf("%s at %s", l.Label, l.Last.UTC().Format(time.RFC3339))
 	}

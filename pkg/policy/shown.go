@@ -62,7 +62,7 @@ func shownArgs(args []byte) (string, error) {
 	}
 	names := 0
 	for _, m := range ms {
-		q := quoteShown(m.name)
+		q := termtext.Quoted(m.name, -1)
 		if len(q) > maxNameShown {
 			return "", fmt.Errorf("%w: an argument name is %d bytes long, more than the %d a prompt shows uncut", ErrUnshowable, len(q), maxNameShown)
 		}
@@ -80,11 +80,11 @@ func shownArgs(args []byte) (string, error) {
 	for _, m := range ms {
 		v := m.val
 		if s, ok := jsonscan.String([]byte(v)); ok {
-			b.WriteString("\n  " + quoteShown(m.name) + ": " + `"` + shortenMiddle(s, budget) + `"` + lookalikeNote(s))
+			b.WriteString("\n  " + termtext.Quoted(m.name, -1) + ": " + `"` + shortenMiddle(s, budget) + `"` + lookalikeNote(s))
 			continue
 		}
 		v = compactJSON(v)
-		b.WriteString("\n  " + quoteShown(m.name) + ": " + shortenMiddle(v, budget) + lookalikeNote(v))
+		b.WriteString("\n  " + termtext.Quoted(m.name, -1) + ": " + shortenMiddle(v, budget) + lookalikeNote(v))
 	}
 	return b.String(), nil
 }
@@ -99,9 +99,6 @@ func lookalikeNote(v string) string {
 	}
 	return "  [LOOK-ALIKE TEXT: " + strings.Join(why, "; ") + "]"
 }
-
-// quoteShown is s escaped for the prompt, in double quotes.
-func quoteShown(s string) string { return termtext.Quoted(s, -1) }
 
 // shortenMiddle escapes s and, when that is longer than max bytes, keeps
 // its head and tail with the number of bytes left out between them.

@@ -3,6 +3,11 @@
 // through the same seam) of `mcp-surface v1` records, one per key, and the
 // HTTP handler that serves its C2SP tlog-tiles and the key lookups.
 //
+// It runs on Linux and macOS: Tessera's POSIX storage and mcpsum's state
+// files (key, index, add lock) are Unix-only, so elsewhere (Windows) the
+// package builds but Supported, and every append to the folder, return
+// ErrUnsupported (storage_folder.go, storage_other.go).
+//
 // Only the mcpsum-log binary links this package (and Tessera): mcpsum's
 // client side is pkg/sumdb.
 //

@@ -14,9 +14,12 @@ import (
 	_ "github.com/go-sql-driver/mysql" // the MySQL driver Tessera's MySQL storage runs on
 	"github.com/transparency-dev/tessera"
 	"github.com/transparency-dev/tessera/storage/mysql"
-	"github.com/transparency-dev/tessera/storage/posix"
 	"golang.org/x/mod/sumdb/tlog"
 )
+
+// ErrUnsupported is what the log server's side returns on a platform it
+// does not run on (Windows): see Supported.
+var ErrUnsupported = errors.New("the transparency log server is not supported")
 
 // Options say where a log's checkpoint and tiles live and who cosigns its
 // checkpoints.
@@ -56,7 +59,7 @@ type reader interface {
 // driver opens the storage for appending.
 func (st Options) driver(ctx context.Context, dir string) (tessera.Driver, func() error, error) {
 	if st.MySQL == "" {
-		d, err := posix.New(ctx, posix.Config{Path: filepath.Join(dir, TilesDir)})
+		d, err := folderDriver(ctx, filepath.Join(dir, TilesDir))
 		return d, func() error { return nil }, err
 	}
 	s, db, err := st.openMySQL(ctx)

@@ -1,0 +1,73 @@
+package testbin
+
+//lint:file-ignore SA1019 runtime.GOROOT locates the toolchain that built the test, to build peers with it
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"testing"
+)
+
+var (
+	mu     sync.Mutex
+	builds = map[string]*build{} // by output path
+)
+
+type build struct {
+	once sync.Once
+	err  error
+}
+
+// Build returns out, the program pkg built there by go build (the toolchain
+// that built the test, without cgo), once per test binary however many
+// tests ask, concurrently or not. A failed build fails every test that asks.
+func Build(t testing.TB, out, pkg string) string {
+	t.Helper()
+	mu.Lock()
+	b := builds[out]
+	if b == nil {
+		b = new(build)
+		builds[out] = b
+	}
+	mu.Unlock()
+	b.once.Do(func() {
+		goBin := filepath.Join(runtime.GOROOT(), "bin", "go")
+		if _, err := os.Stat(goBin); err != nil {
+			goBin = "go"
+		}
+		cmd := exec.Command(goBin, "build", "-o", out, pkg)
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if o, err := cmd.CombinedOutput(); err != nil {
+			b.err = fmt.Errorf("go build %s: %v\n%s", pkg, err, o)
+		}
+	})
+	if b.err != nil {
+		t.Fatal(b.err)
+	}
+	return out
+}
+
+// SyncBuffer is a bytes.Buffer that one goroutine may write while another
+// reads it.
+type SyncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *SyncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+// String is what was written so far.
+func (s *SyncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
