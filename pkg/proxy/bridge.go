@@ -218,13 +218,6 @@ func stripReserved(line []byte, sp jsonline.Span) []byte {
 	return append(out, '}')
 }
 
-// hasClientCap reports whether a 2026-07-28 request declared capability key.
-func hasClientCap(r *request, key string) bool {
-	mf, _, _ := jsonline.Fields(r.line, r.meta, mcpspec.MetaClientCapabilities)
-	cf, ok, _ := jsonline.Fields(r.line, mf[0], key)
-	return ok && cf[0].OK() && !bytes.Equal(cf[0].Of(r.line), []byte("null"))
-}
-
 // needsBridge reports whether a forwarded request's result may need MRTR
 // bridging (so the request is kept): a call that can return input_required
 // or provoke server->client requests while the two sides speak different eras.

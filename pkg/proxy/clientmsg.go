@@ -152,11 +152,6 @@ func (p *Proxy) clientResponse(line []byte, env jsonline.Envelope, id []byte) {
 	}
 }
 
-func parseID(id []byte) (int64, bool) {
-	n, err := strconv.ParseInt(string(id), 10, 64)
-	return n, err == nil
-}
-
 // clientSession is what the client said of itself (guarded by Proxy.mu).
 type clientSession struct {
 	legacy   bool            // the client sent initialize

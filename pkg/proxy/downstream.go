@@ -8,40 +8,8 @@ import (
 	"github.com/mcpsum/mcpsum/internal/mcpspec"
 	"github.com/mcpsum/mcpsum/internal/termtext"
 	"github.com/mcpsum/mcpsum/pkg/mcpwire"
-	"github.com/mcpsum/mcpsum/pkg/proxy/internal/idmap"
 	"github.com/mcpsum/mcpsum/pkg/proxy/internal/jsonline"
 )
-
-// request is a client request the proxy forwards to the server.
-type request struct {
-	line     []byte // the original bytes, owned
-	env      jsonline.Envelope
-	id       []byte // the client's id (points into line)
-	method   string
-	modern   bool          // it carried 2026-07-28 _meta
-	meta     jsonline.Span // params._meta
-	logLevel bool          // modern: it asked for log messages
-	info     CallInfo
-	task     taskMode // a tools/call creating a task across eras
-	// resultInfo, when set, is what the result hooks see instead of info
-	// (a task's result: the call that created the task).
-	resultInfo *CallInfo
-}
-
-// call is a request sent to the server that awaits its response.
-type call struct {
-	idmap.Call                  // the client's id, or the channel of the proxy's own request
-	method     string           //
-	modern     bool             // the client sent it in the 2026-07-28 era
-	req        *request         // kept when the result may need era bridging
-	upReq      *serverRequest   // a legacy server's request waiting for the client's retry
-	queue      []*serverRequest // more of them
-	parked     []byte           // the final response, when it came before the retry
-	rounds     int              // input_required rounds bridged so far
-	info       CallInfo         // what the hooks see
-	caps       []byte           // a 2026-07-28 call's declared client capabilities (its _meta's)
-	task       taskMode         // a tools/call creating a task across eras
-}
 
 // readClient reads the client until EOF or an error.
 func (p *Proxy) readClient(r *mcpwire.LineReader) {
@@ -75,13 +43,6 @@ func (p *Proxy) fromClient(line []byte) {
 		}
 		p.out.WriteLine(jsonline.ErrorLine(id, &jsonline.Error{Code: mcpspec.CodeInvalidRequest, Message: "mcpsum: invalid request: not a JSON-RPC request, notification or response"}))
 	}
-}
-
-func (p *Proxy) reply(id, result []byte)               { p.out.WriteLine(jsonline.ResultLine(id, result)) }
-func (p *Proxy) replyErr(id []byte, e *jsonline.Error) { p.out.WriteLine(jsonline.ErrorLine(id, e)) }
-
-func invalidParams(format string, a ...any) *jsonline.Error {
-	return &jsonline.Error{Code: mcpspec.CodeInvalidParams, Message: "mcpsum: " + fmt.Sprintf(format, a...)}
 }
 
 const metaLogLevel = "io.modelcontextprotocol/logLevel"

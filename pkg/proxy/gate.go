@@ -2,7 +2,6 @@ package proxy
 
 import (
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/mcpsum/mcpsum/internal/mcpspec"
@@ -211,13 +210,6 @@ func (p *Proxy) writeLines(lines [][]byte) {
 	case <-time.After(time.Second):
 	}
 }
-
-// overCap is the error of a call over the cap on calls in flight.
-func overCap() *jsonline.Error {
-	return &jsonline.Error{Code: mcpspec.CodeInternalError, Message: fmt.Sprintf("mcpsum: the client has %d calls in flight to the server, the proxy's cap (MaxCallsInFlight); this call was not forwarded: retry it once some are answered", mcpspec.MaxCallsInFlight)}
-}
-
-func itoa(n int64) []byte { return strconv.AppendInt(nil, n, 10) }
 
 // gate is the state of the gate between the client's calls and the server
 // (guarded by Proxy.mu): calls and server messages held while a check

@@ -89,24 +89,19 @@ func (p *Proxy) cancelWaiting(key string) bool {
 	return true
 }
 
-// withParams is r with its params object replaced (a hook's Verdict.Params).
-func (r *request) withParams(params []byte) (*request, error) {
-	if !json.Valid(params) {
-		return nil, errors.New("not valid JSON")
+// hookAnswer hands the client's answer to an AskClient request to its hook.
+func hookAnswer(r *downReq, line []byte, env jsonline.Envelope) {
+	if env.Err.OK() {
+		f, _, _ := jsonline.Fields(line, env.Err, "code", "message")
+		code, _ := intAt(line, f[0])
+		msg, _ := jsonline.StringAt(line, f[1])
+		r.hook(nil, &CallError{Code: code, Message: msg})
+		return
 	}
-	line := make([]byte, 0, len(r.line)-len(r.env.Params.Of(r.line))+len(params))
-	line = append(line, r.line[:r.env.Params.Start]...)
-	line = append(line, params...)
-	line = append(line, r.line[r.env.Params.End:]...)
-	env, id, err := jsonline.ScanEnvelope(line)
-	if err != nil {
-		return nil, err
-	}
-	pf, isObj, err := jsonline.Fields(line, env.Params, "_meta")
-	if err != nil || !isObj {
-		return nil, errors.New("params must be a JSON object")
-	}
-	nr := *r
-	nr.line, nr.env, nr.id, nr.meta = line, env, id, pf[0]
-	return &nr, nil
+	r.hook(append(json.RawMessage(nil), env.Result.Of(line)...), nil)
+}
+
+// callInfo is the CallInfo of a client request.
+func callInfo(r *request, name string) CallInfo {
+	return CallInfo{Method: r.method, Name: name, ClientModern: r.modern}
 }

@@ -1,13 +1,19 @@
 package proxy
 
 import (
+	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"sync"
 	"time"
 
+	"github.com/mcpsum/mcpsum/internal/jsonscan"
 	"github.com/mcpsum/mcpsum/internal/mcpspec"
 	"github.com/mcpsum/mcpsum/internal/process"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
@@ -16,7 +22,6 @@ import (
 	"github.com/mcpsum/mcpsum/pkg/proxy/internal/hookwait"
 	"github.com/mcpsum/mcpsum/pkg/proxy/internal/idmap"
 	"github.com/mcpsum/mcpsum/pkg/proxy/internal/jsonline"
-	"github.com/mcpsum/mcpsum/pkg/proxy/internal/mrtrstate"
 	"github.com/mcpsum/mcpsum/pkg/proxy/internal/rootshold"
 	"github.com/mcpsum/mcpsum/pkg/proxy/internal/subs"
 	"github.com/mcpsum/mcpsum/pkg/proxy/internal/tasktable"
@@ -132,125 +137,8 @@ type lifecycle struct {
 	checksStarted, checksDone int
 }
 
-// Run serves one client on stdin/stdout until the client goes away, ctx is
-// cancelled (a signal), or the server fails. It returns nil after a normal
-// end, a *QuarantineError when the server was quarantined, and another error
-// when the server could not be started, checked, or died (its stderr tail
-// included).
-func Run(ctx context.Context, stdin io.Reader, stdout io.Writer, opts Options) error {
-	p, err := newProxy(stdout, opts)
-	if err != nil {
-		return err
-	}
-	clientGone := make(chan struct{})
-	go func() {
-		defer close(clientGone)
-		p.readClient(mcpwire.NewLineReader(stdin, opts.Pin.MaxLine))
-	}()
-	// The supervisor stops after shutdown (stopSup), not on the signal
-	// itself: a signal first marks the session closing, so the server's exit
-	// it causes is not reported as a failure.
-	supCtx, stopSup := context.WithCancel(context.WithoutCancel(ctx))
-	supDone := make(chan struct{})
-	go func() {
-		defer close(supDone)
-		p.supervise(supCtx)
-	}()
-
-	var why string
-	select {
-	case <-ctx.Done():
-		why = "mcpsum proxy was interrupted"
-	case <-clientGone:
-		why = p.finish(ctx)
-	case <-p.life.upFailed:
-		why = "the server failed"
-		p.awaitHealthAnswers()
-	}
-	p.shutdown(why)
-	stopSup()
-	<-supDone
-
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	switch {
-	case p.gate.quarantine != nil:
-		return p.gate.quarantine
-	case p.gate.failure != nil:
-		return p.gate.failure
-	}
-	return nil
-}
-
-func newProxy(stdout io.Writer, opts Options) (*Proxy, error) {
-	if opts.Entry == nil {
-		return nil, errors.New("proxy: no locked entry")
-	}
-	srv, err := newServed(opts.Entry, opts.PageSize)
-	if err != nil {
-		return nil, fmt.Errorf("server %q in %s: %w", opts.Name, opts.Lockfile, err)
-	}
-	p := &Proxy{
-		opts: opts,
-		srv:  srv,
-		out:  jsonline.NewWriter(stdout),
-		life: lifecycle{
-			recheck:     make(chan struct{}, 1),
-			started:     make(chan struct{}),
-			upFailed:    make(chan struct{}),
-			quarDone:    make(chan struct{}),
-			handshook:   make(chan struct{}),
-			clientKnown: make(chan struct{}),
-			born:        time.Now(),
-		},
-		gate: gate{seenInfo: map[string]bool{}},
-		ids:  newIDMap(),
-		subs: subs.New(),
-	}
-	p.waits = newHookWaits(p.ids)
-	p.mrtr = mrtrstate.New[*call, *downReq](p.ids)
-	p.roots = &rootshold.Hold{}
-	p.tasks = tasktable.New[CallInfo, *serverRequest, *jsonline.Error](maxTasks, maxQueuedInputs, p.refuseTaskRequests)
-	if p.opts.Stderr == nil {
-		p.opts.Stderr = io.Discard
-	}
-	p.voidID = jsonline.AppendJSON(nil, "mcpsum-void-"+newToken()[len("mcpsum-"):])
-	if p.opts.Hooks == nil {
-		p.opts.Hooks = noHooks{}
-	}
-	if p.opts.Grace <= 0 {
-		p.opts.Grace = 2 * time.Second
-	}
-	p.cond = sync.NewCond(&p.mu)
-	return p, nil
-}
-
 func (p *Proxy) logf(format string, a ...any) {
 	fmt.Fprintf(p.opts.Stderr, "mcpsum proxy %q: "+format+"\n", append([]any{p.opts.Name}, a...)...)
-}
-
-// shutdown stops the server's process group and answers every request still
-// waiting with an error.
-func (p *Proxy) shutdown(why string) {
-	p.mu.Lock()
-	if p.gate.state != gateQuarantined && p.gate.state != gateFailed {
-		p.gate.state = gateClosing
-	}
-	up := p.up
-	p.cond.Broadcast()
-	p.mu.Unlock()
-	termGrace := p.opts.Grace
-	select {
-	case <-p.life.handshook:
-	default:
-		termGrace = max(termGrace, mcpwire.SilentStopGrace) // it may be installing (mcpwire.SilentStopGrace)
-	}
-	if up != nil {
-		if err := up.Stop(p.opts.Grace, termGrace); err != nil {
-			p.logf("%v", err)
-		}
-	}
-	p.failWaiting(&jsonline.Error{Code: mcpspec.CodeInternalError, Message: fmt.Sprintf("mcpsum: the request was not answered: %s and the server %q was stopped", why, p.opts.Name)})
 }
 
 // failWaiting answers every held and in-flight forwarded request with e.
@@ -273,4 +161,142 @@ func (p *Proxy) failWaiting(e *jsonline.Error) {
 		lines = append(lines, jsonline.ErrorLine(id, e))
 	}
 	p.writeLines(lines)
+}
+
+// answerTimeout is --timeout-secs: how long a server may take to answer.
+func (p *Proxy) answerTimeout() time.Duration {
+	if p.opts.Pin.Timeout > 0 {
+		return p.opts.Pin.Timeout
+	}
+	return 30 * time.Second
+}
+
+// request is a client request the proxy forwards to the server.
+type request struct {
+	line     []byte // the original bytes, owned
+	env      jsonline.Envelope
+	id       []byte // the client's id (points into line)
+	method   string
+	modern   bool          // it carried 2026-07-28 _meta
+	meta     jsonline.Span // params._meta
+	logLevel bool          // modern: it asked for log messages
+	info     CallInfo
+	task     taskMode // a tools/call creating a task across eras
+	// resultInfo, when set, is what the result hooks see instead of info
+	// (a task's result: the call that created the task).
+	resultInfo *CallInfo
+}
+
+// call is a request sent to the server that awaits its response.
+type call struct {
+	idmap.Call                  // the client's id, or the channel of the proxy's own request
+	method     string           //
+	modern     bool             // the client sent it in the 2026-07-28 era
+	req        *request         // kept when the result may need era bridging
+	upReq      *serverRequest   // a legacy server's request waiting for the client's retry
+	queue      []*serverRequest // more of them
+	parked     []byte           // the final response, when it came before the retry
+	rounds     int              // input_required rounds bridged so far
+	info       CallInfo         // what the hooks see
+	caps       []byte           // a 2026-07-28 call's declared client capabilities (its _meta's)
+	task       taskMode         // a tools/call creating a task across eras
+}
+
+func (p *Proxy) reply(id, result []byte) { p.out.WriteLine(jsonline.ResultLine(id, result)) }
+
+func (p *Proxy) replyErr(id []byte, e *jsonline.Error) { p.out.WriteLine(jsonline.ErrorLine(id, e)) }
+
+func invalidParams(format string, a ...any) *jsonline.Error {
+	return &jsonline.Error{Code: mcpspec.CodeInvalidParams, Message: "mcpsum: " + fmt.Sprintf(format, a...)}
+}
+
+// overCap is the error of a call over the cap on calls in flight.
+func overCap() *jsonline.Error {
+	return &jsonline.Error{Code: mcpspec.CodeInternalError, Message: fmt.Sprintf("mcpsum: the client has %d calls in flight to the server, the proxy's cap (MaxCallsInFlight); this call was not forwarded: retry it once some are answered", mcpspec.MaxCallsInFlight)}
+}
+
+func itoa(n int64) []byte { return strconv.AppendInt(nil, n, 10) }
+
+func parseID(id []byte) (int64, bool) {
+	n, err := strconv.ParseInt(string(id), 10, 64)
+	return n, err == nil
+}
+
+// withoutMember returns the object at sp without member name.
+func withoutMember(line []byte, sp jsonline.Span, name string) []byte {
+	out := []byte{'{'}
+	n := 0
+	jsonscan.Members(line[:sp.End], sp.Start, func(key string, ks, _, ve int) error {
+		if key == name {
+			return nil
+		}
+		if n > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, line[ks:ve]...)
+		n++
+		return nil
+	})
+	return append(out, '}')
+}
+
+// hasClientCap reports whether a 2026-07-28 request declared capability key.
+func hasClientCap(r *request, key string) bool {
+	mf, _, _ := jsonline.Fields(r.line, r.meta, mcpspec.MetaClientCapabilities)
+	cf, ok, _ := jsonline.Fields(r.line, mf[0], key)
+	return ok && cf[0].OK() && !bytes.Equal(cf[0].Of(r.line), []byte("null"))
+}
+
+func (p *Proxy) upWriter() upstream.Upstream {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.up
+}
+
+// errStop ends a jsonscan walk early.
+var errStop = errors.New("stop")
+
+// downReq is a request the proxy sent to the client.
+type downReq struct {
+	upID   []byte // a legacy server's request id: the answer is forwarded
+	method string
+	bridge *bridge // or: part of an input_required being bridged
+	key    string
+	hook   func(json.RawMessage, *CallError) // or: a hook's AskClient
+}
+
+// serverRequest is a legacy server's request waiting for a modern client's retry.
+type serverRequest struct {
+	upID, params []byte
+	method, key  string
+}
+
+var capOf = map[string]string{"elicitation/create": "elicitation", "sampling/createMessage": "sampling", "roots/list": "roots"}
+
+func newToken() string {
+	var r [16]byte
+	rand.Read(r[:])
+	return "mcpsum-" + hex.EncodeToString(r[:])
+}
+
+// withParams is r with its params object replaced (a hook's Verdict.Params).
+func (r *request) withParams(params []byte) (*request, error) {
+	if !json.Valid(params) {
+		return nil, errors.New("not valid JSON")
+	}
+	line := make([]byte, 0, len(r.line)-len(r.env.Params.Of(r.line))+len(params))
+	line = append(line, r.line[:r.env.Params.Start]...)
+	line = append(line, params...)
+	line = append(line, r.line[r.env.Params.End:]...)
+	env, id, err := jsonline.ScanEnvelope(line)
+	if err != nil {
+		return nil, err
+	}
+	pf, isObj, err := jsonline.Fields(line, env.Params, "_meta")
+	if err != nil || !isObj {
+		return nil, errors.New("params must be a JSON object")
+	}
+	nr := *r
+	nr.line, nr.env, nr.id, nr.meta = line, env, id, pf[0]
+	return &nr, nil
 }

@@ -6,7 +6,6 @@ import (
 	"github.com/mcpsum/mcpsum/internal/mcpspec"
 	"github.com/mcpsum/mcpsum/internal/termtext"
 	"github.com/mcpsum/mcpsum/pkg/proxy/internal/jsonline"
-	"github.com/mcpsum/mcpsum/pkg/proxy/internal/upstream"
 )
 
 // The server's messages, as the reader of the upstream hands them over one
@@ -104,12 +103,6 @@ func (p *Proxy) refuseServerRequest(id []byte, method string, st gateState) {
 		up.WriteLine(jsonline.ErrorLine(id, &jsonline.Error{Code: mcpspec.CodeInternalError,
 			Message: fmt.Sprintf("mcpsum: \"%s\" not forwarded to the client: %s", termtext.TruncateQuote(method, 80), why)}))
 	}
-}
-
-func (p *Proxy) upWriter() upstream.Upstream {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.up
 }
 
 // releaseHeldDown delivers the server messages held during a check that

@@ -125,24 +125,6 @@ func withCaps(caps map[string]json.RawMessage, over map[string]json.RawMessage) 
 	return mustJSON(out)
 }
 
-// withoutMember returns the object at sp without member name.
-func withoutMember(line []byte, sp jsonline.Span, name string) []byte {
-	out := []byte{'{'}
-	n := 0
-	jsonscan.Members(line[:sp.End], sp.Start, func(key string, ks, _, ve int) error {
-		if key == name {
-			return nil
-		}
-		if n > 0 {
-			out = append(out, ',')
-		}
-		out = append(out, line[ks:ve]...)
-		n++
-		return nil
-	})
-	return append(out, '}')
-}
-
 // taskRenames maps a task object's member names between the eras.
 var (
 	toModernNames = map[string]string{"ttl": "ttlMs", "pollInterval": "pollIntervalMs"}
