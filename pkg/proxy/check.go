@@ -22,10 +22,6 @@ import (
 // client's capabilities: the live surface must be listed the way it was
 // locked. Which server→client requests then reach the client: serverreq.go.
 
-func (p *Proxy) clientInfoJSON() json.RawMessage {
-	return mustJSON(map[string]string{"name": mcpwire.ClientName, "version": mcpwire.ClientVersion})
-}
-
 // eraLost is a handshake failure that means the server no longer speaks the
 // locked era: definitional drift.
 type eraLost struct {
@@ -214,3 +210,7 @@ func (p *Proxy) Call(ctx context.Context, method string, params json.RawMessage)
 func (p *Proxy) notify(method string, params json.RawMessage) error {
 	return p.up.WriteLine(jsonline.RequestLine(nil, method, params))
 }
+
+// noTimeout marks a context whose Call waits without the per-answer
+// timeout (a tasks/result waits for the user's input).
+type noTimeout struct{}

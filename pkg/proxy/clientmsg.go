@@ -152,12 +152,15 @@ func (p *Proxy) clientResponse(line []byte, env jsonline.Envelope, id []byte) {
 	}
 }
 
-// clientSession is what the client said of itself (guarded by Proxy.mu).
-type clientSession struct {
-	legacy   bool            // the client sent initialize
-	version  string          // negotiated legacy version
-	caps     json.RawMessage // legacy capabilities as sent
-	info     json.RawMessage
-	logLevel string          // from logging/setLevel when the server is modern
-	upInfo   json.RawMessage // its clientInfo, for the upstream initialize (health.go)
+// releaseRootsToLegacy delivers a held roots/list to a client that turned
+// out to be legacy (it sent initialize after the server asked).
+func (p *Proxy) releaseRootsToLegacy() {
+	line := p.roots.Release()
+	if line == nil {
+		return
+	}
+	env, id, err := jsonline.ScanEnvelope(line)
+	if err == nil {
+		p.serverRequestAt(line, env, id, "roots/list", true)
+	}
 }

@@ -45,8 +45,6 @@ func (p *Proxy) fromClient(line []byte) {
 	}
 }
 
-const metaLogLevel = "io.modelcontextprotocol/logLevel"
-
 // paramsKeys are the members of a client request's params that the proxy or
 // a policy hook acts on (the first seven by position in clientRequest);
 // metaKeys those of its _meta. A case variant of any of them, or any
@@ -267,39 +265,6 @@ func (p *Proxy) clientRequest(line []byte, env jsonline.Envelope, id []byte) {
 		e.Message = fmt.Sprintf("method not found: mcpsum proxy does not forward \"%s\"", termtext.TruncateQuote(method, 80))
 		p.replyErr(id, e)
 	}
-}
-
-// beforeCall passes a call the proxy would forward through the hooks, then
-// submits it (or answers it as the hook decided). While the verdict is
-// pending the call is in p.waits, so a cancellation from the client
-// withdraws the hook's questions and makes the verdict moot.
-func (p *Proxy) beforeCall(r *request, name string, forward func(*request)) {
-	r.info = callInfo(r, name)
-	params := append([]byte(nil), r.env.Params.Of(r.line)...)
-	hc := &hookCall{p: p, r: r}
-	key := string(r.id)
-	p.waits.Add(key, &hc.wait)
-	p.opts.Hooks.BeforeCall(r.info, params, hc, once(func(v Verdict) {
-		if p.waits.Decided(key, &hc.wait) {
-			return // the client cancelled it: no answer, nothing forwarded
-		}
-		hc.CancelAsks("the call was decided")
-		switch {
-		case v.Refuse != nil:
-			p.replyErr(r.id, v.Refuse.rpc())
-		case v.Answer != nil:
-			p.reply(r.id, v.Answer)
-		case v.Params != nil:
-			nr, err := r.withParams(v.Params)
-			if err != nil {
-				p.replyErr(r.id, &jsonline.Error{Code: mcpspec.CodeInternalError, Message: "mcpsum: a policy hook returned bad params: " + err.Error()})
-				return
-			}
-			forward(nr)
-		default:
-			forward(r)
-		}
-	}))
 }
 
 // checkURI refuses a resource URI that is neither a locked resource nor

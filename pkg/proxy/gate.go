@@ -210,19 +210,3 @@ func (p *Proxy) writeLines(lines [][]byte) {
 	case <-time.After(time.Second):
 	}
 }
-
-// gate is the state of the gate between the client's calls and the server
-// (guarded by Proxy.mu): calls and server messages held while a check
-// runs, and why the session ended, if it did.
-type gate struct {
-	state gateState
-	held  []*request
-	// heldDown are server->client messages held while a check runs.
-	heldDown      [][]byte
-	heldDownBytes int
-	downOpen      bool // the check passed: server messages pass while held calls go out
-	quarantine    *QuarantineError
-	failure       error
-	seenInfo      map[string]bool // informational findings already logged
-	startup       startupState    // calls held for the server's start-up requests (startup.go)
-}

@@ -2,7 +2,6 @@ package proxy
 
 import (
 	"encoding/json"
-	"sync"
 	"time"
 
 	"github.com/mcpsum/mcpsum/internal/mcpspec"
@@ -102,49 +101,4 @@ func (p *Proxy) initializeParams() json.RawMessage {
 // reach the client before the proxy ends.
 func (p *Proxy) awaitHealthAnswers() {
 	p.life.answering.wait(time.Second)
-}
-
-// answering counts the startupHealth calls still running. A WaitGroup
-// would do, but its Add must not run while Wait may be waiting on a zero
-// count, and a client's request may start one at any time.
-type answering struct {
-	mu   sync.Mutex
-	n    int
-	idle chan struct{} // closed when n drops to 0 (made by a wait)
-}
-
-func (a *answering) add() {
-	a.mu.Lock()
-	a.n++
-	a.mu.Unlock()
-}
-
-func (a *answering) done() {
-	a.mu.Lock()
-	a.n--
-	if a.n == 0 && a.idle != nil {
-		close(a.idle)
-		a.idle = nil
-	}
-	a.mu.Unlock()
-}
-
-// wait returns once no startupHealth runs, or after d.
-func (a *answering) wait(d time.Duration) {
-	a.mu.Lock()
-	if a.n == 0 {
-		a.mu.Unlock()
-		return
-	}
-	if a.idle == nil {
-		a.idle = make(chan struct{})
-	}
-	idle := a.idle
-	a.mu.Unlock()
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-idle:
-	case <-t.C:
-	}
 }

@@ -3,7 +3,6 @@ package proxy
 import (
 	"encoding/json"
 	"errors"
-	"sync"
 
 	"github.com/mcpsum/mcpsum/pkg/proxy/internal/jsonline"
 )
@@ -124,15 +123,3 @@ type noHooks struct{}
 
 func (noHooks) BeforeCall(_ CallInfo, _ []byte, _ Session, decide func(Verdict)) { decide(Verdict{}) }
 func (noHooks) BeforeResult(CallInfo, ResultInfo) *CallError                     { return nil }
-
-// once makes a decide function that acts only the first time.
-func once(fn func(Verdict)) func(Verdict) {
-	var o sync.Once
-	return func(v Verdict) { o.Do(func() { fn(v) }) }
-}
-
-// intAt decodes the integer at sp.
-func intAt(b []byte, sp jsonline.Span) (int, bool) {
-	n, ok := parseID(sp.Of(b))
-	return int(n), ok && n >= -1<<31 && n < 1<<31
-}

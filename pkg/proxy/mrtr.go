@@ -35,13 +35,6 @@ const maxRounds = 10
 // client's retry of one call.
 const maxQueuedInputs = 16
 
-// bridge collects a legacy client's answers to one input_required result
-// (internal/mrtrstate).
-type bridge = mrtrstate.Bridge[*call]
-
-// mrtrState is the era bridge's state (internal/mrtrstate).
-type mrtrState = mrtrstate.State[*call, *downReq]
-
 // bridgeResult handles a response to a call kept for bridging; it reports
 // whether the response was consumed.
 func (p *Proxy) bridgeResult(c *call, line []byte, env jsonline.Envelope) bool {

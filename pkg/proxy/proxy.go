@@ -1,20 +1,13 @@
 package proxy
 
 import (
-	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"sync"
 	"time"
 
-	"github.com/mcpsum/mcpsum/internal/jsonscan"
-	"github.com/mcpsum/mcpsum/internal/mcpspec"
 	"github.com/mcpsum/mcpsum/internal/process"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 	"github.com/mcpsum/mcpsum/pkg/mcpwire"
@@ -22,6 +15,7 @@ import (
 	"github.com/mcpsum/mcpsum/pkg/proxy/internal/hookwait"
 	"github.com/mcpsum/mcpsum/pkg/proxy/internal/idmap"
 	"github.com/mcpsum/mcpsum/pkg/proxy/internal/jsonline"
+	"github.com/mcpsum/mcpsum/pkg/proxy/internal/mrtrstate"
 	"github.com/mcpsum/mcpsum/pkg/proxy/internal/rootshold"
 	"github.com/mcpsum/mcpsum/pkg/proxy/internal/subs"
 	"github.com/mcpsum/mcpsum/pkg/proxy/internal/tasktable"
@@ -171,81 +165,9 @@ func (p *Proxy) answerTimeout() time.Duration {
 	return 30 * time.Second
 }
 
-// request is a client request the proxy forwards to the server.
-type request struct {
-	line     []byte // the original bytes, owned
-	env      jsonline.Envelope
-	id       []byte // the client's id (points into line)
-	method   string
-	modern   bool          // it carried 2026-07-28 _meta
-	meta     jsonline.Span // params._meta
-	logLevel bool          // modern: it asked for log messages
-	info     CallInfo
-	task     taskMode // a tools/call creating a task across eras
-	// resultInfo, when set, is what the result hooks see instead of info
-	// (a task's result: the call that created the task).
-	resultInfo *CallInfo
-}
-
-// call is a request sent to the server that awaits its response.
-type call struct {
-	idmap.Call                  // the client's id, or the channel of the proxy's own request
-	method     string           //
-	modern     bool             // the client sent it in the 2026-07-28 era
-	req        *request         // kept when the result may need era bridging
-	upReq      *serverRequest   // a legacy server's request waiting for the client's retry
-	queue      []*serverRequest // more of them
-	parked     []byte           // the final response, when it came before the retry
-	rounds     int              // input_required rounds bridged so far
-	info       CallInfo         // what the hooks see
-	caps       []byte           // a 2026-07-28 call's declared client capabilities (its _meta's)
-	task       taskMode         // a tools/call creating a task across eras
-}
-
 func (p *Proxy) reply(id, result []byte) { p.out.WriteLine(jsonline.ResultLine(id, result)) }
 
 func (p *Proxy) replyErr(id []byte, e *jsonline.Error) { p.out.WriteLine(jsonline.ErrorLine(id, e)) }
-
-func invalidParams(format string, a ...any) *jsonline.Error {
-	return &jsonline.Error{Code: mcpspec.CodeInvalidParams, Message: "mcpsum: " + fmt.Sprintf(format, a...)}
-}
-
-// overCap is the error of a call over the cap on calls in flight.
-func overCap() *jsonline.Error {
-	return &jsonline.Error{Code: mcpspec.CodeInternalError, Message: fmt.Sprintf("mcpsum: the client has %d calls in flight to the server, the proxy's cap (MaxCallsInFlight); this call was not forwarded: retry it once some are answered", mcpspec.MaxCallsInFlight)}
-}
-
-func itoa(n int64) []byte { return strconv.AppendInt(nil, n, 10) }
-
-func parseID(id []byte) (int64, bool) {
-	n, err := strconv.ParseInt(string(id), 10, 64)
-	return n, err == nil
-}
-
-// withoutMember returns the object at sp without member name.
-func withoutMember(line []byte, sp jsonline.Span, name string) []byte {
-	out := []byte{'{'}
-	n := 0
-	jsonscan.Members(line[:sp.End], sp.Start, func(key string, ks, _, ve int) error {
-		if key == name {
-			return nil
-		}
-		if n > 0 {
-			out = append(out, ',')
-		}
-		out = append(out, line[ks:ve]...)
-		n++
-		return nil
-	})
-	return append(out, '}')
-}
-
-// hasClientCap reports whether a 2026-07-28 request declared capability key.
-func hasClientCap(r *request, key string) bool {
-	mf, _, _ := jsonline.Fields(r.line, r.meta, mcpspec.MetaClientCapabilities)
-	cf, ok, _ := jsonline.Fields(r.line, mf[0], key)
-	return ok && cf[0].OK() && !bytes.Equal(cf[0].Of(r.line), []byte("null"))
-}
 
 func (p *Proxy) upWriter() upstream.Upstream {
 	p.mu.Lock()
@@ -253,50 +175,95 @@ func (p *Proxy) upWriter() upstream.Upstream {
 	return p.up
 }
 
-// errStop ends a jsonscan walk early.
-var errStop = errors.New("stop")
-
-// downReq is a request the proxy sent to the client.
-type downReq struct {
-	upID   []byte // a legacy server's request id: the answer is forwarded
-	method string
-	bridge *bridge // or: part of an input_required being bridged
-	key    string
-	hook   func(json.RawMessage, *CallError) // or: a hook's AskClient
+// clientSession is what the client said of itself (guarded by Proxy.mu).
+type clientSession struct {
+	legacy   bool            // the client sent initialize
+	version  string          // negotiated legacy version
+	caps     json.RawMessage // legacy capabilities as sent
+	info     json.RawMessage
+	logLevel string          // from logging/setLevel when the server is modern
+	upInfo   json.RawMessage // its clientInfo, for the upstream initialize (health.go)
 }
 
-// serverRequest is a legacy server's request waiting for a modern client's retry.
-type serverRequest struct {
-	upID, params []byte
-	method, key  string
+// gate is the state of the gate between the client's calls and the server
+// (guarded by Proxy.mu): calls and server messages held while a check
+// runs, and why the session ended, if it did.
+type gate struct {
+	state gateState
+	held  []*request
+	// heldDown are server->client messages held while a check runs.
+	heldDown      [][]byte
+	heldDownBytes int
+	downOpen      bool // the check passed: server messages pass while held calls go out
+	quarantine    *QuarantineError
+	failure       error
+	seenInfo      map[string]bool // informational findings already logged
+	startup       startupState    // calls held for the server's start-up requests (startup.go)
 }
 
-var capOf = map[string]string{"elicitation/create": "elicitation", "sampling/createMessage": "sampling", "roots/list": "roots"}
-
-func newToken() string {
-	var r [16]byte
-	rand.Read(r[:])
-	return "mcpsum-" + hex.EncodeToString(r[:])
+// answering counts the startupHealth calls still running. A WaitGroup
+// would do, but its Add must not run while Wait may be waiting on a zero
+// count, and a client's request may start one at any time.
+type answering struct {
+	mu   sync.Mutex
+	n    int
+	idle chan struct{} // closed when n drops to 0 (made by a wait)
 }
 
-// withParams is r with its params object replaced (a hook's Verdict.Params).
-func (r *request) withParams(params []byte) (*request, error) {
-	if !json.Valid(params) {
-		return nil, errors.New("not valid JSON")
+func (a *answering) add() {
+	a.mu.Lock()
+	a.n++
+	a.mu.Unlock()
+}
+
+func (a *answering) done() {
+	a.mu.Lock()
+	a.n--
+	if a.n == 0 && a.idle != nil {
+		close(a.idle)
+		a.idle = nil
 	}
-	line := make([]byte, 0, len(r.line)-len(r.env.Params.Of(r.line))+len(params))
-	line = append(line, r.line[:r.env.Params.Start]...)
-	line = append(line, params...)
-	line = append(line, r.line[r.env.Params.End:]...)
-	env, id, err := jsonline.ScanEnvelope(line)
-	if err != nil {
-		return nil, err
+	a.mu.Unlock()
+}
+
+// wait returns once no startupHealth runs, or after d.
+func (a *answering) wait(d time.Duration) {
+	a.mu.Lock()
+	if a.n == 0 {
+		a.mu.Unlock()
+		return
 	}
-	pf, isObj, err := jsonline.Fields(line, env.Params, "_meta")
-	if err != nil || !isObj {
-		return nil, errors.New("params must be a JSON object")
+	if a.idle == nil {
+		a.idle = make(chan struct{})
 	}
-	nr := *r
-	nr.line, nr.env, nr.id, nr.meta = line, env, id, pf[0]
-	return &nr, nil
+	idle := a.idle
+	a.mu.Unlock()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-idle:
+	case <-t.C:
+	}
+}
+
+// bridge collects a legacy client's answers to one input_required result
+// (internal/mrtrstate).
+type bridge = mrtrstate.Bridge[*call]
+
+// mrtrState is the era bridge's state (internal/mrtrstate).
+type mrtrState = mrtrstate.State[*call, *downReq]
+
+type taskMode uint8
+
+// startupState is the start-up hold (fields guarded by Proxy.mu).
+type startupState struct {
+	asks     map[int64]bool // ids (to the client) of start-up requests not answered yet
+	hold     bool           // calls are held for them
+	ending   bool           // endStartupHold runs
+	answered bool           // an answer went to the server
+	opened   bool           // the gate opened once: later requests are not start-up ones
+}
+
+func (p *Proxy) clientInfoJSON() json.RawMessage {
+	return mustJSON(map[string]string{"name": mcpwire.ClientName, "version": mcpwire.ClientVersion})
 }

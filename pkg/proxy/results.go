@@ -184,26 +184,3 @@ func serverInfoMeta(line []byte, result jsonline.Span) (jsonline.Span, error) {
 	}
 	return mf[0], nil
 }
-
-func modernResultMembers(line []byte, result jsonline.Span, method string) []byte {
-	f, ok, err := jsonline.Fields(line, result, "resultType", "ttlMs", "cacheScope")
-	if err != nil || !ok {
-		return nil
-	}
-	var b []byte
-	if !f[0].OK() {
-		b = append(b, `"resultType":"complete",`...)
-	}
-	if method == "resources/read" {
-		if !f[1].OK() {
-			b = append(b, `"ttlMs":0,`...)
-		}
-		if !f[2].OK() {
-			b = append(b, `"cacheScope":"private",`...)
-		}
-	}
-	if len(b) > 0 && emptyObject(line, result.Start) {
-		b = b[:len(b)-1]
-	}
-	return b
-}

@@ -30,15 +30,6 @@ const startupAnswerWait = 10 * time.Second
 // startupSettle is the pause after the start-up answers reached the server.
 const startupSettle = 100 * time.Millisecond
 
-// startupState is the start-up hold (fields guarded by Proxy.mu).
-type startupState struct {
-	asks     map[int64]bool // ids (to the client) of start-up requests not answered yet
-	hold     bool           // calls are held for them
-	ending   bool           // endStartupHold runs
-	answered bool           // an answer went to the server
-	opened   bool           // the gate opened once: later requests are not start-up ones
-}
-
 // isStartupAsk reports whether a request the server sends the client now is
 // a start-up one (p.mu held).
 func (p *Proxy) isStartupAsk() bool { return !p.gate.startup.opened }

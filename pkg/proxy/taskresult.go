@@ -87,8 +87,3 @@ func (p *Proxy) modernTaskResult(ctx context.Context, r *request, id string) ([]
 		}
 	}
 }
-
-// cancelledErr is what a request the client cancelled ends with (never sent).
-func cancelledErr() *jsonline.Error {
-	return &jsonline.Error{Code: CodeCallCancelled, Message: "the client cancelled the request"}
-}
