@@ -114,11 +114,6 @@ func insertMembers(line []byte, env jsonline.Envelope, members []byte) []edit {
 	return []edit{{env.Params.Start + 1, env.Params.Start + 1, b}}
 }
 
-func emptyObject(b []byte, open int) bool {
-	i := jsonscan.SkipWS(b, open+1)
-	return i < len(b) && b[i] == '}'
-}
-
 // modernMetaWith is the members of the _meta a legacy client's requests
 // carry to a 2026-07-28 server; tasks adds the tasks extension to the
 // declared capabilities (a task-augmented call, or the proxy's own task

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/mcpsum/mcpsum/internal/mcpspec"
 	"github.com/mcpsum/mcpsum/internal/process"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 	"github.com/mcpsum/mcpsum/pkg/mcpwire"
@@ -214,3 +215,85 @@ func (p *Proxy) notify(method string, params json.RawMessage) error {
 // noTimeout marks a context whose Call waits without the per-answer
 // timeout (a tasks/result waits for the user's input).
 type noTimeout struct{}
+
+// initializeParams are the proxy's initialize to a legacy server, with the
+// client's clientInfo once the client has sent it (at most clientInfoWait).
+func (p *Proxy) initializeParams() json.RawMessage {
+	t := time.NewTimer(clientInfoWait)
+	defer t.Stop()
+	select {
+	case <-p.life.clientKnown:
+	case <-t.C:
+	}
+	p.mu.Lock()
+	info := p.client.upInfo
+	p.mu.Unlock()
+	if len(info) == 0 {
+		return mcpwire.InitializeParams()
+	}
+	return mcpwire.InitializeParamsAs(info)
+}
+
+// waitGate waits while a surface check runs; nil once calls pass, else the
+// error every call gets now (quarantine, failure).
+func (p *Proxy) waitGate() *jsonline.Error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for p.gate.state == gateChecking {
+		p.cond.Wait()
+	}
+	switch p.gate.state {
+	case gateQuarantined:
+		return p.gate.quarantine.rpc()
+	case gateFailed, gateClosing:
+		return p.failureRPCLocked()
+	}
+	return nil
+}
+
+// taskCall sends the proxy's own task request for task id to the server, in
+// the server's era.
+func (p *Proxy) taskCall(method, id string, extra ...byte) ([]byte, *jsonline.Error) {
+	return p.taskCallCtx(context.Background(), method, id, extra...)
+}
+
+func (p *Proxy) taskCallCtx(ctx context.Context, method, id string, extra ...byte) ([]byte, *jsonline.Error) {
+	params := []byte(`{`)
+	if p.srv.upEra == lockfile.EraModern {
+		params = append(append(params, `"_meta":{`...), p.modernMetaWith(true)...)
+		params = append(params, "},"...)
+	}
+	params = jsonline.AppendJSON(append(params, `"taskId":`...), id)
+	if extra != nil {
+		params = append(append(params, ','), extra...)
+	}
+	params = append(params, '}')
+	res, err := p.Call(ctx, method, params)
+	if err != nil {
+		var me *mcpwire.Error
+		if errors.As(err, &me) {
+			e := &jsonline.Error{Code: me.Code, Message: me.Message}
+			if len(me.Data) > 0 {
+				e.Data = me.Data
+			}
+			return nil, e
+		}
+		return nil, &jsonline.Error{Code: mcpspec.CodeInternalError, Message: fmt.Sprintf("mcpsum: %s for task could not be relayed to server %q: %v", method, p.opts.Name, err)}
+	}
+	if len(res) == 0 || res[0] != '{' {
+		return nil, &jsonline.Error{Code: mcpspec.CodeInternalError, Message: fmt.Sprintf("mcpsum: server %q answered %s with a result that is not a JSON object", p.opts.Name, method)}
+	}
+	return res, nil
+}
+
+// startupSettle is the pause after the start-up answers reached the server.
+const startupSettle = 100 * time.Millisecond
+
+// settle waits until the server has read what the proxy sent it (a ping
+// round trip, bounded) and then startupSettle.
+func (p *Proxy) settle() {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	p.Call(ctx, "ping", nil) // an error (a server without ping) still means it read the answer
+	time.Sleep(startupSettle)
+}

@@ -32,7 +32,7 @@ func (p *Proxy) initialize(line []byte, env jsonline.Envelope, id []byte) {
 
 // listen acknowledges a modern client's subscriptions/listen. The served
 // surface is the lock, which never changes while the proxy runs, so the only
-// list_changed sent on it is for resources declared data (listchanged.go);
+// list_changed sent on it is for resources declared data (subscribe.go);
 // the stream stays open until the client cancels it or the session ends.
 func (p *Proxy) listen(line []byte, env jsonline.Envelope, id []byte) {
 	f, _, _ := jsonline.Fields(line, env.Params, "notifications")

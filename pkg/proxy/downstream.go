@@ -7,24 +7,8 @@ import (
 	"github.com/mcpsum/mcpsum/internal/jsonscan"
 	"github.com/mcpsum/mcpsum/internal/mcpspec"
 	"github.com/mcpsum/mcpsum/internal/termtext"
-	"github.com/mcpsum/mcpsum/pkg/mcpwire"
 	"github.com/mcpsum/mcpsum/pkg/proxy/internal/jsonline"
 )
-
-// readClient reads the client until EOF or an error.
-func (p *Proxy) readClient(r *mcpwire.LineReader) {
-	for {
-		line, err := r.Next()
-		if err != nil {
-			if errors.Is(err, mcpwire.ErrLineTooLong) {
-				p.logf("the client sent %v; closing the session", err)
-				p.out.WriteLine(jsonline.ErrorLine(nil, &jsonline.Error{Code: mcpspec.CodeInvalidRequest, Message: "mcpsum: " + err.Error()}))
-			}
-			return
-		}
-		p.fromClient(line)
-	}
-}
 
 func (p *Proxy) fromClient(line []byte) {
 	env, id, err := jsonline.ScanEnvelope(line)

@@ -6,6 +6,7 @@ import (
 	"github.com/mcpsum/mcpsum/internal/jsonscan"
 	"github.com/mcpsum/mcpsum/internal/lookalike"
 	"github.com/mcpsum/mcpsum/internal/mcpspec"
+	"github.com/mcpsum/mcpsum/internal/termtext"
 	"github.com/mcpsum/mcpsum/pkg/proxy/internal/jsonline"
 )
 
@@ -120,5 +121,13 @@ func (p *Proxy) refuseElicit(id []byte, why string) {
 	p.logf("%s", why)
 	if up := p.upWriter(); up != nil {
 		up.WriteLine(jsonline.ErrorLine(id, &jsonline.Error{Code: mcpspec.CodeInvalidParams, Message: "mcpsum: " + why}))
+	}
+}
+
+// refuseUndeclared answers a server request the client cannot take.
+func (p *Proxy) refuseUndeclared(id []byte, method, need string) {
+	if up := p.upWriter(); up != nil {
+		up.WriteLine(jsonline.ErrorLine(id, &jsonline.Error{Code: mcpspec.CodeMethodNotFound,
+			Message: fmt.Sprintf("mcpsum: the client did not declare the %s capability, so the proxy answers %s for it", need, termtext.TruncateQuote(method, 80))}))
 	}
 }

@@ -2,7 +2,6 @@ package proxy
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/mcpsum/mcpsum/internal/mcpspec"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
@@ -188,25 +187,4 @@ func (p *Proxy) failureRPC() *jsonline.Error {
 		msg = fmt.Sprintf("mcpsum: server %q failed: %v", p.opts.Name, p.gate.failure)
 	}
 	return &jsonline.Error{Code: mcpspec.CodeInternalError, Message: msg}
-}
-
-// writeLines writes lines to the client, giving up after a while when the
-// client does not read (shutdown must not hang on a stuck client).
-func (p *Proxy) writeLines(lines [][]byte) {
-	if len(lines) == 0 {
-		return
-	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for _, l := range lines {
-			if p.out.WriteLine(l) != nil {
-				return
-			}
-		}
-	}()
-	select {
-	case <-done:
-	case <-time.After(time.Second):
-	}
 }

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/mcpsum/mcpsum/internal/mcpspec"
-	"github.com/mcpsum/mcpsum/pkg/mcpwire"
 	"github.com/mcpsum/mcpsum/pkg/proxy/internal/jsonline"
 )
 
@@ -77,24 +76,6 @@ func (p *Proxy) noteClientInfo(line []byte, r *request, initParams jsonline.Span
 		p.client.upInfo = append(json.RawMessage{}, info...)
 		close(p.life.clientKnown)
 	}
-}
-
-// initializeParams are the proxy's initialize to a legacy server, with the
-// client's clientInfo once the client has sent it (at most clientInfoWait).
-func (p *Proxy) initializeParams() json.RawMessage {
-	t := time.NewTimer(clientInfoWait)
-	defer t.Stop()
-	select {
-	case <-p.life.clientKnown:
-	case <-t.C:
-	}
-	p.mu.Lock()
-	info := p.client.upInfo
-	p.mu.Unlock()
-	if len(info) == 0 {
-		return mcpwire.InitializeParams()
-	}
-	return mcpwire.InitializeParamsAs(info)
 }
 
 // awaitHealthAnswers gives the failure answers of startupHealth a moment to

@@ -9,9 +9,11 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/mcpsum/mcpsum/internal/jsonscan"
 	"github.com/mcpsum/mcpsum/internal/mcpspec"
 	"github.com/mcpsum/mcpsum/pkg/proxy/internal/idmap"
 	"github.com/mcpsum/mcpsum/pkg/proxy/internal/jsonline"
+	"github.com/mcpsum/mcpsum/pkg/proxy/internal/mrtrstate"
 )
 
 // request is a client request the proxy forwards to the server.
@@ -123,3 +125,23 @@ func intAt(b []byte, sp jsonline.Span) (int, bool) {
 }
 
 const metaLogLevel = "io.modelcontextprotocol/logLevel"
+
+// bridge collects a legacy client's answers to one input_required result
+// (internal/mrtrstate).
+type bridge = mrtrstate.Bridge[*call]
+
+// mrtrState is the era bridge's state (internal/mrtrstate).
+type mrtrState = mrtrstate.State[*call, *downReq]
+
+type taskMode uint8
+
+const (
+	taskNone     taskMode = iota
+	taskToModern          // a legacy client's task-augmented tools/call to a 2026-07-28 server
+	taskToLegacy          // a 2026-07-28 client's tools/call (declaring the extension) to a legacy server
+)
+
+func emptyObject(b []byte, open int) bool {
+	i := jsonscan.SkipWS(b, open+1)
+	return i < len(b) && b[i] == '}'
+}

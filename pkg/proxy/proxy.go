@@ -15,7 +15,6 @@ import (
 	"github.com/mcpsum/mcpsum/pkg/proxy/internal/hookwait"
 	"github.com/mcpsum/mcpsum/pkg/proxy/internal/idmap"
 	"github.com/mcpsum/mcpsum/pkg/proxy/internal/jsonline"
-	"github.com/mcpsum/mcpsum/pkg/proxy/internal/mrtrstate"
 	"github.com/mcpsum/mcpsum/pkg/proxy/internal/rootshold"
 	"github.com/mcpsum/mcpsum/pkg/proxy/internal/subs"
 	"github.com/mcpsum/mcpsum/pkg/proxy/internal/tasktable"
@@ -246,15 +245,6 @@ func (a *answering) wait(d time.Duration) {
 	}
 }
 
-// bridge collects a legacy client's answers to one input_required result
-// (internal/mrtrstate).
-type bridge = mrtrstate.Bridge[*call]
-
-// mrtrState is the era bridge's state (internal/mrtrstate).
-type mrtrState = mrtrstate.State[*call, *downReq]
-
-type taskMode uint8
-
 // startupState is the start-up hold (fields guarded by Proxy.mu).
 type startupState struct {
 	asks     map[int64]bool // ids (to the client) of start-up requests not answered yet
@@ -266,4 +256,25 @@ type startupState struct {
 
 func (p *Proxy) clientInfoJSON() json.RawMessage {
 	return mustJSON(map[string]string{"name": mcpwire.ClientName, "version": mcpwire.ClientVersion})
+}
+
+// writeLines writes lines to the client, giving up after a while when the
+// client does not read (shutdown must not hang on a stuck client).
+func (p *Proxy) writeLines(lines [][]byte) {
+	if len(lines) == 0 {
+		return
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for _, l := range lines {
+			if p.out.WriteLine(l) != nil {
+				return
+			}
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(time.Second):
+	}
 }

@@ -306,3 +306,18 @@ func (p *Proxy) finish(ctx context.Context) string {
 		}
 	}
 }
+
+// readClient reads the client until EOF or an error.
+func (p *Proxy) readClient(r *mcpwire.LineReader) {
+	for {
+		line, err := r.Next()
+		if err != nil {
+			if errors.Is(err, mcpwire.ErrLineTooLong) {
+				p.logf("the client sent %v; closing the session", err)
+				p.out.WriteLine(jsonline.ErrorLine(nil, &jsonline.Error{Code: mcpspec.CodeInvalidRequest, Message: "mcpsum: " + err.Error()}))
+			}
+			return
+		}
+		p.fromClient(line)
+	}
+}

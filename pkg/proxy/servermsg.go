@@ -60,7 +60,7 @@ func (p *Proxy) serverMessage(line []byte, env jsonline.Envelope, id []byte) {
 		default:
 		}
 		if p.forwardsListChanged(method) {
-			p.forwardListChanged() // resources declared data (listchanged.go)
+			p.forwardListChanged() // resources declared data (subscribe.go)
 		}
 		return // the client sees the lock, which did not change
 	case "notifications/subscriptions/acknowledged":

@@ -4,10 +4,9 @@ import (
 	"fmt"
 
 	"github.com/mcpsum/mcpsum/internal/jsonscan"
-	"github.com/mcpsum/mcpsum/pkg/proxy/internal/jsonline"
-
 	"github.com/mcpsum/mcpsum/internal/mcpspec"
 	"github.com/mcpsum/mcpsum/internal/termtext"
+	"github.com/mcpsum/mcpsum/pkg/proxy/internal/jsonline"
 )
 
 // Server→client requests of a legacy server (roots/list, sampling/createMessage,
@@ -19,14 +18,6 @@ import (
 // message saying why), so a server never waits on a client that cannot
 // answer. (A 2026-07-28 client is asked through MRTR only when the running
 // call declared the capability: bridgeServerRequest.)
-
-// refuseUndeclared answers a server request the client cannot take.
-func (p *Proxy) refuseUndeclared(id []byte, method, need string) {
-	if up := p.upWriter(); up != nil {
-		up.WriteLine(jsonline.ErrorLine(id, &jsonline.Error{Code: mcpspec.CodeMethodNotFound,
-			Message: fmt.Sprintf("mcpsum: the client did not declare the %s capability, so the proxy answers %s for it", need, termtext.TruncateQuote(method, 80))}))
-	}
-}
 
 // clientDeclared reports whether the legacy client's initialize declared
 // the capability a server→client request needs, and names it (p.mu held).

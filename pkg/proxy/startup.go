@@ -1,7 +1,6 @@
 package proxy
 
 import (
-	"context"
 	"time"
 )
 
@@ -26,9 +25,6 @@ import (
 // the server's start-up requests; past it they go on (as directly, where a
 // server that never hears back keeps its own defaults) and the log says so.
 const startupAnswerWait = 10 * time.Second
-
-// startupSettle is the pause after the start-up answers reached the server.
-const startupSettle = 100 * time.Millisecond
 
 // isStartupAsk reports whether a request the server sends the client now is
 // a start-up one (p.mu held).
@@ -89,13 +85,4 @@ func (p *Proxy) endStartupHold(timedOut bool) {
 	}
 	p.gate.startup.hold, p.gate.startup.ending = false, false
 	p.cond.Broadcast()
-}
-
-// settle waits until the server has read what the proxy sent it (a ping
-// round trip, bounded) and then startupSettle.
-func (p *Proxy) settle() {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	p.Call(ctx, "ping", nil) // an error (a server without ping) still means it read the answer
-	time.Sleep(startupSettle)
 }

@@ -1,8 +1,6 @@
 package proxy
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -10,7 +8,6 @@ import (
 	"github.com/mcpsum/mcpsum/internal/mcpspec"
 	"github.com/mcpsum/mcpsum/internal/termtext"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
-	"github.com/mcpsum/mcpsum/pkg/mcpwire"
 	"github.com/mcpsum/mcpsum/pkg/proxy/internal/jsonline"
 )
 
@@ -36,12 +33,6 @@ import (
 
 // maxTasks bounds the tasks the proxy remembers per session (the oldest go).
 const maxTasks = 1024
-
-const (
-	taskNone     taskMode = iota
-	taskToModern          // a legacy client's task-augmented tools/call to a 2026-07-28 server
-	taskToLegacy          // a 2026-07-28 client's tools/call (declaring the extension) to a legacy server
-)
 
 // taskMode says how a tools/call of a locked tool crosses eras as a task.
 func (p *Proxy) taskMode(r *request, name string) taskMode {
@@ -200,58 +191,6 @@ const (
 	minPoll = 50 * time.Millisecond
 	maxPoll = 5 * time.Second
 )
-
-// waitGate waits while a surface check runs; nil once calls pass, else the
-// error every call gets now (quarantine, failure).
-func (p *Proxy) waitGate() *jsonline.Error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for p.gate.state == gateChecking {
-		p.cond.Wait()
-	}
-	switch p.gate.state {
-	case gateQuarantined:
-		return p.gate.quarantine.rpc()
-	case gateFailed, gateClosing:
-		return p.failureRPCLocked()
-	}
-	return nil
-}
-
-// taskCall sends the proxy's own task request for task id to the server, in
-// the server's era.
-func (p *Proxy) taskCall(method, id string, extra ...byte) ([]byte, *jsonline.Error) {
-	return p.taskCallCtx(context.Background(), method, id, extra...)
-}
-
-func (p *Proxy) taskCallCtx(ctx context.Context, method, id string, extra ...byte) ([]byte, *jsonline.Error) {
-	params := []byte(`{`)
-	if p.srv.upEra == lockfile.EraModern {
-		params = append(append(params, `"_meta":{`...), p.modernMetaWith(true)...)
-		params = append(params, "},"...)
-	}
-	params = jsonline.AppendJSON(append(params, `"taskId":`...), id)
-	if extra != nil {
-		params = append(append(params, ','), extra...)
-	}
-	params = append(params, '}')
-	res, err := p.Call(ctx, method, params)
-	if err != nil {
-		var me *mcpwire.Error
-		if errors.As(err, &me) {
-			e := &jsonline.Error{Code: me.Code, Message: me.Message}
-			if len(me.Data) > 0 {
-				e.Data = me.Data
-			}
-			return nil, e
-		}
-		return nil, &jsonline.Error{Code: mcpspec.CodeInternalError, Message: fmt.Sprintf("mcpsum: %s for task could not be relayed to server %q: %v", method, p.opts.Name, err)}
-	}
-	if len(res) == 0 || res[0] != '{' {
-		return nil, &jsonline.Error{Code: mcpspec.CodeInternalError, Message: fmt.Sprintf("mcpsum: server %q answered %s with a result that is not a JSON object", p.opts.Name, method)}
-	}
-	return res, nil
-}
 
 func badTask(server string, err error) *jsonline.Error {
 	return &jsonline.Error{Code: mcpspec.CodeInternalError, Message: fmt.Sprintf("mcpsum: server %q sent a task the proxy cannot translate: %v", server, err)}
