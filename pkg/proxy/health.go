@@ -46,11 +46,6 @@ func (p *Proxy) startupHealth(id []byte) bool {
 	return !failed
 }
 
-// clientInfoWait bounds how long the proxy's initialize to a legacy server
-// waits for the client's first request (clients send it at once), so that
-// the server gets the client's clientInfo, not mcpsum's.
-const clientInfoWait = time.Second
-
 // noteClientInfo records the clientInfo of the client's first request (a
 // legacy initialize's, or a 2026-07-28 request's _meta) for the proxy's
 // handshake with a legacy server.

@@ -1,10 +1,13 @@
 package proxy
 
 import (
+	"encoding/json"
 	"fmt"
 
 	"github.com/mcpsum/mcpsum/internal/mcpspec"
 	"github.com/mcpsum/mcpsum/internal/termtext"
+	"github.com/mcpsum/mcpsum/pkg/mcpwire"
+	"github.com/mcpsum/mcpsum/pkg/proxy/internal/idmap"
 	"github.com/mcpsum/mcpsum/pkg/proxy/internal/jsonline"
 )
 
@@ -144,4 +147,39 @@ func (p *Proxy) deliverServerMessage(line []byte, env jsonline.Envelope, id []by
 		return
 	}
 	p.serverNotification(line, env, method)
+}
+
+func (p *Proxy) serverResponse(line []byte, env jsonline.Envelope, id []byte) {
+	u, ok := parseID(id)
+	p.mu.Lock()
+	c := p.ids.Pending(u)
+	if ok && c != nil {
+		if c.upReq != nil && c.Own == nil {
+			c.parked = append([]byte(nil), line...) // the client has yet to retry; it gets this then
+			p.mu.Unlock()
+			return
+		}
+		p.ids.Drop(u, c)
+		c.Cancelled = false
+	}
+	p.mu.Unlock()
+	if !ok || c == nil {
+		return // a late answer to a cancelled request, or not ours
+	}
+	if c.Own != nil {
+		r := idmap.Reply{Result: append(json.RawMessage(nil), env.Result.Of(line)...)} // line is the read buffer
+		if env.Err.OK() {
+			e, perr := mcpwire.ParseError(env.Err.Of(line))
+			if perr != nil {
+				e = &mcpwire.Error{Code: mcpspec.CodeInternalError, Message: "malformed error object: " + perr.Error()}
+			}
+			r = idmap.Reply{Err: e}
+		}
+		c.Own <- r
+		return
+	}
+	if c.req != nil && p.bridgeResult(c, line, env) {
+		return
+	}
+	p.resultToClient(c, line, env)
 }
