@@ -19,9 +19,9 @@ import (
 
 // The proxy's upstream handshake declares exactly what lock and verify
 // declare (mcpwire's fixed set: roots, sampling and elicitation; the
-// clientInfo is the client's own, health.go), because servers change their surface with the
+// clientInfo is the client's own, startup.go), because servers change their surface with the
 // client's capabilities: the live surface must be listed the way it was
-// locked. Which server→client requests then reach the client: serverreq.go.
+// locked. Which server→client requests then reach the client: servermsg.go.
 
 // eraLost is a handshake failure that means the server no longer speaks the
 // locked era: definitional drift.

@@ -109,7 +109,7 @@ func (p *Proxy) clientRequest(line []byte, env jsonline.Envelope, id []byte) {
 	p.noteClientInfo(line, r, env.Params)
 	switch method {
 	case "initialize", "server/discover", "tools/list", "prompts/list", "resources/list", "resources/templates/list":
-		if !p.startupHealth(id) { // the client's health check (health.go)
+		if !p.startupHealth(id) { // the client's health check (startup.go)
 			return
 		}
 	}

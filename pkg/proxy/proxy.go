@@ -120,11 +120,11 @@ type lifecycle struct {
 	upFailed chan struct{} // closed by fail
 	quarDone chan struct{} // closed by quarantine
 	// handshook is closed once the server answered its handshake; born is
-	// when the session began (health.go).
+	// when the session began (startup.go).
 	handshook   chan struct{}
 	born        time.Time
-	answering   answering     // the startupHealth calls running (health.go)
-	clientKnown chan struct{} // closed once the client's first request gave its clientInfo (health.go)
+	answering   answering     // the startupHealth calls running (startup.go)
+	clientKnown chan struct{} // closed once the client's first request gave its clientInfo (startup.go)
 	// checksStarted and checksDone count the surface checks (p.mu): a
 	// renewed remote session's calls wait for a check that began after it.
 	checksStarted, checksDone int
@@ -181,7 +181,7 @@ type clientSession struct {
 	caps     json.RawMessage // legacy capabilities as sent
 	info     json.RawMessage
 	logLevel string          // from logging/setLevel when the server is modern
-	upInfo   json.RawMessage // its clientInfo, for the upstream initialize (health.go)
+	upInfo   json.RawMessage // its clientInfo, for the upstream initialize (startup.go)
 }
 
 // gate is the state of the gate between the client's calls and the server

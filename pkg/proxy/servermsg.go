@@ -15,7 +15,7 @@ import (
 // at a time (stream.go streams long results itself): responses go to
 // results.go; requests and notifications pass the gate (held while a check
 // runs, refused or dropped after a quarantine or failure) before
-// serverreq.go delivers them to the client.
+// serverRequest (below) delivers them to the client.
 
 // fromServer routes one message of the server.
 func (p *Proxy) fromServer(line []byte) {
