@@ -200,7 +200,7 @@ func BenchmarkForwardCall(b *testing.B) {
 }
 
 // A 2026-07-28 server's input_required result too long to check whole
-// (issue 13: clean results per era; serverreq.go checkInputRequests) is cut
+// (issue 13: clean results per era; clientasks.go checkInputRequests) is cut
 // under the void id wherever the tracker meets it — resultType in the head
 // or an inputRequests member after megabytes of content — and the call
 // fails with an error, for a legacy client (which cannot get it unbridged)
