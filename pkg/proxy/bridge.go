@@ -114,11 +114,6 @@ func insertMembers(line []byte, env jsonline.Envelope, members []byte) []edit {
 	return []edit{{env.Params.Start + 1, env.Params.Start + 1, b}}
 }
 
-func emptyObject(b []byte, open int) bool {
-	i := jsonscan.SkipWS(b, open+1)
-	return i < len(b) && b[i] == '}'
-}
-
 // modernMetaWith is the members of the _meta a legacy client's requests
 // carry to a 2026-07-28 server; tasks adds the tasks extension to the
 // declared capabilities (a task-augmented call, or the proxy's own task
@@ -216,13 +211,6 @@ func stripReserved(line []byte, sp jsonline.Span) []byte {
 		return nil
 	})
 	return append(out, '}')
-}
-
-// hasClientCap reports whether a 2026-07-28 request declared capability key.
-func hasClientCap(r *request, key string) bool {
-	mf, _, _ := jsonline.Fields(r.line, r.meta, mcpspec.MetaClientCapabilities)
-	cf, ok, _ := jsonline.Fields(r.line, mf[0], key)
-	return ok && cf[0].OK() && !bytes.Equal(cf[0].Of(r.line), []byte("null"))
 }
 
 // needsBridge reports whether a forwarded request's result may need MRTR

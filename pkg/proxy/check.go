@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
+	"github.com/mcpsum/mcpsum/internal/mcpspec"
 	"github.com/mcpsum/mcpsum/internal/process"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 	"github.com/mcpsum/mcpsum/pkg/mcpwire"
@@ -17,13 +19,9 @@ import (
 
 // The proxy's upstream handshake declares exactly what lock and verify
 // declare (mcpwire's fixed set: roots, sampling and elicitation; the
-// clientInfo is the client's own, health.go), because servers change their surface with the
+// clientInfo is the client's own, startup.go), because servers change their surface with the
 // client's capabilities: the live surface must be listed the way it was
-// locked. Which server→client requests then reach the client: serverreq.go.
-
-func (p *Proxy) clientInfoJSON() json.RawMessage {
-	return mustJSON(map[string]string{"name": mcpwire.ClientName, "version": mcpwire.ClientVersion})
-}
+// locked. Which server→client requests then reach the client: servermsg.go.
 
 // eraLost is a handshake failure that means the server no longer speaks the
 // locked era: definitional drift.
@@ -155,3 +153,78 @@ func isTransport(err error) bool {
 	return errors.As(err, &to) || errors.As(err, &exit) || errors.Is(err, mcpwire.ErrClosed) ||
 		errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
 }
+
+// initializeParams are the proxy's initialize to a legacy server, with the
+// client's clientInfo once the client has sent it (at most clientInfoWait).
+func (p *Proxy) initializeParams() json.RawMessage {
+	t := time.NewTimer(clientInfoWait)
+	defer t.Stop()
+	select {
+	case <-p.life.clientKnown:
+	case <-t.C:
+	}
+	p.mu.Lock()
+	info := p.client.upInfo
+	p.mu.Unlock()
+	if len(info) == 0 {
+		return mcpwire.InitializeParams()
+	}
+	return mcpwire.InitializeParamsAs(info)
+}
+
+// waitGate waits while a surface check runs; nil once calls pass, else the
+// error every call gets now (quarantine, failure).
+func (p *Proxy) waitGate() *jsonline.Error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for p.gate.state == gateChecking {
+		p.cond.Wait()
+	}
+	switch p.gate.state {
+	case gateQuarantined:
+		return p.gate.quarantine.rpc()
+	case gateFailed, gateClosing:
+		return p.failureRPCLocked()
+	}
+	return nil
+}
+
+// taskCall sends the proxy's own task request for task id to the server, in
+// the server's era.
+func (p *Proxy) taskCall(method, id string, extra ...byte) ([]byte, *jsonline.Error) {
+	return p.taskCallCtx(context.Background(), method, id, extra...)
+}
+
+func (p *Proxy) taskCallCtx(ctx context.Context, method, id string, extra ...byte) ([]byte, *jsonline.Error) {
+	params := []byte(`{`)
+	if p.srv.upEra == lockfile.EraModern {
+		params = append(append(params, `"_meta":{`...), p.modernMetaWith(true)...)
+		params = append(params, "},"...)
+	}
+	params = jsonline.AppendJSON(append(params, `"taskId":`...), id)
+	if extra != nil {
+		params = append(append(params, ','), extra...)
+	}
+	params = append(params, '}')
+	res, err := p.Call(ctx, method, params)
+	if err != nil {
+		var me *mcpwire.Error
+		if errors.As(err, &me) {
+			e := &jsonline.Error{Code: me.Code, Message: me.Message}
+			if len(me.Data) > 0 {
+				e.Data = me.Data
+			}
+			return nil, e
+		}
+		return nil, &jsonline.Error{Code: mcpspec.CodeInternalError, Message: fmt.Sprintf("mcpsum: %s for task could not be relayed to server %q: %v", method, p.opts.Name, err)}
+	}
+	if len(res) == 0 || res[0] != '{' {
+		return nil, &jsonline.Error{Code: mcpspec.CodeInternalError, Message: fmt.Sprintf("mcpsum: server %q answered %s with a result that is not a JSON object", p.opts.Name, method)}
+	}
+	return res, nil
+}
+
+// clientInfoWait bounds how long the proxy's initialize to a legacy server
+// waits for the client's first request (clients send it at once), so that
+// the server gets the client's clientInfo, not mcpsum's.
+const clientInfoWait = time.Second

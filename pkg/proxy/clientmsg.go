@@ -32,7 +32,7 @@ func (p *Proxy) initialize(line []byte, env jsonline.Envelope, id []byte) {
 
 // listen acknowledges a modern client's subscriptions/listen. The served
 // surface is the lock, which never changes while the proxy runs, so the only
-// list_changed sent on it is for resources declared data (listchanged.go);
+// list_changed sent on it is for resources declared data (subscribe.go);
 // the stream stays open until the client cancels it or the session ends.
 func (p *Proxy) listen(line []byte, env jsonline.Envelope, id []byte) {
 	f, _, _ := jsonline.Fields(line, env.Params, "notifications")
@@ -152,17 +152,15 @@ func (p *Proxy) clientResponse(line []byte, env jsonline.Envelope, id []byte) {
 	}
 }
 
-func parseID(id []byte) (int64, bool) {
-	n, err := strconv.ParseInt(string(id), 10, 64)
-	return n, err == nil
-}
-
-// clientSession is what the client said of itself (guarded by Proxy.mu).
-type clientSession struct {
-	legacy   bool            // the client sent initialize
-	version  string          // negotiated legacy version
-	caps     json.RawMessage // legacy capabilities as sent
-	info     json.RawMessage
-	logLevel string          // from logging/setLevel when the server is modern
-	upInfo   json.RawMessage // its clientInfo, for the upstream initialize (health.go)
+// releaseRootsToLegacy delivers a held roots/list to a client that turned
+// out to be legacy (it sent initialize after the server asked).
+func (p *Proxy) releaseRootsToLegacy() {
+	line := p.roots.Release()
+	if line == nil {
+		return
+	}
+	env, id, err := jsonline.ScanEnvelope(line)
+	if err == nil {
+		p.serverRequestAt(line, env, id, "roots/list", true)
+	}
 }

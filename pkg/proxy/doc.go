@@ -15,9 +15,9 @@
 //   - the calls waiting for a hook's verdict (internal/hookwait, handed the
 //     id map; the hooks seam is hooks.go and hookcall.go);
 //   - the era bridge (internal/mrtrstate, handed the id map; mrtr.go,
-//     bridge.go, elicitmark.go);
+//     bridge.go, clientasks.go);
 //   - the resource subscriptions (internal/subs; subscribe.go,
-//     listchanged.go);
+//     subscribe.go);
 //   - the tasks (internal/tasktable, handed the function that refuses a
 //     forgotten task's requests; tasks.go, task*.go);
 //   - a legacy server's roots/list held for a 2026-07-28 client's next
@@ -25,7 +25,7 @@
 //
 // The core talks to an upstream (internal/upstream), not to a process:
 // starting it, supervising it and the proxy's own calls to it are
-// upstream.go, the proxy's side of a remote one (its hooks) httpcore.go.
+// run.go and owncall.go, the proxy's side of a remote one (its hooks) httpcore.go.
 // The served surface is built from the lock entry alone (serve.go).
 // docs/proxy.md ("Architecture") says what each part owns.
 //

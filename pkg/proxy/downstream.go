@@ -7,56 +7,8 @@ import (
 	"github.com/mcpsum/mcpsum/internal/jsonscan"
 	"github.com/mcpsum/mcpsum/internal/mcpspec"
 	"github.com/mcpsum/mcpsum/internal/termtext"
-	"github.com/mcpsum/mcpsum/pkg/mcpwire"
-	"github.com/mcpsum/mcpsum/pkg/proxy/internal/idmap"
 	"github.com/mcpsum/mcpsum/pkg/proxy/internal/jsonline"
 )
-
-// request is a client request the proxy forwards to the server.
-type request struct {
-	line     []byte // the original bytes, owned
-	env      jsonline.Envelope
-	id       []byte // the client's id (points into line)
-	method   string
-	modern   bool          // it carried 2026-07-28 _meta
-	meta     jsonline.Span // params._meta
-	logLevel bool          // modern: it asked for log messages
-	info     CallInfo
-	task     taskMode // a tools/call creating a task across eras
-	// resultInfo, when set, is what the result hooks see instead of info
-	// (a task's result: the call that created the task).
-	resultInfo *CallInfo
-}
-
-// call is a request sent to the server that awaits its response.
-type call struct {
-	idmap.Call                  // the client's id, or the channel of the proxy's own request
-	method     string           //
-	modern     bool             // the client sent it in the 2026-07-28 era
-	req        *request         // kept when the result may need era bridging
-	upReq      *serverRequest   // a legacy server's request waiting for the client's retry
-	queue      []*serverRequest // more of them
-	parked     []byte           // the final response, when it came before the retry
-	rounds     int              // input_required rounds bridged so far
-	info       CallInfo         // what the hooks see
-	caps       []byte           // a 2026-07-28 call's declared client capabilities (its _meta's)
-	task       taskMode         // a tools/call creating a task across eras
-}
-
-// readClient reads the client until EOF or an error.
-func (p *Proxy) readClient(r *mcpwire.LineReader) {
-	for {
-		line, err := r.Next()
-		if err != nil {
-			if errors.Is(err, mcpwire.ErrLineTooLong) {
-				p.logf("the client sent %v; closing the session", err)
-				p.out.WriteLine(jsonline.ErrorLine(nil, &jsonline.Error{Code: mcpspec.CodeInvalidRequest, Message: "mcpsum: " + err.Error()}))
-			}
-			return
-		}
-		p.fromClient(line)
-	}
-}
 
 func (p *Proxy) fromClient(line []byte) {
 	env, id, err := jsonline.ScanEnvelope(line)
@@ -76,15 +28,6 @@ func (p *Proxy) fromClient(line []byte) {
 		p.out.WriteLine(jsonline.ErrorLine(id, &jsonline.Error{Code: mcpspec.CodeInvalidRequest, Message: "mcpsum: invalid request: not a JSON-RPC request, notification or response"}))
 	}
 }
-
-func (p *Proxy) reply(id, result []byte)               { p.out.WriteLine(jsonline.ResultLine(id, result)) }
-func (p *Proxy) replyErr(id []byte, e *jsonline.Error) { p.out.WriteLine(jsonline.ErrorLine(id, e)) }
-
-func invalidParams(format string, a ...any) *jsonline.Error {
-	return &jsonline.Error{Code: mcpspec.CodeInvalidParams, Message: "mcpsum: " + fmt.Sprintf(format, a...)}
-}
-
-const metaLogLevel = "io.modelcontextprotocol/logLevel"
 
 // paramsKeys are the members of a client request's params that the proxy or
 // a policy hook acts on (the first seven by position in clientRequest);
@@ -166,7 +109,7 @@ func (p *Proxy) clientRequest(line []byte, env jsonline.Envelope, id []byte) {
 	p.noteClientInfo(line, r, env.Params)
 	switch method {
 	case "initialize", "server/discover", "tools/list", "prompts/list", "resources/list", "resources/templates/list":
-		if !p.startupHealth(id) { // the client's health check (health.go)
+		if !p.startupHealth(id) { // the client's health check (startup.go)
 			return
 		}
 	}
@@ -306,39 +249,6 @@ func (p *Proxy) clientRequest(line []byte, env jsonline.Envelope, id []byte) {
 		e.Message = fmt.Sprintf("method not found: mcpsum proxy does not forward \"%s\"", termtext.TruncateQuote(method, 80))
 		p.replyErr(id, e)
 	}
-}
-
-// beforeCall passes a call the proxy would forward through the hooks, then
-// submits it (or answers it as the hook decided). While the verdict is
-// pending the call is in p.waits, so a cancellation from the client
-// withdraws the hook's questions and makes the verdict moot.
-func (p *Proxy) beforeCall(r *request, name string, forward func(*request)) {
-	r.info = callInfo(r, name)
-	params := append([]byte(nil), r.env.Params.Of(r.line)...)
-	hc := &hookCall{p: p, r: r}
-	key := string(r.id)
-	p.waits.Add(key, &hc.wait)
-	p.opts.Hooks.BeforeCall(r.info, params, hc, once(func(v Verdict) {
-		if p.waits.Decided(key, &hc.wait) {
-			return // the client cancelled it: no answer, nothing forwarded
-		}
-		hc.CancelAsks("the call was decided")
-		switch {
-		case v.Refuse != nil:
-			p.replyErr(r.id, v.Refuse.rpc())
-		case v.Answer != nil:
-			p.reply(r.id, v.Answer)
-		case v.Params != nil:
-			nr, err := r.withParams(v.Params)
-			if err != nil {
-				p.replyErr(r.id, &jsonline.Error{Code: mcpspec.CodeInternalError, Message: "mcpsum: a policy hook returned bad params: " + err.Error()})
-				return
-			}
-			forward(nr)
-		default:
-			forward(r)
-		}
-	}))
 }
 
 // checkURI refuses a resource URI that is neither a locked resource nor

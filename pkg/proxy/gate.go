@@ -2,8 +2,6 @@ package proxy
 
 import (
 	"fmt"
-	"strconv"
-	"time"
 
 	"github.com/mcpsum/mcpsum/internal/mcpspec"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
@@ -189,48 +187,4 @@ func (p *Proxy) failureRPC() *jsonline.Error {
 		msg = fmt.Sprintf("mcpsum: server %q failed: %v", p.opts.Name, p.gate.failure)
 	}
 	return &jsonline.Error{Code: mcpspec.CodeInternalError, Message: msg}
-}
-
-// writeLines writes lines to the client, giving up after a while when the
-// client does not read (shutdown must not hang on a stuck client).
-func (p *Proxy) writeLines(lines [][]byte) {
-	if len(lines) == 0 {
-		return
-	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for _, l := range lines {
-			if p.out.WriteLine(l) != nil {
-				return
-			}
-		}
-	}()
-	select {
-	case <-done:
-	case <-time.After(time.Second):
-	}
-}
-
-// overCap is the error of a call over the cap on calls in flight.
-func overCap() *jsonline.Error {
-	return &jsonline.Error{Code: mcpspec.CodeInternalError, Message: fmt.Sprintf("mcpsum: the client has %d calls in flight to the server, the proxy's cap (MaxCallsInFlight); this call was not forwarded: retry it once some are answered", mcpspec.MaxCallsInFlight)}
-}
-
-func itoa(n int64) []byte { return strconv.AppendInt(nil, n, 10) }
-
-// gate is the state of the gate between the client's calls and the server
-// (guarded by Proxy.mu): calls and server messages held while a check
-// runs, and why the session ended, if it did.
-type gate struct {
-	state gateState
-	held  []*request
-	// heldDown are server->client messages held while a check runs.
-	heldDown      [][]byte
-	heldDownBytes int
-	downOpen      bool // the check passed: server messages pass while held calls go out
-	quarantine    *QuarantineError
-	failure       error
-	seenInfo      map[string]bool // informational findings already logged
-	startup       startupState    // calls held for the server's start-up requests (startup.go)
 }

@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 
+	"github.com/mcpsum/mcpsum/internal/mcpspec"
 	"github.com/mcpsum/mcpsum/pkg/proxy/internal/hookwait"
 	"github.com/mcpsum/mcpsum/pkg/proxy/internal/jsonline"
 )
@@ -89,24 +91,58 @@ func (p *Proxy) cancelWaiting(key string) bool {
 	return true
 }
 
-// withParams is r with its params object replaced (a hook's Verdict.Params).
-func (r *request) withParams(params []byte) (*request, error) {
-	if !json.Valid(params) {
-		return nil, errors.New("not valid JSON")
+// hookAnswer hands the client's answer to an AskClient request to its hook.
+func hookAnswer(r *downReq, line []byte, env jsonline.Envelope) {
+	if env.Err.OK() {
+		f, _, _ := jsonline.Fields(line, env.Err, "code", "message")
+		code, _ := intAt(line, f[0])
+		msg, _ := jsonline.StringAt(line, f[1])
+		r.hook(nil, &CallError{Code: code, Message: msg})
+		return
 	}
-	line := make([]byte, 0, len(r.line)-len(r.env.Params.Of(r.line))+len(params))
-	line = append(line, r.line[:r.env.Params.Start]...)
-	line = append(line, params...)
-	line = append(line, r.line[r.env.Params.End:]...)
-	env, id, err := jsonline.ScanEnvelope(line)
-	if err != nil {
-		return nil, err
-	}
-	pf, isObj, err := jsonline.Fields(line, env.Params, "_meta")
-	if err != nil || !isObj {
-		return nil, errors.New("params must be a JSON object")
-	}
-	nr := *r
-	nr.line, nr.env, nr.id, nr.meta = line, env, id, pf[0]
-	return &nr, nil
+	r.hook(append(json.RawMessage(nil), env.Result.Of(line)...), nil)
+}
+
+// callInfo is the CallInfo of a client request.
+func callInfo(r *request, name string) CallInfo {
+	return CallInfo{Method: r.method, Name: name, ClientModern: r.modern}
+}
+
+// once makes a decide function that acts only the first time.
+func once(fn func(Verdict)) func(Verdict) {
+	var o sync.Once
+	return func(v Verdict) { o.Do(func() { fn(v) }) }
+}
+
+// beforeCall passes a call the proxy would forward through the hooks, then
+// submits it (or answers it as the hook decided). While the verdict is
+// pending the call is in p.waits, so a cancellation from the client
+// withdraws the hook's questions and makes the verdict moot.
+func (p *Proxy) beforeCall(r *request, name string, forward func(*request)) {
+	r.info = callInfo(r, name)
+	params := append([]byte(nil), r.env.Params.Of(r.line)...)
+	hc := &hookCall{p: p, r: r}
+	key := string(r.id)
+	p.waits.Add(key, &hc.wait)
+	p.opts.Hooks.BeforeCall(r.info, params, hc, once(func(v Verdict) {
+		if p.waits.Decided(key, &hc.wait) {
+			return // the client cancelled it: no answer, nothing forwarded
+		}
+		hc.CancelAsks("the call was decided")
+		switch {
+		case v.Refuse != nil:
+			p.replyErr(r.id, v.Refuse.rpc())
+		case v.Answer != nil:
+			p.reply(r.id, v.Answer)
+		case v.Params != nil:
+			nr, err := r.withParams(v.Params)
+			if err != nil {
+				p.replyErr(r.id, &jsonline.Error{Code: mcpspec.CodeInternalError, Message: "mcpsum: a policy hook returned bad params: " + err.Error()})
+				return
+			}
+			forward(nr)
+		default:
+			forward(r)
+		}
+	}))
 }

@@ -3,7 +3,6 @@ package proxy
 import (
 	"encoding/json"
 	"errors"
-	"sync"
 
 	"github.com/mcpsum/mcpsum/pkg/proxy/internal/jsonline"
 )
@@ -124,32 +123,3 @@ type noHooks struct{}
 
 func (noHooks) BeforeCall(_ CallInfo, _ []byte, _ Session, decide func(Verdict)) { decide(Verdict{}) }
 func (noHooks) BeforeResult(CallInfo, ResultInfo) *CallError                     { return nil }
-
-// once makes a decide function that acts only the first time.
-func once(fn func(Verdict)) func(Verdict) {
-	var o sync.Once
-	return func(v Verdict) { o.Do(func() { fn(v) }) }
-}
-
-// hookAnswer hands the client's answer to an AskClient request to its hook.
-func hookAnswer(r *downReq, line []byte, env jsonline.Envelope) {
-	if env.Err.OK() {
-		f, _, _ := jsonline.Fields(line, env.Err, "code", "message")
-		code, _ := intAt(line, f[0])
-		msg, _ := jsonline.StringAt(line, f[1])
-		r.hook(nil, &CallError{Code: code, Message: msg})
-		return
-	}
-	r.hook(append(json.RawMessage(nil), env.Result.Of(line)...), nil)
-}
-
-// intAt decodes the integer at sp.
-func intAt(b []byte, sp jsonline.Span) (int, bool) {
-	n, ok := parseID(sp.Of(b))
-	return int(n), ok && n >= -1<<31 && n < 1<<31
-}
-
-// callInfo is the CallInfo of a client request.
-func callInfo(r *request, name string) CallInfo {
-	return CallInfo{Method: r.method, Name: name, ClientModern: r.modern}
-}

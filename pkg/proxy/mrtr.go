@@ -1,10 +1,6 @@
 package proxy
 
 import (
-	"crypto/rand"
-	"encoding/hex"
-	"encoding/json"
-	"errors"
 	"fmt"
 
 	"github.com/mcpsum/mcpsum/internal/jsonscan"
@@ -35,34 +31,9 @@ import (
 
 const maxRounds = 10
 
-// errStop ends a jsonscan walk early.
-var errStop = errors.New("stop")
-
 // maxQueuedInputs bounds a legacy server's requests waiting for a modern
 // client's retry of one call.
 const maxQueuedInputs = 16
-
-// downReq is a request the proxy sent to the client.
-type downReq struct {
-	upID   []byte // a legacy server's request id: the answer is forwarded
-	method string
-	bridge *bridge // or: part of an input_required being bridged
-	key    string
-	hook   func(json.RawMessage, *CallError) // or: a hook's AskClient
-}
-
-// bridge collects a legacy client's answers to one input_required result
-// (internal/mrtrstate).
-type bridge = mrtrstate.Bridge[*call]
-
-// mrtrState is the era bridge's state (internal/mrtrstate).
-type mrtrState = mrtrstate.State[*call, *downReq]
-
-// serverRequest is a legacy server's request waiting for a modern client's retry.
-type serverRequest struct {
-	upID, params []byte
-	method, key  string
-}
 
 // bridgeResult handles a response to a call kept for bridging; it reports
 // whether the response was consumed.
@@ -214,8 +185,6 @@ func (p *Proxy) cancelCollecting(key string) bool {
 	return true
 }
 
-var capOf = map[string]string{"elicitation/create": "elicitation", "sampling/createMessage": "sampling", "roots/list": "roots"}
-
 // bridgeServerRequest turns a legacy server's request into an input_required
 // answer to a modern client's running call; false when no call can carry it.
 func (p *Proxy) bridgeServerRequest(line []byte, env jsonline.Envelope, id []byte, method string) bool {
@@ -261,12 +230,6 @@ func (p *Proxy) askClient(u int64, c *call, sr *serverRequest) []byte {
 	b = append(b, `}},"requestState":`...)
 	b = jsonline.AppendJSON(b, token)
 	return append(b, '}')
-}
-
-func newToken() string {
-	var r [16]byte
-	rand.Read(r[:])
-	return "mcpsum-" + hex.EncodeToString(r[:])
 }
 
 // bridgeRetryFromClient handles a modern client's retry carrying one of the

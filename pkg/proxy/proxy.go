@@ -2,13 +2,12 @@ package proxy
 
 import (
 	"context"
-	"errors"
+	"encoding/json"
 	"fmt"
 	"io"
 	"sync"
 	"time"
 
-	"github.com/mcpsum/mcpsum/internal/mcpspec"
 	"github.com/mcpsum/mcpsum/internal/process"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 	"github.com/mcpsum/mcpsum/pkg/mcpwire"
@@ -16,7 +15,6 @@ import (
 	"github.com/mcpsum/mcpsum/pkg/proxy/internal/hookwait"
 	"github.com/mcpsum/mcpsum/pkg/proxy/internal/idmap"
 	"github.com/mcpsum/mcpsum/pkg/proxy/internal/jsonline"
-	"github.com/mcpsum/mcpsum/pkg/proxy/internal/mrtrstate"
 	"github.com/mcpsum/mcpsum/pkg/proxy/internal/rootshold"
 	"github.com/mcpsum/mcpsum/pkg/proxy/internal/subs"
 	"github.com/mcpsum/mcpsum/pkg/proxy/internal/tasktable"
@@ -122,135 +120,18 @@ type lifecycle struct {
 	upFailed chan struct{} // closed by fail
 	quarDone chan struct{} // closed by quarantine
 	// handshook is closed once the server answered its handshake; born is
-	// when the session began (health.go).
+	// when the session began (startup.go).
 	handshook   chan struct{}
 	born        time.Time
-	answering   answering     // the startupHealth calls running (health.go)
-	clientKnown chan struct{} // closed once the client's first request gave its clientInfo (health.go)
+	answering   answering     // the startupHealth calls running (startup.go)
+	clientKnown chan struct{} // closed once the client's first request gave its clientInfo (startup.go)
 	// checksStarted and checksDone count the surface checks (p.mu): a
 	// renewed remote session's calls wait for a check that began after it.
 	checksStarted, checksDone int
 }
 
-// Run serves one client on stdin/stdout until the client goes away, ctx is
-// cancelled (a signal), or the server fails. It returns nil after a normal
-// end, a *QuarantineError when the server was quarantined, and another error
-// when the server could not be started, checked, or died (its stderr tail
-// included).
-func Run(ctx context.Context, stdin io.Reader, stdout io.Writer, opts Options) error {
-	p, err := newProxy(stdout, opts)
-	if err != nil {
-		return err
-	}
-	clientGone := make(chan struct{})
-	go func() {
-		defer close(clientGone)
-		p.readClient(mcpwire.NewLineReader(stdin, opts.Pin.MaxLine))
-	}()
-	// The supervisor stops after shutdown (stopSup), not on the signal
-	// itself: a signal first marks the session closing, so the server's exit
-	// it causes is not reported as a failure.
-	supCtx, stopSup := context.WithCancel(context.WithoutCancel(ctx))
-	supDone := make(chan struct{})
-	go func() {
-		defer close(supDone)
-		p.supervise(supCtx)
-	}()
-
-	var why string
-	select {
-	case <-ctx.Done():
-		why = "mcpsum proxy was interrupted"
-	case <-clientGone:
-		why = p.finish(ctx)
-	case <-p.life.upFailed:
-		why = "the server failed"
-		p.awaitHealthAnswers()
-	}
-	p.shutdown(why)
-	stopSup()
-	<-supDone
-
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	switch {
-	case p.gate.quarantine != nil:
-		return p.gate.quarantine
-	case p.gate.failure != nil:
-		return p.gate.failure
-	}
-	return nil
-}
-
-func newProxy(stdout io.Writer, opts Options) (*Proxy, error) {
-	if opts.Entry == nil {
-		return nil, errors.New("proxy: no locked entry")
-	}
-	srv, err := newServed(opts.Entry, opts.PageSize)
-	if err != nil {
-		return nil, fmt.Errorf("server %q in %s: %w", opts.Name, opts.Lockfile, err)
-	}
-	p := &Proxy{
-		opts: opts,
-		srv:  srv,
-		out:  jsonline.NewWriter(stdout),
-		life: lifecycle{
-			recheck:     make(chan struct{}, 1),
-			started:     make(chan struct{}),
-			upFailed:    make(chan struct{}),
-			quarDone:    make(chan struct{}),
-			handshook:   make(chan struct{}),
-			clientKnown: make(chan struct{}),
-			born:        time.Now(),
-		},
-		gate: gate{seenInfo: map[string]bool{}},
-		ids:  newIDMap(),
-		subs: subs.New(),
-	}
-	p.waits = newHookWaits(p.ids)
-	p.mrtr = mrtrstate.New[*call, *downReq](p.ids)
-	p.roots = &rootshold.Hold{}
-	p.tasks = tasktable.New[CallInfo, *serverRequest, *jsonline.Error](maxTasks, maxQueuedInputs, p.refuseTaskRequests)
-	if p.opts.Stderr == nil {
-		p.opts.Stderr = io.Discard
-	}
-	p.voidID = jsonline.AppendJSON(nil, "mcpsum-void-"+newToken()[len("mcpsum-"):])
-	if p.opts.Hooks == nil {
-		p.opts.Hooks = noHooks{}
-	}
-	if p.opts.Grace <= 0 {
-		p.opts.Grace = 2 * time.Second
-	}
-	p.cond = sync.NewCond(&p.mu)
-	return p, nil
-}
-
 func (p *Proxy) logf(format string, a ...any) {
 	fmt.Fprintf(p.opts.Stderr, "mcpsum proxy %q: "+format+"\n", append([]any{p.opts.Name}, a...)...)
-}
-
-// shutdown stops the server's process group and answers every request still
-// waiting with an error.
-func (p *Proxy) shutdown(why string) {
-	p.mu.Lock()
-	if p.gate.state != gateQuarantined && p.gate.state != gateFailed {
-		p.gate.state = gateClosing
-	}
-	up := p.up
-	p.cond.Broadcast()
-	p.mu.Unlock()
-	termGrace := p.opts.Grace
-	select {
-	case <-p.life.handshook:
-	default:
-		termGrace = max(termGrace, mcpwire.SilentStopGrace) // it may be installing (mcpwire.SilentStopGrace)
-	}
-	if up != nil {
-		if err := up.Stop(p.opts.Grace, termGrace); err != nil {
-			p.logf("%v", err)
-		}
-	}
-	p.failWaiting(&jsonline.Error{Code: mcpspec.CodeInternalError, Message: fmt.Sprintf("mcpsum: the request was not answered: %s and the server %q was stopped", why, p.opts.Name)})
 }
 
 // failWaiting answers every held and in-flight forwarded request with e.
@@ -273,4 +154,127 @@ func (p *Proxy) failWaiting(e *jsonline.Error) {
 		lines = append(lines, jsonline.ErrorLine(id, e))
 	}
 	p.writeLines(lines)
+}
+
+// answerTimeout is --timeout-secs: how long a server may take to answer.
+func (p *Proxy) answerTimeout() time.Duration {
+	if p.opts.Pin.Timeout > 0 {
+		return p.opts.Pin.Timeout
+	}
+	return 30 * time.Second
+}
+
+func (p *Proxy) reply(id, result []byte) { p.out.WriteLine(jsonline.ResultLine(id, result)) }
+
+func (p *Proxy) replyErr(id []byte, e *jsonline.Error) { p.out.WriteLine(jsonline.ErrorLine(id, e)) }
+
+func (p *Proxy) upWriter() upstream.Upstream {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.up
+}
+
+// clientSession is what the client said of itself (guarded by Proxy.mu).
+type clientSession struct {
+	legacy   bool            // the client sent initialize
+	version  string          // negotiated legacy version
+	caps     json.RawMessage // legacy capabilities as sent
+	info     json.RawMessage
+	logLevel string          // from logging/setLevel when the server is modern
+	upInfo   json.RawMessage // its clientInfo, for the upstream initialize (startup.go)
+}
+
+// gate is the state of the gate between the client's calls and the server
+// (guarded by Proxy.mu): calls and server messages held while a check
+// runs, and why the session ended, if it did.
+type gate struct {
+	state gateState
+	held  []*request
+	// heldDown are server->client messages held while a check runs.
+	heldDown      [][]byte
+	heldDownBytes int
+	downOpen      bool // the check passed: server messages pass while held calls go out
+	quarantine    *QuarantineError
+	failure       error
+	seenInfo      map[string]bool // informational findings already logged
+	startup       startupState    // calls held for the server's start-up requests (startup.go)
+}
+
+// answering counts the startupHealth calls still running. A WaitGroup
+// would do, but its Add must not run while Wait may be waiting on a zero
+// count, and a client's request may start one at any time.
+type answering struct {
+	mu   sync.Mutex
+	n    int
+	idle chan struct{} // closed when n drops to 0 (made by a wait)
+}
+
+func (a *answering) add() {
+	a.mu.Lock()
+	a.n++
+	a.mu.Unlock()
+}
+
+func (a *answering) done() {
+	a.mu.Lock()
+	a.n--
+	if a.n == 0 && a.idle != nil {
+		close(a.idle)
+		a.idle = nil
+	}
+	a.mu.Unlock()
+}
+
+// wait returns once no startupHealth runs, or after d.
+func (a *answering) wait(d time.Duration) {
+	a.mu.Lock()
+	if a.n == 0 {
+		a.mu.Unlock()
+		return
+	}
+	if a.idle == nil {
+		a.idle = make(chan struct{})
+	}
+	idle := a.idle
+	a.mu.Unlock()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-idle:
+	case <-t.C:
+	}
+}
+
+// startupState is the start-up hold (fields guarded by Proxy.mu).
+type startupState struct {
+	asks     map[int64]bool // ids (to the client) of start-up requests not answered yet
+	hold     bool           // calls are held for them
+	ending   bool           // endStartupHold runs
+	answered bool           // an answer went to the server
+	opened   bool           // the gate opened once: later requests are not start-up ones
+}
+
+func (p *Proxy) clientInfoJSON() json.RawMessage {
+	return mustJSON(map[string]string{"name": mcpwire.ClientName, "version": mcpwire.ClientVersion})
+}
+
+// writeLines writes lines to the client, giving up after a while when the
+// client does not read (shutdown must not hang on a stuck client).
+func (p *Proxy) writeLines(lines [][]byte) {
+	if len(lines) == 0 {
+		return
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for _, l := range lines {
+			if p.out.WriteLine(l) != nil {
+				return
+			}
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(time.Second):
+	}
 }

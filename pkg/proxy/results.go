@@ -5,49 +5,10 @@ package proxy
 // one result path (BeforeResult hooks first).
 
 import (
-	"encoding/json"
-
 	"github.com/mcpsum/mcpsum/internal/jsonscan"
 	"github.com/mcpsum/mcpsum/internal/mcpspec"
-	"github.com/mcpsum/mcpsum/pkg/mcpwire"
-	"github.com/mcpsum/mcpsum/pkg/proxy/internal/idmap"
 	"github.com/mcpsum/mcpsum/pkg/proxy/internal/jsonline"
 )
-
-func (p *Proxy) serverResponse(line []byte, env jsonline.Envelope, id []byte) {
-	u, ok := parseID(id)
-	p.mu.Lock()
-	c := p.ids.Pending(u)
-	if ok && c != nil {
-		if c.upReq != nil && c.Own == nil {
-			c.parked = append([]byte(nil), line...) // the client has yet to retry; it gets this then
-			p.mu.Unlock()
-			return
-		}
-		p.ids.Drop(u, c)
-		c.Cancelled = false
-	}
-	p.mu.Unlock()
-	if !ok || c == nil {
-		return // a late answer to a cancelled request, or not ours
-	}
-	if c.Own != nil {
-		r := idmap.Reply{Result: append(json.RawMessage(nil), env.Result.Of(line)...)} // line is the read buffer
-		if env.Err.OK() {
-			e, perr := mcpwire.ParseError(env.Err.Of(line))
-			if perr != nil {
-				e = &mcpwire.Error{Code: mcpspec.CodeInternalError, Message: "malformed error object: " + perr.Error()}
-			}
-			r = idmap.Reply{Err: e}
-		}
-		c.Own <- r
-		return
-	}
-	if c.req != nil && p.bridgeResult(c, line, env) {
-		return
-	}
-	p.resultToClient(c, line, env)
-}
 
 // resultToClient forwards the server's response to call c under the
 // client's id: the one path of every in-memory result (streamResult is the
@@ -66,7 +27,7 @@ func (p *Proxy) resultToClient(c *call, line []byte, env jsonline.Envelope) {
 	if c.modern && p.srv.upEra == mcpspec.EraModern && env.Result.OK() {
 		// Passed through as is, a 2026-07-28 server's input requests still
 		// reach only a client that declared what they need, and its
-		// elicitations are marked as the server's (elicitmark.go).
+		// elicitations are marked as the server's (clientasks.go).
 		rf, _, _ := jsonline.Fields(line, env.Result, "resultType", "inputRequests")
 		if rt, _ := jsonline.StringAt(line, rf[0]); rt == "input_required" && rf[1].OK() {
 			if msg := checkInputRequests(c.caps, line, rf[1]); msg != "" {
@@ -183,27 +144,4 @@ func serverInfoMeta(line []byte, result jsonline.Span) (jsonline.Span, error) {
 		return jsonline.Span{}, err
 	}
 	return mf[0], nil
-}
-
-func modernResultMembers(line []byte, result jsonline.Span, method string) []byte {
-	f, ok, err := jsonline.Fields(line, result, "resultType", "ttlMs", "cacheScope")
-	if err != nil || !ok {
-		return nil
-	}
-	var b []byte
-	if !f[0].OK() {
-		b = append(b, `"resultType":"complete",`...)
-	}
-	if method == "resources/read" {
-		if !f[1].OK() {
-			b = append(b, `"ttlMs":0,`...)
-		}
-		if !f[2].OK() {
-			b = append(b, `"cacheScope":"private",`...)
-		}
-	}
-	if len(b) > 0 && emptyObject(line, result.Start) {
-		b = b[:len(b)-1]
-	}
-	return b
 }

@@ -1,6 +1,8 @@
 package proxy
 
-import "github.com/mcpsum/mcpsum/pkg/proxy/internal/jsonline"
+import (
+	"github.com/mcpsum/mcpsum/pkg/proxy/internal/jsonline"
+)
 
 // A legacy server's roots/list that no call can carry: server-filesystem
 // asks right after initialized, before any client call. A legacy client
@@ -24,19 +26,6 @@ func isCall(method string) bool {
 // holdRoots keeps a legacy server's roots/list for the client's next call;
 // false when one is already held (the caller answers this one).
 func (p *Proxy) holdRoots(line []byte, id []byte) bool { return p.roots.Keep(line, id) }
-
-// releaseRootsToLegacy delivers a held roots/list to a client that turned
-// out to be legacy (it sent initialize after the server asked).
-func (p *Proxy) releaseRootsToLegacy() {
-	line := p.roots.Release()
-	if line == nil {
-		return
-	}
-	env, id, err := jsonline.ScanEnvelope(line)
-	if err == nil {
-		p.serverRequestAt(line, env, id, "roots/list", true)
-	}
-}
 
 // rootsForCall handles a 2026-07-28 client's call while a roots/list is
 // held (internal/rootshold). It returns the request to go on with (the

@@ -8,12 +8,12 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/yosida95/uritemplate/v3"
-
+	"github.com/mcpsum/mcpsum/internal/jsonscan"
 	"github.com/mcpsum/mcpsum/internal/mcpspec"
 	"github.com/mcpsum/mcpsum/internal/termtext"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 	"github.com/mcpsum/mcpsum/pkg/proxy/internal/jsonline"
+	"github.com/yosida95/uritemplate/v3"
 )
 
 // DefaultPageSize is how many items one served list page holds.
@@ -288,4 +288,82 @@ func (s *served) listResult(kind int, cursor *string, modern bool) ([]byte, *jso
 	}
 	b = append(b, `,"ttlMs":0,"cacheScope":"public"`...)
 	return s.appendServerInfoMeta(b), nil
+}
+
+// withoutMember returns the object at sp without member name.
+func withoutMember(line []byte, sp jsonline.Span, name string) []byte {
+	out := []byte{'{'}
+	n := 0
+	jsonscan.Members(line[:sp.End], sp.Start, func(key string, ks, _, ve int) error {
+		if key == name {
+			return nil
+		}
+		if n > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, line[ks:ve]...)
+		n++
+		return nil
+	})
+	return append(out, '}')
+}
+
+const tasksExt = "io.modelcontextprotocol/tasks"
+
+// legacyTasksCap is the tasks capability a legacy client is shown for a
+// 2026-07-28 server that offers the extension (what the proxy bridges).
+const legacyTasksCap = `{"list":{},"cancel":{},"requests":{"tools":{"call":{}}}}`
+
+// taskTools returns the locked tools that take a task (2025-11-25
+// execution.taskSupport "optional" or "required").
+func taskTools(tools []json.RawMessage) map[string]bool {
+	m := map[string]bool{}
+	for _, t := range tools {
+		f, _, _ := jsonline.Fields(t, jsonline.Span{Start: 0, End: len(t)}, "name", "execution")
+		xf, _, _ := jsonline.Fields(t, f[1], "taskSupport")
+		name, ok := jsonline.StringAt(t, f[0])
+		if ts, _ := jsonline.StringAt(t, xf[0]); ok && (ts == "optional" || ts == "required") {
+			m[name] = true
+		}
+	}
+	return m
+}
+
+// crossCaps adds what the proxy bridges to the capabilities each client era
+// is shown: a legacy client in front of a 2026-07-28 server offering the
+// tasks extension sees a tasks capability; a 2026-07-28 client in front of a
+// legacy server with task-augmented tools/call sees the extension.
+func crossCaps(caps map[string]json.RawMessage, upModern bool) (legacy, modern map[string]json.RawMessage) {
+	if upModern {
+		ef, _, _ := jsonline.Fields(caps["extensions"], jsonline.Span{Start: 0, End: len(caps["extensions"])}, tasksExt)
+		if _, has := caps["tasks"]; ef[0].OK() && !has {
+			legacy = map[string]json.RawMessage{"tasks": json.RawMessage(legacyTasksCap)}
+		}
+		return legacy, nil
+	}
+	t := caps["tasks"]
+	rf, _, _ := jsonline.Fields(t, jsonline.Span{Start: 0, End: len(t)}, "requests")
+	tf, _, _ := jsonline.Fields(t, rf[0], "tools")
+	cf, _, _ := jsonline.Fields(t, tf[0], "call")
+	if !cf[0].OK() {
+		return nil, nil
+	}
+	ext := map[string]json.RawMessage{}
+	if e := caps["extensions"]; len(e) > 0 && json.Unmarshal(e, &ext) != nil {
+		return nil, nil
+	}
+	ext[tasksExt] = json.RawMessage(`{}`)
+	return nil, map[string]json.RawMessage{"extensions": mustJSON(ext)}
+}
+
+// withCaps is caps with over's members set.
+func withCaps(caps map[string]json.RawMessage, over map[string]json.RawMessage) json.RawMessage {
+	out := make(map[string]json.RawMessage, len(caps)+len(over))
+	for k, v := range caps {
+		out[k] = v
+	}
+	for k, v := range over {
+		out[k] = v
+	}
+	return mustJSON(out)
 }

@@ -28,10 +28,6 @@ const metaRelatedTask = "io.modelcontextprotocol/related-task"
 // says input_required before it reports the task as working.
 const inputWait = 2 * time.Second
 
-// noTimeout marks a context whose Call waits without the per-answer
-// timeout (a tasks/result waits for the user's input).
-type noTimeout struct{}
-
 // taskInput is the proxy's tasks/result of one legacy task
 // (internal/tasktable).
 type taskInput = tasktable.Input[*serverRequest, *jsonline.Error]

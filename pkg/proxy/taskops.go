@@ -2,14 +2,9 @@ package proxy
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"time"
 
 	"github.com/mcpsum/mcpsum/internal/mcpspec"
-	"github.com/mcpsum/mcpsum/internal/termtext"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
-	"github.com/mcpsum/mcpsum/pkg/mcpwire"
 	"github.com/mcpsum/mcpsum/pkg/proxy/internal/jsonline"
 )
 
@@ -21,13 +16,6 @@ var taskMethods = map[bool]map[string]bool{
 	false: {"tasks/get": true, "tasks/result": true, "tasks/list": true, "tasks/cancel": true},
 	true:  {"tasks/get": true, "tasks/update": true, "tasks/cancel": true},
 }
-
-// pollLimits bound how often the proxy polls a 2026-07-28 server's task for
-// a legacy client's tasks/result.
-const (
-	minPoll = 50 * time.Millisecond
-	maxPoll = 5 * time.Second
-)
 
 func (p *Proxy) taskRequest(r *request, notFound func() *jsonline.Error) {
 	upModern := p.srv.upEra == lockfile.EraModern
@@ -72,58 +60,6 @@ func (p *Proxy) taskRequest(r *request, notFound func() *jsonline.Error) {
 			p.reply(r.id, res)
 		}()
 	})
-}
-
-// waitGate waits while a surface check runs; nil once calls pass, else the
-// error every call gets now (quarantine, failure).
-func (p *Proxy) waitGate() *jsonline.Error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for p.gate.state == gateChecking {
-		p.cond.Wait()
-	}
-	switch p.gate.state {
-	case gateQuarantined:
-		return p.gate.quarantine.rpc()
-	case gateFailed, gateClosing:
-		return p.failureRPCLocked()
-	}
-	return nil
-}
-
-// taskCall sends the proxy's own task request for task id to the server, in
-// the server's era.
-func (p *Proxy) taskCall(method, id string, extra ...byte) ([]byte, *jsonline.Error) {
-	return p.taskCallCtx(context.Background(), method, id, extra...)
-}
-
-func (p *Proxy) taskCallCtx(ctx context.Context, method, id string, extra ...byte) ([]byte, *jsonline.Error) {
-	params := []byte(`{`)
-	if p.srv.upEra == lockfile.EraModern {
-		params = append(append(params, `"_meta":{`...), p.modernMetaWith(true)...)
-		params = append(params, "},"...)
-	}
-	params = jsonline.AppendJSON(append(params, `"taskId":`...), id)
-	if extra != nil {
-		params = append(append(params, ','), extra...)
-	}
-	params = append(params, '}')
-	res, err := p.Call(ctx, method, params)
-	if err != nil {
-		var me *mcpwire.Error
-		if errors.As(err, &me) {
-			e := &jsonline.Error{Code: me.Code, Message: me.Message}
-			if len(me.Data) > 0 {
-				e.Data = me.Data
-			}
-			return nil, e
-		}
-		return nil, &jsonline.Error{Code: mcpspec.CodeInternalError, Message: fmt.Sprintf("mcpsum: %s for task could not be relayed to server %q: %v", method, p.opts.Name, err)}
-	}
-	if len(res) == 0 || res[0] != '{' {
-		return nil, &jsonline.Error{Code: mcpspec.CodeInternalError, Message: fmt.Sprintf("mcpsum: server %q answered %s with a result that is not a JSON object", p.opts.Name, method)}
-	}
-	return res, nil
 }
 
 // crossTask answers a task method of a client of the other era.
@@ -252,13 +188,4 @@ func (p *Proxy) legacyTaskForModern(r *request, id string) ([]byte, *jsonline.Er
 		out = append(append(out, `,"error":`...), mustJSON(e)...)
 	}
 	return append(out, '}'), nil
-}
-
-func badTask(server string, err error) *jsonline.Error {
-	return &jsonline.Error{Code: mcpspec.CodeInternalError, Message: fmt.Sprintf("mcpsum: server %q sent a task the proxy cannot translate: %v", server, err)}
-}
-
-func quoteID(id string) string {
-	q, _ := termtext.Quote(id)
-	return `"` + q + `"`
 }

@@ -1,10 +1,12 @@
 package proxy
 
 import (
-	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/mcpsum/mcpsum/internal/jsonscan"
+	"github.com/mcpsum/mcpsum/internal/mcpspec"
+	"github.com/mcpsum/mcpsum/internal/termtext"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 	"github.com/mcpsum/mcpsum/pkg/proxy/internal/jsonline"
 )
@@ -29,22 +31,8 @@ import (
 // the result hooks see a task's final result as a result of that tools/call
 // (a taint source's result taints the session before it is forwarded).
 
-const tasksExt = "io.modelcontextprotocol/tasks"
-
 // maxTasks bounds the tasks the proxy remembers per session (the oldest go).
 const maxTasks = 1024
-
-// legacyTasksCap is the tasks capability a legacy client is shown for a
-// 2026-07-28 server that offers the extension (what the proxy bridges).
-const legacyTasksCap = `{"list":{},"cancel":{},"requests":{"tools":{"call":{}}}}`
-
-type taskMode uint8
-
-const (
-	taskNone     taskMode = iota
-	taskToModern          // a legacy client's task-augmented tools/call to a 2026-07-28 server
-	taskToLegacy          // a 2026-07-28 client's tools/call (declaring the extension) to a legacy server
-)
 
 // taskMode says how a tools/call of a locked tool crosses eras as a task.
 func (p *Proxy) taskMode(r *request, name string) taskMode {
@@ -69,78 +57,6 @@ func declaresTasks(r *request) bool {
 	ef, _, _ := jsonline.Fields(r.line, mf[0], "extensions")
 	xf, ok, _ := jsonline.Fields(r.line, ef[0], tasksExt)
 	return ok && xf[0].OK() && r.line[xf[0].Start] == '{'
-}
-
-// taskTools returns the locked tools that take a task (2025-11-25
-// execution.taskSupport "optional" or "required").
-func taskTools(tools []json.RawMessage) map[string]bool {
-	m := map[string]bool{}
-	for _, t := range tools {
-		f, _, _ := jsonline.Fields(t, jsonline.Span{Start: 0, End: len(t)}, "name", "execution")
-		xf, _, _ := jsonline.Fields(t, f[1], "taskSupport")
-		name, ok := jsonline.StringAt(t, f[0])
-		if ts, _ := jsonline.StringAt(t, xf[0]); ok && (ts == "optional" || ts == "required") {
-			m[name] = true
-		}
-	}
-	return m
-}
-
-// crossCaps adds what the proxy bridges to the capabilities each client era
-// is shown: a legacy client in front of a 2026-07-28 server offering the
-// tasks extension sees a tasks capability; a 2026-07-28 client in front of a
-// legacy server with task-augmented tools/call sees the extension.
-func crossCaps(caps map[string]json.RawMessage, upModern bool) (legacy, modern map[string]json.RawMessage) {
-	if upModern {
-		ef, _, _ := jsonline.Fields(caps["extensions"], jsonline.Span{Start: 0, End: len(caps["extensions"])}, tasksExt)
-		if _, has := caps["tasks"]; ef[0].OK() && !has {
-			legacy = map[string]json.RawMessage{"tasks": json.RawMessage(legacyTasksCap)}
-		}
-		return legacy, nil
-	}
-	t := caps["tasks"]
-	rf, _, _ := jsonline.Fields(t, jsonline.Span{Start: 0, End: len(t)}, "requests")
-	tf, _, _ := jsonline.Fields(t, rf[0], "tools")
-	cf, _, _ := jsonline.Fields(t, tf[0], "call")
-	if !cf[0].OK() {
-		return nil, nil
-	}
-	ext := map[string]json.RawMessage{}
-	if e := caps["extensions"]; len(e) > 0 && json.Unmarshal(e, &ext) != nil {
-		return nil, nil
-	}
-	ext[tasksExt] = json.RawMessage(`{}`)
-	return nil, map[string]json.RawMessage{"extensions": mustJSON(ext)}
-}
-
-// withCaps is caps with over's members set.
-func withCaps(caps map[string]json.RawMessage, over map[string]json.RawMessage) json.RawMessage {
-	out := make(map[string]json.RawMessage, len(caps)+len(over))
-	for k, v := range caps {
-		out[k] = v
-	}
-	for k, v := range over {
-		out[k] = v
-	}
-	return mustJSON(out)
-}
-
-// withoutMember returns the object at sp without member name.
-func withoutMember(line []byte, sp jsonline.Span, name string) []byte {
-	out := []byte{'{'}
-	n := 0
-	jsonscan.Members(line[:sp.End], sp.Start, func(key string, ks, _, ve int) error {
-		if key == name {
-			return nil
-		}
-		if n > 0 {
-			out = append(out, ',')
-		}
-		out = append(out, line[ks:ve]...)
-		n++
-		return nil
-	})
-	return append(out, '}')
 }
 
 // taskRenames maps a task object's member names between the eras.
@@ -244,4 +160,48 @@ func (p *Proxy) taskInfo(id string, r *request) CallInfo {
 		return ci
 	}
 	return CallInfo{Method: UnknownTaskResult, ClientModern: r.modern}
+}
+
+func modernResultMembers(line []byte, result jsonline.Span, method string) []byte {
+	f, ok, err := jsonline.Fields(line, result, "resultType", "ttlMs", "cacheScope")
+	if err != nil || !ok {
+		return nil
+	}
+	var b []byte
+	if !f[0].OK() {
+		b = append(b, `"resultType":"complete",`...)
+	}
+	if method == "resources/read" {
+		if !f[1].OK() {
+			b = append(b, `"ttlMs":0,`...)
+		}
+		if !f[2].OK() {
+			b = append(b, `"cacheScope":"private",`...)
+		}
+	}
+	if len(b) > 0 && emptyObject(line, result.Start) {
+		b = b[:len(b)-1]
+	}
+	return b
+}
+
+// pollLimits bound how often the proxy polls a 2026-07-28 server's task for
+// a legacy client's tasks/result.
+const (
+	minPoll = 50 * time.Millisecond
+	maxPoll = 5 * time.Second
+)
+
+func badTask(server string, err error) *jsonline.Error {
+	return &jsonline.Error{Code: mcpspec.CodeInternalError, Message: fmt.Sprintf("mcpsum: server %q sent a task the proxy cannot translate: %v", server, err)}
+}
+
+func quoteID(id string) string {
+	q, _ := termtext.Quote(id)
+	return `"` + q + `"`
+}
+
+// cancelledErr is what a request the client cancelled ends with (never sent).
+func cancelledErr() *jsonline.Error {
+	return &jsonline.Error{Code: CodeCallCancelled, Message: "the client cancelled the request"}
 }

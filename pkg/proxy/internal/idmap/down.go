@@ -71,11 +71,3 @@ func (m *Map[C, D]) Sent() int {
 	defer m.mu.Unlock()
 	return len(m.upPending)
 }
-
-// ForgetSent forgets every call sent to the server, leaving the counters
-// alone (for benchmarks that send one call again and again).
-func (m *Map[C, D]) ForgetSent() {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.upPending = map[int64]C{}
-}
