@@ -33,12 +33,6 @@ type exitError struct {
 func (e *exitError) Error() string { return e.err.Error() }
 func (e *exitError) Unwrap() error { return e.err }
 
-// withCode reports summary with the exit code that cause maps to (the cause
-// itself was already shown, e.g. on a progress line).
-func withCode(cause, summary error) error {
-	return &exitError{code: exitCode(cause), err: summary}
-}
-
 // verdict marks err as a security verdict (exit 1).
 func verdict(err error) error { return &exitError{code: exitVerdict, err: err} }
 

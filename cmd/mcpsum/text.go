@@ -7,8 +7,7 @@ import (
 
 // What mcpsum prints of untrusted text goes through internal/termtext.
 var (
-	quoteText = termtext.Quote     // server-written text, escaped
-	quoteArg  = termtext.ShellArg  // a word a user may paste into a shell
-	quoteArgs = termtext.ShellArgs // a command line
-	writeJSON = show.WriteJSON     // indented JSON, inert on a terminal
+	quoteText = termtext.Quote    // server-written text, escaped
+	quoteArg  = termtext.ShellArg // a word a user may paste into a shell
+	writeJSON = show.WriteJSON    // indented JSON, inert on a terminal
 )

@@ -16,7 +16,8 @@ func TestHold(t *testing.T) {
 	line[0] = 'x' // the hold has its own copy
 	made := 0
 	newToken := func() string { made++; return "tok" }
-	if h.Token(newToken) != "tok" || h.Token(newToken) != "tok" || made != 1 {
+	first, second := h.Token(newToken), h.Token(newToken)
+	if first != "tok" || second != "tok" || made != 1 {
 		t.Errorf("token made %d times", made)
 	}
 	if got, id, tok := h.Held(); string(got) != `{"id":1,"method":"roots/list"}` || string(id) != `1` || tok != "tok" {

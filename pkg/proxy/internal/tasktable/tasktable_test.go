@@ -52,7 +52,8 @@ func TestInputWait(t *testing.T) {
 		t.Fatal("parked for a task nobody waits on")
 	}
 	ti, _ := tb.InputFor("x")
-	if !park(tb, "x") || !park(tb, "x") || park(tb, "x") {
+	first, second, third := park(tb, "x"), park(tb, "x"), park(tb, "x")
+	if !first || !second || third {
 		t.Fatal("the per-task cap of 2 does not hold")
 	}
 	open := tb.Open("x")
