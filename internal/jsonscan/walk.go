@@ -78,3 +78,23 @@ func next(b []byte, i int, closing byte) (int, error) {
 	}
 	return i, nil
 }
+
+// Without copies the object whose '{' is b[i] without the members whose
+// decoded key drop reports, keeping the others' bytes as they are, and
+// says how many it kept. On an error from the walk the members read so far
+// are kept, the object closed, and the error returned.
+func Without(b []byte, i int, drop func(key string) bool) (obj []byte, kept int, err error) {
+	obj = []byte{'{'}
+	_, err = Members(b, i, func(key string, ks, _, ve int) error {
+		if drop(key) {
+			return nil
+		}
+		if kept > 0 {
+			obj = append(obj, ',')
+		}
+		obj = append(obj, b[ks:ve]...)
+		kept++
+		return nil
+	})
+	return append(obj, '}'), kept, err
+}

@@ -55,20 +55,7 @@ func restoreParams(params, responses []byte, carry Carry) ([]byte, error) {
 
 // withoutMember returns obj without key, and how many members are left.
 func withoutMember(obj []byte, key string) ([]byte, int, error) {
-	out := []byte{'{'}
-	n := 0
-	_, err := jsonscan.Members(obj, jsonscan.SkipWS(obj, 0), func(k string, ks, vs, ve int) error {
-		if k == key {
-			return nil
-		}
-		if n > 0 {
-			out = append(out, ',')
-		}
-		out = append(out, obj[ks:ve]...)
-		n++
-		return nil
-	})
-	return append(out, '}'), n, err
+	return jsonscan.Without(obj, jsonscan.SkipWS(obj, 0), func(k string) bool { return k == key })
 }
 
 func deleteMember(obj []byte, key string) ([]byte, error) {

@@ -197,20 +197,10 @@ func objectOf(members map[string][]byte) json.RawMessage {
 // stripReserved returns the _meta object at sp without its
 // io.modelcontextprotocol/ members.
 func stripReserved(line []byte, sp jsonline.Span) []byte {
-	out := []byte{'{'}
-	n := 0
-	jsonscan.Members(line[:sp.End], sp.Start, func(key string, ks, _, ve int) error {
-		if strings.HasPrefix(key, "io.modelcontextprotocol/") {
-			return nil
-		}
-		if n > 0 {
-			out = append(out, ',')
-		}
-		out = append(out, line[ks:ve]...)
-		n++
-		return nil
+	out, _, _ := jsonscan.Without(line[:sp.End], sp.Start, func(key string) bool {
+		return strings.HasPrefix(key, "io.modelcontextprotocol/")
 	})
-	return append(out, '}')
+	return out
 }
 
 // needsBridge reports whether a forwarded request's result may need MRTR

@@ -1,14 +1,13 @@
 package proxy
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/mcpsum/mcpsum/internal/testbin"
 	"io"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -56,30 +55,13 @@ func withCommand(t testing.TB, e *lockfile.Server, args ...string) *lockfile.Ser
 	return &c
 }
 
-type syncBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuf) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuf) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // session is a raw JSON-RPC client of an in-process proxy.
 type session struct {
 	t      testing.TB
 	in     io.WriteCloser
 	out    *mcpwire.LineReader
 	done   chan error
-	stderr *syncBuf
+	stderr *testbin.SyncBuffer
 	notes  []string // notifications and requests seen while waiting
 	err    error    // Run's result once done
 	next   int
@@ -89,7 +71,7 @@ func startProxy(t testing.TB, e *lockfile.Server, tweak ...func(*Options)) *sess
 	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	s := &session{t: t, in: inW, out: mcpwire.NewLineReader(outR, 0), done: make(chan error, 1), stderr: &syncBuf{}}
+	s := &session{t: t, in: inW, out: mcpwire.NewLineReader(outR, 0), done: make(chan error, 1), stderr: &testbin.SyncBuffer{}}
 	opts := Options{Name: "t", Lockfile: "mcp.lock", Entry: e, Pin: pin.Options{Timeout: 10 * time.Second}, Stderr: s.stderr, Grace: time.Second}
 	for _, f := range tweak {
 		f(&opts)

@@ -292,20 +292,8 @@ func (s *served) listResult(kind int, cursor *string, modern bool) ([]byte, *jso
 
 // withoutMember returns the object at sp without member name.
 func withoutMember(line []byte, sp jsonline.Span, name string) []byte {
-	out := []byte{'{'}
-	n := 0
-	jsonscan.Members(line[:sp.End], sp.Start, func(key string, ks, _, ve int) error {
-		if key == name {
-			return nil
-		}
-		if n > 0 {
-			out = append(out, ',')
-		}
-		out = append(out, line[ks:ve]...)
-		n++
-		return nil
-	})
-	return append(out, '}')
+	out, _, _ := jsonscan.Without(line[:sp.End], sp.Start, func(key string) bool { return key == name })
+	return out
 }
 
 const tasksExt = "io.modelcontextprotocol/tasks"

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"github.com/mcpsum/mcpsum/internal/testbin"
 	"io"
 	"strings"
 	"testing"
@@ -82,7 +83,7 @@ func TestResultServerInfoIsLocked(t *testing.T) {
 // answers follow, the call gets an error, and the session fails.
 func TestStreamStallDoesNotBlockClient(t *testing.T) {
 	p, out := framingProxy(t, lockfile.EraLegacy)
-	var mu syncBuf
+	var mu testbin.SyncBuffer
 	p.out = jsonline.NewWriter(&mu)
 	p.opts.StallTimeout = 300 * time.Millisecond
 	p.gate.state = gateOpen
