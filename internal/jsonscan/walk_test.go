@@ -7,7 +7,7 @@ import "testing"
 func TestWithout(t *testing.T) {
 	cases := []struct {
 		in, drop, want string
-		kept          int
+		kept           int
 	}{
 		{`{"a":1,"b":[1,2],"c":"x"}`, "b", `{"a":1,"c":"x"}`, 2},
 		{`{"b":1}`, "b", `{}`, 0},
