@@ -337,8 +337,18 @@ func crossCaps(caps map[string]json.RawMessage, upModern bool) (legacy, modern m
 		return nil, nil
 	}
 	ext := map[string]json.RawMessage{}
-	if e := caps["extensions"]; len(e) > 0 && json.Unmarshal(e, &ext) != nil {
-		return nil, nil
+	if e := caps["extensions"]; len(e) > 0 {
+		// Exact keys, a duplicate refused (not encoding/json's last-wins).
+		_, err := jsonscan.Members(e, jsonscan.SkipWS(e, 0), func(k string, _, vs, ve int) error {
+			if _, dup := ext[k]; dup {
+				return jsonscan.ErrSyntax
+			}
+			ext[k] = json.RawMessage(e[vs:ve])
+			return nil
+		})
+		if err != nil {
+			return nil, nil
+		}
 	}
 	ext[tasksExt] = json.RawMessage(`{}`)
 	return nil, map[string]json.RawMessage{"extensions": mustJSON(ext)}

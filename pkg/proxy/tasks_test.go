@@ -281,3 +281,21 @@ func TestTasksLegacyResultCancelStopsPolling(t *testing.T) {
 		}
 	}
 }
+
+// A legacy server's capabilities extensions are read with exact keys: a
+// duplicate key is refused (no extension shown), not resolved last-wins.
+func TestCrossCapsExtensionsExactKeys(t *testing.T) {
+	caps := func(ext string) map[string]json.RawMessage {
+		return map[string]json.RawMessage{
+			"tasks":      json.RawMessage(`{"requests":{"tools":{"call":{}}}}`),
+			"extensions": json.RawMessage(ext),
+		}
+	}
+	_, modern := crossCaps(caps(`{"a":{"x":1}}`), false)
+	if got := string(modern["extensions"]); !strings.Contains(got, `"a":{"x":1}`) || !strings.Contains(got, tasksExt) {
+		t.Errorf("extensions shown: %s", got)
+	}
+	if _, modern := crossCaps(caps(`{"a":1,"a":2}`), false); modern != nil {
+		t.Errorf("a duplicate extension key passed: %s", modern["extensions"])
+	}
+}
