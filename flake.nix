@@ -73,7 +73,7 @@
         # Nix sandbox). Tests that need npm peers skip; e2e needs `go test ./e2e`.
         unit = (buildGoModuleFor pkgs) (common pkgs // {
           pname = "mcpsum-unit-tests";
-          subPackages = [ "pkg/..." ];
+          subPackages = [ "pkg/..." "internal/..." ];
           doCheck = true;
         });
         package = self.packages.${system}.default;

@@ -18,7 +18,7 @@ func TestMcpsumLinksNoSigstore(t *testing.T) {
 		return strings.Fields(string(out))
 	}
 	for _, d := range deps("github.com/mcpsum/mcpsum/cmd/mcpsum") {
-		if strings.Contains(d, "sigstore") || d == "github.com/mcpsum/mcpsum/pkg/attest" {
+		if strings.Contains(d, "sigstore") || d == "github.com/mcpsum/mcpsum/internal/attest" {
 			t.Errorf("cmd/mcpsum depends on %s; signing belongs in cmd/mcpsum-attest", d)
 		}
 	}
@@ -44,7 +44,7 @@ func TestMcpsumLinksNoTessera(t *testing.T) {
 	}
 	sumdb := false
 	for _, d := range deps("github.com/mcpsum/mcpsum/cmd/mcpsum") {
-		if strings.Contains(d, "transparency-dev/tessera") || d == "github.com/mcpsum/mcpsum/pkg/sumlog" || strings.Contains(d, "klog") {
+		if strings.Contains(d, "transparency-dev/tessera") || d == "github.com/mcpsum/mcpsum/internal/sumlog" || strings.Contains(d, "klog") {
 			t.Errorf("cmd/mcpsum depends on %s; the log engine belongs in cmd/mcpsum-log", d)
 		}
 		sumdb = sumdb || d == "github.com/mcpsum/mcpsum/pkg/sumdb"

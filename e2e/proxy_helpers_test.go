@@ -17,13 +17,13 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpsum/mcpsum/internal/mcpwire"
 	"github.com/mcpsum/mcpsum/internal/termtext"
 	"github.com/mcpsum/mcpsum/internal/testbin"
-	"github.com/mcpsum/mcpsum/pkg/mcpwire"
 )
 
 // The proxy tests build binaries of their own, once, beside the ones
-// TestMain builds: proxysrv (pkg/proxy/proxytest's go-sdk server), and for
+// TestMain builds: proxysrv (internal/proxy/proxytest's go-sdk server), and for
 // the benchmark proxyrelay (a plain byte relay, the floor) and proxylean
 // (the proxy without the rest of mcpsum linked in).
 var proxyBins struct {

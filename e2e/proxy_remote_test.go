@@ -17,8 +17,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpsum/mcpsum/internal/oauth/oauthtest"
 	"github.com/mcpsum/mcpsum/internal/testbin"
-	"github.com/mcpsum/mcpsum/pkg/oauth/oauthtest"
 )
 
 // The proxy in front of remote (Streamable HTTP) servers, end to end: real

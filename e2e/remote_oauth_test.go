@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpsum/mcpsum/pkg/oauth/oauthtest"
+	"github.com/mcpsum/mcpsum/internal/oauth/oauthtest"
 )
 
 // browserScript writes a $BROWSER that plays the user: it opens the URL it

@@ -9,7 +9,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/mcpsum/mcpsum/pkg/attest/attesttest"
+	"github.com/mcpsum/mcpsum/internal/attest/attesttest"
 )
 
 // signingKeys writes an encrypted signing key and its public half into dir.

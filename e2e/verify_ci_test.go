@@ -13,9 +13,9 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/mcpsum/mcpsum/internal/launch"
+	"github.com/mcpsum/mcpsum/internal/verify"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
-	"github.com/mcpsum/mcpsum/pkg/pin"
-	"github.com/mcpsum/mcpsum/pkg/verify"
 )
 
 // validSARIF validates out against the committed SARIF 2.1.0 schema.
@@ -123,7 +123,7 @@ func TestVerifySARIFRugPull(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep := verify.Verify(context.Background(), lf, []string{"srv"}, false, pin.Options{Lockfile: filepath.Join(dir, "mcp.lock"), Timeout: 30 * time.Second})
+	rep := verify.Verify(context.Background(), lf, []string{"srv"}, false, launch.Options{Lockfile: filepath.Join(dir, "mcp.lock"), Timeout: 30 * time.Second})
 	if rep.Outcome() != verify.Fail || len(rep.Servers) != 1 || rep.Servers[0].Status != verify.StatusDrift ||
 		len(rep.Servers[0].Findings) != 1 || rep.Servers[0].Findings[0].Name != "echo" {
 		t.Fatalf("verify.Verify = %+v", rep.Servers[0])

@@ -21,7 +21,7 @@ import (
 	"runtime/debug"
 	"syscall"
 
-	"github.com/mcpsum/mcpsum/pkg/attest"
+	"github.com/mcpsum/mcpsum/internal/attest"
 )
 
 // version is stamped at release time with -ldflags "-X main.version=v1.2.3",

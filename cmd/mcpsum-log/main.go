@@ -25,11 +25,11 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/mcpsum/mcpsum/internal/launch"
 	"github.com/mcpsum/mcpsum/internal/statefile"
+	"github.com/mcpsum/mcpsum/internal/sumlog"
+	"github.com/mcpsum/mcpsum/internal/verify"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
-	"github.com/mcpsum/mcpsum/pkg/pin"
-	"github.com/mcpsum/mcpsum/pkg/sumlog"
-	"github.com/mcpsum/mcpsum/pkg/verify"
 	"k8s.io/klog/v2"
 )
 
@@ -157,19 +157,19 @@ func add(ctx context.Context, dir string, st sumlog.Options, lf string, ns []str
 			fmt.Fprintf(stderr, "mcpsum-log add: %s has no server %q\n", lf, n)
 			return 2
 		}
-		key, ok := pin.LogKey(e)
+		key, ok := launch.LogKey(e)
 		if !ok {
 			fmt.Fprintf(stderr, "skip   %s: private (its command pins no registry package at an exact version)\n", n)
 			continue
 		}
 		keyed = append(keyed, n)
-		entries = append(entries, sumlog.Entry{Key: key, Surface: pin.LogSurface(e)})
+		entries = append(entries, sumlog.Entry{Key: key, Surface: launch.LogSurface(e)})
 	}
 	if len(keyed) == 0 {
 		fmt.Fprintln(stderr, "mcpsum-log add: no entry has a key; nothing to log")
 		return 0
 	}
-	rep := verify.Verify(ctx, f, keyed, false, pin.Options{Lockfile: lf, Timeout: timeout})
+	rep := verify.Verify(ctx, f, keyed, false, launch.Options{Lockfile: lf, Timeout: timeout})
 	for _, s := range rep.Servers {
 		switch s.Status {
 		case verify.StatusOK, verify.StatusInformational:

@@ -4,12 +4,12 @@
 // It holds the command line only: flags and their environment twins (run.go,
 // usage.go), reading and writing the user's terminal and files, rendering
 // what the libraries return, and the one mapping of errors to exit codes
-// (report.go). What to lock and how to merge it is pkg/locker, what an
-// import does is pkg/importer, a verify report is pkg/verify, a review of
-// the lock is pkg/show and pkg/review, the proxy is pkg/proxy.
+// (report.go). What to lock and how to merge it is internal/locker, what an
+// import does is internal/importer, a verify report is internal/verify, a review of
+// the lock is internal/show and internal/review, the proxy is internal/proxy.
 //
 // Its product code may import any pkg/ and internal/ package except
-// pkg/attest (sigstore-go stays in cmd/mcpsum-attest, reached through
+// internal/attest (sigstore-go stays in cmd/mcpsum-attest, reached through
 // internal/attestproto; only the tests run the helper in-process) and
-// pkg/sumlog (the log operator's side, cmd/mcpsum-log); nothing imports it.
+// internal/sumlog (the log operator's side, cmd/mcpsum-log); nothing imports it.
 package main

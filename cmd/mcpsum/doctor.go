@@ -8,7 +8,7 @@ import (
 	"github.com/peterbourgon/ff/v3/ffcli"
 
 	"github.com/mcpsum/mcpsum/internal/process"
-	"github.com/mcpsum/mcpsum/pkg/sandbox"
+	"github.com/mcpsum/mcpsum/internal/sandbox"
 )
 
 func (a *app) doctorCommand() *ffcli.Command {

@@ -10,11 +10,11 @@ import (
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 
-	"github.com/mcpsum/mcpsum/pkg/clientconfig"
-	"github.com/mcpsum/mcpsum/pkg/importer"
-	"github.com/mcpsum/mcpsum/pkg/locker"
+	"github.com/mcpsum/mcpsum/internal/clientconfig"
+	"github.com/mcpsum/mcpsum/internal/importer"
+	"github.com/mcpsum/mcpsum/internal/launch"
+	"github.com/mcpsum/mcpsum/internal/locker"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
-	"github.com/mcpsum/mcpsum/pkg/pin"
 )
 
 type importFlags struct {
@@ -143,7 +143,7 @@ func (a *app) importConfigs(ctx context.Context, cfgs []*clientconfig.Config, o 
 	}
 	importer.WritePlan(a.stdout, groups)
 	ao := importer.ApplyOptions{Self: o.Self, Write: *f.write, Locker: a.writeOptions(), Event: a.importEvent, Now: time.Now,
-		Pin: pin.Options{Timeout: time.Duration(*f.timeout) * time.Second, StartTimeout: time.Duration(*f.start) * time.Second,
+		Pin: launch.Options{Timeout: time.Duration(*f.timeout) * time.Second, StartTimeout: time.Duration(*f.start) * time.Second,
 			Note: a.noter("import"), Authorize: a.authorizer("import")},
 		Run:      a.runLocks,
 		CheckLog: func(ctx context.Context, e map[string]*lockfile.Server) error { return a.checkLog(ctx, "import", e) },
@@ -179,7 +179,7 @@ func (a *app) importEvent(e importer.Event) {
 }
 
 // runLocks runs several locks (locker.Run) with a progress line per server.
-func (a *app) runLocks(ctx context.Context, jobs []locker.Job, opts pin.Options) *locker.Outcome {
+func (a *app) runLocks(ctx context.Context, jobs []locker.Job, opts launch.Options) *locker.Outcome {
 	names := make([]string, len(jobs))
 	for i, j := range jobs {
 		names[i] = j.Name

@@ -8,9 +8,9 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/mcpsum/mcpsum/internal/clientconfig"
+	"github.com/mcpsum/mcpsum/internal/importer"
 	"github.com/mcpsum/mcpsum/internal/statefile"
-	"github.com/mcpsum/mcpsum/pkg/clientconfig"
-	"github.com/mcpsum/mcpsum/pkg/importer"
 )
 
 // askTrust asks before any command of a project config runs (or any

@@ -12,11 +12,11 @@ import (
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 
-	"github.com/mcpsum/mcpsum/pkg/locker"
+	"github.com/mcpsum/mcpsum/internal/launch"
+	"github.com/mcpsum/mcpsum/internal/locker"
+	"github.com/mcpsum/mcpsum/internal/review"
+	"github.com/mcpsum/mcpsum/internal/verify"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
-	"github.com/mcpsum/mcpsum/pkg/pin"
-	"github.com/mcpsum/mcpsum/pkg/review"
-	"github.com/mcpsum/mcpsum/pkg/verify"
 )
 
 func (a *app) lockCommand() *ffcli.Command {
@@ -83,7 +83,7 @@ server's, or text of one server naming another's tool (each pair once). With
 			if *accept != "" && !slices.Contains(locker.AcceptKinds, *accept) {
 				return usageErr("--accept %s: the one kind lock can accept on its own is descriptive (wording only)", quoteArg(*accept))
 			}
-			opts := pin.Options{Lockfile: *lockfilePath, Timeout: time.Duration(*timeout) * time.Second,
+			opts := launch.Options{Lockfile: *lockfilePath, Timeout: time.Duration(*timeout) * time.Second,
 				StartTimeout: time.Duration(*start) * time.Second, Note: a.noter("lock"), Authorize: a.authorizer("lock")}
 			if *url != "" || len(headers) > 0 {
 				if *accept != "" {
@@ -110,7 +110,7 @@ server's, or text of one server naming another's tool (each pair once). With
 }
 
 // lockCommandEntry adds or replaces one entry with an explicit command.
-func (a *app) lockCommandEntry(ctx context.Context, path, name string, envs, command []string, opts pin.Options) error {
+func (a *app) lockCommandEntry(ctx context.Context, path, name string, envs, command []string, opts launch.Options) error {
 	target, unset, err := locker.CommandTarget(command, envs, os.LookupEnv)
 	for _, e := range unset {
 		fmt.Fprintf(a.stderr, "lock: note: %s is not set here; the server will start without it\n", e)
@@ -202,7 +202,7 @@ func checkTimeouts(timeout, start int) error {
 	return nil
 }
 
-// noter returns a pin.Options.Note that prints "cmd: note: server: msg".
+// noter returns a launch.Options.Note that prints "cmd: note: server: msg".
 func (a *app) noter(cmd string) func(server, msg string) {
 	var mu sync.Mutex
 	return func(server, msg string) {

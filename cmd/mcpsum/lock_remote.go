@@ -5,7 +5,7 @@ import (
 	"os"
 	"os/exec"
 
-	"github.com/mcpsum/mcpsum/pkg/locker"
+	"github.com/mcpsum/mcpsum/internal/locker"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 )
 

@@ -6,9 +6,9 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/mcpsum/mcpsum/internal/mcpwire"
 	"github.com/mcpsum/mcpsum/internal/process"
-	"github.com/mcpsum/mcpsum/pkg/mcpwire"
-	"github.com/mcpsum/mcpsum/pkg/sandbox"
+	"github.com/mcpsum/mcpsum/internal/sandbox"
 )
 
 func main() {

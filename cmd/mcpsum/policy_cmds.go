@@ -10,9 +10,9 @@ import (
 	"github.com/peterbourgon/ff/v3/ffcli"
 	"golang.org/x/term"
 
+	"github.com/mcpsum/mcpsum/internal/locker"
+	"github.com/mcpsum/mcpsum/internal/policy"
 	"github.com/mcpsum/mcpsum/internal/statefile"
-	"github.com/mcpsum/mcpsum/pkg/locker"
-	"github.com/mcpsum/mcpsum/pkg/policy"
 )
 
 func (a *app) suggestPolicyCommand() *ffcli.Command {

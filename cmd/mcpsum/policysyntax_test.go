@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpsum/mcpsum/pkg/sandbox"
+	"github.com/mcpsum/mcpsum/internal/sandbox"
 )
 
 // `show` and `verify` refuse exactly the policy entries the sandbox refuses

@@ -15,11 +15,11 @@ import (
 	"github.com/peterbourgon/ff/v3/ffcli"
 	"golang.org/x/term"
 
-	"github.com/mcpsum/mcpsum/pkg/locker"
+	"github.com/mcpsum/mcpsum/internal/launch"
+	"github.com/mcpsum/mcpsum/internal/locker"
+	"github.com/mcpsum/mcpsum/internal/mcpwire"
+	"github.com/mcpsum/mcpsum/internal/proxy"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
-	"github.com/mcpsum/mcpsum/pkg/mcpwire"
-	"github.com/mcpsum/mcpsum/pkg/pin"
-	"github.com/mcpsum/mcpsum/pkg/proxy"
 )
 
 func (a *app) proxyCommand() *ffcli.Command {
@@ -85,7 +85,7 @@ Client configuration:
 			if *approval <= 0 {
 				return usageErr("--approval-timeout-secs must be positive, got %d", *approval)
 			}
-			opts := pin.Options{Lockfile: *lockfilePath,
+			opts := launch.Options{Lockfile: *lockfilePath,
 				Timeout: time.Duration(*timeout) * time.Second, StartTimeout: time.Duration(*start) * time.Second}
 			if *requireSig {
 				// One read of the lockfile: the bytes whose signature and
@@ -112,7 +112,7 @@ Client configuration:
 }
 
 // runProxy runs entry name of f, the lockfile read from path.
-func (a *app) runProxy(ctx context.Context, f *lockfile.File, path, name string, opts pin.Options, approval time.Duration) error {
+func (a *app) runProxy(ctx context.Context, f *lockfile.File, path, name string, opts launch.Options, approval time.Duration) error {
 	entry := f.Servers[name]
 	if entry == nil {
 		return usageErr("no server %s in %s (locked: %s); lock it first with 'mcpsum lock --lockfile %s --name %s -- COMMAND [ARG]...'", quoteArg(name), quoteArg(path), strings.Join(locker.Names(f), ", "), quoteArg(path), quoteArg(name))
@@ -121,13 +121,13 @@ func (a *app) runProxy(ctx context.Context, f *lockfile.File, path, name string,
 	var reauth func(context.Context, string) (string, error)
 	if entry.Remote() {
 		opts.Lockfile = path
-		spec, err := pin.RemoteSpec(ctx, name, entry, opts)
+		spec, err := launch.RemoteSpec(ctx, name, entry, opts)
 		if err != nil {
 			return &exitError{code: exitUndecided, err: err}
 		}
 		remote = &spec
 		reauth = func(ctx context.Context, refused string) (string, error) {
-			return pin.RefreshBearer(ctx, name, entry, opts, refused)
+			return launch.RefreshBearer(ctx, name, entry, opts, refused)
 		}
 	}
 	if f, ok := a.stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {

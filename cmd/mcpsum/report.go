@@ -8,12 +8,12 @@ import (
 	"strings"
 
 	"github.com/mcpsum/mcpsum/internal/attestproto"
-	"github.com/mcpsum/mcpsum/pkg/importer"
-	"github.com/mcpsum/mcpsum/pkg/locker"
+	"github.com/mcpsum/mcpsum/internal/importer"
+	"github.com/mcpsum/mcpsum/internal/locker"
+	"github.com/mcpsum/mcpsum/internal/sandbox"
+	"github.com/mcpsum/mcpsum/internal/verify"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
-	"github.com/mcpsum/mcpsum/pkg/sandbox"
 	"github.com/mcpsum/mcpsum/pkg/sumdb"
-	"github.com/mcpsum/mcpsum/pkg/verify"
 )
 
 // Exit codes: the contract scripts rely on (README "Exit codes").

@@ -15,7 +15,7 @@ import (
 	"github.com/peterbourgon/ff/v3/ffcli"
 
 	"github.com/mcpsum/mcpsum/internal/cli"
-	"github.com/mcpsum/mcpsum/pkg/locker"
+	"github.com/mcpsum/mcpsum/internal/locker"
 )
 
 // app holds what every subcommand needs from the outside world.
@@ -28,7 +28,7 @@ type app struct {
 	// parse error (dropped: the error names the mistake and the -h to run).
 	flagOut bytes.Buffer
 	// strictShadow: lock or import --strict, shadowing between servers
-	// refuses the write (locker.Options.Strict; the shadowing is pkg/review's).
+	// refuses the write (locker.Options.Strict; the shadowing is internal/review's).
 	strictShadow bool
 	// accept: lock --accept KIND, re-lock only entries whose every change
 	// is of that kind (lockHooks, verify.Accept).

@@ -12,8 +12,8 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/mcpsum/mcpsum/pkg/attest"
-	"github.com/mcpsum/mcpsum/pkg/attest/attesttest"
+	"github.com/mcpsum/mcpsum/internal/attest"
+	"github.com/mcpsum/mcpsum/internal/attest/attesttest"
 )
 
 // The CLI scripts in testdata/script run the real command tree in-process

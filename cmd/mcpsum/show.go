@@ -7,8 +7,8 @@ import (
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 
-	"github.com/mcpsum/mcpsum/pkg/locker"
-	"github.com/mcpsum/mcpsum/pkg/show"
+	"github.com/mcpsum/mcpsum/internal/locker"
+	"github.com/mcpsum/mcpsum/internal/show"
 )
 
 func (a *app) showCommand() *ffcli.Command {

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpsum/mcpsum/internal/show"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
-	"github.com/mcpsum/mcpsum/pkg/show"
 )
 
 // show flags what a reviewer could miss (issues 12.1, 12.6, 12.8, 13.4): the

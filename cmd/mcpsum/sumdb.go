@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/mcpsum/mcpsum/internal/launch"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
-	"github.com/mcpsum/mcpsum/pkg/pin"
 	"github.com/mcpsum/mcpsum/pkg/sumdb"
 )
 
@@ -21,13 +21,13 @@ func logConfig() (*sumdb.Config, error) {
 }
 
 // checkLog looks cmd's entries up in the transparency log before cmd writes
-// them (pin.CheckLog), saying on stderr what happened to each.
+// them (launch.CheckLog), saying on stderr what happened to each.
 func (a *app) checkLog(ctx context.Context, cmd string, entries map[string]*lockfile.Server) error {
 	cfg, err := logConfig()
 	if err != nil || cfg == nil {
 		return err
 	}
-	err = pin.CheckLog(ctx, cfg, entries, func(name, what string) { fmt.Fprintf(a.stderr, "%s: %s: %s\n", cmd, name, what) })
+	err = launch.CheckLog(ctx, cfg, entries, func(name, what string) { fmt.Fprintf(a.stderr, "%s: %s: %s\n", cmd, name, what) })
 	if err != nil {
 		return fmt.Errorf("%s: %w", cmd, err)
 	}

@@ -1,8 +1,8 @@
 package main
 
 import (
+	"github.com/mcpsum/mcpsum/internal/show"
 	"github.com/mcpsum/mcpsum/internal/termtext"
-	"github.com/mcpsum/mcpsum/pkg/show"
 )
 
 // What mcpsum prints of untrusted text goes through internal/termtext.

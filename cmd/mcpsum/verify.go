@@ -10,9 +10,9 @@ import (
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 
+	"github.com/mcpsum/mcpsum/internal/launch"
 	"github.com/mcpsum/mcpsum/internal/statefile"
-	"github.com/mcpsum/mcpsum/pkg/pin"
-	"github.com/mcpsum/mcpsum/pkg/verify"
+	"github.com/mcpsum/mcpsum/internal/verify"
 )
 
 type verifyFlags struct {
@@ -101,7 +101,7 @@ lockfile and the lockfile's own digests, without running any server.`),
 }
 
 func (a *app) verifyServers(ctx context.Context, v verifyFlags) (ret error) {
-	opts := pin.Options{Lockfile: *v.lockfile, Timeout: time.Duration(*v.timeout) * time.Second, StartTimeout: time.Duration(*v.start) * time.Second, Note: a.noter("verify")}
+	opts := launch.Options{Lockfile: *v.lockfile, Timeout: time.Duration(*v.timeout) * time.Second, StartTimeout: time.Duration(*v.start) * time.Second, Note: a.noter("verify")}
 	rep, data, err := verify.Lockfile(ctx, *v.name, *v.strict, opts)
 	if err != nil {
 		return err

@@ -2,7 +2,7 @@
 // mcpsum-attest. Signing pulls in sigstore-go, whose ~265 package
 // initialisers would run at every start of every mcpsum command (lock,
 // verify, proxy and the sandbox stage) if it were linked into mcpsum. So
-// pkg/attest lives in a binary of its own, which mcpsum runs for `sign`,
+// internal/attest lives in a binary of its own, which mcpsum runs for `sign`,
 // `verify --signature` and `proxy --require-signature`.
 //
 // The protocol, version Version:
@@ -26,5 +26,5 @@
 //
 // mcpsum imports it, so it must stay light: it imports the standard library
 // and internal/termtext only, and must never import a pkg/ package (least of
-// all pkg/attest, the one importer of sigstore-go) or cmd/.
+// all internal/attest, the one importer of sigstore-go) or cmd/.
 package attestproto

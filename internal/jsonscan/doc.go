@@ -4,10 +4,10 @@
 // where encoding/json would decode or tokenize every value.
 //
 // It exists because the lockfile parser (pkg/lockfile), the inventory reader
-// (pkg/mcpwire) and the proxy's envelope scanner (pkg/proxy) each need the
+// (internal/mcpwire) and the proxy's envelope scanner (internal/proxy) each need the
 // same primitives and had grown three copies of them. It is a leaf utility,
 // not a feature package: it imports only the standard library and nothing
-// from mcpsum, so the leaves pkg/lockfile and pkg/mcpwire may import it
+// from mcpsum, so the leaves pkg/lockfile and internal/mcpwire may import it
 // without breaking the rule that leaves import no sibling.
 //
 // Every function checks bounds and returns ErrSyntax on malformed input; none

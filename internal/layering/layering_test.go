@@ -11,50 +11,57 @@ import (
 
 const module = "github.com/mcpsum/mcpsum/"
 
-// layers is the table of docs/architecture.md ("Layers"): a package of pkg/
-// may import only packages of pkg/ in a strictly lower layer (and its own
-// subpackages). Layer 1 are the leaves: they import no pkg/ package at all.
+// public are the packages of pkg/: the API a user may import, each with a
+// package doc that says what is stable (docs/architecture.md, "The public
+// API"). pkg/ holds nothing else; the application lives under internal/.
+var public = []string{"pkg/lockfile", "pkg/sumdb"}
+
+// layers is the table of docs/architecture.md ("Layers"): an application
+// package (the public ones included) may import only application packages in
+// a strictly lower layer (and its own subpackages). Layer 1 are the leaves:
+// they import no application package at all. Every other package under
+// internal/ is a helper.
 var layers = map[string]int{
-	"pkg/attest": 1, "pkg/clientconfig": 1, "pkg/lockfile": 1, "pkg/mcpwire": 1,
-	"pkg/oauth": 1, "pkg/sandbox": 1, "pkg/sumdb": 1,
-	"pkg/pin": 2, "pkg/policy": 2, "pkg/review": 2, "pkg/sumlog": 2,
-	"pkg/locker": 3, "pkg/proxy": 3, "pkg/show": 3,
-	"pkg/importer": 4, "pkg/taintguard": 4, "pkg/verify": 4,
+	"internal/attest": 1, "internal/clientconfig": 1, "pkg/lockfile": 1, "internal/mcpwire": 1,
+	"internal/oauth": 1, "internal/sandbox": 1, "pkg/sumdb": 1,
+	"internal/launch": 2, "internal/policy": 2, "internal/review": 2, "internal/sumlog": 2,
+	"internal/locker": 3, "internal/proxy": 3, "internal/show": 3,
+	"internal/importer": 4, "internal/taintguard": 4, "internal/verify": 4,
 }
 
-// floors are the layers inside one package of pkg/ (docs/architecture.md,
+// floors are the layers inside one application package (docs/architecture.md,
 // "Inside a package"): a sub-package listed here imports, of its own
 // package, only listed sub-packages on a lower floor (never the package
-// above it), and one on floor 1 imports no pkg/ package at all. Every
-// package under a pkg/ package's internal/ folder must be listed.
-// The proxy's parts that own state under a lock of their own
-// (pkg/proxy/doc.go) are on floor 1: they are handed what they need.
+// above it), and one on floor 1 imports no application package at all.
+// Every package under an application package's internal/ folder must be
+// listed. The proxy's parts that own state under a lock of their own
+// (internal/proxy/doc.go) are on floor 1: they are handed what they need.
 var floors = map[string]int{
-	"pkg/proxy/internal/jsonline":  1,
-	"pkg/proxy/internal/hookwait":  1,
-	"pkg/proxy/internal/idmap":     1,
-	"pkg/proxy/internal/mrtrstate": 1,
-	"pkg/proxy/internal/rootshold": 1,
-	"pkg/proxy/internal/subs":      1,
-	"pkg/proxy/internal/tasktable": 1,
-	"pkg/proxy/internal/upstream":  2,
-	"pkg/proxy":                    3,
+	"internal/proxy/internal/jsonline":  1,
+	"internal/proxy/internal/hookwait":  1,
+	"internal/proxy/internal/idmap":     1,
+	"internal/proxy/internal/mrtrstate": 1,
+	"internal/proxy/internal/rootshold": 1,
+	"internal/proxy/internal/subs":      1,
+	"internal/proxy/internal/tasktable": 1,
+	"internal/proxy/internal/upstream":  2,
+	"internal/proxy":                    3,
 }
 
 // forbidden are edges the layers would allow that the docs rule out.
 var forbidden = map[string][]string{
-	"pkg/proxy": {"pkg/policy"}, // a policy reaches the proxy through Hooks (pkg/taintguard)
+	"internal/proxy": {"internal/policy"}, // a policy reaches the proxy through Hooks (internal/taintguard)
 }
 
 // onlyFrom are packages that one binary alone may link.
 var onlyFrom = map[string]string{
-	"pkg/attest": "cmd/mcpsum-attest", // sigstore-go stays out of mcpsum
-	"pkg/sumlog": "cmd/mcpsum-log",    // the log operator's side
+	"internal/attest": "cmd/mcpsum-attest", // sigstore-go stays out of mcpsum
+	"internal/sumlog": "cmd/mcpsum-log",    // the log operator's side
 }
 
-// internalBase are the internal packages every other internal package may
-// import; they import nothing of mcpsum themselves.
-var internalBase = []string{"internal/mcpspec", "internal/termtext"}
+// helperBase are the helpers every other helper may import; they import
+// nothing of mcpsum themselves.
+var helperBase = []string{"internal/mcpspec", "internal/termtext"}
 
 func TestLayering(t *testing.T) {
 	root := moduleRoot(t)
@@ -105,15 +112,13 @@ func TestLayering(t *testing.T) {
 				t.Errorf("%s imports %s: %s (docs/architecture.md)", pkg, dep, why)
 			}
 		}
-		if strings.HasPrefix(pkg, "pkg/") && strings.Contains(pkg, "/internal/") {
+		if !isHelper(pkg) && strings.Contains(strings.TrimPrefix(pkg, "internal/"), "/internal/") {
 			if _, ok := floors[pkg]; !ok {
 				t.Errorf("%s is on no floor: add it to docs/architecture.md and to the floors of this test", pkg)
 			}
 		}
-		if strings.HasPrefix(pkg, "pkg/") {
-			if _, ok := layers[top(pkg)]; !ok {
-				t.Errorf("%s is in no layer: add it to docs/architecture.md and to the table of this test", top(pkg))
-			}
+		if strings.HasPrefix(pkg, "pkg/") && !slices.Contains(public, top(pkg)) {
+			t.Errorf("%s is in pkg/, the public API, but not one of its packages %v: move it under internal/, or make it public on purpose (a package doc saying what is stable, docs/architecture.md, and the public list of this test)", pkg, public)
 		}
 	}
 }
@@ -126,50 +131,62 @@ func violation(pkg, dep string) string {
 	if only, ok := onlyFrom[top(dep)]; ok && pkg != only && top(pkg) != top(dep) {
 		return "only " + only + " links it"
 	}
-	switch {
-	case strings.HasPrefix(pkg, "internal/"):
-		if !strings.HasPrefix(dep, "internal/") {
-			return "internal/ helpers import no pkg/ package"
-		}
-		if slices.Contains(internalBase, pkg) {
-			return pkg + " imports nothing of mcpsum"
-		}
-		if !slices.Contains(internalBase, dep) {
-			return "an internal/ helper imports only " + strings.Join(internalBase, " and ")
-		}
-	case strings.HasPrefix(pkg, "pkg/") && strings.HasPrefix(dep, "pkg/"):
-		if fp, ok := floors[pkg]; ok {
-			fd, dok := floors[dep]
-			switch {
-			case top(pkg) == top(dep) && !dok:
-				return "a sub-package on a floor imports only sub-packages on a floor"
-			case top(pkg) == top(dep) && fd >= fp:
-				return "a sub-package imports only lower floors of its package"
-			case top(pkg) != top(dep) && fp == 1:
-				return "a sub-package on floor 1 imports no pkg/ package"
-			}
-		}
-		if top(pkg) == top(dep) {
-			return "" // a package and its own subpackages
-		}
-		if slices.Contains(forbidden[top(pkg)], top(dep)) {
-			return "ruled out"
-		}
-		lp, lok := layers[top(pkg)]
-		ld, dok := layers[top(dep)]
+	if strings.HasPrefix(pkg, "cmd/") {
+		return ""
+	}
+	if isHelper(pkg) {
 		switch {
-		case !lok || !dok:
-			return "" // reported once as a package in no layer
-		case lp == 1:
-			return "a leaf imports no pkg/ package"
-		case ld >= lp:
-			return "pkg/ packages import only lower layers"
+		case !isHelper(dep):
+			return "a helper imports no application package"
+		case slices.Contains(helperBase, pkg):
+			return pkg + " imports nothing of mcpsum"
+		case !slices.Contains(helperBase, dep):
+			return "a helper imports only " + strings.Join(helperBase, " and ")
 		}
+		return ""
+	}
+	if isHelper(dep) {
+		return "" // any application package may use the helpers
+	}
+	if fp, ok := floors[pkg]; ok {
+		fd, dok := floors[dep]
+		switch {
+		case top(pkg) == top(dep) && !dok:
+			return "a sub-package on a floor imports only sub-packages on a floor"
+		case top(pkg) == top(dep) && fd >= fp:
+			return "a sub-package imports only lower floors of its package"
+		case top(pkg) != top(dep) && fp == 1:
+			return "a sub-package on floor 1 imports no application package"
+		}
+	}
+	if top(pkg) == top(dep) {
+		return "" // a package and its own subpackages
+	}
+	if slices.Contains(forbidden[top(pkg)], top(dep)) {
+		return "ruled out"
+	}
+	lp, lok := layers[top(pkg)]
+	ld, dok := layers[top(dep)]
+	switch {
+	case !lok || !dok:
+		return "" // reported once as a package in no layer
+	case lp == 1:
+		return "a leaf imports no application package"
+	case ld >= lp:
+		return "application packages import only lower layers"
 	}
 	return ""
 }
 
-// top is the package's folder right under pkg/ (pkg/attest/attesttest → pkg/attest).
+// isHelper says whether pkg is an internal/ helper: under internal/ and not
+// (inside) an application package of the layers table.
+func isHelper(pkg string) bool {
+	_, app := layers[top(pkg)]
+	return strings.HasPrefix(pkg, "internal/") && !app
+}
+
+// top is the package's folder right under pkg/ or internal/
+// (internal/attest/attesttest → internal/attest).
 func top(pkg string) string {
 	parts := strings.SplitN(pkg, "/", 3)
 	if len(parts) < 2 {

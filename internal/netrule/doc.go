@@ -3,7 +3,7 @@
 // sandbox's egress proxy and the remote-server dialer refuse a name that
 // resolves to one), what a remote server's URL may be, and which HTTP header
 // names a lock entry may set. One definition, so pkg/lockfile (a file's
-// syntax), pkg/mcpwire (the dialer) and pkg/sandbox (egress) cannot disagree.
+// syntax), internal/mcpwire (the dialer) and internal/sandbox (egress) cannot disagree.
 // It touches no network.
 //
 // It is an internal helper: it imports nothing of mcpsum, and must never

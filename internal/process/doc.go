@@ -7,7 +7,7 @@
 //     the whole group (stdin EOF, SIGTERM, SIGKILL) so no member outlives it.
 //     ExitError reports an exit with the escaped tail of the child's stderr.
 //   - LookPath is the one rule that turns argv[0] into the program run, for
-//     unsandboxed starts and pkg/sandbox alike.
+//     unsandboxed starts and internal/sandbox alike.
 //   - Guard hardens the running program before it starts servers (Linux:
 //     child subreaper, non-dumpable, environment block cleared) and makes
 //     Stop sweep a stopped server's daemonised descendants; Protections says
@@ -15,7 +15,7 @@
 //   - ReadStat and ParseStat are the one reader of /proc/PID/stat; GroupAlive
 //     tells whether a process group has a live (non-zombie) member.
 //
-// What the child says is not read here: pkg/mcpwire frames its stdout into
+// What the child says is not read here: internal/mcpwire frames its stdout into
 // messages, the proxy streams it. Nothing here prints or exits.
 //
 // It is a leaf: it imports only internal/termtext of mcpsum, and must not

@@ -39,11 +39,11 @@ func Environ(names []string) []string {
 
 // LookPath is the program a server's argv[0] runs with environment env and
 // working directory dir, the one rule shared by unsandboxed starts (Start)
-// and pkg/sandbox (the program bound into the sandbox), so both run the same
+// and internal/sandbox (the program bound into the sandbox), so both run the same
 // file:
 //
 //   - argv[0] holding a slash is a path: absolute as written, relative ones
-//     resolved against dir (the server's working directory, which pkg/pin sets
+//     resolved against dir (the server's working directory, which internal/launch sets
 //     to the lockfile's folder), never against mcpsum's own working directory;
 //   - a bare name is searched in PATH (the server's, else mcpsum's), in
 //     absolute PATH entries only: empty and relative entries (".", "bin") are

@@ -23,7 +23,7 @@ type Spec struct {
 	// Env is exactly the child's environment, "NAME=value" entries. nil means an
 	// empty environment, never mcpsum's own. Build it with Environ.
 	Env []string
-	// Dir is the working directory ("" = mcpsum's); pkg/pin sets it to the
+	// Dir is the working directory ("" = mcpsum's); internal/launch sets it to the
 	// lockfile's folder.
 	Dir string
 	// Name is how messages name the server's program ("" = Argv[0]): the
@@ -155,7 +155,7 @@ func lookPath(argv0 string, env []string, dir string) (string, error) {
 func (p *Process) Pid() int  { return p.cmd.Process.Pid }
 func (p *Process) Pgid() int { return p.pgid }
 
-// Stdout is the child's stdout as an unbuffered stream: pkg/mcpwire frames
+// Stdout is the child's stdout as an unbuffered stream: internal/mcpwire frames
 // it into messages, the proxy streams long lines without holding them whole.
 // Read it from one goroutine.
 func (p *Process) Stdout() io.Reader { return p.stdoutR }

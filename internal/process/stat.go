@@ -2,7 +2,7 @@ package process
 
 // Reading /proc/PID/stat (Linux), the one parser of it in mcpsum: process
 // supervision here (group liveness, a subreaper's children, the environment
-// block) and session liveness in pkg/policy. The command name (field 2) may
+// block) and session liveness in internal/policy. The command name (field 2) may
 // hold spaces and parentheses, so the fields are counted from the last ')'.
 
 import (

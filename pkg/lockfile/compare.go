@@ -76,7 +76,7 @@ type Finding struct {
 	Fields           []string // for a changed item: its top-level fields that differ, sorted
 	Locked, Observed string
 	// Labels say what kind of change this is and Why explains them (server
-	// text quoted). Compare leaves them empty; pkg/review fills them.
+	// text quoted). Compare leaves them empty; internal/review fills them.
 	Labels, Why []string
 }
 

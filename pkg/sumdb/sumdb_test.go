@@ -12,8 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpsum/mcpsum/internal/sumlog"
 	"github.com/mcpsum/mcpsum/pkg/sumdb"
-	"github.com/mcpsum/mcpsum/pkg/sumlog"
 	"golang.org/x/mod/sumdb/note"
 )
 

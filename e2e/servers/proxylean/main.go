@@ -12,9 +12,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/mcpsum/mcpsum/internal/launch"
+	"github.com/mcpsum/mcpsum/internal/proxy"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
-	"github.com/mcpsum/mcpsum/pkg/pin"
-	"github.com/mcpsum/mcpsum/pkg/proxy"
 )
 
 func main() {
@@ -31,7 +31,7 @@ func main() {
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	err = proxy.Run(ctx, os.Stdin, os.Stdout, proxy.Options{
 		Name: os.Args[2], Lockfile: os.Args[1], Entry: f.Servers[os.Args[2]],
-		Pin: pin.Options{Lockfile: os.Args[1], Timeout: 30 * time.Second}, Stderr: os.Stderr,
+		Pin: launch.Options{Lockfile: os.Args[1], Timeout: 30 * time.Second}, Stderr: os.Stderr,
 	})
 	stop()
 	if err != nil {

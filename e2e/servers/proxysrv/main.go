@@ -1,4 +1,4 @@
-// Command proxysrv is the go-sdk server of pkg/proxy/proxytest as a binary,
+// Command proxysrv is the go-sdk server of internal/proxy/proxytest as a binary,
 // for the proxy's end-to-end tests and benchmark: big results, slow,
 // crashing and flooding calls, list_changed at run time, input requests.
 // -never-answer makes it a FAKE server that reads and never answers.
@@ -7,7 +7,7 @@ package main
 import (
 	"os"
 
-	"github.com/mcpsum/mcpsum/pkg/proxy/proxytest"
+	"github.com/mcpsum/mcpsum/internal/proxy/proxytest"
 )
 
 func main() { os.Exit(proxytest.Main(os.Args[1:])) }

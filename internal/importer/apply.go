@@ -1,0 +1,214 @@
+package importer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/mcpsum/mcpsum/internal/launch"
+	"github.com/mcpsum/mcpsum/internal/locker"
+	"github.com/mcpsum/mcpsum/internal/statefile"
+	"github.com/mcpsum/mcpsum/pkg/lockfile"
+)
+
+// ApplyOptions say how Apply carries out a plan and how it reaches the
+// user: the command supplies the hooks and renders the events.
+type ApplyOptions struct {
+	Self  string // this mcpsum's absolute path (Options.Self)
+	Write bool   // lock and rewrite; otherwise show the rewrites only
+	// Pin is how each server is locked; Apply sets Lockfile per group.
+	Pin    launch.Options
+	Locker locker.Options
+	// Ask, when set, is asked before any command of a project config runs
+	// (Shared); an error stops Apply before anything is started.
+	Ask func(lines, files []string) error
+	// Run locks the jobs (locker.Run, with the command's progress display).
+	Run func(ctx context.Context, jobs []locker.Job, opts launch.Options) *locker.Outcome
+	// CheckLog looks the entries up in the transparency log before they
+	// are written (nil: no log).
+	CheckLog func(ctx context.Context, entries map[string]*lockfile.Server) error
+	// Event hears what Apply does, in order.
+	Event func(Event)
+	Now   func() time.Time
+}
+
+// EventKind says what an Event reports.
+type EventKind int
+
+const (
+	Nothing     EventKind = iota // no server to import
+	DryRun                       // nothing was written; Locks would be
+	MadeLockDir                  // Dir was created, private, for Lock
+	Wrote                        // Entries were merged into Lock (Written)
+	Rewriting                    // Rewrite is shown (made when Write)
+	Rewrote                      // Rewrite was written, Backup beside it
+	Failure                      // Err, a further failure (the first is returned)
+)
+
+// Event is one step of Apply.
+type Event struct {
+	Kind    EventKind
+	Lock    string
+	Locks   []string // DryRun: the lockfiles --write would lock into
+	Dir     string
+	Entries map[string]*lockfile.Server
+	Written *locker.Written
+	Rewrite *Rewrite
+	Write   bool
+	Backup  string
+	Err     error
+}
+
+// Apply carries out the plan of groups: without Write it shows each
+// config's rewrite; with Write (and the user's consent for project
+// configs) it locks each group's candidates into its lockfile and rewrites
+// the configs of those that locked. One group that fails does not hold
+// back the others; the first error is returned, and a refused project
+// config (RefusedConfigError) when nothing else failed.
+func Apply(ctx context.Context, groups []*Group, o ApplyOptions) error {
+	refusal := RefusedError(groups)
+	if Count(groups) == 0 {
+		o.Event(Event{Kind: Nothing})
+		return refusal
+	}
+	if !o.Write {
+		var locks []string
+		for _, g := range groups {
+			if err := o.rewrite(g); err != nil {
+				return err
+			}
+			if len(g.Cands) > 0 {
+				locks = append(locks, g.Lock)
+			}
+		}
+		o.Event(Event{Kind: DryRun, Locks: locks})
+		return refusal
+	}
+	if lines, files := Shared(groups); len(lines) > 0 && o.Ask != nil {
+		if err := o.Ask(lines, files); err != nil {
+			return err
+		}
+	}
+	var firstErr error
+	for _, g := range groups {
+		if len(g.Cands) == 0 {
+			continue
+		}
+		if err := o.group(ctx, g); err != nil {
+			if firstErr != nil {
+				o.Event(Event{Kind: Failure, Err: err})
+			}
+			firstErr = firstNonNil(firstErr, err)
+		}
+	}
+	if firstErr != nil && refusal != nil {
+		o.Event(Event{Kind: Failure, Err: refusal})
+	}
+	return firstNonNil(firstErr, refusal)
+}
+
+// group locks a group's candidates and rewrites its configs.
+func (o *ApplyOptions) group(ctx context.Context, g *Group) error {
+	if err := o.makeLockDir(g.Lock); err != nil {
+		return err
+	}
+	if err := o.lock(ctx, g); err != nil {
+		return err
+	}
+	rewriteErr := o.rewrite(g)
+	if failed, first := Failed(g.Cands); len(failed) > 0 {
+		left := "their entries in the client config were left as they are"
+		if len(failed) == 1 {
+			left = "its entry in the client config was left as it is"
+		}
+		return &locker.FailedError{Cause: first, Summary: fmt.Sprintf("import: could not lock %s (see above); %s", strings.Join(failed, ", "), left)}
+	}
+	return rewriteErr
+}
+
+// makeLockDir creates the lockfile's folder, private, when it is missing
+// (the default lock of user configs lives in a folder that may not exist yet).
+func (o *ApplyOptions) makeLockDir(lock string) error {
+	dir := filepath.Dir(lock)
+	if _, err := os.Stat(dir); !errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("creating the lockfile's folder: %w", err)
+	}
+	o.Event(Event{Kind: MadeLockDir, Dir: dir, Lock: lock})
+	return nil
+}
+
+// lock locks every candidate of g in parallel and writes those that locked
+// (one failure does not hold back the others).
+func (o *ApplyOptions) lock(ctx context.Context, g *Group) error {
+	existing, err := lockfile.Load(g.Lock)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	jobs := make([]locker.Job, len(g.Cands))
+	for i, c := range g.Cands {
+		jobs[i] = locker.Imported(existing, c.Name, *c.Target)
+	}
+	opts := o.Pin
+	opts.Lockfile = g.Lock
+	out := o.Run(ctx, jobs, opts)
+	for i, r := range out.Results {
+		g.Cands[i].Entry, g.Cands[i].Err = r.Entry, r.Err
+	}
+	if len(out.Entries) == 0 {
+		return nil
+	}
+	if o.CheckLog != nil {
+		if err := o.CheckLog(ctx, out.Entries); err != nil {
+			return fmt.Errorf("%w\n%s", err, locker.Untouched(g.Lock))
+		}
+	}
+	w, err := locker.Write(g.Lock, nil, out.Entries, o.Locker)
+	if err != nil {
+		return err
+	}
+	o.Event(Event{Kind: Wrote, Lock: g.Lock, Entries: out.Entries, Written: w})
+	return nil
+}
+
+// rewrite shows (or, with Write, makes) the change of every config of g
+// with a locked server: its command and args become mcpsum proxy.
+func (o *ApplyOptions) rewrite(g *Group) error {
+	var firstErr error
+	for _, rw := range Rewrites(g, o.Self) {
+		o.Event(Event{Kind: Rewriting, Rewrite: rw, Write: o.Write})
+		if rw.Snippet != "" {
+			continue
+		}
+		if rw.Err != nil {
+			firstErr = firstNonNil(firstErr, rw.Err)
+			continue
+		}
+		if !o.Write {
+			continue
+		}
+		stateDir, err := statefile.Dir()
+		if err == nil {
+			var backup string
+			if backup, err = rw.Write(stateDir, o.Now()); err == nil {
+				o.Event(Event{Kind: Rewrote, Rewrite: rw, Backup: backup})
+			}
+		}
+		firstErr = firstNonNil(firstErr, err)
+	}
+	return firstErr
+}
+
+func firstNonNil(a, b error) error {
+	if a != nil {
+		return a
+	}
+	return b
+}

@@ -1,0 +1,142 @@
+package locker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+
+	"github.com/mcpsum/mcpsum/internal/launch"
+	"github.com/mcpsum/mcpsum/internal/termtext"
+	"github.com/mcpsum/mcpsum/pkg/lockfile"
+)
+
+// Hooks are how LockNew and Relock reach the user: the command supplies
+// them and prints.
+type Hooks struct {
+	// Run locks the jobs (Run, with the command's progress display).
+	Run func(ctx context.Context, jobs []Job, opts launch.Options) *Outcome
+	// CheckLog, when set, looks the entries up in the transparency log
+	// before they are written; an error writes nothing.
+	CheckLog func(ctx context.Context, entries map[string]*lockfile.Server) error
+	// Review, when set (lock --accept), sees the re-locked entries before
+	// they are written; an error writes nothing.
+	Review func(path string, f *lockfile.File, entries map[string]*lockfile.Server) error
+	// Note hears what a lock does besides locking, one line each.
+	Note func(msg string)
+	// Wrote hears that entries were written into the lockfile at path.
+	Wrote func(path string, entries map[string]*lockfile.Server, w *Written)
+}
+
+// LockNew adds or replaces the entry name of the lockfile at path with
+// target (a command, or a remote server's URL), replacing a broken entry
+// of that name when it is the file's one problem. A failed lock leaves the
+// lockfile untouched.
+func LockNew(ctx context.Context, path, name string, target *lockfile.Server, opts launch.Options, o Options, h Hooks) error {
+	if name == "" {
+		return usageErr("lock needs --name for the new entry (the name you will pass to proxy and verify)")
+	}
+	if err := lockfile.ValidName(name); err != nil {
+		return usageErr("--name %s: %v", termtext.ShellArg(name), err)
+	}
+	plan, err := PlanNew(path, name, target)
+	if err != nil {
+		return err
+	}
+	if plan.Broken != "" {
+		h.Note(fmt.Sprintf("%s: the entry in %s is broken (%s); locking it afresh to replace it", name, path, plan.Broken))
+	}
+	out := h.Run(ctx, []Job{{Name: name, Target: target, Prefer: plan.Prefer}}, opts)
+	if err := out.FirstErr(); err != nil {
+		return &FailedError{Cause: err, Summary: fmt.Sprintf("lock failed for %s; %s", name, Untouched(path))}
+	}
+	if err := h.checkLog(ctx, path, out.Entries); err != nil {
+		return err
+	}
+	if plan.Broken == "" {
+		if err := write(path, plan.Loaded, out.Entries, o, h); err != nil {
+			return err
+		}
+		for _, n := range plan.Notes {
+			h.Note(n)
+		}
+		return nil
+	}
+	r, err := ReplaceBroken(path, name, out.Entries[name], o)
+	if err != nil {
+		return err
+	}
+	if r.Discarded {
+		h.Note(fmt.Sprintf("%s: discarded the broken entry (its command, surface and any policy are gone; 'git diff HEAD -- %s' shows them)", name, termtext.ShellArg(path)))
+		if r.Problem != plan.Broken {
+			// The file changed between the two reads: say what was discarded.
+			h.Note(fmt.Sprintf("%s: the discarded entry: %s", name, r.Problem))
+		}
+	}
+	h.Wrote(path, out.Entries, &Written{Shadows: r.Shadows})
+	return nil
+}
+
+// Relock re-pins the existing entries of the lockfile at path (or just
+// name) with their locked command, in parallel. The servers that lock are
+// written even when others fail: one dead server does not hold back the
+// rest; the failed ones keep their entry and the error names them.
+func Relock(ctx context.Context, path, name string, opts launch.Options, o Options, h Hooks) error {
+	f, err := lockfile.Load(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return &NoLockfileError{Path: path, Name: name}
+	}
+	if err != nil {
+		return err
+	}
+	names, err := Select(f, path, name)
+	if err != nil {
+		return err
+	}
+	if len(names) == 0 {
+		return usageErr("%s has no servers yet: add one with mcpsum lock --lockfile %s --name NAME -- COMMAND [ARG]...", path, termtext.ShellArg(path))
+	}
+	out := h.Run(ctx, Relocks(f, names), opts)
+	if h.Review != nil {
+		if err := h.Review(path, f, out.Entries); err != nil {
+			return err
+		}
+	}
+	if err := h.checkLog(ctx, path, out.Entries); err != nil {
+		return err
+	}
+	if len(out.Failed) == 0 {
+		return write(path, f, out.Entries, o, h)
+	}
+	kept := Untouched(path)
+	if len(out.Entries) > 0 {
+		if err := write(path, f, out.Entries, o, h); err != nil {
+			return err
+		}
+		kept = "their entries were left as they were; the others were re-locked"
+	}
+	failed, qp, qn := out.Failed, termtext.ShellArg(path), termtext.ShellArg(out.Failed[0])
+	return &FailedError{Cause: out.FirstErr(), Summary: fmt.Sprintf("lock failed for %s (see above); %s. Once it starts again: mcpsum lock --lockfile %s --name %s; or, if it is gone for good: mcpsum lock --lockfile %s --remove %s",
+		strings.Join(failed, ", "), kept, qp, qn, qp, qn)}
+}
+
+func (h Hooks) checkLog(ctx context.Context, path string, entries map[string]*lockfile.Server) error {
+	if h.CheckLog == nil {
+		return nil
+	}
+	if err := h.CheckLog(ctx, entries); err != nil {
+		return fmt.Errorf("%w\n%s", err, Untouched(path))
+	}
+	return nil
+}
+
+// write merges entries into the lockfile (Write) and tells h.Wrote.
+func write(path string, loaded *lockfile.File, entries map[string]*lockfile.Server, o Options, h Hooks) error {
+	w, err := Write(path, loaded, entries, o)
+	if err != nil {
+		return err
+	}
+	h.Wrote(path, entries, w)
+	return nil
+}

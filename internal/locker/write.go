@@ -1,0 +1,173 @@
+package locker
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"slices"
+	"strings"
+
+	"github.com/mcpsum/mcpsum/internal/launch"
+	"github.com/mcpsum/mcpsum/internal/review"
+	"github.com/mcpsum/mcpsum/internal/termtext"
+	"github.com/mcpsum/mcpsum/pkg/lockfile"
+)
+
+// Options say how entries are written.
+type Options struct {
+	Generator string // the lockfile's generator field ("mcpsum v1.2.3")
+	// Strict refuses the write (a *ShadowError) when an entry written
+	// shadows another server's tools (lock and import --strict).
+	Strict bool
+}
+
+// ShadowError is the refusal of Strict: the shadowing between the entries
+// to write and the lock's other servers. Nothing was written.
+type ShadowError struct{ Shadows []review.Shadow }
+
+func (e *ShadowError) Error() string {
+	msg := fmt.Sprintf("--strict: %d shadowing finding(s) between servers; nothing was written:", len(e.Shadows))
+	for _, s := range e.Shadows {
+		msg += "\n  shadowing: " + s.String()
+	}
+	return msg + "\nkeep only one of the servers concerned, or lock without --strict to record them as warnings"
+}
+
+// shadows lists the shadowing in f that involves the entries being
+// written, and refuses it under Strict.
+func (o Options) shadows(f *lockfile.File, entries map[string]*lockfile.Server) ([]review.Shadow, error) {
+	shadows := review.Shadowing(f.Servers, func(n string) bool { _, ok := entries[n]; return ok })
+	if o.Strict && len(shadows) > 0 {
+		return shadows, &ShadowError{Shadows: shadows}
+	}
+	return shadows, nil
+}
+
+// Written is what a write did besides writing.
+type Written struct {
+	// Notes, sorted: "NAME: the protocol era changed …", "NAME: dropped
+	// taint label …".
+	Notes []string
+	// Shadows is the shadowing between the entries written and the lock's
+	// other servers (internal/review).
+	Shadows []review.Shadow
+}
+
+// Write merges entries into the lockfile at path under its file lock,
+// keeping each server's policy and log proof and noting the taint labels
+// that had to be dropped. loaded is the file as read before the servers ran
+// (nil if none): unless it changed meanwhile, it is not parsed again.
+func Write(path string, loaded *lockfile.File, entries map[string]*lockfile.Server, o Options) (*Written, error) {
+	w := &Written{}
+	err := lockfile.UpdateFrom(path, loaded, func(f *lockfile.File) error {
+		w.Notes = w.Notes[:0]
+		for n, e := range entries {
+			if old := f.Servers[n]; old != nil {
+				launch.KeepLogProof(old, e)
+				if old.Era() != e.Era() {
+					w.Notes = append(w.Notes, fmt.Sprintf("%s: the protocol era changed from %s (%s) to %s (%s); the entry now records the new era", n, old.Era(), old.ProtocolVersion, e.Era(), e.ProtocolVersion))
+				}
+				for _, d := range lockfile.KeepPolicy(old, e) {
+					w.Notes = append(w.Notes, fmt.Sprintf("%s: dropped taint label %s: the tool no longer exists (label its new name again if it was renamed)", n, d))
+				}
+			}
+			f.Servers[n] = e
+		}
+		f.Generator = o.Generator
+		var err error
+		w.Shadows, err = o.shadows(f, entries)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	slices.Sort(w.Notes)
+	return w, nil
+}
+
+// Replaced is what ReplaceBroken did besides writing.
+type Replaced struct {
+	Shadows []review.Shadow
+	// Discarded: a broken entry was discarded; Problem is what was wrong
+	// with it.
+	Discarded bool
+	Problem   string
+}
+
+// ReplaceBroken writes entry in place of the broken entry name (see
+// Plan.Broken), when every other entry is valid.
+func ReplaceBroken(path, name string, entry *lockfile.Server, o Options) (*Replaced, error) {
+	r := &Replaced{}
+	var refused error
+	discarded, err := lockfile.UpdateDiscarding(path, name, func(f *lockfile.File) error {
+		f.Servers[name] = entry
+		f.Generator = o.Generator
+		r.Shadows, refused = o.shadows(f, map[string]*lockfile.Server{name: entry})
+		return refused
+	})
+	if err != nil {
+		if refused != nil {
+			return nil, refused // Strict refused the shadowing; it says so itself
+		}
+		return nil, fmt.Errorf("%w (the broken entry %s can only be replaced when every other entry is valid; %s)", err, name, Untouched(path))
+	}
+	if discarded != nil {
+		r.Discarded, r.Problem = true, brokenProblem(discarded)
+	}
+	return r, nil
+}
+
+// Remove deletes the entry name from the lockfile at path, under the
+// lockfile's lock. A broken entry (one that no longer matches its digests)
+// can be removed too: every other entry must be valid.
+func Remove(path, name, generator string) error {
+	if _, err := lockfile.ReadFile(path); errors.Is(err, fs.ErrNotExist) {
+		return &NoLockfileError{Path: path, Name: name}
+	}
+	found := false
+	discarded, err := lockfile.UpdateDiscarding(path, name, func(f *lockfile.File) error {
+		if _, ok := f.Servers[name]; ok {
+			found = true
+			delete(f.Servers, name)
+			f.Generator = generator
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if found || discarded != nil {
+		return nil
+	}
+	f, err := lockfile.Load(path)
+	if err != nil {
+		return err
+	}
+	if len(f.Servers) == 0 {
+		return usageErr("no server %s in %s (it has no servers)", termtext.ShellArg(name), path)
+	}
+	return usageErr("no server %s in %s (locked: %s)", termtext.ShellArg(name), path, strings.Join(Names(f), ", "))
+}
+
+// Warnings lists, per entry in name order, what show would flag in the new
+// entries: code-loading variables, machine-specific paths in the command,
+// risky sandbox write paths, look-alike names ("NAME: warning"). The lock
+// is written anyway: these are for the reviewer.
+func Warnings(path string, entries map[string]*lockfile.Server) []string {
+	names := make([]string, 0, len(entries))
+	for n := range entries {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	var out []string
+	for _, n := range names {
+		e := entries[n]
+		for _, w := range launch.Warnings(e, path) {
+			out = append(out, n+": "+w)
+		}
+		for _, l := range review.Lookalikes(e) {
+			out = append(out, n+": "+l)
+		}
+	}
+	return out
+}

@@ -1,0 +1,63 @@
+package sumlog_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mcpsum/mcpsum/internal/sumlog"
+	"github.com/mcpsum/mcpsum/pkg/sumdb"
+)
+
+// init makes a private signing key and refuses a folder that has one; add
+// is idempotent for the same surface and refuses another surface for a
+// logged key with both digests, appending nothing (the checkpoint and the
+// index stay byte for byte the same).
+func TestInitAndAdd(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "log")
+	vkey, err := sumlog.Init(dir, "posix.test/log")
+	if err != nil || !strings.HasPrefix(vkey, "posix.test/log+") {
+		t.Fatalf("Init: %q %v", vkey, err)
+	}
+	if fi, err := os.Stat(filepath.Join(dir, sumlog.KeyFile)); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("signing key: %v %v", fi, err)
+	}
+	if _, err := sumlog.Init(dir, "posix.test/log"); err == nil || !strings.Contains(err.Error(), "already holds a log") {
+		t.Errorf("Init over a log: %v", err)
+	}
+	if _, err := sumlog.Init(t.TempDir(), "has space"); err == nil {
+		t.Error("Init accepted an origin with a space")
+	}
+	a := sumdb.Surface{Era: "legacy", Items: [4]map[string]string{{"t": "sha256:" + strings.Repeat("1", 64)}, {}, {}, {}}}
+	b := sumdb.Surface{Era: "legacy", Items: [4]map[string]string{{"t": "sha256:" + strings.Repeat("2", 64)}, {}, {}, {}}}
+	got, err := sumlog.Add(ctx, dir, sumlog.Options{}, []sumlog.Entry{{Key: "npm/x@1.0.0#00", Surface: a}})
+	if err != nil || !got[0].New || got[0].Index != 0 {
+		t.Fatalf("first add: %+v %v", got, err)
+	}
+	cp := filepath.Join(dir, sumlog.TilesDir, "checkpoint")
+	before, idx := readAll(t, cp), readAll(t, filepath.Join(dir, sumlog.IndexFile))
+	if got, err = sumlog.Add(ctx, dir, sumlog.Options{}, []sumlog.Entry{{Key: "npm/x@1.0.0#00", Surface: a}}); err != nil || got[0].New {
+		t.Errorf("same surface again: %+v %v", got, err)
+	}
+	_, err = sumlog.Add(ctx, dir, sumlog.Options{}, []sumlog.Entry{{Key: "npm/y@1.0.0#00", Surface: a}, {Key: "npm/x@1.0.0#00", Surface: b}})
+	var ce *sumlog.ConflictError
+	if !errors.As(err, &ce) || ce.Logged != sumdb.Digest(a) || ce.New != sumdb.Digest(b) || !strings.Contains(err.Error(), ce.Logged) || !strings.Contains(err.Error(), ce.New) {
+		t.Fatalf("another surface for a logged key: %v", err)
+	}
+	if readAll(t, cp) != before || readAll(t, filepath.Join(dir, sumlog.IndexFile)) != idx {
+		t.Error("a refused add changed the log")
+	}
+}
+
+func readAll(t *testing.T, p string) string {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}

@@ -1,0 +1,44 @@
+package verify
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/mcpsum/mcpsum/internal/launch"
+	"github.com/mcpsum/mcpsum/internal/locker"
+	"github.com/mcpsum/mcpsum/internal/termtext"
+	"github.com/mcpsum/mcpsum/pkg/sumdb"
+)
+
+// Offline is `verify --offline` for one lockfile: it checks that the file
+// parses and matches its own digests and, when logConfig names a
+// transparency log, that each stored log proof (logProof) proves its
+// entry's record under the log's key, with no network and no server
+// started. It writes a line per outcome to w ("ok", "FAIL", "note") and
+// returns the error that decides (nil when everything checks); an error of
+// logConfig is returned as it is, after the file's own line.
+func Offline(w io.Writer, path string, logConfig func() (*sumdb.Config, error)) error {
+	q := termtext.ShellArg(path)
+	f, err := locker.Load(path)
+	if err != nil {
+		fmt.Fprintf(w, "FAIL   %s: %v\n", q, err)
+		return err
+	}
+	fmt.Fprintf(w, "ok     %s: %d servers, every digest matches (offline: no server was started)\n", q, len(f.Servers))
+	cfg, err := logConfig()
+	if err != nil {
+		return err
+	}
+	checked, notes, err := launch.CheckLogProofs(cfg, f)
+	for _, n := range notes {
+		fmt.Fprintf(w, "note   %s: %s\n", q, n)
+	}
+	if err != nil {
+		fmt.Fprintf(w, "FAIL   %s: %v\n", q, err)
+		return err
+	}
+	if checked > 0 {
+		fmt.Fprintf(w, "ok     %s: %d transparency-log proofs check against the log's key (offline)\n", q, checked)
+	}
+	return nil
+}
