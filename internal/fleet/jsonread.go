@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/mcpsum/mcpsum/internal/jsonscan"
 	"github.com/mcpsum/mcpsum/internal/termtext"
@@ -88,6 +89,18 @@ func indentJSON(v any) []byte {
 		panic(err) // only values mcpsum built are marshalled
 	}
 	return b
+}
+
+// compactJSON is v as one line of JSON, HTML characters unescaped (a value
+// a policy carries inside a string).
+func compactJSON(v any) string {
+	var buf jsonBuffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		panic(err)
+	}
+	return strings.TrimSuffix(string(buf.b), "\n")
 }
 
 func marshalNoEscape(v any) ([]byte, error) {
