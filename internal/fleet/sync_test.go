@@ -4,12 +4,14 @@ package fleet
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // A served org lock, synced: installed 0644 with its signed release; the
@@ -45,11 +47,10 @@ func TestSyncServedOrgLock(t *testing.T) {
 	// The same serial again: nothing written.
 	before := o.installed()
 	fi0, _ := os.Stat(o.to)
-	time.Sleep(20 * time.Millisecond) // so a rewrite would show in the file's time
 	if res, err = o.sync(); err != nil || res.Changed || res.Serial != 2 {
 		t.Fatalf("second sync of serial 2: %+v %v", res, err)
 	}
-	if fi1, _ := os.Stat(o.to); !fi1.ModTime().Equal(fi0.ModTime()) || !os.SameFile(fi0, fi1) {
+	if fi1, _ := os.Stat(o.to); !os.SameFile(fi0, fi1) { // a rewrite renames a new file into place
 		t.Errorf("the second sync of the same serial rewrote %s", o.to)
 	}
 	assertUnchanged(t, o, before)
@@ -148,4 +149,59 @@ func TestSyncRefusesInsecureTrust(t *testing.T) {
 	if _, err := os.Stat(o.to); !os.IsNotExist(err) {
 		t.Errorf("a refused sync installed %s", o.to)
 	}
+}
+
+// fleet status --json validates against the schema docs/ publishes, for an
+// installed org lock with a client's policy in place and drifted, and for a
+// machine with nothing installed.
+func TestStatusJSONSchema(t *testing.T) {
+	o := newOrg(t)
+	o.publish(testLock(t, "valid.lock"), 3, o.key)
+	if _, err := o.sync(); err != nil {
+		t.Fatal(err)
+	}
+	env := Env{Root: t.TempDir(), GOOS: "linux"}
+	opts := emitOpts(o.to, ModeArgv)
+	c, _ := ClientByName("gemini")
+	policy, _ := c.Emit(entries(t, testLock(t, "valid.lock"), opts), ModeArgv)
+	if _, err := c.Install(policy, env); err != nil {
+		t.Fatal(err)
+	}
+	s := statusSchema(t)
+	for _, r := range []*Report{
+		Status(StatusOptions{Lockfile: o.to, Emit: opts, Required: []string{"gemini"}, Env: env}),
+		Status(StatusOptions{Lockfile: filepath.Join(t.TempDir(), "none.lock"), Emit: opts, Env: env}),
+	} {
+		b, err := json.Marshal(r)
+		must(t, err)
+		inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+		must(t, err)
+		if err := s.Validate(inst); err != nil {
+			t.Errorf("status JSON does not validate against docs/fleet-status.schema.json: %v\n%s", err, b)
+		}
+	}
+	r := Status(StatusOptions{Lockfile: o.to, Emit: opts, Required: []string{"gemini"}, Env: env})
+	if r.Drift || r.Serial == nil || *r.Serial != 3 || r.Signer == nil || *r.Signer != "org-release" || r.Synced == nil {
+		t.Errorf("status of a synced lock with gemini's policy in place: %+v", r)
+	}
+	// An edited lock is drift: it is no longer the release's.
+	write(t, o.to, testLock(t, "modern.lock"), 0o644)
+	if r = Status(StatusOptions{Lockfile: o.to, Emit: opts, Env: env}); !r.Drift || !strings.Contains(strings.Join(r.Problems, "\n"), "changed after fleet sync installed it") {
+		t.Errorf("status of an edited lock: %+v", r.Problems)
+	}
+}
+
+func statusSchema(t *testing.T) *jsonschema.Schema {
+	t.Helper()
+	f, err := os.Open(filepath.Join("..", "..", "docs", "fleet-status.schema.json"))
+	must(t, err)
+	defer f.Close()
+	doc, err := jsonschema.UnmarshalJSON(f)
+	must(t, err)
+	c := jsonschema.NewCompiler()
+	c.AssertFormat()
+	must(t, c.AddResource("fleet-status.schema.json", doc))
+	s, err := c.Compile("fleet-status.schema.json")
+	must(t, err)
+	return s
 }
