@@ -23,7 +23,7 @@ import (
 func (c *Client) Install(policy []byte, env Env) (string, error) {
 	p := c.Path(env)
 	if p == "" {
-		return "", usage("%s reads its managed settings from a configuration profile (macOS) or the registry (Windows), not a file on %s: deploy the keys 'mcpsum fleet emit --client %s' prints with your MDM (docs/fleet.md)", c.Title, env.GOOS, c.Name)
+		return "", usage("%s reads its managed settings from a configuration profile (macOS) or the registry (Windows), not a file on %s: deploy the keys 'mcpsum fleet emit --client %s%s' prints with your MDM (docs/fleet.md)", c.Title, env.GOOS, c.Name, modeArgs(c))
 	}
 	dir := filepath.Dir(p)
 	if err := installDir(dir); err != nil {
@@ -35,7 +35,7 @@ func (c *Client) Install(policy []byte, env Env) (string, error) {
 			return "", err
 		}
 		if others := c.otherKeys(old); len(others) > 0 {
-			return "", fmt.Errorf("%s holds settings mcpsum does not write (%s): merge the policy 'mcpsum fleet emit --client %s' prints into it yourself, or move those settings", quote(p), strings.Join(others, ", "), c.Name)
+			return "", fmt.Errorf("%s holds settings mcpsum does not write (%s): merge the policy 'mcpsum fleet emit --client %s%s' prints into it yourself, or move those settings", quote(p), strings.Join(others, ", "), c.Name, modeArgs(c))
 		}
 	} else if !missing(err) {
 		return "", err
@@ -44,6 +44,15 @@ func (c *Client) Install(policy []byte, env Env) (string, error) {
 		return "", fmt.Errorf("writing %s: %w", quote(p), err)
 	}
 	return p, nil
+}
+
+// modeArgs are the flags a hint's emit command needs for c: --mode url for
+// a client that takes nothing else.
+func modeArgs(c *Client) string {
+	if !c.Supports(ModeArgv) {
+		return " --mode url --serve-url URL"
+	}
+	return ""
 }
 
 // otherKeys lists the top-level members (tables) of an existing policy

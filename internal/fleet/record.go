@@ -41,7 +41,7 @@ func readRecord(lockPath string) (*Record, error) {
 	dec.DisallowUnknownFields()
 	var r Record
 	if err := dec.Decode(&r); err != nil {
-		return nil, fmt.Errorf("sync record %s: %v (it is written by mcpsum fleet sync; sync again to rewrite it)", quote(p), err)
+		return nil, fmt.Errorf("sync record %s: %v (it is written by mcpsum fleet sync; run the sync again to rewrite it)", quote(p), err)
 	}
 	return &r, nil
 }

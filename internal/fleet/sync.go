@@ -201,6 +201,10 @@ func installedState(to string, p *published) (*Release, bool, error) {
 		}
 		same = same && bytes.Equal(b, f.want)
 	}
+	// The record status reads is part of an installation: a missing or
+	// broken one is repaired like an edited lock.
+	rec, err := readRecord(to)
+	same = same && err == nil && rec != nil && rec.Serial == r.Serial && rec.Lockfile == r.Lockfile
 	return &r, same, nil
 }
 

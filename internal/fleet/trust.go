@@ -43,7 +43,7 @@ var signerMembers = []string{"name", "key", "certificateIdentity", "certificateI
 func ReadTrust(path string) (*Trust, error) {
 	if err := secureFile(path); err != nil {
 		if missing(err) {
-			return nil, fmt.Errorf("no trust file %s: write the signers the organisation trusts there (docs/fleet.md, \"The trust file\")", quote(path))
+			return nil, fmt.Errorf("no trust file %s: write the signers the organisation trusts there (docs/fleet.md, \"Installing it: fleet sync\")", quote(path))
 		}
 		return nil, fmt.Errorf("trust file: %w", err)
 	}
