@@ -17,8 +17,8 @@
 // --name N`, or URL entries naming `mcpsum serve`'s /servers/N/mcp. Status
 // reads those policies back and reports drift.
 //
-// It is in layer 3: it imports pkg/lockfile, pkg/sumdb and internal/launch
-// (log keys), and helpers (attestproto, jsonscan, netrule, safeio,
+// It is in layer 3: it imports pkg/lockfile, pkg/sumdb, internal/launch
+// (log keys) and internal/clientconfig (TOML quoting), and helpers (attestproto, jsonscan, netrule, safeio,
 // statefile, termtext); never cmd/ or a higher layer. It never prints or
 // exits: results are values, notes go to a callback, refusals are typed.
 package fleet

@@ -227,17 +227,20 @@ func TestPoliciesMatchPublishedSchemas(t *testing.T) {
 	}
 }
 
-func schema(t *testing.T, file, ref string) *jsonschema.Schema {
+// compileSchema compiles the JSON schema at path (ref: one of its
+// definitions, "" for the whole), with format assertions on.
+func compileSchema(t *testing.T, path, ref string) *jsonschema.Schema {
 	t.Helper()
-	f, err := os.Open(filepath.Join("testdata", "schemas", file))
+	f, err := os.Open(path)
 	must(t, err)
 	defer f.Close()
 	doc, err := jsonschema.UnmarshalJSON(f)
 	must(t, err)
 	c := jsonschema.NewCompiler()
 	c.AssertFormat()
-	must(t, c.AddResource(file, doc))
-	s, err := c.Compile(file + ref)
+	name := filepath.Base(path)
+	must(t, c.AddResource(name, doc))
+	s, err := c.Compile(name + ref)
 	must(t, err)
 	return s
 }
@@ -255,7 +258,7 @@ func validateDef(t *testing.T, file, def string, data []byte) {
 	}
 	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
 	must(t, err)
-	if err := schema(t, file, ref).Validate(inst); err != nil {
+	if err := compileSchema(t, filepath.Join("testdata", "schemas", file), ref).Validate(inst); err != nil {
 		t.Errorf("%s does not validate against %s%s: %v", data, file, ref, err)
 	}
 }

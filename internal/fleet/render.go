@@ -2,8 +2,9 @@ package fleet
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
+
+	"github.com/mcpsum/mcpsum/internal/clientconfig"
 )
 
 // allowlistKeys are Claude Code's and Copilot's managed-settings members:
@@ -75,46 +76,18 @@ func renderCodex(es []Entry, _ string) []byte {
 	var b strings.Builder
 	b.WriteString("# mcpsum fleet emit: Codex enables only these MCP servers, each by name and exact identity.\n")
 	for _, e := range es {
-		key := "mcp_servers." + tomlKey(e.Name) + ".identity"
+		key := "mcp_servers." + clientconfig.TOMLKey(e.Name) + ".identity"
 		if e.URL != "" {
-			fmt.Fprintf(&b, "\n[%s]\nurl = %s\n", key, tomlString(e.URL))
+			fmt.Fprintf(&b, "\n[%s]\nurl = %s\n", key, clientconfig.TOMLString(e.URL))
 			continue
 		}
-		fmt.Fprintf(&b, "\n[%s.command]\nexecutable = %s\nargs = [\n", key, tomlString(e.Argv[0]))
+		fmt.Fprintf(&b, "\n[%s.command]\nexecutable = %s\nargs = [\n", key, clientconfig.TOMLString(e.Argv[0]))
 		for _, a := range e.Argv[1:] {
-			fmt.Fprintf(&b, "  { match = \"exact\", value = %s },\n", tomlString(a))
+			fmt.Fprintf(&b, "  { match = \"exact\", value = %s },\n", clientconfig.TOMLString(a))
 		}
 		b.WriteString("]\n")
 	}
 	return []byte(b.String())
-}
-
-var bareKey = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
-
-func tomlKey(k string) string {
-	if bareKey.MatchString(k) {
-		return k
-	}
-	return tomlString(k)
-}
-
-// tomlString is s as a TOML basic string (JSON's escapes are TOML's).
-func tomlString(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, r := range s {
-		switch {
-		case r == '"' || r == '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case r < 0x20 || r == 0x7f:
-			fmt.Fprintf(&b, `\u%04X`, r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
 }
 
 // renderClaudeDesktop is Claude Desktop's managed keys as a configuration

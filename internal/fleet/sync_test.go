@@ -193,15 +193,5 @@ func TestStatusJSONSchema(t *testing.T) {
 
 func statusSchema(t *testing.T) *jsonschema.Schema {
 	t.Helper()
-	f, err := os.Open(filepath.Join("..", "..", "docs", "fleet-status.schema.json"))
-	must(t, err)
-	defer f.Close()
-	doc, err := jsonschema.UnmarshalJSON(f)
-	must(t, err)
-	c := jsonschema.NewCompiler()
-	c.AssertFormat()
-	must(t, c.AddResource("fleet-status.schema.json", doc))
-	s, err := c.Compile("fleet-status.schema.json")
-	must(t, err)
-	return s
+	return compileSchema(t, filepath.Join("..", "..", "docs", "fleet-status.schema.json"), "")
 }
