@@ -176,6 +176,11 @@ func (s *Session) body(resp *http.Response, m *envelope) error {
 func (s *Session) events(resp *http.Response, m *envelope) (answered bool, err error) {
 	st := NewSSEStream(resp.Body, s.max, s.sink.Small, '\t')
 	defer st.Release()
+	if m == nil { // the GET stream goes on from the last event id it saw
+		s.mu.Lock()
+		st.LastID = s.sess.lastEvent
+		s.mu.Unlock()
+	}
 	long := false
 	for {
 		var end func(error)
