@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -144,7 +145,7 @@ func (p policyFlags) options() (fleet.EmitOptions, error) {
 			return o, err
 		}
 	}
-	return o, nil
+	return o, o.Check()
 }
 
 func (a *app) fleetEmit() *ffcli.Command {
@@ -180,6 +181,9 @@ places); a file there holding other settings is left alone.`),
 				return err
 			}
 			f, err := lockfile.Load(o.Lockfile)
+			if errors.Is(err, os.ErrNotExist) {
+				return fmt.Errorf("no org lock at %s: install it with 'mcpsum fleet sync', or name it with --lockfile", quoteArg(o.Lockfile))
+			}
 			if err != nil {
 				return err
 			}

@@ -47,28 +47,13 @@ func (e Entry) id() string {
 // Entries are the org lock's servers, in name order, as the clients must
 // run them: through mcpsum proxy with the org lock, or at mcpsum serve.
 func Entries(f *lockfile.File, o EmitOptions) ([]Entry, error) {
+	if err := o.Check(); err != nil {
+		return nil, err
+	}
 	if len(f.Servers) == 0 {
 		return nil, fmt.Errorf("%s holds no servers: a policy that admits none is not what fleet emit writes", quote(o.Lockfile))
 	}
-	var base string
-	switch o.Mode {
-	case ModeArgv:
-		for _, p := range []struct{ flag, path string }{{"--mcpsum", o.Mcpsum}, {"--lockfile", o.Lockfile}} {
-			if !filepath.IsAbs(p.path) {
-				return nil, usage("%s %s: the clients need an absolute path", p.flag, quote(p.path))
-			}
-			if strings.Contains(p.path, "$") {
-				return nil, usage("%s %s holds '$', which the clients expand as an environment variable before matching; use a path without it", p.flag, quote(p.path))
-			}
-		}
-	case ModeURL:
-		var err error
-		if base, err = serveBase(o.ServeURL); err != nil {
-			return nil, err
-		}
-	default:
-		return nil, usage("--mode %s: want argv or url", quote(o.Mode))
-	}
+	base, _ := serveBase(o.ServeURL)
 	var out []Entry
 	for _, n := range slices.Sorted(maps.Keys(f.Servers)) {
 		e := Entry{Name: n}
@@ -80,6 +65,29 @@ func Entries(f *lockfile.File, o EmitOptions) ([]Entry, error) {
 		out = append(out, e)
 	}
 	return out, nil
+}
+
+// Check reports a mistake in o (a *UsageError): an unknown mode, a path
+// that is not absolute or holds '$' (argv mode), a missing or malformed
+// serve URL (url mode).
+func (o EmitOptions) Check() error {
+	switch o.Mode {
+	case ModeArgv:
+		for _, p := range []struct{ flag, path string }{{"--mcpsum", o.Mcpsum}, {"--lockfile", o.Lockfile}} {
+			if !filepath.IsAbs(p.path) {
+				return usage("%s %s: the clients need an absolute path", p.flag, quote(p.path))
+			}
+			if strings.Contains(p.path, "$") {
+				return usage("%s %s holds '$', which the clients expand as an environment variable before matching; use a path without it", p.flag, quote(p.path))
+			}
+		}
+	case ModeURL:
+		_, err := serveBase(o.ServeURL)
+		return err
+	default:
+		return usage("--mode %s: want argv or url", quote(o.Mode))
+	}
+	return nil
 }
 
 // serveBase checks mcpsum serve's URL: https (or http to this machine),
