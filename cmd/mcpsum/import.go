@@ -145,12 +145,12 @@ func (a *app) importConfigs(ctx context.Context, cfgs []*clientconfig.Config, o 
 	ao := importer.ApplyOptions{Self: o.Self, Write: *f.write, Locker: a.writeOptions(), Event: a.importEvent, Now: time.Now,
 		Pin: launch.Options{Timeout: time.Duration(*f.timeout) * time.Second, StartTimeout: time.Duration(*f.start) * time.Second,
 			Note: a.noter("import"), Authorize: a.authorizer("import")},
-		Run:      a.runLocks,
-		CheckLog: func(ctx context.Context, e map[string]*lockfile.Server) error { return a.checkLog(ctx, "import", e) },
+		Run: a.runLocks,
+		CheckLog: func(ctx context.Context, seen *lockfile.File, e map[string]*lockfile.Server) error {
+			return a.checkLog(ctx, "import", seen, e)
+		},
 	}
-	if !*f.trust {
-		ao.Ask = a.askTrust
-	}
+	ao.Ask, ao.TrustProject = a.askTrust, *f.trust
 	return importer.Apply(ctx, groups, ao)
 }
 

@@ -88,6 +88,10 @@ func KeyHash(key string) string {
 // and nothing at all is appended. Adds to one folder are serialised by a
 // lock on the folder.
 func Add(ctx context.Context, dir string, st Options, entries []Entry) ([]Added, error) {
+	// Tessera's appender and awaiter run goroutines until their context
+	// ends: end it with the add, so none outlives it.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	lk, err := statefile.LockTimeout(dir, time.Minute)
 	if err != nil {
 		return nil, err
