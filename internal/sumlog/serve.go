@@ -104,7 +104,7 @@ func (c *indexCache) get() (map[string]indexEntry, error) {
 	if c.m != nil && (st == nil) == (c.stat == nil) && (st == nil || os.SameFile(st, c.stat) && st.Size() == c.stat.Size() && st.ModTime().Equal(c.stat.ModTime())) {
 		return c.m, nil
 	}
-	m, err := readIndex(c.dir)
+	m, _, err := readIndex(c.dir)
 	if err != nil {
 		return nil, err
 	}
