@@ -61,16 +61,21 @@ const HeightTiles = 8
 func (c *Client) Lookup(ctx context.Context, key string) (*Result, error) {
 	f := c.fetch(ctx, true)
 	res, err := c.lookup(f, key)
-	if err != nil && f.cached && isLogError(err) {
+	if err != nil && f.cached && retryable(err) {
 		// Checked against cached data: ask the log itself before blaming it.
 		res, err = c.lookup(c.fetch(ctx, false), key)
 	}
 	return res, err
 }
 
-func isLogError(err error) bool {
+// retryable reports a failed check that cached data may have caused (a
+// tile that does not match its tree): it is made again from the log before
+// the log is blamed. A fork shown by tiles checked against a signed tree
+// stands, wherever they came from.
+func retryable(err error) bool {
 	var le *LogError
-	return errors.As(err, &le)
+	var re *RollbackError
+	return errors.As(err, &le) || errors.As(err, &re)
 }
 
 func (c *Client) lookup(f *fetch, key string) (*Result, error) {

@@ -152,7 +152,7 @@ func (c *Client) Remember(ctx context.Context, proofs []string) error {
 	for _, s := range seen {
 		f := c.fetch(ctx, true)
 		_, err := c.merge(f, s)
-		if err != nil && f.cached && isLogError(err) {
+		if err != nil && f.cached && retryable(err) {
 			_, err = c.merge(c.fetch(ctx, false), s)
 		}
 		if err != nil {
