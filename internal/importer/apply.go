@@ -32,8 +32,8 @@ type ApplyOptions struct {
 	// TrustProject runs the commands of project configs without asking
 	// (import --trust-project).
 	TrustProject bool
-	// Run locks the jobs (locker.Run, with the command's progress display).
-	Run func(ctx context.Context, jobs []locker.Job, opts launch.Options) *locker.Outcome
+	// Progress hears the locks as they run (nil: nothing).
+	Progress locker.Progress
 	// CheckLog looks the entries up in the transparency log before they
 	// are written into seen (the lockfile as read, nil when there is none;
 	// nil CheckLog: no log).
@@ -182,7 +182,7 @@ func (o *ApplyOptions) lock(ctx context.Context, g *Group) error {
 	}
 	opts := o.Pin
 	opts.Lockfile = g.Lock
-	out := o.Run(ctx, jobs, opts)
+	out := locker.Run(ctx, jobs, opts, o.Progress)
 	for i, r := range out.Results {
 		g.Cands[i].Entry, g.Cands[i].Err = r.Entry, r.Err
 	}
