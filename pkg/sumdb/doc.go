@@ -9,6 +9,32 @@
 // The package imports no other mcpsum package but internal helpers, and has
 // no init work, so linking it costs mcpsum's start-up nothing.
 //
+// # Stability
+//
+// This is one of mcpsum's two public packages (with pkg/lockfile);
+// everything else is internal/. Across versions of mcpsum a user may rely
+// on:
+//
+//   - The log's data: Key (the key of an entry: its Identity), Record (the
+//     `mcp-surface v1` record of a Surface), Digest, Kinds and Module are
+//     what a log operator and a verifier must agree on; a key or record
+//     once logged is never computed differently (a new record format gets a
+//     new name).
+//   - The verification: a Config (ParseConfig, ConfigFromEnv: the
+//     MCPSUMDB, MCPSUM_NOSUMDB and MCPSUM_WITNESS_POLICY settings) and its
+//     Client check every answer against the log's signed checkpoint
+//     (Lookup, Check: inclusion, and append-only growth since the state the
+//     client kept; CheckProof: a stored tlog-proof, offline) and refuse
+//     with the typed errors MismatchError, ForkError, RollbackError,
+//     ProofError, LogError and UnreachableError; IsSecurity says which of
+//     them are a verdict (something is wrong with the log or the surface)
+//     rather than an outage. A check that passes today is never weakened
+//     in a later version.
+//   - These names keep their meaning; fields and functions may be added.
+//
+// Not promised: the text of error messages, and where and how the client
+// keeps its state (the last checkpoint it saw) in the state folder.
+//
 // It is a leaf: it imports only internal/ helpers of mcpsum
 // (internal/pkgspec, internal/safeio, internal/statefile), and must not
 // import any other pkg/ package or cmd/.
