@@ -20,7 +20,7 @@ func (s *Session) initialized(resp *http.Response, res *envelope) {
 	if res.result == nil {
 		return
 	}
-	sid := resp.Header.Get("Mcp-Session-Id")
+	sid := resp.Header.Get(HeaderSessionID)
 	if !validSessionID(sid) {
 		sid = ""
 	}
@@ -74,7 +74,7 @@ func (s *Session) getLoop() {
 		s.setHeaders(req.Header, sid)
 		req.Header.Set("Accept", "text/event-stream")
 		if last != "" {
-			req.Header.Set("Last-Event-ID", last)
+			req.Header.Set(HeaderLastEventID, last)
 		}
 		resp, err := s.client.Do(req)
 		switch {
@@ -168,7 +168,7 @@ func (s *Session) reinitialize(initReq []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	sid := resp.Header.Get("Mcp-Session-Id")
+	sid := resp.Header.Get(HeaderSessionID)
 	if !validSessionID(sid) {
 		return nil, errors.New("the new session has no valid Mcp-Session-Id")
 	}

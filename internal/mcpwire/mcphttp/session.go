@@ -350,7 +350,7 @@ func (s *Session) post(ctx context.Context, msg []byte, m *envelope) (*http.Resp
 	}
 	s.setHeaders(req.Header, sid)
 	if m.method == "initialize" {
-		req.Header.Del("MCP-Protocol-Version") // it is being negotiated
+		req.Header.Del(HeaderProtocolVersion) // it is being negotiated
 	}
 	if modern {
 		mo.set(req.Header, m.method)
@@ -381,10 +381,10 @@ func (s *Session) setHeaders(h http.Header, sid string) {
 	v := s.sess.version
 	s.mu.Unlock()
 	if v != "" {
-		h.Set("MCP-Protocol-Version", v)
+		h.Set(HeaderProtocolVersion, v)
 	}
 	if sid != "" {
-		h.Set("Mcp-Session-Id", sid)
+		h.Set(HeaderSessionID, sid)
 	}
 }
 
