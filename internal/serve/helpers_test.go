@@ -161,6 +161,10 @@ func (f *fixture) rawPost(t testing.TB, name, body string, h http.Header) (int, 
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	req.Header.Set("Authorization", "Bearer "+testToken)
 	for k, v := range h {
+		if k == "Host" {
+			req.Host = v[0]
+			continue
+		}
 		req.Header[k] = v
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)

@@ -62,3 +62,23 @@ func waitFor(t testing.TB, what string, cond func() bool) {
 		}
 	}
 }
+
+// A server whose surface drifted since it was locked is quarantined for
+// every client, in both eras: each call gets -32002 and nothing runs.
+func TestQuarantine(t *testing.T) {
+	t.Parallel()
+	e := lockServer(t, "-desc", "locked description")
+	drifted := *e
+	drifted.Command = serverCmd(t, "-desc", "changed description")
+	f := startServe(t, map[string]*lockfile.Server{"t": &drifted})
+	for _, era := range []string{"legacy", "modern"} {
+		cs := f.goClient(t, "t", era, nil, nil)
+		_, _, err := callText(t, cs, "echo", map[string]any{"text": "x"})
+		if err == nil || !strings.Contains(err.Error(), "-32002") && !strings.Contains(err.Error(), "quarantined") {
+			t.Fatalf("%s client, a drifted server: %v\nlog:\n%s", era, err, f.log)
+		}
+	}
+	if !strings.Contains(f.log.String(), "QUARANTINED") {
+		t.Errorf("the log does not say the server was quarantined:\n%s", f.log)
+	}
+}
