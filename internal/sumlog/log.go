@@ -1,21 +1,9 @@
 package sumlog
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"errors"
 	"fmt"
-	"io/fs"
-	"path/filepath"
-	"strconv"
-	"strings"
-	"time"
 
-	"github.com/mcpsum/mcpsum/internal/safeio"
-	"github.com/mcpsum/mcpsum/internal/statefile"
 	"github.com/mcpsum/mcpsum/pkg/sumdb"
 	"github.com/transparency-dev/tessera"
 )
@@ -43,122 +31,114 @@ type Added struct {
 	New   bool // false: the same surface was logged already
 }
 
-type indexEntry struct {
-	index   uint64
-	surface string
-}
-
-// maxIndex caps the index file (about 130 bytes a key: 8 million keys).
-const maxIndex = 1 << 30
-
-// readIndex reads the index file: "KEYHASH INDEX SURFACE" lines.
-func readIndex(dir string) (map[string]indexEntry, error) {
-	data, err := safeio.ReadOwn(filepath.Join(dir, IndexFile), "log index", maxIndex)
-	if errors.Is(err, fs.ErrNotExist) {
-		return map[string]indexEntry{}, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	m := map[string]indexEntry{}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	for n := 1; sc.Scan(); n++ {
-		f := strings.Fields(sc.Text())
-		if len(f) != 3 {
-			return nil, fmt.Errorf("%s line %d: want KEYHASH INDEX SURFACE", IndexFile, n)
-		}
-		i, err := strconv.ParseUint(f[1], 10, 64)
-		if err != nil {
-			return nil, fmt.Errorf("%s line %d: %v", IndexFile, n, err)
-		}
-		m[f[0]] = indexEntry{index: i, surface: f[2]}
-	}
-	return m, sc.Err()
-}
-
-// KeyHash is how the index and the lookup endpoint name a key.
-func KeyHash(key string) string {
-	sum := sha256.Sum256([]byte(key))
-	return hex.EncodeToString(sum[:])
-}
-
 // Add appends one record per entry whose key the log does not hold yet and
-// waits until a signed checkpoint covers them. The same surface again is not
-// appended (New false); another surface for a logged key is *ConflictError
-// and nothing at all is appended. Adds to one folder are serialised by a
-// lock on the folder.
-func Add(ctx context.Context, dir string, st Options, entries []Entry) ([]Added, error) {
-	lk, err := statefile.LockTimeout(dir, time.Minute)
+// waits until a signed (and, under a witness policy, cosigned) checkpoint
+// covers them. The same surface again is not appended (New false); another
+// surface for a logged key is *ConflictError and nothing at all is
+// appended. Adds to one storage are serialised by its lock; what an add
+// that crashed published without indexing is indexed first. Tessera runs
+// under a context of its own that ends with the add.
+func Add(ctx context.Context, dir string, o Options, entries []Entry) ([]Added, error) {
+	l, err := openLog(ctx, dir, o)
 	if err != nil {
 		return nil, err
 	}
-	defer lk.Unlock()
-	idx, err := readIndex(dir)
+	defer l.close()
+	unlock, err := l.st.lock(ctx)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]Added, len(entries))
-	var todo []int
-	for i, e := range entries {
-		d := sumdb.Digest(e.Surface)
-		out[i].Key = e.Key
-		if have, ok := idx[KeyHash(e.Key)]; ok {
-			if have.surface != d {
-				return nil, &ConflictError{Key: e.Key, Logged: have.surface, New: d}
-			}
-			out[i].Index = have.index
-			continue
-		}
-		todo = append(todo, i)
-	}
-	if len(todo) == 0 {
-		return out, nil
-	}
-	s, err := signer(dir)
+	defer unlock()
+	_, tree, err := readCheckpoint(ctx, l.st, l.verifier)
 	if err != nil {
 		return nil, err
 	}
-	drv, closeDB, err := st.driver(ctx, dir)
+	size := uint64(tree.N)
+	from, err := indexed(ctx, l.st)
 	if err != nil {
 		return nil, err
 	}
-	defer closeDB()
-	opts := tessera.NewAppendOptions().WithCheckpointSigner(s).
-		WithBatching(uint(len(todo)), 100*time.Millisecond).
-		WithCheckpointInterval(st.checkpointInterval())
-	if err := st.witnesses(opts); err != nil {
-		return nil, err
+	if from > size {
+		return nil, fmt.Errorf("%s: indexed up to %d records, but its checkpoint has %d: the storage lost records (restore it from a backup)", l.st, from, size)
 	}
-	app, shutdown, reader, err := tessera.NewAppender(ctx, drv, opts)
+	if err := index(ctx, l.st, from, size, false, nil); err != nil {
+		return nil, fmt.Errorf("indexing the records a previous add published: %w", err)
+	}
+	out, todo, first, err := plan(ctx, l, entries, size)
+	if err != nil || len(todo) == 0 {
+		return out, err
+	}
+	opts, err := l.appendOptions(uint(len(todo)), 0, true)
 	if err != nil {
 		return nil, err
 	}
-	aw := tessera.NewPublicationAwaiter(ctx, reader.ReadCheckpoint, 50*time.Millisecond)
+	a, err := l.appender(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	defer a.stop()
 	futures := make([]tessera.IndexFuture, len(todo))
 	for j, i := range todo {
-		futures[j] = app.Add(ctx, tessera.NewEntry(sumdb.Record(entries[i].Key, entries[i].Surface)))
+		futures[j] = a.app.Add(ctx, tessera.NewEntry(sumdb.Record(entries[i].Key, entries[i].Surface)))
 	}
-	var lines bytes.Buffer
+	var last uint64
 	for j, i := range todo {
-		x, _, err := aw.Await(ctx, futures[j])
+		x, err := futures[j]()
 		if err != nil {
 			return nil, fmt.Errorf("append %s: %w", entries[i].Key, err)
 		}
 		out[i].Index, out[i].New = x.Index, true
-		fmt.Fprintf(&lines, "%s %d %s\n", KeyHash(entries[i].Key), x.Index, sumdb.Digest(entries[i].Surface))
+		last = max(last, x.Index+1)
 	}
-	if err := shutdown(ctx); err != nil {
+	for i, e := range entries { // a key given twice is logged once
+		out[i].Index = out[first[e.Key]].Index
+	}
+	if _, err := l.awaitPublished(ctx, a.reader, last); err != nil {
 		return nil, err
 	}
-	return out, appendIndex(dir, lines.Bytes())
+	a.stop()
+	_, tree, err = readCheckpoint(ctx, l.st, l.verifier)
+	if err != nil {
+		return nil, err
+	}
+	return out, index(ctx, l.st, size, uint64(tree.N), false, nil)
 }
 
-// appendIndex adds lines to the index file (replaced atomically, durably).
-func appendIndex(dir string, lines []byte) error {
-	path := filepath.Join(dir, IndexFile)
-	old, err := safeio.ReadOwn(path, "log index", maxIndex)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return err
+// plan says, per entry, whether the log holds its key (with the same
+// surface: Index set; another: *ConflictError) and returns the entries to
+// append, one per key, and the first entry of each key.
+func plan(ctx context.Context, l *logHandle, entries []Entry, size uint64) (out []Added, todo []int, first map[string]int, err error) {
+	out = make([]Added, len(entries))
+	first = map[string]int{}
+	for i, e := range entries {
+		d := sumdb.Digest(e.Surface)
+		out[i].Key = e.Key
+		if j, ok := first[e.Key]; ok {
+			if dj := sumdb.Digest(entries[j].Surface); dj != d {
+				return nil, nil, nil, &ConflictError{Key: e.Key, Logged: dj, New: d}
+			}
+			continue
+		}
+		first[e.Key] = i
+		idx, ok, err := lookup(ctx, l.st, e.Key)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		if !ok {
+			todo = append(todo, i)
+			continue
+		}
+		logged, err := loggedSurface(ctx, l.st, e.Key, idx, size)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		if logged != d {
+			return nil, nil, nil, &ConflictError{Key: e.Key, Logged: logged, New: d}
+		}
+		out[i].Index = idx
 	}
-	return statefile.WriteAtomic(path, append(old, lines...), statefile.WriteOptions{Perm: 0o644, Sync: true})
+	for i, e := range entries {
+		out[i].Index = out[first[e.Key]].Index
+	}
+	return out, todo, first, nil
 }

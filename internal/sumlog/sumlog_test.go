@@ -39,7 +39,7 @@ func TestInitAndAdd(t *testing.T) {
 		t.Fatalf("first add: %+v %v", got, err)
 	}
 	cp := filepath.Join(dir, sumlog.TilesDir, "checkpoint")
-	before, idx := readAll(t, cp), readAll(t, filepath.Join(dir, sumlog.IndexFile))
+	before, idx := readAll(t, cp), readAll(t, filepath.Join(dir, sumlog.TilesDir, "lookup", sumlog.KeyHash("npm/x@1.0.0#00")))
 	if got, err = sumlog.Add(ctx, dir, sumlog.Options{}, []sumlog.Entry{{Key: "npm/x@1.0.0#00", Surface: a}}); err != nil || got[0].New {
 		t.Errorf("same surface again: %+v %v", got, err)
 	}
@@ -48,7 +48,7 @@ func TestInitAndAdd(t *testing.T) {
 	if !errors.As(err, &ce) || ce.Logged != sumdb.Digest(a) || ce.New != sumdb.Digest(b) || !strings.Contains(err.Error(), ce.Logged) || !strings.Contains(err.Error(), ce.New) {
 		t.Fatalf("another surface for a logged key: %v", err)
 	}
-	if readAll(t, cp) != before || readAll(t, filepath.Join(dir, sumlog.IndexFile)) != idx {
+	if readAll(t, cp) != before || readAll(t, filepath.Join(dir, sumlog.TilesDir, "lookup", sumlog.KeyHash("npm/x@1.0.0#00"))) != idx {
 		t.Error("a refused add changed the log")
 	}
 }
