@@ -3,6 +3,9 @@ package sumdb
 import (
 	"encoding/binary"
 	"fmt"
+
+	"github.com/transparency-dev/formats/log"
+	"golang.org/x/mod/sumdb/note"
 )
 
 // ParseRecord checks that rec is a well-formed mcp-surface v1 record and
@@ -28,4 +31,10 @@ func SplitBundle(bundle []byte, want int) ([][]byte, error) {
 		return nil, fmt.Errorf("entry bundle holds %d entries, want %d", len(out), want)
 	}
 	return out, nil
+}
+
+// parseSigned opens a checkpoint checking only the log's signature and
+// origin (one accepted before, under the witness policy then in force).
+func (cfg *Config) parseSigned(raw []byte) (*log.Checkpoint, []byte, *note.Note, error) {
+	return log.ParseCheckpoint(raw, cfg.origin, cfg.verifier)
 }

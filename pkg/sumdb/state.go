@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcpsum/mcpsum/internal/safeio"
 	"github.com/mcpsum/mcpsum/internal/statefile"
+	"github.com/transparency-dev/formats/log"
 	"golang.org/x/mod/sumdb/tlog"
 )
 
@@ -41,7 +42,11 @@ func (c *Client) advance(raw []byte, tree tlog.Tree, hr tlog.HashReader) error {
 	case err != nil:
 		return err
 	}
-	ocp, err := c.Config.open(old)
+	// The remembered checkpoint was accepted when it was fetched, under the
+	// witness policy then in force: only its signature is checked again, so
+	// a policy set later does not lock the user out (the new checkpoint
+	// satisfies it, and must extend this one).
+	ocp, _, _, err := log.ParseCheckpoint(old, c.Config.origin, c.Config.verifier)
 	if err != nil {
 		return fmt.Errorf("remembered checkpoint %s: %v (it was written by mcpsum; if you changed MCPSUMDB's key for the same log, remove %s)", path, err, path)
 	}
