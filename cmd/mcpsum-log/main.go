@@ -26,6 +26,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/mcpsum/mcpsum/internal/sandbox"
 	"github.com/mcpsum/mcpsum/internal/sumlog"
 	"k8s.io/klog/v2"
 )
@@ -60,6 +61,11 @@ var commands = map[string]func(ctx context.Context, args []string, stdout, stder
 }
 
 func main() {
+	// observe runs servers in the sandbox, which re-executes this binary
+	// as its pid 1: that hidden stage runs before anything else.
+	if handled, code := sandbox.Helper(os.Args[1:]); handled {
+		os.Exit(code)
+	}
 	quietEngine()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)

@@ -142,3 +142,18 @@ func plan(ctx context.Context, l *logHandle, entries []Entry, size uint64) (out 
 	}
 	return out, todo, first, nil
 }
+
+// Logged reports whether the log in dir holds a record for any of keys.
+func Logged(ctx context.Context, dir string, o Options, keys []string) (bool, error) {
+	l, err := openLog(ctx, dir, o)
+	if err != nil {
+		return false, err
+	}
+	defer l.close()
+	for _, k := range keys {
+		if _, ok, err := lookup(ctx, l.st, k); err != nil || ok {
+			return ok, err
+		}
+	}
+	return false, nil
+}
