@@ -50,14 +50,23 @@ var (
 )
 
 // Peer returns the path of a tool of tools/logpeers/go.mod (by its last
-// path element: "omniwitness", "versitygw"), built once per version of
-// that module's go.sum into the cache folder, under a lock so concurrent
-// test binaries build it once.
+// path element: "omniwitness", "versitygw"): from the folder
+// MCPSUM_LOGPEERS_BIN names (.ci/run builds them there first), or built
+// once per version of that module's go.sum into the cache folder, under a
+// lock so concurrent test binaries build it once.
 func Peer(t testing.TB, name string) string {
 	t.Helper()
 	buildMu.Lock()
 	defer buildMu.Unlock()
 	if p, ok := built[name]; ok {
+		return p
+	}
+	if d := os.Getenv("MCPSUM_LOGPEERS_BIN"); d != "" { // built beforehand (.ci/run)
+		p := filepath.Join(d, name)
+		if _, err := os.Stat(p); err != nil {
+			t.Fatalf("MCPSUM_LOGPEERS_BIN: %v", err)
+		}
+		built[name] = p
 		return p
 	}
 	mod := filepath.Join(moduleRoot(t), "tools", "logpeers")
