@@ -86,7 +86,7 @@ func ParseStorage(spec string) (Storage, error) {
 	case strings.HasPrefix(spec, "posix:") || filepath.IsAbs(spec):
 		p := strings.TrimPrefix(spec, "posix:")
 		if !filepath.IsAbs(p) {
-			return Storage{}, fmt.Errorf("storage %q: want an absolute folder after posix:", spec)
+			return Storage{}, fmt.Errorf("storage %q: want posix:/ABSOLUTE/FOLDER", spec)
 		}
 		return Storage{Kind: "posix", Path: filepath.Clean(p)}, nil
 	case strings.HasPrefix(spec, "s3://"):
