@@ -20,13 +20,13 @@ import (
 )
 
 // migrateSize is the log TestMigrate moves: 100,000 records with
-// MCPSUM_LOG_BIG=1 (a few minutes on two cores), 3,000 otherwise (still
+// MCPSUM_LOG_BIG=1 (minutes on two cores), 2,000 otherwise (still
 // two levels of tiles and a partial bundle).
 func migrateSize() int {
 	if os.Getenv("MCPSUM_LOG_BIG") == "1" {
 		return 100_000
 	}
-	return 3_000
+	return 2_000
 }
 
 func migKey(i int) string { return fmt.Sprintf("npm/m%d@1.0.0#%024x", i, i) }
