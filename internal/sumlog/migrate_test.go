@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcpsum/mcpsum/internal/sumlog"
 	"github.com/mcpsum/mcpsum/pkg/sumdb"
@@ -87,10 +88,12 @@ func TestMigrate(t *testing.T) {
 	oldCP := readAll(t, filepath.Join(dir, sumlog.TilesDir, "checkpoint"))
 
 	_, _, spec, o, _ := s3Log(t, "unused.test/log") // a bucket and database for the move
+	start := time.Now()
 	m, err := sumlog.Migrate(ctx, dir, "posix", spec, o, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Logf("migrated %d records to S3 in %v", n, time.Since(start).Round(time.Second))
 	if string(m.Before) != oldCP || m.Records != uint64(n) {
 		t.Fatalf("migrate reported before %q (%d records), want the old checkpoint %q", m.Before, m.Records, oldCP)
 	}
