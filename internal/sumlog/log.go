@@ -49,20 +49,9 @@ func Add(ctx context.Context, dir string, o Options, entries []Entry) ([]Added, 
 		return nil, err
 	}
 	defer unlock()
-	_, tree, err := readCheckpoint(ctx, l.st, l.verifier)
+	size, err := l.catchUp(ctx)
 	if err != nil {
 		return nil, err
-	}
-	size := uint64(tree.N)
-	from, err := indexed(ctx, l.st)
-	if err != nil {
-		return nil, err
-	}
-	if from > size {
-		return nil, fmt.Errorf("%s: indexed up to %d records, but its checkpoint has %d: the storage lost records (restore it from a backup)", l.st, from, size)
-	}
-	if err := index(ctx, l.st, from, size, false, nil); err != nil {
-		return nil, fmt.Errorf("indexing the records a previous add published: %w", err)
 	}
 	out, todo, first, err := plan(ctx, l, entries, size)
 	if err != nil || len(todo) == 0 {
@@ -97,7 +86,7 @@ func Add(ctx context.Context, dir string, o Options, entries []Entry) ([]Added, 
 		return nil, err
 	}
 	a.stop()
-	_, tree, err = readCheckpoint(ctx, l.st, l.verifier)
+	_, tree, err := readCheckpoint(ctx, l.st, l.verifier)
 	if err != nil {
 		return nil, err
 	}
@@ -156,4 +145,27 @@ func Logged(ctx context.Context, dir string, o Options, keys []string) (bool, er
 		}
 	}
 	return false, nil
+}
+
+// catchUp writes the lookups of every published record that has none yet
+// (an add that crashed between publishing and indexing, or a log made
+// before lookups were files) and returns the published tree's size. The
+// caller holds the storage's lock.
+func (l *logHandle) catchUp(ctx context.Context) (uint64, error) {
+	_, tree, err := readCheckpoint(ctx, l.st, l.verifier)
+	if err != nil {
+		return 0, err
+	}
+	size := uint64(tree.N)
+	from, err := indexed(ctx, l.st)
+	if err != nil {
+		return 0, err
+	}
+	if from > size {
+		return 0, fmt.Errorf("%s: indexed up to %d records, but its checkpoint has %d: the storage lost records (restore it from a backup)", l.st, from, size)
+	}
+	if err := index(ctx, l.st, from, size, false, nil); err != nil {
+		return 0, fmt.Errorf("indexing the records the log holds: %w", err)
+	}
+	return size, nil
 }

@@ -20,17 +20,28 @@ var logPath = regexp.MustCompile(`^/(checkpoint|tile/([0-9]+|entries)/(x[0-9]{3}
 // Handler serves a log from its storage: GET /checkpoint, /tile/… and
 // /lookup/KEYHASH (the record number of a key, as decimal text; 404 when
 // the key is not logged), exactly the files a static host serves from the
-// same storage (docs/transparency-log.md). Every request is written to
-// access, one line each; close releases the storage.
+// same storage (docs/transparency-log.md). Records that have no lookup
+// yet (a crashed add, a log made before lookups were files) get theirs
+// first. Every request is written to access, one line each; close releases
+// the storage.
 func Handler(ctx context.Context, dir string, o Options, access io.Writer) (h http.Handler, close func() error, err error) {
-	s, err := storageOf(dir, o)
+	l, err := openLog(ctx, dir, o)
 	if err != nil {
 		return nil, nil, err
 	}
-	st, err := s.open(ctx, dir, o)
+	// Every published record has its lookup before the first request.
+	unlock, err := l.st.lock(ctx)
 	if err != nil {
+		l.close()
 		return nil, nil, err
 	}
+	_, err = l.catchUp(ctx)
+	unlock()
+	if err != nil {
+		l.close()
+		return nil, nil, err
+	}
+	st := l.st
 	var mu sync.Mutex
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		rec := &statusWriter{ResponseWriter: w, status: http.StatusOK}
@@ -73,7 +84,7 @@ func Handler(ctx context.Context, dir string, o Options, access io.Writer) (h ht
 		if r.Method == http.MethodGet {
 			rec.Write(data)
 		}
-	}), st.close, nil
+	}), l.close, nil
 }
 
 type statusWriter struct {

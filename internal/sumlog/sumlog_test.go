@@ -61,3 +61,45 @@ func readAll(t *testing.T, p string) string {
 	}
 	return string(b)
 }
+
+// An add that crashed between publishing its records and writing their
+// lookups (or a log made before lookups were files) leaves records without
+// lookups: serve writes them before it answers, and add before it decides,
+// so the key keeps its one surface.
+func TestLookupsRebuiltFromTheLog(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "log")
+	vkey, err := sumlog.Init(dir, "crash.test/log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := sumdb.Surface{Era: "legacy", Items: [4]map[string]string{{"t": "sha256:" + strings.Repeat("1", 64)}, {}, {}, {}}}
+	b := sumdb.Surface{Era: "legacy", Items: [4]map[string]string{{"t": "sha256:" + strings.Repeat("2", 64)}, {}, {}, {}}}
+	if _, err := sumlog.Add(ctx, dir, sumlog.Options{}, []sumlog.Entry{{Key: "npm/x@1.0.0#00", Surface: a}, {Key: "npm/y@1.0.0#00", Surface: a}}); err != nil {
+		t.Fatal(err)
+	}
+	crash := func() {
+		if err := os.RemoveAll(filepath.Join(dir, sumlog.TilesDir, "lookup")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	crash()
+	url := serveLog(t, dir, sumlog.Options{})
+	cfg, err := sumdb.ParseConfig(vkey+" "+url, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err := (&sumdb.Client{Config: cfg, StateDir: t.TempDir()}).Check(ctx, "npm/y@1.0.0#00", a); err != nil || !res.Found {
+		t.Fatalf("lookup served after the lookups were lost: %+v %v", res, err)
+	}
+	crash()
+	_, err = sumlog.Add(ctx, dir, sumlog.Options{}, []sumlog.Entry{{Key: "npm/x@1.0.0#00", Surface: b}})
+	var ce *sumlog.ConflictError
+	if !errors.As(err, &ce) {
+		t.Fatalf("another surface for a key whose lookup was lost: %v, want a conflict", err)
+	}
+	got, err := sumlog.Add(ctx, dir, sumlog.Options{}, []sumlog.Entry{{Key: "npm/x@1.0.0#00", Surface: a}})
+	if err != nil || got[0].New || got[0].Index != 0 {
+		t.Errorf("the same surface again: %+v %v", got, err)
+	}
+}
