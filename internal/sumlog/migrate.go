@@ -164,4 +164,3 @@ func copyRecords(ctx context.Context, src, dst *logHandle, size uint64, progress
 		}
 	}
 }
-
