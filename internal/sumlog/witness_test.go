@@ -2,10 +2,8 @@ package sumlog_test
 
 import (
 	"context"
-	"fmt"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -106,50 +104,5 @@ func TestWitnessCatchesFork(t *testing.T) {
 	}
 	if _, err := sumlog.Add(ctx, dir, o, []sumlog.Entry{{Key: "npm/c@1.0.0#00", Surface: wSurface('c')}}); err != nil {
 		t.Errorf("the honest log after the fork was refused: %v", err)
-	}
-}
-
-// tesseraGoroutines counts the goroutines running Tessera's code.
-func tesseraGoroutines() (int, string) {
-	buf := make([]byte, 1<<20)
-	buf = buf[:runtime.Stack(buf, true)]
-	n := 0
-	var first string
-	for g := range strings.SplitSeq(string(buf), "\n\n") {
-		if strings.Contains(g, "github.com/transparency-dev/tessera") {
-			if n == 0 {
-				first = g
-			}
-			n++
-		}
-	}
-	return n, first
-}
-
-// Tessera's context ends with an add: none of its goroutines (integration,
-// checkpoint publishing, garbage collection, the publication awaiter) is
-// left running once Add returns, whatever the caller's context.
-func TestAddEndsTessera(t *testing.T) {
-	ctx := context.Background() // never cancelled: Add must end Tessera itself
-	dir := filepath.Join(t.TempDir(), "log")
-	if _, err := sumlog.Init(dir, "goroutines.test/log"); err != nil {
-		t.Fatal(err)
-	}
-	for i := range 2 {
-		if _, err := sumlog.Add(ctx, dir, sumlog.Options{}, []sumlog.Entry{{Key: fmt.Sprintf("npm/g%d@1.0.0#00", i), Surface: wSurface('g')}}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	// Goroutines end shortly after their context does: wait for it.
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		n, g := tesseraGoroutines()
-		if n == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d goroutines of Tessera still run after the adds returned, e.g.:\n%s", n, g)
-		}
-		time.Sleep(50 * time.Millisecond)
 	}
 }

@@ -1,16 +1,6 @@
 package sumdb
 
-import (
-	"encoding/binary"
-	"fmt"
-
-	"github.com/transparency-dev/formats/log"
-	"golang.org/x/mod/sumdb/note"
-)
-
-// ParseRecord checks that rec is a well-formed mcp-surface v1 record and
-// returns its key and surface digest.
-func ParseRecord(rec []byte) (key, surface string, err error) { return parseRecord(rec) }
+import "fmt"
 
 // SplitBundle splits a C2SP tlog-tiles entry bundle into its entries (each
 // a big-endian uint16 length and the bytes); it must hold exactly want.
@@ -20,7 +10,7 @@ func SplitBundle(bundle []byte, want int) ([][]byte, error) {
 		if len(bundle) < 2 {
 			return nil, fmt.Errorf("entry bundle: a truncated length after %d entries", len(out))
 		}
-		n := int(binary.BigEndian.Uint16(bundle))
+		n := int(bundle[0])<<8 | int(bundle[1])
 		if len(bundle) < 2+n {
 			return nil, fmt.Errorf("entry bundle: entry %d is truncated", len(out))
 		}
@@ -31,10 +21,4 @@ func SplitBundle(bundle []byte, want int) ([][]byte, error) {
 		return nil, fmt.Errorf("entry bundle holds %d entries, want %d", len(out), want)
 	}
 	return out, nil
-}
-
-// parseSigned opens a checkpoint checking only the log's signature and
-// origin (one accepted before, under the witness policy then in force).
-func (cfg *Config) parseSigned(raw []byte) (*log.Checkpoint, []byte, *note.Note, error) {
-	return log.ParseCheckpoint(raw, cfg.origin, cfg.verifier)
 }

@@ -33,26 +33,44 @@ type Step struct {
 // With a rollback or fork the Step is returned too: it holds both signed
 // checkpoints, the evidence to publish.
 func (c *Client) Follow(ctx context.Context, prev []byte, fn func(Logged) error) (*Step, error) {
-	raw, cp, err := c.checkpoint(ctx)
+	f := c.fetch(ctx, false)
+	got, err := f.checkpoint()
 	if err != nil {
 		return nil, err
 	}
-	tree := tlog.Tree{N: int64(cp.Size), Hash: tlog.Hash(cp.Hash)}
-	hr := tlog.TileHashReader(tree, &tileReader{c: c, ctx: ctx})
-	step := &Step{Old: prev, New: raw, Tree: tree}
+	tree := got.tree
+	hr := tlog.TileHashReader(tree, f)
+	step := &Step{Old: prev, New: got.raw, Tree: tree}
 	if prev != nil {
-		ocp, _, _, err := c.Config.parseSigned(prev)
+		t, err := c.Config.openLog(prev)
 		if err != nil {
 			return nil, fmt.Errorf("the last checkpoint checked: %v", err)
 		}
-		step.From = tlog.Tree{N: int64(ocp.Size), Hash: tlog.Hash(ocp.Hash)}
-		if err := extends(c.Config.URL, step.From, tree, hr); err != nil {
-			return step, err
+		old := signedTree{raw: prev, tree: t}
+		step.From = t
+		switch {
+		case tree.N < t.N:
+			// The log's own tiles must still prove the older tree is the
+			// past of the one checked before; one that no longer serves
+			// what it signed rolled back.
+			if err := f.extends(got, old, true); err != nil {
+				return step, err
+			}
+			step.New, step.Tree = prev, t // a stale copy: nothing new
+			return step, nil
+		case tree.N == t.N:
+			if tree.Hash != t.Hash {
+				return step, c.forkError(old, got, nil)
+			}
+		default:
+			if err := f.extends(old, got, false); err != nil {
+				return step, err
+			}
 		}
 	}
 	for n := step.From.N >> HeightTiles; n<<HeightTiles < tree.N; n++ {
 		t := tlog.Tile{H: HeightTiles, L: -1, N: n, W: int(min(tree.N-n<<HeightTiles, 1<<HeightTiles))}
-		b, err := c.get(ctx, tilePath(t))
+		b, err := f.get(tilePath(t))
 		if err != nil {
 			return nil, err
 		}
@@ -77,7 +95,7 @@ func (c *Client) Follow(ctx context.Context, prev []byte, fn func(Logged) error)
 			if tlog.RecordHash(rec) != hashes[i] {
 				return nil, &LogError{Log: c.Config.URL, Err: fmt.Errorf("record %d is not the one in the signed tree", index)}
 			}
-			key, surface, err := parseRecord(rec)
+			key, surface, err := ParseRecord(rec)
 			if err != nil {
 				return nil, &LogError{Log: c.Config.URL, Err: fmt.Errorf("record %d: %v", index, err)}
 			}
@@ -87,28 +105,6 @@ func (c *Client) Follow(ctx context.Context, prev []byte, fn func(Logged) error)
 		}
 	}
 	return step, nil
-}
-
-// extends checks that tree extends from (a consistency proof from the
-// tiles hr reads, checked against both root hashes).
-func extends(log string, from, tree tlog.Tree, hr tlog.HashReader) error {
-	switch {
-	case tree.N < from.N:
-		return &RollbackError{Log: log, Remembered: from, Got: tree}
-	case tree.N == from.N:
-		if tree.Hash != from.Hash {
-			return &ForkError{Log: log, Remembered: from, Got: tree}
-		}
-		return nil
-	}
-	tp, err := tlog.ProveTree(tree.N, from.N, hr)
-	if err != nil {
-		return &LogError{Log: log, Err: fmt.Errorf("consistency proof from %d to %d records: %v", from.N, tree.N, err)}
-	}
-	if err := tlog.CheckTree(tp, tree.N, tree.Hash, from.N, from.Hash); err != nil {
-		return &ForkError{Log: log, Remembered: from, Got: tree}
-	}
-	return nil
 }
 
 // MatchModule reports whether key's ECOSYSTEM/PACKAGE matches one of the
