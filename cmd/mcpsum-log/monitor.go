@@ -149,10 +149,7 @@ func (m *monitor) problem(code int, err error, step *sumdb.Step) int {
 		m.line(ev)
 		return code
 	}
-	fmt.Fprintf(m.stderr, "mcpsum-log monitor: %v\n", err)
-	if code == monInconsistent && step != nil {
-		fmt.Fprintf(m.stderr, "the checkpoint checked before:\n%s\nthe log's checkpoint now:\n%s", step.Old, step.New)
-	}
+	fmt.Fprintf(m.stderr, "mcpsum-log monitor: %v\n", err) // a rollback or fork error carries both signed checkpoints
 	return code
 }
 
