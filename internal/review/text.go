@@ -285,4 +285,3 @@ func distinctive(name string) bool {
 	}
 	return false
 }
-
