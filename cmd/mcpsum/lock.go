@@ -127,13 +127,13 @@ func (a *app) lockHooks() locker.Hooks {
 		CheckLog: func(ctx context.Context, e map[string]*lockfile.Server) error { return a.checkLog(ctx, "lock", e) },
 		Note:     func(msg string) { fmt.Fprintf(a.stderr, "lock: %s\n", msg) },
 	}
-	if a.accept != "" { // lock --accept: print the changes, refuse any not of that kind
-		h.Review = func(path string, f *lockfile.File, entries map[string]*lockfile.Server) error {
-			if err := verify.Accept(a.stdout, isTerminal(a.stdout), path, a.accept, f, entries); err != nil {
-				return verdict(err)
-			}
-			return nil
+	// Every re-lock prints what it takes in; lock --accept also refuses a
+	// change not of that kind.
+	h.Review = func(path string, f *lockfile.File, entries map[string]*lockfile.Server) error {
+		if err := verify.Accept(a.stdout, isTerminal(a.stdout), path, a.accept, f, entries); err != nil {
+			return verdict(err)
 		}
+		return nil
 	}
 	return h
 }

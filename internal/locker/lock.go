@@ -20,8 +20,9 @@ type Hooks struct {
 	// CheckLog, when set, looks the entries up in the transparency log
 	// before they are written; an error writes nothing.
 	CheckLog func(ctx context.Context, entries map[string]*lockfile.Server) error
-	// Review, when set (lock --accept), sees the re-locked entries before
-	// they are written; an error writes nothing.
+	// Review, when set, sees the re-locked entries (and an entry that
+	// replaces one of the same name) before they are written, to say what
+	// the lock takes in; an error (lock --accept) writes nothing.
 	Review func(path string, f *lockfile.File, entries map[string]*lockfile.Server) error
 	// Note hears what a lock does besides locking, one line each.
 	Note func(msg string)
@@ -50,6 +51,11 @@ func LockNew(ctx context.Context, path, name string, target *lockfile.Server, op
 	out := h.Run(ctx, []Job{{Name: name, Target: target, Prefer: plan.Prefer}}, opts)
 	if err := out.FirstErr(); err != nil {
 		return &FailedError{Cause: err, Summary: fmt.Sprintf("lock failed for %s; %s", name, Untouched(path))}
+	}
+	if plan.Loaded != nil && plan.Loaded.Servers[name] != nil && h.Review != nil {
+		if err := h.Review(path, plan.Loaded, out.Entries); err != nil {
+			return err
+		}
 	}
 	if err := h.checkLog(ctx, path, out.Entries); err != nil {
 		return err

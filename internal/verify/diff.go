@@ -47,13 +47,17 @@ func fieldsOf(raw json.RawMessage) map[string]json.RawMessage {
 }
 
 // renderField is a field's value as text to diff: a string as itself, any
-// other JSON indented.
+// other JSON with its members in one order (RFC 8785's, so that a server
+// that only reorders members shows no change) and indented.
 func renderField(raw json.RawMessage) string {
 	if len(raw) == 0 {
 		return ""
 	}
 	if s, ok := jsonscan.String(raw); ok {
 		return s
+	}
+	if c, err := lockfile.Canonical(raw); err == nil {
+		raw = c
 	}
 	var out bytes.Buffer
 	if err := json.Indent(&out, raw, "", "  "); err != nil {
@@ -62,17 +66,42 @@ func renderField(raw json.RawMessage) string {
 	return out.String()
 }
 
-// writeDiff writes a line diff of old and cur, every line escaped.
+// diffContext is how many unchanged lines show around a change: enough to
+// see which property of a schema a changed line belongs to.
+const diffContext = 2
+
+// writeDiff writes a line diff of old and cur with diffContext unchanged
+// lines around each change ("…" for the lines left out between hunks),
+// every line escaped.
 func writeDiff(w io.Writer, c palette, old, cur string) {
-	// Never cut: what is not shown is not reviewed.
-	for _, l := range lineDiff(splitLines(old), splitLines(cur)) {
+	// Never cut a changed line: what is not shown is not reviewed.
+	lines := lineDiff(splitLines(old), splitLines(cur))
+	show := make([]bool, len(lines))
+	for i, l := range lines {
 		if l.op == ' ' {
 			continue
 		}
+		for j := max(0, i-diffContext); j <= min(len(lines)-1, i+diffContext); j++ {
+			show[j] = true
+		}
+	}
+	gap := false
+	for i, l := range lines {
+		if !show[i] {
+			gap = true
+			continue
+		}
+		if gap {
+			fmt.Fprintf(w, "        %s…%s\n", c.dim, c.reset)
+			gap = false
+		}
 		q, sus := termtext.Quote(l.text)
 		col := c.green
-		if l.op == '-' {
+		switch l.op {
+		case '-':
 			col = c.red
+		case ' ':
+			col = c.dim
 		}
 		flag := ""
 		if sus {
