@@ -171,7 +171,6 @@ func UnderGit(path string) bool {
 	}
 }
 
-
 // What is a finding's subject for one line: its kind and escaped name.
 func What(fd lockfile.Finding) string {
 	if fd.Name == "" {
