@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/mcpsum/mcpsum/internal/clientconfig"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -170,7 +171,9 @@ func (o *ApplyOptions) lock(ctx context.Context, g *Group) error {
 			return fmt.Errorf("%w\n%s", err, locker.Untouched(g.Lock))
 		}
 	}
-	w, err := locker.Write(g.Lock, nil, out.Entries, o.Locker)
+	lo := o.Locker
+	lo.Planned = planned(g)
+	w, err := locker.Write(g.Lock, nil, out.Entries, lo)
 	if err != nil {
 		return err
 	}
@@ -211,4 +214,27 @@ func firstNonNil(a, b error) error {
 		return a
 	}
 	return b
+}
+
+// planned are g's configs as the import rewrites them: each entry whose
+// server locked runs mcpsum proxy for it (shadowing in a user lock is
+// judged among the servers each client runs together).
+func planned(g *Group) []*clientconfig.Config {
+	runs := map[*clientconfig.Config]map[clientconfig.Key]string{}
+	for _, c := range g.Cands {
+		if c.Entry == nil {
+			continue
+		}
+		for _, r := range c.Where {
+			if runs[r.Config] == nil {
+				runs[r.Config] = map[clientconfig.Key]string{}
+			}
+			runs[r.Config][r.Key] = c.Name
+		}
+	}
+	out := make([]*clientconfig.Config, 0, len(g.Configs))
+	for _, cfg := range g.Configs {
+		out = append(out, clientconfig.Planned(cfg, g.Lock, runs[cfg]))
+	}
+	return out
 }

@@ -244,3 +244,46 @@ func caseSeps(name string) string {
 		return r
 	}, strings.ToLower(name))
 }
+
+// ShadowingAmong is Shadowing judged among the servers each client runs
+// together: groups lists, per client session, the server names it loads
+// into one model context (a user lock shared by several clients). The
+// servers no group names are judged together, among themselves (no client
+// found runs them yet). groups nil: every server of the lock together
+// (Shadowing). Each finding is listed once.
+func ShadowingAmong(servers map[string]*lockfile.Server, keep func(server string) bool, groups [][]string) []Shadow {
+	if groups == nil {
+		return Shadowing(servers, keep)
+	}
+	named := map[string]bool{}
+	for _, g := range groups {
+		for _, n := range g {
+			named[n] = true
+		}
+	}
+	var rest []string
+	for n := range servers {
+		if !named[n] {
+			rest = append(rest, n)
+		}
+	}
+	var out []Shadow
+	for _, g := range append(slices.Clone(groups), rest) {
+		sub := map[string]*lockfile.Server{}
+		for _, n := range g {
+			if s := servers[n]; s != nil {
+				sub[n] = s
+			}
+		}
+		for _, sh := range Shadowing(sub, keep) {
+			if !slices.Contains(out, sh) {
+				out = append(out, sh)
+			}
+		}
+	}
+	slices.SortStableFunc(out, func(a, b Shadow) int {
+		return strings.Compare(a.Rule+"\x00"+a.Servers[0]+"\x00"+a.Servers[1]+"\x00"+a.Names[0]+"\x00"+a.Names[1],
+			b.Rule+"\x00"+b.Servers[0]+"\x00"+b.Servers[1]+"\x00"+b.Names[0]+"\x00"+b.Names[1])
+	})
+	return out
+}

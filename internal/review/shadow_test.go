@@ -106,3 +106,26 @@ func TestCrossReferenceAnySpelling(t *testing.T) {
 		t.Errorf("own tool: %s", sh)
 	}
 }
+
+// TestShadowingAmongClients: two clients share a user lock. Claude runs
+// the real filesystem server as "fs", Cursor runs it (with other folders)
+// as "fs-cursor": no client loads both, so they shadow nothing. A client
+// that runs both is told. A server no client runs yet is judged with the
+// other unclaimed servers.
+func TestShadowingAmongClients(t *testing.T) {
+	real := loadLock(t, "testdata/npm-bump/2026.8.lock").Servers
+	servers := map[string]*lockfile.Server{"fs": real["filesystem"], "fs-cursor": real["filesystem"], "memory": real["memory"]}
+	if got := Shadowing(servers, nil); len(got) == 0 {
+		t.Fatal("judged together, fs and fs-cursor shadow each other: the test needs them to")
+	}
+	if got := ShadowingAmong(servers, nil, [][]string{{"fs", "memory"}, {"fs-cursor", "memory"}}); len(got) != 0 {
+		t.Errorf("two clients, one filesystem server each: %q", shadowStrings(got))
+	}
+	if got := ShadowingAmong(servers, nil, [][]string{{"fs", "memory"}}); len(got) != 0 {
+		t.Errorf("fs-cursor run by no client yet, judged with the other unclaimed servers (none): %q", shadowStrings(got))
+	}
+	both := ShadowingAmong(servers, nil, [][]string{{"fs", "fs-cursor"}, {"memory"}})
+	if len(both) == 0 || len(both) != len(Shadowing(map[string]*lockfile.Server{"fs": real["filesystem"], "fs-cursor": real["filesystem"]}, nil)) {
+		t.Errorf("a client that runs both: %d findings", len(both))
+	}
+}
