@@ -91,7 +91,7 @@ func LockNew(ctx context.Context, path, name string, target *lockfile.Server, op
 func Relock(ctx context.Context, path, name string, opts launch.Options, o Options, h Hooks) error {
 	f, err := lockfile.Load(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return &NoLockfileError{Path: path, Name: name}
+		return NoLockfile(path, name)
 	}
 	if err != nil {
 		return err

@@ -127,7 +127,7 @@ func ReplaceBroken(path, name string, entry *lockfile.Server, o Options) (*Repla
 // can be removed too: every other entry must be valid.
 func Remove(path, name, generator string) error {
 	if _, err := lockfile.ReadFile(path); errors.Is(err, fs.ErrNotExist) {
-		return &NoLockfileError{Path: path, Name: name}
+		return NoLockfile(path, name)
 	}
 	found := false
 	discarded, err := lockfile.UpdateDiscarding(path, name, func(f *lockfile.File) error {
