@@ -119,8 +119,7 @@ func withoutWording(v any) any {
 // not a letter, digit or mark.
 func oracleWords(v any) map[string]bool {
 	out := map[string]bool{}
-	var add func(string)
-	add = func(s string) {
+	add := func(s string) {
 		s = strings.ToLower(norm.NFKC.String(s))
 		var b strings.Builder
 		for _, r := range s {

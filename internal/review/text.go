@@ -229,14 +229,6 @@ func destinationSet(ss []string) map[string]int {
 	return m
 }
 
-// tokenCounts counts the identifier-like tokens of ss ("read_file," gives
-// "read_file").
-func tokenCounts(ss []string) map[string]int {
-	m := map[string]int{}
-	tokens(ss, func(t string) { m[t]++ })
-	return m
-}
-
 // tokens calls fn for each identifier-like token of ss: a run of letters,
 // digits and "_.-/:", without trailing ".-/:".
 func tokens(ss []string, fn func(string)) {
