@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
+	"github.com/mcpsum/mcpsum/internal/mcpspec"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 )
 
@@ -15,7 +17,7 @@ func Label(fs []lockfile.Finding, locked, observed *lockfile.Server) {
 	if len(fs) == 0 {
 		return
 	}
-	c := &labelCtx{names: toolNames(locked, observed), base: serverBaseline(locked, observed)}
+	c := &labelCtx{names: toolNames(locked, observed), base: sync.OnceValue(func() baseline { return serverBaseline(locked, observed) })}
 	for i := range fs {
 		labels, why := labelOne(fs[i], locked, observed, c)
 		fs[i].Labels, fs[i].Why = SortLabels(labels), why
@@ -27,26 +29,42 @@ func Label(fs []lockfile.Finding, locked, observed *lockfile.Server) {
 // the script and language the server writes in.
 type labelCtx struct {
 	names []string
-	base  baseline
+	base  func() baseline // read once, when a finding has new text
 }
 
 // serverBaseline is the script and language of the locked server's text
-// (the observed server's when nothing was locked).
+// (the observed server's when nothing was locked), read from its first
+// baselineBytes of text: enough to know what it writes in.
 func serverBaseline(locked, observed *lockfile.Server) baseline {
 	for _, s := range []*lockfile.Server{locked, observed} {
 		if s == nil {
 			continue
 		}
-		var texts []string
-		for _, p := range placesOf(s) {
-			texts = append(texts, p.texts...)
+		var ts []string
+		n := 0
+		if s.Instructions != nil {
+			ts, n = append(ts, *s.Instructions), len(*s.Instructions)
 		}
-		if b := baselineOf(texts); len(texts) > 0 {
-			return b
+	items:
+		for _, k := range mcpspec.Kinds {
+			for _, it := range s.Items(k.Name) {
+				if n >= baselineBytes {
+					break items
+				}
+				for _, t := range texts(parse(it)) {
+					ts, n = append(ts, t), n+len(t)
+				}
+			}
+		}
+		if len(ts) > 0 {
+			return baselineOf(ts)
 		}
 	}
 	return baselineOf(nil)
 }
+
+// baselineBytes is how much of a server's text its baseline reads.
+const baselineBytes = 16 << 10
 
 func labelOne(fd lockfile.Finding, locked, observed *lockfile.Server, lc *labelCtx) (labels, why []string) {
 	c := &labelCtx{base: lc.base, names: slices.DeleteFunc(slices.Clone(lc.names), func(n string) bool { return n == fd.Name })}

@@ -54,7 +54,7 @@ func textLabels(old, cur []string, c *labelCtx) (labels, why []string) {
 	if len(cur) == 0 {
 		return nil, nil
 	}
-	if w := hiddenWhy(old, cur, c.base); len(w) > 0 {
+	if w := hiddenWhy(old, cur, c.base()); len(w) > 0 {
 		labels = append(labels, HiddenText)
 		why = append(why, "hidden text: "+strings.Join(w, "; "))
 	}
