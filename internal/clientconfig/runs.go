@@ -66,10 +66,10 @@ func Sessions(cfgs []*Config, lock string) []Session {
 		scoped := map[string][]string{}
 		var scopes []string
 		for _, e := range cfg.Entries {
-			if e.Status != Wrapped || e.Disabled || e.WrappedName == "" {
+			if e.Status != Wrapped || e.Disabled || e.Proxy.Name == "" {
 				continue
 			}
-			lf := e.WrappedLockfile
+			lf := e.Proxy.Lockfile
 			if !filepath.IsAbs(lf) {
 				lf = filepath.Join(filepath.Dir(cfg.Path), lf)
 			}
@@ -77,13 +77,13 @@ func Sessions(cfgs []*Config, lock string) []Session {
 				continue
 			}
 			if e.Scope == "" {
-				base[e.WrappedName] = true
+				base[e.Proxy.Name] = true
 				continue
 			}
 			if _, ok := scoped[e.Scope]; !ok {
 				scopes = append(scopes, e.Scope)
 			}
-			scoped[e.Scope] = append(scoped[e.Scope], e.WrappedName)
+			scoped[e.Scope] = append(scoped[e.Scope], e.Proxy.Name)
 		}
 		names := sortedSet(base)
 		if len(names) > 0 { // the client outside any project of the file
@@ -128,7 +128,7 @@ func Planned(cfg *Config, lock string, runs map[Key]string) *Config {
 	for i := range c.Entries {
 		e := &c.Entries[i]
 		if name, ok := runs[e.Key()]; ok {
-			e.Status, e.WrappedLockfile, e.WrappedName, e.Disabled = Wrapped, lock, name, false
+			e.Status, e.Proxy.Lockfile, e.Proxy.Name, e.Disabled = Wrapped, lock, name, false
 		}
 	}
 	return &c

@@ -98,9 +98,13 @@ func (p *planner) entry(e clientconfig.Entry) *Candidate {
 		if existing != nil && existing.Servers[e.Name] != nil && lockfile.ValidName(e.Name) == nil {
 			// The entry of that name is another client's: lock this one
 			// under a name of its own, which leaves that client as it is.
-			alt := p.ownName(e.Name)
-			why = fmt.Sprintf("%s already has a server %s with another %s, which other clients may run; to keep theirs as it is, lock this one under a name of its own: %s, then set this entry's command and args to: mcpsum proxy --lockfile %s --name %s (or rename the server in this client config and import again)",
-				q(lockPath), q(e.Name), differs(Target(e)), LockCommand(lockPath, alt, Target(e)), q(lockPath), q(alt))
+			alt, old := p.ownName(e.Name), existing.Servers[e.Name]
+			was := qs(old.Command)
+			if old.Remote() {
+				was = "a remote server"
+			}
+			why = fmt.Sprintf("%s already has a server %s with another %s (%s), which other clients may run; to keep theirs as it is, lock this one under a name of its own: %s, then set this entry's command and args to: mcpsum proxy --lockfile %s --name %s (or rename the server in this client config and import again)",
+				q(lockPath), q(e.Name), differs(Target(e)), was, LockCommand(lockPath, alt, Target(e)), q(lockPath), q(alt))
 		}
 		p.say("skip", "%s: %s", label, why)
 		return nil
