@@ -146,6 +146,7 @@ func (a *app) importConfigs(ctx context.Context, cfgs []*clientconfig.Config, o 
 			Note: a.noter("import"), Authorize: a.authorizer("import")},
 		Progress: a.lockProgress,
 		CheckLog: func(ctx context.Context, e map[string]*lockfile.Server) error { return a.checkLog(ctx, "import", e) },
+		Review:   a.lockHooks().Review, // a server imported again: what the lock takes in
 	}
 	if !*f.trust {
 		ao.Ask = a.askTrust

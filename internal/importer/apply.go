@@ -33,6 +33,10 @@ type ApplyOptions struct {
 	// CheckLog looks the entries up in the transparency log before they
 	// are written (nil: no log).
 	CheckLog func(ctx context.Context, entries map[string]*lockfile.Server) error
+	// Review, when set, sees the entries about to be written over entries
+	// of the same name in the lock f (a server imported again), to say
+	// what the lock takes in; an error writes nothing.
+	Review func(path string, f *lockfile.File, entries map[string]*lockfile.Server) error
 	// Event hears what Apply does, in order.
 	Event func(Event)
 	Now   func() time.Time
@@ -169,6 +173,19 @@ func (o *ApplyOptions) lock(ctx context.Context, g *Group) error {
 	if o.CheckLog != nil {
 		if err := o.CheckLog(ctx, out.Entries); err != nil {
 			return fmt.Errorf("%w\n%s", err, locker.Untouched(g.Lock))
+		}
+	}
+	if o.Review != nil && existing != nil {
+		again := map[string]*lockfile.Server{}
+		for n, e := range out.Entries {
+			if existing.Servers[n] != nil {
+				again[n] = e
+			}
+		}
+		if len(again) > 0 {
+			if err := o.Review(g.Lock, existing, again); err != nil {
+				return err
+			}
 		}
 	}
 	lo := o.Locker
