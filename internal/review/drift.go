@@ -220,6 +220,8 @@ func wordings(kind string, n *node, path string, top bool, into map[string]strin
 			switch {
 			case v != nil && v.kind == 's' && (textKeys[k] || top && k == "name" && (kind == lockfile.KindResource || kind == lockfile.KindResourceTemplate)):
 				into[join(k)] = v.str
+			case valueKeys[k]:
+				// a value the schema suggests or allows: never wording
 			case nameMaps[k] && v != nil && v.kind == 'o':
 				for j, name := range v.keys {
 					wordings(kind, v.vals[j], join(k)+"."+name, false, into)
@@ -262,6 +264,10 @@ func stripText(n *node) *node {
 				continue
 			}
 			v := n.vals[i]
+			if valueKeys[k] {
+				c.keys, c.vals = append(c.keys, k), append(c.vals, v) // a value, kept whole
+				continue
+			}
 			if nameMaps[k] && v != nil && v.kind == 'o' {
 				m := &node{kind: 'o', keys: v.keys}
 				for _, sv := range v.vals {

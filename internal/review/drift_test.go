@@ -83,6 +83,7 @@ func TestLabelsOfCraftedChanges(t *testing.T) {
 		{"property description shortened", []string{"If provided, returns only the last N lines", "Returns only the last N lines"}, "descriptive"},
 		{"default changed", []string{`"tail":{`, `"tail":{"default":10,`}, "changed"},
 		{"default changed to a key file", []string{`"path":{"type":"string"}`, `"path":{"type":"string","default":"~/.ssh/id_rsa"}`}, "sensitive-data,adds-destination,changed"},
+		{"a default object's description", []string{`"tail":{`, `"tail":{"default":{"description":"x"},`}, "changed"},
 		{"examples added", []string{`"path":{"type":"string"}`, `"path":{"type":"string","examples":["notes.txt"]}`}, "changed"},
 		{"const added", []string{`"path":{"type":"string"}`, `"path":{"type":"string","const":"notes.txt"}`}, "changed"},
 		{"pattern added", []string{`"path":{"type":"string"}`, `"path":{"type":"string","pattern":"^/"}`}, "changed"},
@@ -114,6 +115,21 @@ func TestLabelsOfCraftedChanges(t *testing.T) {
 				t.Errorf("got %q, want %q", got, want)
 			}
 		})
+	}
+}
+
+// A description or title inside a value (a default, an example, a const, an
+// enum entry) is data, not wording: changing it is never descriptive.
+func TestWordsInsideValues(t *testing.T) {
+	base := edit(t, `"path":{"type":"string"}`, `"path":{"type":"object","default":{"description":"notes"},"examples":[{"title":"a"}]}`)
+	for _, c := range [][2]string{
+		{`"default":{"description":"notes"}`, `"default":{"description":"notes."}`},
+		{`"examples":[{"title":"a"}]`, `"examples":[{"title":"A"}]`},
+	} {
+		got := labelsOf(t, server(nil, base), server(nil, strings.Replace(base, c[0], c[1], 1)))
+		if want := []string{"tool read_text_file: changed"}; !slices.Equal(got, want) {
+			t.Errorf("%s → %s: %q, want %q", c[0], c[1], got, want)
+		}
 	}
 }
 

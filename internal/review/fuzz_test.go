@@ -84,13 +84,18 @@ func decode(t *testing.T, s string) any {
 }
 
 // withoutWording is v with every string-valued "description" and "title"
-// member dropped, except where the member is a name (a schema's properties).
+// member dropped, except where the member is a name (a schema's properties)
+// or inside a value (default, enum, const, examples).
 func withoutWording(v any) any {
 	switch x := v.(type) {
 	case map[string]any:
 		out := map[string]any{}
 		for k, e := range x {
 			if _, isString := e.(string); isString && (k == "description" || k == "title") {
+				continue
+			}
+			if k == "default" || k == "enum" || k == "const" || k == "examples" {
+				out[k] = e // a value, not a schema: its words are data
 				continue
 			}
 			if m, ok := e.(map[string]any); ok && (k == "properties" || k == "patternProperties" || k == "$defs" || k == "definitions" || k == "dependentSchemas") {

@@ -59,6 +59,11 @@ var notText = map[string]bool{"$schema": true}
 // confined to them (and firing no text rule) is descriptive.
 var textKeys = map[string]bool{"description": true, "title": true}
 
+// valueKeys are schema members whose value is a value, not a schema: a
+// "description" inside a default or an example is data the model may be
+// handed, so a change there is never wording.
+var valueKeys = map[string]bool{"default": true, "enum": true, "const": true, "examples": true}
+
 // nameMaps are schema members whose children are names, not keywords (a
 // property called "description" is not wording).
 var nameMaps = map[string]bool{"properties": true, "patternProperties": true, "$defs": true, "definitions": true, "dependentSchemas": true}
