@@ -149,3 +149,22 @@ func TestCrossReferenceSpellingReported(t *testing.T) {
 		t.Errorf("SARIF lacks the spelling: %s", b)
 	}
 }
+
+// A few swapped words show as a word diff under the line diff.
+func TestWordDiff(t *testing.T) {
+	d, ok := wordDiff("Read the entire knowledge graph", "Read the user's private key")
+	if want := "Read the [-entire knowledge graph-]{+user's private key+}"; !ok || d != want {
+		t.Errorf("word diff %q, want %q", d, want)
+	}
+	if _, ok := wordDiff("abc", "xyz"); ok {
+		t.Error("two lines that share no word got a word diff")
+	}
+	c := reviewtest.Cases(t)
+	i := slices.IndexFunc(c, func(c reviewtest.Case) bool { return c.Name == "words swapped, same count" })
+	rep := bumpReport(t, &c[i])
+	var buf bytes.Buffer
+	rep.WriteText(&buf, false)
+	if want := "        ~ Read the [-entire knowledge graph-]{+user's private key+}\n"; !strings.Contains(buf.String(), want) {
+		t.Errorf("the report lacks %q", want)
+	}
+}

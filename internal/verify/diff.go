@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/mcpsum/mcpsum/internal/jsonscan"
 	"github.com/mcpsum/mcpsum/internal/termtext"
@@ -108,7 +110,103 @@ func writeDiff(w io.Writer, c palette, old, cur string) {
 			flag = "   !! SUSPICIOUS characters"
 		}
 		fmt.Fprintf(w, "        %s%c %s%s%s\n", col, l.op, q, c.reset, flag)
+		// A run of removed lines replaced by as many added ones: each pair
+		// again as a word diff, so a few swapped words stand out.
+		if l.op == '+' && (i+1 == len(lines) || lines[i+1].op != '+') {
+			writeWordDiffs(w, c, lines, i)
+		}
 	}
+}
+
+// writeWordDiffs writes, for the run of '+' lines ending at end that
+// follows a run of as many '-' lines, each pair as a word diff
+// ("~ Read the [-entire knowledge graph-]{+user's private key+}") when the
+// two lines share a word.
+func writeWordDiffs(w io.Writer, c palette, lines []diffLine, end int) {
+	start := end
+	for start > 0 && lines[start-1].op == '+' {
+		start--
+	}
+	n := end - start + 1
+	if start < n || slices.ContainsFunc(lines[start-n:start], func(l diffLine) bool { return l.op != '-' }) {
+		return
+	}
+	for k := 0; k < n; k++ {
+		if d, ok := wordDiff(lines[start-n+k].text, lines[start+k].text); ok {
+			q, _ := termtext.Quote(d)
+			fmt.Fprintf(w, "        %s~%s %s\n", c.yellow, c.reset, q)
+		}
+	}
+}
+
+// wordDiff renders old → cur word by word: removed runs in [-…-], added
+// ones in {+…+}, long unchanged runs shortened. ok is false when the two
+// share no word (a plain replacement) or are too long to compare.
+func wordDiff(old, cur string) (string, bool) {
+	a, b := wordTokens(old), wordTokens(cur)
+	if len(a)*len(b) > 1_000_000 {
+		return "", false
+	}
+	ops := lineDiff(a, b)
+	shared := slices.ContainsFunc(ops, func(d diffLine) bool { return d.op == ' ' && strings.TrimSpace(d.text) != "" })
+	if !shared {
+		return "", false
+	}
+	var out strings.Builder
+	for i := 0; i < len(ops); {
+		if ops[i].op == ' ' {
+			t := ops[i].text
+			if r := []rune(t); len(r) > 60 {
+				t = string(r[:24]) + "…" + string(r[len(r)-24:])
+			}
+			out.WriteString(t)
+			i++
+			continue
+		}
+		// A changed region: removals and additions, with the blanks
+		// between two changed words counted on both sides.
+		var del, ins strings.Builder
+	region:
+		for ; i < len(ops); i++ {
+			switch {
+			case ops[i].op == '-':
+				del.WriteString(ops[i].text)
+			case ops[i].op == '+':
+				ins.WriteString(ops[i].text)
+			case strings.TrimSpace(ops[i].text) == "" && i+1 < len(ops) && ops[i+1].op != ' ':
+				del.WriteString(ops[i].text)
+				ins.WriteString(ops[i].text)
+			default:
+				break region
+			}
+		}
+		if del.Len() > 0 {
+			out.WriteString("[-" + del.String() + "-]")
+		}
+		if ins.Len() > 0 {
+			out.WriteString("{+" + ins.String() + "+}")
+		}
+	}
+	return out.String(), true
+}
+
+// wordTokens splits s into runs of letters and digits and runs of
+// everything else, so that a word diff keeps spaces and punctuation.
+func wordTokens(s string) []string {
+	var out []string
+	start, word := 0, false
+	for i, r := range s {
+		isWord := unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' || r == '\''
+		if i > start && isWord != word {
+			out = append(out, s[start:i])
+			start = i
+		}
+		word = isWord
+	}
+	if start < len(s) {
+		out = append(out, s[start:])
+	}
+	return out
 }
 
 func splitLines(s string) []string {
