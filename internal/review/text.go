@@ -65,7 +65,7 @@ func textLabels(old, cur []string, c *labelCtx) (labels, why []string) {
 	}
 	if m := newMatch(o.sens, n.sens, n.sensLast); m != "" {
 		labels = append(labels, SensitiveData)
-		why = append(why, "names sensitive data: "+quoteList([]string{strings.TrimFunc(m, notWordRune)}, 1))
+		why = append(why, "names sensitive data: "+quoteList([]string{strings.Trim(m, " \t\n/,;:()\"'`~")}, 1))
 	}
 	var added []string
 	for d, k := range n.dest {
