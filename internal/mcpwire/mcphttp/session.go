@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpsum/mcpsum/internal/jsonscan"
@@ -130,9 +131,10 @@ type Session struct {
 	renewMu  sync.Mutex           // one renewal at a time; holders wait for its check
 	authMu   sync.Mutex           // one re-authorization at a time
 
-	dead chan struct{}
-	once sync.Once
-	err  error
+	dead    chan struct{}
+	once    sync.Once
+	err     error
+	reached atomic.Bool // the server answered a request once (HTTP, any status)
 }
 
 // legacySession is the state of a legacy session (guarded by mu).
