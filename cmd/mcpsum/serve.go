@@ -27,6 +27,7 @@ func (a *app) serveCommand() *ffcli.Command {
 	cert := fs.String("tls-cert", "", "TLS certificate (PEM): required to listen beyond loopback")
 	key := fs.String("tls-key", "", "the TLS certificate's private key (PEM)")
 	state := fs.String("state", "", "where taint state, spent approvals and grants live: the state folder (default), or postgres://... shared by replicas")
+	replicaURL := fs.String("replica-url", "", "with --state postgres://: the URL the other replicas reach this one at (default: where it listens)")
 	timeout := fs.Int("timeout-secs", defaultTimeoutSecs, "seconds to wait for each answer of a server's surface check once it has started")
 	start := startTimeoutFlag(fs)
 	approval := fs.Int("approval-timeout-secs", 600, "seconds an approval question of the taint policy stays open before the call is refused")
@@ -64,6 +65,9 @@ load balancer share state with --state postgres://...; see docs/serve.md.`),
 			if *approval <= 0 || *idle <= 0 {
 				return usageErr("--approval-timeout-secs and --idle-timeout-secs must be positive")
 			}
+			if *replicaURL != "" && *state == "" {
+				return usageErr("--replica-url is for replicas sharing --state postgres://...")
+			}
 			if *addr == "" && *socket == "" {
 				*addr = "127.0.0.1:8808"
 			}
@@ -99,15 +103,21 @@ load balancer share state with --state postgres://...; see docs/serve.md.`),
 				return err
 			}
 			defer l.Close()
-			shared, closeState, err := serve.OpenState(*state, func(msg string) { fmt.Fprintf(a.stderr, "mcpsum serve: %s\n", msg) })
+			st, err := serve.OpenState(ctx, *state, func(msg string) { fmt.Fprintf(a.stderr, "mcpsum serve: %s\n", msg) })
 			if errors.As(err, &ue) {
 				return usageErr("%s", ue.Msg)
 			} else if err != nil {
 				return err
 			}
-			defer closeState()
+			defer st.Close()
+			if *replicaURL == "" {
+				*replicaURL = l.URL
+				if *socket != "" {
+					*replicaURL = "unix:" + *socket
+				}
+			}
 			srv, err := serve.New(ctx, serve.Config{
-				Lockfile: *lockfilePath, File: f, Token: token, Access: l.Access, State: shared,
+				Lockfile: *lockfilePath, File: f, Token: token, Access: l.Access, State: st.Shared, Replicas: st.Replicas(*replicaURL),
 				Pin: launch.Options{Lockfile: *lockfilePath, Timeout: time.Duration(*timeout) * time.Second,
 					StartTimeout: time.Duration(*start) * time.Second},
 				Approval: time.Duration(*approval) * time.Second, Idle: time.Duration(*idle) * time.Second,
@@ -136,9 +146,12 @@ func (a *app) serveHint(l *serve.Listener, names []string, tokenFile, socket str
 	if len(names) == 0 {
 		return
 	}
-	fmt.Fprintf(w, `To use one from a client, give it the URL and the token as a header, e.g. Claude Code:
-  export MCPSUM_SERVE_TOKEN="$(cat %s)"
-  claude mcp add --transport http %s %s%s --header "Authorization: Bearer $MCPSUM_SERVE_TOKEN"
-or in a client's JSON config: {"type": "http", "url": "%s%s", "headers": {"Authorization": "Bearer ${MCPSUM_SERVE_TOKEN}"}}
-`, quoteArg(tokenFile), quoteArg(names[0]), base, serve.Path(names[0]), base, serve.Path(names[0]))
+	fmt.Fprintf(w, "To use one from a client, give it the URL and the header 'Authorization: Bearer TOKEN', TOKEN being the contents of %s (docs/serve.md: Claude Code, Gemini CLI, managed settings).\n", quoteArg(tokenFile))
+	if socket != "" {
+		fmt.Fprintf(w, "Clients reach it through the socket, e.g. curl --unix-socket %s %s%s\n", quoteArg(socket), base, serve.Path(names[0]))
+		return
+	}
+	fmt.Fprintf(w, `To try one, list its tools with the MCP Inspector:
+  npx @modelcontextprotocol/inspector --cli %s%s --transport http --header "Authorization: Bearer $(cat %s)" --method tools/list
+`, base, serve.Path(names[0]), quoteArg(tokenFile))
 }

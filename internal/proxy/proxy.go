@@ -54,6 +54,11 @@ type Options struct {
 	// Reauth, if set, gives a new Authorization value after a remote
 	// server refused refused (HTTP 401): an OAuth token refreshed.
 	Reauth func(ctx context.Context, refused string) (string, error)
+	// TokenPrefix goes after "mcpsum-" in the requestState tokens the
+	// proxy issues to a 2026-07-28 client (era bridging, held roots): a
+	// client's retry carries one back, and internal/serve routes it to the
+	// session that issued it by this prefix. "" for none.
+	TokenPrefix string
 }
 
 // maxHeld bounds the requests held while a check runs; the client reader

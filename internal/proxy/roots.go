@@ -63,7 +63,7 @@ func (p *Proxy) rootsForCall(r *request, stateSp, respSp jsonline.Span) *request
 		p.answerHeldRoots(upID, []byte(`{"roots":[]}`))
 		return r
 	}
-	token = p.roots.Token(newToken)
+	token = p.roots.Token(p.newToken)
 	env, _, _ := jsonline.ScanEnvelope(held)
 	params := env.Params.Of(held)
 	if params == nil {

@@ -49,6 +49,7 @@ func (s *Server) newEntry(ctx context.Context, name string, e *lockfile.Server) 
 // one session with a remote server.
 type core struct {
 	label  string
+	prefix string // its requestState tokens begin with this
 	pr     *io.PipeReader
 	pw     *io.PipeWriter
 	router *router
@@ -65,7 +66,8 @@ var errEnded = errors.New("the session ended")
 func (s *Server) startCore(e *entry, id identity, legacy bool, label string) *core {
 	pr, pw := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
-	c := &core{label: label, pr: pr, pw: pw, router: newRouter(legacy), done: make(chan struct{}), cancel: cancel}
+	tp := s.cfg.Replicas.tokenPrefix(s.coreN.Add(1))
+	c := &core{label: label, prefix: "mcpsum-" + tp, pr: pr, pw: pw, router: newRouter(legacy), done: make(chan struct{}), cancel: cancel}
 	c.touch()
 	warn := func(msg string) { s.logf("%s: %s", label, msg) }
 	var hooks proxy.Hooks
@@ -79,8 +81,9 @@ func (s *Server) startCore(e *entry, id identity, legacy bool, label string) *co
 		Pin:      s.cfg.Pin,
 		Stderr:   &prefixed{s: s, prefix: label},
 		Hooks:    hooks,
-		Remote:   e.remote,
-		Reauth:   e.reauth,
+		Remote:      e.remote,
+		Reauth:      e.reauth,
+		TokenPrefix: tp,
 	}
 	go func() {
 		err := proxy.Serve(ctx, c, opts)

@@ -1,7 +1,10 @@
 package serve
 
 import (
+	"bytes"
+	"io"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/mcpsum/mcpsum/internal/jsonscan"
@@ -50,9 +53,12 @@ func (p *pool) reap(now time.Time, idle time.Duration) []*core {
 
 // modern serves a 2026-07-28 request.
 func (s *Server) modern(w http.ResponseWriter, r *http.Request, e *entry, id identity, m *message) {
+	if rest, ok := strings.CutPrefix(m.state, "mcpsum-"); ok && s.forwardOwner(w, withBody(r, m.line), owner(rest)) {
+		return // a retry of an input round another replica's core holds
+	}
 	st := newStream(w, m.id, nil)
 	st.token, st.listen = m.token, m.method == "subscriptions/listen"
-	c := s.place(e, id, st)
+	c := s.place(e, id, st, m.state)
 	if c == nil {
 		rpcError(w, http.StatusConflict, m.id, mcpspec.CodeInvalidRequest, "too many requests with this id or progress token are in flight for this client: ids must be unique among a client's requests in flight")
 		return
@@ -63,7 +69,7 @@ func (s *Server) modern(w http.ResponseWriter, r *http.Request, e *entry, id ide
 // place registers st with a core of the pool of (e, id) that has neither
 // its id nor its progress token in flight, starting one when none has
 // room; nil when the pool is full.
-func (s *Server) place(e *entry, id identity, st *stream) *core {
+func (s *Server) place(e *entry, id identity, st *stream, state string) *core {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	k := poolKey{e.name, id.taint}
@@ -71,6 +77,18 @@ func (s *Server) place(e *entry, id identity, st *stream) *core {
 	if p == nil {
 		p = &pool{}
 		s.pools[k] = p
+	}
+	for _, c := range p.cores {
+		if state != "" && strings.HasPrefix(state, c.prefix) {
+			// a retry of an input round this core holds goes to it
+			if c.ended() {
+				break
+			}
+			if c.router.register(st) != nil {
+				return nil
+			}
+			return c
+		}
 	}
 	for _, c := range p.cores {
 		if !c.ended() && c.router.register(st) == nil {
@@ -114,4 +132,11 @@ func (s *Server) modernNote(w http.ResponseWriter, e *entry, id identity, m *mes
 		}
 	}
 	w.WriteHeader(http.StatusAccepted)
+}
+
+// withBody is r with its body (read already) to send on.
+func withBody(r *http.Request, body []byte) *http.Request {
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	r.ContentLength = int64(len(body))
+	return r
 }

@@ -30,6 +30,7 @@ type message struct {
 	id     []byte // raw JSON; nil for a notification or a response
 	method string
 	token  string // a request's _meta.progressToken (raw JSON), "" if none
+	state  string // a request's params.requestState, "" if none
 }
 
 func (m *message) request() bool { return m.method != "" && m.id != nil && string(m.id) != "null" }
@@ -82,10 +83,13 @@ func (s *Server) readMessage(w http.ResponseWriter, r *http.Request) (*message, 
 		return nil, false
 	}
 	if m.request() && f[2] != nil {
-		if pf, err := jsonscan.Fields(f[2], "_meta"); err == nil && pf[0] != nil {
-			if mf, err := jsonscan.Fields(pf[0], "progressToken"); err == nil && mf[0] != nil {
-				m.token = string(mf[0])
+		if pf, err := jsonscan.Fields(f[2], "_meta", "requestState"); err == nil {
+			if pf[0] != nil {
+				if mf, err := jsonscan.Fields(pf[0], "progressToken"); err == nil && mf[0] != nil {
+					m.token = string(mf[0])
+				}
 			}
+			m.state, _ = jsonscan.String(pf[1])
 		}
 	}
 	return m, true

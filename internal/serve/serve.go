@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpsum/mcpsum/internal/launch"
@@ -66,8 +67,9 @@ type Server struct {
 	pools    map[poolKey]*pool   // 2026-07-28 cores by server and identity
 	closed   bool
 
-	stop chan struct{}
-	wg   sync.WaitGroup
+	stop  chan struct{}
+	wg    sync.WaitGroup
+	coreN atomic.Uint64 // cores started (their requestState prefixes)
 }
 
 // New prepares a Server: each remote entry's credentials are read now (a
@@ -98,6 +100,9 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 			return nil, err
 		}
 		s.entries[name] = en
+	}
+	if err := cfg.Replicas.start(); err != nil {
+		return nil, err
 	}
 	s.wg.Add(1)
 	go s.reap()
@@ -163,6 +168,7 @@ func (s *Server) Close() {
 	}
 	s.closed = true
 	close(s.stop)
+	s.cfg.Replicas.close()
 	var cores []*core
 	for _, ss := range s.sessions {
 		cores = append(cores, ss.core)
