@@ -75,12 +75,12 @@ func (s *Server) startCore(e *entry, id identity, legacy bool, label string) *co
 		hooks = taintguard.ForSession(e.name, e.lock, s.cfg.Approval, policy.Session{ID: id.taint, Named: true}, s.cfg.State, warn)
 	}
 	opts := proxy.Options{
-		Name:     e.name,
-		Lockfile: s.cfg.Lockfile,
-		Entry:    e.lock,
-		Pin:      s.cfg.Pin,
-		Stderr:   &prefixed{s: s, prefix: label},
-		Hooks:    hooks,
+		Name:        e.name,
+		Lockfile:    s.cfg.Lockfile,
+		Entry:       e.lock,
+		Pin:         s.cfg.Pin,
+		Stderr:      &prefixed{s: s, prefix: label},
+		Hooks:       hooks,
 		Remote:      e.remote,
 		Reauth:      e.reauth,
 		TokenPrefix: tp,
