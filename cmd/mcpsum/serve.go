@@ -27,6 +27,8 @@ func (a *app) serveCommand() *ffcli.Command {
 	cert := fs.String("tls-cert", "", "TLS certificate (PEM): required to listen beyond loopback")
 	key := fs.String("tls-key", "", "the TLS certificate's private key (PEM)")
 	state := fs.String("state", "", "where taint state, spent approvals and grants live: the state folder (default), or postgres://... shared by replicas")
+	var hosts stringList
+	fs.Var(&hosts, "allow-host", "a name the Host and Origin of a request may carry besides loopback ones and the TLS certificate's (a load balancer's name; repeatable)")
 	replicaURL := fs.String("replica-url", "", "with --state postgres://: the URL the other replicas reach this one at (default: where it listens)")
 	timeout := fs.Int("timeout-secs", defaultTimeoutSecs, "seconds to wait for each answer of a server's surface check once it has started")
 	start := startTimeoutFlag(fs)
@@ -34,7 +36,7 @@ func (a *app) serveCommand() *ffcli.Command {
 	idle := fs.Int("idle-timeout-secs", int(serve.DefaultIdle/time.Second), "seconds a session may go without a request before it ends and its server stops")
 	return &ffcli.Command{
 		Name:       "serve",
-		ShortUsage: "mcpsum serve [--lockfile F] [--addr HOST:PORT | --socket PATH] [--token-file F] [--tls-cert C --tls-key K] [--state postgres://...]",
+		ShortUsage: "mcpsum serve [--lockfile F] [--addr HOST:PORT | --socket PATH] [--token-file F] [--tls-cert C --tls-key K] [--allow-host NAME]... [--state postgres://... [--replica-url URL]]",
 		ShortHelp:  "serve every locked server over Streamable HTTP, each behind the proxy",
 		LongHelp: strings.TrimSpace(`
 serve gives each server of the lockfile a URL, /servers/NAME/mcp, for MCP
@@ -103,6 +105,7 @@ load balancer share state with --state postgres://...; see docs/serve.md.`),
 				return err
 			}
 			defer l.Close()
+			l.Access.Hosts = append(l.Access.Hosts, hosts...)
 			st, err := serve.OpenState(ctx, *state, func(msg string) { fmt.Fprintf(a.stderr, "mcpsum serve: %s\n", msg) })
 			if errors.As(err, &ue) {
 				return usageErr("%s", ue.Msg)
