@@ -77,14 +77,14 @@ func WriteItem(w io.Writer, indent, kind string, raw json.RawMessage) {
 // fallback is set.
 func writeMembers(w io.Writer, indent string, members [][]byte, fallback bool) {
 	obj := append(append([]byte{'{'}, bytes.Join(members, []byte{','})...), '}')
-	var out bytes.Buffer
-	if json.Indent(&out, obj, indent, "  ") != nil {
+	out, err := lockfile.Indent(nil, obj, indent) // as deep as the lockfile indents, then compact
+	if err != nil {
 		if fallback {
 			fmt.Fprintf(w, "%s%s\n", indent, oneLine(string(obj), 200))
 		}
 		return
 	}
-	fmt.Fprintf(w, "%s%s\n", indent, termtext.InertJSON(out.Bytes()))
+	fmt.Fprintf(w, "%s%s\n", indent, termtext.InertJSON(out))
 }
 
 // writeServerInfoRest writes serverInfo's members beyond name, title and

@@ -1,7 +1,6 @@
 package verify
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -55,11 +54,11 @@ func renderField(raw json.RawMessage) string {
 	if s, ok := jsonscan.String(raw); ok {
 		return s
 	}
-	var out bytes.Buffer
-	if err := json.Indent(&out, raw, "", "  "); err != nil {
+	out, err := lockfile.Indent(nil, raw, "") // as deep as the lockfile indents, then compact
+	if err != nil {
 		return string(raw)
 	}
-	return out.String()
+	return string(out)
 }
 
 // writeDiff writes a line diff of old and cur, every line escaped.
