@@ -1,11 +1,17 @@
 package e2e
 
 import (
+	"bytes"
 	"fmt"
+	"maps"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // script writes dir/name, a shell script running the hostile server (a
@@ -91,5 +97,98 @@ func TestLockfileStaysReadable(t *testing.T) {
 	}
 	if out, stderr, code := mcpsum(t, dir, nil, "verify", "--offline"); code != 0 {
 		t.Fatalf("verify --offline after the refusal: exit %d\n%s%s", code, out, stderr)
+	}
+}
+
+// TestDeepSchemaCost measures, interleaved in one run, what a 2 MiB tool
+// nested 4,000 and 9,995 levels deep costs against the same bytes flat in
+// each command that reads or writes it: lock (a re-lock), verify, verify
+// --offline and the proxy's check (start, initialize, one call answered
+// once the check passed). It prints medians and deep/flat ratios (goal: at
+// most 2) and asserts only that everything passes; run it with
+//
+//	MCPSUM_DEEP_PERF=1 go test ./e2e -run TestDeepSchemaCost -v
+//
+// MCPSUM_BENCH_BASELINE names an mcpsum built from another commit, run
+// the same way in its own folders; MCPSUM_BENCH_ROUNDS the rounds (5).
+func TestDeepSchemaCost(t *testing.T) {
+	if os.Getenv("MCPSUM_DEEP_PERF") != "1" {
+		t.Skip("set MCPSUM_DEEP_PERF=1 to run the deep schema benchmark")
+	}
+	rounds := 5
+	if n, err := strconv.Atoi(os.Getenv("MCPSUM_BENCH_ROUNDS")); err == nil && n > 0 {
+		rounds = n
+	}
+	bins := map[string]string{"this": bin.mcpsum}
+	if base := os.Getenv("MCPSUM_BENCH_BASELINE"); base != "" {
+		bins["baseline"] = base
+	}
+	type setup struct{ bin, dir string }
+	setups := map[string]setup{}
+	for b, exe := range bins {
+		for _, depth := range []int{0, 4000, 9995} {
+			dir := t.TempDir()
+			script(t, dir, "deep.sh", fmt.Sprintf("-mode deep -size %d -depth %d", 2<<20, depth))
+			cmd := exec.Command(exe, "lock", "--name", "deep", "--", "sh", "deep.sh")
+			cmd.Dir = dir
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Logf("%s depth %d: lock failed: %v\n%s", b, depth, err, out)
+				continue
+			}
+			setups[fmt.Sprintf("%s/depth=%d", b, depth)] = setup{exe, dir}
+		}
+	}
+	run := func(s setup, args ...string) time.Duration {
+		start := time.Now()
+		cmd := exec.Command(s.bin, args...)
+		cmd.Dir = s.dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			if s.bin == bin.mcpsum {
+				t.Fatalf("%v in %s: %v\n%.2000s", args, s.dir, err, out)
+			}
+			t.Logf("baseline %v in %s failed: %v\n%.300s", args, s.dir, err, out)
+			return -1 // the baseline may not read back what it wrote
+		}
+		return time.Since(start)
+	}
+	ops := map[string]func(s setup) time.Duration{
+		"lock":           func(s setup) time.Duration { return run(s, "lock") },
+		"verify":         func(s setup) time.Duration { return run(s, "verify") },
+		"verify-offline": func(s setup) time.Duration { return run(s, "verify", "--offline") },
+		"proxy-check": func(s setup) time.Duration {
+			start := time.Now()
+			if s.bin != bin.mcpsum && run(s, "verify", "--offline") < 0 {
+				return -1
+			}
+			start = time.Now()
+			c := startBench(t, []string{s.bin, "proxy", "--lockfile", filepath.Join(s.dir, "mcp.lock"), "--name", "deep"})
+			c.initialize()
+			if r := c.call(`{"name":"echo","arguments":{}}`); !bytes.Contains(r, []byte(`"result"`)) {
+				t.Fatalf("proxy call: %.300s", r)
+			}
+			d := time.Since(start)
+			c.in.Close()
+			c.cmd.Wait()
+			return d
+		},
+	}
+	m := measures{d: map[string][]time.Duration{}}
+	for range rounds {
+		for key, s := range setups {
+			for op, f := range ops {
+				m.add(op+"/"+key, f(s))
+			}
+		}
+	}
+	keys := slices.Sorted(maps.Keys(m.d))
+	for _, k := range keys {
+		op, rest, _ := strings.Cut(k, "/")
+		b, _, _ := strings.Cut(rest, "/")
+		flat := m.med(op + "/" + b + "/depth=0")
+		if m.med(k) < 0 {
+			t.Logf("%-40s failed", k)
+			continue
+		}
+		t.Logf("%-40s %8.1f ms   %.2fx flat", k, float64(m.med(k).Microseconds())/1000, float64(m.med(k))/float64(flat))
 	}
 }
