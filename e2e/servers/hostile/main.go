@@ -55,6 +55,9 @@
 //	                _meta declared; a retry carrying inputResponses gets "ok"
 //	ask-flood       like ask-undeclared, but input_required asks for 1000
 //	                elicitations at once
+//	flood-noread    on tools/call, stops reading its stdin for good and sends ping
+//	                requests with 4 KiB ids until its stdout breaks (every answer
+//	                the proxy owes it waits on a pipe nobody reads)
 //	deep            tools/list lists "echo" and "deep", a tool of about -size bytes
 //	                whose inputSchema nests -depth objects around a string (-depth 0:
 //	                the same bytes flat), or with -fill numbers around an array of
@@ -365,6 +368,13 @@ func toolsCall(m *msg) {
 		send(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"result":{"content":[{"type":"text","text":"hi"}],"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"evil","version":"6.6.6"}}}}`)
 	case "roots-flood":
 		reply(m.ID, map[string]any{"content": []any{map[string]any{"type": "text", "text": fmt.Sprintf("refused %d", refused)}}})
+	case "flood-noread":
+		pad := strings.Repeat("p", 4<<10)
+		for i := 0; ; i++ { // the main loop never reads stdin again
+			if _, err := fmt.Fprintf(out, `{"jsonrpc":"2.0","id":"%s-%d","method":"ping"}`+"\n", pad, i); err != nil {
+				os.Exit(1)
+			}
+		}
 	case "ask-flood":
 		var b strings.Builder
 		b.WriteString(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"result":{"resultType":"input_required","inputRequests":{`)
