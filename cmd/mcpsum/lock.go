@@ -12,6 +12,7 @@ import (
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 
+	"github.com/mcpsum/mcpsum/internal/cli"
 	"github.com/mcpsum/mcpsum/internal/launch"
 	"github.com/mcpsum/mcpsum/internal/locker"
 	"github.com/mcpsum/mcpsum/internal/review"
@@ -22,7 +23,7 @@ import (
 func (a *app) lockCommand() *ffcli.Command {
 	fs := a.flagSet("lock")
 	lockfilePath := lockfileFlag(fs)
-	name := fs.String("name", "", "server entry to add, replace or re-lock")
+	name := cli.NameVar(fs, "name", "server entry to add, replace or re-lock")
 	var envs stringList
 	fs.Var(&envs, "env", "name of an environment variable passed to the server (repeatable, or a comma-separated list; values are never stored)")
 	url := fs.String("url", "", "URL of a remote (Streamable HTTP) server to lock instead of a command")
@@ -30,9 +31,9 @@ func (a *app) lockCommand() *ffcli.Command {
 	fs.Var(&headers, "header", "with --url: NAME=ENVVAR, a header sent to the server with its value from the environment variable ENVVAR (repeatable; values are never stored)")
 	timeout := fs.Int("timeout-secs", defaultTimeoutSecs, "seconds to wait for each answer of a server once it has started (era probe, handshake, each list page)")
 	start := startTimeoutFlag(fs)
-	accept := fs.String("accept", "", "with no command: re-lock only when every change of each entry is of this kind (descriptive: wording only), printing the changes; otherwise exit 1 and write nothing")
+	accept := cli.NameVar(fs, "accept", "with no command: re-lock only when every change of each entry is of this kind (descriptive: wording only), printing the changes; otherwise exit 1 and write nothing")
 	strict := fs.Bool("strict", false, "refuse to write (exit 1) when an entry shadows another server's tools: the same or a look-alike name, or text naming them")
-	remove := fs.String("remove", "", "remove the server entry N from the lockfile (its command, surface and policy)")
+	remove := cli.NameVar(fs, "remove", "remove the server entry N from the lockfile (its command, surface and policy)")
 	return &ffcli.Command{
 		Name:       "lock",
 		ShortUsage: "mcpsum lock [--lockfile F] --name N [--env VAR]... [--timeout-secs S] [--start-timeout-secs S] [--strict] -- COMMAND [ARG]...\n  or   mcpsum lock [--lockfile F] --name N --url URL [--header NAME=ENVVAR]... [--strict]\n  or   mcpsum lock [--lockfile F] [--name N] [--accept descriptive] [--strict]\n  or   mcpsum lock [--lockfile F] --remove N",

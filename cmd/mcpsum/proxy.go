@@ -15,6 +15,7 @@ import (
 	"github.com/peterbourgon/ff/v3/ffcli"
 	"golang.org/x/term"
 
+	"github.com/mcpsum/mcpsum/internal/cli"
 	"github.com/mcpsum/mcpsum/internal/launch"
 	"github.com/mcpsum/mcpsum/internal/locker"
 	"github.com/mcpsum/mcpsum/internal/mcpwire"
@@ -25,7 +26,7 @@ import (
 func (a *app) proxyCommand() *ffcli.Command {
 	fs := a.flagSet("proxy")
 	lockfilePath := lockfileFlag(fs)
-	name := fs.String("name", "", "locked server to run (required)")
+	name := cli.NameVar(fs, "name", "locked server to run (required)")
 	requireSig := fs.Bool("require-signature", false, "refuse to start unless the lockfile's Sigstore bundle verifies (set MCPSUM_REQUIRE_SIGNATURE=true on a workstation)")
 	sig := registerSigFlags(fs, "signature", "the lockfile's Sigstore bundle for --require-signature (default: <lockfile>.sigstore.json)")
 	timeout := fs.Int("timeout-secs", defaultTimeoutSecs, "seconds to wait for each answer of the server's surface check once it has started, and, once the client has closed its input, for the answers to its requests")

@@ -10,6 +10,7 @@ import (
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 
+	"github.com/mcpsum/mcpsum/internal/cli"
 	"github.com/mcpsum/mcpsum/internal/launch"
 	"github.com/mcpsum/mcpsum/internal/statefile"
 	"github.com/mcpsum/mcpsum/internal/verify"
@@ -26,7 +27,7 @@ func (a *app) verifyCommand() *ffcli.Command {
 	fs := a.flagSet("verify")
 	v := verifyFlags{
 		lockfile:  lockfileFlag(fs),
-		name:      fs.String("name", "", "verify only this server"),
+		name:      cli.NameVar(fs, "name", "verify only this server"),
 		strict:    fs.Bool("strict", false, "treat informational drift (serverInfo, capabilities, versions) and shadowing between servers as failure"),
 		asJSON:    fs.Bool("json", false, "print one machine-readable result object on stdout (same as --format json)"),
 		format:    fs.String("format", "text", "how to print the result: text, json or sarif (SARIF 2.1.0, for code scanning)"),
