@@ -50,6 +50,9 @@ func Load(resource, issuer string) (*Token, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := statefile.CheckOwn(path); err != nil {
+		return nil, err
+	}
 	b, err := safeio.ReadOwn(path, "OAuth token file", maxDoc)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
