@@ -156,11 +156,10 @@ func TestDeepSchemaCost(t *testing.T) {
 		"verify":         func(s setup) time.Duration { return run(s, "verify") },
 		"verify-offline": func(s setup) time.Duration { return run(s, "verify", "--offline") },
 		"proxy-check": func(s setup) time.Duration {
-			start := time.Now()
 			if s.bin != bin.mcpsum && run(s, "verify", "--offline") < 0 {
 				return -1
 			}
-			start = time.Now()
+			start := time.Now()
 			c := startBench(t, []string{s.bin, "proxy", "--lockfile", filepath.Join(s.dir, "mcp.lock"), "--name", "deep"})
 			c.initialize()
 			if r := c.call(`{"name":"echo","arguments":{}}`); !bytes.Contains(r, []byte(`"result"`)) {

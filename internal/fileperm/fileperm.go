@@ -53,4 +53,3 @@ func (e *Error) Error() string {
 	}
 	return fmt.Sprintf("%s %s is writable by %s (mode %v), so they could %s; to fix it, run: %s", e.Rule.What, q, who, e.Mode, e.Rule.Threat, fix)
 }
-

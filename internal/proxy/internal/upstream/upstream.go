@@ -86,7 +86,8 @@ func (s *Stdio) stopped() *OverflowError {
 	defer s.mu.Unlock()
 	return s.overflowed
 }
-func (s *Stdio) StderrTail() []string    { return s.proc.StderrTail() }
+
+func (s *Stdio) StderrTail() []string { return s.proc.StderrTail() }
 
 // ExitError says why the server can no longer answer (nil while it runs):
 // its exit, after what mcpsum stopped it for if it did.
