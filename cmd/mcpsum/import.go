@@ -149,6 +149,7 @@ func (a *app) importConfigs(ctx context.Context, cfgs []*clientconfig.Config, o 
 		CheckLog: func(ctx context.Context, seen *lockfile.File, e map[string]*lockfile.Server) error {
 			return a.checkLog(ctx, "import", seen, e)
 		},
+		Review: a.lockHooks().Review, // a server imported again: what the lock takes in
 	}
 	ao.Ask, ao.TrustProject = a.askTrust, *f.trust
 	return importer.Apply(ctx, groups, ao)

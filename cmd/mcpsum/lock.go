@@ -31,7 +31,7 @@ func (a *app) lockCommand() *ffcli.Command {
 	fs.Var(&headers, "header", "with --url: NAME=ENVVAR, a header sent to the server with its value from the environment variable ENVVAR (repeatable; values are never stored)")
 	timeout := fs.Int("timeout-secs", defaultTimeoutSecs, "seconds to wait for each answer of a server once it has started (era probe, handshake, each list page)")
 	start := startTimeoutFlag(fs)
-	accept := cli.NameVar(fs, "accept", "with no command: re-lock only when every change of each entry is of this kind (descriptive: wording only), printing the changes; otherwise exit 1 and write nothing")
+	accept := cli.NameVar(fs, "accept", "with no command: re-lock only when every change of each entry is of this kind (descriptive: only case, punctuation, reordering or deleted words), printing the changes; otherwise exit 1 and write nothing")
 	strict := fs.Bool("strict", false, "refuse to write (exit 1) when an entry shadows another server's tools: the same or a look-alike name, or text naming them")
 	remove := cli.NameVar(fs, "remove", "remove the server entry N from the lockfile (its command, surface and policy)")
 	return &ffcli.Command{
@@ -82,7 +82,7 @@ server's, or text of one server naming another's tool (each pair once). With
 			}
 			a.strictShadow, a.accept = *strict, *accept
 			if *accept != "" && !slices.Contains(locker.AcceptKinds, *accept) {
-				return usageErr("--accept %s: the one kind lock can accept on its own is descriptive (wording only)", quoteArg(*accept))
+				return usageErr("--accept %s: the one kind lock can accept on its own is descriptive (only case, punctuation, reordering or deleted words)", quoteArg(*accept))
 			}
 			opts := launch.Options{Lockfile: *lockfilePath, Timeout: time.Duration(*timeout) * time.Second,
 				StartTimeout: time.Duration(*start) * time.Second, Note: a.noter("lock"), Authorize: a.authorizer("lock")}
@@ -130,13 +130,13 @@ func (a *app) lockHooks() locker.Hooks {
 		},
 		Note: func(msg string) { fmt.Fprintf(a.stderr, "lock: %s\n", msg) },
 	}
-	if a.accept != "" { // lock --accept: print the changes, refuse any not of that kind
-		h.Review = func(path string, f *lockfile.File, entries map[string]*lockfile.Server) error {
-			if err := verify.Accept(a.stdout, isTerminal(a.stdout), path, a.accept, f, entries); err != nil {
-				return verdict(err)
-			}
-			return nil
+	// Every re-lock prints what it takes in; lock --accept also refuses a
+	// change not of that kind.
+	h.Review = func(path string, f *lockfile.File, entries map[string]*lockfile.Server) error {
+		if err := verify.Accept(a.stdout, isTerminal(a.stdout), path, a.accept, f, entries); err != nil {
+			return verdict(err)
 		}
+		return nil
 	}
 	return h
 }

@@ -49,12 +49,15 @@ compares. Servers run in parallel. It never writes the lockfile.
 Exit 1 on definitional drift (a tool, prompt, resource or template added,
 removed or changed; instructions; the protocol era), and on informational
 drift (serverInfo, capabilities, protocol versions) with --strict. Each
-definitional change is labelled with what kind it is: descriptive (wording
-only), adds-destination, addresses-model, references-tool, hidden-text,
-schema-widened, annotation-weakened, added, removed or changed. verify also
-reports shadowing between the lock's servers (the same or a look-alike tool
-or prompt name, text of one server naming another's tool): a warning, exit 1
-with --strict. Exit 3 when
+definitional change is labelled with what kind it is, most dangerous
+first: hidden-text, addresses-model, sensitive-data, adds-destination,
+references-tool, schema-widened, annotation-weakened, added, changed,
+reworded (new words), removed or descriptive (only case, punctuation,
+reordering or deleted words). The report starts with a summary: each
+server's changes counted by label, then every change indexed under its most
+dangerous label. verify also reports shadowing between the lock's servers
+(the same or a look-alike tool or prompt name, text of one server naming
+another's tool in any spelling): a warning, exit 1 with --strict. Exit 3 when
 a server cannot be started or does not answer (unless another server drifted:
 drift wins, exit 1). --format json (or --json) prints one result object for
 CI bots; --format sarif prints SARIF 2.1.0 for code scanning, each result at

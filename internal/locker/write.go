@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mcpsum/mcpsum/internal/clientconfig"
 	"github.com/mcpsum/mcpsum/internal/launch"
 	"github.com/mcpsum/mcpsum/internal/review"
 	"github.com/mcpsum/mcpsum/internal/termtext"
@@ -20,6 +21,10 @@ type Options struct {
 	// Strict refuses the write (a *ShadowError) when an entry written
 	// shadows another server's tools (lock and import --strict).
 	Strict bool
+	// Planned are client configs as an import is about to rewrite them:
+	// for the user lock, shadowing is judged among the servers each client
+	// runs together, these configs in place of their files on disk.
+	Planned []*clientconfig.Config
 }
 
 // ShadowError is the refusal of Strict: the shadowing between the entries
@@ -36,8 +41,8 @@ func (e *ShadowError) Error() string {
 
 // shadows lists the shadowing in f that involves the entries being
 // written, and refuses it under Strict.
-func (o Options) shadows(f *lockfile.File, entries map[string]*lockfile.Server) ([]review.Shadow, error) {
-	shadows := review.Shadowing(f.Servers, func(n string) bool { _, ok := entries[n]; return ok })
+func (o Options) shadows(path string, f *lockfile.File, entries map[string]*lockfile.Server) ([]review.Shadow, error) {
+	shadows := review.ShadowingAmong(f.Servers, func(n string) bool { _, ok := entries[n]; return ok }, Together(path, o.Planned))
 	if o.Strict && len(shadows) > 0 {
 		return shadows, &ShadowError{Shadows: shadows}
 	}
@@ -125,7 +130,7 @@ func Write(path string, loaded *lockfile.File, entries map[string]*lockfile.Serv
 		})
 		f.Generator = o.Generator
 		var err error
-		w.Shadows, err = o.shadows(f, written(entries, w.Refused))
+		w.Shadows, err = o.shadows(path, f, written(entries, w.Refused))
 		return err
 	})
 	if err != nil {
@@ -164,7 +169,7 @@ func ReplaceBroken(path, name string, entry *lockfile.Server, o Options) (*Repla
 	discarded, err := lockfile.UpdateDiscarding(path, name, func(f *lockfile.File) error {
 		f.Servers[name] = entry
 		f.Generator = o.Generator
-		r.Shadows, refused = o.shadows(f, map[string]*lockfile.Server{name: entry})
+		r.Shadows, refused = o.shadows(path, f, map[string]*lockfile.Server{name: entry})
 		return refused
 	})
 	if err != nil {
@@ -184,7 +189,7 @@ func ReplaceBroken(path, name string, entry *lockfile.Server, o Options) (*Repla
 // can be removed too: every other entry must be valid.
 func Remove(path, name, generator string) error {
 	if _, err := lockfile.ReadFile(path); errors.Is(err, fs.ErrNotExist) {
-		return &NoLockfileError{Path: path, Name: name}
+		return NoLockfile(path, name)
 	}
 	found := false
 	discarded, err := lockfile.UpdateDiscarding(path, name, func(f *lockfile.File) error {
@@ -232,4 +237,11 @@ func Warnings(path string, entries map[string]*lockfile.Server) []string {
 		}
 	}
 	return out
+}
+
+// Together is, when path is the user lock, the server names each client
+// found on this machine runs together (planned configs in place of their
+// files); nil for any other lockfile (all its servers together).
+func Together(path string, planned []*clientconfig.Config) [][]string {
+	return clientconfig.Together(clientconfig.DirsFromEnv("."), path, planned)
 }

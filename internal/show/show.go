@@ -3,6 +3,7 @@ package show
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/mcpsum/mcpsum/internal/clientconfig"
 	"sort"
 
 	"github.com/mcpsum/mcpsum/internal/jsonscan"
@@ -103,7 +104,10 @@ func Build(f *lockfile.File, names []string, lockPath string) *Model {
 	for _, n := range names {
 		v.Servers[n] = buildServer(f.Servers[n])
 	}
-	shadows := review.Shadowing(f.Servers, func(n string) bool { _, ok := v.Servers[n]; return ok })
+	// A user lock shared by several clients: shadowing among the servers
+	// each client runs together.
+	groups := clientconfig.Together(clientconfig.DirsFromEnv("."), lockPath, nil)
+	shadows := review.ShadowingAmong(f.Servers, func(n string) bool { _, ok := v.Servers[n]; return ok }, groups)
 	v.Shadowing = len(shadows)
 	for _, n := range names {
 		v.Servers[n].Review = buildReview(n, f.Servers[n], lockPath, all, shadows)

@@ -79,7 +79,7 @@ func (r *Report) Outcome() Outcome {
 // It never writes the lockfile. opts.Lockfile names the lockfile.
 func Verify(ctx context.Context, f *lockfile.File, names []string, strict bool, opts launch.Options) *Report {
 	rep := &Report{Lockfile: opts.Lockfile, Strict: strict,
-		Shadowing: review.Shadowing(f.Servers, func(n string) bool { return slices.Contains(names, n) })}
+		Shadowing: review.ShadowingAmong(f.Servers, func(n string) bool { return slices.Contains(names, n) }, locker.Together(opts.Lockfile, nil))}
 	obs := launch.Each(ctx, names, func(ctx context.Context, n string) (*lockfile.Server, error) {
 		return launch.Observe(ctx, n, f.Servers[n], opts)
 	})
