@@ -127,7 +127,7 @@ func (a *app) runProxy(ctx context.Context, f *lockfile.File, path, name string,
 		}
 		remote = &spec
 		reauth = func(ctx context.Context, refused string) (string, error) {
-			return launch.RefreshBearer(ctx, name, entry, opts, refused)
+			return launch.RefreshBearer(ctx, name, entry, opts, refused, "")
 		}
 	}
 	if f, ok := a.stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
@@ -144,7 +144,7 @@ func (a *app) runProxy(ctx context.Context, f *lockfile.File, path, name string,
 	signal.Notify(pipe, syscall.SIGPIPE)
 	defer signal.Stop(pipe)
 
-	err = proxy.Run(ctx, a.stdin, a.stdout, proxy.Options{
+	err = proxy.Run(ctx, a.stdin, a.rawStdout, proxy.Options{
 		Name:     name,
 		Lockfile: path,
 		Entry:    entry,

@@ -32,6 +32,10 @@ type Options struct {
 	// remote server that asks for a sign-in); nil: no interactive sign-in,
 	// only kept tokens are used.
 	Authorize func(server, authURL string) error
+	// ClientMetadataURL is the Client ID Metadata Document mcpsum signs in
+	// with where an authorization server supports them ("": dynamic
+	// registration).
+	ClientMetadataURL string
 
 	bearer string // an OAuth access token for a remote entry (signIn)
 }
@@ -178,6 +182,9 @@ func LockTarget(ctx context.Context, name string, target *lockfile.Server, prefe
 	h, s, signedIn, err := observeRemote(ctx, name, target, prefer, opts, true)
 	if err != nil {
 		return nil, err
+	}
+	if signedIn == nil && target.OAuth != nil && target.OAuth.Issuer == "" {
+		return nil, fmt.Errorf("server %q did not ask for an OAuth sign-in: --oauth-client-id applies only to a server that does; lock it without", name)
 	}
 	e, err := EntryFor(withOAuth(target, signedIn), h, s)
 	if err != nil {
