@@ -118,7 +118,8 @@ func (a *app) runProxy(ctx context.Context, f *lockfile.File, path, name string,
 		return usageErr("no server %s in %s (locked: %s); lock it first with 'mcpsum lock --lockfile %s --name %s -- COMMAND [ARG]...'", quoteArg(name), quoteArg(path), strings.Join(locker.Names(f), ", "), quoteArg(path), quoteArg(name))
 	}
 	var remote *mcpwire.HTTPSpec
-	var reauth func(context.Context, string) (string, error)
+	var reauth func(context.Context, string, string) (string, error)
+	var stepUp func(string) error
 	if entry.Remote() {
 		opts.Lockfile = path
 		spec, err := launch.RemoteSpec(ctx, name, entry, opts)
@@ -126,9 +127,10 @@ func (a *app) runProxy(ctx context.Context, f *lockfile.File, path, name string,
 			return &exitError{code: exitUndecided, err: err}
 		}
 		remote = &spec
-		reauth = func(ctx context.Context, refused string) (string, error) {
-			return launch.RefreshBearer(ctx, name, entry, opts, refused, "")
+		reauth = func(ctx context.Context, refused, challenge string) (string, error) {
+			return launch.RefreshBearer(ctx, name, entry, opts, refused, challenge)
 		}
+		stepUp = func(challenge string) error { return launch.StepUp(name, entry, opts, challenge) }
 	}
 	if f, ok := a.stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		proxyTerminalHint(a.stderr, path, name)
@@ -153,6 +155,7 @@ func (a *app) runProxy(ctx context.Context, f *lockfile.File, path, name string,
 		Hooks:    hooks,
 		Remote:   remote,
 		Reauth:   reauth,
+		StepUp:   stepUp,
 	})
 	var q *proxy.QuarantineError
 	if errors.As(err, &q) {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 
@@ -176,3 +177,45 @@ func useToken(t *oauth.Token) {
 
 // registerSecret keeps a credential mcpsum sends for redaction.
 func registerSecret(v, label string) { redact.Add(v, label) }
+
+// StepUp takes a remote server's 403 insufficient_scope (challenge: its
+// WWW-Authenticate) in the middle of a proxy's session, where no browser
+// can be opened: the scopes it names beyond this machine's grant are noted
+// with the kept token, for the next 'mcpsum lock' of the entry to sign in
+// with (and pin, for review), and the refused call is answered with the
+// error returned, naming that command. nil: not a step-up (the session
+// ends with the refusal).
+func StepUp(name string, entry *lockfile.Server, opts Options, challenge string) error {
+	ch := oauth.ParseChallenge(challenge)
+	p := entry.OAuth
+	if p == nil || ch.Error != "insufficient_scope" || len(ch.Scopes()) == 0 {
+		return nil
+	}
+	tok, err := oauth.Load(p.Resource, p.Issuer)
+	if err != nil || tok == nil {
+		return nil
+	}
+	lockArg := ""
+	if opts.Lockfile != "" {
+		lockArg = "--lockfile " + termtext.ShellArg(opts.Lockfile) + " "
+	}
+	var missing []string
+	for _, sc := range ch.Scopes() {
+		if !tok.Grants([]string{sc}) && lockfile.ValidScope(sc) {
+			missing = append(missing, sc)
+		}
+	}
+	if len(missing) == 0 {
+		return fmt.Errorf("server %q refused the call for the OAuth scope %s, which its sign-in was granted: ask its operator", name, termtext.Quoted(ch.Scope, 200))
+	}
+	for _, sc := range missing {
+		if !slices.Contains(tok.StepUp, sc) {
+			tok.StepUp = append(tok.StepUp, sc)
+		}
+	}
+	if err := oauth.Save(tok); err != nil {
+		return fmt.Errorf("server %q needs the OAuth scope %s for this call and noting it failed: %v", name, strings.Join(missing, " "), err)
+	}
+	return fmt.Errorf("server %q needs the OAuth scope %s for this call, beyond what the lock's sign-in grants (%s): review it, then run 'mcpsum lock %s--name %s' in a terminal to sign in with it (the entry's oauth.scopes then show it)",
+		name, strings.Join(missing, " "), strings.Join(tok.Scopes, " "), lockArg, termtext.ShellArg(name))
+}

@@ -32,6 +32,7 @@ func (p *Proxy) remoteUpstream() (upstream.Upstream, error) {
 		Own:        p.ownRequest,
 		Relistened: p.relistened,
 		Reauth:     p.opts.Reauth,
+		StepUp:     p.opts.StepUp,
 		Note:       func(msg string) { p.logf("%s", msg) },
 	})
 }

@@ -65,7 +65,7 @@ func (u *HTTP) forget(id []byte) {
 // whole session (the server cannot be reached, or refused the credentials).
 func (u *HTTP) exchange(ctx context.Context, msg []byte, m *mcpwire.Message, reopen bool) (answered bool, err error) {
 	resp, sid, err := u.post(ctx, msg, m)
-	if err == nil && resp.StatusCode == http.StatusUnauthorized && u.reauthorize(ctx, resp.Request.Header.Get("Authorization")) {
+	if err == nil && resp.StatusCode == http.StatusUnauthorized && u.reauthorize(ctx, resp.Request.Header.Get("Authorization"), resp.Header.Get("WWW-Authenticate")) {
 		drainBody(resp.Body)
 		resp, sid, err = u.post(ctx, msg, m)
 	}
@@ -85,6 +85,8 @@ func (u *HTTP) exchange(ctx context.Context, msg []byte, m *mcpwire.Message, reo
 	defer drainBody(resp.Body)
 	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	switch {
+	case resp.StatusCode == http.StatusForbidden && u.stepUp(resp, m):
+		return true, nil
 	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
 		return false, authError(u.url, resp)
 	case resp.StatusCode < 200 || resp.StatusCode > 299:

@@ -71,7 +71,11 @@ type Hooks struct {
 	Relistened func()
 	// Reauth gives a new Authorization value after the server refused the
 	// one sent (nil: a refusal ends the session).
-	Reauth func(ctx context.Context, refused string) (string, error)
+	Reauth func(ctx context.Context, refused, challenge string) (string, error)
+	// StepUp: the server refused a request with 403 (challenge: its
+	// WWW-Authenticate); a non-nil error answers the request and the
+	// session goes on (nil hook or nil error: the refusal ends it).
+	StepUp func(challenge string) error
 	// Note hears what mcpsum refused on the server's behalf.
 	Note func(string)
 }
@@ -241,7 +245,7 @@ func (u *HTTP) send(msg []byte, m *mcpwire.Message) error {
 			renewed = true
 			continue
 		}
-		if resp.StatusCode == http.StatusUnauthorized && !reauthed && u.reauthorize(ctx, resp.Request.Header.Get("Authorization")) {
+		if resp.StatusCode == http.StatusUnauthorized && !reauthed && u.reauthorize(ctx, resp.Request.Header.Get("Authorization"), resp.Header.Get("WWW-Authenticate")) {
 			drainBody(resp.Body)
 			reauthed = true
 			continue
@@ -336,7 +340,7 @@ func describeMsg(m *mcpwire.Message) string {
 // reauthorize replaces the Authorization header after the server refused
 // sent (the value a request carried); false when it cannot (no sign-in to
 // refresh, or refreshing failed: the session then ends with the 401).
-func (u *HTTP) reauthorize(ctx context.Context, sent string) bool {
+func (u *HTTP) reauthorize(ctx context.Context, sent, challenge string) bool {
 	if u.hooks.Reauth == nil {
 		return false
 	}
@@ -348,7 +352,7 @@ func (u *HTTP) reauthorize(ctx context.Context, sent string) bool {
 	if now != sent { // another request refreshed it meanwhile
 		return true
 	}
-	v, err := u.hooks.Reauth(ctx, sent)
+	v, err := u.hooks.Reauth(ctx, sent, challenge)
 	if err != nil {
 		if u.hooks.Note != nil {
 			u.hooks.Note(err.Error())
@@ -359,6 +363,19 @@ func (u *HTTP) reauthorize(ctx context.Context, sent string) bool {
 	u.header.Set("Authorization", v)
 	u.mu.Unlock()
 	return true
+}
+
+// stepUp answers a request the server refused with 403 with Hooks.StepUp's
+// error, when it gives one.
+func (u *HTTP) stepUp(resp *http.Response, m *mcpwire.Message) bool {
+	if u.hooks.StepUp == nil {
+		return false
+	}
+	err := u.hooks.StepUp(resp.Header.Get("WWW-Authenticate"))
+	if err != nil {
+		u.answerError(m.ID, "%v", err)
+	}
+	return err != nil
 }
 
 func authError(url string, resp *http.Response) error {
