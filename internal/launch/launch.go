@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcpsum/mcpsum/internal/mcpwire"
 	"github.com/mcpsum/mcpsum/internal/process"
+	"github.com/mcpsum/mcpsum/internal/redact"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 )
 
@@ -190,7 +191,27 @@ func LockTarget(ctx context.Context, name string, target *lockfile.Server, prefe
 	if err != nil {
 		return nil, fmt.Errorf("server %q: %w", name, err)
 	}
+	if err := noCredential(name, e); err != nil {
+		return nil, err
+	}
 	return e, nil
+}
+
+// noCredential refuses an entry whose surface holds a credential mcpsum
+// sent the server (a header value, a token): a server that reflects one
+// must not get it committed in mcp.lock.
+func noCredential(name string, e *lockfile.Server) error {
+	if !redact.Any() {
+		return nil
+	}
+	b, err := lockfile.Marshal(&lockfile.File{Servers: map[string]*lockfile.Server{name: e}})
+	if err != nil {
+		return err
+	}
+	if label, found := redact.Find(b); found {
+		return fmt.Errorf("server %q sent back a credential mcpsum sent it (%s) in its surface (a description, a schema, its instructions): refusing to write it into mcp.lock, which is committed. Report it to the server's operator", name, label)
+	}
+	return nil
 }
 
 // Observe runs a locked entry in its locked era first and returns what it

@@ -107,8 +107,8 @@ func observeRemote(ctx context.Context, name string, entry *lockfile.Server, pre
 			return h, s, si, err
 		}
 		ch := oauth.ParseChallenge(ae.Header)
-		if ae.Status == http.StatusForbidden && ch.Error != "insufficient_scope" {
-			return h, s, si, err
+		if (ae.Status == http.StatusForbidden && ch.Error != "insufficient_scope") || ownAuthorization(entry) {
+			return h, s, si, err // a refusal of the credentials the entry sends itself: no sign-in
 		}
 		if signIns == maxSignIns {
 			return nil, nil, nil, fmt.Errorf("server %q still refuses the token after signing in with the scopes it named (%s): %w", name, strings.Join(si.pin.Scopes, " "), err)
@@ -121,6 +121,17 @@ func observeRemote(ctx context.Context, name string, entry *lockfile.Server, pre
 		opts.bearer = si.bearer
 		h, s, err = observe(ctx, name, entry, prefer, opts)
 	}
+}
+
+// ownAuthorization reports an entry that sends its own Authorization
+// header (--header Authorization=VAR): mcpsum does not sign it in.
+func ownAuthorization(entry *lockfile.Server) bool {
+	for n := range entry.Headers {
+		if strings.EqualFold(n, "Authorization") {
+			return true
+		}
+	}
+	return false
 }
 
 // signIn gets a token after the server refused the request (challenge ch):

@@ -100,3 +100,15 @@ func (w Writer) Write(p []byte) (int, error) {
 	}
 	return len(p), nil
 }
+
+// Find reports the label of a kept credential that occurs in b.
+func Find(b []byte) (string, bool) {
+	mu.RLock()
+	defer mu.RUnlock()
+	for _, f := range ordered {
+		if bytes.Contains(b, []byte(f)) {
+			return strings.TrimSuffix(strings.TrimPrefix(secrets[f], "[redacted "), "]"), true
+		}
+	}
+	return "", false
+}
