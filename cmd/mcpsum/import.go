@@ -13,7 +13,6 @@ import (
 	"github.com/mcpsum/mcpsum/internal/clientconfig"
 	"github.com/mcpsum/mcpsum/internal/importer"
 	"github.com/mcpsum/mcpsum/internal/launch"
-	"github.com/mcpsum/mcpsum/internal/locker"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 )
 
@@ -145,7 +144,7 @@ func (a *app) importConfigs(ctx context.Context, cfgs []*clientconfig.Config, o 
 	ao := importer.ApplyOptions{Self: o.Self, Write: *f.write, Locker: a.writeOptions(), Event: a.importEvent, Now: time.Now,
 		Pin: launch.Options{Timeout: time.Duration(*f.timeout) * time.Second, StartTimeout: time.Duration(*f.start) * time.Second,
 			Note: a.noter("import"), Authorize: a.authorizer("import")},
-		Run:      a.runLocks,
+		Progress: a.lockProgress,
 		CheckLog: func(ctx context.Context, e map[string]*lockfile.Server) error { return a.checkLog(ctx, "import", e) },
 	}
 	if !*f.trust {
@@ -178,13 +177,8 @@ func (a *app) importEvent(e importer.Event) {
 	}
 }
 
-// runLocks runs several locks (locker.Run) with a progress line per server.
-func (a *app) runLocks(ctx context.Context, jobs []locker.Job, opts launch.Options) *locker.Outcome {
-	names := make([]string, len(jobs))
-	for i, j := range jobs {
-		names[i] = j.Name
-	}
+// lockProgress renders a run of locks: a progress line per server.
+func (a *app) lockProgress(names []string) (func(string, *lockfile.Server, error), func()) {
 	p := newProgress(a.stderr, names)
-	defer p.stop()
-	return locker.Run(ctx, jobs, opts, p.done)
+	return p.done, p.stop
 }

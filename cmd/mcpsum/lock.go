@@ -137,7 +137,7 @@ func (a *app) lockCommandEntry(ctx context.Context, path, name string, envs, com
 
 // lockHooks are how locker.LockNew and Relock reach the user.
 func (a *app) lockHooks() locker.Hooks {
-	h := locker.Hooks{Run: a.runLocks, Wrote: a.wrote,
+	h := locker.Hooks{Progress: a.lockProgress, Wrote: a.wrote,
 		CheckLog: func(ctx context.Context, e map[string]*lockfile.Server) error { return a.checkLog(ctx, "lock", e) },
 		Note:     func(msg string) { fmt.Fprintf(a.stderr, "lock: %s\n", msg) },
 	}

@@ -17,7 +17,7 @@ import (
 
 	"github.com/mcpsum/mcpsum/internal/launch"
 	"github.com/mcpsum/mcpsum/internal/locker"
-	"github.com/mcpsum/mcpsum/internal/mcpwire"
+	"github.com/mcpsum/mcpsum/internal/mcpwire/mcphttp"
 	"github.com/mcpsum/mcpsum/internal/proxy"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 )
@@ -117,7 +117,7 @@ func (a *app) runProxy(ctx context.Context, f *lockfile.File, path, name string,
 	if entry == nil {
 		return usageErr("no server %s in %s (locked: %s); lock it first with 'mcpsum lock --lockfile %s --name %s -- COMMAND [ARG]...'", quoteArg(name), quoteArg(path), strings.Join(locker.Names(f), ", "), quoteArg(path), quoteArg(name))
 	}
-	var remote *mcpwire.HTTPSpec
+	var remote *mcphttp.Spec
 	var reauth func(context.Context, string, string) (string, error)
 	var stepUp func(string) error
 	if entry.Remote() {

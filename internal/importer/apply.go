@@ -27,8 +27,8 @@ type ApplyOptions struct {
 	// Ask, when set, is asked before any command of a project config runs
 	// (Shared); an error stops Apply before anything is started.
 	Ask func(lines, files []string) error
-	// Run locks the jobs (locker.Run, with the command's progress display).
-	Run func(ctx context.Context, jobs []locker.Job, opts launch.Options) *locker.Outcome
+	// Progress hears the locks as they run (nil: nothing).
+	Progress locker.Progress
 	// CheckLog looks the entries up in the transparency log before they
 	// are written (nil: no log).
 	CheckLog func(ctx context.Context, entries map[string]*lockfile.Server) error
@@ -158,7 +158,7 @@ func (o *ApplyOptions) lock(ctx context.Context, g *Group) error {
 	}
 	opts := o.Pin
 	opts.Lockfile = g.Lock
-	out := o.Run(ctx, jobs, opts)
+	out := locker.Run(ctx, jobs, opts, o.Progress)
 	for i, r := range out.Results {
 		g.Cands[i].Entry, g.Cands[i].Err = r.Entry, r.Err
 	}

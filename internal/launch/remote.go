@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/mcpsum/mcpsum/internal/mcpwire"
+	"github.com/mcpsum/mcpsum/internal/mcpwire/mcphttp"
 	"github.com/mcpsum/mcpsum/internal/netrule"
 	"github.com/mcpsum/mcpsum/internal/oauth"
 	"github.com/mcpsum/mcpsum/internal/redact"
@@ -45,7 +46,7 @@ func dialRemote(name string, entry *lockfile.Server, opts Options) (*mcpwire.HTT
 		registerSecret(opts.bearer, "OAuth access token")
 		hdr.Set("Authorization", "Bearer "+opts.bearer)
 	}
-	spec := mcpwire.HTTPSpec{URL: entry.URL, Header: hdr, MaxMessage: opts.MaxLine}
+	spec := mcphttp.Spec{URL: entry.URL, Header: hdr, MaxMessage: opts.MaxLine}
 	if opts.Note != nil {
 		spec.Note = func(msg string) { opts.Note(name, msg) }
 	}
@@ -83,19 +84,19 @@ func RemoteHeaders(entry *lockfile.Server) (http.Header, error) {
 // (oauth), the access token kept in the private state folder, refreshed
 // when it expired. No sign-in happens here (the proxy has no terminal): a
 // missing or spent one is an error naming the command that signs in.
-func RemoteSpec(ctx context.Context, name string, entry *lockfile.Server, opts Options) (mcpwire.HTTPSpec, error) {
+func RemoteSpec(ctx context.Context, name string, entry *lockfile.Server, opts Options) (mcphttp.Spec, error) {
 	hdr, err := RemoteHeaders(entry)
 	if err != nil {
-		return mcpwire.HTTPSpec{}, fmt.Errorf("server %q: %w", name, err)
+		return mcphttp.Spec{}, fmt.Errorf("server %q: %w", name, err)
 	}
 	if p := entry.OAuth; p != nil {
 		tok, err := keptToken(ctx, name, entry, opts, "", "")
 		if err != nil {
-			return mcpwire.HTTPSpec{}, err
+			return mcphttp.Spec{}, err
 		}
 		hdr.Set("Authorization", "Bearer "+tok.AccessToken)
 	}
-	return mcpwire.HTTPSpec{URL: entry.URL, Header: hdr, MaxMessage: opts.MaxLine}, nil
+	return mcphttp.Spec{URL: entry.URL, Header: hdr, MaxMessage: opts.MaxLine}, nil
 }
 
 // RefreshBearer is a new Authorization value for a remote entry whose

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mcpsum/mcpsum/internal/mcpwire"
+	"github.com/mcpsum/mcpsum/internal/mcpwire/mcphttp"
 	"github.com/mcpsum/mcpsum/internal/netrule"
 	"github.com/mcpsum/mcpsum/internal/oauth"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
@@ -99,10 +100,10 @@ func observeRemote(ctx context.Context, name string, entry *lockfile.Server, pre
 	if stepUp == nil {
 		h, s, err = observe(ctx, name, entry, prefer, opts)
 	} else {
-		err = &mcpwire.AuthError{URL: entry.URL, Status: http.StatusForbidden, Header: `Bearer error="insufficient_scope"`}
+		err = &mcphttp.AuthError{URL: entry.URL, Status: http.StatusForbidden, Header: `Bearer error="insufficient_scope"`}
 	}
 	for signIns := 0; ; signIns++ {
-		var ae *mcpwire.AuthError
+		var ae *mcphttp.AuthError
 		if !errors.As(err, &ae) || !(ae.Status == http.StatusUnauthorized || ae.Status == http.StatusForbidden) {
 			return h, s, si, err
 		}
@@ -181,7 +182,7 @@ func discoverFor(ctx context.Context, name string, entry *lockfile.Server, ch oa
 	if err != nil {
 		return nil, nil, err
 	}
-	client := mcpwire.NewSignInClient(u)
+	client := mcphttp.NewSignInClient(u)
 	srv, err := oauth.Discover(ctx, client, entry.URL, ch)
 	if err != nil {
 		return nil, nil, fmt.Errorf("server %q answered %s and its OAuth metadata cannot be used: %w (or pass a token you obtained with --header Authorization=VAR)", name, statusWord(ch), err)

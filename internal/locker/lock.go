@@ -13,10 +13,10 @@ import (
 )
 
 // Hooks are how LockNew and Relock reach the user: the command supplies
-// them and prints.
+// them and prints. The locks themselves are the library's (Run).
 type Hooks struct {
-	// Run locks the jobs (Run, with the command's progress display).
-	Run func(ctx context.Context, jobs []Job, opts launch.Options) *Outcome
+	// Progress hears the locks as they run (nil: nothing).
+	Progress Progress
 	// CheckLog, when set, looks the entries up in the transparency log
 	// before they are written; an error writes nothing.
 	CheckLog func(ctx context.Context, entries map[string]*lockfile.Server) error
@@ -47,7 +47,7 @@ func LockNew(ctx context.Context, path, name string, target *lockfile.Server, op
 	if plan.Broken != "" {
 		h.Note(fmt.Sprintf("%s: the entry in %s is broken (%s); locking it afresh to replace it", name, path, plan.Broken))
 	}
-	out := h.Run(ctx, []Job{{Name: name, Target: target, Prefer: plan.Prefer}}, opts)
+	out := Run(ctx, []Job{{Name: name, Target: target, Prefer: plan.Prefer}}, opts, h.Progress)
 	if err := out.FirstErr(); err != nil {
 		return &FailedError{Cause: err, Summary: fmt.Sprintf("lock failed for %s; %s", name, Untouched(path))}
 	}
@@ -97,7 +97,7 @@ func Relock(ctx context.Context, path, name string, opts launch.Options, o Optio
 	if len(names) == 0 {
 		return usageErr("%s has no servers yet: add one with mcpsum lock --lockfile %s --name NAME -- COMMAND [ARG]...", path, termtext.ShellArg(path))
 	}
-	out := h.Run(ctx, Relocks(f, names), opts)
+	out := Run(ctx, Relocks(f, names), opts, h.Progress)
 	if h.Review != nil {
 		if err := h.Review(path, f, out.Entries); err != nil {
 			return err

@@ -183,7 +183,7 @@ func (cb *callback) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !cb.answered.CompareAndSwap(false, true) {
-		http.Error(w, "mcpsum: this sign-in was answered already", http.StatusGone)
+		http.Error(w, "mcpsum: this sign-in was answered already", http.StatusConflict)
 		return
 	}
 	cb.got <- q

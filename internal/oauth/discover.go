@@ -70,11 +70,16 @@ func ParseChallenge(header string) Challenge {
 }
 
 // Scopes are the challenge's scopes (nil when it names none).
-func (c Challenge) Scopes() []string { return strings.Fields(c.Scope) }
+func (c Challenge) Scopes() []string {
+	if f := strings.Fields(c.Scope); len(f) > 0 {
+		return f
+	}
+	return nil
+}
 
 func cutScheme(h, scheme string) (string, bool) {
 	h = strings.TrimSpace(h)
-	if len(h) < len(scheme) || !strings.EqualFold(h[:len(scheme)], scheme) {
+	if len(h) < len(scheme) || !strings.EqualFold(h[:len(scheme)], scheme) || len(h) > len(scheme) && h[len(scheme)] != ' ' {
 		return "", false
 	}
 	return strings.TrimLeft(h[len(scheme):], " "), true

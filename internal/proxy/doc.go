@@ -33,8 +33,8 @@
 // allows no cycle, so the layering holds by construction), two floors:
 // internal/upstream is the transport seam, the Upstream interface with
 // its two transports (the locked command on stdio, a remote server over
-// Streamable HTTP), which asks the proxy what it needs through
-// upstream.Hooks; internal/jsonline, under it, is the byte level, one
+// Streamable HTTP through internal/mcpwire/mcphttp), whose session asks
+// the proxy what it needs through mcphttp.Hooks; internal/jsonline, under it, is the byte level, one
 // JSON-RPC message per line: the envelope scanner, the line check, the
 // streaming tracker, the line writer and the builders of the proxy's own
 // lines. Each has a doc.go with its own locks.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcpsum/mcpsum/internal/launch"
 	"github.com/mcpsum/mcpsum/internal/mcpwire"
+	"github.com/mcpsum/mcpsum/internal/mcpwire/mcphttp"
 	"github.com/mcpsum/mcpsum/internal/process"
 	"github.com/mcpsum/mcpsum/internal/proxy/internal/hookwait"
 	"github.com/mcpsum/mcpsum/internal/proxy/internal/idmap"
@@ -49,7 +50,7 @@ type Options struct {
 	Grace time.Duration
 	// Remote says how to reach a remote entry's server (its URL and the
 	// headers with their values); required for a remote entry.
-	Remote *mcpwire.HTTPSpec
+	Remote *mcphttp.Spec
 	// Reauth, if set, gives a new Authorization value after a remote
 	// server refused refused (HTTP 401): an OAuth token refreshed.
 	Reauth func(ctx context.Context, refused, challenge string) (string, error)

@@ -1,6 +1,7 @@
-package upstream
+package mcphttp
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"math"
 	"net/http"
@@ -8,9 +9,82 @@ import (
 	"strings"
 
 	"github.com/mcpsum/mcpsum/internal/jsonscan"
-	"github.com/mcpsum/mcpsum/internal/mcpwire"
+	"github.com/mcpsum/mcpsum/internal/mcpspec"
 	"github.com/mcpsum/mcpsum/internal/netrule"
 )
+
+// The headers of a 2026-07-28 request: MCP-Protocol-Version, Mcp-Method,
+// Mcp-Name and Mcp-Param-*; and the session id's syntax.
+
+// modernVersion is the 2026-07-28 (or later) protocol version a message's
+// _meta names ("" for none: a legacy message, or not a request).
+func modernVersion(m *envelope) string {
+	if m.method == "" || len(m.params) == 0 {
+		return ""
+	}
+	f, err := jsonscan.Fields(m.params, "_meta")
+	if err != nil || f[0] == nil {
+		return ""
+	}
+	mf, err := jsonscan.Fields(f[0], mcpspec.MetaProtocolVersion)
+	if err != nil || mf[0] == nil {
+		return ""
+	}
+	v, ok := jsonscan.String(mf[0])
+	if !ok || !mcpspec.IsVersion(v) || v < mcpspec.Modern {
+		return ""
+	}
+	return v
+}
+
+// modernHeaders sets the 2026-07-28 headers of m, a message whose _meta
+// names a 2026-07-28 version: MCP-Protocol-Version, Mcp-Method and, for
+// tools/call, prompts/get and resources/read, Mcp-Name.
+func modernHeaders(h http.Header, m *envelope) {
+	h.Set("MCP-Protocol-Version", modernVersion(m))
+	h.Set("Mcp-Method", headerValue(m.method))
+	member := "name"
+	switch m.method {
+	case "resources/read":
+		member = "uri"
+	case "tools/call", "prompts/get":
+	default:
+		return
+	}
+	if f, err := jsonscan.Fields(m.params, member); err == nil {
+		if s, ok := jsonscan.String(f[0]); ok {
+			h.Set("Mcp-Name", headerValue(s))
+		}
+	}
+}
+
+// headerValue encodes a value for an Mcp-* header: as is when it is
+// printable ASCII without edge spaces, else "=?base64?…?=" (SEP-2243).
+func headerValue(s string) string {
+	plain := !strings.HasPrefix(s, " ") && !strings.HasSuffix(s, " ") && !strings.HasPrefix(s, "\t") && !strings.HasSuffix(s, "\t") &&
+		!(strings.HasPrefix(s, "=?base64?") && strings.HasSuffix(s, "?="))
+	for i := 0; plain && i < len(s); i++ {
+		plain = s[i] >= 0x20 && s[i] < 0x7f
+	}
+	if plain {
+		return s
+	}
+	return "=?base64?" + base64.StdEncoding.EncodeToString([]byte(s)) + "?="
+}
+
+// validSessionID reports whether s can be an Mcp-Session-Id: visible ASCII
+// (0x21–0x7E), at most 1024 bytes.
+func validSessionID(s string) bool {
+	if s == "" || len(s) > 1024 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x21 || s[i] > 0x7e {
+			return false
+		}
+	}
+	return true
+}
 
 // Mcp-Param-* headers (2026-07-28 over HTTP, SEP-2243). A property of a
 // tool's inputSchema may carry "x-mcp-header": NAME; a tools/call then
@@ -81,11 +155,11 @@ func collectParamHeaders(schema []byte, prefix []string, out *[]paramBinding, se
 // tool from its arguments: strings (base64-wrapped when not plain ASCII),
 // booleans, and integers within ±(2^53−1); an absent or null argument, or
 // one of another type, sends no header (as go-sdk's client does).
-func setParamHeaders(h http.Header, bindings map[string][]paramBinding, m *mcpwire.Message) {
-	if m.Method != "tools/call" || len(bindings) == 0 {
+func setParamHeaders(h http.Header, bindings map[string][]paramBinding, m *envelope) {
+	if m.method != "tools/call" || len(bindings) == 0 {
 		return
 	}
-	f, err := jsonscan.Fields(m.Params, "name", "arguments")
+	f, err := jsonscan.Fields(m.params, "name", "arguments")
 	if err != nil {
 		return
 	}
@@ -117,7 +191,7 @@ func paramValue(v []byte) (string, bool) {
 	switch v[0] {
 	case '"':
 		s, ok := jsonscan.String(v)
-		return mcpwire.HeaderValue(s), ok
+		return headerValue(s), ok
 	case 't', 'f':
 		return string(v), string(v) == "true" || string(v) == "false"
 	case 'n', '{', '[':
