@@ -152,3 +152,32 @@ func TestReauthNotification(t *testing.T) {
 	}
 	r.end(t)
 }
+
+// A call refused with 403 goes to Hooks.StepUp with the challenge: the
+// error it gives leaves that call Unanswered and the session goes on; a
+// nil error ends the session with the 403.
+func TestStepUp(t *testing.T) {
+	const challenge = `Bearer error="insufficient_scope", scope="files:write"`
+	f := newFake(t, statelessScript(jsonAnswer(http.StatusForbidden, map[string]string{"WWW-Authenticate": challenge}, "forbidden")))
+	r := newRecorder()
+	var asked []string
+	s := open(t, f, r, r.sink(), Hooks{StepUp: func(ch string) error {
+		asked = append(asked, ch)
+		if len(asked) == 1 {
+			return errors.New("run mcpsum lock to sign in with files:write")
+		}
+		return nil
+	}})
+	s.Send(callTool(1))
+	if u := r.nextUnanswered(t); u.id != "1" || !strings.Contains(u.err.Error(), "run mcpsum lock") {
+		t.Fatalf("unanswered %+v", u)
+	}
+	s.Send(callTool(2))
+	var ae *AuthError
+	if err := r.end(t); !errors.As(err, &ae) || ae.Status != http.StatusForbidden {
+		t.Fatalf("ended with %v, want the 403", err)
+	}
+	if len(asked) != 2 || asked[0] != challenge {
+		t.Fatalf("StepUp asked %q", asked)
+	}
+}
