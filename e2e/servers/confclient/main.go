@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/cookiejar"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -43,9 +44,11 @@ func main() {
 }
 
 // browse plays the user's browser: it opens the URL and follows the
-// redirects back to mcpsum's loopback listener.
+// redirects back to mcpsum's loopback listener, keeping cookies as a
+// browser does (an authorization server's login and consent steps).
 func browse(u string) int {
-	resp, err := http.Get(u)
+	jar, _ := cookiejar.New(nil)
+	resp, err := (&http.Client{Jar: jar}).Get(u)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "browser:", err)
 		return 1
