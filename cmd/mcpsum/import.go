@@ -145,11 +145,11 @@ func (a *app) importConfigs(ctx context.Context, cfgs []*clientconfig.Config, o 
 		Pin: launch.Options{Timeout: time.Duration(*f.timeout) * time.Second, StartTimeout: time.Duration(*f.start) * time.Second,
 			Note: a.noter("import"), Authorize: a.authorizer("import")},
 		Progress: a.lockProgress,
-		CheckLog: func(ctx context.Context, e map[string]*lockfile.Server) error { return a.checkLog(ctx, "import", e) },
+		CheckLog: func(ctx context.Context, seen *lockfile.File, e map[string]*lockfile.Server) error {
+			return a.checkLog(ctx, "import", seen, e)
+		},
 	}
-	if !*f.trust {
-		ao.Ask = a.askTrust
-	}
+	ao.Ask, ao.TrustProject = a.askTrust, *f.trust
 	return importer.Apply(ctx, groups, ao)
 }
 

@@ -138,8 +138,10 @@ func (a *app) lockCommandEntry(ctx context.Context, path, name string, envs, com
 // lockHooks are how locker.LockNew and Relock reach the user.
 func (a *app) lockHooks() locker.Hooks {
 	h := locker.Hooks{Progress: a.lockProgress, Wrote: a.wrote,
-		CheckLog: func(ctx context.Context, e map[string]*lockfile.Server) error { return a.checkLog(ctx, "lock", e) },
-		Note:     func(msg string) { fmt.Fprintf(a.stderr, "lock: %s\n", msg) },
+		CheckLog: func(ctx context.Context, seen *lockfile.File, e map[string]*lockfile.Server) error {
+			return a.checkLog(ctx, "lock", seen, e)
+		},
+		Note: func(msg string) { fmt.Fprintf(a.stderr, "lock: %s\n", msg) },
 	}
 	if a.accept != "" { // lock --accept: print the changes, refuse any not of that kind
 		h.Review = func(path string, f *lockfile.File, entries map[string]*lockfile.Server) error {

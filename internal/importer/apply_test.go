@@ -61,7 +61,14 @@ func TestApplySequence(t *testing.T) {
 		t.Fatalf("refused trust: %v", err)
 	}
 
-	o.Ask, kinds = nil, nil
+	// Nobody to ask and no trust given: refused, nothing runs (fail closed).
+	o.Ask = nil
+	var ut *UntrustedProjectError
+	if err := Apply(context.Background(), plan(), o); !errors.As(err, &ut) || len(ut.Files) != 1 || ut.Commands != 2 {
+		t.Fatalf("no Ask, no trust: %v", err)
+	}
+
+	o.TrustProject, kinds = true, nil
 	var ran []string
 	var outcomes []error
 	o.Progress = func(names []string) (func(string, *lockfile.Server, error), func()) {

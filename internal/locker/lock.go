@@ -18,8 +18,9 @@ type Hooks struct {
 	// Progress hears the locks as they run (nil: nothing).
 	Progress Progress
 	// CheckLog, when set, looks the entries up in the transparency log
-	// before they are written; an error writes nothing.
-	CheckLog func(ctx context.Context, entries map[string]*lockfile.Server) error
+	// before they are written into seen (the lockfile as read; nil when
+	// there is none); an error writes nothing.
+	CheckLog func(ctx context.Context, seen *lockfile.File, entries map[string]*lockfile.Server) error
 	// Review, when set (lock --accept), sees the re-locked entries before
 	// they are written; an error writes nothing.
 	Review func(path string, f *lockfile.File, entries map[string]*lockfile.Server) error
@@ -51,7 +52,7 @@ func LockNew(ctx context.Context, path, name string, target *lockfile.Server, op
 	if err := out.FirstErr(); err != nil {
 		return &FailedError{Cause: err, Summary: fmt.Sprintf("lock failed for %s; %s", name, Untouched(path))}
 	}
-	if err := h.checkLog(ctx, path, out.Entries); err != nil {
+	if err := h.checkLog(ctx, path, plan.Loaded, out.Entries); err != nil {
 		return err
 	}
 	if plan.Broken == "" {
@@ -103,7 +104,7 @@ func Relock(ctx context.Context, path, name string, opts launch.Options, o Optio
 			return err
 		}
 	}
-	if err := h.checkLog(ctx, path, out.Entries); err != nil {
+	if err := h.checkLog(ctx, path, f, out.Entries); err != nil {
 		return err
 	}
 	if len(out.Failed) == 0 {
@@ -121,11 +122,11 @@ func Relock(ctx context.Context, path, name string, opts launch.Options, o Optio
 		strings.Join(failed, ", "), kept, qp, qn, qp, qn)}
 }
 
-func (h Hooks) checkLog(ctx context.Context, path string, entries map[string]*lockfile.Server) error {
+func (h Hooks) checkLog(ctx context.Context, path string, seen *lockfile.File, entries map[string]*lockfile.Server) error {
 	if h.CheckLog == nil {
 		return nil
 	}
-	if err := h.CheckLog(ctx, entries); err != nil {
+	if err := h.CheckLog(ctx, seen, entries); err != nil {
 		return fmt.Errorf("%w\n%s", err, Untouched(path))
 	}
 	return nil

@@ -9,7 +9,19 @@
 // The package imports no other mcpsum package but internal helpers, and has
 // no init work, so linking it costs mcpsum's start-up nothing.
 //
+// The client is modelled on golang.org/x/mod/sumdb's: the checkpoints it
+// has seen form one timeline, remembered per machine (Client.StateDir) and
+// seeded from a lock's stored proofs (Client.Remember); an older checkpoint
+// on that timeline is a stale cache, one off it a *ForkError or
+// *RollbackError carrying both signed checkpoints; tiles are cached
+// (Client.CacheDir) and checked on every use; nothing a log signs or sends
+// can crash it.
+//
+// Stable API: Config (ParseConfig, ConfigFromEnv, WithWitnesses, Excluded,
+// CheckProof), Client (Lookup, Check, Remember), Key, Module, Record,
+// ParseRecord, Digest, Surface, Identity and the error types.
+//
 // It is a leaf: it imports only internal/ helpers of mcpsum
-// (internal/pkgspec, internal/safeio, internal/statefile), and must not
-// import any other pkg/ package or cmd/.
+// (internal/netrule, internal/pkgspec, internal/safeio, internal/statefile,
+// internal/termtext), and must not import any other pkg/ package or cmd/.
 package sumdb
