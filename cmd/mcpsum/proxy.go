@@ -119,7 +119,8 @@ func (a *app) runProxy(ctx context.Context, f *lockfile.File, path, name string,
 		return usageErr("no server %s in %s (locked: %s); lock it first with 'mcpsum lock --lockfile %s --name %s -- COMMAND [ARG]...'", quoteArg(name), quoteArg(path), strings.Join(locker.Names(f), ", "), quoteArg(path), quoteArg(name))
 	}
 	var remote *mcphttp.Spec
-	var reauth func(context.Context, string) (string, error)
+	var reauth func(context.Context, string, string) (string, error)
+	var stepUp func(string) error
 	if entry.Remote() {
 		opts.Lockfile = path
 		spec, err := launch.RemoteSpec(ctx, name, entry, opts)
@@ -127,9 +128,10 @@ func (a *app) runProxy(ctx context.Context, f *lockfile.File, path, name string,
 			return &exitError{code: exitUndecided, err: err}
 		}
 		remote = &spec
-		reauth = func(ctx context.Context, refused string) (string, error) {
-			return launch.RefreshBearer(ctx, name, entry, opts, refused)
+		reauth = func(ctx context.Context, refused, challenge string) (string, error) {
+			return launch.RefreshBearer(ctx, name, entry, opts, refused, challenge)
 		}
+		stepUp = func(challenge string) error { return launch.StepUp(name, entry, opts, challenge) }
 	}
 	if f, ok := a.stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		proxyTerminalHint(a.stderr, path, name)
@@ -145,7 +147,7 @@ func (a *app) runProxy(ctx context.Context, f *lockfile.File, path, name string,
 	signal.Notify(pipe, syscall.SIGPIPE)
 	defer signal.Stop(pipe)
 
-	err = proxy.Run(ctx, a.stdin, a.stdout, proxy.Options{
+	err = proxy.Run(ctx, a.stdin, a.rawStdout, proxy.Options{
 		Name:     name,
 		Lockfile: path,
 		Entry:    entry,
@@ -154,6 +156,7 @@ func (a *app) runProxy(ctx context.Context, f *lockfile.File, path, name string,
 		Hooks:    hooks,
 		Remote:   remote,
 		Reauth:   reauth,
+		StepUp:   stepUp,
 	})
 	var q *proxy.QuarantineError
 	if errors.As(err, &q) {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcpsum/mcpsum/internal/cli"
 	"github.com/mcpsum/mcpsum/internal/launch"
+	"github.com/mcpsum/mcpsum/internal/redact"
 	"github.com/mcpsum/mcpsum/internal/statefile"
 	"github.com/mcpsum/mcpsum/internal/verify"
 )
@@ -159,7 +160,7 @@ func writeSARIFFile(path string, log map[string]any) error {
 	if err := writeJSON(&b, log); err != nil {
 		return err
 	}
-	if err := statefile.WriteOutput(path, b.Bytes(), 0o644); err != nil {
+	if err := statefile.WriteOutput(path, redact.Bytes(b.Bytes()), 0o644); err != nil {
 		return fmt.Errorf("writing --sarif-file: %w", err)
 	}
 	return nil

@@ -132,11 +132,8 @@ func appendEntry(b *bytes.Buffer, s *Server, full bool) error {
 		b.WriteString(`,"headers":`)
 		appendStringMap(b, s.Headers)
 		if s.OAuth != nil {
-			b.WriteString(`,"oauth":{"issuer":`)
-			encodeString(b, s.OAuth.Issuer)
-			b.WriteString(`,"resource":`)
-			encodeString(b, s.OAuth.Resource)
-			b.WriteByte('}')
+			b.WriteString(`,"oauth":`)
+			appendOAuth(b, s.OAuth)
 		}
 	} else {
 		b.WriteString(`{"command":`)
