@@ -28,6 +28,7 @@ func (l *Lock) Unlock() error { return nil }
 // WriteOptions say how WriteAtomic replaces a file.
 type WriteOptions struct {
 	Perm         os.FileMode
+	Exact        bool
 	Sync         bool
 	Hook         func(written, total int)
 	BeforeRename func() error
@@ -56,5 +57,3 @@ func (l *Log) Append(line []byte) error { return errUnsupported }
 
 // Close does nothing.
 func (l *Log) Close() error { return nil }
-
-func checkPrivate(dir string) error { return nil }
