@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpsum/mcpsum/internal/launch"
 	"github.com/mcpsum/mcpsum/internal/mcpwire/mcphttp"
 	"github.com/mcpsum/mcpsum/internal/policy"
 	"github.com/mcpsum/mcpsum/internal/proxy"
@@ -22,18 +23,25 @@ type entry struct {
 	name   string
 	lock   *lockfile.Server
 	remote *mcphttp.Spec // a remote entry's URL and credentials
-	reauth func(context.Context, string) (string, error)
-	params mcphttp.ParamHeaders // the locked tools' Mcp-Param-* headers
-	guard  bool                 // it has a taint policy
+	reauth func(ctx context.Context, refused, challenge string) (string, error)
+	stepUp func(challenge string) error // a 403 insufficient_scope: the re-lock that steps up
+	params mcphttp.ParamHeaders         // the locked tools' Mcp-Param-* headers
+	guard  bool                         // it has a taint policy
 }
 
 func (s *Server) newEntry(ctx context.Context, name string, e *lockfile.Server) (*entry, error) {
 	en := &entry{name: name, lock: e, params: mcphttp.LockedParamHeaders(e.Tools), guard: taintguard.Guarded(e)}
 	if e.Remote() {
-		var err error
-		if en.remote, en.reauth, err = remoteOf(ctx, name, e, s.cfg.Pin); err != nil {
+		spec, err := launch.RemoteSpec(ctx, name, e, s.cfg.Pin)
+		if err != nil {
 			return nil, err
 		}
+		pin := s.cfg.Pin
+		en.remote = &spec
+		en.reauth = func(ctx context.Context, refused, challenge string) (string, error) {
+			return launch.RefreshBearer(ctx, name, e, pin, refused, challenge)
+		}
+		en.stepUp = func(challenge string) error { return launch.StepUp(name, e, pin, challenge) }
 	}
 	if en.guard && s.cfg.State == nil {
 		return nil, fmt.Errorf("server %s has a taint policy and serve was given no taint state", termtext.ShellArg(name))
@@ -83,6 +91,7 @@ func (s *Server) startCore(e *entry, id identity, legacy bool, label string) *co
 		Hooks:       hooks,
 		Remote:      e.remote,
 		Reauth:      e.reauth,
+		StepUp:      e.stepUp,
 		TokenPrefix: tp,
 	}
 	go func() {

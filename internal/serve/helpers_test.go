@@ -2,7 +2,6 @@ package serve
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -186,22 +185,23 @@ func (f *fixture) rawPost(t testing.TB, name, body string, h http.Header) (int, 
 	return resp.StatusCode, resp.Header, b.String()
 }
 
-// sseData returns the data of the SSE events in body, one JSON object each.
-func sseData(t testing.TB, body string) []map[string]json.RawMessage {
-	t.Helper()
-	var out []map[string]json.RawMessage
-	for _, line := range strings.Split(body, "\n") {
-		d, ok := strings.CutPrefix(line, "data: ")
-		if !ok {
-			continue
-		}
-		var m map[string]json.RawMessage
-		if err := json.Unmarshal([]byte(d), &m); err != nil {
-			t.Fatalf("an SSE event that is not JSON: %q", d)
-		}
-		out = append(out, m)
-	}
-	return out
-}
-
 const legacyInit = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`
+
+// counts says how many legacy sessions and 2026-07-28 cores run.
+func (s *Server) counts() (sessions, cores int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, p := range s.pools {
+		for _, c := range p.cores {
+			if !c.ended() {
+				cores++
+			}
+		}
+	}
+	for _, ss := range s.sessions {
+		if !ss.core.ended() {
+			sessions++
+		}
+	}
+	return sessions, cores
+}

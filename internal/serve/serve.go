@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/mcpsum/mcpsum/internal/launch"
-	"github.com/mcpsum/mcpsum/internal/mcpwire/mcphttp"
 	"github.com/mcpsum/mcpsum/internal/taintguard"
 	"github.com/mcpsum/mcpsum/internal/termtext"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
@@ -218,35 +217,4 @@ func (s *Server) reap() {
 			c.end()
 		}
 	}
-}
-
-// remoteOf builds the proxy's way to a remote entry (its URL, headers and
-// kept token; a refresh when the server refuses the token).
-func remoteOf(ctx context.Context, name string, e *lockfile.Server, pin launch.Options) (*mcphttp.Spec, func(context.Context, string) (string, error), error) {
-	spec, err := launch.RemoteSpec(ctx, name, e, pin)
-	if err != nil {
-		return nil, nil, err
-	}
-	return &spec, func(ctx context.Context, refused string) (string, error) {
-		return launch.RefreshBearer(ctx, name, e, pin, refused)
-	}, nil
-}
-
-// counts says how many legacy sessions and 2026-07-28 cores run (tests, the log).
-func (s *Server) counts() (sessions, cores int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, p := range s.pools {
-		for _, c := range p.cores {
-			if !c.ended() {
-				cores++
-			}
-		}
-	}
-	for _, ss := range s.sessions {
-		if !ss.core.ended() {
-			sessions++
-		}
-	}
-	return sessions, cores
 }
