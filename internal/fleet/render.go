@@ -44,10 +44,17 @@ func renderVSCode(es []Entry, _ string) []byte {
 
 // geminiServer is one server of Gemini CLI's mcpServers.
 type geminiServer struct {
-	Command string   `json:"command,omitempty"`
-	Args    []string `json:"args,omitempty"`
-	HTTPURL string   `json:"httpUrl,omitempty"`
+	Command string            `json:"command,omitempty"`
+	Args    []string          `json:"args,omitempty"`
+	HTTPURL string            `json:"httpUrl,omitempty"`
+	Headers map[string]string `json:"headers,omitempty"`
 }
+
+// ServeTokenEnv is the environment variable a Gemini CLI policy of url
+// mode takes mcpsum serve's bearer token from: Gemini expands ${NAME} in
+// its settings' strings, so the token never sits in the world-readable
+// system file.
+const ServeTokenEnv = "MCPSUM_SERVE_TOKEN"
 
 // renderGemini is Gemini CLI's system settings: the org lock's servers
 // defined there (a user's server of the same name is overridden), and
@@ -58,6 +65,9 @@ func renderGemini(es []Entry, _ string) []byte {
 	for i, e := range es {
 		names[i] = e.Name
 		s := geminiServer{HTTPURL: e.URL}
+		if e.URL != "" {
+			s.Headers = map[string]string{"Authorization": "Bearer ${" + ServeTokenEnv + "}"}
+		}
 		if e.Argv != nil {
 			s.Command, s.Args = e.Argv[0], e.Argv[1:]
 		}
