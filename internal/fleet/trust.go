@@ -107,8 +107,19 @@ func parseSigner(raw []byte, dir string) (Signer, error) {
 		return Signer{}, fmt.Errorf("name %s: want 1 to 64 letters, digits, '.', '_' or '-'", termtext.Quoted(s.Name, 80))
 	}
 	for _, p := range []*string{&s.Req.Key, &s.Req.TrustedRoot} {
-		if *p != "" && !filepath.IsAbs(*p) {
+		if *p == "" {
+			continue
+		}
+		if !filepath.IsAbs(*p) {
 			*p = filepath.Join(dir, *p)
+		}
+		// Whoever could replace a key (or trusted root) names their own
+		// signer: it is held to the trust file's rule.
+		if err := secureFile(*p); err != nil {
+			return Signer{}, fmt.Errorf("%s: %w", s.Name, err)
+		}
+		if err := secureDir(filepath.Dir(*p)); err != nil {
+			return Signer{}, fmt.Errorf("%s: %w", s.Name, err)
 		}
 	}
 	if _, err := s.Req.Args(); err != nil {

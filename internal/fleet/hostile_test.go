@@ -1,0 +1,50 @@
+//go:build unix
+
+package fleet
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The public key a trust file names is as much the organisation's word as
+// the trust file: whoever can replace it names their own signer. A key
+// others may write, or one in a folder they may write, is refused before
+// anything is fetched, like a trust file.
+func TestSyncRefusesInsecureSignerKey(t *testing.T) {
+	o := newOrg(t)
+	o.publish(testLock(t, "valid.lock"), 1, o.key)
+	key := filepath.Join(filepath.Dir(o.to), "org.pub")
+	must(t, os.Chmod(key, 0o666))
+	if _, err := o.sync(); err == nil || !strings.Contains(err.Error(), "writable by group or others") || !strings.Contains(err.Error(), "org.pub") {
+		t.Fatalf("sync with a world-writable signer key: %v", err)
+	}
+	must(t, os.Chmod(key, 0o644))
+	// The key elsewhere, in a folder anyone may write.
+	open := filepath.Join(t.TempDir(), "keys")
+	must(t, os.MkdirAll(open, 0o777))
+	must(t, os.Chmod(open, 0o777))
+	write(t, filepath.Join(open, "org.pub"), read(t, key), 0o644)
+	write(t, o.trust, []byte(`{"signers": [{"name": "org-release", "key": "`+filepath.Join(open, "org.pub")+`"}]}`), 0o644)
+	if _, err := o.sync(); err == nil || !strings.Contains(err.Error(), "writable by group or others") {
+		t.Fatalf("sync with a signer key in a world-writable folder: %v", err)
+	}
+	if _, err := os.Stat(o.to); !os.IsNotExist(err) {
+		t.Errorf("a refused sync installed %s", o.to)
+	}
+	// A symbolic link to the key is refused too: whoever owns the link's
+	// target folder could change it.
+	write(t, o.trust, []byte(`{"signers": [{"name": "org-release", "key": "org.pub"}]}`), 0o644)
+	must(t, os.Rename(key, key+".real"))
+	must(t, os.Symlink(filepath.Join(open, "org.pub"), key))
+	if _, err := o.sync(); err == nil || !strings.Contains(err.Error(), "symbolic link") {
+		t.Fatalf("sync with a signer key that is a symbolic link: %v", err)
+	}
+	must(t, os.Remove(key))
+	must(t, os.Rename(key+".real", key))
+	if _, err := o.sync(); err != nil {
+		t.Fatalf("sync with the key restored: %v", err)
+	}
+}
