@@ -48,3 +48,47 @@ func TestSyncRefusesInsecureSignerKey(t *testing.T) {
 		t.Fatalf("sync with the key restored: %v", err)
 	}
 }
+
+// A symbolic link on the way to the lock's folder is as much the folder as
+// the folder itself: one another user owns, or one in a folder others may
+// write (without the sticky bit), can be pointed elsewhere between sync's
+// checks and its writes, though the folder it points to is root's.
+func TestSyncRefusesLinkOthersControl(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("giving a symbolic link to another user needs root")
+	}
+	o := newOrg(t)
+	o.publish(testLock(t, "valid.lock"), 1, o.key)
+	etc := filepath.Dir(o.to)
+	for _, tc := range []struct {
+		name  string
+		setup func(dir string) string
+	}{
+		{"a link another user owns", func(dir string) string {
+			l := filepath.Join(dir, "link")
+			must(t, os.Symlink(etc, l))
+			must(t, os.Lchown(l, 4242, 4242))
+			return l
+		}},
+		{"a link in a folder others may write", func(dir string) string {
+			open := filepath.Join(dir, "open")
+			must(t, os.Mkdir(open, 0o777))
+			must(t, os.Chmod(open, 0o777))
+			l := filepath.Join(open, "link")
+			must(t, os.Symlink(etc, l))
+			return l
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l := tc.setup(t.TempDir())
+			to := filepath.Join(l, "org.lock")
+			_, err := Sync(t.Context(), SyncOptions{From: o.url, To: to, Helper: o.c})
+			if err == nil || !strings.Contains(err.Error(), "link") && !strings.Contains(err.Error(), "writable by group or others") {
+				t.Fatalf("sync through %s: %v", tc.name, err)
+			}
+			if _, err := os.Stat(o.to); !os.IsNotExist(err) {
+				t.Errorf("a refused sync installed %s", o.to)
+			}
+		})
+	}
+}
