@@ -73,7 +73,7 @@ func TestGeminiExtensionCannotRepointAllowedName(t *testing.T) {
 				t.Errorf("%s: an extension's %q merged with the policy's runs %s, want %s", mode, e.Name, got, e.id())
 			}
 		}
-		if _, err := c.Install(policy, env); err != nil {
+		if _, err := c.Install(policy, o, env); err != nil {
 			t.Fatal(err)
 		}
 		gemini := func() ClientStatus {

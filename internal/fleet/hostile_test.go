@@ -5,6 +5,7 @@ package fleet
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -88,6 +89,65 @@ func TestSyncRefusesLinkOthersControl(t *testing.T) {
 			}
 			if _, err := os.Stat(o.to); !os.IsNotExist(err) {
 				t.Errorf("a refused sync installed %s", o.to)
+			}
+		})
+	}
+}
+
+// An argv policy admits `MCPSUM proxy --lockfile ORG --name N` by its
+// paths alone: whoever can replace the mcpsum binary at MCPSUM, or edit
+// ORG, runs anything under the allowlist (a Homebrew /usr/local/bin on
+// macOS belongs to a user). --install on this machine refuses a policy
+// naming such a path, and status reports it (and installed release files
+// others may write) as drift.
+func TestPolicyPathsUsersCanChange(t *testing.T) {
+	lock := testLock(t, "valid.lock")
+	root := t.TempDir()
+	orgLock := filepath.Join(root, "etc", "mcpsum", "org.lock")
+	write(t, orgLock, lock, 0o644)
+	release := orgLock + ReleaseSuffix
+	write(t, release, []byte("{}"), 0o644)
+	bin := filepath.Join(root, "opt", "bin", "mcpsum")
+	write(t, bin, []byte("#!/bin/sh\n"), 0o755)
+	must(t, os.Chmod(filepath.Dir(bin), 0o755))
+	must(t, os.Chmod(filepath.Join(root, "opt"), 0o755))
+	env := Env{Root: root, GOOS: "linux"}
+	c, _ := ClientByName("codex")
+	o := emitOpts(orgLock, ModeArgv)
+	o.Mcpsum = bin
+	policy, _ := c.Emit(entries(t, lock, o), ModeArgv)
+	status := func() ClientStatus {
+		r := Status(StatusOptions{Lockfile: orgLock, Emit: o, Required: []string{"codex"}, Env: env})
+		cs := r.Clients[slices.IndexFunc(r.Clients, func(cs ClientStatus) bool { return cs.Client == "codex" })]
+		cs.Problems = append(cs.Problems, r.Problems...)
+		return cs
+	}
+	if _, err := c.Install(policy, o, env); err != nil {
+		t.Fatalf("install with root's binary and lock: %v", err)
+	}
+	if cs := status(); cs.State != StateInPlace || strings.Contains(strings.Join(cs.Problems, "\n"), "writable") {
+		t.Fatalf("status: %+v", cs)
+	}
+	for _, tc := range []struct {
+		name string
+		path string
+		mode os.FileMode
+	}{
+		{"a binary others may write", bin, 0o777},
+		{"a binary in a folder others may write", filepath.Dir(bin), 0o777},
+		{"an org lock others may write", orgLock, 0o666},
+		{"a release statement others may write", release, 0o666},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fi, err := os.Stat(tc.path)
+			must(t, err)
+			must(t, os.Chmod(tc.path, tc.mode))
+			defer os.Chmod(tc.path, fi.Mode().Perm())
+			if _, err := c.Install(policy, o, env); tc.path != release && (err == nil || !strings.Contains(err.Error(), "writable by group or others")) {
+				t.Errorf("install: %v", err)
+			}
+			if cs := status(); !strings.Contains(strings.Join(cs.Problems, "\n"), "writable by group or others") {
+				t.Errorf("status: %+v", cs)
 			}
 		})
 	}

@@ -81,6 +81,27 @@ func secureLinks(dir string, uid uint32) error {
 	}
 }
 
+// securePath checks a file a policy names by its path (the mcpsum binary,
+// the org lock): the links on the way to it, the folder it really is in
+// and the file itself, as secureDir and secureFile do. A file that is not
+// there is fine when no one else can create it (its folder is checked).
+func securePath(p string) error {
+	if _, err := os.Lstat(p); missing(err) {
+		return secureDir(filepath.Dir(p))
+	}
+	if err := secureLinks(p, uint32(os.Getuid())); err != nil {
+		return err
+	}
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return err
+	}
+	if err := secureDir(filepath.Dir(real)); err != nil {
+		return err
+	}
+	return secureFile(real)
+}
+
 // secureFile checks a file mcpsum reads as the organisation's word (the
 // trust file) or is about to replace (an installed lock): a regular file,
 // not a symbolic link, owned by root or the caller, writable by its owner
