@@ -10,7 +10,9 @@ import (
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 
+	"github.com/mcpsum/mcpsum/internal/cli"
 	"github.com/mcpsum/mcpsum/internal/launch"
+	"github.com/mcpsum/mcpsum/internal/redact"
 	"github.com/mcpsum/mcpsum/internal/statefile"
 	"github.com/mcpsum/mcpsum/internal/verify"
 )
@@ -26,7 +28,7 @@ func (a *app) verifyCommand() *ffcli.Command {
 	fs := a.flagSet("verify")
 	v := verifyFlags{
 		lockfile:  lockfileFlag(fs),
-		name:      fs.String("name", "", "verify only this server"),
+		name:      cli.NameVar(fs, "name", "verify only this server"),
 		strict:    fs.Bool("strict", false, "treat informational drift (serverInfo, capabilities, versions) and shadowing between servers as failure"),
 		asJSON:    fs.Bool("json", false, "print one machine-readable result object on stdout (same as --format json)"),
 		format:    fs.String("format", "text", "how to print the result: text, json or sarif (SARIF 2.1.0, for code scanning)"),
@@ -158,7 +160,7 @@ func writeSARIFFile(path string, log map[string]any) error {
 	if err := writeJSON(&b, log); err != nil {
 		return err
 	}
-	if err := statefile.WriteOutput(path, b.Bytes(), 0o644); err != nil {
+	if err := statefile.WriteOutput(path, redact.Bytes(b.Bytes()), 0o644); err != nil {
 		return fmt.Errorf("writing --sarif-file: %w", err)
 	}
 	return nil

@@ -215,10 +215,25 @@ func (o *ApplyOptions) lock(ctx context.Context, g *Group) error {
 	lo := o.Locker
 	lo.Planned = planned(g)
 	w, err := locker.Write(g.Lock, nil, out.Entries, lo)
+	var refused *locker.RefusedError
+	if errors.As(err, &refused) {
+		w, err = &locker.Written{Refused: refused.Refused}, nil
+	}
 	if err != nil {
 		return err
 	}
-	o.Event(Event{Kind: Wrote, Lock: g.Lock, Entries: out.Entries, Written: w})
+	for _, r := range w.Refused { // its config is not rewritten (Failed names it)
+		o.Event(Event{Kind: Failure, Err: r})
+		for i := range g.Cands {
+			if g.Cands[i].Name == r.Server {
+				g.Cands[i].Entry, g.Cands[i].Err = nil, r
+				delete(out.Entries, r.Server)
+			}
+		}
+	}
+	if len(out.Entries) > 0 {
+		o.Event(Event{Kind: Wrote, Lock: g.Lock, Entries: out.Entries, Written: w})
+	}
 	return nil
 }
 

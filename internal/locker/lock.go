@@ -119,7 +119,11 @@ func Relock(ctx context.Context, path, name string, opts launch.Options, o Optio
 	kept := Untouched(path)
 	if len(out.Entries) > 0 {
 		if err := write(path, f, out.Entries, o, h); err != nil {
-			return err
+			var refused *RefusedError
+			if !errors.As(err, &refused) || refused.All {
+				return err
+			}
+			h.Note(err.Error())
 		}
 		kept = "their entries were left as they were; the others were re-locked"
 	}
@@ -138,12 +142,16 @@ func (h Hooks) checkLog(ctx context.Context, path string, seen *lockfile.File, e
 	return nil
 }
 
-// write merges entries into the lockfile (Write) and tells h.Wrote.
+// write merges entries into the lockfile (Write) and tells h.Wrote about
+// the ones written; entries refused for a limit are a *RefusedError.
 func write(path string, loaded *lockfile.File, entries map[string]*lockfile.Server, o Options, h Hooks) error {
 	w, err := Write(path, loaded, entries, o)
 	if err != nil {
 		return err
 	}
-	h.Wrote(path, entries, w)
+	h.Wrote(path, written(entries, w.Refused), w)
+	if len(w.Refused) > 0 {
+		return &RefusedError{Refused: w.Refused}
+	}
 	return nil
 }

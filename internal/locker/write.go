@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"slices"
 	"strings"
 
@@ -56,18 +57,60 @@ type Written struct {
 	// Shadows is the shadowing between the entries written and the lock's
 	// other servers (internal/review).
 	Shadows []review.Shadow
+	// Refused are the entries not written because the lockfile holding
+	// them could not be read back (lockfile.Fit): each names the server,
+	// its largest item and the limit. Their old entries were kept.
+	Refused []*lockfile.LimitError
+}
+
+// RefusedError is a write of which some entries were refused
+// (Written.Refused); the others were written unless All.
+type RefusedError struct {
+	Refused []*lockfile.LimitError
+	All     bool // nothing was written
+}
+
+// Unwrap is the refusals, each a *lockfile.LimitError.
+func (e *RefusedError) Unwrap() []error {
+	errs := make([]error, len(e.Refused))
+	for i, r := range e.Refused {
+		errs[i] = r
+	}
+	return errs
+}
+
+func (e *RefusedError) Error() string {
+	var b strings.Builder
+	for i, r := range e.Refused {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		b.WriteString(r.Error())
+	}
+	if e.All {
+		b.WriteString("\nnothing was written")
+	} else {
+		b.WriteString("\nthe other entries were written")
+	}
+	return b.String()
 }
 
 // Write merges entries into the lockfile at path under its file lock,
 // keeping each server's policy and log proof and noting the taint labels
 // that had to be dropped. loaded is the file as read before the servers ran
-// (nil if none): unless it changed meanwhile, it is not parsed again.
+// (nil if none): unless it changed meanwhile, it is not parsed again. An
+// entry the lockfile could not hold and still be read back is refused
+// (Written.Refused, its old entry kept) and the others are written; when
+// every entry is refused, nothing is written and the error is a
+// *RefusedError.
 func Write(path string, loaded *lockfile.File, entries map[string]*lockfile.Server, o Options) (*Written, error) {
 	w := &Written{}
 	err := lockfile.UpdateFrom(path, loaded, func(f *lockfile.File) error {
 		w.Notes = w.Notes[:0]
+		prev := map[string]*lockfile.Server{}
 		for n, e := range entries {
 			if old := f.Servers[n]; old != nil {
+				prev[n] = old
 				launch.KeepLogProof(old, e)
 				if old.Era() != e.Era() {
 					w.Notes = append(w.Notes, fmt.Sprintf("%s: the protocol era changed from %s (%s) to %s (%s); the entry now records the new era", n, old.Era(), old.ProtocolVersion, e.Era(), e.ProtocolVersion))
@@ -78,9 +121,16 @@ func Write(path string, loaded *lockfile.File, entries map[string]*lockfile.Serv
 			}
 			f.Servers[n] = e
 		}
+		w.Refused = lockfile.Fit(f, entries, prev)
+		if len(w.Refused) == len(entries) && len(entries) > 0 {
+			return &RefusedError{Refused: w.Refused, All: true}
+		}
+		w.Notes = slices.DeleteFunc(w.Notes, func(note string) bool {
+			return slices.ContainsFunc(w.Refused, func(r *lockfile.LimitError) bool { return strings.HasPrefix(note, r.Server+": ") })
+		})
 		f.Generator = o.Generator
 		var err error
-		w.Shadows, err = o.shadows(path, f, entries)
+		w.Shadows, err = o.shadows(path, f, written(entries, w.Refused))
 		return err
 	})
 	if err != nil {
@@ -88,6 +138,18 @@ func Write(path string, loaded *lockfile.File, entries map[string]*lockfile.Serv
 	}
 	slices.Sort(w.Notes)
 	return w, nil
+}
+
+// written is entries without the refused ones.
+func written(entries map[string]*lockfile.Server, refused []*lockfile.LimitError) map[string]*lockfile.Server {
+	if len(refused) == 0 {
+		return entries
+	}
+	out := maps.Clone(entries)
+	for _, r := range refused {
+		delete(out, r.Server)
+	}
+	return out
 }
 
 // Replaced is what ReplaceBroken did besides writing.

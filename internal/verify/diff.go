@@ -1,7 +1,6 @@
 package verify
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -61,11 +60,11 @@ func renderField(raw json.RawMessage) string {
 	if c, err := lockfile.Canonical(raw); err == nil {
 		raw = c
 	}
-	var out bytes.Buffer
-	if err := json.Indent(&out, raw, "", "  "); err != nil {
+	out, err := lockfile.Indent(nil, raw, "") // as deep as the lockfile indents, then compact
+	if err != nil {
 		return string(raw)
 	}
-	return out.String()
+	return string(out)
 }
 
 // diffContext is how many unchanged lines show around a change: enough to

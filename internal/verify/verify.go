@@ -112,7 +112,10 @@ func Classify(name string, locked *lockfile.Server, o launch.Result) *ServerResu
 	r := &ServerResult{Name: name, Locked: locked, Took: o.Took}
 	var dropped *launch.VersionDroppedError
 	var issuer *launch.IssuerChangedError
+	var pin *launch.PinChangedError
 	switch {
+	case errors.As(o.Err, &pin):
+		r.Findings = []lockfile.Finding{pin.Finding()}
 	case errors.As(o.Err, &issuer):
 		r.Findings = []lockfile.Finding{{Class: lockfile.Definitional, Kind: lockfile.KindOAuthIssuer,
 			Change: lockfile.Changed, Locked: issuer.Locked, Observed: issuer.Observed}}
