@@ -152,3 +152,34 @@ func TestPolicyPathsUsersCanChange(t *testing.T) {
 		})
 	}
 }
+
+// One key (or one keyless identity) under two names is a trust file that
+// cannot say who signed: status reports the first name, and removing the
+// other name (revoking that signer) would not revoke the key. It is
+// refused, the same key copied to another file too.
+func TestTrustNamesOneSignerTwice(t *testing.T) {
+	o := newOrg(t)
+	o.publish(testLock(t, "valid.lock"), 1, o.key)
+	dir := filepath.Dir(o.trust)
+	write(t, filepath.Join(dir, "copy.pub"), read(t, filepath.Join(dir, "org.pub")), 0o644)
+	id := `"certificateIdentity": "https://github.com/acme/agents/.github/workflows/release.yml@refs/heads/main", "certificateOidcIssuer": "https://token.actions.githubusercontent.com"`
+	for _, tc := range []struct{ name, signers string }{
+		{"the same key file", `{"name": "org-release", "key": "org.pub"}, {"name": "old", "key": "./org.pub"}`},
+		{"a copy of the key", `{"name": "org-release", "key": "org.pub"}, {"name": "old", "key": "copy.pub"}`},
+		{"the same identity", `{"name": "ci", ` + id + `}, {"name": "org-release", "key": "org.pub"}, {"name": "ci2", ` + id + `}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			write(t, o.trust, []byte(`{"signers": [`+tc.signers+`]}`), 0o644)
+			if _, err := o.sync(); err == nil || !strings.Contains(err.Error(), "same signer") {
+				t.Fatalf("sync: %v", err)
+			}
+			if _, err := os.Stat(o.to); !os.IsNotExist(err) {
+				t.Errorf("a refused sync installed %s", o.to)
+			}
+		})
+	}
+	write(t, o.trust, []byte(`{"signers": [{"name": "org-release", "key": "org.pub"}, {"name": "ci", `+id+`}]}`), 0o644)
+	if _, err := o.sync(); err != nil {
+		t.Fatalf("sync with two signers: %v", err)
+	}
+}
