@@ -183,3 +183,62 @@ func TestTrustNamesOneSignerTwice(t *testing.T) {
 		t.Fatalf("sync with two signers: %v", err)
 	}
 }
+
+// A client's policy holds only while no one but root can change it: one
+// owned by another user, in a folder others may write (or own), or a
+// symbolic link to a file in such a folder is drift, though its content is
+// what fleet emit writes and its own mode is 0644.
+func TestStatusPolicyOthersCanChange(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("giving a file to another user needs root")
+	}
+	lock := testLock(t, "valid.lock")
+	root := t.TempDir()
+	orgLock := filepath.Join(root, "etc", "mcpsum", "org.lock")
+	write(t, orgLock, lock, 0o644)
+	env := Env{Root: root, GOOS: "linux"}
+	c, _ := ClientByName("codex")
+	o := emitOpts(orgLock, ModeArgv)
+	policy, _ := c.Emit(entries(t, lock, o), ModeArgv)
+	p, err := c.Install(policy, o, env)
+	must(t, err)
+	dir := filepath.Dir(p)
+	codex := func() ClientStatus {
+		r := Status(StatusOptions{Lockfile: orgLock, Emit: o, Required: []string{"codex"}, Env: env})
+		return r.Clients[slices.IndexFunc(r.Clients, func(cs ClientStatus) bool { return cs.Client == "codex" })]
+	}
+	if cs := codex(); cs.State != StateInPlace {
+		t.Fatalf("status of root's policy: %+v", cs)
+	}
+	open := filepath.Join(t.TempDir(), "open")
+	must(t, os.MkdirAll(open, 0o755))
+	for _, tc := range []struct {
+		name, want  string
+		spoil, undo func()
+	}{
+		{"a policy another user owns", "belongs to user id 4242",
+			func() { must(t, os.Chown(p, 4242, 4242)) }, func() { must(t, os.Chown(p, 0, 0)) }},
+		{"a folder others may write", "writable by group or others",
+			func() { must(t, os.Chmod(dir, 0o777)) }, func() { must(t, os.Chmod(dir, 0o755)) }},
+		{"a folder another user owns", "belongs to user id 4242",
+			func() { must(t, os.Chown(dir, 4242, 4242)) }, func() { must(t, os.Chown(dir, 0, 0)) }},
+		{"a link to a file in a folder others may write", "writable by group or others",
+			func() {
+				write(t, filepath.Join(open, "requirements.toml"), policy, 0o644)
+				must(t, os.Chmod(open, 0o777))
+				must(t, os.Rename(p, p+".real"))
+				must(t, os.Symlink(filepath.Join(open, "requirements.toml"), p))
+			}, func() { must(t, os.Remove(p)); must(t, os.Rename(p+".real", p)) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.spoil()
+			defer tc.undo()
+			if cs := codex(); cs.State != StateDrift || !strings.Contains(strings.Join(cs.Problems, "\n"), tc.want) {
+				t.Errorf("status: %+v", cs)
+			}
+		})
+	}
+	if cs := codex(); cs.State != StateInPlace {
+		t.Fatalf("status after the undos: %+v", cs)
+	}
+}

@@ -3,7 +3,6 @@ package fleet
 import (
 	"fmt"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -96,8 +95,10 @@ func (c *Client) installedPolicy(env Env) ([]byte, string, error) {
 		return nil, p, nil
 	}
 	if err == nil {
-		if fi, serr := os.Stat(p); serr == nil && fi.Mode().Perm()&0o022 != 0 {
-			return data, p, fmt.Errorf("%s is writable by group or others (mode %v): any user could change the policy", quote(p), fi.Mode())
+		// The file, the folder it really is in and the links on the way:
+		// a policy someone other than root could change holds nothing.
+		if serr := securePath(p); serr != nil {
+			return data, p, fmt.Errorf("%w: another user could change the policy", serr)
 		}
 	}
 	return data, p, err
