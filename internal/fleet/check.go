@@ -158,6 +158,11 @@ func checkClaudeCode(_ []byte, es []Entry, _ string, env Env) []string {
 			problems = append(problems, err.Error())
 			continue
 		}
+		// Every file Claude Code merges is the policy: one another user
+		// could change could add to the allowlist at any time.
+		if err := securePath(f); err != nil {
+			problems = append(problems, fmt.Sprintf("%v: another user could change Claude Code's managed settings", err))
+		}
 		i, o, p := allowlist(data)
 		for _, x := range p {
 			problems = append(problems, quote(f)+": "+x)
@@ -264,7 +269,7 @@ func checkGemini(data []byte, es []Entry, _ string, _ Env) []string {
 func checkCodex(data []byte, es []Entry, _ string, _ Env) []string {
 	var doc map[string]any
 	if _, err := toml.Decode(string(data), &doc); err != nil {
-		return []string{"not valid TOML: " + err.Error()}
+		return []string{"not valid TOML: " + termtext.Quoted(err.Error(), 200)}
 	}
 	table, ok := doc["mcp_servers"].(map[string]any)
 	if !ok {
@@ -278,7 +283,7 @@ func checkCodex(data []byte, es []Entry, _ string, _ Env) []string {
 	for _, n := range slices.Sorted(maps.Keys(table)) {
 		id, ok := codexIdentity(table[n])
 		if !ok {
-			problems = append(problems, fmt.Sprintf("mcp_servers.%s: an identity other than one exact command or URL", n))
+			problems = append(problems, fmt.Sprintf("mcp_servers.%s: an identity other than one exact command or URL", termtext.Quoted(n, 80)))
 			continue
 		}
 		if e, known := byName[n]; !known || e.id() != id {

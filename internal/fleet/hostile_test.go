@@ -242,3 +242,60 @@ func TestStatusPolicyOthersCanChange(t *testing.T) {
 		t.Fatalf("status after the undos: %+v", cs)
 	}
 }
+
+// A policy status reads is not mcpsum's own writing: a name in it (or a
+// TOML parser's message quoting one) reaches the report, which a person
+// reads on a terminal, escaped.
+func TestStatusEscapesPolicyNames(t *testing.T) {
+	lock := testLock(t, "valid.lock")
+	root := t.TempDir()
+	orgLock := filepath.Join(root, "etc", "mcpsum", "org.lock")
+	write(t, orgLock, lock, 0o644)
+	env := Env{Root: root, GOOS: "linux"}
+	c, _ := ClientByName("codex")
+	o := emitOpts(orgLock, ModeArgv)
+	for _, policy := range []string{
+		"[mcp_servers.\"\\u001b]0;owned\\u0007\".identity]\ncommand = 1\n",
+		"[mcp_servers.\"\\u001b]0;owned\\u0007\".identity]\nurl = \n",
+	} {
+		write(t, c.Path(env), []byte(policy), 0o644)
+		r := Status(StatusOptions{Lockfile: orgLock, Emit: o, Env: env})
+		var text strings.Builder
+		r.WriteText(&text)
+		if strings.ContainsAny(text.String(), "\x1b\x07") {
+			t.Errorf("status of %q printed a control character:\n%s", policy, text.String())
+		}
+	}
+}
+
+// Claude Code merges every managed-settings.d/*.json: a drop-in beside
+// mcpsum's that another user owns could add to the allowlist at any time,
+// though it admits nothing today.
+func TestStatusClaudeDropInOthersOwn(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("giving a file to another user needs root")
+	}
+	lock := testLock(t, "valid.lock")
+	root := t.TempDir()
+	orgLock := filepath.Join(root, "etc", "mcpsum", "org.lock")
+	write(t, orgLock, lock, 0o644)
+	env := Env{Root: root, GOOS: "linux"}
+	c, _ := ClientByName("claude-code")
+	o := emitOpts(orgLock, ModeArgv)
+	policy, _ := c.Emit(entries(t, lock, o), ModeArgv)
+	p, err := c.Install(policy, o, env)
+	must(t, err)
+	other := filepath.Join(filepath.Dir(p), "zz-team.json")
+	write(t, other, []byte("{}"), 0o644)
+	claude := func() ClientStatus {
+		r := Status(StatusOptions{Lockfile: orgLock, Emit: o, Env: env})
+		return r.Clients[slices.IndexFunc(r.Clients, func(cs ClientStatus) bool { return cs.Client == "claude-code" })]
+	}
+	if cs := claude(); cs.State != StateInPlace {
+		t.Fatalf("status with root's drop-in: %+v", cs)
+	}
+	must(t, os.Chown(other, 4242, 4242))
+	if cs := claude(); cs.State != StateDrift || !strings.Contains(strings.Join(cs.Problems, "\n"), "belongs to user id 4242") {
+		t.Errorf("status with a drop-in another user owns: %+v", cs)
+	}
+}
