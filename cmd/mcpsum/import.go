@@ -174,7 +174,7 @@ func (a *app) importEvent(e importer.Event) {
 	case importer.Rewrote:
 		importer.WriteRewrote(a.stdout, e.Rewrite, e.Backup)
 	case importer.Failure:
-		fmt.Fprintf(a.stderr, "mcpsum: %v\n", e.Err)
+		printErr(a.stderr, e.Err)
 	}
 }
 

@@ -46,7 +46,7 @@ func (a *app) importUndo(dirs clientconfig.Dirs, client *clientconfig.Client, fi
 	}
 	return importer.Undo(dirs, client, file, name, stateDir, func(p string, res *clientconfig.UndoResult, err error) {
 		if err != nil {
-			fmt.Fprintf(a.stderr, "mcpsum: %v\n", err)
+			printErr(a.stderr, err)
 			return
 		}
 		for _, n := range res.Ignored {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/mcpsum/mcpsum/internal/attestproto"
+	"github.com/mcpsum/mcpsum/internal/hint"
 	"github.com/mcpsum/mcpsum/internal/importer"
 	"github.com/mcpsum/mcpsum/internal/locker"
 	"github.com/mcpsum/mcpsum/internal/sandbox"
@@ -99,9 +100,15 @@ func report(stderr io.Writer, err error) int {
 	}
 	var s silent
 	if !errors.As(err, &s) {
-		fmt.Fprintf(stderr, "mcpsum: %v\n", err)
+		printErr(stderr, err)
 	}
 	return code
+}
+
+// printErr writes err for a person: "mcpsum: MESSAGE", then each of its
+// hints on a line of its own, "mcpsum: hint: NEXT STEP" (internal/hint).
+func printErr(w io.Writer, err error) {
+	fmt.Fprintf(w, "mcpsum: %s\n", hint.Lines(err, "mcpsum: "))
 }
 
 // libraryExitCode maps the typed errors of the pkg/ libraries.

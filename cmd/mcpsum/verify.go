@@ -114,7 +114,7 @@ func (a *app) verifyServers(ctx context.Context, v verifyFlags) (ret error) {
 			return
 		}
 		if err := writeSARIFFile(*v.sarifFile, rep.SARIF(data, code, moduleVersion())); err != nil {
-			fmt.Fprintf(a.stderr, "mcpsum: %v\n", err)
+			printErr(a.stderr, err)
 			if code != exitVerdict { // drift wins, as for a server that failed
 				code = exitUndecided
 			}

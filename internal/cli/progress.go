@@ -77,8 +77,8 @@ func (p *Progress) status() {
 	fmt.Fprintf(p.w, "\r\x1b[K%s", line)
 }
 
-// Done reports that task name ended, with text (its outcome); it may be
-// called from several goroutines.
+// Done reports that task name ended, with text (its outcome: the time it
+// took follows text's first line); it may be called from several goroutines.
 func (p *Progress) Done(name, text string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -87,7 +87,11 @@ func (p *Progress) Done(name, text string) {
 		fmt.Fprint(p.w, "\r\x1b[K")
 	}
 	took := time.Since(p.start).Round(10 * time.Millisecond)
-	fmt.Fprintf(p.w, "%-*s  %s (%s)\n", p.width, name, text, took)
+	first, rest, more := strings.Cut(text, "\n")
+	fmt.Fprintf(p.w, "%-*s  %s (%s)\n", p.width, name, first, took)
+	if more {
+		fmt.Fprintf(p.w, "%s\n", rest)
+	}
 	if p.live && len(p.pending) > 0 {
 		p.status()
 	}

@@ -61,7 +61,7 @@ var onlyFrom = map[string]string{
 
 // helperBase are the helpers every other helper may import; they import
 // nothing of mcpsum themselves.
-var helperBase = []string{"internal/mcpspec", "internal/termtext"}
+var helperBase = []string{"internal/hint", "internal/mcpspec", "internal/termtext"}
 
 func TestLayering(t *testing.T) {
 	root := moduleRoot(t)
