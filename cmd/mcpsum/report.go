@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/mcpsum/mcpsum/internal/attestproto"
 	"github.com/mcpsum/mcpsum/internal/hint"
@@ -64,9 +63,6 @@ func exitCode(err error) int {
 	if code, ok := libraryExitCode(err); ok {
 		return code
 	}
-	if isFlagError(err) {
-		return exitUsage
-	}
 	return exitUndecided // fail closed: anything unclassified is "could not decide"
 }
 
@@ -79,17 +75,6 @@ func outcomeExit(o verify.Outcome) int {
 		return exitUndecided
 	}
 	return exitOK
-}
-
-// isFlagError reports errors produced by the flag package while parsing.
-func isFlagError(err error) bool {
-	msg := err.Error()
-	return strings.HasPrefix(msg, "flag provided but not defined") ||
-		strings.HasPrefix(msg, "invalid value") ||
-		strings.HasPrefix(msg, "invalid boolean") ||
-		strings.HasPrefix(msg, "flag needs an argument") ||
-		strings.HasPrefix(msg, "bad flag syntax") ||
-		strings.Contains(msg, "error parsing env var")
 }
 
 // report writes err to stderr (unless already reported) and returns the exit code.

@@ -45,13 +45,19 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if len(args) > 0 && (args[0] == "--version" || args[0] == "-version") {
 		args = append([]string{"version"}, args[1:]...)
 	}
-	if err := root.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			_, _ = a.flagOut.WriteTo(stdout)
-			return exitOK
-		}
-		msg := strings.TrimPrefix(err.Error(), "error parsing commandline arguments: ")
-		return report(stderr, usageErr("%s (run '%s -h' for usage)", msg, cli.Path(root, args)))
+	args = cli.Interleave(root, args, "lock") // lock's operands are a server's argv
+	err := root.Parse(args)
+	if errors.Is(err, flag.ErrHelp) {
+		_, _ = a.flagOut.WriteTo(stdout)
+		return exitOK
+	}
+	if err != nil {
+		err = cli.FlagError(root, args, err)
+	} else {
+		err = cli.CheckNames(root, "help")
+	}
+	if err != nil {
+		return report(stderr, &exitError{code: exitUsage, err: err})
 	}
 	cmd := cli.Path(root, args)
 	lockfilePath, before := "", locker.Snapshot{}
@@ -60,7 +66,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		lockfilePath = root.Subcommands[i].FlagSet.Lookup("lockfile").Value.String()
 		before = locker.Stat(lockfilePath)
 	}
-	err := root.Run(ctx)
+	err = root.Run(ctx)
 	if err != nil && ctx.Err() != nil {
 		err = interrupted(ctx, cmd, lockfilePath, before, err)
 	}
@@ -101,7 +107,7 @@ func enterBazelWorkingDir() error {
 func (a *app) help(root *ffcli.Command, args []string) error {
 	c, ok := cli.Find(root, args)
 	if !ok {
-		return usageErr("help: no command %q (run 'mcpsum help' for the list)", strings.Join(args, " "))
+		return &exitError{code: exitUsage, err: cli.UnknownCommand(c, cli.Path(root, args), args[len(strings.Fields(cli.Path(root, args)))-1])}
 	}
 	fmt.Fprintln(a.stdout, usage(c))
 	return nil
@@ -145,7 +151,7 @@ policy denial), 2 usage, 3 could not decide (I/O, server failed, timeout).`),
 				return a.help(root, args[1:])
 			}
 			if len(args) > 0 {
-				return usageErr("unknown command %q (run 'mcpsum help' for the list)", args[0])
+				return &exitError{code: exitUsage, err: cli.UnknownCommand(root, "mcpsum", args[0])}
 			}
 			fmt.Fprintln(a.stderr, usage(root))
 			return silent{code: exitUsage}
