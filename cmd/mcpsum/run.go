@@ -7,14 +7,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 
-	"github.com/peterbourgon/ff/v3"
 	"github.com/peterbourgon/ff/v3/ffcli"
 
 	"github.com/mcpsum/mcpsum/internal/cli"
+	"github.com/mcpsum/mcpsum/internal/hint"
 	"github.com/mcpsum/mcpsum/internal/locker"
 )
 
@@ -38,8 +37,8 @@ type app struct {
 // run is the whole program; main only adds the process boundary.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	a := &app{stdin: stdin, stdout: stdout, stderr: stderr}
-	if err := enterBazelWorkingDir(); err != nil {
-		return report(stderr, err)
+	if err := cli.EnterBazelWorkingDir(); err != nil {
+		return report(stderr, hint.Wrap(err, "run mcpsum from an existing folder, or unset BUILD_WORKING_DIRECTORY"))
 	}
 	root := a.rootCommand()
 	if len(args) > 0 && (args[0] == "--version" || args[0] == "-version") {
@@ -89,27 +88,13 @@ func interrupted(ctx context.Context, cmd, lockfilePath string, before locker.Sn
 		why, lockfilePath, quoteArg(lockfilePath), err)}
 }
 
-// enterBazelWorkingDir: 'bazel run' starts a binary inside its runfiles
-// tree and names the folder the user ran it from in BUILD_WORKING_DIRECTORY.
-// A path the user typed (./mcp.lock, --lockfile ../x.lock) means that folder.
-func enterBazelWorkingDir() error {
-	dir := os.Getenv("BUILD_WORKING_DIRECTORY")
-	if dir == "" {
-		return nil
-	}
-	if err := os.Chdir(dir); err != nil {
-		return fmt.Errorf("cannot enter BUILD_WORKING_DIRECTORY (the folder 'bazel run' was started from): %w; run mcpsum from an existing folder, or unset BUILD_WORKING_DIRECTORY", err)
-	}
-	return nil
-}
-
 // help is 'mcpsum help [COMMAND...]': the command's help on stdout.
 func (a *app) help(root *ffcli.Command, args []string) error {
 	c, ok := cli.Find(root, args)
 	if !ok {
 		return &exitError{code: exitUsage, err: cli.UnknownCommand(c, cli.Path(root, args), args[len(strings.Fields(cli.Path(root, args)))-1])}
 	}
-	fmt.Fprintln(a.stdout, usage(c))
+	fmt.Fprintln(a.stdout, c.UsageFunc(c))
 	return nil
 }
 
@@ -153,46 +138,17 @@ policy denial), 2 usage, 3 could not decide (I/O, server failed, timeout).`),
 			if len(args) > 0 {
 				return &exitError{code: exitUsage, err: cli.UnknownCommand(root, "mcpsum", args[0])}
 			}
-			fmt.Fprintln(a.stderr, usage(root))
+			fmt.Fprintln(a.stderr, root.UsageFunc(root))
 			return silent{code: exitUsage}
 		},
 	}
-	root.UsageFunc = usage
-	for _, c := range root.Subcommands {
-		c.UsageFunc = usage
-		c.Options = envTwins()
-		if c.FlagSet == nil {
-			c.FlagSet = a.flagSet(c.Name)
-		}
-		a.parseOutput(c.FlagSet)
-		for _, sc := range c.Subcommands {
-			sc.UsageFunc = usage
-			sc.Options = envTwins()
-			a.parseOutput(sc.FlagSet)
-		}
-	}
-	root.Options = envTwins()
+	cli.Wire(root, help, &a.flagOut)
 	return root
 }
 
-// envTwins makes every flag readable from MCPSUM_<FLAG_NAME>, used when
-// the flag is not on the command line. A twin's value is one value, commas
-// and all (MCPSUM_LOCKFILE=dir/a,b.lock names that file); only a list flag
-// (stringList) splits it, in its own Set.
-func envTwins() []ff.Option {
-	return []ff.Option{ff.WithEnvVarPrefix("MCPSUM")}
-}
-
-func (a *app) flagSet(name string) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	a.parseOutput(fs)
-	return fs
-}
-
-// parseOutput routes what the flag package prints while parsing into
-// a.flagOut, and makes every flag but a list flag an error when given twice
-// (a repeated --name must not silently mean the last one).
-func (a *app) parseOutput(fs *flag.FlagSet) { cli.Guard(fs, &a.flagOut) }
+// flagSet is a command's flags; cli.Wire guards them (a flag given twice
+// is an error, not "the last one wins") once they are all defined.
+func (a *app) flagSet(name string) *flag.FlagSet { return flag.NewFlagSet(name, flag.ContinueOnError) }
 
 // lockfileFlag registers the --lockfile flag shared by most subcommands.
 func lockfileFlag(fs *flag.FlagSet) *string {

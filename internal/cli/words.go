@@ -74,11 +74,21 @@ func FlagError(root *ffcli.Command, args []string, err error) error {
 		msg = fmt.Sprintf("--%s needs a value", strings.TrimLeft(name, "-"))
 	} else if m := invalidValue.FindStringSubmatch(msg); m != nil {
 		msg = fmt.Sprintf("--%s %s: %s", m[2], m[1], m[3])
+	} else if m := invalidBool.FindStringSubmatch(msg); m != nil {
+		msg = fmt.Sprintf("--%s: %s", m[1], m[2])
+	}
+	if m := givenTwice.FindString(msg); m != "" {
+		msg, help = m, "give it once"
 	}
 	return hint.Wrap(fmt.Errorf("%s: %s", cmd, msg), help)
 }
 
-var invalidValue = regexp.MustCompile(`^invalid (?:boolean )?value (".*") for (?:flag )?-(\S+): (.*)$`)
+// What the flag package says of a bad value, and Once of a repeated flag.
+var (
+	invalidValue = regexp.MustCompile(`^invalid (?:boolean )?value (".*") for (?:flag )?-(\S+): (.*)$`)
+	invalidBool  = regexp.MustCompile(`^invalid boolean flag (\S+): (.*)$`)
+	givenTwice   = regexp.MustCompile(`--\S+ given twice \(first .*\)$`)
+)
 
 // commandWords are the leading words of args that name subcommands.
 func commandWords(root *ffcli.Command, args []string) []string {
@@ -96,8 +106,8 @@ func commandWords(root *ffcli.Command, args []string) []string {
 func Interleave(root *ffcli.Command, args []string, keep ...string) []string {
 	words := commandWords(root, args)
 	c, _ := Find(root, words)
-	if slices.Contains(keep, strings.Join(words, " ")) || c.FlagSet == nil {
-		return args
+	if len(words) == 0 || len(c.Subcommands) > 0 || slices.Contains(keep, strings.Join(words, " ")) || c.FlagSet == nil {
+		return args // root and commands of commands take no operands of their own
 	}
 	head := slices.Clone(words)
 	var operands []string
