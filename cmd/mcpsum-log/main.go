@@ -4,6 +4,7 @@
 //	mcpsum-log init  --dir D --origin ORIGIN
 //	mcpsum-log add   --dir D --lockfile F [--name N]...
 //	mcpsum-log serve --dir D --addr HOST:PORT [--access-log FILE]
+//	mcpsum-log version
 //
 // Exit codes: 0 ok; 1 a surface that differs from the live server or from
 // the log's record for its key (nothing appended); 2 usage; 3 could not
@@ -20,11 +21,13 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"runtime"
 	"sort"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/mcpsum/mcpsum/internal/cli"
 	"github.com/mcpsum/mcpsum/internal/launch"
 	"github.com/mcpsum/mcpsum/internal/statefile"
 	"github.com/mcpsum/mcpsum/internal/sumlog"
@@ -39,7 +42,15 @@ const usage = `usage:
                                                   verify entries against their live servers, log one record per key
   mcpsum-log serve --dir D [--mysql DSN] --addr HOST:PORT [--access-log FILE]
                                                   serve checkpoint, tiles and lookups over HTTP
+  mcpsum-log version                              print the version and the Go version it was built with
 `
+
+// version is stamped at release time (-ldflags "-X main.version=v1.2.3",
+// scripts/release.sh; Bazel's x_defs).
+var version = "devel"
+
+// commands are mcpsum-log's subcommands, for "did you mean".
+var commands = []string{"init", "add", "serve", "version"}
 
 func main() {
 	quietEngine()
@@ -71,6 +82,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		if len(args) == 0 {
 			return 2
 		}
+		return 0
+	}
+	if args[0] == "version" || args[0] == "--version" || args[0] == "-version" {
+		if len(args) > 1 {
+			fmt.Fprintln(stderr, "mcpsum-log version takes no arguments")
+			return 2
+		}
+		fmt.Fprintf(stdout, "mcpsum-log %s (%s, %s/%s)\n", cli.Version(version), runtime.Version(), runtime.GOOS, runtime.GOARCH)
 		return 0
 	}
 	if err := sumlog.Supported(); err != nil { // Windows: nothing of the log can run
@@ -121,7 +140,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		err = serve(ctx, *dir, sumlog.Options{MySQL: *mysqlDSN}, *addr, *accessLog, stderr)
 	default:
-		fmt.Fprintf(stderr, "mcpsum-log: unknown command %q\n%s", args[0], usage)
+		fmt.Fprintf(stderr, "mcpsum-log: unknown command %q\n", args[0])
+		if near, ok := cli.Closest(args[0], commands); ok {
+			fmt.Fprintf(stderr, "mcpsum-log: hint: did you mean 'mcpsum-log %s'?\n", near)
+		}
+		fmt.Fprint(stderr, usage)
 		return 2
 	}
 	if err != nil {
