@@ -186,5 +186,6 @@ func (a *app) runLocks(ctx context.Context, jobs []locker.Job, opts launch.Optio
 	}
 	p := newProgress(a.stderr, names)
 	defer p.stop()
+	opts.Step = p.Step // on a terminal: what each server is doing
 	return locker.Run(ctx, jobs, opts, p.done)
 }
