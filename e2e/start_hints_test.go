@@ -2,9 +2,9 @@ package e2e
 
 import (
 	"os"
-	"strconv"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
