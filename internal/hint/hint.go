@@ -11,11 +11,14 @@ import (
 // hints are for the renderer (Of, Lines), never folded into the sentence.
 type Error struct {
 	Err   error
-	Hints []string
+	Steps []string
 }
 
 func (e *Error) Error() string { return e.Err.Error() }
 func (e *Error) Unwrap() error { return e.Err }
+
+// Hints are e's next steps.
+func (e *Error) Hints() []string { return e.Steps }
 
 // Wrap adds hints to err (nil stays nil; no hints returns err as it is).
 func Wrap(err error, hints ...string) error {
@@ -23,7 +26,7 @@ func Wrap(err error, hints ...string) error {
 	if err == nil || len(hints) == 0 {
 		return err
 	}
-	return &Error{Err: err, Hints: hints}
+	return &Error{Err: err, Steps: hints}
 }
 
 // New is an error with message msg and the hints.
@@ -32,8 +35,10 @@ func New(msg string, hints ...string) error { return Wrap(errors.New(msg), hints
 // Errorf is fmt.Errorf(format, args...) with one hint.
 func Errorf(h, format string, args ...any) error { return Wrap(fmt.Errorf(format, args...), h) }
 
-// Of returns the hints of every Error in err's tree (errors.Join and
-// multiple %w included), outermost first, each once.
+// Of returns the hints of every error in err's tree (errors.Join and
+// multiple %w included) that has some, outermost first, each once: an
+// Error's, and those of any error with a method Hints() []string (a
+// library's own typed error, such as pkg/lockfile's).
 func Of(err error) []string {
 	var out []string
 	var walk func(error)
@@ -41,8 +46,8 @@ func Of(err error) []string {
 		if e == nil {
 			return
 		}
-		if h, ok := e.(*Error); ok {
-			for _, s := range h.Hints {
+		if h, ok := e.(interface{ Hints() []string }); ok {
+			for _, s := range h.Hints() {
 				if !slices.Contains(out, s) {
 					out = append(out, s)
 				}

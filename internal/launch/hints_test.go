@@ -110,6 +110,8 @@ func TestExplainNodeAndFileHints(t *testing.T) {
 		"FileNotFoundError: [Errno 2] No such file or directory: 'data'",
 		"Error: Cannot find module '" + missing + "'",
 		"Warning: Cannot access directory " + missing + ", skipping",
+		"sh: 0: cannot open data: No such file",
+		"bash: data: No such file or directory",
 	} {
 		if got := explain(line); !strings.Contains(got, "looked for "+missing+", which does not exist") || strings.Contains(got, "--env") {
 			t.Errorf("%q: want the path %s, got\n%s", line, missing, got)

@@ -87,6 +87,9 @@ func Relock(ctx context.Context, path, name string, opts launch.Options, o Optio
 	if errors.Is(err, fs.ErrNotExist) {
 		return &NoLockfileError{Path: path, Name: name}
 	}
+	if errors.Is(err, lockfile.ErrMergeConflict) && name == "" && h.Review == nil {
+		return Resolve(ctx, path, opts, o, h) // git left the file with conflict markers
+	}
 	if err != nil {
 		return err
 	}
