@@ -111,7 +111,7 @@ var missingFile = []*regexp.Regexp{
 	regexp.MustCompile(`Cannot find module '(/[^']+)'`),
 	regexp.MustCompile(`(?:open|stat|lstat|chdir) (\S+): no such file or directory`),
 	regexp.MustCompile(`[Cc]annot access (?:directory |file )?'?(/[^\s',:]+)`),
-	regexp.MustCompile(`cannot open ([^\s:]+): No such file`),           // dash: sh srv.sh
+	regexp.MustCompile(`cannot open ([^\s:]+): No such file`),          // dash: sh srv.sh
 	regexp.MustCompile(`(?:^|\s)([^\s:]+): No such file or directory`), // bash, C programs
 }
 
