@@ -115,7 +115,7 @@ With neither --client nor FILE, import lists the config files it finds.`),
 			}
 			cfgs, err := importer.ReadConfigs(dirs, client, file)
 			if de := (*importer.DetectError)(nil); errors.As(err, &de) {
-				return usageErr("%v", err)
+				return &exitError{code: exitUsage, err: err}
 			}
 			if err != nil {
 				return err

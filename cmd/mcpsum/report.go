@@ -41,6 +41,11 @@ func usageErr(format string, args ...any) error {
 	return &exitError{code: exitUsage, err: fmt.Errorf(format, args...)}
 }
 
+// usageHint is usageErr with the next step, on a line of its own.
+func usageHint(next, format string, args ...any) error {
+	return &exitError{code: exitUsage, err: hint.Errorf(next, format, args...)}
+}
+
 // silent is an error whose message was already written (e.g. a verify report);
 // only its exit code matters.
 type silent struct{ code int }

@@ -84,8 +84,8 @@ func interrupted(ctx context.Context, cmd, lockfilePath string, before locker.Sn
 	if !before.Rewritten(lockfilePath) {
 		return &exitError{code: exitUndecided, err: fmt.Errorf("lock interrupted (%v): nothing was written, %s is as it was", why, lockfilePath)}
 	}
-	return &exitError{code: exitUndecided, err: fmt.Errorf("lock interrupted (%v): %s was rewritten with the servers that finished before it (see 'git diff HEAD -- %s'): %w",
-		why, lockfilePath, quoteArg(lockfilePath), err)}
+	return &exitError{code: exitUndecided, err: hint.Errorf("see what changed: git diff HEAD -- "+quoteArg(lockfilePath),
+		"lock interrupted (%v): %s was rewritten with the servers that finished before it: %w", why, lockfilePath, err)}
 }
 
 // help is 'mcpsum help [COMMAND...]': the command's help on stdout.

@@ -75,7 +75,7 @@ lockfile and the lockfile's own digests, without running any server.`),
 				return a.verifyOffline(*v.lockfile, args, v)
 			}
 			if len(args) > 0 {
-				return usageErr("verify takes no arguments (got %q); use --name to pick a server", args[0])
+				return usageHint("use --name to pick a server", "verify takes no arguments (got %q)", args[0])
 			}
 			if *v.asJSON {
 				if *v.format != "text" && *v.format != "json" {

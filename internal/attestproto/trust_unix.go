@@ -3,7 +3,7 @@
 package attestproto
 
 import (
-	"fmt"
+	"github.com/mcpsum/mcpsum/internal/hint"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -29,10 +29,10 @@ func Trusted(path string) error {
 		}
 		mode := st.Mode()
 		if mode.Perm()&0o002 != 0 && !(mode.IsDir() && mode&os.ModeSticky != 0) {
-			return fmt.Errorf("%s is writable by every user (mode %v), so anyone could replace the helper; run 'chmod o-w %s' or reinstall it", quoteArg(p), mode, quoteArg(p))
+			return hint.Errorf("run 'chmod o-w "+quoteArg(p)+"', or reinstall it", "%s is writable by every user (mode %v), so anyone could replace the helper", quoteArg(p), mode)
 		}
 		if sys, ok := st.Sys().(*syscall.Stat_t); ok && p == real && sys.Uid != uid && sys.Uid != 0 {
-			return fmt.Errorf("%s belongs to user id %d, neither you nor root; install the helper yourself", quoteArg(p), sys.Uid)
+			return hint.Errorf("install the helper yourself", "%s belongs to user id %d, neither you nor root", quoteArg(p), sys.Uid)
 		}
 	}
 	return nil

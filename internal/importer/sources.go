@@ -3,6 +3,7 @@ package importer
 import (
 	"errors"
 	"fmt"
+	"github.com/mcpsum/mcpsum/internal/hint"
 	"strings"
 	"time"
 
@@ -46,8 +47,8 @@ func ReadConfigs(dirs clientconfig.Dirs, client *clientconfig.Client, file strin
 				looked = append(looked, l.Rel)
 			}
 		}
-		return nil, fmt.Errorf("no %s config found (looked in %s); give the config file's path instead: mcpsum import FILE",
-			client.Title, strings.Join(looked, ", "))
+		return nil, hint.Errorf("give the config file's path instead: mcpsum import FILE",
+			"no %s config found (looked in %s)", client.Title, strings.Join(looked, ", "))
 	}
 	var out []*clientconfig.Config
 	for _, f := range found {

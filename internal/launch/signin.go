@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/mcpsum/mcpsum/internal/hint"
+	"github.com/mcpsum/mcpsum/internal/termtext"
 	"net/http"
 	"time"
 
@@ -70,7 +72,7 @@ func observeRemote(ctx context.Context, name string, entry *lockfile.Server, pre
 	client := mcpwire.NewSignInClient(u)
 	srv, derr := oauth.Discover(ctx, client, entry.URL, metadata)
 	if derr != nil {
-		return nil, nil, nil, fmt.Errorf("server %q answered 401 and its OAuth metadata cannot be used: %w (or pass a token you obtained with --header Authorization=VAR)", name, derr)
+		return nil, nil, nil, hint.Errorf("or pass a token you obtained with --header Authorization=VAR", "server %q answered 401 and its OAuth metadata cannot be used: %w", name, derr)
 	}
 	if p := entry.OAuth; p != nil && p.Issuer != srv.Issuer && !accept {
 		return nil, nil, nil, &IssuerChangedError{Server: name, Locked: p.Issuer, Observed: srv.Issuer}
@@ -102,7 +104,7 @@ func token(ctx context.Context, name string, client *http.Client, srv *oauth.Ser
 	}
 	if tok == nil {
 		if opts.Authorize == nil {
-			return nil, fmt.Errorf("server %q needs an OAuth sign-in with %s and no kept token works: run 'mcpsum lock --name %s' in a terminal to sign in", name, srv.Issuer, name)
+			return nil, hint.Errorf("run 'mcpsum lock --name "+termtext.ShellArg(name)+"' in a terminal to sign in", "server %q needs an OAuth sign-in with %s and no kept token works", name, srv.Issuer)
 		}
 		tok, err = oauth.Login(ctx, client, srv, oauth.Options{Open: func(u string) error { return opts.Authorize(name, u) }})
 		if err != nil {

@@ -55,7 +55,8 @@ func TestRelockSequence(t *testing.T) {
 	h.Review = nil
 	err := Relock(context.Background(), path, "", launch.Options{}, Options{}, h)
 	var failed *FailedError
-	if !errors.As(err, &failed) || failed.Cause != down || !strings.HasPrefix(failed.Summary, "lock failed for b (see above); their entries were left as they were; the others were re-locked.") || len(wrote) != 1 {
+	if !errors.As(err, &failed) || failed.Cause != down || failed.Summary != "lock failed for b (see above); their entries were left as they were; the others were re-locked" ||
+		len(failed.Hints()) != 2 || !strings.Contains(failed.Hints()[1], "--remove b") || len(wrote) != 1 {
 		t.Fatalf("one server down: %v, wrote %v", err, wrote)
 	}
 	if f, err := Load(path); err != nil || !strings.Contains(string(f.Servers["a"].Tools[0]), "adds two numbers") {

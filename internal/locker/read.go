@@ -16,12 +16,25 @@ import (
 
 // UsageError is a request that names something wrong: an entry that is
 // not in the lock, a target the entry cannot take (exit 2 in cmd/mcpsum).
-type UsageError struct{ msg string }
+type UsageError struct{ msg, next string }
 
 func (e *UsageError) Error() string { return e.msg }
 
+// Hints are the next step, when there is one.
+func (e *UsageError) Hints() []string {
+	if e.next == "" {
+		return nil
+	}
+	return []string{e.next}
+}
+
 func usageErr(format string, args ...any) error {
 	return &UsageError{msg: fmt.Sprintf(format, args...)}
+}
+
+// usageHint is usageErr with the next step.
+func usageHint(next, format string, args ...any) error {
+	return &UsageError{msg: fmt.Sprintf(format, args...), next: next}
 }
 
 // NoLockfileError is the answer to a lockfile that does not exist: it
@@ -29,11 +42,16 @@ func usageErr(format string, args ...any) error {
 type NoLockfileError struct{ Path, Name string }
 
 func (e *NoLockfileError) Error() string {
+	return fmt.Sprintf("no lockfile at %s", e.Path)
+}
+
+// Hints name the lock command that creates the lockfile.
+func (e *NoLockfileError) Hints() []string {
 	name := "NAME"
 	if e.Name != "" {
 		name = termtext.ShellArg(e.Name)
 	}
-	return fmt.Sprintf("no lockfile at %s: create one with mcpsum lock --lockfile %s --name %s -- COMMAND [ARG]... (or pass --lockfile)", e.Path, termtext.ShellArg(e.Path), name)
+	return []string{fmt.Sprintf("create one with mcpsum lock --lockfile %s --name %s -- COMMAND [ARG]... (or pass --lockfile)", termtext.ShellArg(e.Path), name)}
 }
 
 // Read reads the exact bytes of the lockfile once and checks its digests

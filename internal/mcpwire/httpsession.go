@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/mcpsum/mcpsum/internal/hint"
 	"mime"
 	"net/http"
 	"time"
@@ -119,7 +120,7 @@ func (t *HTTP) renewSession(expired string) error {
 		return fmt.Errorf("remote server %s: the session expired (HTTP 404) and a new one could not be started: %w", t.url, err)
 	}
 	if !bytes.Equal(res.Result, initRes) {
-		return fmt.Errorf("remote server %s: the session expired (HTTP 404) and the new session's InitializeResult differs from the first one; run the command again", t.url)
+		return hint.Errorf("run the command again", "remote server %s: the session expired (HTTP 404) and the new session's InitializeResult differs from the first one", t.url)
 	}
 	sid := resp.Header.Get("Mcp-Session-Id")
 	if !ValidSessionID(sid) {

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/mcpsum/mcpsum/internal/hint"
 	"net"
 	"net/http"
 	"net/url"
@@ -151,7 +152,8 @@ func Refresh(ctx context.Context, c *http.Client, s *Server, t *Token) (*Token, 
 // register obtains a client id by dynamic client registration (RFC 7591).
 func register(ctx context.Context, c *http.Client, s *Server, redirect string) (string, error) {
 	if s.RegEndpoint == "" {
-		return "", fmt.Errorf("authorization server %s offers no dynamic client registration (registration_endpoint), so mcpsum cannot sign in; obtain a token yourself and pass it with --header Authorization=VAR", termtext.Quoted(s.Issuer, 200))
+		return "", hint.Errorf("obtain a token yourself and pass it with --header Authorization=VAR",
+			"authorization server %s offers no dynamic client registration (registration_endpoint), so mcpsum cannot sign in", termtext.Quoted(s.Issuer, 200))
 	}
 	body, _ := json.Marshal(map[string]any{
 		"client_name":                "mcpsum",

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"github.com/mcpsum/mcpsum/internal/hint"
 	"io/fs"
 	"path/filepath"
 	"time"
@@ -59,7 +60,7 @@ func Load(resource, issuer string) (*Token, error) {
 	}
 	f, err := jsonscan.Fields(b, "issuer", "resource", "client_id", "access_token", "refresh_token", "expires_at")
 	if err != nil {
-		return nil, errors.New("OAuth token file " + path + " is damaged; delete it to sign in again")
+		return nil, hint.New("OAuth token file "+path+" is damaged", "delete it to sign in again")
 	}
 	t := &Token{}
 	for i, dst := range []*string{&t.Issuer, &t.Resource, &t.ClientID, &t.AccessToken, &t.RefreshToken} {

@@ -3,6 +3,7 @@
 package statefile
 
 import (
+	"github.com/mcpsum/mcpsum/internal/hint"
 	"os"
 	"path/filepath"
 	"strings"
@@ -22,7 +23,7 @@ func TestMkdirPrivateRefusesSharedFolders(t *testing.T) {
 	os.MkdirAll(open, 0o700)
 	os.Chmod(open, 0o777)
 	err := MkdirPrivate(open)
-	if err == nil || !strings.Contains(err.Error(), "others can write it") || !strings.Contains(err.Error(), "chmod go-w "+open) {
+	if err == nil || !strings.Contains(err.Error(), "others can write it") || !strings.Contains(hint.Lines(err, ""), "\nhint: make it private: chmod go-w "+open) {
 		t.Fatalf("MkdirPrivate(0777 folder) = %v", err)
 	}
 

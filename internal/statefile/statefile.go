@@ -2,6 +2,7 @@ package statefile
 
 import (
 	"fmt"
+	"github.com/mcpsum/mcpsum/internal/hint"
 	"os"
 	"path/filepath"
 )
@@ -16,7 +17,7 @@ func Dir() (string, error) {
 	}
 	home, err := os.UserHomeDir()
 	if err != nil {
-		return "", fmt.Errorf("find the state directory: %w (set XDG_STATE_HOME)", err)
+		return "", hint.Errorf("set XDG_STATE_HOME", "find the state directory: %w", err)
 	}
 	return filepath.Join(home, ".local", "state", "mcpsum"), nil
 }
