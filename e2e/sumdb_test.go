@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -14,8 +15,10 @@ import (
 // user locking the same packages matches it and stores proofs that verify
 // --offline checks with no network; a user whose install was tampered with
 // gets a SECURITY ERROR and an unchanged mcp.lock; an excluded key sends no
-// request; an unreachable log fails the lock; a log that rolls back or forks
-// is caught against the checkpoint remembered in the state folder.
+// request; an unreachable log fails the lock; a stale copy of the log is
+// its past; a log that rolls back or forks is caught against the checkpoint
+// remembered in the state folder, or on a fresh machine against the
+// checkpoints of the committed lock's proofs.
 func TestSumdbEndToEnd(t *testing.T) {
 	honest := npmProject(t, false)
 	// npx runs the installed copy, never one fetched afresh (the servers
@@ -55,8 +58,8 @@ func TestSumdbEndToEnd(t *testing.T) {
 
 	// A user with the honest install: matches, proofs stored, show names keys.
 	user := npmProject(t, false)
-	state := "XDG_STATE_HOME=" + t.TempDir()
-	env := []string{db, state}
+	state, cache := "XDG_STATE_HOME="+t.TempDir(), "XDG_CACHE_HOME="+t.TempDir()
+	env := []string{db, state, cache}
 	_, se, code = run(user, env, "lock", "--name", "mem", "--env", "npm_config_offline", "--", "npx", "-y", memSpec)
 	if code != 0 || !strings.Contains(se, "mem: matches the transparency log") {
 		t.Fatalf("honest lock: exit %d\n%s", code, se)
@@ -110,7 +113,7 @@ func TestSumdbEndToEnd(t *testing.T) {
 	// A tampered install: SECURITY ERROR with both digests, mcp.lock unchanged.
 	victim := npmProject(t, true)
 	must(t, os.WriteFile(filepath.Join(victim, "mcp.lock"), []byte(lock), 0o644))
-	vstate := []string{db, "XDG_STATE_HOME=" + t.TempDir()}
+	vstate := []string{db, "XDG_STATE_HOME=" + t.TempDir(), "XDG_CACHE_HOME=" + t.TempDir()}
 	_, se, code = run(victim, vstate, "lock", "--name", "mem")
 	if code != 1 || !strings.Contains(se, "SECURITY ERROR") || !regexp.MustCompile(`local:  sha256:[0-9a-f]{64}\n\s*logged: sha256:[0-9a-f]{64}`).MatchString(se) {
 		t.Fatalf("tampered lock: exit %d, want 1 with both digests\n%s", code, se)
@@ -162,7 +165,7 @@ func TestSumdbEndToEnd(t *testing.T) {
 	// An unreachable log fails the lock, unless the key is excluded (the
 	// next step the message names, run here).
 	must(t, os.WriteFile(filepath.Join(victim, "mcp.lock"), []byte(lock), 0o644))
-	down := []string{"MCPSUMDB=" + vkey + " http://127.0.0.1:1", "XDG_STATE_HOME=" + t.TempDir()}
+	down := []string{"MCPSUMDB=" + vkey + " http://127.0.0.1:1", "XDG_STATE_HOME=" + t.TempDir(), "XDG_CACHE_HOME=" + t.TempDir()}
 	_, se, code = run(victim, down, "lock", "--name", "seq")
 	if code != 3 || !strings.Contains(se, "cannot be reached") || !strings.Contains(se, "MCPSUM_NOSUMDB") {
 		t.Errorf("unreachable log: exit %d, want 3\n%s", code, se)
@@ -174,11 +177,20 @@ func TestSumdbEndToEnd(t *testing.T) {
 		t.Errorf("unreachable log, key excluded: exit %d\n%s", code, se)
 	}
 
-	// Rollback: the user saw two records; a log serving one is caught.
+	// A stale copy: the user saw two records; a mirror still serving the
+	// checkpoint of one is the past (the tiles cached here prove it), not
+	// an attack.
 	oldURL, _ := serveLog(t, snapshot)
-	_, se, code = run(user, []string{"MCPSUMDB=" + vkey + " " + oldURL, state}, "lock", "--name", "mem")
-	if code != 1 || !strings.Contains(se, "SECURITY ERROR") || !strings.Contains(se, "rolled back") || !strings.Contains(se, "tree of 1 records") || !strings.Contains(se, "tree of 2 records") {
-		t.Errorf("rollback: exit %d, want 1 naming both checkpoints\n%s", code, se)
+	if _, se, code = run(user, []string{"MCPSUMDB=" + vkey + " " + oldURL, state, cache}, "lock", "--name", "mem"); code != 0 {
+		t.Errorf("stale copy of the log: exit %d, want 0 (an older checkpoint on the timeline)\n%s", code, se)
+	}
+	// Rollback: without those tiles, a log that no longer serves the tree
+	// of two records it signed is caught, both signed checkpoints printed.
+	signed := func(n int) string { return "\te2e.test/mcp\n\t" + strconv.Itoa(n) + "\n" }
+	_, se, code = run(user, []string{"MCPSUMDB=" + vkey + " " + oldURL, state, "XDG_CACHE_HOME=" + t.TempDir()}, "lock", "--name", "mem")
+	if code != 1 || !strings.Contains(se, "SECURITY ERROR") || !strings.Contains(se, "rolled back") || !strings.Contains(se, "tree of 1 records") || !strings.Contains(se, "tree of 2 records") ||
+		!strings.Contains(se, signed(1)) || !strings.Contains(se, signed(2)) {
+		t.Errorf("rollback: exit %d, want 1 printing both checkpoints\n%s", code, se)
 	}
 
 	// Fork: the one-record log grows with another second record.
@@ -188,8 +200,22 @@ func TestSumdbEndToEnd(t *testing.T) {
 	if so, se, code = mcpsumLog(t, honest, "add", "--dir", snapshot, "--lockfile", "mcp.lock", "--name", "seq2"); code != 0 {
 		t.Fatalf("add to the fork: exit %d\n%s%s", code, so, se)
 	}
-	_, se, code = run(user, []string{"MCPSUMDB=" + vkey + " " + oldURL, state}, "lock", "--name", "mem")
-	if code != 1 || !strings.Contains(se, "forked") || strings.Count(se, "tree of 2 records") != 2 {
-		t.Errorf("fork: exit %d, want 1 naming both checkpoints\n%s", code, se)
+	_, se, code = run(user, []string{"MCPSUMDB=" + vkey + " " + oldURL, state, cache}, "lock", "--name", "mem")
+	if code != 1 || !strings.Contains(se, "forked") || strings.Count(se, "tree of 2 records") != 2 || strings.Count(se, signed(2)) != 2 {
+		t.Errorf("fork: exit %d, want 1 printing both checkpoints\n%s", code, se)
+	}
+
+	// A fresh machine (a CI runner: no state, no cache) with the committed
+	// lock catches the fork too: the checkpoints of the lock's proofs are
+	// what the repository last saw.
+	runner := npmProject(t, false)
+	must(t, os.WriteFile(filepath.Join(runner, "mcp.lock"), []byte(lock), 0o644))
+	fresh := []string{"MCPSUMDB=" + vkey + " " + oldURL, "XDG_STATE_HOME=" + t.TempDir(), "XDG_CACHE_HOME=" + t.TempDir()}
+	_, se, code = run(runner, fresh, "lock", "--name", "mem")
+	if code != 1 || !strings.Contains(se, "forked") || strings.Count(se, signed(2)) != 2 {
+		t.Errorf("fresh machine, committed lock, forked log: exit %d, want 1\n%s", code, se)
+	}
+	if readFile(t, filepath.Join(runner, "mcp.lock")) != lock {
+		t.Error("mcp.lock changed after the SECURITY ERROR")
 	}
 }

@@ -12,6 +12,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -29,6 +30,7 @@ import (
 
 	"github.com/mcpsum/mcpsum/internal/cli"
 	"github.com/mcpsum/mcpsum/internal/launch"
+	"github.com/mcpsum/mcpsum/internal/safeio"
 	"github.com/mcpsum/mcpsum/internal/statefile"
 	"github.com/mcpsum/mcpsum/internal/sumlog"
 	"github.com/mcpsum/mcpsum/internal/verify"
@@ -38,11 +40,13 @@ import (
 
 const usage = `usage:
   mcpsum-log init  --dir D --origin ORIGIN        make a log: signing key (0600), prints the verifier key
-  mcpsum-log add   --dir D [--mysql DSN] [--witness-policy P] --lockfile F [--name N]...
+  mcpsum-log add   --dir D [--mysql-file F] [--witness-policy P] --lockfile F [--name N]...
                                                   verify entries against their live servers, log one record per key
-  mcpsum-log serve --dir D [--mysql DSN] --addr HOST:PORT [--access-log FILE]
+  mcpsum-log serve --dir D [--mysql-file F] --addr HOST:PORT [--access-log FILE]
                                                   serve checkpoint, tiles and lookups over HTTP
   mcpsum-log version                              print the version and the Go version it was built with
+A MySQL/MariaDB DSN comes from MCPSUM_LOG_MYSQL or --mysql-file (--mysql DSN
+only without a password: a command line is visible to every user).
 `
 
 // version is stamped at release time (-ldflags "-X main.version=v1.2.3",
@@ -99,8 +103,22 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("mcpsum-log "+args[0], flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	dir := fs.String("dir", "", "the log's folder")
-	mysqlDSN := fs.String("mysql", os.Getenv("MCPSUM_LOG_MYSQL"), "store checkpoint and tiles in this MySQL/MariaDB database (DSN user:pass@tcp(host:3306)/db, with Tessera's schema) instead of D/tiles")
+	mysqlFlag := fs.String("mysql", "", "store checkpoint and tiles in this MySQL/MariaDB database (DSN user@tcp(host:3306)/db, with Tessera's schema) instead of D/tiles; a DSN with a password goes in MCPSUM_LOG_MYSQL or --mysql-file")
+	mysqlFile := fs.String("mysql-file", "", "read the MySQL/MariaDB DSN (user:password@tcp(host:3306)/db) from this file")
 	var err error
+	// The DSN once the flags are read; its password is never printed.
+	mysqlDSN := new(string)
+	dsn := func() bool {
+		*mysqlDSN, err = readDSN(*mysqlFlag, *mysqlFile, os.Getenv("MCPSUM_LOG_MYSQL"))
+		if err != nil {
+			fmt.Fprintf(stderr, "mcpsum-log %s: %v\n", args[0], err)
+			return false
+		}
+		if pw := sumlog.MySQLPassword(*mysqlDSN); pw != "" {
+			stdout, stderr = redacting(stdout, pw), redacting(stderr, pw)
+		}
+		return true
+	}
 	switch args[0] {
 	case "init":
 		origin := fs.String("origin", "", "the log's origin (its name in checkpoints), e.g. log.example.com/mcp")
@@ -123,6 +141,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprint(stderr, "mcpsum-log add: want --dir D --lockfile F [--name N]...\n")
 			return 2
 		}
+		if !dsn() {
+			return 2
+		}
 		o := sumlog.Options{MySQL: *mysqlDSN}
 		if *wp != "" {
 			if o.WitnessPolicy, err = os.ReadFile(*wp); err != nil {
@@ -136,6 +157,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		accessLog := fs.String("access-log", "", "file to append one line per request to (default: stderr)")
 		if fs.Parse(args[1:]) != nil || *dir == "" {
 			fmt.Fprint(stderr, "mcpsum-log serve: want --dir D --addr HOST:PORT\n")
+			return 2
+		}
+		if !dsn() {
 			return 2
 		}
 		err = serve(ctx, *dir, sumlog.Options{MySQL: *mysqlDSN}, *addr, *accessLog, stderr)
@@ -257,4 +281,48 @@ func serve(ctx context.Context, dir string, st sumlog.Options, addr, accessLog s
 		return err
 	}
 	return nil
+}
+
+// readDSN is the MySQL DSN from the one source given: --mysql (refused
+// with a password, which every user of the machine could read in ps),
+// --mysql-file or MCPSUM_LOG_MYSQL. "" is the folder storage.
+func readDSN(flagDSN, file, env string) (string, error) {
+	n := 0
+	for _, v := range []string{flagDSN, file, env} {
+		if v != "" {
+			n++
+		}
+	}
+	switch {
+	case n > 1:
+		return "", errors.New("the MySQL DSN is given twice (--mysql, --mysql-file, MCPSUM_LOG_MYSQL): give it once")
+	case flagDSN != "" && sumlog.MySQLPassword(flagDSN) != "":
+		return "", errors.New("--mysql: the DSN holds a password, and a command line is visible to every user of this machine; put the DSN in MCPSUM_LOG_MYSQL or in a file only you can read (--mysql-file FILE)")
+	case flagDSN != "":
+		return flagDSN, nil
+	case file != "":
+		b, err := safeio.ReadRegular(file, "MySQL DSN file", 4<<10)
+		if err != nil {
+			return "", fmt.Errorf("--mysql-file: %w", err)
+		}
+		return strings.TrimSpace(string(b)), nil
+	}
+	return env, nil
+}
+
+// redacting is w with every occurrence of secret replaced by "***".
+func redacting(w io.Writer, secret string) io.Writer {
+	return &redactor{w: w, secret: []byte(secret)}
+}
+
+type redactor struct {
+	w      io.Writer
+	secret []byte
+}
+
+func (r *redactor) Write(p []byte) (int, error) {
+	if _, err := r.w.Write(bytes.ReplaceAll(p, r.secret, []byte("***"))); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }

@@ -13,7 +13,6 @@ import (
 	"github.com/mcpsum/mcpsum/internal/clientconfig"
 	"github.com/mcpsum/mcpsum/internal/importer"
 	"github.com/mcpsum/mcpsum/internal/launch"
-	"github.com/mcpsum/mcpsum/internal/locker"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 )
 
@@ -144,13 +143,13 @@ func (a *app) importConfigs(ctx context.Context, cfgs []*clientconfig.Config, o 
 	importer.WritePlan(a.stdout, groups)
 	ao := importer.ApplyOptions{Self: o.Self, Write: *f.write, Locker: a.writeOptions(), Event: a.importEvent, Now: time.Now,
 		Pin: launch.Options{Timeout: time.Duration(*f.timeout) * time.Second, StartTimeout: time.Duration(*f.start) * time.Second,
-			Note: a.noter("import"), Authorize: a.authorizer("import")},
-		Run:      a.runLocks,
-		CheckLog: func(ctx context.Context, e map[string]*lockfile.Server) error { return a.checkLog(ctx, "import", e) },
+			Note: a.noter("import"), Authorize: a.authorizer("import"), Step: a.step},
+		Progress: a.lockProgress,
+		CheckLog: func(ctx context.Context, seen *lockfile.File, e map[string]*lockfile.Server) error {
+			return a.checkLog(ctx, "import", seen, e)
+		},
 	}
-	if !*f.trust {
-		ao.Ask = a.askTrust
-	}
+	ao.Ask, ao.TrustProject = a.askTrust, *f.trust
 	return importer.Apply(ctx, groups, ao)
 }
 
@@ -178,14 +177,17 @@ func (a *app) importEvent(e importer.Event) {
 	}
 }
 
-// runLocks runs several locks (locker.Run) with a progress line per server.
-func (a *app) runLocks(ctx context.Context, jobs []locker.Job, opts launch.Options) *locker.Outcome {
-	names := make([]string, len(jobs))
-	for i, j := range jobs {
-		names[i] = j.Name
-	}
+// lockProgress renders a run of locks: a progress line per server, and on
+// a terminal what each is doing (step).
+func (a *app) lockProgress(names []string) (func(string, *lockfile.Server, error), func()) {
 	p := newProgress(a.stderr, names)
-	defer p.stop()
-	opts.Step = p.Step // on a terminal: what each server is doing
-	return locker.Run(ctx, jobs, opts, p.done)
+	a.live.Store(p)
+	return p.done, func() { a.live.Store(nil); p.stop() }
+}
+
+// step is launch.Options.Step: the running locks' progress hears it.
+func (a *app) step(server, step string) {
+	if p := a.live.Load(); p != nil {
+		p.Step(server, step)
+	}
 }

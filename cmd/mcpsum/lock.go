@@ -84,7 +84,7 @@ server's, or text of one server naming another's tool (each pair once). With
 				return usageErr("--accept %s: the one kind lock can accept on its own is descriptive (wording only)", quoteArg(*accept))
 			}
 			opts := launch.Options{Lockfile: *lockfilePath, Timeout: time.Duration(*timeout) * time.Second,
-				StartTimeout: time.Duration(*start) * time.Second, Note: a.noter("lock"), Authorize: a.authorizer("lock")}
+				StartTimeout: time.Duration(*start) * time.Second, Note: a.noter("lock"), Authorize: a.authorizer("lock"), Step: a.step}
 			if *url != "" || len(headers) > 0 {
 				if *accept != "" {
 					return usageHint("mcpsum lock --accept "+quoteArg(*accept)+" --name NAME", "--accept re-locks existing entries; it takes no --url")
@@ -123,9 +123,11 @@ func (a *app) lockCommandEntry(ctx context.Context, path, name string, envs, com
 
 // lockHooks are how locker.LockNew and Relock reach the user.
 func (a *app) lockHooks() locker.Hooks {
-	h := locker.Hooks{Run: a.runLocks, Wrote: a.wrote,
-		CheckLog: func(ctx context.Context, e map[string]*lockfile.Server) error { return a.checkLog(ctx, "lock", e) },
-		Note:     func(msg string) { fmt.Fprintf(a.stderr, "lock: %s\n", msg) },
+	h := locker.Hooks{Progress: a.lockProgress, Wrote: a.wrote,
+		CheckLog: func(ctx context.Context, seen *lockfile.File, e map[string]*lockfile.Server) error {
+			return a.checkLog(ctx, "lock", seen, e)
+		},
+		Note: func(msg string) { fmt.Fprintf(a.stderr, "lock: %s\n", msg) },
 	}
 	if a.accept != "" { // lock --accept: print the changes, refuse any not of that kind
 		h.Review = func(path string, f *lockfile.File, entries map[string]*lockfile.Server) error {

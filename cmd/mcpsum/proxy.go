@@ -17,7 +17,7 @@ import (
 
 	"github.com/mcpsum/mcpsum/internal/launch"
 	"github.com/mcpsum/mcpsum/internal/locker"
-	"github.com/mcpsum/mcpsum/internal/mcpwire"
+	"github.com/mcpsum/mcpsum/internal/mcpwire/mcphttp"
 	"github.com/mcpsum/mcpsum/internal/proxy"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 )
@@ -118,7 +118,7 @@ func (a *app) runProxy(ctx context.Context, f *lockfile.File, path, name string,
 		return usageHint(fmt.Sprintf("lock it first with 'mcpsum lock --lockfile %s --name %s -- COMMAND [ARG]...'", quoteArg(path), quoteArg(name)),
 			"no server %s in %s (locked: %s)", quoteArg(name), quoteArg(path), strings.Join(locker.Names(f), ", "))
 	}
-	var remote *mcpwire.HTTPSpec
+	var remote *mcphttp.Spec
 	var reauth func(context.Context, string) (string, error)
 	if entry.Remote() {
 		opts.Lockfile = path

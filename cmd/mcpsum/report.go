@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/mcpsum/mcpsum/internal/attestproto"
+	"github.com/mcpsum/mcpsum/internal/fleet"
 	"github.com/mcpsum/mcpsum/internal/hint"
 	"github.com/mcpsum/mcpsum/internal/importer"
 	"github.com/mcpsum/mcpsum/internal/locker"
@@ -103,6 +104,14 @@ func printErr(w io.Writer, err error) {
 
 // libraryExitCode maps the typed errors of the pkg/ libraries.
 func libraryExitCode(err error) (int, bool) {
+	var fleetRefused *fleet.RefusedError
+	if errors.As(err, &fleetRefused) {
+		return exitVerdict, true // fleet sync refused a release; nothing was installed
+	}
+	var fleetUsage *fleet.UsageError
+	if errors.As(err, &fleetUsage) {
+		return exitUsage, true
+	}
 	var failed *locker.FailedError
 	if errors.As(err, &failed) {
 		return exitCode(failed.Cause), true // each failure was shown; the first decides

@@ -9,6 +9,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 
@@ -32,6 +33,7 @@ type app struct {
 	// accept: lock --accept KIND, re-lock only entries whose every change
 	// is of that kind (lockHooks, verify.Accept).
 	accept string
+	live   atomic.Pointer[progress] // the run of locks under way (step)
 }
 
 // run is the whole program; main only adds the process boundary.
@@ -128,6 +130,7 @@ policy denial), 2 usage, 3 could not decide (I/O, server failed, timeout).`),
 			a.suggestPolicyCommand(),
 			a.taintCommand(),
 			a.signCommand(),
+			a.fleetCommand(),
 			a.doctorCommand(),
 			a.versionCommand(),
 		},

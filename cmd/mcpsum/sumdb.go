@@ -22,12 +22,12 @@ func logConfig() (*sumdb.Config, error) {
 
 // checkLog looks cmd's entries up in the transparency log before cmd writes
 // them (launch.CheckLog), saying on stderr what happened to each.
-func (a *app) checkLog(ctx context.Context, cmd string, entries map[string]*lockfile.Server) error {
+func (a *app) checkLog(ctx context.Context, cmd string, seen *lockfile.File, entries map[string]*lockfile.Server) error {
 	cfg, err := logConfig()
 	if err != nil || cfg == nil {
 		return err
 	}
-	err = launch.CheckLog(ctx, cfg, entries, func(name, what string) { fmt.Fprintf(a.stderr, "%s: %s: %s\n", cmd, name, what) })
+	err = launch.CheckLog(ctx, cfg, seen, entries, func(name, what string) { fmt.Fprintf(a.stderr, "%s: %s: %s\n", cmd, name, what) })
 	if err != nil {
 		return fmt.Errorf("%s: %w", cmd, err)
 	}

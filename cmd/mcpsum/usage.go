@@ -15,6 +15,8 @@ var help = cli.Help{
 		"certificate-identity-regexp": "RE", "certificate-oidc-issuer-regexp": "RE",
 		"fulcio-url": "URL", "rekor-url": "URL", "tsa-url": "URL", "attest-helper": "PATH",
 		"url": "URL", "header": "NAME=ENVVAR", "remove": "NAME", "accept": "KIND",
+		"from": "URL|FILE", "to": "PATH", "trust": "FILE", "serial": "N", "mode": "MODE",
+		"serve-url": "URL", "mcpsum": "PATH", "out": "FILE",
 	},
 	Examples: map[string][]string{ // TestHelp holds each to its command's flags
 		"mcpsum": {"mcpsum lock --name memory -- npx -y @modelcontextprotocol/server-memory@2026.8.31",
@@ -39,5 +41,10 @@ var help = cli.Help{
 		"mcpsum sign":           {"mcpsum sign --key cosign.key", "mcpsum sign                  # keyless, in CI with an OIDC token"},
 		"mcpsum doctor":         {"mcpsum doctor"},
 		"mcpsum version":        {"mcpsum version"},
+		"mcpsum fleet":          {"mcpsum fleet sync --from https://mcp.example.com/org.lock", "mcpsum fleet status --json"},
+		"mcpsum fleet sync":     {"mcpsum fleet sync --from https://mcp.example.com/org.lock   # as root, from MDM"},
+		"mcpsum fleet release":  {"mcpsum fleet release --lockfile org.lock --serial 42 --key cosign.key"},
+		"mcpsum fleet emit":     {"mcpsum fleet emit --client claude-code --out managed-settings.json"},
+		"mcpsum fleet status":   {"mcpsum fleet status --json"},
 	},
 }

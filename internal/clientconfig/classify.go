@@ -11,7 +11,7 @@ import (
 // classify sets the status of an entry whose argv was read.
 func classify(e *Entry, c *Client) {
 	if lf, name, ok := wrapped(e.Argv); ok {
-		e.Status, e.WrappedLockfile, e.WrappedName = Wrapped, lf, name
+		e.Status, e.Proxy.Lockfile, e.Proxy.Name = Wrapped, lf, name
 		e.Note = fmt.Sprintf("already runs mcpsum proxy (--lockfile %s --name %s)", lf, name)
 		return
 	}

@@ -62,7 +62,25 @@ type Entry struct {
 	// EnvNames are the names of the entry's environment variables (never
 	// their values: those are not read into anything).
 	EnvNames []string
-	Host     string // for Remote: scheme://host of the URL only (a query may hold a token)
+	// EnvFile and Cwd are the entry's envFile and cwd fields, as written.
+	EnvFile, Cwd string
+	// EnvFileNames are the variable names EnvFile defines (ReadEnvFiles).
+	EnvFileNames []string
+	// Disabled: the entry is switched off in the client ("disabled": true,
+	// or Codex's enabled = false); the client does not start it.
+	Disabled bool
+	Line     int // of the entry's key
+	// Endpoint is a Remote entry's server.
+	Endpoint Endpoint
+	// Proxy, for a Wrapped entry: what `mcpsum proxy` is started with.
+	Proxy ProxyArgs
+
+	at spans // where the entry's fields are in the file (JSON configs)
+}
+
+// Endpoint is the server a Remote entry names.
+type Endpoint struct {
+	Host string // scheme://host of the URL only (a query may hold a token)
 	// For a Remote entry mcpsum can lock: the URL as written, each header's
 	// name → the variable its value comes from, and each such variable →
 	// the text the client expands for it (the header's value as written:
@@ -70,19 +88,17 @@ type Entry struct {
 	URL       string
 	Headers   map[string]string
 	HeaderEnv map[string]string
-	// Refused, for a Remote entry, is why mcpsum cannot lock it ("" if it can).
+	// Refused is why mcpsum cannot lock it ("" if it can).
 	Refused string
-	// EnvFile and Cwd are the entry's envFile and cwd fields, as written.
-	EnvFile, Cwd string
-	// Disabled: the entry is switched off in the client ("disabled": true,
-	// or Codex's enabled = false); the client does not start it.
-	Disabled bool
-	// EnvFileNames are the variable names EnvFile defines (ReadEnvFiles).
-	EnvFileNames []string
-	// For Wrapped: the --lockfile and --name the proxy is started with.
-	WrappedLockfile, WrappedName string
-	Line                         int // of the entry's key
+}
 
+// ProxyArgs are the --lockfile and --name a Wrapped entry starts
+// `mcpsum proxy` with.
+type ProxyArgs struct{ Lockfile, Name string }
+
+// spans are the nodes of a JSON config entry that a rewrite or an undo
+// edits.
+type spans struct {
 	holder  *jsonc.Value // the object holding the command and args fields
 	command *jsonc.Value
 	args    *jsonc.Value // nil when the entry has no args field
@@ -218,7 +234,7 @@ func readEntry(e *Entry, v *jsonc.Value, c *Client) {
 		invalid("the entry is %s, want an object with a command", v.Kind)
 		return
 	}
-	e.value = v
+	e.at.value = v
 	if c.Transport != "" {
 		if t, n := v.Get(c.Transport); t != nil {
 			if n > 1 || t.Kind != jsonc.Object {
@@ -231,13 +247,13 @@ func readEntry(e *Entry, v *jsonc.Value, c *Client) {
 	for _, k := range c.URLKeys {
 		if u, _ := v.Get(k); u != nil {
 			readRemote(e, v, k, c)
-			e.Disabled = disabled(e.value, v)
+			e.Disabled = disabled(e.at.value, v)
 			return
 		}
 	}
 	if t, _ := v.Get("type"); t != nil && t.Kind == jsonc.String && t.Str != "stdio" && t.Str != "local" {
 		e.Status = Remote
-		e.Refused = fmt.Sprintf("type %q without a URL: nothing to connect to", t.Str)
+		e.Endpoint.Refused = fmt.Sprintf("type %q without a URL: nothing to connect to", t.Str)
 		return
 	}
 	if k := c.Extension[0]; k != "" {
@@ -249,7 +265,7 @@ func readEntry(e *Entry, v *jsonc.Value, c *Client) {
 	}
 	holder := v
 	cmd, n := v.Get(c.Command)
-	e.cmdKey, e.argsKey = c.Command, c.Args
+	e.at.cmdKey, e.at.argsKey = c.Command, c.Args
 	if n > 1 {
 		invalid("%q appears %d times in the entry; remove the others", c.Command, n)
 		return
@@ -257,21 +273,21 @@ func readEntry(e *Entry, v *jsonc.Value, c *Client) {
 	if cmd != nil && cmd.Kind == jsonc.Object && c.CommandPath != "" {
 		holder = cmd // the nested form {"command": {"path": …, "args": …}}
 		cmd, n = holder.Get(c.CommandPath)
-		e.cmdKey = c.CommandPath
+		e.at.cmdKey = c.CommandPath
 		if n > 1 {
 			invalid("%q appears %d times in the command object; remove the others", c.CommandPath, n)
 			return
 		}
 	}
 	if cmd == nil {
-		invalid("no %q: nothing to run (fix the entry in the client config, then import again)", e.cmdKey)
+		invalid("no %q: nothing to run (fix the entry in the client config, then import again)", e.at.cmdKey)
 		return
 	}
 	if cmd.Kind != jsonc.String || cmd.Str == "" {
-		invalid("%q is %s, want a non-empty string", e.cmdKey, describe(cmd))
+		invalid("%q is %s, want a non-empty string", e.at.cmdKey, describe(cmd))
 		return
 	}
-	e.holder, e.command = holder, cmd
+	e.at.holder, e.at.command = holder, cmd
 	e.Argv = []string{cmd.Str}
 	args, n := holder.Get(c.Args)
 	if n > 1 {
@@ -290,7 +306,7 @@ func readEntry(e *Entry, v *jsonc.Value, c *Client) {
 			}
 			e.Argv = append(e.Argv, a.Str)
 		}
-		e.args = args
+		e.at.args = args
 	}
 	for _, k := range c.EnvKeys {
 		for _, obj := range []*jsonc.Value{v, holder} {

@@ -106,14 +106,14 @@ func describeEntry(e Entry) string {
 		argv = strings.Join(e.Argv, " ")
 	}
 	if e.Status == Remote {
-		argv = e.URL
+		argv = e.Endpoint.URL
 		var h []string
-		for n, v := range e.Headers {
+		for n, v := range e.Endpoint.Headers {
 			h = append(h, n+"="+v)
 		}
 		slices.Sort(h)
 		env = strings.Join(h, " ")
-		if e.Refused != "" {
+		if e.Endpoint.Refused != "" {
 			status += " refused"
 		}
 	}
@@ -156,11 +156,11 @@ func TestReadFixtures(t *testing.T) {
 			var got []string
 			for _, e := range cfg.Entries {
 				got = append(got, describeEntry(e))
-				if e.Status == Remote && strings.ContainsAny(e.Host, "?@") {
-					t.Errorf("%s: remote host %q keeps more than scheme and host", e.Name, e.Host)
+				if e.Status == Remote && strings.ContainsAny(e.Endpoint.Host, "?@") {
+					t.Errorf("%s: remote host %q keeps more than scheme and host", e.Name, e.Endpoint.Host)
 				}
-				if e.Status == Remote && (e.Refused == "") == (e.URL == "") {
-					t.Errorf("%s: remote entry with URL %q and refusal %q (want exactly one)", e.Name, e.URL, e.Refused)
+				if e.Status == Remote && (e.Endpoint.Refused == "") == (e.Endpoint.URL == "") {
+					t.Errorf("%s: remote entry with URL %q and refusal %q (want exactly one)", e.Name, e.Endpoint.URL, e.Endpoint.Refused)
 				}
 				if e.Status != Lockable && e.Status != Remote && e.Note == "" {
 					t.Errorf("%s: status %s without a note", e.Name, e.Status)
@@ -183,7 +183,7 @@ func TestEnvValuesNeverRead(t *testing.T) {
 	for _, f := range fixtures {
 		cfg := readFixture(t, f)
 		for _, e := range cfg.Entries {
-			dump := fmt.Sprintf("%+v %v %v", e.Argv, e.Headers, e.HeaderEnv) + e.Note + e.Host + e.URL + e.Refused + strings.Join(e.EnvNames, ",")
+			dump := fmt.Sprintf("%+v %v %v", e.Argv, e.Endpoint.Headers, e.Endpoint.HeaderEnv) + e.Note + e.Endpoint.Host + e.Endpoint.URL + e.Endpoint.Refused + strings.Join(e.EnvNames, ",")
 			for _, secret := range []string{"secret-a", "secret-b", "secret-z", "never-read", "a-value", "/home/u/secret-memory.json", "t0k3n", "SECRET-IN-URL", "zzz"} {
 				if strings.Contains(dump, secret) {
 					t.Errorf("%s/%s: a value (%q) leaked into %q", f.path, e.Name, secret, dump)

@@ -35,13 +35,13 @@ type remoteNodes struct {
 func readRemote(e *Entry, v *jsonc.Value, key string, c *Client) {
 	e.Status = Remote
 	defer e.dropRefused()
-	refuse := func(format string, args ...any) { e.Refused = fmt.Sprintf(format, args...) }
+	refuse := func(format string, args ...any) { e.Endpoint.Refused = fmt.Sprintf(format, args...) }
 	um, n := lastMember(v, key)
 	if n > 1 {
 		refuse("%q appears %d times in the entry; remove the others", key, n)
 		return
 	}
-	e.Host = hostOf(um.Value)
+	e.Endpoint.Host = hostOf(um.Value)
 	if um.Value.Kind != jsonc.String {
 		refuse("%q is %s, want the server's URL", key, describe(um.Value))
 		return
@@ -62,7 +62,7 @@ func readRemote(e *Entry, v *jsonc.Value, key string, c *Client) {
 	if !checkURL(e, um.Value.Str, c) {
 		return
 	}
-	e.Headers, e.HeaderEnv = map[string]string{}, map[string]string{}
+	e.Endpoint.Headers, e.Endpoint.HeaderEnv = map[string]string{}, map[string]string{}
 	if hm, n := lastMember(v, "headers"); hm != nil {
 		if n > 1 || hm.Value.Kind != jsonc.Object {
 			refuse(`"headers" must appear once, as an object of header names and values`)
@@ -80,19 +80,19 @@ func readRemote(e *Entry, v *jsonc.Value, key string, c *Client) {
 		}
 	}
 	for _, k := range c.EnvKeys {
-		if env, _ := v.Get(k); env != nil && len(e.Headers) > 0 {
+		if env, _ := v.Get(k); env != nil && len(e.Endpoint.Headers) > 0 {
 			refuse("the entry has both %q and headers; mcpsum passes the header variables to mcpsum proxy in %q: move what %q holds elsewhere, or lock it by hand (mcpsum lock --url URL --header NAME=ENVVAR)", k, k, k)
 			return
 		}
 	}
-	e.remote = nodes
+	e.at.remote = nodes
 }
 
 // dropRefused forgets what a refused remote entry was read as: only
 // Refused says anything of it.
 func (e *Entry) dropRefused() {
-	if e.Refused != "" {
-		e.URL, e.Headers, e.HeaderEnv, e.remote = "", nil, nil, nil
+	if e.Endpoint.Refused != "" {
+		e.Endpoint.URL, e.Endpoint.Headers, e.Endpoint.HeaderEnv, e.at.remote = "", nil, nil, nil
 	}
 }
 
@@ -118,19 +118,19 @@ func transportProblem(t *jsonc.Value, key string, c *Client) string {
 // URL is never put in a message (its path or query may carry a token).
 func checkURL(e *Entry, raw string, c *Client) bool {
 	if v := interpolation(raw, c.DollarVars); v != "" || strings.Contains(raw, "${") {
-		e.Refused = fmt.Sprintf("its URL uses a variable %s expands when it connects; mcpsum pins the exact URL and does not guess its value: lock it by hand (mcpsum lock --name NAME --url URL), then set the entry to mcpsum proxy --name NAME", c.Title)
+		e.Endpoint.Refused = fmt.Sprintf("its URL uses a variable %s expands when it connects; mcpsum pins the exact URL and does not guess its value: lock it by hand (mcpsum lock --name NAME --url URL), then set the entry to mcpsum proxy --name NAME", c.Title)
 		return false
 	}
 	u, err := netrule.ParseServerURL(raw)
 	if err != nil {
-		e.Refused = fmt.Sprintf("its URL %v", err)
+		e.Endpoint.Refused = fmt.Sprintf("its URL %v", err)
 		return false
 	}
 	if u.RawQuery != "" || strings.HasSuffix(raw, "?") {
-		e.Refused = "its URL has a query (?…), which may carry a credential, and mcp.lock pins the exact URL (a file you commit): pass a credential in a header from an environment variable instead; if the query holds no secret, lock it by hand: mcpsum lock --name NAME --url URL, then set the entry's command and args to mcpsum proxy --name NAME"
+		e.Endpoint.Refused = "its URL has a query (?…), which may carry a credential, and mcp.lock pins the exact URL (a file you commit): pass a credential in a header from an environment variable instead; if the query holds no secret, lock it by hand: mcpsum lock --name NAME --url URL, then set the entry's command and args to mcpsum proxy --name NAME"
 		return false
 	}
-	e.URL = raw
+	e.Endpoint.URL = raw
 	return true
 }
 
@@ -140,20 +140,20 @@ func checkURL(e *Entry, raw string, c *Client) bool {
 // value from one variable, whole.
 func addHeader(e *Entry, c *Client, name, value string) bool {
 	if err := netrule.HeaderName(name); err != nil {
-		e.Refused = fmt.Sprintf("header %s: %v", quoteName(name), err)
+		e.Endpoint.Refused = fmt.Sprintf("header %s: %v", quoteName(name), err)
 		return false
 	}
-	if _, twice := netrule.HeaderTwin(maps.Keys(e.Headers), name); twice {
-		e.Refused = fmt.Sprintf("header %s is given twice", quoteName(name))
+	if _, twice := netrule.HeaderTwin(maps.Keys(e.Endpoint.Headers), name); twice {
+		e.Endpoint.Refused = fmt.Sprintf("header %s is given twice", quoteName(name))
 		return false
 	}
 	v, ok := headerVar(value, c.HeaderRefs)
 	if !ok {
-		e.Refused = headerProblem(c, name, value)
+		e.Endpoint.Refused = headerProblem(c, name, value)
 		return false
 	}
-	e.Headers[name] = v
-	e.HeaderEnv[v] = value
+	e.Endpoint.Headers[name] = v
+	e.Endpoint.HeaderEnv[v] = value
 	return true
 }
 
@@ -247,7 +247,7 @@ func lastMember(v *jsonc.Value, key string) (*jsonc.Member, int) {
 // (each with the text the client expanded for the header). Returns the
 // edits and the change's old and new text.
 func (e *Entry) remoteEdits(src []byte, c *Client, argv []string) ([]jsonc.Edit, string, string) {
-	r := e.remote
+	r := e.at.remote
 	run := jsonString(c.Command) + ": " + jsonString(argv[0]) + ", " + jsonString(c.Args) + ": " + arrayLike(src, nil, argv[1:])
 	edits := []jsonc.Edit{{Start: r.url.KeyStart, End: r.url.Value.End, Text: run}}
 	old, now := string(src[r.url.KeyStart:r.url.Value.End]), run

@@ -50,19 +50,19 @@ func TestRemoteHeaderSyntax(t *testing.T) {
 			continue
 		}
 		var h []string
-		for n, v := range e.Headers {
+		for n, v := range e.Endpoint.Headers {
 			h = append(h, n+"="+v)
 		}
 		slices.Sort(h)
 		got := strings.Join(h, " ")
-		if e.Refused != "" {
-			got = e.Refused
+		if e.Endpoint.Refused != "" {
+			got = e.Endpoint.Refused
 		}
-		if tc.want == "" && e.Refused != "" || !strings.Contains(got, tc.want) {
+		if tc.want == "" && e.Endpoint.Refused != "" || !strings.Contains(got, tc.want) {
 			t.Errorf("%s %s:\n got %s\nwant %s", tc.client, tc.entry, got, tc.want)
 		}
-		if strings.Contains(e.Refused, "SECRET") {
-			t.Errorf("%s: the refusal shows the value: %s", tc.client, e.Refused)
+		if strings.Contains(e.Endpoint.Refused, "SECRET") {
+			t.Errorf("%s: the refusal shows the value: %s", tc.client, e.Endpoint.Refused)
 		}
 	}
 }
@@ -96,17 +96,17 @@ env_http_headers = { X-Key = "A", x-key = "B" }
 	for _, e := range cfg.Entries {
 		got[e.Name] = e
 	}
-	if e := got["ok"]; e.Refused != "" || e.Headers["Authorization"] != "LINEAR_AUTH" || e.Headers["X-Team"] != "TEAM" {
+	if e := got["ok"]; e.Endpoint.Refused != "" || e.Endpoint.Headers["Authorization"] != "LINEAR_AUTH" || e.Endpoint.Headers["X-Team"] != "TEAM" {
 		t.Errorf("ok: %+v", e)
 	}
-	if e := got["literal"]; !strings.Contains(e.Refused, "env_http_headers = { X-Key = ") || strings.Contains(e.Refused, "SECRET") {
-		t.Errorf("literal: %q", e.Refused)
+	if e := got["literal"]; !strings.Contains(e.Endpoint.Refused, "env_http_headers = { X-Key = ") || strings.Contains(e.Endpoint.Refused, "SECRET") {
+		t.Errorf("literal: %q", e.Endpoint.Refused)
 	}
-	if e := got["bearer"]; !strings.Contains(e.Refused, "bearer_token_env_var") {
-		t.Errorf("bearer: %q", e.Refused)
+	if e := got["bearer"]; !strings.Contains(e.Endpoint.Refused, "bearer_token_env_var") {
+		t.Errorf("bearer: %q", e.Endpoint.Refused)
 	}
-	if e := got["twice"]; !strings.Contains(e.Refused, "is given twice") {
-		t.Errorf("twice: %q", e.Refused)
+	if e := got["twice"]; !strings.Contains(e.Endpoint.Refused, "is given twice") {
+		t.Errorf("twice: %q", e.Endpoint.Refused)
 	}
 	snip := TOMLSnippet("mcp_servers", got["ok"], []string{"/bin/mcpsum", "proxy", "--name", "ok"})
 	if !strings.Contains(snip, `env_vars = ["LINEAR_AUTH", "TEAM"]`) {

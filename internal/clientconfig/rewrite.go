@@ -53,30 +53,30 @@ func (cfg *Config) Rewrite(argv map[Key][]string) ([]byte, []Change, error) {
 		if !ok {
 			continue
 		}
-		if e.remote != nil && len(a) > 0 {
+		if e.at.remote != nil && len(a) > 0 {
 			ed, old, now := e.remoteEdits(cfg.Src, cfg.Client, a)
 			edits = append(edits, ed...)
 			changes = append(changes, Change{Name: e.Name, Scope: e.Scope, Line: e.Line, Old: old, New: now})
 			continue
 		}
-		if e.Status != Lockable && e.Status != Wrapped || e.command == nil || len(a) == 0 {
+		if e.Status != Lockable && e.Status != Wrapped || e.at.command == nil || len(a) == 0 {
 			return nil, nil, fmt.Errorf("%s: server %q cannot be rewritten (%s)", cfg.Path, e.Name, e.Status)
 		}
 		cmdText := jsonString(a[0])
 		ch := Change{Name: e.Name, Scope: e.Scope, Line: e.Line,
-			Old: jsonString(e.cmdKey) + ": " + string(cfg.Src[e.command.Start:e.command.End]),
-			New: jsonString(e.cmdKey) + ": " + cmdText}
-		edits = append(edits, jsonc.Edit{Start: e.command.Start, End: e.command.End, Text: cmdText})
-		if e.args != nil {
-			argsText := arrayLike(cfg.Src, e.args, a[1:])
-			ch.Old += ", " + jsonString(e.argsKey) + ": " + oneLineJSON(cfg.Src[e.args.Start:e.args.End])
-			ch.New += ", " + jsonString(e.argsKey) + ": " + oneLineJSON([]byte(argsText))
-			edits = append(edits, jsonc.Edit{Start: e.args.Start, End: e.args.End, Text: argsText})
+			Old: jsonString(e.at.cmdKey) + ": " + string(cfg.Src[e.at.command.Start:e.at.command.End]),
+			New: jsonString(e.at.cmdKey) + ": " + cmdText}
+		edits = append(edits, jsonc.Edit{Start: e.at.command.Start, End: e.at.command.End, Text: cmdText})
+		if e.at.args != nil {
+			argsText := arrayLike(cfg.Src, e.at.args, a[1:])
+			ch.Old += ", " + jsonString(e.at.argsKey) + ": " + oneLineJSON(cfg.Src[e.at.args.Start:e.at.args.End])
+			ch.New += ", " + jsonString(e.at.argsKey) + ": " + oneLineJSON([]byte(argsText))
+			edits = append(edits, jsonc.Edit{Start: e.at.args.Start, End: e.at.args.End, Text: argsText})
 		} else {
 			argsText := arrayLike(cfg.Src, nil, a[1:])
-			ch.New += ", " + jsonString(e.argsKey) + ": " + argsText
-			edits = append(edits, jsonc.Edit{Start: e.command.End, End: e.command.End,
-				Text: ", " + jsonString(e.argsKey) + ": " + argsText})
+			ch.New += ", " + jsonString(e.at.argsKey) + ": " + argsText
+			edits = append(edits, jsonc.Edit{Start: e.at.command.End, End: e.at.command.End,
+				Text: ", " + jsonString(e.at.argsKey) + ": " + argsText})
 		}
 		changes = append(changes, ch)
 	}
@@ -105,11 +105,11 @@ func (cfg *Config) checkRewrite(out []byte, argv map[Key][]string) error {
 		wantEnv := before.EnvNames
 		if !changed {
 			want = before.Argv
-		} else if before.remote != nil {
-			wantEnv = sortedKeys(before.HeaderEnv)
+		} else if before.at.remote != nil {
+			wantEnv = sortedKeys(before.Endpoint.HeaderEnv)
 		}
 		if before.Status == Remote && !changed {
-			if e.Status != Remote || e.URL != before.URL || e.Refused != before.Refused {
+			if e.Status != Remote || e.Endpoint.URL != before.Endpoint.URL || e.Endpoint.Refused != before.Endpoint.Refused {
 				return fmt.Errorf("remote server %q reads back changed", before.Name)
 			}
 			continue
@@ -183,8 +183,8 @@ func sortedKeys(m map[string]string) []string {
 // it back).
 func (e *Entry) Change(src []byte, after []string) EntryChange {
 	ch := EntryChange{Scope: e.Scope, Name: e.Name, Before: e.Argv, After: after}
-	if e.remote != nil && e.value != nil {
-		ch.BeforeText = string(src[e.value.Start:e.value.End])
+	if e.at.remote != nil && e.at.value != nil {
+		ch.BeforeText = string(src[e.at.value.Start:e.at.value.End])
 	}
 	return ch
 }

@@ -93,9 +93,9 @@ func untouchedInOrder(t *testing.T, cfg *Config, out []byte) {
 		if e.Status != Lockable {
 			continue
 		}
-		spans = append(spans, span{e.command.Start, e.command.End})
-		if e.args != nil {
-			spans = append(spans, span{e.args.Start, e.args.End})
+		spans = append(spans, span{e.at.command.Start, e.at.command.End})
+		if e.at.args != nil {
+			spans = append(spans, span{e.at.args.Start, e.at.args.End})
 		}
 	}
 	// sort by start
@@ -159,7 +159,7 @@ func TestTOMLSnippet(t *testing.T) {
 	// The snippet is valid TOML that Codex's reader (ours) takes back.
 	c, _ := Lookup("codex")
 	cfg, err := Parse("config.toml", []byte(got), c, Location{})
-	if err != nil || len(cfg.Entries) != 1 || cfg.Entries[0].Status != Wrapped || cfg.Entries[0].WrappedName != "odd name" {
+	if err != nil || len(cfg.Entries) != 1 || cfg.Entries[0].Status != Wrapped || cfg.Entries[0].Proxy.Name != "odd name" {
 		t.Fatalf("snippet reads back as %+v, %v", cfg, err)
 	}
 }

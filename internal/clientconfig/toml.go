@@ -63,7 +63,7 @@ func readTOMLEntry(e *Entry, md toml.MetaData, f map[string]toml.Primitive, c *C
 				invalid("%q is not a string", k)
 				return
 			}
-			e.Status, e.Host = Remote, hostString(u)
+			e.Status, e.Endpoint.Host = Remote, hostString(u)
 			readTOMLRemote(e, md, f, u, c)
 			return
 		}
@@ -146,9 +146,9 @@ func readTOMLRemote(e *Entry, md toml.MetaData, f map[string]toml.Primitive, u s
 	if !checkURL(e, u, c) {
 		return
 	}
-	e.Headers, e.HeaderEnv = map[string]string{}, map[string]string{}
+	e.Endpoint.Headers, e.Endpoint.HeaderEnv = map[string]string{}, map[string]string{}
 	if _, ok := f["bearer_token_env_var"]; ok {
-		e.Refused = `bearer_token_env_var: Codex sends "Bearer " and the variable's value, and mcpsum sends a header's value from one variable, whole: export AUTHORIZATION_VALUE="Bearer …", replace the line with env_http_headers = { Authorization = "AUTHORIZATION_VALUE" }, and import again`
+		e.Endpoint.Refused = `bearer_token_env_var: Codex sends "Bearer " and the variable's value, and mcpsum sends a header's value from one variable, whole: export AUTHORIZATION_VALUE="Bearer …", replace the line with env_http_headers = { Authorization = "AUTHORIZATION_VALUE" }, and import again`
 		return
 	}
 	if p, ok := f["http_headers"]; ok {
@@ -156,7 +156,7 @@ func readTOMLRemote(e *Entry, md toml.MetaData, f map[string]toml.Primitive, u s
 		if md.PrimitiveDecode(p, &h) == nil {
 			for name := range h {
 				v := strings.ToUpper(strings.NewReplacer("-", "_", ".", "_").Replace(name)) + "_VALUE"
-				e.Refused = fmt.Sprintf("http_headers holds header %s's value literally, which mcpsum never copies into mcp.lock (it may be a secret): export %s=… (the header's whole value), move the header to env_http_headers = { %s = %s }, and import again", quoteName(name), v, tomlKey(name), tomlString(v))
+				e.Endpoint.Refused = fmt.Sprintf("http_headers holds header %s's value literally, which mcpsum never copies into mcp.lock (it may be a secret): export %s=… (the header's whole value), move the header to env_http_headers = { %s = %s }, and import again", quoteName(name), v, tomlKey(name), tomlString(v))
 				return
 			}
 		}
@@ -164,7 +164,7 @@ func readTOMLRemote(e *Entry, md toml.MetaData, f map[string]toml.Primitive, u s
 	if p, ok := f["env_http_headers"]; ok {
 		var h map[string]string
 		if err := md.PrimitiveDecode(p, &h); err != nil {
-			e.Refused = "env_http_headers must be a table of header names and variable names"
+			e.Endpoint.Refused = "env_http_headers must be a table of header names and variable names"
 			return
 		}
 		names := make([]string, 0, len(h))
@@ -174,7 +174,7 @@ func readTOMLRemote(e *Entry, md toml.MetaData, f map[string]toml.Primitive, u s
 		slices.Sort(names)
 		for _, n := range names {
 			if _, ok := validVar(h[n]); !ok {
-				e.Refused = fmt.Sprintf("env_http_headers: %s is not a variable name", quoteName(h[n]))
+				e.Endpoint.Refused = fmt.Sprintf("env_http_headers: %s is not a variable name", quoteName(h[n]))
 				return
 			}
 			if !addHeader(e, &Client{Title: c.Title, HeaderRefs: RefBrace}, n, "${"+h[n]+"}") {
@@ -200,7 +200,7 @@ func TOMLSnippet(root string, e Entry, argv []string) string {
 		b.WriteString(tomlString(a))
 	}
 	b.WriteString("]\n")
-	if vars := sortedKeys(e.HeaderEnv); len(vars) > 0 {
+	if vars := sortedKeys(e.Endpoint.HeaderEnv); len(vars) > 0 {
 		b.WriteString("env_vars = [")
 		for i, v := range vars {
 			if i > 0 {
@@ -212,6 +212,12 @@ func TOMLSnippet(root string, e Entry, argv []string) string {
 	}
 	return b.String()
 }
+
+// TOMLKey is k as a TOML key: bare when it can be, else quoted.
+func TOMLKey(k string) string { return tomlKey(k) }
+
+// TOMLString is s as a TOML basic string.
+func TOMLString(s string) string { return tomlString(s) }
 
 func tomlKey(k string) string {
 	for i := 0; i < len(k); i++ {

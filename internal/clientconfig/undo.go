@@ -205,8 +205,8 @@ func putBack(cfg *Config, argv map[Key][]string, texts map[Key]string) ([]byte, 
 	}
 	var edits []jsonc.Edit
 	for _, e := range now.Entries {
-		if t, ok := texts[e.Key()]; ok && e.value != nil {
-			edits = append(edits, jsonc.Edit{Start: e.value.Start, End: e.value.End, Text: t})
+		if t, ok := texts[e.Key()]; ok && e.at.value != nil {
+			edits = append(edits, jsonc.Edit{Start: e.at.value.Start, End: e.at.value.End, Text: t})
 		}
 	}
 	out, err := jsonc.Apply(data, edits)

@@ -24,17 +24,38 @@ type ApplyOptions struct {
 	// Pin is how each server is locked; Apply sets Lockfile per group.
 	Pin    launch.Options
 	Locker locker.Options
-	// Ask, when set, is asked before any command of a project config runs
-	// (Shared); an error stops Apply before anything is started.
+	// Ask is asked before any command of a project config runs (Shared);
+	// an error stops Apply before anything is started. Without Ask (and
+	// without TrustProject) Apply refuses to run them: a cloned
+	// repository's commands never start unasked.
 	Ask func(lines, files []string) error
-	// Run locks the jobs (locker.Run, with the command's progress display).
-	Run func(ctx context.Context, jobs []locker.Job, opts launch.Options) *locker.Outcome
+	// TrustProject runs the commands of project configs without asking
+	// (import --trust-project).
+	TrustProject bool
+	// Progress hears the locks as they run (nil: nothing).
+	Progress locker.Progress
 	// CheckLog looks the entries up in the transparency log before they
-	// are written (nil: no log).
-	CheckLog func(ctx context.Context, entries map[string]*lockfile.Server) error
+	// are written into seen (the lockfile as read, nil when there is none;
+	// nil CheckLog: no log).
+	CheckLog func(ctx context.Context, seen *lockfile.File, entries map[string]*lockfile.Server) error
 	// Event hears what Apply does, in order.
 	Event func(Event)
 	Now   func() time.Time
+}
+
+// UntrustedProjectError: Apply was to start commands of project configs
+// with nobody to ask and no TrustProject; nothing was started or written.
+type UntrustedProjectError struct {
+	Files    []string
+	Commands int
+}
+
+func (e *UntrustedProjectError) Error() string {
+	quoted := make([]string, len(e.Files))
+	for i, f := range e.Files {
+		quoted[i] = q(f)
+	}
+	return fmt.Sprintf("import --write would start %d command(s) of the project config %s, which came with the project (a cloned repository chooses them), and nobody was asked; nothing was started or written. Review the commands, then import with --trust-project", e.Commands, strings.Join(quoted, ", "))
 }
 
 // EventKind says what an Event reports.
@@ -89,7 +110,10 @@ func Apply(ctx context.Context, groups []*Group, o ApplyOptions) error {
 		o.Event(Event{Kind: DryRun, Locks: locks})
 		return refusal
 	}
-	if lines, files := Shared(groups); len(lines) > 0 && o.Ask != nil {
+	if lines, files := Shared(groups); len(lines) > 0 && !o.TrustProject {
+		if o.Ask == nil {
+			return &UntrustedProjectError{Files: files, Commands: len(lines)}
+		}
 		if err := o.Ask(lines, files); err != nil {
 			return err
 		}
@@ -158,7 +182,7 @@ func (o *ApplyOptions) lock(ctx context.Context, g *Group) error {
 	}
 	opts := o.Pin
 	opts.Lockfile = g.Lock
-	out := o.Run(ctx, jobs, opts)
+	out := locker.Run(ctx, jobs, opts, o.Progress)
 	for i, r := range out.Results {
 		g.Cands[i].Entry, g.Cands[i].Err = r.Entry, r.Err
 	}
@@ -166,7 +190,7 @@ func (o *ApplyOptions) lock(ctx context.Context, g *Group) error {
 		return nil
 	}
 	if o.CheckLog != nil {
-		if err := o.CheckLog(ctx, out.Entries); err != nil {
+		if err := o.CheckLog(ctx, existing, out.Entries); err != nil {
 			return fmt.Errorf("%w\n%s", err, locker.Untouched(g.Lock))
 		}
 	}

@@ -3,12 +3,16 @@ package importer
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/mcpsum/mcpsum/internal/clientconfig"
-	"github.com/mcpsum/mcpsum/internal/launch"
 	"github.com/mcpsum/mcpsum/internal/locker"
+	"github.com/mcpsum/mcpsum/pkg/lockfile"
 )
 
 // Apply's sequence without a server: the dry run shows each rewrite and
@@ -20,7 +24,7 @@ func TestApplySequence(t *testing.T) {
 	lock := filepath.Join(dir, "mcp.lock")
 	plan := func() []*Group {
 		c, _ := clientconfig.Lookup("claude-code")
-		cfg, err := clientconfig.Parse(filepath.Join(dir, ".mcp.json"), []byte(`{"mcpServers": {"a": {"command": "srv-a"}, "b": {"url": "https://b.example/mcp"}}}`), c, clientconfig.Location{Base: clientconfig.Project})
+		cfg, err := clientconfig.Parse(filepath.Join(dir, ".mcp.json"), []byte(`{"mcpServers": {"a": {"command": "srv-a"}, "b": {"url": "http://127.0.0.1:1/mcp"}}}`), c, clientconfig.Location{Base: clientconfig.Project})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -49,25 +53,45 @@ func TestApplySequence(t *testing.T) {
 		}
 		return refused
 	}
-	o.Run = func(context.Context, []locker.Job, launch.Options) *locker.Outcome {
+	o.Progress = func([]string) (func(string, *lockfile.Server, error), func()) {
 		t.Fatal("a server ran before the user trusted the project")
-		return nil
+		return nil, nil
 	}
 	if err := Apply(context.Background(), plan(), o); err != refused {
 		t.Fatalf("refused trust: %v", err)
 	}
 
-	o.Ask, kinds = nil, nil
-	down := errors.New("down")
-	o.Run = func(_ context.Context, jobs []locker.Job, opts launch.Options) *locker.Outcome {
-		if opts.Lockfile != lock || len(jobs) != 2 {
-			t.Errorf("ran %d jobs into %q", len(jobs), opts.Lockfile)
-		}
-		return &locker.Outcome{Results: []launch.Result{{Err: down}, {Err: errors.New("also down")}}, Failed: []string{"a", "b"}}
+	// Nobody to ask and no trust given: refused, nothing runs (fail closed).
+	o.Ask = nil
+	var ut *UntrustedProjectError
+	if err := Apply(context.Background(), plan(), o); !errors.As(err, &ut) || len(ut.Files) != 1 || ut.Commands != 2 {
+		t.Fatalf("no Ask, no trust: %v", err)
 	}
+
+	o.TrustProject, kinds = true, nil
+	var ran []string
+	var outcomes []error
+	o.Progress = func(names []string) (func(string, *lockfile.Server, error), func()) {
+		ran = names
+		var mu sync.Mutex
+		return func(_ string, _ *lockfile.Server, err error) {
+			mu.Lock()
+			outcomes = append(outcomes, err)
+			mu.Unlock()
+		}, func() {}
+	}
+	// neither server is there (no srv-a on PATH, nothing listens on port 1):
+	// Apply runs both locks itself, and both fail
+	t.Setenv("PATH", dir)
 	err := Apply(context.Background(), plan(), o)
 	var failed *locker.FailedError
-	if !errors.As(err, &failed) || failed.Cause != down || failed.Summary != "import: could not lock a, b (see above); their entries in the client config were left as they are" || len(kinds) != 0 {
+	if !errors.As(err, &failed) || failed.Cause == nil || !strings.Contains(failed.Cause.Error(), "srv-a") || failed.Summary != "import: could not lock a, b (see above); their entries in the client config were left as they are" || len(kinds) != 0 {
 		t.Fatalf("failed locks: %v, events %v", err, kinds)
+	}
+	if !slices.Equal(ran, []string{"a", "b"}) || len(outcomes) != 2 || outcomes[0] == nil || outcomes[1] == nil {
+		t.Fatalf("progress: ran %v, outcomes %v", ran, outcomes)
+	}
+	if _, err := os.Stat(lock); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("failed locks wrote %s: %v", lock, err)
 	}
 }

@@ -64,14 +64,14 @@ func (p *planner) entry(e clientconfig.Entry) *Candidate {
 	switch e.Status {
 	case clientconfig.Lockable:
 	case clientconfig.Remote:
-		if e.Refused != "" {
-			p.say("skip", "%s: %s: %s", label, esc(e.Host), esc(e.Refused))
+		if e.Endpoint.Refused != "" {
+			p.say("skip", "%s: %s: %s", label, esc(e.Endpoint.Host), esc(e.Endpoint.Refused))
 			return nil
 		}
 	case clientconfig.Wrapped:
 		note := ""
-		if existing == nil || existing.Servers[e.WrappedName] == nil {
-			note = fmt.Sprintf(" (but %s has no server %s)", q(lockPath), q(e.WrappedName))
+		if existing == nil || existing.Servers[e.Proxy.Name] == nil {
+			note = fmt.Sprintf(" (but %s has no server %s)", q(lockPath), q(e.Proxy.Name))
 		}
 		p.say("skip", "%s: %s%s", label, esc(e.Note), note)
 		if !IsThisMcpsum(e.Argv[0], p.o.Self) {
@@ -83,8 +83,8 @@ func (p *planner) entry(e clientconfig.Entry) *Candidate {
 			label, esc(e.Note), q(lockPath), q(e.Name), q(lockPath), q(e.Name))
 		return nil
 	default:
-		if e.Host != "" {
-			p.say("skip", "%s: %s: %s", label, esc(e.Host), esc(e.Note))
+		if e.Endpoint.Host != "" {
+			p.say("skip", "%s: %s: %s", label, esc(e.Endpoint.Host), esc(e.Note))
 		} else {
 			p.say("skip", "%s: %s", label, esc(e.Note))
 		}
@@ -132,10 +132,10 @@ func (p *planner) entry(e clientconfig.Entry) *Candidate {
 func Target(e clientconfig.Entry) *lockfile.Server {
 	if e.Status == clientconfig.Remote {
 		h := map[string]string{}
-		for n, v := range e.Headers {
+		for n, v := range e.Endpoint.Headers {
 			h[n] = v
 		}
-		return &lockfile.Server{URL: e.URL, Headers: h}
+		return &lockfile.Server{URL: e.Endpoint.URL, Headers: h}
 	}
 	return &lockfile.Server{Command: e.Argv, EnvPassthrough: EntryEnv(e)}
 }

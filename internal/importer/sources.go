@@ -76,7 +76,7 @@ func Summary(dirs clientconfig.Dirs, cfg *clientconfig.Config) string {
 		if st == clientconfig.Lockable && Unimportable(e, nil, "") != "" {
 			st = clientconfig.Invalid // as import --client would say
 		}
-		if (st == clientconfig.Lockable || st == clientconfig.Remote && e.Refused == "") && e.Disabled {
+		if (st == clientconfig.Lockable || st == clientconfig.Remote && e.Endpoint.Refused == "") && e.Disabled {
 			disabled++ // import skips it unless --include-disabled
 			continue
 		}

@@ -23,7 +23,7 @@ type Options struct {
 	// StartTimeout is the start-up allowance: how long after it was started
 	// a server may take to write its first line on stdout (0: Timeout).
 	StartTimeout time.Duration
-	MaxLine      int       // stdout line limit; 0 = mcpwire.DefaultMaxLine
+	MaxLine      int       // stdout line limit; 0 = mcpspec.MaxMessage
 	Stderr       io.Writer // raw copy of the server's stderr; nil = captured tail only
 	// Note, if set, gets remarks about a server that do not fail it (for
 	// example a list it advertised but answered with method-not-found). It

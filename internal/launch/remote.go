@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/mcpsum/mcpsum/internal/mcpwire"
+	"github.com/mcpsum/mcpsum/internal/mcpwire/mcphttp"
 	"github.com/mcpsum/mcpsum/internal/netrule"
 	"github.com/mcpsum/mcpsum/internal/oauth"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
@@ -42,7 +43,7 @@ func dialRemote(name string, entry *lockfile.Server, opts Options) (*mcpwire.HTT
 	if opts.bearer != "" {
 		hdr.Set("Authorization", "Bearer "+opts.bearer)
 	}
-	spec := mcpwire.HTTPSpec{URL: entry.URL, Header: hdr, MaxMessage: opts.MaxLine}
+	spec := mcphttp.Spec{URL: entry.URL, Header: hdr, MaxMessage: opts.MaxLine}
 	if opts.Note != nil {
 		spec.Note = func(msg string) { opts.Note(name, msg) }
 	}
@@ -79,19 +80,19 @@ func RemoteHeaders(entry *lockfile.Server) (http.Header, error) {
 // (oauth), the access token kept in the private state folder, refreshed
 // when it expired. No sign-in happens here (the proxy has no terminal): a
 // missing or spent one is an error naming the command that signs in.
-func RemoteSpec(ctx context.Context, name string, entry *lockfile.Server, opts Options) (mcpwire.HTTPSpec, error) {
+func RemoteSpec(ctx context.Context, name string, entry *lockfile.Server, opts Options) (mcphttp.Spec, error) {
 	hdr, err := RemoteHeaders(entry)
 	if err != nil {
-		return mcpwire.HTTPSpec{}, fmt.Errorf("server %q: %w", name, err)
+		return mcphttp.Spec{}, fmt.Errorf("server %q: %w", name, err)
 	}
 	if p := entry.OAuth; p != nil {
 		tok, err := keptToken(ctx, name, entry, opts, "")
 		if err != nil {
-			return mcpwire.HTTPSpec{}, err
+			return mcphttp.Spec{}, err
 		}
 		hdr.Set("Authorization", "Bearer "+tok.AccessToken)
 	}
-	return mcpwire.HTTPSpec{URL: entry.URL, Header: hdr, MaxMessage: opts.MaxLine}, nil
+	return mcphttp.Spec{URL: entry.URL, Header: hdr, MaxMessage: opts.MaxLine}, nil
 }
 
 // RefreshBearer is a new Authorization value for a remote entry whose
@@ -132,7 +133,7 @@ func keptToken(ctx context.Context, name string, entry *lockfile.Server, opts Op
 	if err != nil {
 		return nil, err
 	}
-	client := mcpwire.NewSignInClient(u)
+	client := mcphttp.NewSignInClient(u)
 	srv, err := oauth.Discover(ctx, client, entry.URL, "")
 	if err != nil {
 		return nil, fmt.Errorf("server %q: its sign-in expired and its OAuth metadata cannot be read to refresh it: %w; %s", name, err, signIn)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcpsum/mcpsum/internal/mcpwire"
+	"github.com/mcpsum/mcpsum/internal/mcpwire/mcphttp"
 	"github.com/mcpsum/mcpsum/internal/netrule"
 	"github.com/mcpsum/mcpsum/internal/oauth"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
@@ -60,7 +61,7 @@ func observeRemote(ctx context.Context, name string, entry *lockfile.Server, pre
 		}
 	}
 	h, s, err := observe(ctx, name, entry, prefer, opts)
-	var ae *mcpwire.AuthError
+	var ae *mcphttp.AuthError
 	if !errors.As(err, &ae) || ae.Status != 401 {
 		return h, s, si, err
 	}
@@ -69,7 +70,7 @@ func observeRemote(ctx context.Context, name string, entry *lockfile.Server, pre
 	if perr != nil {
 		return nil, nil, nil, perr
 	}
-	client := mcpwire.NewSignInClient(u)
+	client := mcphttp.NewSignInClient(u)
 	srv, derr := oauth.Discover(ctx, client, entry.URL, metadata)
 	if derr != nil {
 		return nil, nil, nil, hint.Errorf("or pass a token you obtained with --header Authorization=VAR", "server %q answered 401 and its OAuth metadata cannot be used: %w", name, derr)

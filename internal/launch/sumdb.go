@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"os"
+	"path/filepath"
 	"slices"
 
 	"github.com/mcpsum/mcpsum/internal/mcpwire"
@@ -46,12 +48,19 @@ func PrivateWhy(remote bool) string {
 // forked, or one that cannot be reached fails the whole write (the error
 // names the entry); note is told, per entry in name order, what happened to
 // an entry that passed: private, excluded, not logged yet, or matched.
-func CheckLog(ctx context.Context, cfg *sumdb.Config, entries map[string]*lockfile.Server, note func(name, what string)) error {
+//
+// seen is the lockfile the entries go into, as committed (nil when there
+// is none): before the first lookup, the checkpoints of its stored proofs
+// join the timeline this machine remembers (sumdb.Client.Remember), so a
+// fresh machine (a CI runner) catches a log that rolled back or forked
+// since the repository last saw it.
+func CheckLog(ctx context.Context, cfg *sumdb.Config, seen *lockfile.File, entries map[string]*lockfile.Server, note func(name, what string)) error {
 	state, err := StateDir()
 	if err != nil {
 		return err
 	}
-	c := &sumdb.Client{Config: cfg, StateDir: state}
+	c := &sumdb.Client{Config: cfg, StateDir: state, CacheDir: CacheDir()}
+	seeded := false
 	for _, n := range slices.Sorted(maps.Keys(entries)) {
 		e := entries[n]
 		key, ok := LogKey(e)
@@ -62,6 +71,12 @@ func CheckLog(ctx context.Context, cfg *sumdb.Config, entries map[string]*lockfi
 		case cfg.Excluded(key):
 			note(n, sumdb.Module(key)+" matches MCPSUM_NOSUMDB; not looked up")
 			continue
+		}
+		if !seeded {
+			if err := c.Remember(ctx, storedProofs(seen)); err != nil {
+				return fmt.Errorf("the log proofs stored in the lockfile: %w", err)
+			}
+			seeded = true
 		}
 		res, err := c.Check(ctx, key, LogSurface(e))
 		if err != nil {
@@ -75,6 +90,31 @@ func CheckLog(ctx context.Context, cfg *sumdb.Config, entries map[string]*lockfi
 		note(n, "matches the transparency log ("+key+")")
 	}
 	return nil
+}
+
+// storedProofs are the log proofs f's entries hold.
+func storedProofs(f *lockfile.File) []string {
+	if f == nil {
+		return nil
+	}
+	var out []string
+	for _, n := range slices.Sorted(maps.Keys(f.Servers)) {
+		if p := f.Servers[n].LogProof; p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// CacheDir is where the transparency log's tiles are cached:
+// $XDG_CACHE_HOME/mcpsum (os.UserCacheDir); "" (no cache) when there is
+// no cache folder.
+func CacheDir() string {
+	d, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(d, "mcpsum")
 }
 
 // KeepLogProof carries old's log proof over to a re-locked entry e that was

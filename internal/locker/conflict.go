@@ -62,12 +62,12 @@ func Resolve(ctx context.Context, path string, opts launch.Options, o Options, h
 	for _, n := range r.notes {
 		h.Note(n)
 	}
-	out := h.Run(ctx, r.jobs, opts)
+	out := Run(ctx, r.jobs, opts, h.Progress)
 	if err := out.FirstErr(); err != nil {
 		return &FailedError{Cause: err, Summary: fmt.Sprintf("resolving the merge conflict in %s: lock failed for %s; nothing was written (the file keeps its conflict markers)",
 			path, strings.Join(out.Failed, ", "))}
 	}
-	if err := h.checkLog(ctx, path, out.Entries); err != nil {
+	if err := h.checkLog(ctx, path, nil, out.Entries); err != nil {
 		return err
 	}
 	f := &lockfile.File{Generator: o.Generator, Servers: maps.Clone(r.kept)}

@@ -8,7 +8,9 @@
 // shadowing refused under Strict); removes an entry; decides which changes
 // `lock --accept` may take in; and lists what a reviewer should be warned
 // about after a lock. LockNew and Relock are the sequences of `mcpsum lock`
-// (validate, plan, run, check the log, review, merge, name what failed).
+// (validate, plan, run the locks, check the log, review, merge, name what
+// failed); the locks run here, and the caller only hears their progress
+// (Progress).
 //
 // It never prints or exits: it returns values and typed errors
 // (UsageError, NoLockfileError, ShadowError, FailedError), and reaches the

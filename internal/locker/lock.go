@@ -13,13 +13,14 @@ import (
 )
 
 // Hooks are how LockNew and Relock reach the user: the command supplies
-// them and prints.
+// them and prints. The locks themselves are the library's (Run).
 type Hooks struct {
-	// Run locks the jobs (Run, with the command's progress display).
-	Run func(ctx context.Context, jobs []Job, opts launch.Options) *Outcome
+	// Progress hears the locks as they run (nil: nothing).
+	Progress Progress
 	// CheckLog, when set, looks the entries up in the transparency log
-	// before they are written; an error writes nothing.
-	CheckLog func(ctx context.Context, entries map[string]*lockfile.Server) error
+	// before they are written into seen (the lockfile as read; nil when
+	// there is none); an error writes nothing.
+	CheckLog func(ctx context.Context, seen *lockfile.File, entries map[string]*lockfile.Server) error
 	// Review, when set (lock --accept), sees the re-locked entries before
 	// they are written; an error writes nothing.
 	Review func(path string, f *lockfile.File, entries map[string]*lockfile.Server) error
@@ -47,11 +48,11 @@ func LockNew(ctx context.Context, path, name string, target *lockfile.Server, op
 	if plan.Broken != "" {
 		h.Note(fmt.Sprintf("%s: the entry in %s is broken (%s); locking it afresh to replace it", name, path, plan.Broken))
 	}
-	out := h.Run(ctx, []Job{{Name: name, Target: target, Prefer: plan.Prefer}}, opts)
+	out := Run(ctx, []Job{{Name: name, Target: target, Prefer: plan.Prefer}}, opts, h.Progress)
 	if err := out.FirstErr(); err != nil {
 		return &FailedError{Cause: err, Summary: fmt.Sprintf("lock failed for %s; %s", name, Untouched(path))}
 	}
-	if err := h.checkLog(ctx, path, out.Entries); err != nil {
+	if err := h.checkLog(ctx, path, plan.Loaded, out.Entries); err != nil {
 		return err
 	}
 	if plan.Broken == "" {
@@ -100,13 +101,13 @@ func Relock(ctx context.Context, path, name string, opts launch.Options, o Optio
 	if len(names) == 0 {
 		return usageHint("add one with mcpsum lock --lockfile "+termtext.ShellArg(path)+" --name NAME -- COMMAND [ARG]...", "%s has no servers yet", path)
 	}
-	out := h.Run(ctx, Relocks(f, names), opts)
+	out := Run(ctx, Relocks(f, names), opts, h.Progress)
 	if h.Review != nil {
 		if err := h.Review(path, f, out.Entries); err != nil {
 			return err
 		}
 	}
-	if err := h.checkLog(ctx, path, out.Entries); err != nil {
+	if err := h.checkLog(ctx, path, f, out.Entries); err != nil {
 		return err
 	}
 	if len(out.Failed) == 0 {
@@ -125,11 +126,11 @@ func Relock(ctx context.Context, path, name string, opts launch.Options, o Optio
 			fmt.Sprintf("or, if it is gone for good: mcpsum lock --lockfile %s --remove %s", qp, qn)}}
 }
 
-func (h Hooks) checkLog(ctx context.Context, path string, entries map[string]*lockfile.Server) error {
+func (h Hooks) checkLog(ctx context.Context, path string, seen *lockfile.File, entries map[string]*lockfile.Server) error {
 	if h.CheckLog == nil {
 		return nil
 	}
-	if err := h.CheckLog(ctx, entries); err != nil {
+	if err := h.CheckLog(ctx, seen, entries); err != nil {
 		return fmt.Errorf("%w\n%s", err, Untouched(path))
 	}
 	return nil

@@ -5,80 +5,129 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/mcpsum/mcpsum/internal/launch"
+	"github.com/mcpsum/mcpsum/internal/testbin"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 )
 
-// fakeRun answers each job with the entry or error of its name.
-func fakeRun(answers map[string]launch.Result) func(context.Context, []Job, launch.Options) *Outcome {
-	return func(_ context.Context, jobs []Job, _ launch.Options) *Outcome {
-		o := &Outcome{Entries: map[string]*lockfile.Server{}}
-		for _, j := range jobs {
-			r := answers[j.Name]
-			o.Results = append(o.Results, r)
-			if r.Err != nil {
-				o.Failed = append(o.Failed, j.Name)
-			} else {
-				o.Entries[j.Name] = r.Entry
-			}
-		}
-		return o
-	}
+func TestMain(m *testing.M) { os.Exit(testbin.Run(m)) }
+
+// gosrv is the path of e2e/servers/gosrv, a real go-sdk server, built once
+// per test binary.
+func gosrv(t *testing.T) string {
+	return testbin.Program(t, "gosrv", "github.com/mcpsum/mcpsum/e2e/servers/gosrv")
 }
 
-// A re-lock writes the servers that locked and names those that did not;
-// a review that refuses writes nothing.
+// progressLog records what Run tells a Progress: the names it began with,
+// each outcome, and the end (after every outcome).
+type progressLog struct {
+	mu    sync.Mutex
+	began [][]string
+	done  map[string]error
+	ended int
+	early bool // an outcome came after the end
+}
+
+func (p *progressLog) progress(names []string) (func(string, *lockfile.Server, error), func()) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.began = append(p.began, names)
+	if p.done == nil {
+		p.done = map[string]error{}
+	}
+	return func(name string, e *lockfile.Server, err error) {
+			p.mu.Lock()
+			defer p.mu.Unlock()
+			if (e == nil) == (err == nil) {
+				p.early = true
+			}
+			p.done[name] = err
+		}, func() {
+			p.mu.Lock()
+			defer p.mu.Unlock()
+			p.ended++
+		}
+}
+
+// A re-lock runs the locks itself (the real server a, a command b that is
+// not there), tells the progress of each, writes the servers that locked
+// and names those that did not; a review that refuses writes nothing.
 func TestRelockSequence(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "mcp.lock")
 	if err := Relock(context.Background(), path, "", launch.Options{}, Options{}, Hooks{}); !errors.As(err, new(*NoLockfileError)) {
 		t.Fatalf("Relock without a lockfile: %v", err)
 	}
-	if _, err := Write(path, nil, map[string]*lockfile.Server{"a": entry(t, []string{"srv-a"}, "add:adds"), "b": entry(t, []string{"srv-b"}, "read:reads")}, Options{}); err != nil {
+	missing := filepath.Join(t.TempDir(), "srv-b")
+	if _, err := Write(path, nil, map[string]*lockfile.Server{"a": entry(t, []string{gosrv(t), "-versions", "2026-07-28"}, "add:adds"), "b": entry(t, []string{missing}, "read:reads")}, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	before, _ := os.ReadFile(path)
-	down := errors.New("down")
 	var wrote []string
-	h := Hooks{Run: fakeRun(map[string]launch.Result{"a": {Entry: entry(t, []string{"srv-a"}, "add:adds two numbers")}, "b": {Err: down}}),
+	log := &progressLog{}
+	opts := launch.Options{Timeout: 30 * time.Second}
+	h := Hooks{Progress: log.progress,
 		Wrote:  func(p string, e map[string]*lockfile.Server, _ *Written) { wrote = append(wrote, p) },
 		Review: func(string, *lockfile.File, map[string]*lockfile.Server) error { return errors.New("refused") },
 	}
-	if err := Relock(context.Background(), path, "", launch.Options{}, Options{}, h); err == nil || err.Error() != "refused" || len(wrote) != 0 {
+	if err := Relock(context.Background(), path, "", opts, Options{}, h); err == nil || err.Error() != "refused" || len(wrote) != 0 {
 		t.Fatalf("refused review: %v, wrote %v", err, wrote)
 	}
 	if now, _ := os.ReadFile(path); string(now) != string(before) {
 		t.Fatal("a refused review changed the lockfile")
 	}
 	h.Review = nil
-	err := Relock(context.Background(), path, "", launch.Options{}, Options{}, h)
+	err := Relock(context.Background(), path, "", opts, Options{}, h)
 	var failed *FailedError
-	if !errors.As(err, &failed) || failed.Cause != down || failed.Summary != "lock failed for b (see above); their entries were left as they were; the others were re-locked" ||
+	if !errors.As(err, &failed) || failed.Cause == nil || !strings.Contains(failed.Cause.Error(), "srv-b") ||
+		failed.Summary != "lock failed for b (see above); their entries were left as they were; the others were re-locked" ||
 		len(failed.Hints()) != 2 || !strings.Contains(failed.Hints()[1], "--remove b") || len(wrote) != 1 {
 		t.Fatalf("one server down: %v, wrote %v", err, wrote)
 	}
-	if f, err := Load(path); err != nil || !strings.Contains(string(f.Servers["a"].Tools[0]), "adds two numbers") {
-		t.Fatalf("the server that locked was not written: %v", err)
+	if f, err := Load(path); err != nil || !strings.Contains(string(f.Servers["a"].Tools[0]), "add two ints") || !strings.Contains(string(f.Servers["b"].Tools[0]), "reads") {
+		t.Fatalf("the server that locked was not written, or the one that failed was changed: %v", err)
+	}
+	log.mu.Lock()
+	defer log.mu.Unlock()
+	if len(log.began) != 2 || !slices.Equal(log.began[1], []string{"a", "b"}) || log.ended != 2 || log.early || log.done["a"] != nil || log.done["b"] == nil {
+		t.Fatalf("progress: began %v, ended %d, outcomes %v", log.began, log.ended, log.done)
 	}
 }
 
-// A new entry needs a valid name, and a failed lock leaves no lockfile.
+// A new entry needs a valid name; the lock runs in the library (a real
+// server, no hook needed) and is written; a failed lock leaves no
+// lockfile.
 func TestLockNewSequence(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "mcp.lock")
-	target := &lockfile.Server{Command: []string{"srv"}}
+	target := &lockfile.Server{Command: []string{gosrv(t)}}
 	if err := LockNew(context.Background(), path, "", target, launch.Options{}, Options{}, Hooks{}); !errors.As(err, new(*UsageError)) {
 		t.Fatalf("no name: %v", err)
 	}
-	down := errors.New("down")
-	h := Hooks{Run: fakeRun(map[string]launch.Result{"n": {Err: down}})}
-	err := LockNew(context.Background(), path, "n", target, launch.Options{}, Options{}, h)
+	missing := &lockfile.Server{Command: []string{filepath.Join(t.TempDir(), "srv")}}
+	err := LockNew(context.Background(), path, "n", missing, launch.Options{}, Options{}, Hooks{})
 	var failed *FailedError
-	if !errors.As(err, &failed) || failed.Cause != down || failed.Summary != "lock failed for n; "+Untouched(path) {
+	if !errors.As(err, &failed) || failed.Cause == nil || failed.Summary != "lock failed for n; "+Untouched(path) {
 		t.Fatalf("failed lock: %v", err)
 	}
 	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("a failed lock wrote the lockfile: %v", err)
+	}
+	var wrote int
+	log := &progressLog{}
+	h := Hooks{Progress: log.progress, Wrote: func(string, map[string]*lockfile.Server, *Written) { wrote++ }}
+	if err := LockNew(context.Background(), path, "n", target, launch.Options{Timeout: 30 * time.Second}, Options{}, h); err != nil {
+		t.Fatal(err)
+	}
+	f, err := Load(path)
+	if err != nil || f.Servers["n"] == nil || len(f.Servers["n"].Tools) == 0 || wrote != 1 {
+		t.Fatalf("the new entry: %v, wrote %d", err, wrote)
+	}
+	if len(log.began) != 1 || !slices.Equal(log.began[0], []string{"n"}) || log.ended != 1 || log.done["n"] != nil {
+		t.Fatalf("progress: %+v", log)
 	}
 }

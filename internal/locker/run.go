@@ -24,10 +24,16 @@ func (o *Outcome) FirstErr() error {
 	return nil
 }
 
-// Run locks every job in parallel (launch.Each). done, if set, hears each
-// server's outcome as it comes (from several goroutines, one at a time per
-// server). One server that fails does not hold back the others.
-func Run(ctx context.Context, jobs []Job, opts launch.Options, done func(name string, e *lockfile.Server, err error)) *Outcome {
+// Progress starts the report of a run of locks, given the servers' names
+// in order before the first starts: done hears each server's outcome as it
+// ends (from several goroutines, once per server), end is called once
+// after the last. The command renders it (a line per server); a library
+// only calls it.
+type Progress func(names []string) (done func(name string, e *lockfile.Server, err error), end func())
+
+// Run locks every job in parallel (launch.Each), telling progress (nil:
+// nothing). One server that fails does not hold back the others.
+func Run(ctx context.Context, jobs []Job, opts launch.Options, progress Progress) *Outcome {
 	names := make([]string, len(jobs))
 	byName := make(map[string]Job, len(jobs))
 	for i, j := range jobs {
@@ -35,6 +41,12 @@ func Run(ctx context.Context, jobs []Job, opts launch.Options, done func(name st
 		if _, ok := byName[j.Name]; !ok {
 			byName[j.Name] = j
 		}
+	}
+	var done func(string, *lockfile.Server, error)
+	if progress != nil {
+		var end func()
+		done, end = progress(names)
+		defer end()
 	}
 	o := &Outcome{Entries: map[string]*lockfile.Server{}}
 	o.Results = launch.Each(ctx, names, func(ctx context.Context, n string) (*lockfile.Server, error) {

@@ -23,6 +23,20 @@ const LegacyVersion = Version20251125
 // LegacyVersions are the initialize versions mcpsum accepts in a reply, oldest first.
 var LegacyVersions = []string{Version20241105, Version20250326, Version20250618, Version20251125}
 
+// IsVersion reports whether v has a protocol version's shape (YYYY-MM-DD);
+// versions of that shape compare as strings.
+func IsVersion(v string) bool {
+	if len(v) != 10 || v[4] != '-' || v[7] != '-' {
+		return false
+	}
+	for i, c := range v {
+		if i != 4 && i != 7 && (c < '0' || c > '9') {
+			return false
+		}
+	}
+	return true
+}
+
 // Meta keys of 2026-07-28 (members of a request's or result's _meta).
 const (
 	MetaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"
@@ -49,6 +63,11 @@ const (
 // resources, resource templates) a server may list and a lock entry may hold
 // (LOCKFILE.md).
 const MaxItems = 1000
+
+// MaxMessage is mcpsum's cap on one message from a server, whatever
+// carries it: a stdio line, an SSE event's data, a JSON body (go-sdk's own
+// limit is 16 MiB; no MCP client takes larger ones).
+const MaxMessage = 64 << 20
 
 // MaxCallsInFlight is the proxy's cap on a client's calls forwarded to the
 // server and not answered yet; a call over it gets an error at once.

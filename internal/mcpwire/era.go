@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcpsum/mcpsum/internal/jsonscan"
 	"github.com/mcpsum/mcpsum/internal/mcpspec"
+	"github.com/mcpsum/mcpsum/internal/mcpwire/mcphttp"
 	"github.com/mcpsum/mcpsum/internal/process"
 	"github.com/mcpsum/mcpsum/internal/termtext"
 )
@@ -171,7 +172,7 @@ func legacySignal(err error) (string, error) {
 	var rpc *Error
 	var exit *process.ExitError
 	var to *TimeoutError
-	var hs *HTTPStatusError
+	var hs *mcphttp.HTTPStatusError
 	switch {
 	case errors.As(err, &rpc) && rpc.Code == mcpspec.CodeMissingClientCapability:
 		return "", &EraError{Msg: fmt.Sprintf("server/discover: the server answered -32021 (a 2026-07-28 server requiring client capabilities %s); mcpsum's server/discover declares none, as the lockfile format specifies, so it cannot lock it: %v",
@@ -209,7 +210,7 @@ func statefulHTTP(c *Client, err error) (string, bool) {
 		return "", false
 	}
 	for _, v := range ee.Supported {
-		if !isVersion(v) || v >= mcpspec.Modern {
+		if !mcpspec.IsVersion(v) || v >= mcpspec.Modern {
 			return "", false
 		}
 	}
@@ -225,7 +226,7 @@ func legacyOnly(data json.RawMessage) (string, bool) {
 	}
 	s := termtext.List(supported, 20, 60)
 	for _, v := range supported {
-		if !isVersion(v) || v >= mcpspec.Modern {
+		if !mcpspec.IsVersion(v) || v >= mcpspec.Modern {
 			return s, false
 		}
 	}
@@ -239,18 +240,6 @@ func supportedOf(data json.RawMessage) ([]string, bool) {
 		return nil, false
 	}
 	return jsonscan.Strings(f[0])
-}
-
-func isVersion(v string) bool {
-	if len(v) != 10 || v[4] != '-' || v[7] != '-' {
-		return false
-	}
-	for i, c := range v {
-		if i != 4 && i != 7 && (c < '0' || c > '9') {
-			return false
-		}
-	}
-	return true
 }
 
 func fallback(ctx context.Context, c *Client, start func() (Transport, error), opts *ClientOptions, note string, discoverID int64) (*Client, *Hello, error) {

@@ -7,11 +7,10 @@ import (
 	"fmt"
 	"io"
 	"sync"
-)
 
-// DefaultMaxLine is the default maximum size of one message line (64 MiB).
-// Real servers send lines well over 64 KiB; go-sdk's own cap is 16 MiB.
-const DefaultMaxLine = 64 << 20
+	"github.com/mcpsum/mcpsum/internal/mcpspec"
+	"github.com/mcpsum/mcpsum/internal/termtext"
+)
 
 // readBufSize is the size of the bufio.Reader behind a LineReader. Lines that fit
 // are copied once, straight out of it; longer lines are assembled in a scratch
@@ -29,21 +28,11 @@ var ErrLineTooLong = errors.New("line too long")
 type LineTooLongError struct{ Max int }
 
 func (e *LineTooLongError) Error() string {
-	return fmt.Sprintf("message line longer than the %s limit; mcpsum has no setting that raises it (no MCP client takes messages this large: go-sdk's own limit is 16 MiB), so the server must send smaller messages", sizeString(e.Max))
+	return fmt.Sprintf("message line longer than the %s limit; mcpsum has no setting that raises it (no MCP client takes messages this large: go-sdk's own limit is 16 MiB), so the server must send smaller messages", termtext.Size(e.Max))
 }
 
 // Is makes errors.Is(err, ErrLineTooLong) true.
 func (e *LineTooLongError) Is(target error) bool { return target == ErrLineTooLong }
-
-func sizeString(n int) string {
-	switch {
-	case n >= 1<<20 && n%(1<<20) == 0:
-		return fmt.Sprintf("%d MiB", n>>20)
-	case n >= 1<<10 && n%(1<<10) == 0:
-		return fmt.Sprintf("%d KiB", n>>10)
-	}
-	return fmt.Sprintf("%d-byte", n)
-}
 
 // LineReader splits a stream into newline-delimited messages. It is not safe
 // for concurrent use.
@@ -55,10 +44,10 @@ type LineReader struct {
 }
 
 // NewLineReader returns a reader of lines of at most max bytes (not counting the
-// line ending); max <= 0 means DefaultMaxLine.
+// line ending); max <= 0 means mcpspec.MaxMessage.
 func NewLineReader(r io.Reader, max int) *LineReader {
 	if max <= 0 {
-		max = DefaultMaxLine
+		max = mcpspec.MaxMessage
 	}
 	return &LineReader{br: bufio.NewReaderSize(r, readBufSize), max: max}
 }

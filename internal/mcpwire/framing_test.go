@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/mcpsum/mcpsum/internal/mcpspec"
 )
 
 func readAll(t testing.TB, r io.Reader, max int) ([]string, error) {
@@ -112,7 +114,7 @@ func TestLineReaderStickyError(t *testing.T) {
 	if !errors.As(err1, &lt) || lt.Max != 5 || !strings.Contains(err1.Error(), "5-byte") || !strings.Contains(err1.Error(), "no setting that raises it") {
 		t.Errorf("error should name the limit and how to raise it: %v", err1)
 	}
-	if msg := (&LineTooLongError{Max: DefaultMaxLine}).Error(); !strings.Contains(msg, "64 MiB") {
+	if msg := (&LineTooLongError{Max: mcpspec.MaxMessage}).Error(); !strings.Contains(msg, "64 MiB") {
 		t.Errorf("default limit not named: %s", msg)
 	}
 }

@@ -7,13 +7,12 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"net/netip"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/mcpsum/mcpsum/internal/mcpspec"
+	"github.com/mcpsum/mcpsum/internal/mcpwire/mcphttp"
 )
 
 // fakeHostileHTTP is a hand-written Streamable HTTP server (legacy era) that
@@ -143,7 +142,7 @@ func (f *fakeHostileHTTP) toolsList(w http.ResponseWriter, m *Message) {
 	io.WriteString(w, resp)
 }
 
-func listFake(t *testing.T, f *fakeHostileHTTP, spec HTTPSpec) (*Client, *Surface, error) {
+func listFake(t *testing.T, f *fakeHostileHTTP, spec mcphttp.Spec) (*Client, *Surface, error) {
 	t.Helper()
 	if spec.URL == "" {
 		spec.URL = f.srv.URL + "/mcp"
@@ -160,7 +159,7 @@ func listFake(t *testing.T, f *fakeHostileHTTP, spec HTTPSpec) (*Client, *Surfac
 
 func TestHTTPSessionExpiryRenews(t *testing.T) {
 	f := newFakeHostileHTTP(t, "expire")
-	c, s, err := listFake(t, f, HTTPSpec{})
+	c, s, err := listFake(t, f, mcphttp.Spec{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +176,7 @@ func TestHTTPSessionExpiryRenews(t *testing.T) {
 
 func TestHTTPSessionRenewalMustMatch(t *testing.T) {
 	f := newFakeHostileHTTP(t, "expire-drift")
-	_, _, err := listFake(t, f, HTTPSpec{})
+	_, _, err := listFake(t, f, mcphttp.Spec{})
 	if err == nil || !strings.Contains(err.Error(), "InitializeResult differs") {
 		t.Fatalf("got %v, want the renewed session's different InitializeResult refused", err)
 	}
@@ -189,10 +188,10 @@ func TestHTTPRedirectRefused(t *testing.T) {
 			f := newFakeHostileHTTP(t, mode)
 			var notes []string
 			var mu sync.Mutex
-			_, _, err := listFake(t, f, HTTPSpec{Note: func(s string) { mu.Lock(); notes = append(notes, s); mu.Unlock() }})
-			var re *RedirectError
+			_, _, err := listFake(t, f, mcphttp.Spec{Note: func(s string) { mu.Lock(); notes = append(notes, s); mu.Unlock() }})
+			var re *mcphttp.RedirectError
 			if !errors.As(err, &re) {
-				t.Fatalf("got %v, want a *RedirectError", err)
+				t.Fatalf("got %v, want a *mcphttp.RedirectError", err)
 			}
 			mu.Lock()
 			defer mu.Unlock()
@@ -214,7 +213,7 @@ func TestHTTPSSEEvents(t *testing.T) {
 	} {
 		t.Run(mode, func(t *testing.T) {
 			f := newFakeHostileHTTP(t, mode)
-			c, s, err := listFake(t, f, HTTPSpec{MaxMessage: 1 << 20})
+			c, s, err := listFake(t, f, mcphttp.Spec{MaxMessage: 1 << 20})
 			if want == "" {
 				if err != nil || len(s.Tools) != 1 {
 					t.Fatalf("got %v, want the one tool", err)
@@ -232,62 +231,6 @@ func TestHTTPSSEEvents(t *testing.T) {
 	}
 }
 
-func TestHTTPDialerVetsNames(t *testing.T) {
-	lookup := func(addrs ...string) func(context.Context, string) ([]netip.Addr, error) {
-		return func(context.Context, string) ([]netip.Addr, error) {
-			var out []netip.Addr
-			for _, a := range addrs {
-				out = append(out, netip.MustParseAddr(a))
-			}
-			return out, nil
-		}
-	}
-	d := &dialer{host: "mcp.example.com", port: "443", lookup: lookup("10.0.0.7", "127.0.0.1")}
-	var pe *PrivateAddressError
-	if _, err := d.vetted(context.Background(), "mcp.example.com"); !errors.As(err, &pe) {
-		t.Fatalf("got %v, want a public name resolving to private addresses refused", err)
-	}
-	d.lookup = lookup("10.0.0.7", "93.184.216.34", "::ffff:192.168.1.1")
-	ips, err := d.vetted(context.Background(), "mcp.example.com")
-	if err != nil || len(ips) != 1 || ips[0].String() != "93.184.216.34" {
-		t.Fatalf("got %v %v, want only the public address", ips, err)
-	}
-	if _, err := d.dial(context.Background(), "tcp", "evil.example.net:443"); err == nil || !strings.Contains(err.Error(), "only to the locked") {
-		t.Fatalf("got %v, want a connection to another host refused", err)
-	}
-	d.lookup = func(context.Context, string) ([]netip.Addr, error) {
-		t.Fatal("localhost was resolved through DNS")
-		return nil, nil
-	}
-	if ips, err := d.vetted(context.Background(), "localhost"); err != nil || !ips[0].IsLoopback() {
-		t.Fatalf("localhost: %v %v", ips, err)
-	}
-}
-
-func TestHTTPModernHeaders(t *testing.T) {
-	h := http.Header{}
-	line, _ := encodeRequest([]byte("3"), "tools/call", []byte(`{"name":"héllo","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}`))
-	m, _ := Decode(line)
-	if !ModernHeaders(h, m) {
-		t.Fatal("a 2026-07-28 request got no modern headers")
-	}
-	if h.Get("Mcp-Method") != "tools/call" || h.Get("MCP-Protocol-Version") != mcpspec.Modern || h.Get("Mcp-Name") != "=?base64?aMOpbGxv?=" {
-		t.Fatalf("headers %v", h)
-	}
-	h = http.Header{}
-	line, _ = encodeRequest([]byte("4"), "resources/read", []byte(`{"uri":"file:///a","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}`))
-	m, _ = Decode(line)
-	ModernHeaders(h, m)
-	if h.Get("Mcp-Name") != "file:///a" {
-		t.Fatalf("resources/read: Mcp-Name %q", h.Get("Mcp-Name"))
-	}
-	line, _ = encodeRequest([]byte("5"), "tools/list", nil)
-	m, _ = Decode(line)
-	if ModernHeaders(http.Header{}, m) {
-		t.Fatal("a legacy request got 2026-07-28 headers")
-	}
-}
-
 // BenchmarkHTTPSSE8MiB reads an 8 MiB tools/list answer sent as one SSE
 // event; B/op over the payload is what the transport holds per event (the
 // event's data, and the message handed to the client).
@@ -296,7 +239,7 @@ func BenchmarkHTTPSSE8MiB(b *testing.B) {
 	f.srv = httptest.NewServer(f)
 	defer f.srv.Close()
 	ctx := context.Background()
-	c, h, err := Probe(ctx, func() (Transport, error) { return DialHTTP(HTTPSpec{URL: f.srv.URL + "/mcp"}) }, 10*time.Second)
+	c, h, err := Probe(ctx, func() (Transport, error) { return DialHTTP(mcphttp.Spec{URL: f.srv.URL + "/mcp"}) }, 10*time.Second)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -311,7 +254,7 @@ func BenchmarkHTTPSSE8MiB(b *testing.B) {
 }
 
 // httpStart dials spec: the start function Probe takes for a remote server.
-func httpStart(t testing.TB, spec HTTPSpec) func() (Transport, error) {
+func httpStart(t testing.TB, spec mcphttp.Spec) func() (Transport, error) {
 	return func() (Transport, error) {
 		h, err := DialHTTP(spec)
 		if err != nil {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mcpsum/mcpsum/internal/mcpspec"
+	"github.com/mcpsum/mcpsum/internal/mcpwire/mcphttp"
 
 	"github.com/mcpsum/mcpsum/internal/process"
 )
@@ -76,7 +77,7 @@ func goHTTP(t testing.TB, name string, args ...string) string {
 	return "http://" + addr
 }
 
-func probeHTTP(t *testing.T, spec HTTPSpec) (*Client, *Hello, *Surface) {
+func probeHTTP(t *testing.T, spec mcphttp.Spec) (*Client, *Hello, *Surface) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -94,7 +95,7 @@ func probeHTTP(t *testing.T, spec HTTPSpec) (*Client, *Hello, *Surface) {
 
 func TestHTTPLegacyServerEverything(t *testing.T) {
 	url := everythingHTTP(t)
-	_, h, s := probeHTTP(t, HTTPSpec{URL: url})
+	_, h, s := probeHTTP(t, mcphttp.Spec{URL: url})
 	if h.Era != mcpspec.EraLegacy || h.ProtocolVersion != mcpspec.LegacyVersion {
 		t.Fatalf("era %s %s, want legacy %s (%s)", h.Era, h.ProtocolVersion, mcpspec.LegacyVersion, h.Note)
 	}
@@ -106,7 +107,7 @@ func TestHTTPLegacyServerEverything(t *testing.T) {
 
 func TestHTTPLegacyGoSDKEverything(t *testing.T) {
 	url := goHTTP(t, "gosdk-everything")
-	_, h, s := probeHTTP(t, HTTPSpec{URL: url})
+	_, h, s := probeHTTP(t, mcphttp.Spec{URL: url})
 	if h.Era != mcpspec.EraLegacy || !strings.Contains(h.Note, "listed only legacy versions") {
 		t.Fatalf("era %s (%s), want legacy after a legacy-only DiscoverResult", h.Era, h.Note)
 	}
@@ -117,7 +118,7 @@ func TestHTTPLegacyGoSDKEverything(t *testing.T) {
 
 func TestHTTPModernGoSDK(t *testing.T) {
 	url := goHTTP(t, "gosrv", "-stateless")
-	_, h, s := probeHTTP(t, HTTPSpec{URL: url})
+	_, h, s := probeHTTP(t, mcphttp.Spec{URL: url})
 	if h.Era != mcpspec.EraModern {
 		t.Fatalf("era %s (%s), want modern", h.Era, h.Note)
 	}
@@ -141,7 +142,7 @@ func BenchmarkListAllHTTPvsStdio(b *testing.B) {
 	}
 	defer cs.Close(time.Second)
 	url := goHTTP(b, "gosrv", "-stateless")
-	ch, hh, err := Probe(ctx, httpStart(b, HTTPSpec{URL: url}), 10*time.Second)
+	ch, hh, err := Probe(ctx, httpStart(b, mcphttp.Spec{URL: url}), 10*time.Second)
 	if err != nil {
 		b.Fatal(err)
 	}

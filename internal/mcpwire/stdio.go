@@ -21,7 +21,7 @@ type Stdio struct {
 var _ Transport = (*Stdio)(nil)
 
 // NewStdio speaks to p over its stdio; maxLine is the stdout line limit (0
-// means DefaultMaxLine). Stop stops p.
+// means mcpspec.MaxMessage). Stop stops p.
 func NewStdio(p *process.Process, maxLine int) *Stdio {
 	return &Stdio{p: p, r: NewLineReader(p.Stdout(), maxLine), w: NewLineWriter(p.Stdin)}
 }

@@ -52,7 +52,7 @@ func Challenge(header string) (metadata, scope string) {
 
 func cutScheme(h, scheme string) (string, bool) {
 	h = strings.TrimSpace(h)
-	if len(h) < len(scheme) || !strings.EqualFold(h[:len(scheme)], scheme) {
+	if len(h) < len(scheme) || !strings.EqualFold(h[:len(scheme)], scheme) || len(h) > len(scheme) && h[len(scheme)] != ' ' {
 		return "", false
 	}
 	return strings.TrimLeft(h[len(scheme):], " "), true

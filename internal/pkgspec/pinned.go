@@ -3,6 +3,8 @@ package pkgspec
 import (
 	"regexp"
 	"strings"
+
+	"golang.org/x/mod/module"
 )
 
 // Pin is a registry package at an exact version read from a command line:
@@ -37,9 +39,13 @@ func Program(argv0 string) string {
 }
 
 // FindPinned reads the exactly pinned registry package of a command line:
-// `npx`/`bunx` pkg@1.2.3, `uvx` pkg==1.2.3, `go run` mod@v1.2.3, and
-// `docker`/`podman run` image@sha256:…. Anything else (a range, a tag, a
-// local path, another program) has no pin.
+// `npx`/`bunx` pkg@1.2.3, `uvx` pkg==1.2.3 (or pkg@1.2.3), `go run`
+// mod@v1.2.3, and `docker`/`podman run` image@sha256:…. Anything else (a
+// range, a tag, a local path, a package from another index or registry,
+// another program) has no pin. The pin is in normal form, one spelling per
+// package version: npm versions without 'v' or build metadata, PyPI names
+// (PEP 503) and versions (PEP 440) normalised, image names as Docker
+// resolves them.
 func FindPinned(argv []string) (Pin, bool) {
 	if len(argv) < 2 {
 		return Pin{}, false
@@ -51,20 +57,20 @@ func FindPinned(argv []string) (Pin, bool) {
 			return Pin{}, false
 		}
 		name, version := splitNPM(argv[i])
-		if !exactSemver.MatchString(version) || name == "" {
+		if !exactSemver.MatchString(version) || !NPMName(name) || otherSource(argv, npmSourceFlags) {
 			return Pin{}, false
 		}
-		return Pin{Index: i, Ecosystem: "npm", Package: name, Version: version}, true
+		return Pin{Index: i, Ecosystem: "npm", Package: name, Version: NormalNPMVersion(version)}, true
 	case "uvx":
 		i := uvSpecIndex(argv)
-		if i < 0 || !exactPyPI.MatchString(argv[i]) {
+		if i < 0 || otherSource(argv, uvSourceFlags) {
 			return Pin{}, false
 		}
-		name, version, _ := strings.Cut(argv[i], "==")
-		if !pypiName.MatchString(name) { // extras ([cli]) change what runs: no pin
+		name, version, ok := uvExact(argv[i])
+		if !ok || !PyPIName(name) { // extras ([cli]) change what runs: no pin
 			return Pin{}, false
 		}
-		return Pin{Index: i, Ecosystem: "pypi", Package: pep503.ReplaceAllString(strings.ToLower(name), "-"), Version: version}, true
+		return Pin{Index: i, Ecosystem: "pypi", Package: NormalPyPI(name), Version: version}, true
 	case "go":
 		if argv[1] != "run" {
 			return Pin{}, false
@@ -74,8 +80,8 @@ func FindPinned(argv []string) (Pin, bool) {
 				continue
 			}
 			mod, version, ok := strings.Cut(argv[i], "@")
-			if !ok || mod == "" || !goVersion.MatchString(version) {
-				return Pin{}, false
+			if !ok || module.CheckImportPath(mod) != nil || !goVersion.MatchString(version) {
+				return Pin{}, false // a local package (./cmd/srv) has no import path
 			}
 			return Pin{Index: i, Ecosystem: "go", Package: mod, Version: version}, true
 		}
@@ -85,8 +91,8 @@ func FindPinned(argv []string) (Pin, bool) {
 		}
 		if i := imageIndex(argv); i > 0 {
 			image, digest, ok := strings.Cut(argv[i], "@")
-			if ok && image != "" && ociDigest.MatchString(digest) {
-				return Pin{Index: i, Ecosystem: "oci", Package: image, Version: digest}, true
+			if ok && image != "" && !strings.HasPrefix(image, "-") && ociDigest.MatchString(digest) {
+				return Pin{Index: i, Ecosystem: "oci", Package: NormalImage(image), Version: digest}, true
 			}
 		}
 	}
@@ -117,4 +123,42 @@ func imageIndex(argv []string) int {
 		}
 	}
 	return -1
+}
+
+// npmSourceFlags and uvSourceFlags fetch the package from somewhere other
+// than the public registry (or add local code): the name then says nothing
+// about what runs, so the command has no pin.
+var (
+	npmSourceFlags = []string{"--registry"}
+	uvSourceFlags  = []string{"--index-url", "-i", "--index", "--extra-index-url", "--default-index",
+		"--find-links", "-f", "--no-index", "--with-editable", "--with-requirements"}
+)
+
+// otherSource reports whether argv passes one of flags (alone or as
+// flag=value).
+func otherSource(argv []string, flags []string) bool {
+	for _, a := range argv[1:] {
+		for _, f := range flags {
+			if a == f || strings.HasPrefix(a, f+"=") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// uvExact reads uvx's exact forms, pkg==VERSION and pkg@VERSION, with the
+// version in normal form; ok is false for anything else (a range, latest).
+func uvExact(spec string) (name, version string, ok bool) {
+	name, v, found := strings.Cut(spec, "==")
+	if !found {
+		if name, v, found = strings.Cut(spec, "@"); !found || v == "latest" {
+			return "", "", false
+		}
+	}
+	if strings.HasPrefix(v, "=") { // === is arbitrary equality, not a version
+		return "", "", false
+	}
+	version, ok = NormalPyPIVersion(v)
+	return name, version, ok
 }

@@ -38,8 +38,10 @@ var (
 )
 
 // FindUnpinned returns the unpinned package of an npx/bunx/uvx command line,
-// or nil when the package is pinned to an exact version (or the command is
-// not one of those launchers).
+// or nil when the package is pinned to an exact version, is not a registry
+// package name (a local path, a URL, something shaped like an option: its
+// Lookup would hand it to npm or pip as an argument), or the command is
+// not one of those launchers.
 func FindUnpinned(argv []string) *Unpinned {
 	if len(argv) < 2 {
 		return nil
@@ -51,8 +53,8 @@ func FindUnpinned(argv []string) *Unpinned {
 			return nil
 		}
 		name, version := splitNPM(argv[i])
-		if exactSemver.MatchString(version) {
-			return nil
+		if exactSemver.MatchString(version) || !NPMName(name) {
+			return nil // pinned, or not a registry package (a path, a URL, an option)
 		}
 		return &Unpinned{Index: i, Spec: argv[i], Package: name, Ecosystem: "npm",
 			Lookup: []string{"npm", "view", name + "@" + orLatest(version), "version"}}
@@ -62,12 +64,15 @@ func FindUnpinned(argv []string) *Unpinned {
 			return nil
 		}
 		spec := argv[i]
-		if exactPyPI.MatchString(spec) {
+		if _, _, exact := uvExact(spec); exact || exactPyPI.MatchString(spec) {
 			return nil
 		}
 		name := spec
 		if j := strings.IndexAny(spec, "=<>!~@[ ;"); j > 0 {
 			name = spec[:j]
+		}
+		if !PyPIName(name) {
+			return nil // not a registry package (a path, a URL, an option)
 		}
 		return &Unpinned{Index: i, Spec: spec, Package: name, Ecosystem: "PyPI",
 			Lookup: []string{"pip", "index", "versions", name}}
@@ -108,6 +113,13 @@ func npmSpecIndex(argv []string) int {
 	return -1
 }
 
+// uvValueFlags are uvx options whose value is the next argument.
+var uvValueFlags = map[string]bool{
+	"--python": true, "-p": true, "--with": true, "--index-url": true, "-i": true, "--index": true,
+	"--extra-index-url": true, "--default-index": true, "--find-links": true, "-f": true,
+	"--with-editable": true, "--with-requirements": true,
+}
+
 // uvSpecIndex finds the package of `uvx [--from SPEC] pkg …`.
 func uvSpecIndex(argv []string) int {
 	for i := 1; i < len(argv); i++ {
@@ -118,7 +130,7 @@ func uvSpecIndex(argv []string) int {
 				return i + 1
 			}
 			return -1
-		case a == "--python" || a == "-p" || a == "--with" || a == "--index-url" || a == "--index":
+		case uvValueFlags[a]:
 			i++ // flags with a value
 		case strings.HasPrefix(a, "-"):
 			continue

@@ -26,15 +26,15 @@
 // The core talks to an upstream (internal/upstream), not to a process:
 // starting it, supervising it and the proxy's own calls to it are
 // run.go and owncall.go, the proxy's side of a remote one (its hooks) httpcore.go.
-// The served surface is built from the lock entry alone (serve.go).
+// The served surface is built from the lock entry alone (served.go).
 // docs/proxy.md ("Architecture") says what each part owns.
 //
 // Below the core, in sub-packages that import nothing of this one (Go
 // allows no cycle, so the layering holds by construction), two floors:
 // internal/upstream is the transport seam, the Upstream interface with
 // its two transports (the locked command on stdio, a remote server over
-// Streamable HTTP), which asks the proxy what it needs through
-// upstream.Hooks; internal/jsonline, under it, is the byte level, one
+// Streamable HTTP through internal/mcpwire/mcphttp), whose session asks
+// the proxy what it needs through mcphttp.Hooks; internal/jsonline, under it, is the byte level, one
 // JSON-RPC message per line: the envelope scanner, the line check, the
 // streaming tracker, the line writer and the builders of the proxy's own
 // lines. Each has a doc.go with its own locks.

@@ -6,6 +6,7 @@ import (
 	"github.com/mcpsum/mcpsum/internal/hint"
 
 	"github.com/mcpsum/mcpsum/internal/mcpwire"
+	"github.com/mcpsum/mcpsum/internal/mcpwire/mcphttp"
 	"github.com/mcpsum/mcpsum/internal/proxy/internal/upstream"
 )
 
@@ -27,25 +28,28 @@ func (p *Proxy) remoteUpstream() (upstream.Upstream, error) {
 	if spec.MaxMessage <= 0 {
 		spec.MaxMessage = p.opts.Pin.MaxLine
 	}
-	return upstream.NewHTTP(spec, p.srv.lock.Tools, upstream.Hooks{
+	spec.Tools = p.srv.lock.Tools
+	spec.Note = func(msg string) { p.logf("%s", msg) }
+	return upstream.NewHTTP(spec, mcphttp.Hooks{
 		Renewed:    p.sessionRenewed,
 		Own:        p.ownRequest,
 		Relistened: p.relistened,
 		Reauth:     p.opts.Reauth,
-		Note:       func(msg string) { p.logf("%s", msg) },
 	})
 }
 
 // errRenewedQuarantined: the renewed session's check did not pass.
 var errRenewedQuarantined = errors.New("the server's surface check after its session was renewed did not pass")
 
-// sessionRenewed takes the InitializeResult of a renewed legacy session:
+// sessionRenewed takes the InitializeResult of a renewed legacy session
+// (the locked surface, not the session's first answer, is what it is
+// checked against):
 // calls are held and the surface (InitializeResult included) is checked
 // again, as after a list_changed. The returned wait is for a call of the
 // client to retry on the new session: it returns nil once that check
 // passed. (The proxy's own requests, the check's lists among them, go on
 // at once.)
-func (p *Proxy) sessionRenewed(result json.RawMessage) (wait func() error, err error) {
+func (p *Proxy) sessionRenewed(_, result json.RawMessage) (wait func() error, err error) {
 	h, err := mcpwire.LegacyAnswer(result, nil)
 	if err != nil {
 		p.handshakeFailed(err)

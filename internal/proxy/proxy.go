@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcpsum/mcpsum/internal/launch"
 	"github.com/mcpsum/mcpsum/internal/mcpwire"
+	"github.com/mcpsum/mcpsum/internal/mcpwire/mcphttp"
 	"github.com/mcpsum/mcpsum/internal/process"
 	"github.com/mcpsum/mcpsum/internal/proxy/internal/hookwait"
 	"github.com/mcpsum/mcpsum/internal/proxy/internal/idmap"
@@ -49,7 +50,7 @@ type Options struct {
 	Grace time.Duration
 	// Remote says how to reach a remote entry's server (its URL and the
 	// headers with their values); required for a remote entry.
-	Remote *mcpwire.HTTPSpec
+	Remote *mcphttp.Spec
 	// Reauth, if set, gives a new Authorization value after a remote
 	// server refused refused (HTTP 401): an OAuth token refreshed.
 	Reauth func(ctx context.Context, refused string) (string, error)
@@ -190,14 +191,22 @@ type clientSession struct {
 type gate struct {
 	state gateState
 	held  []*request
-	// heldDown are server->client messages held while a check runs.
-	heldDown      [][]byte
+	// heldDown are server->client messages held while a check runs (gate.go).
+	heldDown      []heldMessage
 	heldDownBytes int
 	downOpen      bool // the check passed: server messages pass while held calls go out
 	quarantine    *QuarantineError
 	failure       error
 	seenInfo      map[string]bool // informational findings already logged
 	startup       startupState    // calls held for the server's start-up requests (startup.go)
+}
+
+// heldMessage is a server message for the client that the gate holds while
+// a check runs, with what becomes of it when the check ended (release:
+// deliver tells that it passed; st is the gate's state then).
+type heldMessage struct {
+	line    []byte
+	release func(p *Proxy, line []byte, deliver bool, st gateState)
 }
 
 // answering counts the startupHealth calls still running. A WaitGroup

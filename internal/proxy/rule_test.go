@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/mcpsum/mcpsum/internal/proxy/internal/idmap"
+	"github.com/mcpsum/mcpsum/internal/termtext"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 )
 
@@ -33,7 +34,7 @@ func TestResponseRuleOnBothPaths(t *testing.T) {
 				text = text[:size/2] + "\xff\xfe" + text[size/2:]
 			}
 			line := `{"jsonrpc":"2.0","id":1,` + tc.before + `"result":{"content":[{"type":"text","text":"` + text + `"}]}` + tc.after + "}\n"
-			t.Run(tc.name+"/"+sizeString(size), func(t *testing.T) {
+			t.Run(tc.name+"/"+termtext.Size(size), func(t *testing.T) {
 				p, out := framingProxy(t, lockfile.EraLegacy)
 				p.gate.state = gateOpen
 				p.ids.Put(1, &call{Call: idmap.Call{ClientID: []byte(`"c1"`)}, method: "tools/call"})

@@ -11,6 +11,7 @@ import (
 	"github.com/mcpsum/mcpsum/internal/mcpspec"
 	"github.com/mcpsum/mcpsum/internal/mcpwire"
 	"github.com/mcpsum/mcpsum/internal/proxy/internal/jsonline"
+	"github.com/mcpsum/mcpsum/internal/termtext"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 )
 
@@ -44,7 +45,7 @@ type streamReader struct {
 // reason (io.EOF, a read error, or a *mcpwire.LineTooLongError).
 func (p *Proxy) readServerStream(r io.Reader, max int) error {
 	if max <= 0 {
-		max = mcpwire.DefaultMaxLine
+		max = mcpspec.MaxMessage
 	}
 	s := &streamReader{r: r, buf: make([]byte, window), max: max}
 	for {
@@ -288,7 +289,7 @@ func (p *Proxy) streamResult(s *streamReader, pre jsonline.Prefix, c *call) erro
 		return discard()
 	case errors.Is(err, mcpwire.ErrLineTooLong):
 		// Too big, not broken: the call gets an error, the session goes on.
-		fail(fmt.Errorf("it is longer than the %s line limit", sizeString(s.max)))
+		fail(fmt.Errorf("it is longer than the %s line limit", termtext.Size(s.max)))
 		if ended {
 			return nil
 		}
@@ -327,13 +328,6 @@ func (p *Proxy) stallTimeout() time.Duration {
 		return p.opts.StallTimeout
 	}
 	return p.answerTimeout()
-}
-
-func sizeString(n int) string {
-	if n >= 1<<20 && n%(1<<20) == 0 {
-		return fmt.Sprintf("%d MiB", n>>20)
-	}
-	return fmt.Sprintf("%d bytes", n)
 }
 
 func (e *StallError) Error() string {

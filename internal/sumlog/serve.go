@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"golang.org/x/mod/sumdb/tlog"
 )
 
 var keyHashPath = regexp.MustCompile(`^/lookup/[0-9a-f]{64}$`)
@@ -49,7 +51,7 @@ func Handler(ctx context.Context, dir string, st Options, access io.Writer) (h h
 		}
 		p := r.URL.Path
 		switch {
-		case p == "/checkpoint" || strings.HasPrefix(p, "/tile/"):
+		case p == "/checkpoint" || IsTilePath(p):
 			if p == "/checkpoint" {
 				rec.Header().Set("Cache-Control", "no-cache")
 			} else {
@@ -73,6 +75,24 @@ func Handler(ctx context.Context, dir string, st Options, access io.Writer) (h h
 			http.NotFound(rec, r)
 		}
 	}), closeStorage, nil
+}
+
+// IsTilePath reports whether p is the C2SP tlog-tiles path of a hash tile
+// or an entry bundle, spelt as the spec spells it ("/tile/0/x001/234.p/5",
+// "/tile/entries/000"): the only files under the log's folder it serves
+// besides the checkpoint (no dot segments, no listing, no state file of
+// the storage beside them).
+func IsTilePath(p string) bool {
+	rest, ok := strings.CutPrefix(p, "/tile/")
+	if !ok {
+		return false
+	}
+	x := "tile/8/" + rest
+	if e, ok := strings.CutPrefix(rest, "entries/"); ok {
+		x = "tile/8/data/" + e
+	}
+	t, err := tlog.ParseTilePath(x)
+	return err == nil && t.H == 8 && t.Path() == x
 }
 
 type statusWriter struct {
@@ -104,7 +124,7 @@ func (c *indexCache) get() (map[string]indexEntry, error) {
 	if c.m != nil && (st == nil) == (c.stat == nil) && (st == nil || os.SameFile(st, c.stat) && st.Size() == c.stat.Size() && st.ModTime().Equal(c.stat.ModTime())) {
 		return c.m, nil
 	}
-	m, err := readIndex(c.dir)
+	m, _, err := readIndex(c.dir)
 	if err != nil {
 		return nil, err
 	}

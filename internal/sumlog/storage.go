@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	_ "github.com/go-sql-driver/mysql" // the MySQL driver Tessera's MySQL storage runs on
+	gomysql "github.com/go-sql-driver/mysql" // the MySQL driver Tessera's MySQL storage runs on
 	"github.com/transparency-dev/tessera"
 	"github.com/transparency-dev/tessera/storage/mysql"
 	"golang.org/x/mod/sumdb/tlog"
@@ -67,6 +67,21 @@ func (st Options) driver(ctx context.Context, dir string) (tessera.Driver, func(
 		return nil, nil, err
 	}
 	return s, db.Close, nil
+}
+
+// MySQLPassword is the password a MySQL DSN holds ("" for none, or a DSN
+// that does not parse), for keeping it out of everything printed.
+func MySQLPassword(dsn string) string {
+	cfg, err := gomysql.ParseDSN(dsn)
+	if err != nil {
+		if at := strings.LastIndexByte(dsn, '@'); at > 0 {
+			if _, pw, ok := strings.Cut(dsn[:at], ":"); ok {
+				return pw
+			}
+		}
+		return ""
+	}
+	return cfg.Passwd
 }
 
 func (st Options) openMySQL(ctx context.Context) (*mysql.Storage, *sql.DB, error) {

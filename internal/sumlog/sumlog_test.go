@@ -3,10 +3,14 @@ package sumlog_test
 import (
 	"context"
 	"errors"
+	"io"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcpsum/mcpsum/internal/sumlog"
 	"github.com/mcpsum/mcpsum/pkg/sumdb"
@@ -60,4 +64,126 @@ func readAll(t *testing.T, p string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// An add that died between Tessera publishing its records and writing the
+// key index (here: the index put back as it was before that add) leaves
+// records the index does not name. The next add reads them back from the
+// log: a second, different surface for such a key is refused, and lookups
+// name its record again. A lost index is rebuilt the same way.
+func TestIndexCatchesUpWithLog(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "log")
+	if _, err := sumlog.Init(dir, "posix.test/log"); err != nil {
+		t.Fatal(err)
+	}
+	a := sumdb.Surface{Era: "legacy", Items: [4]map[string]string{{"t": "sha256:" + strings.Repeat("1", 64)}, {}, {}, {}}}
+	b := sumdb.Surface{Era: "legacy", Items: [4]map[string]string{{"t": "sha256:" + strings.Repeat("2", 64)}, {}, {}, {}}}
+	if _, err := sumlog.Add(ctx, dir, sumlog.Options{}, []sumlog.Entry{{Key: "npm/x@1.0.0#00", Surface: a}}); err != nil {
+		t.Fatal(err)
+	}
+	index := filepath.Join(dir, sumlog.IndexFile)
+	before := readAll(t, index)
+	if _, err := sumlog.Add(ctx, dir, sumlog.Options{}, []sumlog.Entry{{Key: "npm/y@1.0.0#00", Surface: a}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(index, []byte(before), 0o644); err != nil { // the crash
+		t.Fatal(err)
+	}
+	cp := readAll(t, filepath.Join(dir, sumlog.TilesDir, "checkpoint"))
+	_, err := sumlog.Add(ctx, dir, sumlog.Options{}, []sumlog.Entry{{Key: "npm/y@1.0.0#00", Surface: b}})
+	var ce *sumlog.ConflictError
+	if !errors.As(err, &ce) || ce.Logged != sumdb.Digest(a) || ce.New != sumdb.Digest(b) {
+		t.Fatalf("another surface for a key published but not indexed: %v", err)
+	}
+	if readAll(t, filepath.Join(dir, sumlog.TilesDir, "checkpoint")) != cp {
+		t.Error("the refused add appended to the log")
+	}
+	h, _, err := sumlog.Handler(ctx, dir, sumlog.Options{}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest("GET", "/lookup/"+sumlog.KeyHash("npm/y@1.0.0#00"), nil))
+	if rec.Code != 200 || rec.Body.String() != "1\n" {
+		t.Errorf("lookup of the key indexed again: %d %q", rec.Code, rec.Body)
+	}
+	// A lost index: rebuilt from the log, nothing appended again.
+	if err := os.Remove(index); err != nil {
+		t.Fatal(err)
+	}
+	got, err := sumlog.Add(ctx, dir, sumlog.Options{}, []sumlog.Entry{{Key: "npm/x@1.0.0#00", Surface: a}, {Key: "npm/y@1.0.0#00", Surface: a}})
+	if err != nil || got[0].New || got[1].New || got[0].Index != 0 || got[1].Index != 1 {
+		t.Fatalf("add over a lost index: %+v %v", got, err)
+	}
+	// An index that names records the log does not hold is refused.
+	if err := os.WriteFile(index, []byte(sumlog.KeyHash("npm/z@1.0.0#00")+" 7 "+sumdb.Digest(a)+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sumlog.Add(ctx, dir, sumlog.Options{}, []sumlog.Entry{{Key: "npm/z@1.0.0#00", Surface: b}}); err == nil || !strings.Contains(err.Error(), "names record 7, but the log holds 2 records") {
+		t.Errorf("an index ahead of the log: %v", err)
+	}
+}
+
+// Tessera's appender runs goroutines until its context ends: none
+// outlives an add (they would keep writing into the log's folder).
+func TestAddLeavesNoGoroutines(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "log")
+	if _, err := sumlog.Init(dir, "posix.test/log"); err != nil {
+		t.Fatal(err)
+	}
+	s := sumdb.Surface{Era: "legacy", Items: [4]map[string]string{{"t": "sha256:" + strings.Repeat("1", 64)}, {}, {}, {}}}
+	if _, err := sumlog.Add(context.Background(), dir, sumlog.Options{}, []sumlog.Entry{{Key: "npm/x@1.0.0#00", Surface: s}}); err != nil {
+		t.Fatal(err)
+	}
+	// The goroutines see the cancellation and return soon after; a leaked
+	// one never does. Generous: the machine may be loaded.
+	var stacks string
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		buf := make([]byte, 1<<20)
+		stacks = string(buf[:runtime.Stack(buf, true)])
+		if !strings.Contains(stacks, "transparency-dev/tessera") {
+			return
+		}
+	}
+	t.Fatalf("Tessera goroutines still run after the add:\n%s", stacks)
+}
+
+// serve answers the log's paths only: the checkpoint, tiles and entry
+// bundles as tlog-tiles spells them, lookups. A dot segment, a folder or
+// the storage's own state beside the tiles is not found.
+func TestServeOnlyLogPaths(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "log")
+	if _, err := sumlog.Init(dir, "posix.test/log"); err != nil {
+		t.Fatal(err)
+	}
+	s := sumdb.Surface{Era: "legacy", Items: [4]map[string]string{{"t": "sha256:" + strings.Repeat("1", 64)}, {}, {}, {}}}
+	if _, err := sumlog.Add(context.Background(), dir, sumlog.Options{}, []sumlog.Entry{{Key: "npm/x@1.0.0#00", Surface: s}}); err != nil {
+		t.Fatal(err)
+	}
+	h, _, err := sumlog.Handler(context.Background(), dir, sumlog.Options{}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	get := func(p string) int {
+		rec := httptest.NewRecorder()
+		r := httptest.NewRequest("GET", "http://log.test/", nil)
+		r.URL.Path = p // as a client may send it, uncleaned
+		h.ServeHTTP(rec, r)
+		return rec.Code
+	}
+	for _, p := range []string{"/checkpoint", "/tile/0/000.p/1", "/tile/entries/000.p/1", "/lookup/" + sumlog.KeyHash("npm/x@1.0.0#00")} {
+		if code := get(p); code != 200 {
+			t.Errorf("GET %s: %d, want 200", p, code)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, sumlog.TilesDir, ".state", "treeState")); err != nil {
+		t.Fatalf("the storage keeps no state beside the tiles any more (%v): pick another file for this test", err)
+	}
+	for _, p := range []string{"/tile/../.state/treeState", "/tile/0/../../.state/treeState", "/tile/", "/tile/0/", "/tile/entries/",
+		"/tile/0/000.p/1/", "/tile/0/0.p/1", "/tile/entries/../.state/treeState", "/checkpoint/", "/.state/treeState", "/tile/8/0/000.p/1"} {
+		if code := get(p); code != 404 {
+			t.Errorf("GET %s: %d, want 404", p, code)
+		}
+	}
 }

@@ -191,3 +191,15 @@ func FirstLine(s string, max int) string {
 	}
 	return q
 }
+
+// Size writes a byte count (a limit) as a message says it: "64 MiB",
+// "16 KiB", or "100-byte" when it is not a whole number of either.
+func Size(n int) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d-byte", n)
+}

@@ -98,3 +98,11 @@ func FuzzQuote(f *testing.F) {
 		}
 	})
 }
+
+func TestSize(t *testing.T) {
+	for n, want := range map[int]string{64 << 20: "64 MiB", 16 << 10: "16 KiB", 1<<20 + 1: "1048577-byte", 100: "100-byte"} {
+		if got := Size(n); got != want {
+			t.Errorf("Size(%d) = %q, want %q", n, got, want)
+		}
+	}
+}

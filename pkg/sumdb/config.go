@@ -2,13 +2,17 @@ package sumdb
 
 import (
 	"fmt"
-	"net/url"
+	"math"
 	"path"
 	"strings"
 
+	"github.com/transparency-dev/formats/log"
 	"github.com/transparency-dev/formats/witness"
 	"golang.org/x/mod/sumdb/note"
+	"golang.org/x/mod/sumdb/tlog"
 
+	"github.com/mcpsum/mcpsum/internal/netrule"
+	"github.com/mcpsum/mcpsum/internal/pkgspec"
 	"github.com/mcpsum/mcpsum/internal/safeio"
 )
 
@@ -41,9 +45,8 @@ func ParseConfig(db, nosumdb string) (*Config, error) {
 	if err != nil {
 		return nil, fmt.Errorf("MCPSUMDB: verifier key %q: %v (want the ORIGIN+HASH+KEY line mcpsum-log init printed)", f[0], err)
 	}
-	u, err := url.Parse(f[1])
-	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-		return nil, fmt.Errorf("MCPSUMDB: log address %q: want an http(s) URL", f[1])
+	if err := logURL(f[1]); err != nil {
+		return nil, fmt.Errorf("MCPSUMDB: log address %q: %v", f[1], err)
 	}
 	c := &Config{VerifierKey: f[0], URL: strings.TrimSuffix(f[1], "/"), verifier: v, origin: v.Name()}
 	for _, g := range strings.Split(nosumdb, ",") {
@@ -94,23 +97,94 @@ func (c *Config) WithWitnesses(name string, policy []byte) error {
 // Origin is the log's origin line (the verifier key's name).
 func (c *Config) Origin() string { return c.origin }
 
+// logURL checks a log's address as remote servers' are checked: https, or
+// plain http to this machine only (anyone on the path could answer a plain
+// http request, and a 404 of theirs would make a logged key look
+// unlogged); no user name or password, query or fragment.
+func logURL(raw string) error {
+	u, err := netrule.ParseServerURL(raw)
+	if err != nil {
+		return err
+	}
+	if u.RawQuery != "" || u.ForceQuery {
+		return fmt.Errorf("has a ?query: the log's paths are appended to the address")
+	}
+	return nil
+}
+
 // Excluded reports whether key matches an MCPSUM_NOSUMDB pattern: such a
 // key is never looked up. A pattern matches the ECOSYSTEM/PACKAGE part of
 // the key, or any leading path of it ("npm/@corp" covers "npm/@corp/x"),
-// as GONOSUMDB does.
+// as GONOSUMDB does. Keys are in normal form (see Key), and so is a
+// pattern before it is matched: case is ignored, a PyPI name is
+// normalised (PEP 503: "pypi/Internal_Tool" covers "pypi/internal-tool")
+// and an image name resolved as Docker does ("oci/mcp/*" covers
+// "oci/docker.io/mcp/x"), so a package is never sent to the log under
+// another spelling of an excluded name.
 func (c *Config) Excluded(key string) bool {
-	mod := Module(key)
+	mod := strings.ToLower(Module(key))
 	for _, g := range c.Exclude {
-		for p := mod; ; {
-			if ok, _ := path.Match(g, p); ok {
-				return true
+		for _, form := range patternForms(g) {
+			for p := mod; ; {
+				if ok, _ := path.Match(form, p); ok {
+					return true
+				}
+				i := strings.LastIndexByte(p, '/')
+				if i < 0 {
+					break
+				}
+				p = p[:i]
 			}
-			i := strings.LastIndexByte(p, '/')
-			if i < 0 {
-				break
-			}
-			p = p[:i]
 		}
 	}
 	return false
+}
+
+// patternForms are the spellings of an MCPSUM_NOSUMDB pattern a key is
+// matched against: as written (lower case), and with its package part in
+// the normal form of each ecosystem its first element matches. Matching
+// more forms only ever excludes more.
+func patternForms(g string) []string {
+	g = strings.ToLower(g)
+	forms := []string{g}
+	eco, rest, ok := strings.Cut(g, "/")
+	if !ok {
+		return forms
+	}
+	if m, _ := path.Match(eco, "pypi"); m {
+		forms = append(forms, "pypi/"+pkgspec.NormalPyPI(rest))
+	}
+	if m, _ := path.Match(eco, "oci"); m {
+		forms = append(forms, "oci/"+pkgspec.NormalImage(rest))
+	}
+	return forms
+}
+
+// openLog opens a checkpoint signed by the log (its key and origin): the
+// tree it states. A root hash that is not 32 bytes, or a size beyond
+// int64, is an error, never a crash or a truncated hash.
+func (cfg *Config) openLog(raw []byte) (tlog.Tree, error) {
+	cp, _, _, err := log.ParseCheckpoint(raw, cfg.origin, cfg.verifier)
+	if err != nil {
+		return tlog.Tree{}, fmt.Errorf("checkpoint: %v", err)
+	}
+	if len(cp.Hash) != tlog.HashSize {
+		return tlog.Tree{}, fmt.Errorf("checkpoint: root hash of %d bytes, want %d", len(cp.Hash), tlog.HashSize)
+	}
+	if cp.Size > math.MaxInt64 {
+		return tlog.Tree{}, fmt.Errorf("checkpoint: size %d is beyond any log", cp.Size)
+	}
+	return tlog.Tree{N: int64(cp.Size), Hash: tlog.Hash(cp.Hash)}, nil
+}
+
+// open checks a checkpoint's log signature, origin and witness policy.
+func (cfg *Config) open(raw []byte) (tlog.Tree, error) {
+	t, err := cfg.openLog(raw)
+	if err != nil {
+		return t, err
+	}
+	if cfg.witness != nil && !cfg.witness.Satisfied(raw) {
+		return t, fmt.Errorf("checkpoint of size %d is not cosigned as the witness policy %s requires", t.N, cfg.policy)
+	}
+	return t, nil
 }

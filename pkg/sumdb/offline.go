@@ -32,19 +32,19 @@ func (cfg *Config) CheckProof(key string, s Surface, text string) error {
 	if err := p.Unmarshal([]byte(text)); err != nil {
 		return &ProofError{Key: key, Err: err}
 	}
-	cp, err := cfg.open(p.Checkpoint)
+	tree, err := cfg.open(p.Checkpoint)
 	if err != nil {
 		return &ProofError{Key: key, Err: err}
 	}
-	if p.Index >= cp.Size {
-		return &ProofError{Key: key, Err: fmt.Errorf("record %d is beyond the checkpoint's %d records", p.Index, cp.Size)}
+	if p.Index >= uint64(tree.N) {
+		return &ProofError{Key: key, Err: fmt.Errorf("record %d is beyond the checkpoint's %d records", p.Index, tree.N)}
 	}
 	hashes := make([][]byte, len(p.Hashes))
 	for i := range p.Hashes {
 		hashes[i] = p.Hashes[i][:]
 	}
 	leaf := rfc6962.DefaultHasher.HashLeaf(Record(key, s))
-	if err := mproof.VerifyInclusion(rfc6962.DefaultHasher, p.Index, cp.Size, leaf, hashes, cp.Hash); err != nil {
+	if err := mproof.VerifyInclusion(rfc6962.DefaultHasher, p.Index, uint64(tree.N), leaf, hashes, tree.Hash[:]); err != nil {
 		var rm mproof.RootMismatchError
 		if errors.As(err, &rm) {
 			err = errors.New("the entry's record (its key or digests) is not the one logged at that index")

@@ -148,9 +148,10 @@ func field(rec []byte, name string) (string, bool) {
 	return "", false
 }
 
-// parseRecord checks a record from the log is a well-formed mcp-surface v1
-// record and returns its key and surface digest.
-func parseRecord(rec []byte) (key, surface string, err error) {
+// ParseRecord checks that rec is a well-formed mcp-surface v1 record and
+// returns its key and surface digest (what a log's operator rebuilds its
+// key index from, and a monitor reads).
+func ParseRecord(rec []byte) (key, surface string, err error) {
 	if !bytes.HasPrefix(rec, []byte(recordHeader)) || !bytes.HasSuffix(rec, []byte("\n")) {
 		return "", "", fmt.Errorf("not an mcp-surface v1 record")
 	}

@@ -105,9 +105,34 @@ func TestExcluded(t *testing.T) {
 			t.Errorf("Excluded(%s) = %v, want %v", key, got, want)
 		}
 	}
-	for _, bad := range []string{"key-only", "notakey https://x", vkey + " ftp://x"} {
+	// Patterns are matched in the keys' normal form: another spelling of
+	// an excluded name is excluded too.
+	cfg, err = sumdb.ParseConfig(vkey+" https://log.example", "pypi/Internal_Tool, oci/corp/*, npm/@Corp, *i/Other.Tool")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for key, want := range map[string]bool{
+		"pypi/internal-tool@1#00":           true,
+		"pypi/other-tool@1#00":              true,
+		"pypi/internal-tools@1#00":          false,
+		"oci/docker.io/corp/x@sha256:00#00": true,
+		"oci/ghcr.io/corp/x@sha256:00#00":   false,
+		"npm/@corp/x@1.0.0#00":              true,
+		"npm/@corpx/x@1.0.0#00":             false,
+	} {
+		if got := cfg.Excluded(key); got != want {
+			t.Errorf("Excluded(%s) = %v, want %v", key, got, want)
+		}
+	}
+	for _, bad := range []string{"key-only", "notakey https://x", vkey + " ftp://x",
+		vkey + " http://log.example", vkey + " http://10.0.0.8:8080", vkey + " https://u:p@log.example", vkey + " https://log.example/?x=1"} {
 		if _, err := sumdb.ParseConfig(bad, ""); err == nil || !strings.Contains(err.Error(), "MCPSUMDB") {
 			t.Errorf("ParseConfig(%q) = %v, want an MCPSUMDB error", bad, err)
+		}
+	}
+	for _, ok := range []string{"http://127.0.0.1:8080", "http://[::1]:8080/log", "http://localhost", "https://log.example/mcp/"} {
+		if _, err := sumdb.ParseConfig(vkey+" "+ok, ""); err != nil {
+			t.Errorf("ParseConfig(%s): %v", ok, err)
 		}
 	}
 	if c, err := sumdb.ParseConfig("off", ""); c != nil || err != nil {
@@ -156,13 +181,20 @@ func asMismatch(err error, me **sumdb.MismatchError) bool {
 // BenchmarkLookup100k is a warm lookup with its proofs (checkpoint, lookup,
 // entry bundle, hash tiles, inclusion and consistency checks) against a
 // log of 100,000 records over loopback HTTP. Goal: ≤ 50 ms.
-func BenchmarkLookup100k(b *testing.B) {
+func BenchmarkLookup100k(b *testing.B) { benchLookup(b, "") }
+
+// BenchmarkLookup100kCached is BenchmarkLookup100k with the tile cache:
+// the hash tiles and entry bundles come from disk once seen (each still
+// checked against the signed tree).
+func BenchmarkLookup100kCached(b *testing.B) { benchLookup(b, b.TempDir()) }
+
+func benchLookup(b *testing.B, cache string) {
 	n := 100_000
 	if os.Getenv("MCPSUM_BENCH_SMALL") == "1" {
 		n = 1000
 	}
 	cfg, _, key := newLog(b, n)
-	c := &sumdb.Client{Config: cfg, StateDir: b.TempDir()}
+	c := &sumdb.Client{Config: cfg, StateDir: b.TempDir(), CacheDir: cache}
 	ctx := context.Background()
 	if _, err := c.Check(ctx, key(0), surface(0)); err != nil {
 		b.Fatal(err)

@@ -1,6 +1,7 @@
-package upstream
+package mcphttp
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"math"
 	"net/http"
@@ -8,9 +9,85 @@ import (
 	"strings"
 
 	"github.com/mcpsum/mcpsum/internal/jsonscan"
-	"github.com/mcpsum/mcpsum/internal/mcpwire"
+	"github.com/mcpsum/mcpsum/internal/mcpspec"
 	"github.com/mcpsum/mcpsum/internal/netrule"
 )
+
+// The headers of a 2026-07-28 request: MCP-Protocol-Version, Mcp-Method,
+// Mcp-Name and Mcp-Param-*; and the session id's syntax.
+
+// modern is what a 2026-07-28 request's headers say of it.
+type modern struct {
+	version string // its _meta's protocol version: the 2026-07-28 one (or later)
+	name    []byte // tools/call and prompts/get: params.name; resources/read: params.uri (raw JSON)
+}
+
+// modernOf reads a message's 2026-07-28 headers (one pass over its params
+// and one over its _meta); ok is false for a message that is not a
+// 2026-07-28 request or notification (no such version in its _meta).
+func modernOf(m *envelope) (mo modern, ok bool) {
+	if m.method == "" || len(m.params) == 0 {
+		return mo, false
+	}
+	f, err := jsonscan.Fields(m.params, "_meta", "name", "uri")
+	if err != nil || f[0] == nil {
+		return mo, false
+	}
+	mf, err := jsonscan.Fields(f[0], mcpspec.MetaProtocolVersion)
+	if err != nil || mf[0] == nil {
+		return mo, false
+	}
+	v, ok := jsonscan.String(mf[0])
+	if !ok || !mcpspec.IsVersion(v) || v < mcpspec.Modern {
+		return mo, false
+	}
+	mo.version = v
+	switch m.method {
+	case "tools/call", "prompts/get":
+		mo.name = f[1]
+	case "resources/read":
+		mo.name = f[2]
+	}
+	return mo, true
+}
+
+// set puts the 2026-07-28 headers on h: MCP-Protocol-Version, Mcp-Method
+// and, for tools/call, prompts/get and resources/read, Mcp-Name.
+func (mo *modern) set(h http.Header, method string) {
+	h.Set("MCP-Protocol-Version", mo.version)
+	h.Set("Mcp-Method", headerValue(method))
+	if s, ok := jsonscan.String(mo.name); ok {
+		h.Set("Mcp-Name", headerValue(s))
+	}
+}
+
+// headerValue encodes a value for an Mcp-* header: as is when it is
+// printable ASCII without edge spaces, else "=?base64?…?=" (SEP-2243).
+func headerValue(s string) string {
+	plain := !strings.HasPrefix(s, " ") && !strings.HasSuffix(s, " ") && !strings.HasPrefix(s, "\t") && !strings.HasSuffix(s, "\t") &&
+		!(strings.HasPrefix(s, "=?base64?") && strings.HasSuffix(s, "?="))
+	for i := 0; plain && i < len(s); i++ {
+		plain = s[i] >= 0x20 && s[i] < 0x7f
+	}
+	if plain {
+		return s
+	}
+	return "=?base64?" + base64.StdEncoding.EncodeToString([]byte(s)) + "?="
+}
+
+// validSessionID reports whether s can be an Mcp-Session-Id: visible ASCII
+// (0x21–0x7E), at most 1024 bytes.
+func validSessionID(s string) bool {
+	if s == "" || len(s) > 1024 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x21 || s[i] > 0x7e {
+			return false
+		}
+	}
+	return true
+}
 
 // Mcp-Param-* headers (2026-07-28 over HTTP, SEP-2243). A property of a
 // tool's inputSchema may carry "x-mcp-header": NAME; a tools/call then
@@ -81,11 +158,11 @@ func collectParamHeaders(schema []byte, prefix []string, out *[]paramBinding, se
 // tool from its arguments: strings (base64-wrapped when not plain ASCII),
 // booleans, and integers within ±(2^53−1); an absent or null argument, or
 // one of another type, sends no header (as go-sdk's client does).
-func setParamHeaders(h http.Header, bindings map[string][]paramBinding, m *mcpwire.Message) {
-	if m.Method != "tools/call" || len(bindings) == 0 {
+func setParamHeaders(h http.Header, bindings map[string][]paramBinding, m *envelope) {
+	if m.method != "tools/call" || len(bindings) == 0 {
 		return
 	}
-	f, err := jsonscan.Fields(m.Params, "name", "arguments")
+	f, err := jsonscan.Fields(m.params, "name", "arguments")
 	if err != nil {
 		return
 	}
@@ -117,7 +194,7 @@ func paramValue(v []byte) (string, bool) {
 	switch v[0] {
 	case '"':
 		s, ok := jsonscan.String(v)
-		return mcpwire.HeaderValue(s), ok
+		return headerValue(s), ok
 	case 't', 'f':
 		return string(v), string(v) == "true" || string(v) == "false"
 	case 'n', '{', '[':

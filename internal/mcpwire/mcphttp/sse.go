@@ -1,4 +1,4 @@
-package mcpwire
+package mcphttp
 
 import (
 	"bufio"
@@ -7,7 +7,14 @@ import (
 	"fmt"
 	"io"
 	"sync"
+
+	"github.com/mcpsum/mcpsum/internal/mcpspec"
+	"github.com/mcpsum/mcpsum/internal/termtext"
 )
+
+// readBufSize is the size of an SSE stream's read buffer: a line that fits
+// is looked at in place.
+const readBufSize = 64 << 10
 
 // SSEStream reads a text/event-stream (the Streamable HTTP response body and
 // GET stream) one event at a time, with a cap on each event's data, so a
@@ -37,14 +44,14 @@ type SSEEvent struct {
 }
 
 // NewSSEStream reads r. Events are capped at max bytes of data (0:
-// DefaultMaxLine); events up to small bytes are returned whole (small <= 0:
+// mcpspec.MaxMessage); events up to small bytes are returned whole (small <= 0:
 // every event is). Two data lines of one event are joined with sep: the
 // SSE specification's "\n", or a "\t" for a reader that frames messages by
 // lines (both are JSON whitespace between tokens and invalid raw inside a
 // string, so the message's meaning and validity are unchanged).
 func NewSSEStream(r io.Reader, max, small int, sep byte) *SSEStream {
 	if max <= 0 {
-		max = DefaultMaxLine
+		max = mcpspec.MaxMessage
 	}
 	if small <= 0 || small > max {
 		small = max
@@ -68,8 +75,9 @@ func (s *SSEStream) Release() {
 	}
 }
 
-// errEventTooLarge is matched by the error of an event over the cap.
-var errEventTooLarge = errors.New("SSE event too large")
+// ErrTooLarge is matched (errors.Is) by the error of a message (an SSE
+// event's data, a JSON body) longer than the session's limit.
+var ErrTooLarge = errors.New("message too large")
 
 // ErrSSECut is an event whose data had begun to spill when the stream
 // ended or failed; what was written of it is half a message.
@@ -222,7 +230,7 @@ func (s *SSEStream) emit(ev *event, b []byte, spill func(string) io.Writer) erro
 		return nil
 	}
 	if ev.n+len(b) > s.max {
-		err := fmt.Errorf("%w: more than the %s limit in one event", errEventTooLarge, sizeString(s.max))
+		err := fmt.Errorf("%w: more than the %s limit in one event", ErrTooLarge, termtext.Size(s.max))
 		if ev.spilled {
 			err = fmt.Errorf("%w: %w", ErrSSECut, err)
 		}
@@ -268,25 +276,4 @@ func (s *SSEStream) dispatch(ev *event) (SSEEvent, bool) {
 	out := SSEEvent{Type: string(ev.typ), Data: s.data}
 	s.data = nil // handed over, not copied
 	return out, true
-}
-
-// sseEvent and sseReader are the whole-event reading of mcpwire's own HTTP
-// client (every event returned whole, data lines joined with "\n").
-type sseEvent struct {
-	Type string
-	Data []byte
-}
-
-type sseReader struct{ s *SSEStream }
-
-func newSSEReader(r io.Reader, max int) *sseReader {
-	return &sseReader{s: NewSSEStream(r, max, 0, '\n')}
-}
-
-func (r *sseReader) next() (*sseEvent, error) {
-	ev, err := r.s.Next(nil)
-	if err != nil {
-		return nil, err
-	}
-	return &sseEvent{Type: ev.Type, Data: ev.Data}, nil
 }

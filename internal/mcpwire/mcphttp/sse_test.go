@@ -1,4 +1,4 @@
-package mcpwire
+package mcphttp
 
 import (
 	"bytes"
@@ -49,11 +49,11 @@ func TestSSEStreamSpill(t *testing.T) {
 		t.Fatalf("an event cut while spilling: %v, want ErrSSECut", err)
 	}
 	s = NewSSEStream(strings.NewReader("data: "+long+"\n\n"), 1024, 100, '\t')
-	if _, err := s.Next(func(string) io.Writer { return io.Discard }); !errors.Is(err, errEventTooLarge) {
+	if _, err := s.Next(func(string) io.Writer { return io.Discard }); !errors.Is(err, ErrTooLarge) {
 		t.Fatalf("an event over the cap: %v", err)
 	}
 	s = NewSSEStream(strings.NewReader("data: "+strings.Repeat("data:\n", 5000)+"\n"), 1024, 100, '\t')
-	if _, err := s.Next(nil); !errors.Is(err, errEventTooLarge) {
+	if _, err := s.Next(nil); !errors.Is(err, ErrTooLarge) {
 		t.Fatalf("empty data lines past the cap: %v", err)
 	}
 }

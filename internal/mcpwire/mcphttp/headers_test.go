@@ -1,11 +1,9 @@
-package upstream
+package mcphttp
 
 import (
 	"encoding/json"
 	"net/http"
 	"testing"
-
-	"github.com/mcpsum/mcpsum/internal/mcpwire"
 )
 
 // Mcp-Param-* from the locked tools' x-mcp-header annotations: nested
@@ -28,12 +26,12 @@ func TestParamHeaders(t *testing.T) {
 		t.Fatalf("bindings %v", b)
 	}
 	call := func(params string) http.Header {
-		m, err := mcpwire.Decode([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":` + params + `}`))
+		m, err := readEnvelope([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":` + params + `}`))
 		if err != nil {
 			t.Fatal(err)
 		}
 		h := http.Header{}
-		setParamHeaders(h, b, m)
+		setParamHeaders(h, b, &m)
 		return h
 	}
 	h := call(`{"name":"t","arguments":{"region":" über ","n":4.0,"f":1.5,"ok":true,"dup":"x","bad":"y","o":{"deep":"d"}}}`)

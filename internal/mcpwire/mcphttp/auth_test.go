@@ -1,0 +1,154 @@
+package mcphttp
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+)
+
+// bearer answers tools/call only with the Authorization value good; any
+// other gets a 401 with an OAuth challenge.
+func bearer(good string) answer {
+	return func(w http.ResponseWriter, r *got) {
+		if r.header.Get("Authorization") != good {
+			w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="https://as.example/.well-known/oauth-protected-resource", error="invalid_token"`)
+			http.Error(w, "no", http.StatusUnauthorized)
+			return
+		}
+		jsonAnswer(200, nil, callResult)(w, r)
+	}
+}
+
+// A 401 without a Reauth hook ends the session with an *AuthError that
+// carries the challenge (raw for the sign-in, quoted for a message) and
+// names the --header way to pass credentials; a 403 too.
+func TestAuthChallenge(t *testing.T) {
+	for _, code := range []int{http.StatusUnauthorized, http.StatusForbidden} {
+		f := newFake(t, statelessScript(func(w http.ResponseWriter, r *got) {
+			w.Header().Set("WWW-Authenticate", "Bearer realm=\"x\u202eevil\"")
+			http.Error(w, "no", code)
+		}))
+		r := newRecorder()
+		s := open(t, f, r, r.sink(), Hooks{})
+		s.Send(callTool(1))
+		err := r.end(t)
+		var ae *AuthError
+		if !errors.As(err, &ae) || ae.Status != code || ae.URL != s.URL() {
+			t.Fatalf("%d: ended with %v", code, err)
+		}
+		if ae.Header != "Bearer realm=\"x\u202eevil\"" || strings.ContainsRune(ae.Error(), 0x202e) || strings.ContainsRune(ae.Challenge, 0x202e) {
+			t.Fatalf("challenge raw %q quoted %q, message %q", ae.Header, ae.Challenge, ae.Error())
+		}
+		errorHas(t, ae, "needs credentials", "--header NAME=ENVVAR", "WWW-Authenticate")
+	}
+	if msg := (&AuthError{URL: "u", Status: 401}).Error(); strings.Contains(msg, "WWW-Authenticate") {
+		t.Fatalf("no challenge, yet the message quotes one: %s", msg)
+	}
+}
+
+// A 401 asks Hooks.Reauth with the refused value; the request is sent again
+// with the new one, which every later request carries. Requests refused at
+// once ask once: a request that finds the value changed meanwhile just
+// retries.
+func TestReauth(t *testing.T) {
+	var good atomic.Value
+	good.Store("Bearer new")
+	f := newFake(t, statelessScript(func(w http.ResponseWriter, r *got) { bearer(good.Load().(string))(w, r) }))
+	r := newRecorder()
+	var mu sync.Mutex
+	var refused []string
+	s := open(t, f, r, r.sink(), Hooks{Reauth: func(_ context.Context, sent string) (string, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		refused = append(refused, sent)
+		return good.Load().(string), nil
+	}}, func(sp *Spec) { sp.Header = http.Header{"Authorization": {"Bearer old"}} })
+	for i := 1; i <= 4; i++ {
+		s.Send(callTool(i))
+	}
+	for range 4 {
+		if m := r.next(t); !strings.Contains(m, `"ok"`) {
+			t.Fatalf("got %q", m)
+		}
+	}
+	mu.Lock()
+	if len(refused) != 1 || refused[0] != "Bearer old" {
+		t.Fatalf("Reauth asked with %q, want once with the old value", refused)
+	}
+	mu.Unlock()
+	s.Send(callTool(5))
+	r.next(t)
+	calls := f.requests(key{"POST", "", "tools/call"})
+	if last := calls[len(calls)-1]; last.header.Get("Authorization") != "Bearer new" {
+		t.Fatalf("a later request carried %q", last.header.Get("Authorization"))
+	}
+}
+
+// A Reauth that fails is noted and the 401 ends the session; a value the
+// server refuses again ends it too (Reauth is asked once per request).
+func TestReauthFails(t *testing.T) {
+	f := newFake(t, statelessScript(bearer("Bearer good")))
+	r := newRecorder()
+	var notes []string
+	var mu sync.Mutex
+	s := open(t, f, r, r.sink(), Hooks{Reauth: func(context.Context, string) (string, error) {
+		return "", errors.New("the sign-in expired: run 'mcpsum lock' to sign in")
+	}}, func(sp *Spec) {
+		sp.Note = func(m string) { mu.Lock(); notes = append(notes, m); mu.Unlock() }
+	})
+	s.Send(callTool(1))
+	var ae *AuthError
+	if err := r.end(t); !errors.As(err, &ae) || ae.Status != 401 {
+		t.Fatalf("ended with %v", err)
+	}
+	mu.Lock()
+	if len(notes) != 1 || !strings.Contains(notes[0], "sign-in expired") {
+		t.Fatalf("notes %q", notes)
+	}
+	mu.Unlock()
+
+	f2 := newFake(t, statelessScript(bearer("Bearer good")))
+	r2 := newRecorder()
+	var asked atomic.Int32
+	s2 := open(t, f2, r2, r2.sink(), Hooks{Reauth: func(context.Context, string) (string, error) {
+		asked.Add(1)
+		return "Bearer still-bad", nil
+	}})
+	s2.Send(callTool(1))
+	if err := r2.end(t); !errors.As(err, &ae) {
+		t.Fatalf("ended with %v", err)
+	}
+	if asked.Load() != 1 || len(f2.requests(key{"POST", "", "tools/call"})) != 2 {
+		t.Fatalf("Reauth asked %d times, %d POSTs; want one retry", asked.Load(), len(f2.requests(key{"POST", "", "tools/call"})))
+	}
+}
+
+// A notification refused with 401 is reauthorized and sent again; a 403
+// ends the session and Send says so.
+func TestReauthNotification(t *testing.T) {
+	f := newFake(t, map[key]answer{{"POST", "", "notifications/roots/list_changed"}: func(w http.ResponseWriter, r *got) {
+		if r.header.Get("Authorization") != "Bearer new" {
+			http.Error(w, "no", http.StatusUnauthorized)
+			return
+		}
+		w.WriteHeader(http.StatusAccepted)
+	}})
+	r := newRecorder()
+	s := open(t, f, r, r.sink(), Hooks{Reauth: func(context.Context, string) (string, error) { return "Bearer new", nil }})
+	if err := s.Send(notification("notifications/roots/list_changed")); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(f.requests(key{"POST", "", "notifications/roots/list_changed"})); n != 2 {
+		t.Fatalf("%d POSTs", n)
+	}
+	f.set(key{"POST", "", "notifications/roots/list_changed"}, status(http.StatusForbidden, "no"))
+	var ae *AuthError
+	if err := s.Send(notification("notifications/roots/list_changed")); !errors.As(err, &ae) || ae.Status != 403 {
+		t.Fatalf("Send: %v", err)
+	}
+	r.end(t)
+}

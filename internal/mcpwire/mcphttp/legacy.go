@@ -1,0 +1,226 @@
+package mcphttp
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"mime"
+	"net/http"
+	"time"
+
+	"github.com/mcpsum/mcpsum/internal/jsonscan"
+)
+
+// The legacy session: the session id and version initialize set, the GET
+// stream for the server's own messages, and renewal of an expired session.
+
+// initialized records the session a legacy server assigned in its answer
+// to initialize, and the version it negotiated.
+func (s *Session) initialized(resp *http.Response, res *envelope) {
+	if res.result == nil {
+		return
+	}
+	sid := resp.Header.Get("Mcp-Session-Id")
+	if !validSessionID(sid) {
+		sid = ""
+	}
+	v := resultVersion(res.result)
+	s.mu.Lock()
+	s.sess.id, s.sess.version = sid, v
+	if s.sess.first == nil {
+		s.sess.first = bytes.Clone(res.result)
+	}
+	s.mu.Unlock()
+}
+
+// resultVersion is an InitializeResult's protocolVersion ("" when it has none).
+func resultVersion(result []byte) string {
+	f, err := jsonscan.Fields(result, "protocolVersion")
+	if err != nil {
+		return ""
+	}
+	v, _ := jsonscan.String(f[0])
+	return v
+}
+
+// openGet starts the GET stream once a legacy session is initialized.
+func (s *Session) openGet() {
+	s.mu.Lock()
+	open := s.sess.id != "" && !s.sess.getOpen
+	s.sess.getOpen = s.sess.getOpen || open
+	s.mu.Unlock()
+	if open {
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			s.getLoop()
+		}()
+	}
+}
+
+// getLoop keeps the GET stream open: it reconnects (Last-Event-ID, so a
+// server with an event store replays what was missed) when the stream
+// ends, renews an expired session, and stops when the server offers no
+// GET stream (405) or the session ends.
+func (s *Session) getLoop() {
+	for backoff := time.Second; s.ctx.Err() == nil; {
+		s.mu.Lock()
+		sid, last := s.sess.id, s.sess.lastEvent
+		s.mu.Unlock()
+		req, err := http.NewRequestWithContext(s.ctx, http.MethodGet, s.url, nil)
+		if err != nil {
+			return
+		}
+		s.setHeaders(req.Header, sid)
+		req.Header.Set("Accept", "text/event-stream")
+		if last != "" {
+			req.Header.Set("Last-Event-ID", last)
+		}
+		resp, err := s.client.Do(req)
+		switch {
+		case err != nil:
+		case resp.StatusCode == http.StatusNotFound && sid != "":
+			drain(resp.Body)
+			if err := s.renew(sid, nil); err != nil {
+				s.fail(err)
+				return
+			}
+			continue
+		case resp.StatusCode != http.StatusOK:
+			drain(resp.Body)
+			return // no GET stream (405), or not one mcpsum can use
+		default:
+			ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+			if ct != "text/event-stream" {
+				drain(resp.Body)
+				return
+			}
+			s.events(resp, nil)
+			drain(resp.Body)
+		}
+		select {
+		case <-s.ctx.Done():
+		case <-time.After(backoff):
+		}
+	}
+}
+
+// renew replaces an expired legacy session (the server answered 404 to a
+// request of session expired): initialize is replayed (its answer goes to
+// Hooks.Renewed, not to the sink), notifications/initialized follows, and
+// Hooks.Renewed checks the new session (a server that changed while the
+// session was away is the caller's to refuse). A request of the caller
+// (id, not Own) goes on only once the check's wait passed. One renewal at
+// a time: a request that finds the session renewed meanwhile takes that
+// renewal's outcome.
+func (s *Session) renew(expired string, id []byte) error {
+	s.renewMu.Lock()
+	s.mu.Lock()
+	if s.sess.id != expired { // renewed meanwhile: its outcome holds
+		err, wait := s.sess.renewErr, s.sess.wait
+		s.mu.Unlock()
+		s.renewMu.Unlock()
+		return s.waitRenewed(err, wait, id)
+	}
+	initReq, first := s.sess.initReq, s.sess.first
+	s.sess.renewals++
+	s.mu.Unlock()
+	var wait func() error
+	res, err := s.reinitialize(initReq)
+	if err != nil {
+		err = fmt.Errorf("remote server %s: the session expired (HTTP 404) and a new one could not be started: %w", s.url, err)
+	} else if s.hooks.Renewed != nil {
+		wait, err = s.hooks.Renewed(first, res)
+	}
+	s.mu.Lock()
+	s.sess.renewErr, s.sess.wait = err, wait
+	s.mu.Unlock()
+	s.renewMu.Unlock()
+	return s.waitRenewed(err, wait, id)
+}
+
+func (s *Session) waitRenewed(err error, wait func() error, id []byte) error {
+	if err != nil || wait == nil || id == nil || (s.hooks.Own != nil && s.hooks.Own(id)) {
+		return err
+	}
+	return wait()
+}
+
+// reinitialize replays initialize and sends notifications/initialized on
+// the new session; it returns the new InitializeResult.
+func (s *Session) reinitialize(initReq []byte) ([]byte, error) {
+	if initReq == nil {
+		return nil, errors.New("it expired before it was initialized")
+	}
+	m, err := readEnvelope(initReq)
+	if err != nil {
+		return nil, err
+	}
+	resp, _, err := s.post(s.ctx, initReq, &m)
+	if err != nil {
+		return nil, err
+	}
+	defer drain(resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("initialize answered HTTP %d", resp.StatusCode)
+	}
+	res, err := s.initAnswer(resp, &m)
+	if err != nil {
+		return nil, err
+	}
+	sid := resp.Header.Get("Mcp-Session-Id")
+	if !validSessionID(sid) {
+		return nil, errors.New("the new session has no valid Mcp-Session-Id")
+	}
+	s.mu.Lock()
+	s.sess.id, s.sess.version = sid, resultVersion(res)
+	s.mu.Unlock()
+	note := []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	nm, _ := readEnvelope(note)
+	r2, _, err := s.post(s.ctx, note, &nm)
+	if err != nil {
+		return nil, err
+	}
+	drain(r2.Body)
+	if r2.StatusCode < 200 || r2.StatusCode > 299 {
+		return nil, fmt.Errorf("notifications/initialized answered HTTP %d", r2.StatusCode)
+	}
+	return res, nil
+}
+
+// initAnswer reads the InitializeResult of a replayed initialize (a JSON
+// body, or the answer's event of an SSE stream).
+func (s *Session) initAnswer(resp *http.Response, m *envelope) ([]byte, error) {
+	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	if ct != "text/event-stream" {
+		body, err := readCapped(resp.Body, s.max)
+		if err != nil {
+			return nil, err
+		}
+		return initResult(body, m)
+	}
+	st := NewSSEStream(resp.Body, s.max, 0, '\n')
+	defer st.Release()
+	for {
+		ev, err := st.Next(nil)
+		if err != nil {
+			return nil, fmt.Errorf("the answer to initialize: %w", err)
+		}
+		if res, err := initResult(ev.Data, m); err == nil || !errors.Is(err, errNotAnswer) {
+			return res, err
+		}
+	}
+}
+
+var errNotAnswer = errors.New("not the answer to initialize")
+
+func initResult(b []byte, m *envelope) ([]byte, error) {
+	got, ok := answers(b, m)
+	switch {
+	case !ok:
+		return nil, errNotAnswer
+	case got.result == nil:
+		return nil, errors.New("initialize failed")
+	}
+	return bytes.Clone(got.result), nil
+}
