@@ -72,7 +72,7 @@ func Resolve(ctx context.Context, path string, opts launch.Options, o Options, h
 	}
 	f := &lockfile.File{Generator: o.Generator, Servers: maps.Clone(r.kept)}
 	maps.Copy(f.Servers, out.Entries)
-	shadows, err := o.shadows(f, out.Entries)
+	shadows, err := o.shadows(path, f, out.Entries)
 	if err != nil {
 		return err
 	}

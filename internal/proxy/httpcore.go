@@ -35,6 +35,7 @@ func (p *Proxy) remoteUpstream() (upstream.Upstream, error) {
 		Own:        p.ownRequest,
 		Relistened: p.relistened,
 		Reauth:     p.opts.Reauth,
+		StepUp:     p.opts.StepUp,
 	})
 }
 
