@@ -30,6 +30,7 @@ import (
 	"syscall"
 
 	"github.com/mcpsum/mcpsum/internal/cli"
+	"github.com/mcpsum/mcpsum/internal/hint"
 	"github.com/mcpsum/mcpsum/internal/sandbox"
 	"github.com/mcpsum/mcpsum/internal/sumlog"
 	"k8s.io/klog/v2"
@@ -151,10 +152,11 @@ func flags(name string, stderr io.Writer, withLog bool) (*flag.FlagSet, *string,
 	return fs, dir, storage
 }
 
-// fail prints err for the subcommand and returns its exit code: 1 for a
-// surface that differs from the log's, 3 otherwise.
+// fail prints err for the subcommand, each next step on a line of its own
+// (mcpsum-log: hint: …), and returns its exit code: 1 for a surface that
+// differs from the log's, 3 otherwise.
 func fail(stderr io.Writer, name string, err error) int {
-	fmt.Fprintf(stderr, "mcpsum-log %s: %v\n", name, err)
+	fmt.Fprintf(stderr, "mcpsum-log %s: %s\n", name, hint.Lines(err, "mcpsum-log: "))
 	var ce *sumlog.ConflictError
 	if errors.As(err, &ce) {
 		return 1
