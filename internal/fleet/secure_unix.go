@@ -5,6 +5,7 @@ package fleet
 import (
 	"errors"
 	"fmt"
+	"github.com/mcpsum/mcpsum/internal/hint"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -41,7 +42,7 @@ func secureDir(dir string) error {
 		}
 		mode := st.Mode()
 		if mode.Perm()&0o022 != 0 && (first || mode&os.ModeSticky == 0) {
-			return fmt.Errorf("%s is writable by group or others (mode %v), so another user could replace the org lock or its trust file; run 'chmod go-w %s'", quote(p), mode, quote(p))
+			return hint.Errorf("run 'chmod go-w "+quote(p)+"'", "%s is writable by group or others (mode %v), so another user could replace the org lock or its trust file", quote(p), mode)
 		}
 		parent := filepath.Dir(p)
 		if parent == p {
@@ -122,7 +123,7 @@ func secureFile(path string) error {
 		return fmt.Errorf("%s belongs to user id %d, neither root nor you", quote(path), sys.Uid)
 	}
 	if st.Mode().Perm()&0o022 != 0 {
-		return fmt.Errorf("%s is writable by group or others (mode %v); run 'chmod go-w %s'", quote(path), st.Mode(), quote(path))
+		return hint.Errorf("run 'chmod go-w "+quote(path)+"'", "%s is writable by group or others (mode %v)", quote(path), st.Mode())
 	}
 	return nil
 }
