@@ -42,12 +42,18 @@ func renderVSCode(es []Entry, _ string) []byte {
 	return indentJSON(map[string]string{vscodePolicy: compactJSON(matchers(es))})
 }
 
-// geminiServer is one server of Gemini CLI's mcpServers.
+// geminiServer is one server of Gemini CLI's mcpServers. The transport
+// members the entry does not use are "" (Gemini reads that as unset), not
+// left out: Gemini merges an extension's server of the same name under
+// the settings' one ({...extension, ...settings}) and connects to httpUrl
+// or url before it runs command, so a member left out is one an extension
+// could fill with its own server's URL.
 type geminiServer struct {
-	Command string            `json:"command,omitempty"`
-	Args    []string          `json:"args,omitempty"`
-	HTTPURL string            `json:"httpUrl,omitempty"`
-	Headers map[string]string `json:"headers,omitempty"`
+	Command *string           `json:"command,omitempty"`
+	Args    *[]string         `json:"args,omitempty"`
+	HTTPURL string            `json:"httpUrl"`
+	URL     string            `json:"url"`
+	Headers map[string]string `json:"headers,omitempty"` // url mode: serve's token, as Gemini expands it
 }
 
 // ServeTokenEnv is the environment variable a Gemini CLI policy of url
@@ -58,7 +64,8 @@ const ServeTokenEnv = "MCPSUM_SERVE_TOKEN"
 
 // renderGemini is Gemini CLI's system settings: the org lock's servers
 // defined there (a user's server of the same name is overridden), and
-// mcp.allowed naming them (every other server is blocked).
+// mcp.allowed naming them (every other server is blocked). mcp.serverCommand
+// is "" so a user's (which replaces the server named "mcp") is not used.
 func renderGemini(es []Entry, _ string) []byte {
 	servers := map[string]geminiServer{}
 	names := make([]string, len(es))
@@ -69,14 +76,19 @@ func renderGemini(es []Entry, _ string) []byte {
 			s.Headers = map[string]string{"Authorization": "Bearer ${" + ServeTokenEnv + "}"}
 		}
 		if e.Argv != nil {
-			s.Command, s.Args = e.Argv[0], e.Argv[1:]
+			args := e.Argv[1:]
+			s.Command, s.Args = &e.Argv[0], &args
 		}
 		servers[e.Name] = s
 	}
+	type mcp struct {
+		Allowed       []string `json:"allowed"`
+		ServerCommand string   `json:"serverCommand"`
+	}
 	return indentJSON(struct {
-		MCP        map[string][]string     `json:"mcp"`
+		MCP        mcp                     `json:"mcp"`
 		MCPServers map[string]geminiServer `json:"mcpServers"`
-	}{map[string][]string{"allowed": names}, servers})
+	}{mcp{Allowed: names}, servers})
 }
 
 // renderCodex is Codex's requirements.toml: an mcp_servers allowlist in
