@@ -1,0 +1,258 @@
+//go:build unix
+
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// TestServePerformance measures, in one run with rounds interleaved, the
+// go-sdk client calling a small tool of a go-sdk server (e2e proxysrv)
+// over Streamable HTTP directly and through `mcpsum serve`, in both eras
+// (a stateless 2026-07-28 server; a legacy server's sessions):
+//   - at 1 client: serve with the same server as a remote upstream (the
+//     locked URL: the only difference from direct is serve's hop), and,
+//     for reference, as a stdio upstream (serve starts it);
+//   - at 64 concurrent clients: two serve replicas sharing PostgreSQL
+//     behind nginx (as TestServeReplicas runs them), the server a remote
+//     upstream; nginx straight to the server is measured too, to tell the
+//     balancer's share from serve's;
+//   - serve's RSS per idle legacy session, with a stdio upstream (a server
+//     process per session, measured separately) and a remote one.
+//
+// It prints the figures docs/performance.md quotes and asserts only that
+// every call succeeds; run it with
+//
+//	MCPSUM_SERVE_PERF=1 go test ./e2e -run TestServePerformance -v
+func TestServePerformance(t *testing.T) {
+	if os.Getenv("MCPSUM_SERVE_PERF") != "1" {
+		t.Skip("set MCPSUM_SERVE_PERF=1 to run the serve benchmark")
+	}
+	eras := []struct{ name, flag string }{{"modern", "-stateless"}, {"legacy", ""}}
+	dir := t.TempDir()
+	direct := map[string]string{}
+	for _, era := range eras {
+		var args []string
+		if era.flag != "" {
+			args = append(args, era.flag)
+		}
+		u, _ := proxysrvHTTP(t, args...)
+		direct[era.name] = u
+		mustLock(t, dir, nil, "--name", "remote-"+era.name, "--url", u)
+	}
+	mustLock(t, dir, nil, append([]string{"--name", "local", "--"}, proxysrvScript(t, dir)...)...)
+	_, env := taintState(t)
+	one := startServe(t, dir, "", env)
+	pg, _ := startPostgres(t)
+	r1 := startServe(t, dir, filepath.Join(dir, "serve-token"), env, "--state", pg)
+	r2 := startServe(t, dir, filepath.Join(dir, "serve-token"), env, "--state", pg)
+	lb, _ := startBalancer(t, r1.url, r2.url)
+	tok := withToken{token: one.token}
+	plain := func(url, era string) *mcp.ClientSession {
+		return httpClient(t, url, withToken{}, era, nil)
+	}
+
+	var b strings.Builder
+	fmt.Fprintf(&b, "\nload average at start: %s", loadavg())
+	// 1 client.
+	lat := map[string][]time.Duration{}
+	for _, era := range eras {
+		modes := []struct {
+			name string
+			cs   *mcp.ClientSession
+		}{
+			{"direct", plain(direct[era.name], era.name)},
+			{"serve remote", httpClient(t, one.at("remote-"+era.name), tok, era.name, nil)},
+			{"serve stdio", httpClient(t, one.at("local"), tok, era.name, nil)},
+		}
+		const rounds, calls = 7, 150
+		for r := 0; r < rounds; r++ {
+			for _, m := range modes {
+				lat[era.name+" "+m.name] = append(lat[era.name+" "+m.name], timeCalls(t, m.cs, 1, calls)...)
+			}
+		}
+		d := p50(lat[era.name+" direct"])
+		s := p50(lat[era.name+" serve remote"])
+		l := p50(lat[era.name+" serve stdio"])
+		fmt.Fprintf(&b, "\n%s, 1 client: small call p50 direct over HTTP %s, through serve (remote upstream) %s: %.2fx (goal <= 1.25x); through serve (stdio upstream) %s: %.2fx",
+			era.name, us(d), us(s), float64(s)/float64(d), us(l), float64(l)/float64(d))
+	}
+	fmt.Fprintf(&b, "\nload average after 1 client: %s", loadavg())
+
+	// 64 concurrent clients.
+	const clients = 64
+	for _, era := range eras {
+		lbDirect, _ := startBalancer(t, strings.TrimSuffix(direct[era.name], "/mcp"))
+		sets := []struct {
+			name string
+			cs   []*mcp.ClientSession
+		}{{name: "direct"}, {name: "nginx direct"}, {name: "2 replicas"}}
+		for i := 0; i < clients; i++ {
+			sets[0].cs = append(sets[0].cs, plain(direct[era.name], era.name))
+			sets[1].cs = append(sets[1].cs, plain(lbDirect+"/mcp", era.name))
+			me := withToken{token: r1.token, extra: http.Header{"Mcpsum-Session": {"c" + strconv.Itoa(i)}}}
+			sets[2].cs = append(sets[2].cs, httpClient(t, lb+"/servers/remote-"+era.name+"/mcp", me, era.name, nil))
+		}
+		const rounds, calls = 5, 10
+		for r := 0; r < rounds; r++ {
+			for _, s := range sets {
+				var mu sync.Mutex
+				var wg sync.WaitGroup
+				for _, cs := range s.cs {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						d := timeCalls(t, cs, 1, calls)
+						mu.Lock()
+						lat[era.name+" 64 "+s.name] = append(lat[era.name+" 64 "+s.name], d...)
+						mu.Unlock()
+					}()
+				}
+				wg.Wait()
+			}
+		}
+		d := p50(lat[era.name+" 64 direct"])
+		n := p50(lat[era.name+" 64 nginx direct"])
+		s := p50(lat[era.name+" 64 2 replicas"])
+		fmt.Fprintf(&b, "\n%s, %d concurrent clients: small call p50 direct %s, through 2 serve replicas behind nginx %s: %.2fx (goal <= 1.5x); nginx straight to the server %s (%.2fx direct)",
+			era.name, clients, us(d), us(s), float64(s)/float64(d), us(n), float64(n)/float64(d))
+		for _, s := range sets {
+			for _, cs := range s.cs {
+				cs.Close()
+			}
+		}
+	}
+	fmt.Fprintf(&b, "\nload average after 64 clients: %s", loadavg())
+
+	// RSS per idle legacy session, on a fresh serve.
+	for _, up := range []string{"local", "remote-legacy"} {
+		p := startServe(t, dir, filepath.Join(dir, "serve-token"), env)
+		first := httpClient(t, p.at(up), withToken{token: p.token}, "legacy", nil)
+		timeCalls(t, first, 1, 20)
+		time.Sleep(time.Second)
+		before := vmRSS(p.cmd.Process.Pid)
+		const n = 32
+		var sessions []*mcp.ClientSession
+		for i := 0; i < n; i++ {
+			cs := httpClient(t, p.at(up), withToken{token: p.token}, "legacy", nil)
+			timeCalls(t, cs, 1, 1)
+			sessions = append(sessions, cs)
+		}
+		time.Sleep(time.Second)
+		after := vmRSS(p.cmd.Process.Pid)
+		kids, servers := descendantsRSS(p.cmd.Process.Pid)
+		fmt.Fprintf(&b, "\nidle legacy sessions (%s upstream): serve's RSS %.1f MiB with 1 session, %.1f MiB with %d: %.0f KiB per session",
+			map[string]string{"local": "stdio", "remote-legacy": "remote"}[up], mib(before), mib(after), n+1, float64(after-before)/n/1024)
+		if up == "local" {
+			fmt.Fprintf(&b, "; plus %d server processes, %.1f MiB RSS together (%.1f MiB each)", kids, mib(servers), mib(servers)/float64(max(kids, 1)))
+		}
+		for _, cs := range append(sessions, first) {
+			cs.Close()
+		}
+		p.stop(t)
+	}
+	fmt.Fprintf(&b, "\nload average at the end: %s\n", loadavg())
+	t.Log(b.String())
+}
+
+// timeCalls makes n small calls (add) one after another and returns each
+// one's latency; warm calls first are not timed.
+func timeCalls(t testing.TB, cs *mcp.ClientSession, warm, n int) []time.Duration {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	args := map[string]any{"a": 1, "b": 2}
+	var d []time.Duration
+	for i := 0; i < warm+n; i++ {
+		start := time.Now()
+		if got, err := toolText(ctx, cs, "add", args); err != nil || !strings.Contains(got, "3") {
+			t.Errorf("add: %q %v", got, err)
+			return d
+		}
+		if i >= warm {
+			d = append(d, time.Since(start))
+		}
+	}
+	return d
+}
+
+func p50(d []time.Duration) time.Duration {
+	if len(d) == 0 {
+		return 0
+	}
+	d = slices.Clone(d)
+	slices.Sort(d)
+	return d[len(d)/2]
+}
+
+func us(d time.Duration) string { return d.Round(time.Microsecond).String() }
+
+func mib(n int64) float64 { return float64(n) / (1 << 20) }
+
+func loadavg() string {
+	b, _ := os.ReadFile("/proc/loadavg")
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "?"
+	}
+	return strings.Join(f[:3], " ")
+}
+
+// vmRSS reads VmRSS of a live process (bytes; 0 if unknown).
+func vmRSS(pid int) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(l); len(f) >= 2 && f[0] == "VmRSS:" {
+			kb, _ := strconv.ParseInt(f[1], 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
+}
+
+// descendantsRSS counts the live descendants of pid and sums their VmRSS.
+func descendantsRSS(pid int) (int, int64) {
+	parent := map[int]int{}
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		p, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		s := string(b)
+		if i := strings.LastIndexByte(s, ')'); i > 0 {
+			if f := strings.Fields(s[i+1:]); len(f) > 1 {
+				parent[p], _ = strconv.Atoi(f[1])
+			}
+		}
+	}
+	n, sum := 0, int64(0)
+	for p := range parent {
+		for q := parent[p]; q > 1; q = parent[q] {
+			if q == pid {
+				n++
+				sum += vmRSS(p)
+				break
+			}
+		}
+	}
+	return n, sum
+}
