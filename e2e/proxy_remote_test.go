@@ -266,7 +266,7 @@ func TestProxyRemoteCredentials(t *testing.T) {
 	other := []string{"XDG_STATE_HOME=" + filepath.Join(dir, "other")} // a machine without the sign-in
 	_, errOut, code = mcpsum(t, dir, other, "proxy", "--lockfile", "mcp.lock", "--name", "oauth")
 	next := "mcpsum lock --lockfile mcp.lock --name oauth"
-	if code != 3 || !strings.Contains(errOut, "'"+next+"' in a terminal to sign in") {
+	if code != 3 || !strings.Contains(errOut, "\nmcpsum: hint: sign in from a terminal: "+next+"\n") {
 		t.Fatalf("proxy without a sign-in: exit %d\n%s", code, errOut)
 	}
 	if _, errOut, code := mcpsum(t, dir, append(other, "BROWSER="+browserScript(t, dir)), strings.Fields(next)[1:]...); code != 0 {
