@@ -285,7 +285,7 @@ func logCommands(t *testing.T) map[string]map[string]bool {
 	}
 	cmds := map[string]map[string]bool{}
 	for _, m := range regexp.MustCompile(`(?m)^  mcpsum-log (\w+)`).FindAllStringSubmatch(string(out), -1) {
-		help, _ := exec.Command(bin.log, m[1], "-h").CombinedOutput() // exit 2 after the flags' help
+		help, _ := exec.Command(bin.log, m[1], "-h").CombinedOutput() // exit 0 after its help
 		cmds[m[1]] = map[string]bool{}
 		for _, f := range regexp.MustCompile(`(?m)^\s+--?([a-z][a-z-]*) `).FindAllStringSubmatch(string(help), -1) {
 			cmds[m[1]]["--"+f[1]] = true
