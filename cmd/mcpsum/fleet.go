@@ -197,7 +197,7 @@ places); a file there holding other settings is left alone.`),
 			case err != nil:
 				return err
 			case *install:
-				p, err := c.Install(policy, fleetEnv())
+				p, err := c.Install(policy, o, fleetEnv())
 				if err != nil {
 					return err
 				}
