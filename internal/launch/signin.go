@@ -197,7 +197,7 @@ func discoverFor(ctx context.Context, name string, entry *lockfile.Server, ch oa
 	client := mcphttp.NewSignInClient(u)
 	srv, err := oauth.Discover(ctx, client, entry.URL, ch)
 	if err != nil {
-		return nil, nil, hint.Errorf("or pass a token you obtained with --header Authorization=VAR", "server %q answered %s and its OAuth metadata cannot be used: %w", name, statusWord(ch), err)
+		return nil, nil, hint.Errorf("pass a token you obtained yourself with --header Authorization=VAR", "server %q answered %s and its OAuth metadata cannot be used: %w", name, statusWord(ch), err)
 	}
 	return srv, client, nil
 }
