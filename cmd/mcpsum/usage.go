@@ -17,6 +17,8 @@ var help = cli.Help{
 		"url": "URL", "header": "NAME=ENVVAR", "remove": "NAME", "accept": "KIND",
 		"from": "URL|FILE", "to": "PATH", "trust": "FILE", "serial": "N", "mode": "MODE",
 		"serve-url": "URL", "mcpsum": "PATH", "out": "FILE",
+		"addr": "HOST:PORT", "socket": "PATH", "token-file": "FILE", "tls-cert": "FILE", "tls-key": "FILE", "state": "DSN|FOLDER",
+		"replica-url": "URL", "allow-host": "NAME",
 	},
 	Examples: map[string][]string{ // TestHelp holds each to its command's flags
 		"mcpsum": {"mcpsum lock --name memory -- npx -y @modelcontextprotocol/server-memory@2026.8.31",
@@ -46,5 +48,7 @@ var help = cli.Help{
 		"mcpsum fleet release":  {"mcpsum fleet release --lockfile org.lock --serial 42 --key cosign.key"},
 		"mcpsum fleet emit":     {"mcpsum fleet emit --client claude-code --out managed-settings.json"},
 		"mcpsum fleet status":   {"mcpsum fleet status --json"},
+		"mcpsum serve": {"mcpsum serve      # every server of ./mcp.lock at http://127.0.0.1:8808/servers/NAME/mcp",
+			"mcpsum serve --addr 0.0.0.0:8443 --tls-cert cert.pem --tls-key key.pem --token-file token"},
 	},
 }
