@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -113,7 +112,7 @@ func Withheld(env []string) []string {
 
 // npxFolder finds a folder of npm's npx cache (…/_npx/<16 hex>) in a stderr
 // line; the character set keeps anything a shell would read specially out.
-var npxFolder = regexp.MustCompile(`(/[A-Za-z0-9._@+~/-]*/_npx/[0-9a-f]{16})\b`)
+var npxFolder = lazyRegexp(`(/[A-Za-z0-9._@+~/-]*/_npx/[0-9a-f]{16})\b`)
 
 // npxCacheHint names a half-installed npx cache folder when the server
 // failed on a missing file in it, and the command that removes it (npx
@@ -124,7 +123,7 @@ func npxCacheHint(entry *lockfile.Server, stderr []string) string {
 		return ""
 	}
 	dir := ""
-	if m := npxFolder.FindStringSubmatch(text); m != nil {
+	if m := npxFolder().FindStringSubmatch(text); m != nil {
 		dir = filepath.Clean(m[1])
 	} else if len(entry.Command) > 0 && filepath.Base(entry.Command[0]) == "npx" {
 		// npx's own error names no folder: its whole cache of npx installs

@@ -62,7 +62,7 @@ func textLabels(old, cur []string, names []string) (labels, why []string) {
 		why = append(why, "new destination "+quoteList(added, 3))
 	}
 	lo, lc := strings.ToLower(strings.Join(old, "\n")), strings.ToLower(strings.Join(cur, "\n"))
-	for _, re := range modelAddress {
+	for _, re := range modelAddress() {
 		if m := re.FindAllString(lc, -1); len(m) > len(re.FindAllStringIndex(lo, -1)) {
 			labels = append(labels, AddressesModel)
 			why = append(why, "addresses the model: "+quoteList(m[len(m)-1:], 1))
@@ -126,7 +126,7 @@ func quoteList(ss []string, max int) string {
 func destinationSet(ss []string) map[string]int {
 	m := map[string]int{}
 	for _, s := range ss {
-		for _, re := range destinations {
+		for _, re := range destinations() {
 			for _, sub := range re.FindAllStringSubmatch(s, -1) {
 				d := sub[0]
 				if len(sub) > 2 && strings.HasPrefix(re.String(), "(^|") {
