@@ -359,6 +359,7 @@ func str(v any) string {
 // fails on drift; with the version input, the checksum-verified release
 // instead of a build; without Go, a build error that says what to add.
 func TestActionStepsAsARunnerRunsThem(t *testing.T) {
+	t.Parallel()
 	repo, _ := filepath.Abs("..")
 	workspace := t.TempDir()
 	serverScript(t, workspace)

@@ -19,6 +19,7 @@ import (
 // refused by --accept (exit 1, the lock's bytes unchanged, the labels
 // named); the command the refusal suggests takes it in.
 func TestLockAcceptDescriptive(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	serverScript(t, dir, "-desc", "echo text")
 	mustLock(t, dir, nil, "--name", "srv", "--", "sh", "srv.sh")
@@ -104,6 +105,7 @@ type verifyLabels struct {
 // The proxy's quarantine error data says what kind of change quarantined
 // the server, in both eras.
 func TestProxyQuarantineCarriesLabels(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cmd := proxysrvScript(t, dir, "-versions", "2025-11-25")
 	mustLock(t, dir, nil, append([]string{"--name", "s", "--"}, cmd...)...)
@@ -137,6 +139,7 @@ func TestProxyQuarantineCarriesLabels(t *testing.T) {
 // pair once (text, --json, SARIF that validates, rule mcpsum/tool-shadowing),
 // --strict makes verify and show exit 1, and lock --strict refuses to write.
 func TestShadowingAcrossServers(t *testing.T) {
+	t.Parallel()
 	everything := npmServer(t, "server-everything")
 	dir := t.TempDir()
 	serverScript(t, dir)

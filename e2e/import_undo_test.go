@@ -13,6 +13,7 @@ import (
 // are undone, the rewritten one entry by entry, keeping the client's own
 // changes; --name undoes a single entry.
 func TestImportUndoTwoFilesAfterTheClientRewrote(t *testing.T) {
+	t.Parallel()
 	home, env := fakeHome(t)
 	proj := t.TempDir()
 	mcpJSON := filepath.Join(proj, ".mcp.json")
@@ -79,6 +80,7 @@ func TestImportUndoTwoFilesAfterTheClientRewrote(t *testing.T) {
 // Issue 22: a server skipped because another config has one of the same
 // name gets a lock command with its env names, and that command works.
 func TestImportNameCollisionSuggestion(t *testing.T) {
+	t.Parallel()
 	home, env := fakeHome(t)
 	proj := t.TempDir()
 	lock := filepath.Join(proj, "mcp.lock")

@@ -22,6 +22,7 @@ import (
 // A 2026-07-28
 // client that declares no roots still gets both folders.
 func TestProxyModernClientStartupRoots(t *testing.T) {
+	t.Parallel()
 	dir, mine, other, secret, _ := lockedFilesystem(t)
 	onlyMine := func(s string) bool { return strings.Contains(s, mine) && !strings.Contains(s, other) }
 
@@ -53,6 +54,7 @@ func TestProxyModernClientStartupRoots(t *testing.T) {
 // every folder of the locked argv). Directly a call 200 ms after connecting
 // is confined too; the same read is checked directly as the baseline.
 func TestProxyRootsBeforeFirstCall(t *testing.T) {
+	t.Parallel()
 	dir, mine, _, secret, argv := lockedFilesystem(t)
 	root := &mcp.Root{URI: "file://" + mine, Name: "mine"}
 	refused := func(via string, cs *mcp.ClientSession) {
