@@ -98,6 +98,17 @@ func Isolate() (*Isolation, error) {
 			return nil, err
 		}
 	}
+	// Tests that run a program as another user (PostgreSQL's initdb,
+	// mcpsum as nobody) need to enter the temporary folder, as they could
+	// /tmp: root and TMPDIR are open like /tmp (sticky); HOME stays private.
+	err = os.Chmod(root, 0o755)
+	if err == nil {
+		err = os.Chmod(set["TMPDIR"], 0o1777)
+	}
+	if err != nil {
+		os.RemoveAll(root)
+		return nil, err
+	}
 	iso.before = iso.snapshot()
 	for k, v := range set {
 		os.Setenv(k, v)

@@ -136,6 +136,14 @@ func TestRealFoldersUntouched(t *testing.T) {
 	if d := os.TempDir(); !strings.HasPrefix(d, iso.Root) {
 		t.Errorf("TMPDIR is %s: not under the isolated folder %s", d, iso.Root)
 	}
+	// Another user (initdb, a test's nobody) enters TMPDIR as it would /tmp.
+	for _, d := range []string{iso.Root, os.TempDir()} {
+		if fi, err := os.Stat(d); err != nil {
+			t.Error(err)
+		} else if fi.Mode().Perm()&0o005 != 0o005 {
+			t.Errorf("%s: other users cannot enter it (%v)", d, fi.Mode())
+		}
+	}
 	if l := iso.Leaks(); len(l) > 0 {
 		t.Errorf("leaks so far: %v", l)
 	}
