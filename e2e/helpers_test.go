@@ -31,6 +31,7 @@ var bin struct {
 	goMemory   string // go-sdk examples/server/memory
 	goSeq      string // go-sdk examples/server/sequentialthinking
 	mcpgoEvery string // mcp-go v1.2.1 examples/everything
+	confclient string // e2e/servers/confclient: mcpsum as the conformance suite's client
 }
 
 // TestMain builds every binary once, then runs the tests isolated from the
@@ -82,6 +83,7 @@ func buildAll(dir string) error {
 		{&bin.goMemory, "go-memory", "github.com/modelcontextprotocol/go-sdk/examples/server/memory"},
 		{&bin.goSeq, "go-sequentialthinking", "github.com/modelcontextprotocol/go-sdk/examples/server/sequentialthinking"},
 		{&bin.mcpgoEvery, "mcpgo-everything", "github.com/mark3labs/mcp-go/examples/everything"},
+		{&bin.confclient, "confclient", "github.com/mcpsum/mcpsum/e2e/servers/confclient"},
 	}
 	var pkgs []string
 	for _, t := range targets {

@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/mcpsum/mcpsum/internal/hint"
 	"os"
 	"strings"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 	"golang.org/x/term"
 
+	"github.com/mcpsum/mcpsum/internal/cli"
 	"github.com/mcpsum/mcpsum/internal/locker"
 	"github.com/mcpsum/mcpsum/internal/policy"
 	"github.com/mcpsum/mcpsum/internal/statefile"
@@ -18,7 +20,7 @@ import (
 func (a *app) suggestPolicyCommand() *ffcli.Command {
 	fs := a.flagSet("suggest-policy")
 	lockfile := lockfileFlag(fs)
-	name := fs.String("name", "", "locked server to suggest a policy for (required)")
+	name := cli.NameVar(fs, "name", "locked server to suggest a policy for (required)")
 	return &ffcli.Command{
 		Name:       "suggest-policy",
 		ShortUsage: "mcpsum suggest-policy [--lockfile F] --name N",
@@ -93,6 +95,9 @@ beside it.`),
 					if *all == (len(args) == 1) || len(args) > 1 {
 						return usageErr("usage: mcpsum taint reset SESSION | mcpsum taint reset --all (see mcpsum taint list)")
 					}
+					if len(args) == 1 && strings.TrimSpace(args[0]) == "" {
+						return usageErr("taint reset %q: an empty or blank session names nothing; give the session itself (see mcpsum taint list)", args[0])
+					}
 					store, err := a.taintStore("taint reset")
 					if err != nil {
 						return err
@@ -107,10 +112,10 @@ beside it.`),
 					}
 					if err := store.Reset(args[0]); err != nil {
 						if errors.Is(err, policy.ErrNoSession) {
-							return usageErr("%v; run 'mcpsum taint list' to see the tainted sessions", err)
+							return usageHint("run 'mcpsum taint list' to see the tainted sessions", "%v", err)
 						}
 						if policy.ValidSessionID(args[0]) != nil {
-							return usageErr("%v", err)
+							return &exitError{code: exitUsage, err: err}
 						}
 						return err
 					}
@@ -135,7 +140,7 @@ func plural(n int) string {
 // taintStore refuses unless stdin is a terminal, then opens the store.
 func (a *app) taintStore(cmd string) (*policy.Store, error) {
 	if f, ok := a.stdin.(*os.File); !ok || !term.IsTerminal(int(f.Fd())) {
-		return nil, verdict(fmt.Errorf("mcpsum %s runs only from a terminal (stdin is not one), so a model driving a shell tool cannot review or clear its own taint; run it yourself in a terminal", cmd))
+		return nil, verdict(hint.Errorf("run it yourself in a terminal", "mcpsum %s runs only from a terminal (stdin is not one), so a model driving a shell tool cannot review or clear its own taint", cmd))
 	}
 	dir, err := statefile.Dir()
 	if err != nil {

@@ -3,10 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/mcpsum/mcpsum/internal/hint"
 	"strings"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 
+	"github.com/mcpsum/mcpsum/internal/cli"
 	"github.com/mcpsum/mcpsum/internal/locker"
 	"github.com/mcpsum/mcpsum/internal/show"
 )
@@ -14,7 +16,7 @@ import (
 func (a *app) showCommand() *ffcli.Command {
 	fs := a.flagSet("show")
 	lockfilePath := lockfileFlag(fs)
-	name := fs.String("name", "", "show only this server")
+	name := cli.NameVar(fs, "name", "show only this server")
 	asJSON := fs.Bool("json", false, "print JSON instead of text")
 	compact := fs.Bool("compact", false, "one line per item: descriptions and instructions cut at about 100 characters, no schemas")
 	strict := fs.Bool("strict", false, "exit 1 when a shown server shadows another server's tools (same or look-alike names, text naming them)")
@@ -56,9 +58,13 @@ with --strict show exits 1 after printing.`),
 				}
 			} else {
 				v.WriteText(a.stdout, *lockfilePath, *compact)
+				if *compact { // the summary names the way to the rest
+					fmt.Fprintln(a.stdout, "\n(--compact: descriptions cut, schemas and other fields left out; without --compact, show prints every item in full)")
+				}
 			}
 			if *strict && v.Shadowing > 0 {
-				return verdict(fmt.Errorf("show --strict: %d shadowing finding(s) between servers of %s (listed above as shadowing): a client that loads both servers cannot keep their tools apart; keep only one of the two servers in the client's config and the lock, or have the server renamed", v.Shadowing, *lockfilePath))
+				return verdict(hint.Errorf("keep only one of the two servers in the client's config and the lock, or have the server renamed",
+					"show --strict: %d shadowing finding(s) between servers of %s (listed above as shadowing): a client that loads both servers cannot keep their tools apart", v.Shadowing, *lockfilePath))
 			}
 			return nil
 		},

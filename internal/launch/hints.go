@@ -4,46 +4,41 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/mcpsum/mcpsum/internal/hint"
 	"github.com/mcpsum/mcpsum/internal/mcpwire"
 	"github.com/mcpsum/mcpsum/internal/process"
 	"github.com/mcpsum/mcpsum/internal/termtext"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 )
 
-// StartError is a server that failed to start or to answer, with what mcpsum
-// can tell the user about why and what to do next (lock, verify and the
-// proxy print the same).
-type StartError struct {
-	Err   error
-	Hints []string
-}
-
-func (e *StartError) Error() string {
-	var b strings.Builder
-	b.WriteString(e.Err.Error())
-	for _, h := range e.Hints {
-		b.WriteString("\n  hint: ")
-		b.WriteString(h)
-	}
-	return b.String()
-}
-
-func (e *StartError) Unwrap() error { return e.Err }
-
-// Explain adds hints to err when the server exited or did not answer in
-// time: a half-installed npx cache folder it tripped on, the flag that gives
-// a slow first start more time, and the common variables that are set for
-// mcpsum but withheld from the server (names only, never values). Other
-// errors are returned as they are.
+// Explain adds to err the hint that fixes what the server failed on (a
+// hint.Error; lock, verify and the proxy print the same), when mcpsum
+// recognises it in the failure or the server's stderr:
+//
+//   - a half-installed npx cache folder: its removal;
+//   - Node packages not installed (MODULE_NOT_FOUND in a project's
+//     node_modules, or a locked program under node_modules that is not
+//     there): the project's install command (npm ci);
+//   - a file or folder the server looked for that does not exist here: its path;
+//   - a variable set for mcpsum but withheld from the server, named in its
+//     stderr (or, when nothing else explains the failure, the common ones):
+//     the lock command with --env (names only, never values);
+//   - a silent first start: the flag that gives it more time.
+//
+// A failure with a recognised cause gets no --env advice: re-locking with
+// variables changes the committed lock and fixes nothing. Errors that are
+// none of these are returned as they are.
 func Explain(name string, entry *lockfile.Server, opts Options, err error) error {
 	var exit *process.ExitError
 	var to *mcpwire.TimeoutError
 	var stderr []string
+	dir, _ := WorkDir(opts.Lockfile)
 	switch {
 	case err == nil:
 		return nil
@@ -51,38 +46,75 @@ func Explain(name string, entry *lockfile.Server, opts Options, err error) error
 		stderr = exit.Stderr
 	case errors.As(err, &to):
 		stderr = to.Stderr
+	case errors.Is(err, exec.ErrNotFound) && len(entry.Command) > 0:
+		return hint.Wrap(err, missingProgramHint(entry.Command[0], dir))
 	default:
 		return err
 	}
-	var hints []string
-	if h := npxCacheHint(entry, stderr); h != "" {
-		hints = append(hints, h)
+	text := strings.Join(stderr, "\n")
+	cause := npxCacheHint(entry, text)
+	if cause == "" {
+		cause = nodeModulesHint(text, dir)
 	}
+	if cause == "" {
+		cause = missingFileHint(text, dir)
+	}
+	hints := []string{cause}
 	if to != nil && to.Silent {
 		allowance := opts.StartTimeout
 		if allowance <= 0 {
 			allowance = to.After
 		}
-		hints = append(hints, fmt.Sprintf("a server's first start may download its package (npx, uvx) for longer than %s: give it more time with --start-timeout-secs %d",
+		hints = append(hints, fmt.Sprintf("a first start may download the package (npx, uvx) for longer than %s; give it more time: --start-timeout-secs %d",
 			allowance, max(int(allowance/time.Second)*5, 300)))
 	}
-	if w := Withheld(entry.EnvPassthrough); len(w) > 0 {
-		lp := opts.Lockfile
-		if lp == "" {
-			lp = "mcp.lock"
-		}
-		args := []string{"mcpsum", "lock", "--lockfile", lp, "--name", name}
-		for _, n := range slices.Concat(entry.EnvPassthrough, w) {
-			args = append(args, "--env", n)
-		}
-		args = append(append(args, "--"), entry.Command...)
-		hints = append(hints, fmt.Sprintf("set for mcpsum but withheld from the server (it gets only PATH, HOME, TMPDIR and the names locked in envPassthrough): %s; if it needs one, lock it with the ones it needs: %s",
-			strings.Join(w, ", "), termtext.ShellArgs(args)))
+	if cause == "" {
+		hints = append(hints, envHint(name, entry, opts, text))
 	}
-	if len(hints) == 0 {
-		return err
+	return hint.Wrap(err, hints...)
+}
+
+// envHint names the variables set for mcpsum but withheld from the server
+// that its stderr names, else (nothing else explained the failure) the
+// common ones, with the lock command that passes them. Names only.
+func envHint(name string, entry *lockfile.Server, opts Options, stderr string) string {
+	w := namedIn(stderr, entry.EnvPassthrough)
+	lead := "the server names a variable set for mcpsum but withheld from it"
+	if len(w) == 0 {
+		w = Withheld(entry.EnvPassthrough)
+		lead = "set for mcpsum but withheld from the server"
 	}
-	return &StartError{Err: err, Hints: hints}
+	if len(w) == 0 {
+		return ""
+	}
+	lp := opts.Lockfile
+	if lp == "" {
+		lp = "mcp.lock"
+	}
+	args := []string{"mcpsum", "lock", "--lockfile", lp, "--name", name}
+	for _, n := range slices.Concat(entry.EnvPassthrough, w) {
+		args = append(args, "--env", n)
+	}
+	args = append(append(args, "--"), entry.Command...)
+	return fmt.Sprintf("%s (it gets only PATH, HOME, TMPDIR and envPassthrough): %s; if it needs one, lock it with the ones it needs: %s",
+		lead, strings.Join(w, ", "), termtext.ShellArgs(args))
+}
+
+// envWord is a word of a server's stderr that could name a variable.
+var envWord = lazyRegexp(`\b[A-Za-z_][A-Za-z0-9_]{2,}\b`)
+
+// namedIn lists the variables set in mcpsum's environment, withheld from a
+// server passed env, whose names stderr holds, sorted.
+func namedIn(stderr string, env []string) []string {
+	passed := slices.Concat(env, process.BaseEnv())
+	var out []string
+	for _, w := range envWord().FindAllString(stderr, -1) {
+		if _, set := os.LookupEnv(w); set && !slices.Contains(passed, w) && lockfile.ValidEnvName(w) && w == strings.ToUpper(w) {
+			out = append(out, w)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // commonEnv are variables servers often fail without, directly inherited
@@ -117,8 +149,7 @@ var npxFolder = lazyRegexp(`(/[A-Za-z0-9._@+~/-]*/_npx/[0-9a-f]{16})\b`)
 // npxCacheHint names a half-installed npx cache folder when the server
 // failed on a missing file in it, and the command that removes it (npx
 // installs it afresh on the next start).
-func npxCacheHint(entry *lockfile.Server, stderr []string) string {
-	text := strings.Join(stderr, "\n")
+func npxCacheHint(entry *lockfile.Server, text string) string {
 	if !strings.Contains(text, "ENOENT") && !strings.Contains(text, "Cannot find") && !strings.Contains(text, "MODULE_NOT_FOUND") {
 		return ""
 	}
@@ -140,6 +171,6 @@ func npxCacheHint(entry *lockfile.Server, stderr []string) string {
 	if fi, err := os.Stat(dir); dir == "" || err != nil || !fi.IsDir() {
 		return ""
 	}
-	return fmt.Sprintf("npx's cache folder %s looks half-installed (a download that was interrupted leaves it so, and every later npx start of the package fails until it is removed); remove it and start again: rm -rf %s",
+	return fmt.Sprintf("npx's cache folder %s looks half-installed (an interrupted download leaves it so); remove it and start again: rm -rf %s",
 		termtext.ShellArg(dir), termtext.ShellArg(dir))
 }

@@ -5,10 +5,12 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"errors"
+	"github.com/mcpsum/mcpsum/internal/hint"
 	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -65,7 +67,7 @@ func TestLoginFlow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tok.AccessToken != "at-1" || tok.RefreshToken != "rt-1" || tok.ClientID != "c-1" || tok.Issuer != s.Issuer || tok.Resource != s.Resource {
+	if tok.AccessToken != "at-1" || tok.RefreshToken != "rt-1" || tok.Client.ID != "c-1" || tok.Issuer != s.Issuer || tok.Resource != s.Resource {
 		t.Fatalf("token %+v", tok)
 	}
 	if d := tok.Expiry.Sub(before); d < 59*time.Minute || d > 61*time.Minute+time.Minute {
@@ -188,12 +190,12 @@ func TestRefresh(t *testing.T) {
 	a := newAS(t)
 	a.json("/as/token", 200, `{"access_token":"at-2","token_type":"Bearer","expires_in":"soon"}`)
 	s := serverOf(a)
-	old := &Token{Issuer: s.Issuer, Resource: s.Resource, ClientID: "c-1", AccessToken: "at-1", RefreshToken: "rt-1"}
+	old := &Token{Issuer: s.Issuer, Resource: s.Resource, Client: Client{ID: "c-1", Method: MethodNone}, AccessToken: "at-1", RefreshToken: "rt-1"}
 	n, err := Refresh(context.Background(), http.DefaultClient, s, old)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n.AccessToken != "at-2" || n.RefreshToken != "rt-1" || n.ClientID != "c-1" || !n.Expiry.IsZero() {
+	if n.AccessToken != "at-2" || n.RefreshToken != "rt-1" || n.Client.ID != "c-1" || !n.Expiry.IsZero() {
 		t.Fatalf("refreshed %+v", n)
 	}
 	form, _ := url.ParseQuery(a.bodies["/as/token"][0])
@@ -241,12 +243,13 @@ func TestStore(t *testing.T) {
 		t.Fatalf("nothing kept: %+v %v", tok, err)
 	}
 	exp := time.Unix(time.Now().Add(time.Hour).Unix(), 0)
-	in := &Token{Issuer: "https://as", Resource: "https://h/mcp", ClientID: "c", AccessToken: "a", RefreshToken: "r", Expiry: exp}
+	in := &Token{Issuer: "https://as", Resource: "https://h/mcp", Client: Client{ID: "c", Method: MethodNone, Registered: true},
+		AccessToken: "a", RefreshToken: "r", Expiry: exp, Scopes: []string{"mcp:read"}, StepUp: []string{"mcp:write"}}
 	if err := Save(in); err != nil {
 		t.Fatal(err)
 	}
 	out, err := Load(in.Resource, in.Issuer)
-	if err != nil || out == nil || *out != *in {
+	if err != nil || out == nil || !reflect.DeepEqual(out, in) {
 		t.Fatalf("Load: %+v %v, want %+v", out, err, in)
 	}
 	path, _ := tokenPath(in.Resource, in.Issuer)
@@ -272,7 +275,7 @@ func TestStore(t *testing.T) {
 		t.Fatalf("a file of another pair: %+v %v", back, err)
 	}
 	os.WriteFile(path, []byte(`{"issuer":"https://as","issuer":"x"}`), 0o600)
-	if _, err := Load(in.Resource, in.Issuer); err == nil || !strings.Contains(err.Error(), "damaged; delete it") {
+	if _, err := Load(in.Resource, in.Issuer); err == nil || !strings.Contains(hint.Lines(err, ""), "damaged\nhint: delete it") {
 		t.Fatalf("damaged file: %v", err)
 	}
 }

@@ -3,7 +3,7 @@ package proxy
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
+	"github.com/mcpsum/mcpsum/internal/hint"
 
 	"github.com/mcpsum/mcpsum/internal/mcpwire"
 	"github.com/mcpsum/mcpsum/internal/mcpwire/mcphttp"
@@ -19,7 +19,7 @@ import (
 // here, so it stops the proxy (the lockfile refuses one too).
 func (p *Proxy) remoteUpstream() (upstream.Upstream, error) {
 	if pol := p.opts.Entry.Policy; pol != nil && pol.Sandbox != nil {
-		return nil, fmt.Errorf("it is a remote server (%s) and has a sandbox policy: there is no process here to confine; remove policy.sandbox from its entry", p.opts.Entry.URL)
+		return nil, hint.Errorf("remove policy.sandbox from its entry", "it is a remote server (%s) and has a sandbox policy: there is no process here to confine", p.opts.Entry.URL)
 	}
 	if p.opts.Remote == nil {
 		return nil, errors.New("it is a remote server and the proxy was not told how to reach it")
@@ -35,6 +35,7 @@ func (p *Proxy) remoteUpstream() (upstream.Upstream, error) {
 		Own:        p.ownRequest,
 		Relistened: p.relistened,
 		Reauth:     p.opts.Reauth,
+		StepUp:     p.opts.StepUp,
 	})
 }
 

@@ -2,6 +2,7 @@ package verify
 
 import (
 	"fmt"
+	"github.com/mcpsum/mcpsum/internal/hint"
 	"io"
 	"strings"
 	"time"
@@ -26,6 +27,7 @@ type ServerJSON struct {
 	Era             string        `json:"era"`
 	ProtocolVersion string        `json:"protocolVersion"`
 	Error           string        `json:"error,omitempty"`
+	Hints           []string      `json:"hints,omitempty"` // with an error: what to do about it
 	Findings        []FindingJSON `json:"findings"`
 	Seconds         float64       `json:"seconds"`
 	Unpinned        []string      `json:"unpinned,omitempty"`    // kinds declared data (policy.unpinned): not drift
@@ -52,7 +54,10 @@ type ShadowJSON struct {
 	Servers [2]string `json:"servers"`
 	Names   [2]string `json:"names"`
 	How     string    `json:"how,omitempty"`
-	Message string    `json:"message"`
+	// Spelling, for cross-reference: the name as the text writes it, when
+	// it is not the name itself ("Send-Email", "mail.send_email").
+	Spelling string `json:"spelling,omitempty"`
+	Message  string `json:"message"`
 }
 
 // JSON is the report in its --json shape; exitCode is the exit code the
@@ -60,13 +65,13 @@ type ShadowJSON struct {
 func (r *Report) JSON(exitCode int) *JSON {
 	res := &JSON{Lockfile: r.Lockfile, Strict: r.Strict, ExitCode: exitCode, Servers: map[string]*ServerJSON{}, Shadowing: []ShadowJSON{}}
 	for _, sh := range r.Shadowing {
-		res.Shadowing = append(res.Shadowing, ShadowJSON{sh.Rule, sh.Kind, sh.Servers, sh.Names, sh.How, sh.String()})
+		res.Shadowing = append(res.Shadowing, ShadowJSON{sh.Rule, sh.Kind, sh.Servers, sh.Names, sh.How, sh.Spelling, sh.String()})
 	}
 	for _, s := range r.Servers {
 		j := &ServerJSON{Status: s.Status, Era: s.Locked.Era(), ProtocolVersion: s.Locked.ProtocolVersion,
 			Findings: []FindingJSON{}, Seconds: s.seconds(), Unpinned: s.unpinned()}
 		if s.Error != nil {
-			j.Error = s.Error.Error()
+			j.Error, j.Hints = s.Error.Error(), hint.Of(s.Error)
 		}
 		for _, fd := range s.dataChanges() {
 			j.DataChanges = append(j.DataChanges, FindingJSON{"data", fd.Kind, fd.Name, fd.Change, fd.Fields, fd.Locked, fd.Observed, []string{"data"}, nil})

@@ -2,6 +2,7 @@ package mcphttp
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"mime"
@@ -105,6 +106,11 @@ func (s *Session) getLoop() {
 	}
 }
 
+// renewLimit bounds a renewal (the replayed initialize, its answer and
+// notifications/initialized): a server that expires sessions and then
+// does not answer cannot hold the caller's requests forever.
+var renewLimit = 30 * time.Second
+
 // renew replaces an expired legacy session (the server answered 404 to a
 // request of session expired): initialize is replayed (its answer goes to
 // Hooks.Renewed, not to the sink), notifications/initialized follows, and
@@ -126,8 +132,13 @@ func (s *Session) renew(expired string, id []byte) error {
 	s.sess.renewals++
 	s.mu.Unlock()
 	var wait func() error
-	res, err := s.reinitialize(initReq)
+	ctx, cancel := context.WithTimeout(s.ctx, renewLimit)
+	res, err := s.reinitialize(ctx, initReq)
+	cancel()
 	if err != nil {
+		if ctx.Err() == context.DeadlineExceeded && s.ctx.Err() == nil {
+			err = fmt.Errorf("no new session within %s", renewLimit)
+		}
 		err = fmt.Errorf("remote server %s: the session expired (HTTP 404) and a new one could not be started: %w", s.url, err)
 	} else if s.hooks.Renewed != nil {
 		wait, err = s.hooks.Renewed(first, res)
@@ -148,7 +159,7 @@ func (s *Session) waitRenewed(err error, wait func() error, id []byte) error {
 
 // reinitialize replays initialize and sends notifications/initialized on
 // the new session; it returns the new InitializeResult.
-func (s *Session) reinitialize(initReq []byte) ([]byte, error) {
+func (s *Session) reinitialize(ctx context.Context, initReq []byte) ([]byte, error) {
 	if initReq == nil {
 		return nil, errors.New("it expired before it was initialized")
 	}
@@ -156,7 +167,7 @@ func (s *Session) reinitialize(initReq []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	resp, _, err := s.post(s.ctx, initReq, &m)
+	resp, _, err := s.post(ctx, initReq, &m)
 	if err != nil {
 		return nil, err
 	}
@@ -177,7 +188,7 @@ func (s *Session) reinitialize(initReq []byte) ([]byte, error) {
 	s.mu.Unlock()
 	note := []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	nm, _ := readEnvelope(note)
-	r2, _, err := s.post(s.ctx, note, &nm)
+	r2, _, err := s.post(ctx, note, &nm)
 	if err != nil {
 		return nil, err
 	}
