@@ -199,6 +199,7 @@ func TestReadmeCommandsMatchHelp(t *testing.T) {
 // flag the binary does not have. A code line that starts with "mcpsum" but
 // is a message mcpsum prints is named in messages.
 func TestDocsCommandsExist(t *testing.T) {
+	t.Parallel()
 	messages := []string{"mcpsum refused this call"}
 	helps := map[string]cmdHelp{}
 	helpOf := func(words []string) cmdHelp {

@@ -60,6 +60,7 @@ func hintCommand(t *testing.T, out, lead string) string {
 // file: dependency wrapping the real server-memory, so npm ci needs no
 // network.)
 func TestNodeModulesMissingHint(t *testing.T) {
+	t.Parallel()
 	proj := t.TempDir()
 	vendor := filepath.Join(proj, "vendor", "memsrv")
 	writeFiles(t, map[string]string{
@@ -104,6 +105,7 @@ func TestNodeModulesMissingHint(t *testing.T) {
 // (server-filesystem's allowed folder) is told that path, not --env advice;
 // once the folder is created, as the hint says, it locks.
 func TestMissingPathHint(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	missing := filepath.Join(dir, "shared", "docs")
 	_, stderr, code := mcpsum(t, dir, []string{"LANG=C.UTF-8"}, "lock", "--name", "fs", "--", "node", npmServer(t, "server-filesystem"), missing)
