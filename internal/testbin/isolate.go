@@ -103,7 +103,7 @@ func Isolate() (*Isolation, error) {
 	// /tmp: root and TMPDIR are open like /tmp (sticky); HOME stays private.
 	err = os.Chmod(root, 0o755)
 	if err == nil {
-		err = os.Chmod(set["TMPDIR"], 0o1777)
+		err = os.Chmod(set["TMPDIR"], 0o777|os.ModeSticky)
 	}
 	if err != nil {
 		os.RemoveAll(root)

@@ -142,6 +142,8 @@ func TestRealFoldersUntouched(t *testing.T) {
 			t.Error(err)
 		} else if fi.Mode().Perm()&0o005 != 0o005 {
 			t.Errorf("%s: other users cannot enter it (%v)", d, fi.Mode())
+		} else if fi.Mode().Perm()&0o002 != 0 && fi.Mode()&os.ModeSticky == 0 {
+			t.Errorf("%s: writable by others without the sticky bit (%v): fleet refuses such a folder", d, fi.Mode())
 		}
 	}
 	if l := iso.Leaks(); len(l) > 0 {
