@@ -27,6 +27,7 @@ var bin struct {
 	goMemory   string // go-sdk examples/server/memory
 	goSeq      string // go-sdk examples/server/sequentialthinking
 	mcpgoEvery string // mcp-go v1.2.1 examples/everything
+	mcpgoHTTP  string // e2e/servers/mcpgohttp: mcp-go v1.2.1's Streamable HTTP server
 }
 
 func TestMain(m *testing.M) {
@@ -61,6 +62,7 @@ func buildAll(dir string) error {
 		{&bin.goMemory, "go-memory", "github.com/modelcontextprotocol/go-sdk/examples/server/memory"},
 		{&bin.goSeq, "go-sequentialthinking", "github.com/modelcontextprotocol/go-sdk/examples/server/sequentialthinking"},
 		{&bin.mcpgoEvery, "mcpgo-everything", "github.com/mark3labs/mcp-go/examples/everything"},
+		{&bin.mcpgoHTTP, "mcpgohttp", "github.com/mcpsum/mcpsum/e2e/servers/mcpgohttp"},
 	}
 	var pkgs []string
 	for _, t := range targets {

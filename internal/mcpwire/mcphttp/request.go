@@ -139,13 +139,14 @@ func (s *Session) body(resp *http.Response, m *envelope) error {
 		return err
 	}
 	w, end := s.sink.Long()
+	lw := &bodyLine{w: w}
 	n, buf := 0, make([]byte, 32<<10)
 	for chunk := head; ; {
 		if n += len(chunk); n > s.max {
 			err = &TooLargeError{Max: s.max}
 			break
 		}
-		if _, err = w.Write(oneLine(chunk)); err != nil {
+		if _, err = lw.Write(chunk); err != nil {
 			break
 		}
 		k, rerr := resp.Body.Read(buf)
