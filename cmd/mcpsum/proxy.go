@@ -117,15 +117,16 @@ func (a *app) runProxy(ctx context.Context, f *lockfile.File, path, name string,
 	if entry == nil {
 		return usageErr("no server %s in %s (locked: %s); lock it first with 'mcpsum lock --lockfile %s --name %s -- COMMAND [ARG]...'", quoteArg(name), quoteArg(path), strings.Join(locker.Names(f), ", "), quoteArg(path), quoteArg(name))
 	}
-	var remote *mcphttp.Spec
+	var remote func(context.Context) (mcphttp.Spec, error)
 	var reauth func(context.Context, string) (string, error)
 	if entry.Remote() {
 		opts.Lockfile = path
-		spec, err := launch.RemoteSpec(ctx, name, entry, opts)
-		if err != nil {
-			return &exitError{code: exitUndecided, err: err}
+		// Asked once the proxy starts the server: a variable that is unset
+		// or a spent sign-in then fails the client's handshake with its
+		// reason, not a proxy that exited before it ("Connection closed").
+		remote = func(ctx context.Context) (mcphttp.Spec, error) {
+			return launch.RemoteSpec(ctx, name, entry, opts)
 		}
-		remote = &spec
 		reauth = func(ctx context.Context, refused string) (string, error) {
 			return launch.RefreshBearer(ctx, name, entry, opts, refused)
 		}

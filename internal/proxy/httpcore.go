@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -17,14 +18,17 @@ import (
 // remoteUpstream prepares the session with the remote server of the entry.
 // A sandbox policy cannot be enforced on a server that is not a process
 // here, so it stops the proxy (the lockfile refuses one too).
-func (p *Proxy) remoteUpstream() (upstream.Upstream, error) {
+func (p *Proxy) remoteUpstream(ctx context.Context) (upstream.Upstream, error) {
 	if pol := p.opts.Entry.Policy; pol != nil && pol.Sandbox != nil {
 		return nil, fmt.Errorf("it is a remote server (%s) and has a sandbox policy: there is no process here to confine; remove policy.sandbox from its entry", p.opts.Entry.URL)
 	}
 	if p.opts.Remote == nil {
 		return nil, errors.New("it is a remote server and the proxy was not told how to reach it")
 	}
-	spec := *p.opts.Remote
+	spec, err := p.opts.Remote(ctx)
+	if err != nil {
+		return nil, err
+	}
 	if spec.MaxMessage <= 0 {
 		spec.MaxMessage = p.opts.Pin.MaxLine
 	}

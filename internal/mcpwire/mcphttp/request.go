@@ -76,7 +76,7 @@ func (s *Session) exchange(ctx context.Context, msg []byte, m *envelope, reopen 
 	defer drain(resp.Body)
 	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	switch {
-	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
+	case wantsCredentials(resp):
 		return false, authError(s.url, resp)
 	case resp.StatusCode < 200 || resp.StatusCode > 299:
 		return true, s.refused(resp, m)

@@ -325,7 +325,7 @@ func (s *Session) send(msg []byte, m *envelope) error {
 		}
 		defer drain(resp.Body)
 		switch {
-		case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
+		case wantsCredentials(resp):
 			return authError(s.url, resp)
 		case resp.StatusCode < 200 || resp.StatusCode > 299:
 			body, _ := readAtMost(resp.Body, 4<<10)
