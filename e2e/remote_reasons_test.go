@@ -64,7 +64,8 @@ func TestProxyRemoteReasonReachesClient(t *testing.T) {
 	}
 }
 
-// Playwright's MCP server refuses a Host it is not bound to with a 403
+// Playwright's MCP server refuses a Host it does not allow (by default
+// the one it is bound to: localhost) with a 403
 // and no auth challenge, and says why in the body: lock shows that body
 // (escaped, shortened), not "it needs credentials"; at the URL it names,
 // the lock succeeds.
@@ -77,11 +78,14 @@ func TestRemoteForbiddenShowsBody(t *testing.T) {
 		requirePeers(t, "@playwright/mcp is not installed; run `npm ci` in e2e/")
 	}
 	port := listenPort(t)
-	serveHTTP(t, port, nil, "node", cli, "--port", strconv.Itoa(port), "--host", "localhost")
+	// Bound to 127.0.0.1 (so the test can wait for it there) and, as by
+	// default, allowing only the Host localhost:PORT.
+	hostPort := "localhost:" + strconv.Itoa(port)
+	serveHTTP(t, port, nil, "node", cli, "--port", strconv.Itoa(port), "--host", "127.0.0.1", "--allowed-hosts", hostPort)
 	dir := t.TempDir()
 	_, stderr, code := mcpsum(t, dir, nil, "lock", "--name", "pw", "--url", "http://127.0.0.1:"+strconv.Itoa(port)+"/mcp")
-	if code != 3 || !strings.Contains(stderr, "answered HTTP 403") || !strings.Contains(stderr, "Access is only allowed at localhost:"+strconv.Itoa(port)) || strings.Contains(stderr, "needs credentials") {
+	if code != 3 || !strings.Contains(stderr, "answered HTTP 403") || !strings.Contains(stderr, "Access is only allowed at "+hostPort) || strings.Contains(stderr, "needs credentials") {
 		t.Fatalf("lock of Playwright's server at 127.0.0.1: exit %d\n%s", code, stderr)
 	}
-	mustLock(t, dir, nil, "--name", "pw", "--url", "http://localhost:"+strconv.Itoa(port)+"/mcp")
+	mustLock(t, dir, nil, "--name", "pw", "--url", "http://"+hostPort+"/mcp")
 }

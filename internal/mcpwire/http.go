@@ -136,7 +136,7 @@ func (t *HTTP) ended(err error) {
 // surface of the session read after it.
 func (t *HTTP) renewed(first, renewed json.RawMessage) (func() error, error) {
 	if !bytes.Equal(first, renewed) {
-		return nil, fmt.Errorf("remote server %s: the session expired (HTTP 404) and the new session's InitializeResult differs from the first one; run the command again", t.s.URL())
+		return nil, fmt.Errorf("remote server %s: the session expired and the new session's InitializeResult differs from the first one; run the command again", t.s.URL())
 	}
 	return nil, nil
 }

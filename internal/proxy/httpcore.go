@@ -59,7 +59,7 @@ func (p *Proxy) sessionRenewed(_, result json.RawMessage) (wait func() error, er
 		p.handshakeFailed(err)
 		return nil, err
 	}
-	p.logf("the remote session expired (HTTP 404); a new session started; checking its surface again before calls go on")
+	p.logf("the remote session expired (the server no longer knew it); a new session started; checking its surface again before calls go on")
 	p.mu.Lock()
 	p.hello = h
 	need := p.life.checksStarted + 1

@@ -60,9 +60,8 @@ func (s *Session) exchange(ctx context.Context, msg []byte, m *envelope, reopen 
 		drain(resp.Body)
 		resp, sid, err = s.post(ctx, msg, m)
 	}
-	if err == nil && resp.StatusCode == http.StatusNotFound && sid != "" {
-		drain(resp.Body)
-		if err := s.renew(sid, m.id); err != nil {
+	if err == nil && sid != "" && s.sessionGone(ctx, resp, sid) {
+		if err := s.renew(sid, resp.StatusCode, m.id); err != nil {
 			return false, err
 		}
 		resp, _, err = s.post(ctx, msg, m)
@@ -177,9 +176,10 @@ func (s *Session) body(resp *http.Response, m *envelope) error {
 func (s *Session) events(resp *http.Response, m *envelope) (answered bool, err error) {
 	st := NewSSEStream(resp.Body, s.max, s.sink.Small, '\t')
 	defer st.Release()
+	var sid string
 	if m == nil { // the GET stream goes on from the last event id it saw
 		s.mu.Lock()
-		st.LastID = s.sess.lastEvent
+		st.LastID, sid = s.sess.lastEvent, s.sess.id
 		s.mu.Unlock()
 	}
 	long := false
@@ -198,7 +198,9 @@ func (s *Session) events(resp *http.Response, m *envelope) (answered bool, err e
 		}
 		if m == nil {
 			s.mu.Lock()
-			s.sess.lastEvent = st.LastID
+			if s.sess.id == sid { // not a renewed session's: its ids are not the old one's
+				s.sess.lastEvent = st.LastID
+			}
 			s.mu.Unlock()
 		}
 		switch {
