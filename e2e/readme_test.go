@@ -147,10 +147,14 @@ func TestReadmeCommandsMatchHelp(t *testing.T) {
 		if len(f) < 2 || f[0] != "mcpsum" {
 			continue
 		}
-		if readme[f[1]] == nil {
-			order = append(order, f[1])
+		cmd := f[1]
+		if cmd == "fleet" && len(f) > 2 {
+			cmd += " " + f[2] // each fleet subcommand has flags of its own
 		}
-		readme[f[1]] = append(readme[f[1]], l)
+		if readme[cmd] == nil {
+			order = append(order, cmd)
+		}
+		readme[cmd] = append(readme[cmd], l)
 	}
 	if len(order) < 10 {
 		t.Fatalf("found only commands %v in the README's Commands block", order)
@@ -199,6 +203,9 @@ func TestReadmeCommandsMatchHelp(t *testing.T) {
 		for _, use := range mcpsumUses(string(b)) {
 			f := strings.Fields(use)
 			cmd := f[1]
+			if cmd == "fleet" && len(f) > 2 {
+				cmd += " " + f[2]
+			}
 			if _, ok := readme[cmd]; !ok {
 				continue // prose that starts with "mcpsum" (a refusal message)
 			}

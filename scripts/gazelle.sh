@@ -59,6 +59,28 @@ BUILD
 	done
 fi
 
+# Schemas docs/ publishes (fleet-status.schema.json), which tests validate
+# output against.
+if ls docs/*.schema.json >/dev/null 2>&1; then
+	if [ ! -f docs/BUILD.bazel ]; then
+		cat >docs/BUILD.bazel <<'BUILD'
+# The JSON schemas docs/ publishes, for the tests that validate against them
+# (written by scripts/gazelle.sh).
+filegroup(
+    name = "schemas",
+    testonly = True,
+    srcs = glob(["*.schema.json"]),
+    visibility = ["//:__subpackages__"],
+)
+BUILD
+	fi
+	for d in $(go_test_pkgs); do
+		if grep -lqE '"docs", "[^"]*\.schema\.json"|docs/[^"]*\.schema\.json' "$d"/*_test.go 2>/dev/null; then
+			buildozer_run 'add data //docs:schemas' "//$d:%go_test"
+		fi
+	done
+fi
+
 # End-to-end tests: Go-test driven, but they build binaries with `go build`
 # and need e2e/node_modules; run them with `go test ./e2e/...`.
 for d in $(go_test_pkgs); do

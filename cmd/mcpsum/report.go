@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/mcpsum/mcpsum/internal/attestproto"
+	"github.com/mcpsum/mcpsum/internal/fleet"
 	"github.com/mcpsum/mcpsum/internal/importer"
 	"github.com/mcpsum/mcpsum/internal/locker"
 	"github.com/mcpsum/mcpsum/internal/sandbox"
@@ -106,6 +107,14 @@ func report(stderr io.Writer, err error) int {
 
 // libraryExitCode maps the typed errors of the pkg/ libraries.
 func libraryExitCode(err error) (int, bool) {
+	var fleetRefused *fleet.RefusedError
+	if errors.As(err, &fleetRefused) {
+		return exitVerdict, true // fleet sync refused a release; nothing was installed
+	}
+	var fleetUsage *fleet.UsageError
+	if errors.As(err, &fleetUsage) {
+		return exitUsage, true
+	}
 	var failed *locker.FailedError
 	if errors.As(err, &failed) {
 		return exitCode(failed.Cause), true // each failure was shown; the first decides

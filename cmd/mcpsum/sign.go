@@ -18,11 +18,8 @@ import (
 func (a *app) signCommand() *ffcli.Command {
 	fs := a.flagSet("sign")
 	lockfilePath := lockfileFlag(fs)
-	key := fs.String("key", "", "private key (PEM, as cosign writes it) to sign with; without it, sign keyless with the OIDC token from the environment")
+	sf := registerSignerFlags(fs)
 	bundle := fs.String("bundle", "", "where to write the Sigstore bundle (default: <lockfile>.sigstore.json)")
-	fulcio := fs.String("fulcio-url", attestproto.DefaultFulcioURL, "Fulcio URL for keyless signing")
-	rekor := fs.String("rekor-url", attestproto.DefaultRekorURL, "Rekor URL for keyless signing")
-	tsa := fs.String("tsa-url", "", "RFC 3161 timestamp authority URL for keyless signing (optional)")
 	helper := attestHelperFlag(fs)
 	return &ffcli.Command{
 		Name:       "sign",
@@ -47,10 +44,7 @@ COSIGN_PASSWORD).`),
 			if err != nil {
 				return err
 			}
-			hargs := []string{"--fulcio-url", *fulcio, "--rekor-url", *rekor, "--tsa-url", *tsa}
-			if *key != "" {
-				hargs = append(hargs, "--key", *key)
-			}
+			hargs := sf.args()
 			// The passphrase (MCPSUM_KEY_PASSWORD or COSIGN_PASSWORD) and the
 			// OIDC token reach the helper through the environment.
 			resp, err := attestproto.Client{Helper: *helper, Version: moduleVersion()}.Sign(ctx, data, hargs...)
@@ -78,6 +72,27 @@ COSIGN_PASSWORD).`),
 			return nil
 		},
 	}
+}
+
+// signerFlags are the signing flags of sign and fleet release.
+type signerFlags struct{ key, fulcio, rekor, tsa *string }
+
+func registerSignerFlags(fs *flag.FlagSet) signerFlags {
+	return signerFlags{
+		key:    fs.String("key", "", "private key (PEM, as cosign writes it) to sign with; without it, sign keyless with the OIDC token from the environment"),
+		fulcio: fs.String("fulcio-url", attestproto.DefaultFulcioURL, "Fulcio URL for keyless signing"),
+		rekor:  fs.String("rekor-url", attestproto.DefaultRekorURL, "Rekor URL for keyless signing"),
+		tsa:    fs.String("tsa-url", "", "RFC 3161 timestamp authority URL for keyless signing (optional)"),
+	}
+}
+
+// args are the helper's sign flags.
+func (s signerFlags) args() []string {
+	out := []string{"--fulcio-url", *s.fulcio, "--rekor-url", *s.rekor, "--tsa-url", *s.tsa}
+	if *s.key != "" {
+		out = append(out, "--key", *s.key)
+	}
+	return out
 }
 
 // sigFlags are the signature-checking flags of verify and proxy.

@@ -11,6 +11,8 @@ var placeholders = map[string]string{
 	"certificate-identity": "ID", "certificate-oidc-issuer": "URL",
 	"certificate-identity-regexp": "RE", "certificate-oidc-issuer-regexp": "RE",
 	"fulcio-url": "URL", "rekor-url": "URL", "tsa-url": "URL", "attest-helper": "PATH",
+	"from": "URL|FILE", "to": "PATH", "trust": "FILE", "serial": "N", "mode": "MODE",
+	"serve-url": "URL", "mcpsum": "PATH", "out": "FILE",
 }
 
 // usage renders a command's help the way mcpsum's flags are spelled: long

@@ -213,6 +213,12 @@ func TOMLSnippet(root string, e Entry, argv []string) string {
 	return b.String()
 }
 
+// TOMLKey is k as a TOML key: bare when it can be, else quoted.
+func TOMLKey(k string) string { return tomlKey(k) }
+
+// TOMLString is s as a TOML basic string.
+func TOMLString(s string) string { return tomlString(s) }
+
 func tomlKey(k string) string {
 	for i := 0; i < len(k); i++ {
 		c := k[i]

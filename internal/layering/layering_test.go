@@ -25,7 +25,7 @@ var layers = map[string]int{
 	"internal/attest": 1, "internal/clientconfig": 1, "pkg/lockfile": 1, "internal/mcpwire": 1,
 	"internal/oauth": 1, "internal/sandbox": 1, "pkg/sumdb": 1,
 	"internal/launch": 2, "internal/policy": 2, "internal/review": 2, "internal/sumlog": 2,
-	"internal/locker": 3, "internal/proxy": 3, "internal/show": 3,
+	"internal/locker": 3, "internal/proxy": 3, "internal/show": 3, "internal/fleet": 3,
 	"internal/importer": 4, "internal/taintguard": 4, "internal/verify": 4,
 }
 

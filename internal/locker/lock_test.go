@@ -3,7 +3,6 @@ package locker
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -17,24 +16,12 @@ import (
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 )
 
-var binDir string
-
-func TestMain(m *testing.M) {
-	d, err := os.MkdirTemp("", "locker-peers-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	binDir = d
-	code := m.Run()
-	os.RemoveAll(d)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(testbin.Run(m)) }
 
 // gosrv is the path of e2e/servers/gosrv, a real go-sdk server, built once
 // per test binary.
 func gosrv(t *testing.T) string {
-	return testbin.Build(t, filepath.Join(binDir, "gosrv"), "github.com/mcpsum/mcpsum/e2e/servers/gosrv")
+	return testbin.Program(t, "gosrv", "github.com/mcpsum/mcpsum/e2e/servers/gosrv")
 }
 
 // progressLog records what Run tells a Progress: the names it began with,

@@ -20,19 +20,7 @@ import (
 // Real peers for the tests, built once per test binary into a temp dir (only
 // when a test needs them), plus the npm servers installed in e2e/node_modules.
 
-var binDir string
-
-func TestMain(m *testing.M) {
-	d, err := os.MkdirTemp("", "mcpwire-peers-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	binDir = d
-	code := m.Run()
-	os.RemoveAll(d)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(testbin.Run(m)) }
 
 // goPeers maps a peer name to the package that builds it.
 var goPeers = map[string]string{
@@ -45,7 +33,7 @@ var goPeers = map[string]string{
 // peer returns the path of a built Go peer.
 func peer(t testing.TB, name string) string {
 	t.Helper()
-	return testbin.Build(t, filepath.Join(binDir, name), goPeers[name])
+	return testbin.Program(t, name, goPeers[name])
 }
 
 // nodeServer returns the argv of an npm server, skipping the test when it is

@@ -3,9 +3,7 @@
 package process
 
 import (
-	"fmt"
 	"os"
-	"path/filepath"
 	"syscall"
 	"testing"
 
@@ -15,24 +13,12 @@ import (
 // Real servers for the tests (e2e/servers), built once per test binary into
 // a temp dir, only when a test needs them.
 
-var binDir string
-
-func TestMain(m *testing.M) {
-	d, err := os.MkdirTemp("", "process-peers-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	binDir = d
-	code := m.Run()
-	os.RemoveAll(d)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(testbin.Run(m)) }
 
 // peer returns the path of e2e/servers/<name>, built.
 func peer(t testing.TB, name string) string {
 	t.Helper()
-	return testbin.Build(t, filepath.Join(binDir, name), "github.com/mcpsum/mcpsum/e2e/servers/"+name)
+	return testbin.Program(t, name, "github.com/mcpsum/mcpsum/e2e/servers/"+name)
 }
 
 // assertGroupGone checks kill(-pgid, 0) == ESRCH: nothing of the group is

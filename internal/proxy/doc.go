@@ -26,7 +26,7 @@
 // The core talks to an upstream (internal/upstream), not to a process:
 // starting it, supervising it and the proxy's own calls to it are
 // run.go and owncall.go, the proxy's side of a remote one (its hooks) httpcore.go.
-// The served surface is built from the lock entry alone (serve.go).
+// The served surface is built from the lock entry alone (served.go).
 // docs/proxy.md ("Architecture") says what each part owns.
 //
 // Below the core, in sub-packages that import nothing of this one (Go

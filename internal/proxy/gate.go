@@ -127,6 +127,56 @@ func (p *Proxy) forwardHeld() {
 	}
 }
 
+// maxHeldDown and maxHeldDownBytes bound the server->client messages held
+// while a check runs; past them requests are refused and notifications
+// dropped.
+const (
+	maxHeldDown      = 64
+	maxHeldDownBytes = 4 << 20
+)
+
+// holdDown passes a server message for the client through the gate: held
+// (a copy, bounded) while a check runs, to be released later; else it
+// reports the state that decides it now (gateOpen: deliver it; any
+// other: refuse or drop it).
+func (p *Proxy) holdDown(line []byte, release func(p *Proxy, line []byte, deliver bool, st gateState)) (st gateState, held bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	st = p.gate.state
+	if st == gateChecking && p.gate.downOpen {
+		return gateOpen, false // the check passed; held calls are being forwarded
+	}
+	if st == gateChecking && len(p.gate.heldDown) < maxHeldDown && p.gate.heldDownBytes+len(line) <= maxHeldDownBytes {
+		p.gate.heldDown = append(p.gate.heldDown, heldMessage{line: append([]byte(nil), line...), release: release})
+		p.gate.heldDownBytes += len(line)
+		return st, true
+	}
+	return st, false
+}
+
+// releaseHeldDown releases the server messages held during a check, in
+// order: delivered when it passed (pass), then later ones pass too; or
+// refused and dropped.
+func (p *Proxy) releaseHeldDown(pass bool) {
+	for {
+		p.mu.Lock()
+		held := p.gate.heldDown
+		p.gate.heldDown, p.gate.heldDownBytes = nil, 0
+		st := p.gate.state
+		if len(held) == 0 {
+			if pass && st == gateChecking {
+				p.gate.downOpen = true
+			}
+			p.mu.Unlock()
+			return
+		}
+		p.mu.Unlock()
+		for _, h := range held {
+			h.release(p, h.line, pass && st == gateChecking, st)
+		}
+	}
+}
+
 // quarantineWith stops the server and makes every later request fail with
 // -32002; held and in-flight requests get the same error now.
 func (p *Proxy) quarantineWith(reason string, findings []lockfile.Finding) {

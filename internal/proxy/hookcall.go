@@ -108,8 +108,8 @@ func callInfo(r *request, name string) CallInfo {
 	return CallInfo{Method: r.method, Name: name, ClientModern: r.modern}
 }
 
-// once makes a decide function that acts only the first time.
-func once(fn func(Verdict)) func(Verdict) {
+// decideOnce makes a decide function that acts only the first time.
+func decideOnce(fn func(Verdict)) func(Verdict) {
 	var o sync.Once
 	return func(v Verdict) { o.Do(func() { fn(v) }) }
 }
@@ -124,7 +124,7 @@ func (p *Proxy) beforeCall(r *request, name string, forward func(*request)) {
 	hc := &hookCall{p: p, r: r}
 	key := string(r.id)
 	p.waits.Add(key, &hc.wait)
-	p.opts.Hooks.BeforeCall(r.info, params, hc, once(func(v Verdict) {
+	p.opts.Hooks.BeforeCall(r.info, params, hc, decideOnce(func(v Verdict) {
 		if p.waits.Decided(key, &hc.wait) {
 			return // the client cancelled it: no answer, nothing forwarded
 		}

@@ -195,14 +195,22 @@ type clientSession struct {
 type gate struct {
 	state gateState
 	held  []*request
-	// heldDown are server->client messages held while a check runs.
-	heldDown      [][]byte
+	// heldDown are server->client messages held while a check runs (gate.go).
+	heldDown      []heldMessage
 	heldDownBytes int
 	downOpen      bool // the check passed: server messages pass while held calls go out
 	quarantine    *QuarantineError
 	failure       error
 	seenInfo      map[string]bool // informational findings already logged
 	startup       startupState    // calls held for the server's start-up requests (startup.go)
+}
+
+// heldMessage is a server message for the client that the gate holds while
+// a check runs, with what becomes of it when the check ended (release:
+// deliver tells that it passed; st is the gate's state then).
+type heldMessage struct {
+	line    []byte
+	release func(p *Proxy, line []byte, deliver bool, st gateState)
 }
 
 // answering counts the startupHealth calls still running. A WaitGroup

@@ -34,14 +34,6 @@ func (p *Proxy) fromServer(line []byte) {
 	}
 }
 
-// maxHeldDown and maxHeldDownBytes bound the server->client messages held
-// while a check runs; past them requests are refused and notifications
-// dropped.
-const (
-	maxHeldDown      = 64
-	maxHeldDownBytes = 4 << 20
-)
-
 // serverMessage gates a server's request or notification. Nothing the
 // server says reaches the client before the surface check passed: while a
 // check runs, messages for the client are held (bounded) and delivered in
@@ -69,20 +61,10 @@ func (p *Proxy) serverMessage(line []byte, env jsonline.Envelope, id []byte) {
 	case "notifications/subscriptions/acknowledged":
 		return // the proxy's own listen stream
 	}
-	p.mu.Lock()
-	st := p.gate.state
-	if st == gateChecking && p.gate.downOpen {
-		st = gateOpen // the check passed; held calls are being forwarded
+	st, held := p.holdDown(line, (*Proxy).releaseServerMessage)
+	if held {
+		return
 	}
-	if st == gateChecking {
-		if len(p.gate.heldDown) < maxHeldDown && p.gate.heldDownBytes+len(line) <= maxHeldDownBytes {
-			p.gate.heldDown = append(p.gate.heldDown, append([]byte(nil), line...))
-			p.gate.heldDownBytes += len(line)
-			p.mu.Unlock()
-			return
-		}
-	}
-	p.mu.Unlock()
 	if st != gateOpen {
 		if env.IsRequest() {
 			p.refuseServerRequest(id, method, st)
@@ -108,36 +90,20 @@ func (p *Proxy) refuseServerRequest(id []byte, method string, st gateState) {
 	}
 }
 
-// releaseHeldDown delivers the server messages held during a check that
-// passed (pass), in order, then lets later ones through; or it refuses
-// them (requests) and drops them (notifications).
-func (p *Proxy) releaseHeldDown(pass bool) {
-	for {
-		p.mu.Lock()
-		held := p.gate.heldDown
-		p.gate.heldDown, p.gate.heldDownBytes = nil, 0
-		st := p.gate.state
-		if len(held) == 0 {
-			if pass && st == gateChecking {
-				p.gate.downOpen = true
-			}
-			p.mu.Unlock()
-			return
-		}
-		p.mu.Unlock()
-		for _, line := range held {
-			env, id, err := jsonline.ScanEnvelope(line)
-			if err != nil {
-				continue
-			}
-			method, _ := jsonline.StringAt(line, env.Method)
-			switch {
-			case pass && st == gateChecking:
-				p.deliverServerMessage(line, env, id, method)
-			case env.IsRequest():
-				p.refuseServerRequest(id, method, st)
-			}
-		}
+// releaseServerMessage is what becomes of a server message the gate held
+// (holdDown) once the check ended: delivered when it passed (deliver),
+// else refused (a request) or dropped (a notification).
+func (p *Proxy) releaseServerMessage(line []byte, deliver bool, st gateState) {
+	env, id, err := jsonline.ScanEnvelope(line)
+	if err != nil {
+		return
+	}
+	method, _ := jsonline.StringAt(line, env.Method)
+	switch {
+	case deliver:
+		p.deliverServerMessage(line, env, id, method)
+	case env.IsRequest():
+		p.refuseServerRequest(id, method, st)
 	}
 }
 

@@ -4,11 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"github.com/mcpsum/mcpsum/internal/testbin"
 	"io"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpsum/mcpsum/internal/testbin"
 
 	"github.com/mcpsum/mcpsum/internal/proxy/internal/idmap"
 	"github.com/mcpsum/mcpsum/internal/proxy/internal/jsonline"

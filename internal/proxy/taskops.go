@@ -11,18 +11,12 @@ import (
 // The task methods: same era, forwarded like any call; across eras, answered
 // with the proxy's own requests in the server's era (see tasks.go).
 
-// taskMethods lists the task methods of each client era.
-var taskMethods = map[bool]map[string]bool{
-	false: {"tasks/get": true, "tasks/result": true, "tasks/list": true, "tasks/cancel": true},
-	true:  {"tasks/get": true, "tasks/update": true, "tasks/cancel": true},
-}
-
-func (p *Proxy) taskRequest(r *request, notFound func() *jsonline.Error) {
+// taskRequest sends a task method (the table says which client era has
+// which, methods.go): to a server of the client's era through the gate; to
+// one of the other era, answered by the proxy from the server's own task
+// methods (crossTask).
+func (p *Proxy) taskRequest(r *request) {
 	upModern := p.srv.upEra == lockfile.EraModern
-	if !taskMethods[r.modern][r.method] {
-		p.replyErr(r.id, notFound())
-		return
-	}
 	f, _, _ := jsonline.Fields(r.line, r.env.Params, "taskId")
 	id, ok := jsonline.StringAt(r.line, f[0])
 	if !ok && r.method != "tasks/list" {

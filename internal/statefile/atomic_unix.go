@@ -16,6 +16,11 @@ type WriteOptions struct {
 	// existing file keeps its mode (mcp.lock is the user's file); without
 	// it, Perm is set exactly (private state files).
 	Perm os.FileMode
+	// Exact, with Sync, gives the new file exactly Perm: no umask, and an
+	// existing file's mode is not kept (files installed for every user of
+	// the machine, such as the fleet's org lock, are 0644 whatever the
+	// installer's umask).
+	Exact bool
 	// Sync makes the data durable before the rename (fsync of the file, then
 	// a best-effort fsync of the directory). State that does not need to
 	// outlive the machine (the taint of a live client session) skips it.
@@ -68,10 +73,11 @@ func WriteAtomic(path string, data []byte, o WriteOptions) error {
 
 func writeSynced(path string, data []byte, o WriteOptions) error {
 	dir := filepath.Dir(path)
-	t, err := renameio.NewPendingFile(path,
-		renameio.WithTempDir(dir),
-		renameio.WithPermissions(o.Perm),
-		renameio.WithExistingPermissions())
+	opts := []renameio.Option{renameio.WithTempDir(dir), renameio.WithPermissions(o.Perm), renameio.WithExistingPermissions()}
+	if o.Exact {
+		opts = []renameio.Option{renameio.WithTempDir(dir), renameio.WithStaticPermissions(o.Perm)}
+	}
+	t, err := renameio.NewPendingFile(path, opts...)
 	if err != nil {
 		return err
 	}

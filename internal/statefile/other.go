@@ -28,6 +28,7 @@ func (l *Lock) Unlock() error { return nil }
 // WriteOptions say how WriteAtomic replaces a file.
 type WriteOptions struct {
 	Perm         os.FileMode
+	Exact        bool
 	Sync         bool
 	Hook         func(written, total int)
 	BeforeRename func() error

@@ -52,6 +52,33 @@ func Build(t testing.TB, out, pkg string) string {
 	return out
 }
 
+// dir is the folder of Program's builds (Run makes it).
+var dir string
+
+// Run runs the tests of m with a temp folder for the programs Program
+// builds, removed after, and returns m.Run's exit code (a package's
+// TestMain: os.Exit(testbin.Run(m))).
+func Run(m *testing.M) int {
+	d, err := os.MkdirTemp("", "testbin-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err) // before any test ran: nothing else reports it
+		return 1
+	}
+	dir = d
+	defer os.RemoveAll(d)
+	return m.Run()
+}
+
+// Program returns pkg built as name into Run's folder, once per test
+// binary (Build), only when a test asks.
+func Program(t testing.TB, name, pkg string) string {
+	t.Helper()
+	if dir == "" {
+		t.Fatal("testbin.Program needs the package's TestMain to run its tests with testbin.Run")
+	}
+	return Build(t, filepath.Join(dir, name), pkg)
+}
+
 // SyncBuffer is a bytes.Buffer that one goroutine may write while another
 // reads it.
 type SyncBuffer struct {

@@ -16,45 +16,48 @@ import (
 // The headers of a 2026-07-28 request: MCP-Protocol-Version, Mcp-Method,
 // Mcp-Name and Mcp-Param-*; and the session id's syntax.
 
-// modernVersion is the 2026-07-28 (or later) protocol version a message's
-// _meta names ("" for none: a legacy message, or not a request).
-func modernVersion(m *envelope) string {
+// modern is what a 2026-07-28 request's headers say of it.
+type modern struct {
+	version string // its _meta's protocol version: the 2026-07-28 one (or later)
+	name    []byte // tools/call and prompts/get: params.name; resources/read: params.uri (raw JSON)
+}
+
+// modernOf reads a message's 2026-07-28 headers (one pass over its params
+// and one over its _meta); ok is false for a message that is not a
+// 2026-07-28 request or notification (no such version in its _meta).
+func modernOf(m *envelope) (mo modern, ok bool) {
 	if m.method == "" || len(m.params) == 0 {
-		return ""
+		return mo, false
 	}
-	f, err := jsonscan.Fields(m.params, "_meta")
+	f, err := jsonscan.Fields(m.params, "_meta", "name", "uri")
 	if err != nil || f[0] == nil {
-		return ""
+		return mo, false
 	}
 	mf, err := jsonscan.Fields(f[0], mcpspec.MetaProtocolVersion)
 	if err != nil || mf[0] == nil {
-		return ""
+		return mo, false
 	}
 	v, ok := jsonscan.String(mf[0])
 	if !ok || !mcpspec.IsVersion(v) || v < mcpspec.Modern {
-		return ""
+		return mo, false
 	}
-	return v
+	mo.version = v
+	switch m.method {
+	case "tools/call", "prompts/get":
+		mo.name = f[1]
+	case "resources/read":
+		mo.name = f[2]
+	}
+	return mo, true
 }
 
-// modernHeaders sets the 2026-07-28 headers of m, a message whose _meta
-// names a 2026-07-28 version: MCP-Protocol-Version, Mcp-Method and, for
-// tools/call, prompts/get and resources/read, Mcp-Name.
-func modernHeaders(h http.Header, m *envelope) {
-	h.Set("MCP-Protocol-Version", modernVersion(m))
-	h.Set("Mcp-Method", headerValue(m.method))
-	member := "name"
-	switch m.method {
-	case "resources/read":
-		member = "uri"
-	case "tools/call", "prompts/get":
-	default:
-		return
-	}
-	if f, err := jsonscan.Fields(m.params, member); err == nil {
-		if s, ok := jsonscan.String(f[0]); ok {
-			h.Set("Mcp-Name", headerValue(s))
-		}
+// set puts the 2026-07-28 headers on h: MCP-Protocol-Version, Mcp-Method
+// and, for tools/call, prompts/get and resources/read, Mcp-Name.
+func (mo *modern) set(h http.Header, method string) {
+	h.Set("MCP-Protocol-Version", mo.version)
+	h.Set("Mcp-Method", headerValue(method))
+	if s, ok := jsonscan.String(mo.name); ok {
+		h.Set("Mcp-Name", headerValue(s))
 	}
 }
 

@@ -78,12 +78,12 @@ func TestModernVersionRead(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := modernVersion(&m); got != want {
-			t.Errorf("%s: version %q, want %q", params, got, want)
+		if got, _ := modernOf(&m); got.version != want {
+			t.Errorf("%s: version %q, want %q", params, got.version, want)
 		}
 	}
 	n, _ := readEnvelope([]byte(`{"jsonrpc":"2.0","id":1,"result":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`))
-	if modernVersion(&n) != "" {
+	if _, ok := modernOf(&n); ok {
 		t.Error("a response got a version")
 	}
 }

@@ -344,7 +344,7 @@ func (s *Session) post(ctx context.Context, msg []byte, m *envelope) (*http.Resp
 	s.mu.Lock()
 	sid := s.sess.id
 	s.mu.Unlock()
-	modern := modernVersion(m) != ""
+	mo, modern := modernOf(m)
 	if m.method == "initialize" || modern {
 		sid = "" // initialize begins a session; a 2026-07-28 request has none
 	}
@@ -353,7 +353,7 @@ func (s *Session) post(ctx context.Context, msg []byte, m *envelope) (*http.Resp
 		req.Header.Del("MCP-Protocol-Version") // it is being negotiated
 	}
 	if modern {
-		modernHeaders(req.Header, m)
+		mo.set(req.Header, m.method)
 		setParamHeaders(req.Header, s.params, m)
 	}
 	req.Header.Set("Content-Type", "application/json")

@@ -43,7 +43,7 @@ func NewHTTP(spec mcphttp.Spec, hooks mcphttp.Hooks) (*HTTP, error) {
 	pr, pw := io.Pipe()
 	u := &HTTP{pr: pr, pw: pw}
 	s, err := mcphttp.New(spec, mcphttp.Sink{Message: u.deliver, Small: smallEvent, Long: u.long,
-		Unanswered: u.answerError, Ended: func(error) { pw.Close() }}, hooks)
+		Unanswered: u.answerError, Ended: u.ended}, hooks)
 	if err != nil {
 		return nil, err
 	}
@@ -62,7 +62,7 @@ func (u *HTTP) ExitError() error {
 	if errors.Is(err, mcphttp.ErrClosed) {
 		err = fmt.Errorf("remote server %s: %w", u.s.URL(), mcpwire.ErrClosed)
 	}
-	return err
+	return u.pipeError(err)
 }
 
 // Stop ends the session: DELETE of a legacy session (bounded by grace),
@@ -100,11 +100,27 @@ func (u *HTTP) long() (io.Writer, func(error)) {
 			u.pw.Write(jsonline.Newline)
 			return
 		}
-		if errors.Is(err, mcphttp.ErrTooLarge) {
-			err = fmt.Errorf("remote server %s: %w", u.s.URL(), &mcpwire.LineTooLongError{Max: u.max})
-		}
-		u.pw.CloseWithError(err)
+		u.pw.CloseWithError(u.pipeError(err))
 	}
+}
+
+// ended closes the pipe when the session ended: the core reads its end,
+// and ExitError says why (a message over the limit is reported as a line
+// over the limit, as on stdio).
+func (u *HTTP) ended(err error) {
+	if errors.Is(err, mcphttp.ErrTooLarge) {
+		u.pw.CloseWithError(u.pipeError(err))
+		return
+	}
+	u.pw.Close()
+}
+
+// pipeError is how a broken message reaches the core's reader.
+func (u *HTTP) pipeError(err error) error {
+	if errors.Is(err, mcphttp.ErrTooLarge) {
+		return fmt.Errorf("remote server %s: %w", u.s.URL(), &mcpwire.LineTooLongError{Max: u.max})
+	}
+	return err
 }
 
 // answerError answers request id with a JSON-RPC error of the proxy's own

@@ -251,6 +251,14 @@ const cursorPrefix = "mcpsum-page-"
 
 // listResult serves one page of a locked list. Cursors are the proxy's own
 // ("mcpsum-page-<offset>"); anything else is -32602.
+// unpinnedList reports a list method whose list the entry's
+// policy.unpinned leaves live (and the server declares): the server's own
+// list is forwarded instead of the lock's.
+func (s *served) unpinnedList(method string) bool {
+	k := s.listKind(method)
+	return s.lock.IsUnpinned(s.lists[k].field) && s.has(s.lists[k].capability)
+}
+
 func (s *served) listResult(kind int, cursor *string, modern bool) ([]byte, *jsonline.Error) {
 	l := s.lists[kind]
 	if !s.has(l.capability) {

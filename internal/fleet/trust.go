@@ -1,0 +1,157 @@
+package fleet
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/mcpsum/mcpsum/internal/attestproto"
+	"github.com/mcpsum/mcpsum/internal/safeio"
+	"github.com/mcpsum/mcpsum/internal/termtext"
+)
+
+// Signer is one signer the organisation trusts: a public key, or a keyless
+// identity and issuer (exact or as regular expressions), as `mcpsum verify
+// --signature` takes them.
+type Signer struct {
+	Name string
+	Req  attestproto.VerifyRequest // Bundle is set for each check
+}
+
+// Trust is a trust file: the signers whose releases sync installs.
+type Trust struct {
+	Path    string
+	Signers []Signer
+}
+
+var signerName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+
+// signerMembers are the members of one signer in a trust file.
+var signerMembers = []string{"name", "key", "certificateIdentity", "certificateIdentityRegexp",
+	"certificateOidcIssuer", "certificateOidcIssuerRegexp", "trustedRoot"}
+
+// ReadTrust reads the trust file at path:
+//
+//	{"signers": [{"name": "release-key", "key": "release.pub"}, ...]}
+//
+// Each signer has a unique name and either a key or a certificate identity
+// and issuer; key and trustedRoot paths are relative to the trust file's
+// folder. The file must be one only root or the caller can write.
+func ReadTrust(path string) (*Trust, error) {
+	if err := secureFile(path); err != nil {
+		if missing(err) {
+			return nil, fmt.Errorf("no trust file %s: write the signers the organisation trusts there (docs/fleet.md, \"Installing it: fleet sync\")", quote(path))
+		}
+		return nil, fmt.Errorf("trust file: %w", err)
+	}
+	if err := secureDir(filepath.Dir(path)); err != nil {
+		return nil, fmt.Errorf("trust file: %w", err)
+	}
+	data, err := safeio.ReadRegular(path, "trust file", 1<<20)
+	if err != nil {
+		return nil, err
+	}
+	t, err := parseTrust(path, data)
+	if err != nil {
+		return nil, fmt.Errorf("trust file %s: %w", quote(path), err)
+	}
+	return t, nil
+}
+
+func parseTrust(path string, data []byte) (*Trust, error) {
+	top, err := object(data, []string{"signers"}, true)
+	if err != nil {
+		return nil, err
+	}
+	list, ok := elements(top["signers"])
+	if !ok || len(list) == 0 {
+		return nil, errors.New(`want {"signers": [...]} with at least one signer`)
+	}
+	dir := filepath.Dir(path)
+	t := &Trust{Path: path}
+	seen := map[string]bool{}
+	for i, raw := range list {
+		s, err := parseSigner(raw, dir)
+		if err != nil {
+			return nil, fmt.Errorf("signer %d: %w", i+1, err)
+		}
+		if seen[s.Name] {
+			return nil, fmt.Errorf("signer name %q appears twice", s.Name)
+		}
+		seen[s.Name] = true
+		t.Signers = append(t.Signers, s)
+	}
+	return t, nil
+}
+
+func parseSigner(raw []byte, dir string) (Signer, error) {
+	m, err := object(raw, signerMembers, true)
+	if err != nil {
+		return Signer{}, err
+	}
+	v := map[string]string{}
+	for k, val := range m {
+		s, ok := str(val)
+		if !ok || s == "" {
+			return Signer{}, fmt.Errorf("%s: want a non-empty string", k)
+		}
+		v[k] = s
+	}
+	s := Signer{Name: v["name"], Req: attestproto.VerifyRequest{
+		Key: v["key"], Identity: v["certificateIdentity"], IdentityRegexp: v["certificateIdentityRegexp"],
+		Issuer: v["certificateOidcIssuer"], IssuerRegexp: v["certificateOidcIssuerRegexp"], TrustedRoot: v["trustedRoot"]}}
+	if !signerName.MatchString(s.Name) {
+		return Signer{}, fmt.Errorf("name %s: want 1 to 64 letters, digits, '.', '_' or '-'", termtext.Quoted(s.Name, 80))
+	}
+	for _, p := range []*string{&s.Req.Key, &s.Req.TrustedRoot} {
+		if *p != "" && !filepath.IsAbs(*p) {
+			*p = filepath.Join(dir, *p)
+		}
+	}
+	if _, err := s.Req.Args(); err != nil {
+		return Signer{}, fmt.Errorf("%s: %v", s.Name, strings.NewReplacer("--key PUB", `"key"`, "--certificate-identity", `"certificateIdentity"`,
+			"--certificate-oidc-issuer", `"certificateOidcIssuer"`, "--key", `"key"`).Replace(err.Error()))
+	}
+	return s, nil
+}
+
+// Names lists the signers' names.
+func (t *Trust) Names() []string {
+	out := make([]string, len(t.Signers))
+	for i, s := range t.Signers {
+		out[i] = s.Name
+	}
+	return out
+}
+
+// Verify finds the signer of data (a release statement) whose signature
+// the Sigstore bundle at bundle holds, asking the signing helper once per
+// signer, in the trust file's order. No signer matching is a *RefusedError;
+// a helper that could not decide for some signer (missing, broken, an
+// unreadable key) is that error, when no other signer matched.
+func (t *Trust) Verify(ctx context.Context, c attestproto.Client, data []byte, bundle string) (*Signer, *attestproto.Signer, error) {
+	var undecided error
+	for i := range t.Signers {
+		s := &t.Signers[i]
+		req := s.Req
+		req.Bundle = bundle
+		who, err := c.Verify(ctx, data, req)
+		if err == nil {
+			return s, who, nil
+		}
+		var he *attestproto.Error
+		if errors.As(err, &he) && he.Exit == attestproto.ExitVerdict {
+			continue
+		}
+		if undecided == nil {
+			undecided = fmt.Errorf("checking the release's signature against signer %s: %w", s.Name, err)
+		}
+	}
+	if undecided != nil {
+		return nil, nil, undecided
+	}
+	return nil, nil, refuse(WhySigner, "the release is not signed by a signer the organisation trusts (%s names %s)", quote(t.Path), strings.Join(t.Names(), ", "))
+}
