@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"mime"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/mcpsum/mcpsum/internal/jsonscan"
@@ -44,26 +45,46 @@ func resultVersion(result []byte) string {
 	return v
 }
 
-// openGet starts the GET stream once a legacy session is initialized.
+// openGet starts the GET stream once a legacy session is initialized. It
+// returns once the server answered the stream's first GET (or refused it,
+// or getWait passed): the stream is open before the session's next
+// request, so what the server sends on it from then on is not missed, and
+// a server that answers on the GET stream what a closed POST stream left
+// (SEP-1699) finds this stream there first.
 func (s *Session) openGet() {
 	s.mu.Lock()
 	open := s.sess.id != "" && !s.sess.getOpen
 	s.sess.getOpen = s.sess.getOpen || open
 	s.mu.Unlock()
-	if open {
-		s.wg.Add(1)
-		go func() {
-			defer s.wg.Done()
-			s.getLoop()
-		}()
+	if !open {
+		return
+	}
+	answered := make(chan struct{})
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		s.getLoop(answered)
+	}()
+	t := time.NewTimer(getWait)
+	defer t.Stop()
+	select {
+	case <-answered:
+	case <-t.C:
+	case <-s.ctx.Done():
 	}
 }
+
+// getWait bounds how long openGet waits for the GET stream's first answer.
+const getWait = 2 * time.Second
 
 // getLoop keeps the GET stream open: it reconnects (Last-Event-ID, so a
 // server with an event store replays what was missed) when the stream
 // ends, renews an expired session, and stops when the server offers no
 // GET stream (405) or the session ends.
-func (s *Session) getLoop() {
+func (s *Session) getLoop(answered chan struct{}) {
+	var once sync.Once
+	first := func() { once.Do(func() { close(answered) }) }
+	defer first()
 	defer func() {
 		s.mu.Lock()
 		s.sess.getOpen, s.sess.getCancel = false, nil
@@ -86,6 +107,7 @@ func (s *Session) getLoop() {
 			req.Header.Set("Last-Event-ID", last)
 		}
 		resp, err := s.client.Do(req)
+		first()
 		switch {
 		case err != nil:
 		case sid != "" && s.sessionGone(s.ctx, resp, sid):
@@ -106,8 +128,12 @@ func (s *Session) getLoop() {
 				cancel()
 				return
 			}
-			s.events(resp, nil)
+			var rp resumePoint
+			s.events(resp, nil, &rp)
 			drain(resp.Body)
+			if rp.hasRetry { // the server says when to come back (SEP-1699)
+				backoff = rp.wait()
+			}
 		}
 		renewed := ctx.Err() != nil && s.ctx.Err() == nil // a renewal ended it: reconnect at once
 		cancel()

@@ -446,3 +446,36 @@ func TestBadRequestIsNotExpiry(t *testing.T) {
 		t.Fatalf("the session ended: %v", s.Err())
 	}
 }
+
+// A request's SSE stream that the server closes before the answer, after
+// an event with an id and a retry field, is resumed (SEP-1699): a GET with
+// Last-Event-ID after the retry time, whose stream brings the answer to
+// the sink. A stream without event ids cannot be resumed: the request is
+// unanswered.
+func TestResumeClosedStream(t *testing.T) {
+	script := legacyScript()
+	script[key{"POST", "s1", "tools/call"}] = sseAnswer(nil, "id: p1\nretry: 10\ndata: \n\n")
+	script[key{"GET", "s1", ""}] = func(w http.ResponseWriter, r *got) {
+		if r.header.Get("Last-Event-ID") != "p1" {
+			status(http.StatusMethodNotAllowed, "")(w, r)
+			return
+		}
+		sseAnswer(nil, "id: p2\ndata: "+strings.ReplaceAll(callResult, "%ID", "5")+"\n\n")(w, r)
+	}
+	f := newFake(t, script)
+	r := newRecorder()
+	s := open(t, f, r, r.sink(), Hooks{})
+	handshake(t, s, r)
+	s.Send(request(5, "tools/call", `{"name":"echo"}`))
+	if m := r.next(t); m != strings.ReplaceAll(callResult, "%ID", "5") {
+		t.Fatalf("got %q", m)
+	}
+	f.set(key{"POST", "s1", "tools/call"}, sseAnswer(nil, ": no ids\n\n"))
+	s.Send(request(6, "tools/call", `{"name":"echo"}`))
+	if fl := r.nextUnanswered(t); fl.id != "6" {
+		t.Fatalf("unanswered %s: %v", fl.id, fl.err)
+	}
+	if n := len(f.requests(key{"GET", "s1", ""})); n != 2 {
+		t.Fatalf("%d GETs, want the stream's and one resumption", n)
+	}
+}

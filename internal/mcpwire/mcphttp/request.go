@@ -25,7 +25,8 @@ func (s *Session) request(ctx context.Context, msg []byte, m *envelope) {
 	listen := m.method == "subscriptions/listen"
 	backoff := 250 * time.Millisecond
 	for again := false; ; again = true {
-		answered, err := s.exchange(ctx, msg, m, again)
+		var rp resumePoint
+		answered, err := s.exchange(ctx, msg, m, again, &rp)
 		switch {
 		case ctx.Err() != nil || s.ctx.Err() != nil:
 			return // cancelled, or the session is over
@@ -37,6 +38,9 @@ func (s *Session) request(ctx context.Context, msg []byte, m *envelope) {
 		case answered:
 			return
 		case !listen:
+			if s.resume(ctx, m, rp) {
+				return
+			}
 			s.sink.Unanswered(m.id, fmt.Errorf("remote server %s ended the answer's stream without answering %s", s.url, what(m)))
 			return
 		}
@@ -54,7 +58,7 @@ func (s *Session) request(ctx context.Context, msg []byte, m *envelope) {
 // sink. answered reports that the request's answer came, or that it was
 // told Unanswered; err ends the whole session (the server cannot be
 // reached, refused the credentials, or its session could not be renewed).
-func (s *Session) exchange(ctx context.Context, msg []byte, m *envelope, reopen bool) (answered bool, err error) {
+func (s *Session) exchange(ctx context.Context, msg []byte, m *envelope, reopen bool, rp *resumePoint) (answered bool, err error) {
 	resp, sid, err := s.post(ctx, msg, m)
 	if err == nil && resp.StatusCode == http.StatusUnauthorized && s.reauthorize(ctx, resp.Request.Header.Get("Authorization")) {
 		drain(resp.Body)
@@ -83,7 +87,7 @@ func (s *Session) exchange(ctx context.Context, msg []byte, m *envelope, reopen 
 		if reopen && s.hooks.Relistened != nil {
 			go s.hooks.Relistened()
 		}
-		return s.events(resp, m)
+		return s.events(resp, m, rp)
 	case ct == "application/json" && resp.StatusCode != http.StatusAccepted && resp.StatusCode != http.StatusNoContent:
 		return true, s.body(resp, m)
 	}
@@ -173,9 +177,12 @@ func (s *Session) body(resp *http.Response, m *envelope) error {
 // MaxMessage, or one cut while it streamed into the sink, ends the session; a stream
 // that ends or breaks otherwise just ends (the request is Unanswered, a
 // listen or the GET stream reconnects).
-func (s *Session) events(resp *http.Response, m *envelope) (answered bool, err error) {
+func (s *Session) events(resp *http.Response, m *envelope, rp *resumePoint) (answered bool, err error) {
 	st := NewSSEStream(resp.Body, s.max, s.sink.Small, '\t')
 	defer st.Release()
+	if rp != nil {
+		defer func() { rp.id, rp.retry, rp.hasRetry = st.LastID, st.Retry, st.HasRetry }()
+	}
 	var sid string
 	if m == nil { // the GET stream goes on from the last event id it saw
 		s.mu.Lock()
@@ -230,4 +237,73 @@ func (s *Session) events(resp *http.Response, m *envelope) (answered bool, err e
 			return done, nil
 		}
 	}
+}
+
+// resumePoint is where an SSE stream the server closed can be resumed: its
+// last event id and the reconnection time it set (SEP-1699).
+type resumePoint struct {
+	id       string
+	retry    time.Duration
+	hasRetry bool
+}
+
+// maxRetryWait bounds the reconnection time a server may set.
+const maxRetryWait = time.Minute
+
+// wait is how long to wait before resuming: the server's retry, else 1 s.
+func (rp resumePoint) wait() time.Duration {
+	if !rp.hasRetry {
+		return time.Second
+	}
+	return min(rp.retry, maxRetryWait)
+}
+
+// resume takes a legacy request whose answer's SSE stream the server
+// closed before the answer, having given its events ids: as SEP-1699 asks,
+// after the stream's retry time (else 1 s) mcpsum GETs the session's stream
+// with Last-Event-ID, and the server sends what followed, the answer among
+// it, there. It reports whether the request is settled (answered, or
+// cancelled meanwhile); false leaves it unanswered. A stream without event
+// ids cannot be resumed, nor a 2026-07-28 request (stateless: no session
+// to resume it in).
+func (s *Session) resume(ctx context.Context, m *envelope, rp resumePoint) bool {
+	if _, modern := modernOf(m); rp.id == "" || modern {
+		return false
+	}
+	for attempt := 0; attempt < 5; attempt++ {
+		select {
+		case <-time.After(rp.wait()):
+		case <-ctx.Done():
+			return true
+		}
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.url, nil)
+		if err != nil {
+			return false
+		}
+		s.mu.Lock()
+		sid := s.sess.id
+		s.mu.Unlock()
+		s.setHeaders(req.Header, sid)
+		req.Header.Set("Accept", "text/event-stream")
+		req.Header.Set("Last-Event-ID", rp.id)
+		resp, err := s.client.Do(req)
+		if err != nil {
+			return ctx.Err() != nil
+		}
+		ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+		if resp.StatusCode != http.StatusOK || ct != "text/event-stream" {
+			drain(resp.Body)
+			return false // no stream to resume (405), or an expired session
+		}
+		next := rp
+		answered, _ := s.events(resp, m, &next)
+		drain(resp.Body)
+		if answered || ctx.Err() != nil || s.ctx.Err() != nil {
+			return true
+		}
+		if next.id != "" {
+			rp = next
+		}
+	}
+	return false
 }
