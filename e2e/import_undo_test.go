@@ -78,6 +78,8 @@ func TestImportUndoTwoFilesAfterTheClientRewrote(t *testing.T) {
 
 // Issue 22: a server skipped because another config has one of the same
 // name gets a lock command with its env names, and that command works.
+// Issue 33: the name it suggests is the server's own (NAME-CLIENT), so the
+// other config's server keeps its entry.
 func TestImportNameCollisionSuggestion(t *testing.T) {
 	home, env := fakeHome(t)
 	proj := t.TempDir()
@@ -85,13 +87,13 @@ func TestImportNameCollisionSuggestion(t *testing.T) {
 	os.WriteFile(filepath.Join(proj, ".mcp.json"), []byte(`{"mcpServers": {"mem": {"command": `+jsonStr(bin.goMemory)+`}}}`), 0o644)
 	os.WriteFile(filepath.Join(home, ".claude.json"), []byte(`{"mcpServers": {"mem": {"command": `+jsonStr(bin.goSeq)+`, "env": {"SEQ_TOKEN": "t0ken-value"}}}}`), 0o600)
 	out, stderr, code := mcpsum(t, proj, env, "import", "--lockfile", lock, "--client", "claude-code", "--write", "--trust-project")
-	const intro, outro = "lock this one under another name: ", ", then set its command and args to: "
+	const intro, outro = "lock this one under a name of its own: ", ", then set this entry's command and args to: "
 	i, j := strings.Index(out, intro), strings.Index(out, outro)
 	if code != 0 || i < 0 || j < i {
 		t.Fatalf("import with a name collision: exit %d\n%s%s", code, out, stderr)
 	}
 	suggested := out[i+len(intro) : j]
-	want := "mcpsum lock --lockfile " + lock + " --name mem-2 --env SEQ_TOKEN -- " + bin.goSeq
+	want := "mcpsum lock --lockfile " + lock + " --name mem-claude-code --env SEQ_TOKEN -- " + bin.goSeq
 	if suggested != want || strings.Contains(out+stderr, "t0ken-value") {
 		t.Fatalf("suggested %q, want %q", suggested, want)
 	}

@@ -203,6 +203,41 @@ func TestProxyBoundsServerRequests(t *testing.T) {
 	}
 }
 
+// A FAKE server that floods the proxy with requests and never reads its
+// stdin (no real server does both) made the proxy's answers to it block on
+// a full pipe: the proxy stopped reading the server, and a call held for
+// it was never answered, even past every timeout. Now what waits for the
+// server is bounded: at the bound the proxy stops it, the call gets an
+// error saying why, the client's next request is answered, and the proxy
+// exits when the client leaves.
+func TestProxyStopsServerThatDoesNotRead(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	hostileScript(t, dir, "legacy")
+	mustLock(t, dir, nil, "--name", "srv", "--", "sh", "srv.sh")
+	hostileScript(t, dir, "flood-noread")
+	rp := startLineProxy(t, dir, "srv")
+	rp.initialize()
+	rp.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{}}}`)
+	resp, _ := rp.until("2")
+	if !strings.Contains(string(resp["error"]), "does not read its input") || !strings.Contains(string(resp["error"]), "64 MiB") {
+		t.Fatalf("the call to a server that does not read: %s %s\nstderr: %s", resp["result"], resp["error"], rp.stderr)
+	}
+	rp.send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{}}}`)
+	if resp, _ := rp.until("3"); resp["error"] == nil {
+		t.Fatalf("a call after the server was stopped: %s", resp["result"])
+	}
+	rp.in.Close()
+	select {
+	case <-rp.exited:
+	case <-time.After(20 * time.Second):
+		t.Fatalf("the proxy did not exit after its client left")
+	}
+	if !strings.Contains(rp.stderr.String(), "does not read its input") {
+		t.Errorf("stderr does not say why the server was stopped:\n%s", rp.stderr)
+	}
+}
+
 // A FAKE server appends a forged tools/list answer listing an unlocked tool
 // to a 300 KiB result on the same line (before, the long line was copied
 // unread and the forged message reached the client). Now every line the

@@ -10,6 +10,7 @@ import (
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 
+	"github.com/mcpsum/mcpsum/internal/cli"
 	"github.com/mcpsum/mcpsum/internal/clientconfig"
 	"github.com/mcpsum/mcpsum/internal/importer"
 	"github.com/mcpsum/mcpsum/internal/launch"
@@ -27,12 +28,12 @@ func (a *app) importCommand() *ffcli.Command {
 	fs := a.flagSet("import")
 	f := importFlags{
 		lockfile:     lockfileFlag(fs),
-		client:       fs.String("client", "", "read this client's config files ("+strings.Join(clientconfig.Names(), ", ")+")"),
+		client:       cli.NameVar(fs, "client", "read this client's config files ("+strings.Join(clientconfig.Names(), ", ")+")"),
 		project:      fs.String("project", ".", "the project folder whose config files (.mcp.json, .vscode/mcp.json, …) to read"),
 		write:        fs.Bool("write", false, "lock the servers and rewrite the config so they run behind mcpsum proxy (default: show the plan, write nothing)"),
 		trust:        fs.Bool("trust-project", false, "with --write, start the commands of project configs (files a cloned repository can ship) without asking"),
 		undo:         fs.Bool("undo", false, "undo the last --write of the config: restore its backup, or put back only the entries mcpsum changed if the client rewrote the file since"),
-		name:         fs.String("name", "", "with --undo, put back only this server's entry"),
+		name:         cli.NameVar(fs, "name", "with --undo, put back only this server's entry"),
 		withDisabled: fs.Bool("include-disabled", false, "also lock entries the client config switches off (\"disabled\": true, Codex's enabled = false)"),
 		resolve:      fs.Bool("resolve-versions", false, "for an unpinned npx/uvx package, ask npm view / pip index for the version to pin"),
 		timeout:      fs.Int("timeout-secs", defaultTimeoutSecs, "seconds to wait for each answer of a server once it has started"),
@@ -148,6 +149,7 @@ func (a *app) importConfigs(ctx context.Context, cfgs []*clientconfig.Config, o 
 		CheckLog: func(ctx context.Context, seen *lockfile.File, e map[string]*lockfile.Server) error {
 			return a.checkLog(ctx, "import", seen, e)
 		},
+		Review: a.lockHooks().Review, // a server imported again: what the lock takes in
 	}
 	ao.Ask, ao.TrustProject = a.askTrust, *f.trust
 	return importer.Apply(ctx, groups, ao)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 
+	"github.com/mcpsum/mcpsum/internal/cli"
 	"github.com/mcpsum/mcpsum/internal/launch"
 	"github.com/mcpsum/mcpsum/internal/locker"
 	"github.com/mcpsum/mcpsum/internal/review"
@@ -22,20 +23,22 @@ import (
 func (a *app) lockCommand() *ffcli.Command {
 	fs := a.flagSet("lock")
 	lockfilePath := lockfileFlag(fs)
-	name := fs.String("name", "", "server entry to add, replace or re-lock")
+	name := cli.NameVar(fs, "name", "server entry to add, replace or re-lock")
 	var envs stringList
 	fs.Var(&envs, "env", "name of an environment variable passed to the server (repeatable, or a comma-separated list; values are never stored)")
 	url := fs.String("url", "", "URL of a remote (Streamable HTTP) server to lock instead of a command")
 	var headers stringList
 	fs.Var(&headers, "header", "with --url: NAME=ENVVAR, a header sent to the server with its value from the environment variable ENVVAR (repeatable; values are never stored)")
+	var oc oauthFlags
+	oc.register(fs)
 	timeout := fs.Int("timeout-secs", defaultTimeoutSecs, "seconds to wait for each answer of a server once it has started (era probe, handshake, each list page)")
 	start := startTimeoutFlag(fs)
-	accept := fs.String("accept", "", "with no command: re-lock only when every change of each entry is of this kind (descriptive: wording only), printing the changes; otherwise exit 1 and write nothing")
+	accept := cli.NameVar(fs, "accept", "with no command: re-lock only when every change of each entry is of this kind (descriptive: only case, punctuation, reordering or deleted words), printing the changes; otherwise exit 1 and write nothing")
 	strict := fs.Bool("strict", false, "refuse to write (exit 1) when an entry shadows another server's tools: the same or a look-alike name, or text naming them")
-	remove := fs.String("remove", "", "remove the server entry N from the lockfile (its command, surface and policy)")
+	remove := cli.NameVar(fs, "remove", "remove the server entry N from the lockfile (its command, surface and policy)")
 	return &ffcli.Command{
 		Name:       "lock",
-		ShortUsage: "mcpsum lock [--lockfile F] --name N [--env VAR]... [--timeout-secs S] [--start-timeout-secs S] [--strict] -- COMMAND [ARG]...\n  or   mcpsum lock [--lockfile F] --name N --url URL [--header NAME=ENVVAR]... [--strict]\n  or   mcpsum lock [--lockfile F] [--name N] [--accept descriptive] [--strict]\n  or   mcpsum lock [--lockfile F] --remove N",
+		ShortUsage: "mcpsum lock [--lockfile F] --name N [--env VAR]... [--timeout-secs S] [--start-timeout-secs S] [--strict] -- COMMAND [ARG]...\n  or   mcpsum lock [--lockfile F] --name N --url URL [--header NAME=ENVVAR]... [--oauth-client-id ID [--oauth-client-secret-env VAR]] [--oauth-client-metadata-url URL] [--strict]\n  or   mcpsum lock [--lockfile F] [--name N] [--accept descriptive] [--strict]\n  or   mcpsum lock [--lockfile F] --remove N",
 		ShortHelp:  "run servers and pin their command and surface in mcp.lock",
 		LongHelp: strings.TrimSpace(`
 With a command after --, lock runs it, detects its protocol era, lists its
@@ -53,6 +56,13 @@ URL (https, or http to this machine only), the header names given with
 --header and the variables their values come from (never the values), its
 era and its surface. mcpsum connects only to that URL's origin: redirects
 elsewhere are refused, and a host name must resolve to public addresses.
+A server that answers 401 with OAuth metadata gets a sign-in (the URL is
+printed and handed to $BROWSER); the entry pins the authorization server,
+the resource and the scopes the token is for. --oauth-client-id (with
+--oauth-client-secret-env for a confidential client) signs in as a client
+registered with the authorization server beforehand; --oauth-client-metadata-url
+names a Client ID Metadata Document, used where the authorization server
+supports them. Without either mcpsum registers itself (RFC 7591).
 
 The server sees only the variables named with --env, plus PATH, HOME and
 TMPDIR. mcpsum declares one fixed set of client capabilities (roots,
@@ -81,10 +91,14 @@ server's, or text of one server naming another's tool (each pair once). With
 			}
 			a.strictShadow, a.accept = *strict, *accept
 			if *accept != "" && !slices.Contains(locker.AcceptKinds, *accept) {
-				return usageErr("--accept %s: the one kind lock can accept on its own is descriptive (wording only)", quoteArg(*accept))
+				return usageErr("--accept %s: the one kind lock can accept on its own is descriptive (only case, punctuation, reordering or deleted words)", quoteArg(*accept))
 			}
 			opts := launch.Options{Lockfile: *lockfilePath, Timeout: time.Duration(*timeout) * time.Second,
-				StartTimeout: time.Duration(*start) * time.Second, Note: a.noter("lock"), Authorize: a.authorizer("lock")}
+				StartTimeout: time.Duration(*start) * time.Second, Note: a.noter("lock"), Authorize: a.authorizer("lock"),
+				ClientMetadataURL: *oc.metadataURL}
+			if err := oc.check(*url); err != nil {
+				return err
+			}
 			if *url != "" || len(headers) > 0 {
 				if *accept != "" {
 					return usageErr("--accept re-locks existing entries: give no --url (mcpsum lock --accept %s --name NAME)", *accept)
@@ -93,6 +107,7 @@ server's, or text of one server naming another's tool (each pair once). With
 				if err != nil {
 					return err
 				}
+				target.OAuth = oc.pin()
 				return locker.LockNew(ctx, *lockfilePath, *name, target, opts, a.writeOptions(), a.lockHooks())
 			}
 			if len(args) == 0 {
@@ -129,13 +144,13 @@ func (a *app) lockHooks() locker.Hooks {
 		},
 		Note: func(msg string) { fmt.Fprintf(a.stderr, "lock: %s\n", msg) },
 	}
-	if a.accept != "" { // lock --accept: print the changes, refuse any not of that kind
-		h.Review = func(path string, f *lockfile.File, entries map[string]*lockfile.Server) error {
-			if err := verify.Accept(a.stdout, isTerminal(a.stdout), path, a.accept, f, entries); err != nil {
-				return verdict(err)
-			}
-			return nil
+	// Every re-lock prints what it takes in; lock --accept also refuses a
+	// change not of that kind.
+	h.Review = func(path string, f *lockfile.File, entries map[string]*lockfile.Server) error {
+		if err := verify.Accept(a.stdout, isTerminal(a.stdout), path, a.accept, f, entries); err != nil {
+			return verdict(err)
 		}
+		return nil
 	}
 	return h
 }

@@ -1,9 +1,12 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
+
+	"github.com/mcpsum/mcpsum/internal/oauth"
 
 	"github.com/mcpsum/mcpsum/internal/locker"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
@@ -40,4 +43,52 @@ func (a *app) authorizer(cmd string) func(server, authURL string) error {
 		}
 		return nil
 	}
+}
+
+// oauthFlags are lock's OAuth client flags.
+type oauthFlags struct {
+	clientID, secretEnv, metadataURL *string
+}
+
+func (o *oauthFlags) register(fs *flag.FlagSet) {
+	o.clientID = fs.String("oauth-client-id", "", "with --url: sign in as this client, registered with the authorization server beforehand (pinned in the entry)")
+	o.secretEnv = fs.String("oauth-client-secret-env", "", "with --oauth-client-id: the environment variable holding that client's secret (the name is pinned, never the value)")
+	o.metadataURL = fs.String("oauth-client-metadata-url", "", "the URL of a Client ID Metadata Document to sign in with where the authorization server supports them (else dynamic registration)")
+}
+
+// check refuses the flags where they do not apply.
+func (o *oauthFlags) check(url string) error {
+	switch {
+	case (*o.clientID != "" || *o.secretEnv != "") && url == "":
+		return usageErr("--oauth-client-id and --oauth-client-secret-env apply to a new remote entry: give its --url (a re-lock keeps the client its entry pins)")
+	case *o.secretEnv != "" && *o.clientID == "":
+		return usageErr("--oauth-client-secret-env names the secret of --oauth-client-id: give the client id too")
+	case *o.secretEnv != "" && !lockfile.ValidEnvName(*o.secretEnv):
+		return usageErr("--oauth-client-secret-env %s: want the name of an environment variable (the secret itself is never given on the command line nor stored)", quoteArg(*o.secretEnv))
+	case *o.clientID != "" && !validClientID(*o.clientID):
+		return usageErr("--oauth-client-id %s: want printable ASCII without spaces", quoteArg(*o.clientID))
+	case *o.metadataURL != "":
+		if err := oauth.CheckMetadataURL(*o.metadataURL); err != nil {
+			return usageErr("--oauth-client-metadata-url: %v", err)
+		}
+	}
+	return nil
+}
+
+func validClientID(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] <= ' ' || s[i] >= 0x7f {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// pin is the partial oauth pin of a new entry: the client it signs in as
+// (issuer and resource come from the sign-in); nil without a client id.
+func (o *oauthFlags) pin() *lockfile.OAuth {
+	if *o.clientID == "" {
+		return nil
+	}
+	return &lockfile.OAuth{ClientID: *o.clientID, ClientSecretEnv: *o.secretEnv}
 }

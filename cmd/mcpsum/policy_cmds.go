@@ -10,6 +10,7 @@ import (
 	"github.com/peterbourgon/ff/v3/ffcli"
 	"golang.org/x/term"
 
+	"github.com/mcpsum/mcpsum/internal/cli"
 	"github.com/mcpsum/mcpsum/internal/locker"
 	"github.com/mcpsum/mcpsum/internal/policy"
 	"github.com/mcpsum/mcpsum/internal/statefile"
@@ -18,7 +19,7 @@ import (
 func (a *app) suggestPolicyCommand() *ffcli.Command {
 	fs := a.flagSet("suggest-policy")
 	lockfile := lockfileFlag(fs)
-	name := fs.String("name", "", "locked server to suggest a policy for (required)")
+	name := cli.NameVar(fs, "name", "locked server to suggest a policy for (required)")
 	return &ffcli.Command{
 		Name:       "suggest-policy",
 		ShortUsage: "mcpsum suggest-policy [--lockfile F] --name N",
@@ -92,6 +93,9 @@ beside it.`),
 				Exec: func(ctx context.Context, args []string) error {
 					if *all == (len(args) == 1) || len(args) > 1 {
 						return usageErr("usage: mcpsum taint reset SESSION | mcpsum taint reset --all (see mcpsum taint list)")
+					}
+					if len(args) == 1 && strings.TrimSpace(args[0]) == "" {
+						return usageErr("taint reset %q: an empty or blank session names nothing; give the session itself (see mcpsum taint list)", args[0])
 					}
 					store, err := a.taintStore("taint reset")
 					if err != nil {

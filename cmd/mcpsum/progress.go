@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/mcpsum/mcpsum/internal/cli"
+	"github.com/mcpsum/mcpsum/internal/redact"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 )
 
@@ -16,7 +17,13 @@ func newProgress(w io.Writer, names []string) *progress {
 	return &progress{cli.NewProgress(w, isTerminal(w), names)}
 }
 
-var isTerminal = cli.IsTerminal
+// isTerminal sees through the redacting writers of app.
+var isTerminal = func(w io.Writer) bool {
+	if r, ok := w.(redact.Writer); ok {
+		w = r.W
+	}
+	return cli.IsTerminal(w)
+}
 
 // done reports one server's outcome.
 func (p *progress) done(name string, e *lockfile.Server, err error) {

@@ -15,6 +15,7 @@ import (
 	"github.com/peterbourgon/ff/v3/ffcli"
 	"golang.org/x/term"
 
+	"github.com/mcpsum/mcpsum/internal/cli"
 	"github.com/mcpsum/mcpsum/internal/launch"
 	"github.com/mcpsum/mcpsum/internal/locker"
 	"github.com/mcpsum/mcpsum/internal/mcpwire/mcphttp"
@@ -25,7 +26,7 @@ import (
 func (a *app) proxyCommand() *ffcli.Command {
 	fs := a.flagSet("proxy")
 	lockfilePath := lockfileFlag(fs)
-	name := fs.String("name", "", "locked server to run (required)")
+	name := cli.NameVar(fs, "name", "locked server to run (required)")
 	requireSig := fs.Bool("require-signature", false, "refuse to start unless the lockfile's Sigstore bundle verifies (set MCPSUM_REQUIRE_SIGNATURE=true on a workstation)")
 	sig := registerSigFlags(fs, "signature", "the lockfile's Sigstore bundle for --require-signature (default: <lockfile>.sigstore.json)")
 	timeout := fs.Int("timeout-secs", defaultTimeoutSecs, "seconds to wait for each answer of the server's surface check once it has started, and, once the client has closed its input, for the answers to its requests")
@@ -118,7 +119,8 @@ func (a *app) runProxy(ctx context.Context, f *lockfile.File, path, name string,
 		return usageErr("no server %s in %s (locked: %s); lock it first with 'mcpsum lock --lockfile %s --name %s -- COMMAND [ARG]...'", quoteArg(name), quoteArg(path), strings.Join(locker.Names(f), ", "), quoteArg(path), quoteArg(name))
 	}
 	var remote func(context.Context) (mcphttp.Spec, error)
-	var reauth func(context.Context, string) (string, error)
+	var reauth func(context.Context, string, string) (string, error)
+	var stepUp func(string) error
 	if entry.Remote() {
 		opts.Lockfile = path
 		// Asked once the proxy starts the server: a variable that is unset
@@ -127,9 +129,10 @@ func (a *app) runProxy(ctx context.Context, f *lockfile.File, path, name string,
 		remote = func(ctx context.Context) (mcphttp.Spec, error) {
 			return launch.RemoteSpec(ctx, name, entry, opts)
 		}
-		reauth = func(ctx context.Context, refused string) (string, error) {
-			return launch.RefreshBearer(ctx, name, entry, opts, refused)
+		reauth = func(ctx context.Context, refused, challenge string) (string, error) {
+			return launch.RefreshBearer(ctx, name, entry, opts, refused, challenge)
 		}
+		stepUp = func(challenge string) error { return launch.StepUp(name, entry, opts, challenge) }
 	}
 	if f, ok := a.stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		proxyTerminalHint(a.stderr, path, name)
@@ -145,7 +148,7 @@ func (a *app) runProxy(ctx context.Context, f *lockfile.File, path, name string,
 	signal.Notify(pipe, syscall.SIGPIPE)
 	defer signal.Stop(pipe)
 
-	err = proxy.Run(ctx, a.stdin, a.stdout, proxy.Options{
+	err = proxy.Run(ctx, a.stdin, a.rawStdout, proxy.Options{
 		Name:     name,
 		Lockfile: path,
 		Entry:    entry,
@@ -154,6 +157,7 @@ func (a *app) runProxy(ctx context.Context, f *lockfile.File, path, name string,
 		Hooks:    hooks,
 		Remote:   remote,
 		Reauth:   reauth,
+		StepUp:   stepUp,
 	})
 	var q *proxy.QuarantineError
 	if errors.As(err, &q) {

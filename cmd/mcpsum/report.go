@@ -138,6 +138,10 @@ func libraryExitCode(err error) (int, bool) {
 	if errors.As(err, &format) {
 		return exitUndecided, true // malformed: nothing could be checked
 	}
+	var limit *lockfile.LimitError
+	if errors.As(err, &limit) {
+		return exitUndecided, true // an entry the lockfile could not hold and be read back
+	}
 	var lockerUsage *locker.UsageError
 	if errors.As(err, &lockerUsage) {
 		return exitUsage, true // the entry named is not there, or cannot be

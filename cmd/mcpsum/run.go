@@ -16,13 +16,20 @@ import (
 
 	"github.com/mcpsum/mcpsum/internal/cli"
 	"github.com/mcpsum/mcpsum/internal/locker"
+	"github.com/mcpsum/mcpsum/internal/redact"
 )
 
 // app holds what every subcommand needs from the outside world.
 type app struct {
-	stdin  io.Reader
+	stdin io.Reader
+	// stdout and stderr take out of everything printed the credentials
+	// this process sends (internal/redact): a server that reflects a token
+	// or a header value does not get it into a terminal or a CI log.
 	stdout io.Writer
 	stderr io.Writer
+	// rawStdout is stdout as given: the proxy's JSON-RPC stream, forwarded
+	// byte for byte (its own error messages are redacted where it builds them).
+	rawStdout io.Writer
 	// flagOut holds what the flag package wrote while parsing: the help
 	// text -h asked for (it goes to stdout), or the usage it prints after a
 	// parse error (dropped: the error names the mistake and the -h to run).
@@ -37,7 +44,8 @@ type app struct {
 
 // run is the whole program; main only adds the process boundary.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	a := &app{stdin: stdin, stdout: stdout, stderr: stderr}
+	a := &app{stdin: stdin, stdout: redact.Writer{W: stdout}, stderr: redact.Writer{W: stderr}, rawStdout: stdout}
+	stderr = a.stderr
 	if err := enterBazelWorkingDir(); err != nil {
 		return report(stderr, err)
 	}

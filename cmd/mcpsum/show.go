@@ -7,6 +7,7 @@ import (
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 
+	"github.com/mcpsum/mcpsum/internal/cli"
 	"github.com/mcpsum/mcpsum/internal/locker"
 	"github.com/mcpsum/mcpsum/internal/show"
 )
@@ -14,7 +15,7 @@ import (
 func (a *app) showCommand() *ffcli.Command {
 	fs := a.flagSet("show")
 	lockfilePath := lockfileFlag(fs)
-	name := fs.String("name", "", "show only this server")
+	name := cli.NameVar(fs, "name", "show only this server")
 	asJSON := fs.Bool("json", false, "print JSON instead of text")
 	compact := fs.Bool("compact", false, "one line per item: descriptions and instructions cut at about 100 characters, no schemas")
 	strict := fs.Bool("strict", false, "exit 1 when a shown server shadows another server's tools (same or look-alike names, text naming them)")

@@ -10,7 +10,9 @@ import (
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 
+	"github.com/mcpsum/mcpsum/internal/cli"
 	"github.com/mcpsum/mcpsum/internal/launch"
+	"github.com/mcpsum/mcpsum/internal/redact"
 	"github.com/mcpsum/mcpsum/internal/statefile"
 	"github.com/mcpsum/mcpsum/internal/verify"
 )
@@ -26,7 +28,7 @@ func (a *app) verifyCommand() *ffcli.Command {
 	fs := a.flagSet("verify")
 	v := verifyFlags{
 		lockfile:  lockfileFlag(fs),
-		name:      fs.String("name", "", "verify only this server"),
+		name:      cli.NameVar(fs, "name", "verify only this server"),
 		strict:    fs.Bool("strict", false, "treat informational drift (serverInfo, capabilities, versions) and shadowing between servers as failure"),
 		asJSON:    fs.Bool("json", false, "print one machine-readable result object on stdout (same as --format json)"),
 		format:    fs.String("format", "text", "how to print the result: text, json or sarif (SARIF 2.1.0, for code scanning)"),
@@ -48,12 +50,15 @@ compares. Servers run in parallel. It never writes the lockfile.
 Exit 1 on definitional drift (a tool, prompt, resource or template added,
 removed or changed; instructions; the protocol era), and on informational
 drift (serverInfo, capabilities, protocol versions) with --strict. Each
-definitional change is labelled with what kind it is: descriptive (wording
-only), adds-destination, addresses-model, references-tool, hidden-text,
-schema-widened, annotation-weakened, added, removed or changed. verify also
-reports shadowing between the lock's servers (the same or a look-alike tool
-or prompt name, text of one server naming another's tool): a warning, exit 1
-with --strict. Exit 3 when
+definitional change is labelled with what kind it is, most dangerous
+first: hidden-text, addresses-model, sensitive-data, adds-destination,
+references-tool, schema-widened, annotation-weakened, added, changed,
+reworded (new words), removed or descriptive (only case, punctuation,
+reordering or deleted words). The report starts with a summary: each
+server's changes counted by label, then every change indexed under its most
+dangerous label. verify also reports shadowing between the lock's servers
+(the same or a look-alike tool or prompt name, text of one server naming
+another's tool in any spelling): a warning, exit 1 with --strict. Exit 3 when
 a server cannot be started or does not answer (unless another server drifted:
 drift wins, exit 1). --format json (or --json) prints one result object for
 CI bots; --format sarif prints SARIF 2.1.0 for code scanning, each result at
@@ -155,7 +160,7 @@ func writeSARIFFile(path string, log map[string]any) error {
 	if err := writeJSON(&b, log); err != nil {
 		return err
 	}
-	if err := statefile.WriteOutput(path, b.Bytes(), 0o644); err != nil {
+	if err := statefile.WriteOutput(path, redact.Bytes(b.Bytes()), 0o644); err != nil {
 		return fmt.Errorf("writing --sarif-file: %w", err)
 	}
 	return nil

@@ -120,8 +120,7 @@ func TestCallAttestRefusesAHelperOthersCanWrite(t *testing.T) {
 				t.Fatalf("got %v (code %d), want exit 3 saying %q with the chmod to run", err, exitOf(err), tt.want)
 			}
 			// The suggested command works: run it, and the helper is asked.
-			_, cmdText, _ := strings.Cut(err.Error(), "run '")
-			cmdText, _, _ = strings.Cut(cmdText, "'")
+			_, cmdText, _ := strings.Cut(err.Error(), "to fix it, run: ")
 			if out, err := exec.Command("sh", "-c", cmdText).CombinedOutput(); err != nil {
 				t.Fatalf("%s: %v %s", cmdText, err, out)
 			}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -45,6 +46,35 @@ func Guard(fs *flag.FlagSet, out io.Writer) {
 	})
 }
 
+// Name is a flag whose value names one thing (a server entry, a client, a
+// kind of change): an empty or blank value is refused, on the command line
+// and in the environment twin alike. Leaving such a flag out often means
+// "every one" (lock without --name re-locks every entry), so "" must not
+// silently mean that too.
+type Name struct{ s *string }
+
+// NameVar defines the name flag --flag on fs.
+func NameVar(fs *flag.FlagSet, flagName, usage string) *string {
+	n := &Name{s: new(string)}
+	fs.Var(n, flagName, usage)
+	return n.s
+}
+
+func (n *Name) String() string {
+	if n == nil || n.s == nil {
+		return ""
+	}
+	return *n.s
+}
+
+func (n *Name) Set(v string) error {
+	if strings.TrimSpace(v) == "" {
+		return errors.New("an empty or blank name names nothing; give the name itself")
+	}
+	*n.s = v
+	return nil
+}
+
 // List is a list flag: repeatable, and each value (on the command line or
 // in its environment twin) is a comma-separated list. Its items are names,
 // which hold no commas.
@@ -53,8 +83,8 @@ type List []string
 func (s *List) String() string { return strings.Join(*s, ",") }
 func (s *List) Set(v string) error {
 	for item := range strings.SplitSeq(v, ",") {
-		if item == "" {
-			return fmt.Errorf("empty item in the list %q (separate names with single commas)", v)
+		if strings.TrimSpace(item) == "" {
+			return fmt.Errorf("empty or blank item in the list %q (separate names with single commas)", v)
 		}
 		*s = append(*s, item)
 	}

@@ -58,6 +58,9 @@ func loadRecords(stateDir, target string) ([]Record, error) {
 		return nil, errors.New("no state folder to keep the record of an import's backups in (set XDG_STATE_HOME)")
 	}
 	p := recordFile(stateDir, target)
+	if err := statefile.CheckOwn(p); err != nil {
+		return nil, err
+	}
 	data, err := safeio.ReadOwn(p, "import record", 16<<20)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/mcpsum/mcpsum/internal/clientconfig"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -38,6 +39,10 @@ type ApplyOptions struct {
 	// are written into seen (the lockfile as read, nil when there is none;
 	// nil CheckLog: no log).
 	CheckLog func(ctx context.Context, seen *lockfile.File, entries map[string]*lockfile.Server) error
+	// Review, when set, sees the entries about to be written over entries
+	// of the same name in the lock f (a server imported again), to say
+	// what the lock takes in; an error writes nothing.
+	Review func(path string, f *lockfile.File, entries map[string]*lockfile.Server) error
 	// Event hears what Apply does, in order.
 	Event func(Event)
 	Now   func() time.Time
@@ -194,11 +199,41 @@ func (o *ApplyOptions) lock(ctx context.Context, g *Group) error {
 			return fmt.Errorf("%w\n%s", err, locker.Untouched(g.Lock))
 		}
 	}
-	w, err := locker.Write(g.Lock, nil, out.Entries, o.Locker)
+	if o.Review != nil && existing != nil {
+		again := map[string]*lockfile.Server{}
+		for n, e := range out.Entries {
+			if existing.Servers[n] != nil {
+				again[n] = e
+			}
+		}
+		if len(again) > 0 {
+			if err := o.Review(g.Lock, existing, again); err != nil {
+				return err
+			}
+		}
+	}
+	lo := o.Locker
+	lo.Planned = planned(g)
+	w, err := locker.Write(g.Lock, nil, out.Entries, lo)
+	var refused *locker.RefusedError
+	if errors.As(err, &refused) {
+		w, err = &locker.Written{Refused: refused.Refused}, nil
+	}
 	if err != nil {
 		return err
 	}
-	o.Event(Event{Kind: Wrote, Lock: g.Lock, Entries: out.Entries, Written: w})
+	for _, r := range w.Refused { // its config is not rewritten (Failed names it)
+		o.Event(Event{Kind: Failure, Err: r})
+		for i := range g.Cands {
+			if g.Cands[i].Name == r.Server {
+				g.Cands[i].Entry, g.Cands[i].Err = nil, r
+				delete(out.Entries, r.Server)
+			}
+		}
+	}
+	if len(out.Entries) > 0 {
+		o.Event(Event{Kind: Wrote, Lock: g.Lock, Entries: out.Entries, Written: w})
+	}
 	return nil
 }
 
@@ -235,4 +270,27 @@ func firstNonNil(a, b error) error {
 		return a
 	}
 	return b
+}
+
+// planned are g's configs as the import rewrites them: each entry whose
+// server locked runs mcpsum proxy for it (shadowing in a user lock is
+// judged among the servers each client runs together).
+func planned(g *Group) []*clientconfig.Config {
+	runs := map[*clientconfig.Config]map[clientconfig.Key]string{}
+	for _, c := range g.Cands {
+		if c.Entry == nil {
+			continue
+		}
+		for _, r := range c.Where {
+			if runs[r.Config] == nil {
+				runs[r.Config] = map[clientconfig.Key]string{}
+			}
+			runs[r.Config][r.Key] = c.Name
+		}
+	}
+	out := make([]*clientconfig.Config, 0, len(g.Configs))
+	for _, cfg := range g.Configs {
+		out = append(out, clientconfig.Planned(cfg, g.Lock, runs[cfg]))
+	}
+	return out
 }

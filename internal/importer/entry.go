@@ -95,6 +95,17 @@ func (p *planner) entry(e clientconfig.Entry) *Candidate {
 		return nil
 	}
 	if why := Unimportable(e, existing, lockPath); why != "" {
+		if existing != nil && existing.Servers[e.Name] != nil && lockfile.ValidName(e.Name) == nil {
+			// The entry of that name is another client's: lock this one
+			// under a name of its own, which leaves that client as it is.
+			alt, old := p.ownName(e.Name), existing.Servers[e.Name]
+			was := qs(old.Command)
+			if old.Remote() {
+				was = "a remote server"
+			}
+			why = fmt.Sprintf("%s already has a server %s with another %s (%s), which other clients may run; to keep theirs as it is, lock this one under a name of its own: %s, then set this entry's command and args to: mcpsum proxy --lockfile %s --name %s (or rename the server in this client config and import again)",
+				q(lockPath), q(e.Name), differs(Target(e)), was, LockCommand(lockPath, alt, Target(e)), q(lockPath), q(alt))
+		}
 		p.say("skip", "%s: %s", label, why)
 		return nil
 	}
@@ -103,8 +114,8 @@ func (p *planner) entry(e clientconfig.Entry) *Candidate {
 	if i := slices.IndexFunc(p.g.Cands, func(c *Candidate) bool { return c.Name == e.Name }); i >= 0 {
 		c := p.g.Cands[i]
 		if !sameTarget(c.Target, target) {
-			alt := e.Name + "-2"
-			p.say("skip", "%s: another config has a server %s with a different %s; rename one of them in its client config and import again, or lock this one under another name: %s, then set its command and args to: mcpsum proxy --lockfile %s --name %s",
+			alt := p.ownName(e.Name)
+			p.say("skip", "%s: another config has a server %s with a different %s; to keep that one as it is, lock this one under a name of its own: %s, then set this entry's command and args to: mcpsum proxy --lockfile %s --name %s (or rename one of them in its client config and import again)",
 				label, q(e.Name), differs(target), LockCommand(lockPath, alt, target), q(lockPath), q(alt))
 			return nil
 		}
@@ -303,4 +314,28 @@ func importAgain(cfg *clientconfig.Config, lockPath string) string {
 
 func importAgainArgs(cfg *clientconfig.Config) string {
 	return fmt.Sprintf("--client %s %s", cfg.Client.Name, q(cfg.Path))
+}
+
+// ownName is a name for this config's server called name that no server
+// of the lock and no other candidate has: name-CLIENT, then name-CLIENT-2,
+// and so on (cut to the 64 characters a lock name may have).
+func (p *planner) ownName(name string) string {
+	taken := func(n string) bool {
+		if p.g.Existing != nil && p.g.Existing.Servers[n] != nil {
+			return true
+		}
+		return slices.ContainsFunc(p.g.Cands, func(c *Candidate) bool { return c.Name == n })
+	}
+	base := name + "-" + p.cfg.Client.Name
+	if len(base) > 60 {
+		base = base[:60]
+	}
+	alt := base
+	for i := 2; taken(alt) || lockfile.ValidName(alt) != nil; i++ {
+		alt = fmt.Sprintf("%s-%d", base, i)
+		if i > 1000 {
+			break
+		}
+	}
+	return alt
 }

@@ -73,7 +73,7 @@ func TestPlanRemoteCollision(t *testing.T) {
 		t.Fatal(err)
 	}
 	last := groups[0].Sections[1].Lines[0]
-	want := "mcpsum lock --lockfile mcp.lock --name s-2 --url https://two.example/mcp --header Authorization=T, then set its command and args to: mcpsum proxy --lockfile mcp.lock --name s-2"
+	want := "mcpsum lock --lockfile mcp.lock --name s-cursor --url https://two.example/mcp --header Authorization=T, then set this entry's command and args to: mcpsum proxy --lockfile mcp.lock --name s-cursor"
 	if last.Verb != "skip" || !strings.Contains(last.Text, "different URL or headers") || !strings.Contains(last.Text, want) {
 		t.Errorf("collision line: %+v", last)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcpsum/mcpsum/internal/mcpwire"
 	"github.com/mcpsum/mcpsum/internal/process"
+	"github.com/mcpsum/mcpsum/internal/redact"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 )
 
@@ -36,6 +37,10 @@ type Options struct {
 	// remote server that asks for a sign-in); nil: no interactive sign-in,
 	// only kept tokens are used.
 	Authorize func(server, authURL string) error
+	// ClientMetadataURL is the Client ID Metadata Document mcpsum signs in
+	// with where an authorization server supports them ("": dynamic
+	// registration).
+	ClientMetadataURL string
 
 	bearer string // an OAuth access token for a remote entry (signIn)
 }
@@ -188,11 +193,34 @@ func LockTarget(ctx context.Context, name string, target *lockfile.Server, prefe
 	if err != nil {
 		return nil, err
 	}
+	if signedIn == nil && target.OAuth != nil && target.OAuth.Issuer == "" {
+		return nil, fmt.Errorf("server %q did not ask for an OAuth sign-in: --oauth-client-id applies only to a server that does; lock it without", name)
+	}
 	e, err := EntryFor(withOAuth(target, signedIn), h, s)
 	if err != nil {
 		return nil, fmt.Errorf("server %q: %w", name, err)
 	}
+	if err := noCredential(name, e); err != nil {
+		return nil, err
+	}
 	return e, nil
+}
+
+// noCredential refuses an entry whose surface holds a credential mcpsum
+// sent the server (a header value, a token): a server that reflects one
+// must not get it committed in mcp.lock.
+func noCredential(name string, e *lockfile.Server) error {
+	if !redact.Any() {
+		return nil
+	}
+	b, err := lockfile.Marshal(&lockfile.File{Servers: map[string]*lockfile.Server{name: e}})
+	if err != nil {
+		return err
+	}
+	if label, found := redact.Find(b); found {
+		return fmt.Errorf("server %q sent back a credential mcpsum sent it (%s) in its surface (a description, a schema, its instructions): refusing to write it into mcp.lock, which is committed. Report it to the server's operator", name, label)
+	}
+	return nil
 }
 
 // Observe runs a locked entry in its locked era first and returns what it

@@ -22,7 +22,8 @@ type Change struct {
 }
 
 // Review compares each re-locked entry with its entry in f, in name order,
-// and says which definitional changes are not descriptive (wording only).
+// and says which definitional changes are not descriptive (only case,
+// punctuation, reordering or deleted words: internal/review).
 // Informational changes (serverInfo, capabilities, versions) are never
 // refused: every re-lock takes them in.
 func Review(f *lockfile.File, entries map[string]*lockfile.Server) []Change {

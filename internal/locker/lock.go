@@ -21,8 +21,9 @@ type Hooks struct {
 	// before they are written into seen (the lockfile as read; nil when
 	// there is none); an error writes nothing.
 	CheckLog func(ctx context.Context, seen *lockfile.File, entries map[string]*lockfile.Server) error
-	// Review, when set (lock --accept), sees the re-locked entries before
-	// they are written; an error writes nothing.
+	// Review, when set, sees the re-locked entries (and an entry that
+	// replaces one of the same name) before they are written, to say what
+	// the lock takes in; an error (lock --accept) writes nothing.
 	Review func(path string, f *lockfile.File, entries map[string]*lockfile.Server) error
 	// Note hears what a lock does besides locking, one line each.
 	Note func(msg string)
@@ -51,6 +52,11 @@ func LockNew(ctx context.Context, path, name string, target *lockfile.Server, op
 	out := Run(ctx, []Job{{Name: name, Target: target, Prefer: plan.Prefer}}, opts, h.Progress)
 	if err := out.FirstErr(); err != nil {
 		return &FailedError{Cause: err, Summary: fmt.Sprintf("lock failed for %s; %s", name, Untouched(path))}
+	}
+	if plan.Loaded != nil && plan.Loaded.Servers[name] != nil && h.Review != nil {
+		if err := h.Review(path, plan.Loaded, out.Entries); err != nil {
+			return err
+		}
 	}
 	if err := h.checkLog(ctx, path, plan.Loaded, out.Entries); err != nil {
 		return err
@@ -86,7 +92,7 @@ func LockNew(ctx context.Context, path, name string, target *lockfile.Server, op
 func Relock(ctx context.Context, path, name string, opts launch.Options, o Options, h Hooks) error {
 	f, err := lockfile.Load(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return &NoLockfileError{Path: path, Name: name}
+		return NoLockfile(path, name)
 	}
 	if err != nil {
 		return err
@@ -113,7 +119,11 @@ func Relock(ctx context.Context, path, name string, opts launch.Options, o Optio
 	kept := Untouched(path)
 	if len(out.Entries) > 0 {
 		if err := write(path, f, out.Entries, o, h); err != nil {
-			return err
+			var refused *RefusedError
+			if !errors.As(err, &refused) || refused.All {
+				return err
+			}
+			h.Note(err.Error())
 		}
 		kept = "their entries were left as they were; the others were re-locked"
 	}
@@ -132,12 +142,16 @@ func (h Hooks) checkLog(ctx context.Context, path string, seen *lockfile.File, e
 	return nil
 }
 
-// write merges entries into the lockfile (Write) and tells h.Wrote.
+// write merges entries into the lockfile (Write) and tells h.Wrote about
+// the ones written; entries refused for a limit are a *RefusedError.
 func write(path string, loaded *lockfile.File, entries map[string]*lockfile.Server, o Options, h Hooks) error {
 	w, err := Write(path, loaded, entries, o)
 	if err != nil {
 		return err
 	}
-	h.Wrote(path, entries, w)
+	h.Wrote(path, written(entries, w.Refused), w)
+	if len(w.Refused) > 0 {
+		return &RefusedError{Refused: w.Refused}
+	}
 	return nil
 }

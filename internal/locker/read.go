@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/mcpsum/mcpsum/internal/attestproto"
+	"github.com/mcpsum/mcpsum/internal/clientconfig"
 	"github.com/mcpsum/mcpsum/internal/termtext"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 )
@@ -25,15 +26,33 @@ func usageErr(format string, args ...any) error {
 }
 
 // NoLockfileError is the answer to a lockfile that does not exist: it
-// names the lock command that creates it (for entry Name, or NAME).
-type NoLockfileError struct{ Path, Name string }
+// names the lock command that creates it (for entry Name, or NAME), and
+// the user lock when there is one (import puts the servers of the user's
+// own client configs there, not in ./mcp.lock).
+type NoLockfileError struct{ Path, Name, UserLock string }
+
+// NoLockfile is the NoLockfileError of path, pointing at the user lock
+// when it exists and is another file.
+func NoLockfile(path, name string) *NoLockfileError {
+	e := &NoLockfileError{Path: path, Name: name}
+	if u := clientconfig.UserLock(clientconfig.DirsFromEnv(".")); u != "" && !clientconfig.SameFile(u, path) {
+		if st, err := os.Stat(u); err == nil && st.Mode().IsRegular() {
+			e.UserLock = u
+		}
+	}
+	return e
+}
 
 func (e *NoLockfileError) Error() string {
 	name := "NAME"
 	if e.Name != "" {
 		name = termtext.ShellArg(e.Name)
 	}
-	return fmt.Sprintf("no lockfile at %s: create one with mcpsum lock --lockfile %s --name %s -- COMMAND [ARG]... (or pass --lockfile)", e.Path, termtext.ShellArg(e.Path), name)
+	msg := fmt.Sprintf("no lockfile at %s: create one with mcpsum lock --lockfile %s --name %s -- COMMAND [ARG]... (or pass --lockfile)", e.Path, termtext.ShellArg(e.Path), name)
+	if e.UserLock != "" {
+		msg += fmt.Sprintf("; your user lock, where mcpsum import put the servers of your own client configs, is %s: pass --lockfile %s", termtext.ShellArg(e.UserLock), termtext.ShellArg(e.UserLock))
+	}
+	return msg
 }
 
 // Read reads the exact bytes of the lockfile once and checks its digests
@@ -43,7 +62,7 @@ func (e *NoLockfileError) Error() string {
 func Read(path string) ([]byte, *lockfile.File, error) {
 	data, err := lockfile.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil, &NoLockfileError{Path: path}
+		return nil, nil, NoLockfile(path, "")
 	}
 	if err != nil {
 		return nil, nil, err

@@ -4,9 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"slices"
 	"strings"
 
+	"github.com/mcpsum/mcpsum/internal/clientconfig"
 	"github.com/mcpsum/mcpsum/internal/launch"
 	"github.com/mcpsum/mcpsum/internal/review"
 	"github.com/mcpsum/mcpsum/internal/termtext"
@@ -19,6 +21,10 @@ type Options struct {
 	// Strict refuses the write (a *ShadowError) when an entry written
 	// shadows another server's tools (lock and import --strict).
 	Strict bool
+	// Planned are client configs as an import is about to rewrite them:
+	// for the user lock, shadowing is judged among the servers each client
+	// runs together, these configs in place of their files on disk.
+	Planned []*clientconfig.Config
 }
 
 // ShadowError is the refusal of Strict: the shadowing between the entries
@@ -35,8 +41,8 @@ func (e *ShadowError) Error() string {
 
 // shadows lists the shadowing in f that involves the entries being
 // written, and refuses it under Strict.
-func (o Options) shadows(f *lockfile.File, entries map[string]*lockfile.Server) ([]review.Shadow, error) {
-	shadows := review.Shadowing(f.Servers, func(n string) bool { _, ok := entries[n]; return ok })
+func (o Options) shadows(path string, f *lockfile.File, entries map[string]*lockfile.Server) ([]review.Shadow, error) {
+	shadows := review.ShadowingAmong(f.Servers, func(n string) bool { _, ok := entries[n]; return ok }, Together(path, o.Planned))
 	if o.Strict && len(shadows) > 0 {
 		return shadows, &ShadowError{Shadows: shadows}
 	}
@@ -51,18 +57,60 @@ type Written struct {
 	// Shadows is the shadowing between the entries written and the lock's
 	// other servers (internal/review).
 	Shadows []review.Shadow
+	// Refused are the entries not written because the lockfile holding
+	// them could not be read back (lockfile.Fit): each names the server,
+	// its largest item and the limit. Their old entries were kept.
+	Refused []*lockfile.LimitError
+}
+
+// RefusedError is a write of which some entries were refused
+// (Written.Refused); the others were written unless All.
+type RefusedError struct {
+	Refused []*lockfile.LimitError
+	All     bool // nothing was written
+}
+
+// Unwrap is the refusals, each a *lockfile.LimitError.
+func (e *RefusedError) Unwrap() []error {
+	errs := make([]error, len(e.Refused))
+	for i, r := range e.Refused {
+		errs[i] = r
+	}
+	return errs
+}
+
+func (e *RefusedError) Error() string {
+	var b strings.Builder
+	for i, r := range e.Refused {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		b.WriteString(r.Error())
+	}
+	if e.All {
+		b.WriteString("\nnothing was written")
+	} else {
+		b.WriteString("\nthe other entries were written")
+	}
+	return b.String()
 }
 
 // Write merges entries into the lockfile at path under its file lock,
 // keeping each server's policy and log proof and noting the taint labels
 // that had to be dropped. loaded is the file as read before the servers ran
-// (nil if none): unless it changed meanwhile, it is not parsed again.
+// (nil if none): unless it changed meanwhile, it is not parsed again. An
+// entry the lockfile could not hold and still be read back is refused
+// (Written.Refused, its old entry kept) and the others are written; when
+// every entry is refused, nothing is written and the error is a
+// *RefusedError.
 func Write(path string, loaded *lockfile.File, entries map[string]*lockfile.Server, o Options) (*Written, error) {
 	w := &Written{}
 	err := lockfile.UpdateFrom(path, loaded, func(f *lockfile.File) error {
 		w.Notes = w.Notes[:0]
+		prev := map[string]*lockfile.Server{}
 		for n, e := range entries {
 			if old := f.Servers[n]; old != nil {
+				prev[n] = old
 				launch.KeepLogProof(old, e)
 				if old.Era() != e.Era() {
 					w.Notes = append(w.Notes, fmt.Sprintf("%s: the protocol era changed from %s (%s) to %s (%s); the entry now records the new era", n, old.Era(), old.ProtocolVersion, e.Era(), e.ProtocolVersion))
@@ -73,9 +121,16 @@ func Write(path string, loaded *lockfile.File, entries map[string]*lockfile.Serv
 			}
 			f.Servers[n] = e
 		}
+		w.Refused = lockfile.Fit(f, entries, prev)
+		if len(w.Refused) == len(entries) && len(entries) > 0 {
+			return &RefusedError{Refused: w.Refused, All: true}
+		}
+		w.Notes = slices.DeleteFunc(w.Notes, func(note string) bool {
+			return slices.ContainsFunc(w.Refused, func(r *lockfile.LimitError) bool { return strings.HasPrefix(note, r.Server+": ") })
+		})
 		f.Generator = o.Generator
 		var err error
-		w.Shadows, err = o.shadows(f, entries)
+		w.Shadows, err = o.shadows(path, f, written(entries, w.Refused))
 		return err
 	})
 	if err != nil {
@@ -83,6 +138,18 @@ func Write(path string, loaded *lockfile.File, entries map[string]*lockfile.Serv
 	}
 	slices.Sort(w.Notes)
 	return w, nil
+}
+
+// written is entries without the refused ones.
+func written(entries map[string]*lockfile.Server, refused []*lockfile.LimitError) map[string]*lockfile.Server {
+	if len(refused) == 0 {
+		return entries
+	}
+	out := maps.Clone(entries)
+	for _, r := range refused {
+		delete(out, r.Server)
+	}
+	return out
 }
 
 // Replaced is what ReplaceBroken did besides writing.
@@ -102,7 +169,7 @@ func ReplaceBroken(path, name string, entry *lockfile.Server, o Options) (*Repla
 	discarded, err := lockfile.UpdateDiscarding(path, name, func(f *lockfile.File) error {
 		f.Servers[name] = entry
 		f.Generator = o.Generator
-		r.Shadows, refused = o.shadows(f, map[string]*lockfile.Server{name: entry})
+		r.Shadows, refused = o.shadows(path, f, map[string]*lockfile.Server{name: entry})
 		return refused
 	})
 	if err != nil {
@@ -122,7 +189,7 @@ func ReplaceBroken(path, name string, entry *lockfile.Server, o Options) (*Repla
 // can be removed too: every other entry must be valid.
 func Remove(path, name, generator string) error {
 	if _, err := lockfile.ReadFile(path); errors.Is(err, fs.ErrNotExist) {
-		return &NoLockfileError{Path: path, Name: name}
+		return NoLockfile(path, name)
 	}
 	found := false
 	discarded, err := lockfile.UpdateDiscarding(path, name, func(f *lockfile.File) error {
@@ -170,4 +237,11 @@ func Warnings(path string, entries map[string]*lockfile.Server) []string {
 		}
 	}
 	return out
+}
+
+// Together is, when path is the user lock, the server names each client
+// found on this machine runs together (planned configs in place of their
+// files); nil for any other lockfile (all its servers together).
+func Together(path string, planned []*clientconfig.Config) [][]string {
+	return clientconfig.Together(clientconfig.DirsFromEnv("."), path, planned)
 }

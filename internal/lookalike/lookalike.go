@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"unicode"
 
 	"golang.org/x/text/unicode/norm"
@@ -164,4 +165,70 @@ func Spells(s, word string) bool {
 	rev := []rune(seen)
 	slices.Reverse(rev)
 	return strings.Contains(seen, word) || strings.Contains(string(rev), word) || strings.Contains(b.String(), word)
+}
+
+// Confusable is the UTS #39 skeleton of s: NFD, every character replaced by
+// its prototype in Unicode's confusables.txt, NFD again. Two strings with
+// one skeleton can be mistaken for each other ("ｒеad_fiIe" and
+// "read_file" after lower-casing). Unlike Skeleton it maps plain ASCII too
+// ("1" and "I" to "l", "m" to "rn"), so it is for comparing, not showing.
+func Confusable(s string) string {
+	if ascii, ok := confusableASCII(s); ok {
+		return ascii
+	}
+	s = norm.NFD.String(s)
+	var b strings.Builder
+	for _, r := range s {
+		i := sort.Search(len(confusables), func(i int) bool { return confusables[i].r >= r })
+		if i < len(confusables) && confusables[i].r == r {
+			b.WriteString(confusables[i].s)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return norm.NFD.String(b.String())
+}
+
+// asciiProto is the prototype of each ASCII character ("" when it is its
+// own), taken from confusables at first use.
+var asciiProto = sync.OnceValue(func() (t [128]string) {
+	for _, c := range confusables {
+		if c.r < 128 {
+			t[c.r] = c.s
+		}
+	}
+	return t
+})
+
+// confusableASCII is Confusable of printable ASCII whose prototypes are
+// ASCII too, without normalising (NFD leaves ASCII alone); ok is false
+// for any other s.
+func confusableASCII(s string) (string, bool) {
+	t := asciiProto()
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x80 {
+			return "", false
+		}
+		p := t[c]
+		if p == "" {
+			if b.Cap() > 0 {
+				b.WriteByte(c)
+			}
+			continue
+		}
+		if !isPlainASCII(p) {
+			return "", false
+		}
+		if b.Cap() == 0 {
+			b.Grow(len(s) + 8)
+			b.WriteString(s[:i])
+		}
+		b.WriteString(p)
+	}
+	if b.Cap() == 0 {
+		return s, true
+	}
+	return b.String(), true
 }

@@ -1,8 +1,11 @@
 package lookalike
 
 import (
+	"sort"
 	"strings"
 	"testing"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 func TestCheck(t *testing.T) {
@@ -63,6 +66,60 @@ func TestSpells(t *testing.T) {
 	} {
 		if got := Spells(c.in, "mcpsum"); got != c.want {
 			t.Errorf("Spells(%+q, mcpsum) = %v, want %v", c.in, got, c.want)
+		}
+	}
+}
+
+// TestConfusable: the UTS #39 skeleton makes look-alike spellings one,
+// across scripts, compatibility forms and ASCII look-alikes, and keeps
+// different names apart.
+func TestConfusable(t *testing.T) {
+	same := [][2]string{
+		{"read_file", "r\u0435ad_file"},        // Cyrillic е
+		{"send_email", "send_\u0435m\u0430il"}, // Cyrillic е and а
+		{"read_file", "read_fiIe"},             // capital I for l
+		{"paypal", "p\u0430yp\u0430l"},         // Cyrillic а
+		{"file1", "filel"},                     // digit one and l
+		{"scope", "\u0455\u0441\u043e\u0440e"}, // Cyrillic ѕсор
+		{"\u01c3", "!"},                        // Latin letter retroflex click
+	}
+	for _, p := range same {
+		if Confusable(p[0]) != Confusable(p[1]) {
+			t.Errorf("%+q and %+q: skeletons %+q and %+q differ", p[0], p[1], Confusable(p[0]), Confusable(p[1]))
+		}
+	}
+	for _, p := range [][2]string{{"read_file", "read_files"}, {"send_email", "send_mail"}, {"echo", "ech"}} {
+		if Confusable(p[0]) == Confusable(p[1]) {
+			t.Errorf("%+q and %+q share a skeleton", p[0], p[1])
+		}
+	}
+}
+
+// TestConfusableASCII: the fast path for ASCII gives what the table and
+// normalisation give.
+func TestConfusableASCII(t *testing.T) {
+	slow := func(s string) string {
+		var b strings.Builder
+		for _, r := range norm.NFD.String(s) {
+			i := sort.Search(len(confusables), func(i int) bool { return confusables[i].r >= r })
+			if i < len(confusables) && confusables[i].r == r {
+				b.WriteString(confusables[i].s)
+				continue
+			}
+			b.WriteRune(r)
+		}
+		return norm.NFD.String(b.String())
+	}
+	var all strings.Builder
+	for c := 0x20; c < 0x7f; c++ {
+		all.WriteByte(byte(c))
+		if got, want := Confusable(string(rune(c))), slow(string(rune(c))); got != want {
+			t.Errorf("%q: %q, want %q", rune(c), got, want)
+		}
+	}
+	for _, s := range []string{all.String(), "read_file", "mcp__memory__create_entities", "l1I|"} {
+		if got, want := Confusable(s), slow(s); got != want {
+			t.Errorf("%q: %q, want %q", s, got, want)
 		}
 	}
 }

@@ -73,6 +73,13 @@ const MaxMessage = 64 << 20
 // server and not answered yet; a call over it gets an error at once.
 const MaxCallsInFlight = 1024
 
+// MaxWaitingForServer bounds the bytes of messages the proxy holds for a
+// stdio server that has not read them yet (each counted with a small
+// per-message overhead): a server that does not read its input while that
+// much waits is stopped. One message of any size the proxy accepts (the
+// 64 MiB line limit) always fits when nothing else waits.
+const MaxWaitingForServer = 64 << 20
+
 // Item kinds, singular, as in findings, integrity errors and item keys.
 const (
 	KindTool             = "tool"

@@ -27,9 +27,12 @@ var nat64 = netip.MustParsePrefix("64:ff9b::/96")
 
 // NonPublic reports loopback, private, link-local (169.254.169.254 included),
 // CGNAT, documentation, multicast, reserved and unspecified addresses, and IPv6
-// addresses that embed a non-public IPv4 address (6to4, NAT64).
+// addresses that embed a non-public IPv4 address (6to4, NAT64). A zoned
+// IPv6 literal (fd00::1%eth0) is judged like the address without its zone
+// (netip.Prefix.Contains never matches a zoned address, so it would pass for
+// public otherwise).
 func NonPublic(a netip.Addr) bool {
-	a = a.Unmap()
+	a = a.Unmap().WithZone("")
 	for _, p := range nonPublicPrefixes {
 		if p.Contains(a) {
 			return true
@@ -53,7 +56,7 @@ func NonPublic(a netip.Addr) bool {
 func LoopbackHost(host string) bool {
 	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
 	if ip, err := netip.ParseAddr(host); err == nil {
-		return ip.Unmap().IsLoopback()
+		return ip.Unmap().WithZone("").IsLoopback()
 	}
 	h := strings.ToLower(host)
 	return h == "localhost" || strings.HasSuffix(h, ".localhost")
@@ -200,4 +203,37 @@ func HeaderValue(v string) error {
 		}
 	}
 	return nil
+}
+
+// ResourceCovers reports whether the OAuth resource identifier resource
+// (RFC 8707, as a lock entry's oauth.resource pins it) covers serverURL: the
+// same origin (scheme, host and port, the port written or not), and
+// serverURL's path is the resource's path or lies below it at a "/"
+// boundary. A resource with a query covers only its own URL. A path with a
+// "." or ".." segment (also percent-encoded) covers and is covered by
+// nothing: a server could resolve it elsewhere. A token issued for the
+// resource may be sent to the URLs it covers and nowhere else.
+func ResourceCovers(resource, serverURL string) bool {
+	ru, err := ParseServerURL(resource)
+	if err != nil {
+		return false
+	}
+	su, err := ParseServerURL(serverURL)
+	if err != nil || Origin(ru) != Origin(su) || dotSegment(ru.Path) || dotSegment(su.Path) {
+		return false
+	}
+	if ru.RawQuery != "" || ru.ForceQuery {
+		return ru.EscapedPath() == su.EscapedPath() && ru.RawQuery == su.RawQuery
+	}
+	rp, sp := strings.TrimSuffix(ru.EscapedPath(), "/"), su.EscapedPath()
+	return sp == rp || strings.HasPrefix(sp, rp+"/")
+}
+
+func dotSegment(path string) bool {
+	for seg := range strings.SplitSeq(path, "/") {
+		if seg == "." || seg == ".." {
+			return true
+		}
+	}
+	return false
 }

@@ -11,7 +11,9 @@ func TestNonPublic(t *testing.T) {
 	for _, a := range []string{"127.0.0.1", "10.1.1.1", "172.16.0.1", "172.31.255.255", "192.168.1.1", "169.254.169.254",
 		"100.64.0.1", "0.0.0.0", "0.1.2.3", "192.0.0.8", "198.18.0.1", "224.0.0.1", "240.0.0.1", "255.255.255.255",
 		"::", "::1", "fe80::1", "fc00::1", "fd12::1", "ff02::1", "::ffff:10.0.0.1", "64:ff9b::7f00:1",
-		"2002:0a00:0001::1", "2001:db8::5", "192.0.2.1", "::127.0.0.1"} {
+		"2002:0a00:0001::1", "2001:db8::5", "192.0.2.1", "::127.0.0.1",
+		// zoned literals are judged like the address without the zone
+		"fd00::1%eth0", "fe80::1%eth0", "::1%lo", "fc00::1%25"} {
 		if !NonPublic(netip.MustParseAddr(a)) {
 			t.Errorf("%s should be non-public", a)
 		}
@@ -90,7 +92,8 @@ func TestHeaderName(t *testing.T) {
 
 func TestLoopbackHost(t *testing.T) {
 	for h, want := range map[string]bool{"127.0.0.1": true, "127.9.9.9": true, "::1": true, "[::1]": true, "localhost": true,
-		"LOCALHOST": true, "x.localhost": true, "10.0.0.1": false, "example.com": false, "localhost.example.com": false, "::ffff:127.0.0.1": true} {
+		"LOCALHOST": true, "x.localhost": true, "10.0.0.1": false, "example.com": false, "localhost.example.com": false, "::ffff:127.0.0.1": true,
+		"::1%lo": true, "[::1%lo]": true, "fd00::1%eth0": false} {
 		if got := LoopbackHost(h); got != want {
 			t.Errorf("LoopbackHost(%q) = %v, want %v", h, got, want)
 		}
@@ -116,5 +119,37 @@ func TestHeaderTwin(t *testing.T) {
 	}
 	if _, ok := HeaderTwin(slices.Values([]string(nil)), "A"); ok {
 		t.Error("a twin in no names")
+	}
+}
+
+func TestResourceCovers(t *testing.T) {
+	for _, c := range []struct {
+		resource, url string
+		want          bool
+	}{
+		{"https://a.example/mcp", "https://a.example/mcp", true},
+		{"https://a.example/mcp", "https://a.example:443/mcp", true},
+		{"https://A.example/mcp", "https://a.example/mcp", true},
+		{"https://a.example/mcp", "https://a.example/mcp/sub", true},
+		{"https://a.example/mcp/", "https://a.example/mcp/sub", true},
+		{"https://a.example/mcp", "https://a.example/mcp?x=1", true},
+		{"https://a.example", "https://a.example/anything/mcp", true},
+		{"https://a.example/", "https://a.example/anything", true},
+		{"http://127.0.0.1:3000", "http://127.0.0.1:3000/mcp", true},
+		{"https://a.example/mcp", "https://a.example/mcpx", false},
+		{"https://a.example/mcp", "https://a.example/other", false},
+		{"https://a.example/mcp", "https://b.example/mcp", false},
+		{"https://a.example/mcp", "http://a.example/mcp", false},
+		{"https://a.example/mcp", "https://a.example:8443/mcp", false},
+		{"https://a.example/mcp", "https://a.example.evil.example/mcp", false},
+		{"https://a.example/mcp", "https://a.example/mcp/../admin", false},
+		{"https://a.example/mcp", "https://a.example/mcp/%2e%2e/admin", false},
+		{"https://a.example/mcp?t=1", "https://a.example/mcp?t=1", true},
+		{"https://a.example/mcp?t=1", "https://a.example/mcp?t=2", false},
+		{"not a url", "https://a.example/mcp", false},
+	} {
+		if got := ResourceCovers(c.resource, c.url); got != c.want {
+			t.Errorf("ResourceCovers(%q, %q) = %v, want %v", c.resource, c.url, got, c.want)
+		}
 	}
 }

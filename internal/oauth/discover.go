@@ -25,29 +25,56 @@ type Server struct {
 	AuthEndpoint  string
 	TokenEndpoint string
 	RegEndpoint   string   // "" when the server offers no dynamic registration
-	Scopes        []string // scopes to ask for ("" none)
+	Scopes        []string // the scopes to ask for: the challenge's, else the resource's scopes_supported
+	// What the authorization server's metadata advertises.
+	ASScopes    []string // scopes_supported
+	AuthMethods []string // token_endpoint_auth_methods_supported (nil: not said, RFC 8414's default client_secret_basic)
+	CIMD        bool     // client_id_metadata_document_supported
+	IssParam    bool     // authorization_response_iss_parameter_supported (RFC 9207)
+	// Legacy: no protected-resource metadata; the server's own origin is
+	// its authorization server (the MCP 2025-03-26 discovery).
+	Legacy bool
 }
 
-// Challenge reads a WWW-Authenticate header's Bearer parameters:
-// resource_metadata and scope ("" when absent).
-func Challenge(header string) (metadata, scope string) {
+// Challenge is what a WWW-Authenticate: Bearer header asks for.
+type Challenge struct {
+	Metadata string // resource_metadata (RFC 9728 §5.1)
+	Scope    string // scope, space-separated
+	Error    string // error ("insufficient_scope" for step-up)
+	Bearer   bool   // the header asks for a Bearer token at all
+}
+
+// ParseChallenge reads a WWW-Authenticate header's Bearer parameters.
+func ParseChallenge(header string) Challenge {
+	var c Challenge
 	rest, ok := cutScheme(header, "bearer")
 	if !ok {
-		return "", ""
+		return c
 	}
+	c.Bearer = true
 	for rest != "" {
 		var key, val string
 		key, val, rest = nextParam(rest)
 		switch strings.ToLower(key) {
 		case "resource_metadata":
-			metadata = val
+			c.Metadata = val
 		case "scope":
-			scope = val
+			c.Scope = val
+		case "error":
+			c.Error = val
 		case "":
-			return
+			return c
 		}
 	}
-	return
+	return c
+}
+
+// Scopes are the challenge's scopes (nil when it names none).
+func (c Challenge) Scopes() []string {
+	if f := strings.Fields(c.Scope); len(f) > 0 {
+		return f
+	}
+	return nil
 }
 
 func cutScheme(h, scheme string) (string, bool) {
@@ -98,77 +125,124 @@ func checkURL(what, raw string) (*url.URL, error) {
 	return u, nil
 }
 
+// origin is u's scheme and host as a URL ("https://example.com:8443").
+func origin(u *url.URL) string { return u.Scheme + "://" + u.Host }
+
 // wellKnown inserts /.well-known/NAME between a URL's host and its path
 // (RFC 8414 §3.1, RFC 9728 §3.1).
 func wellKnown(u *url.URL, name string) string {
-	path := strings.TrimSuffix(u.EscapedPath(), "/")
-	return u.Scheme + "://" + u.Host + "/.well-known/" + name + path
+	return origin(u) + "/.well-known/" + name + strings.TrimSuffix(u.EscapedPath(), "/")
 }
 
 // Discover finds the authorization server of the MCP server at serverURL,
-// from the resource_metadata URL of its 401 (or the well-known location).
-func Discover(ctx context.Context, c *http.Client, serverURL, metadataURL string) (*Server, error) {
+// as the MCP authorization spec orders it: the protected-resource metadata
+// the 401's challenge names (resource_metadata), else the path-suffixed
+// well-known URL, else the root one (RFC 9728 §3.1), all on the server's
+// own origin; a server without any that asks for a Bearer token (the
+// 2025-03-26 spec) is its own authorization server. The resource named must cover serverURL
+// (netrule.ResourceCovers). Scopes are the challenge's, else the
+// resource's scopes_supported.
+func Discover(ctx context.Context, c *http.Client, serverURL string, ch Challenge) (*Server, error) {
 	su, err := checkURL("server URL", serverURL)
 	if err != nil {
 		return nil, err
 	}
-	if metadataURL == "" {
-		metadataURL = wellKnown(su, "oauth-protected-resource")
+	var candidates []string
+	if ch.Metadata != "" {
+		mu, err := checkURL("protected-resource metadata URL", ch.Metadata)
+		if err != nil {
+			return nil, err
+		}
+		if netrule.Origin(mu) != netrule.Origin(su) {
+			return nil, fmt.Errorf("protected-resource metadata URL %s is not on the server's origin %s; refused", termtext.Quoted(ch.Metadata, 200), netrule.Origin(su))
+		}
+		candidates = append(candidates, mu.String())
 	}
-	mu, err := checkURL("protected-resource metadata URL", metadataURL)
-	if err != nil {
-		return nil, err
-	}
-	if netrule.Origin(mu) != netrule.Origin(su) {
-		return nil, fmt.Errorf("protected-resource metadata URL %s is not on the server's origin %s; refused", termtext.Quoted(metadataURL, 200), netrule.Origin(su))
-	}
-	f, err := getJSON(ctx, c, mu.String(), "resource", "authorization_servers", "scopes_supported")
-	if err != nil {
+	candidates = append(candidates, wellKnown(su, "oauth-protected-resource"), origin(su)+"/.well-known/oauth-protected-resource")
+	f, where, err := firstJSON(ctx, c, slices.Compact(candidates), "resource", "authorization_servers", "scopes_supported")
+	var nf *notFoundError
+	switch {
+	case errors.As(err, &nf) && ch.Bearer:
+		return legacyServer(ctx, c, su, ch)
+	case errors.As(err, &nf):
+		return nil, fmt.Errorf("protected-resource metadata: %w, and the server's 401 does not ask for a Bearer token", err)
+	case err != nil:
 		return nil, fmt.Errorf("protected-resource metadata: %w", err)
 	}
-	s := &Server{}
+	s := &Server{Scopes: ch.Scopes()}
 	var ok bool
-	if s.Resource, ok = jsonscan.String(f[0]); !ok || !covers(s.Resource, serverURL) {
-		return nil, fmt.Errorf("protected-resource metadata: resource %s does not name the server %s", termtext.Quoted(string(f[0]), 200), serverURL)
+	if s.Resource, ok = jsonscan.String(f[0]); !ok || !netrule.ResourceCovers(s.Resource, serverURL) {
+		return nil, fmt.Errorf("protected-resource metadata %s: resource %s does not cover the server %s (the same origin, at or above its path); refused", where, termtext.Quoted(string(f[0]), 200), serverURL)
 	}
 	ases, ok := jsonscan.Strings(f[1])
 	if !ok || len(ases) == 0 {
-		return nil, errors.New("protected-resource metadata lists no authorization_servers")
+		return nil, fmt.Errorf("protected-resource metadata %s lists no authorization_servers", where)
 	}
-	if f[2] != nil {
+	if len(s.Scopes) == 0 && f[2] != nil {
 		s.Scopes, _ = jsonscan.Strings(f[2])
 	}
-	return s, s.authServer(ctx, c, ases[0])
+	iu, err := checkURL("authorization server", ases[0])
+	if err != nil {
+		return nil, err
+	}
+	return s, s.authServer(ctx, c, iu, ases[0])
 }
 
-// covers reports whether the resource identifier names serverURL: the same
-// URL, or a prefix of it at a path boundary.
-func covers(resource, serverURL string) bool {
-	if resource == serverURL {
-		return true
+// legacyServer is the 2025-03-26 discovery: the MCP server's origin is the
+// authorization server. Its metadata is read from the origin's root (the
+// issuer it names must be on the same origin); without metadata the
+// endpoints are /authorize, /token and /register there. The resource is
+// the server's URL.
+func legacyServer(ctx context.Context, c *http.Client, su *url.URL, ch Challenge) (*Server, error) {
+	s := &Server{Resource: su.String(), Scopes: ch.Scopes(), Legacy: true}
+	base := origin(su)
+	f, _, err := firstJSON(ctx, c, []string{base + "/.well-known/oauth-authorization-server", base + "/.well-known/openid-configuration"}, asKeys...)
+	var nf *notFoundError
+	switch {
+	case errors.As(err, &nf):
+		s.Issuer, s.AuthEndpoint, s.TokenEndpoint, s.RegEndpoint = base, base+"/authorize", base+"/token", base+"/register"
+		return s, nil
+	case err != nil:
+		return nil, fmt.Errorf("authorization server metadata of %s: %w", base, err)
 	}
-	r := strings.TrimSuffix(resource, "/")
-	return strings.HasPrefix(serverURL, r+"/") || strings.HasPrefix(serverURL, r+"?")
+	issuer, _ := jsonscan.String(f[0])
+	iu, err := checkURL("issuer", issuer)
+	if err != nil {
+		return nil, err
+	}
+	if netrule.Origin(iu) != netrule.Origin(su) {
+		return nil, fmt.Errorf("authorization server metadata at %s names the issuer %s on another origin; without protected-resource metadata only the server's own origin may issue its tokens; refused", base, termtext.Quoted(issuer, 200))
+	}
+	return s, s.readAS(f, issuer)
 }
 
-// authServer reads the authorization server metadata of issuer (RFC 8414,
-// then OpenID discovery) and checks it.
-func (s *Server) authServer(ctx context.Context, c *http.Client, issuer string) error {
-	iu, err := checkURL("authorization server", issuer)
-	if err != nil {
-		return err
+var asKeys = []string{"issuer", "authorization_endpoint", "token_endpoint", "registration_endpoint", "code_challenge_methods_supported",
+	"scopes_supported", "token_endpoint_auth_methods_supported", "client_id_metadata_document_supported", "authorization_response_iss_parameter_supported"}
+
+// authServer reads the authorization server metadata of issuer, at the
+// URLs the MCP spec lists (RFC 8414 path-inserted, OpenID Connect
+// path-inserted, OpenID Connect path-appended), and checks it.
+func (s *Server) authServer(ctx context.Context, c *http.Client, iu *url.URL, issuer string) error {
+	var urls []string
+	if p := strings.TrimSuffix(iu.EscapedPath(), "/"); p != "" {
+		urls = []string{wellKnown(iu, "oauth-authorization-server"), wellKnown(iu, "openid-configuration"), origin(iu) + p + "/.well-known/openid-configuration"}
+	} else {
+		urls = []string{wellKnown(iu, "oauth-authorization-server"), wellKnown(iu, "openid-configuration")}
 	}
-	keys := []string{"issuer", "authorization_endpoint", "token_endpoint", "registration_endpoint", "code_challenge_methods_supported"}
-	f, err := getJSON(ctx, c, wellKnown(iu, "oauth-authorization-server"), keys...)
+	f, _, err := firstJSON(ctx, c, urls, asKeys...)
 	if err != nil {
-		var err2 error
-		if f, err2 = getJSON(ctx, c, strings.TrimSuffix(issuer, "/")+"/.well-known/openid-configuration", keys...); err2 != nil {
-			return fmt.Errorf("authorization server metadata of %s: %w", termtext.Quoted(issuer, 200), err)
-		}
+		return fmt.Errorf("authorization server metadata of %s: %w", termtext.Quoted(issuer, 200), err)
 	}
+	return s.readAS(f, issuer)
+}
+
+// readAS checks an authorization server's metadata (the fields asKeys
+// names): the issuer is exactly want (RFC 8414 §3.3), every endpoint passes
+// the remote-URL rule, PKCE with S256 is offered.
+func (s *Server) readAS(f [][]byte, want string) error {
 	str := func(i int) string { v, _ := jsonscan.String(f[i]); return v }
-	if s.Issuer = str(0); s.Issuer != issuer {
-		return fmt.Errorf("authorization server metadata: issuer %s differs from %s, where it was fetched (RFC 8414 §3.3); refused", termtext.Quoted(s.Issuer, 200), termtext.Quoted(issuer, 200))
+	if s.Issuer = str(0); s.Issuer != want {
+		return fmt.Errorf("authorization server metadata: issuer %s differs from %s, where it was fetched (RFC 8414 §3.3); refused", termtext.Quoted(s.Issuer, 200), termtext.Quoted(want, 200))
 	}
 	for _, e := range []struct {
 		dst  *string
@@ -185,24 +259,59 @@ func (s *Server) authServer(ctx context.Context, c *http.Client, issuer string) 
 	}
 	methods, _ := jsonscan.Strings(f[4])
 	if !slices.Contains(methods, "S256") {
-		return fmt.Errorf("authorization server %s does not advertise PKCE with S256 (code_challenge_methods_supported); mcpsum will not sign in without it", termtext.Quoted(issuer, 200))
+		return fmt.Errorf("authorization server %s does not advertise PKCE with S256 (code_challenge_methods_supported); mcpsum will not sign in without it", termtext.Quoted(s.Issuer, 200))
 	}
+	s.ASScopes, _ = jsonscan.Strings(f[5])
+	if f[6] != nil {
+		s.AuthMethods, _ = jsonscan.Strings(f[6])
+		if s.AuthMethods == nil {
+			s.AuthMethods = []string{}
+		}
+	}
+	s.CIMD = string(f[7]) == "true"
+	s.IssParam = string(f[8]) == "true"
 	return nil
 }
 
+// notFoundError: none of the URLs tried holds the document.
+type notFoundError struct{ urls []string }
+
+func (e *notFoundError) Error() string {
+	return "not found at " + strings.Join(e.urls, ", ")
+}
+
+// firstJSON fetches the first of urls that answers 200 with a JSON object
+// and returns its named members. A 4xx answer moves on to the next URL;
+// anything else is an error. where is the URL that answered.
+func firstJSON(ctx context.Context, c *http.Client, urls []string, names ...string) (f [][]byte, where string, err error) {
+	for _, u := range urls {
+		f, status, err := getJSON(ctx, c, u, names...)
+		if status >= 400 && status < 500 {
+			continue
+		}
+		if err != nil {
+			return nil, u, err
+		}
+		return f, u, nil
+	}
+	return nil, "", &notFoundError{urls: urls}
+}
+
 // getJSON fetches a JSON object (no redirects: the client's policy) and
-// returns the named members (exact keys, duplicates refused).
-func getJSON(ctx context.Context, c *http.Client, u string, names ...string) ([][]byte, error) {
+// returns the named members (exact keys, duplicates refused) and the HTTP
+// status (0 when none came).
+func getJSON(ctx context.Context, c *http.Client, u string, names ...string) ([][]byte, int, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	req.Header.Set("Accept", "application/json")
 	resp, err := c.Do(req)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	return readJSON(resp, names...)
+	f, err := readJSON(resp, names...)
+	return f, resp.StatusCode, err
 }
 
 func readJSON(resp *http.Response, names ...string) ([][]byte, error) {

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/mcpsum/mcpsum/internal/netrule"
 )
 
 // scriptedAS is a FAKE authorization server and resource metadata host for
@@ -81,7 +83,7 @@ const asMetadata = `{"issuer":"{{.}}/as","authorization_endpoint":"{{.}}/as/auth
 func TestDiscoverWellKnown(t *testing.T) {
 	a := newAS(t)
 	a.standard()
-	s, err := Discover(context.Background(), http.DefaultClient, a.url()+"/mcp", "")
+	s, err := Discover(context.Background(), http.DefaultClient, a.url()+"/mcp", Challenge{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +108,7 @@ func TestDiscoverOpenIDFallback(t *testing.T) {
 	a := newAS(t)
 	a.json("/.well-known/oauth-protected-resource/mcp", 200, `{"resource":"{{.}}/mcp","authorization_servers":["{{.}}/as"]}`)
 	a.json("/as/.well-known/openid-configuration", 200, `{"issuer":"{{.}}/as","authorization_endpoint":"{{.}}/as/authorize","token_endpoint":"{{.}}/as/token","code_challenge_methods_supported":["S256"]}`)
-	s, err := Discover(context.Background(), http.DefaultClient, a.url()+"/mcp", "")
+	s, err := Discover(context.Background(), http.DefaultClient, a.url()+"/mcp", Challenge{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,8 +117,8 @@ func TestDiscoverOpenIDFallback(t *testing.T) {
 	}
 	b := newAS(t)
 	b.json("/.well-known/oauth-protected-resource/mcp", 200, `{"resource":"{{.}}/mcp","authorization_servers":["{{.}}/as"]}`)
-	_, err = Discover(context.Background(), http.DefaultClient, b.url()+"/mcp", "")
-	if err == nil || !strings.Contains(err.Error(), "authorization server metadata of") || !strings.Contains(err.Error(), "HTTP 404") {
+	_, err = Discover(context.Background(), http.DefaultClient, b.url()+"/mcp", Challenge{})
+	if err == nil || !strings.Contains(err.Error(), "authorization server metadata of") || !strings.Contains(err.Error(), "not found at") {
 		t.Fatalf("got %v", err)
 	}
 }
@@ -132,9 +134,9 @@ func TestDiscoverRefuses(t *testing.T) {
 		resource, as string // documents ("" the standard one)
 		want         string
 	}{
-		"resource elsewhere":    {resource: `{"resource":"{{.}}/other","authorization_servers":["{{.}}/as"]}`, want: "does not name the server"},
-		"resource prefix word":  {resource: `{"resource":"{{.}}/mc","authorization_servers":["{{.}}/as"]}`, want: "does not name the server"},
-		"resource not string":   {resource: `{"resource":1,"authorization_servers":["{{.}}/as"]}`, want: "does not name the server"},
+		"resource elsewhere":    {resource: `{"resource":"{{.}}/other","authorization_servers":["{{.}}/as"]}`, want: "does not cover the server"},
+		"resource prefix word":  {resource: `{"resource":"{{.}}/mc","authorization_servers":["{{.}}/as"]}`, want: "does not cover the server"},
+		"resource not string":   {resource: `{"resource":1,"authorization_servers":["{{.}}/as"]}`, want: "does not cover the server"},
 		"no servers":            {resource: `{"resource":"{{.}}/mcp","authorization_servers":[]}`, want: "no authorization_servers"},
 		"servers not strings":   {resource: `{"resource":"{{.}}/mcp","authorization_servers":[1]}`, want: "no authorization_servers"},
 		"duplicate member":      {resource: `{"resource":"{{.}}/mcp","resource":"{{.}}/x","authorization_servers":["{{.}}/as"]}`, want: "not a valid JSON object"},
@@ -157,7 +159,7 @@ func TestDiscoverRefuses(t *testing.T) {
 			if c.as != "" {
 				a.json("/.well-known/oauth-authorization-server/as", 200, c.as)
 			}
-			_, err := Discover(context.Background(), http.DefaultClient, a.url()+"/mcp", "")
+			_, err := Discover(context.Background(), http.DefaultClient, a.url()+"/mcp", Challenge{})
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("got %v, want an error mentioning %q", err, c.want)
 			}
@@ -165,7 +167,7 @@ func TestDiscoverRefuses(t *testing.T) {
 	}
 	a := newAS(t)
 	a.json("/.well-known/oauth-protected-resource/mcp", 500, "down\x1b[2J")
-	_, err := Discover(context.Background(), http.DefaultClient, a.url()+"/mcp", "")
+	_, err := Discover(context.Background(), http.DefaultClient, a.url()+"/mcp", Challenge{})
 	if err == nil || !strings.Contains(err.Error(), "HTTP 500") || strings.ContainsRune(err.Error(), 0x1b) {
 		t.Fatalf("an error status: %v", err)
 	}
@@ -178,7 +180,7 @@ func TestDiscoverChallengeURL(t *testing.T) {
 	a := newAS(t)
 	a.standard()
 	a.json("/meta", 200, `{"resource":"{{.}}/mcp","authorization_servers":["{{.}}/as"]}`)
-	if _, err := Discover(context.Background(), http.DefaultClient, a.url()+"/mcp", a.url()+"/meta"); err != nil {
+	if _, err := Discover(context.Background(), http.DefaultClient, a.url()+"/mcp", Challenge{Metadata: a.url() + "/meta"}); err != nil {
 		t.Fatal(err)
 	}
 	if r := a.requests(); r[0] != "GET /meta" {
@@ -189,7 +191,7 @@ func TestDiscoverChallengeURL(t *testing.T) {
 		a.url() + "/mcp":             "http://evil.example/meta",
 		a.url() + "/mcp#frag":        "",
 	} {
-		if _, err := Discover(context.Background(), http.DefaultClient, server, meta); err == nil || !strings.Contains(err.Error(), "refused") {
+		if _, err := Discover(context.Background(), http.DefaultClient, server, Challenge{Metadata: meta}); err == nil || !strings.Contains(err.Error(), "refused") {
 			t.Errorf("server %s meta %s: %v", server, meta, err)
 		}
 	}
@@ -198,8 +200,9 @@ func TestDiscoverChallengeURL(t *testing.T) {
 	}
 }
 
-// The resource identifier names the server when it is the server's URL or
-// a prefix of it at a path (or query) boundary.
+// The resource identifier covers the server when it is the server's URL or
+// a prefix of it at a path boundary (netrule.ResourceCovers, which
+// discovery uses).
 func TestCovers(t *testing.T) {
 	for _, c := range []struct {
 		resource, server string
@@ -214,8 +217,8 @@ func TestCovers(t *testing.T) {
 		{"https://other/mcp", "https://h/mcp", false},
 		{"", "https://h/mcp", false},
 	} {
-		if covers(c.resource, c.server) != c.ok {
-			t.Errorf("covers(%q, %q) != %v", c.resource, c.server, c.ok)
+		if netrule.ResourceCovers(c.resource, c.server) != c.ok {
+			t.Errorf("ResourceCovers(%q, %q) != %v", c.resource, c.server, c.ok)
 		}
 	}
 }
@@ -254,8 +257,8 @@ func TestChallengeParams(t *testing.T) {
 		``:                                          {"", ""},
 		`Bear`:                                      {"", ""},
 	} {
-		m, s := Challenge(h)
-		if m != want[0] || s != want[1] {
+		c := ParseChallenge(h)
+		if m, s := c.Metadata, c.Scope; m != want[0] || s != want[1] {
 			t.Errorf("Challenge(%s) = %q, %q; want %q, %q", h, m, s, want[0], want[1])
 		}
 	}
@@ -267,7 +270,7 @@ func TestDiscoverFirstServer(t *testing.T) {
 	a := newAS(t)
 	a.standard()
 	a.json("/.well-known/oauth-protected-resource/mcp", 200, fmt.Sprintf(`{"resource":"{{.}}/mcp","authorization_servers":["{{.}}/as","%s"]}`, "https://second.example"))
-	s, err := Discover(context.Background(), http.DefaultClient, a.url()+"/mcp", "")
+	s, err := Discover(context.Background(), http.DefaultClient, a.url()+"/mcp", Challenge{})
 	if err != nil || s.Issuer != a.url()+"/as" {
 		t.Fatalf("%+v %v", s, err)
 	}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io/fs"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/mcpsum/mcpsum/internal/jsonscan"
@@ -25,7 +26,13 @@ func tokenPath(resource, issuer string) (string, error) {
 	return filepath.Join(dir, "oauth", hex.EncodeToString(sum[:16])+".json"), nil
 }
 
-// Save keeps t in the private state folder (atomically, mode 0600).
+// tokenKeys are the members of a token file.
+var tokenKeys = []string{"issuer", "resource", "client_id", "access_token", "refresh_token", "expires_at",
+	"scope", "client_secret", "client_method", "registered", "step_up"}
+
+// Save keeps t in the private state folder (atomically, mode 0600). A
+// pre-registered client's secret is not kept (it comes from the
+// environment); a registered one's is.
 func Save(t *Token) error {
 	path, err := tokenPath(t.Resource, t.Issuer)
 	if err != nil {
@@ -38,16 +45,25 @@ func Save(t *Token) error {
 	if !t.Expiry.IsZero() {
 		exp = t.Expiry.Unix()
 	}
-	b, _ := json.Marshal(map[string]any{"issuer": t.Issuer, "resource": t.Resource, "client_id": t.ClientID,
-		"access_token": t.AccessToken, "refresh_token": t.RefreshToken, "expires_at": exp})
+	secret := ""
+	if t.Client.Registered {
+		secret = t.Client.Secret
+	}
+	b, _ := json.Marshal(map[string]any{"issuer": t.Issuer, "resource": t.Resource, "client_id": t.Client.ID,
+		"access_token": t.AccessToken, "refresh_token": t.RefreshToken, "expires_at": exp,
+		"scope": strings.Join(t.Scopes, " "), "client_secret": secret, "client_method": t.Client.Method,
+		"registered": t.Client.Registered, "step_up": strings.Join(t.StepUp, " ")})
 	return statefile.WriteAtomic(path, b, statefile.WriteOptions{Perm: 0o600, Sync: true})
 }
 
 // Load returns the kept tokens for (resource, issuer), or nil when there
-// are none.
+// are none. A token is only ever returned for the pair it was issued for.
 func Load(resource, issuer string) (*Token, error) {
 	path, err := tokenPath(resource, issuer)
 	if err != nil {
+		return nil, err
+	}
+	if err := statefile.CheckOwn(path); err != nil {
 		return nil, err
 	}
 	b, err := safeio.ReadOwn(path, "OAuth token file", maxDoc)
@@ -57,18 +73,30 @@ func Load(resource, issuer string) (*Token, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := jsonscan.Fields(b, "issuer", "resource", "client_id", "access_token", "refresh_token", "expires_at")
+	f, err := jsonscan.Fields(b, tokenKeys...)
 	if err != nil {
 		return nil, errors.New("OAuth token file " + path + " is damaged; delete it to sign in again")
 	}
-	t := &Token{}
-	for i, dst := range []*string{&t.Issuer, &t.Resource, &t.ClientID, &t.AccessToken, &t.RefreshToken} {
+	t := &Token{Client: Client{Method: MethodNone, Registered: true}}
+	var scope, stepUp string
+	for i, dst := range []*string{&t.Issuer, &t.Resource, &t.Client.ID, &t.AccessToken, &t.RefreshToken} {
 		*dst, _ = jsonscan.String(f[i])
 	}
 	var exp int64
 	if err := json.Unmarshal(f[5], &exp); err == nil && exp > 0 {
 		t.Expiry = time.Unix(exp, 0)
 	}
+	scope, _ = jsonscan.String(f[6])
+	t.Scopes = strings.Fields(scope)
+	t.Client.Secret, _ = jsonscan.String(f[7])
+	if m, ok := jsonscan.String(f[8]); ok && m != "" {
+		t.Client.Method = m
+	}
+	if f[9] != nil {
+		t.Client.Registered = string(f[9]) == "true"
+	}
+	stepUp, _ = jsonscan.String(f[10])
+	t.StepUp = strings.Fields(stepUp)
 	if t.Issuer != issuer || t.Resource != resource {
 		return nil, nil
 	}

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -65,7 +66,7 @@ func TestLoginFlow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tok.AccessToken != "at-1" || tok.RefreshToken != "rt-1" || tok.ClientID != "c-1" || tok.Issuer != s.Issuer || tok.Resource != s.Resource {
+	if tok.AccessToken != "at-1" || tok.RefreshToken != "rt-1" || tok.Client.ID != "c-1" || tok.Issuer != s.Issuer || tok.Resource != s.Resource {
 		t.Fatalf("token %+v", tok)
 	}
 	if d := tok.Expiry.Sub(before); d < 59*time.Minute || d > 61*time.Minute+time.Minute {
@@ -188,12 +189,12 @@ func TestRefresh(t *testing.T) {
 	a := newAS(t)
 	a.json("/as/token", 200, `{"access_token":"at-2","token_type":"Bearer","expires_in":"soon"}`)
 	s := serverOf(a)
-	old := &Token{Issuer: s.Issuer, Resource: s.Resource, ClientID: "c-1", AccessToken: "at-1", RefreshToken: "rt-1"}
+	old := &Token{Issuer: s.Issuer, Resource: s.Resource, Client: Client{ID: "c-1", Method: MethodNone}, AccessToken: "at-1", RefreshToken: "rt-1"}
 	n, err := Refresh(context.Background(), http.DefaultClient, s, old)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n.AccessToken != "at-2" || n.RefreshToken != "rt-1" || n.ClientID != "c-1" || !n.Expiry.IsZero() {
+	if n.AccessToken != "at-2" || n.RefreshToken != "rt-1" || n.Client.ID != "c-1" || !n.Expiry.IsZero() {
 		t.Fatalf("refreshed %+v", n)
 	}
 	form, _ := url.ParseQuery(a.bodies["/as/token"][0])
@@ -241,12 +242,13 @@ func TestStore(t *testing.T) {
 		t.Fatalf("nothing kept: %+v %v", tok, err)
 	}
 	exp := time.Unix(time.Now().Add(time.Hour).Unix(), 0)
-	in := &Token{Issuer: "https://as", Resource: "https://h/mcp", ClientID: "c", AccessToken: "a", RefreshToken: "r", Expiry: exp}
+	in := &Token{Issuer: "https://as", Resource: "https://h/mcp", Client: Client{ID: "c", Method: MethodNone, Registered: true},
+		AccessToken: "a", RefreshToken: "r", Expiry: exp, Scopes: []string{"mcp:read"}, StepUp: []string{"mcp:write"}}
 	if err := Save(in); err != nil {
 		t.Fatal(err)
 	}
 	out, err := Load(in.Resource, in.Issuer)
-	if err != nil || out == nil || *out != *in {
+	if err != nil || out == nil || !reflect.DeepEqual(out, in) {
 		t.Fatalf("Load: %+v %v, want %+v", out, err, in)
 	}
 	path, _ := tokenPath(in.Resource, in.Issuer)

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/mcpsum/mcpsum/internal/redact"
 	"github.com/mcpsum/mcpsum/internal/statefile"
 )
 
@@ -69,7 +70,7 @@ func (a *Audit) Write(r Record) error {
 	if err != nil {
 		return err
 	}
-	return a.log.Append(line)
+	return a.log.Append(redact.Bytes(line)) // a reason may quote a server that reflected a credential
 }
 
 // Close closes the log.

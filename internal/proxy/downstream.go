@@ -113,5 +113,5 @@ func (p *Proxy) clientRequest(line []byte, env jsonline.Envelope, id []byte) {
 		p.replyErr(id, e)
 		return
 	}
-	m.run(p, &clientCall{request: r, params: pf})
+	m.run(p, clientCall{request: r, params: pf})
 }

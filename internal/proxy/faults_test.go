@@ -5,11 +5,18 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 )
 
+// A client's notifications/cancelled reaches the server, which stops the
+// call, and the client never gets an answer to the request it cancelled.
+// The oracle is what the user cares about: the server saw a cancellation
+// (its count is at least 1), not that it saw exactly one (each retry of a
+// cancellation that came too early, before the server ran the call, can
+// add one: that made the test fail under -race on a busy machine).
 func TestCancellationReachesServer(t *testing.T) {
 	for _, era := range []string{"legacy", "modern"} {
 		t.Run(era, func(t *testing.T) {
@@ -24,18 +31,19 @@ func TestCancellationReachesServer(t *testing.T) {
 			}
 			s.send(`{"jsonrpc":"2.0","id":"slow-1","method":"tools/call","params":` + wrap(`{"name":"slow","arguments":{}}`) + `}`)
 			// Wait until the server runs it (the gate may still be closed).
-			var n string
-			for i := 0; i < 100; i++ {
+			seen := 0
+			var last string
+			for i := 0; i < 100 && seen == 0; i++ {
 				s.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"slow-1","reason":"test"}}`)
 				_, m := s.request("tools/call", wrap(`{"name":"cancelled","arguments":{}}`))
-				if n = string(m.Result); strings.Contains(n, `"text":"1"`) {
-					break
+				last = string(m.Result)
+				if seen = cancelledCount(t, m.Result); seen == 0 {
+					s.send(`{"jsonrpc":"2.0","id":"slow-1","method":"tools/call","params":` + wrap(`{"name":"slow","arguments":{}}`) + `}`)
+					time.Sleep(20 * time.Millisecond)
 				}
-				s.send(`{"jsonrpc":"2.0","id":"slow-1","method":"tools/call","params":` + wrap(`{"name":"slow","arguments":{}}`) + `}`)
-				time.Sleep(20 * time.Millisecond)
 			}
-			if !strings.Contains(n, `"text":"1"`) {
-				t.Fatalf("the server never saw the cancellation: %s", n)
+			if seen == 0 {
+				t.Fatalf("the server never saw the cancellation: %s", last)
 			}
 			for _, l := range s.notes {
 				if strings.Contains(l, `"slow-1"`) {
@@ -44,6 +52,25 @@ func TestCancellationReachesServer(t *testing.T) {
 			}
 		})
 	}
+}
+
+// cancelledCount reads the fake's "cancelled" tool result: how many slow
+// calls it saw cancelled.
+func cancelledCount(t *testing.T, result []byte) int {
+	t.Helper()
+	var r struct {
+		Content []struct {
+			Text string `json:"text"`
+		} `json:"content"`
+	}
+	if err := json.Unmarshal(result, &r); err != nil || len(r.Content) != 1 {
+		t.Fatalf("the cancelled tool's result: %s (%v)", result, err)
+	}
+	n, err := strconv.Atoi(r.Content[0].Text)
+	if err != nil {
+		t.Fatalf("the cancelled tool's result: %s", result)
+	}
+	return n
 }
 
 func TestProgressFlood(t *testing.T) {

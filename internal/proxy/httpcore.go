@@ -39,6 +39,7 @@ func (p *Proxy) remoteUpstream(ctx context.Context) (upstream.Upstream, error) {
 		Own:        p.ownRequest,
 		Relistened: p.relistened,
 		Reauth:     p.opts.Reauth,
+		StepUp:     p.opts.StepUp,
 	})
 }
 

@@ -51,7 +51,7 @@ type clientMethod struct {
 	// serve is the proxy's part: its answer (route routeAnswered, or the
 	// case of its route where the proxy answers), or how a routeGated call is
 	// sent (nil: through the hooks, then the gate: forward).
-	serve func(p *Proxy, c *clientCall)
+	serve func(p *Proxy, c clientCall)
 }
 
 // methodEra says which client era may send a method.
@@ -101,7 +101,8 @@ const (
 	paramArguments
 )
 
-// clientCall is a client request being dispatched by the table.
+// clientCall is a client request being dispatched by the table (passed
+// by value: no allocation per request).
 type clientCall struct {
 	*request
 	params []jsonline.Span // the members of paramsKeys, by position
@@ -109,7 +110,7 @@ type clientCall struct {
 }
 
 // run dispatches c by the row m: the columns in one order for every method.
-func (m clientMethod) run(p *Proxy, c *clientCall) {
+func (m clientMethod) run(p *Proxy, c clientCall) {
 	if m.health && !p.startupHealth(c.id) { // the client's health check (startup.go)
 		return
 	}
@@ -122,7 +123,7 @@ func (m clientMethod) run(p *Proxy, c *clientCall) {
 	if m.retry && crossEra && c.params[paramRequestState].OK() && p.bridgeRetryFromClient(c.request, c.params[paramRequestState], c.params[paramInputResponses]) {
 		return
 	}
-	if e := p.checkLocked(m.lock, c); e != nil {
+	if e := p.checkLocked(m.lock, &c); e != nil {
 		p.replyErr(c.id, e)
 		return
 	}
@@ -212,13 +213,13 @@ func methodNotFound(method string) *jsonline.Error {
 
 // The proxy's part of each method (serve).
 
-func (p *Proxy) answerInitialize(c *clientCall) { p.initialize(c.line, c.env, c.id) }
-func (p *Proxy) answerDiscover(c *clientCall)   { p.reply(c.id, p.srv.discoverResult()) }
-func (p *Proxy) answerPing(c *clientCall)       { p.reply(c.id, []byte(`{}`)) }
-func (p *Proxy) answerListen(c *clientCall)     { p.listen(c.line, c.env, c.id) }
+func (p *Proxy) answerInitialize(c clientCall) { p.initialize(c.line, c.env, c.id) }
+func (p *Proxy) answerDiscover(c clientCall)   { p.reply(c.id, p.srv.discoverResult()) }
+func (p *Proxy) answerPing(c clientCall)       { p.reply(c.id, []byte(`{}`)) }
+func (p *Proxy) answerListen(c clientCall)     { p.listen(c.line, c.env, c.id) }
 
 // answerList answers a list from the lock, a page at a time.
-func (p *Proxy) answerList(c *clientCall) {
+func (p *Proxy) answerList(c clientCall) {
 	var cursor *string
 	if sp := c.params[paramCursor]; sp.OK() {
 		s, ok := jsonline.StringAt(c.line, sp)
@@ -238,14 +239,14 @@ func (p *Proxy) answerList(c *clientCall) {
 
 // forwardToolCall forwards a tools/call, bridging a task across eras
 // (tasks.go).
-func (p *Proxy) forwardToolCall(c *clientCall) {
+func (p *Proxy) forwardToolCall(c clientCall) {
 	c.task = p.taskMode(c.request, c.target)
 	p.beforeCall(c.request, c.target, p.submit)
 }
 
 // answerSetLevel keeps a legacy client's log level for a 2026-07-28
 // server, which takes it on each request's _meta.
-func (p *Proxy) answerSetLevel(c *clientCall) {
+func (p *Proxy) answerSetLevel(c clientCall) {
 	pl, _, _ := jsonline.Fields(c.line, c.env.Params, "level")
 	lvl, _ := jsonline.StringAt(c.line, pl[0])
 	p.mu.Lock()
@@ -256,9 +257,9 @@ func (p *Proxy) answerSetLevel(c *clientCall) {
 
 // answerSubscribe subscribes a legacy client through a 2026-07-28
 // server's listen stream (subscribe.go).
-func (p *Proxy) answerSubscribe(c *clientCall) {
+func (p *Proxy) answerSubscribe(c clientCall) {
 	p.legacySubscribe(c.id, c.target, c.method == "resources/subscribe")
 }
 
 // forwardTask sends a task method (taskops.go).
-func (p *Proxy) forwardTask(c *clientCall) { p.taskRequest(c.request) }
+func (p *Proxy) forwardTask(c clientCall) { p.taskRequest(c.request) }

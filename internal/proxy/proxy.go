@@ -57,7 +57,11 @@ type Options struct {
 	Remote func(ctx context.Context) (mcphttp.Spec, error)
 	// Reauth, if set, gives a new Authorization value after a remote
 	// server refused refused (HTTP 401): an OAuth token refreshed.
-	Reauth func(ctx context.Context, refused string) (string, error)
+	Reauth func(ctx context.Context, refused, challenge string) (string, error)
+	// StepUp, if set, is asked when a remote server refuses a call with
+	// 403 insufficient_scope (challenge: its WWW-Authenticate): the error
+	// the call is answered with, the session going on; nil ends it.
+	StepUp func(challenge string) error
 }
 
 // maxHeld bounds the requests held while a check runs; the client reader

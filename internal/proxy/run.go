@@ -241,6 +241,9 @@ func (p *Proxy) start() (*process.Process, func(), error) {
 // serverEnded fails the session with why the server's messages ended.
 func (p *Proxy) serverEnded(up upstream.Upstream, err error) {
 	switch {
+	case errors.As(err, new(*upstream.OverflowError)):
+		process.WaitChan(up.Exited(), 2*time.Second) // stopped at once: say how it ended too
+		p.fail(up.ExitError())
 	case errors.Is(err, mcpwire.ErrLineTooLong):
 		p.fail(fmt.Errorf("server %q: %w", p.opts.Name, err))
 	case errors.Is(err, io.EOF) || errors.Is(err, os.ErrClosed):

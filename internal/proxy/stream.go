@@ -11,6 +11,7 @@ import (
 	"github.com/mcpsum/mcpsum/internal/mcpspec"
 	"github.com/mcpsum/mcpsum/internal/mcpwire"
 	"github.com/mcpsum/mcpsum/internal/proxy/internal/jsonline"
+	"github.com/mcpsum/mcpsum/internal/proxy/internal/upstream"
 	"github.com/mcpsum/mcpsum/internal/termtext"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 )
@@ -68,7 +69,7 @@ func (p *Proxy) readServerStream(r io.Reader, max int) error {
 			n, err := s.r.Read(s.buf[s.end:])
 			s.end += n
 			if err != nil && n == 0 {
-				if line := trimLine(s.buf[:s.end]); len(line) > 0 {
+				if line := trimLine(s.buf[:s.end]); len(line) > 0 && !errors.As(err, new(*upstream.OverflowError)) {
 					p.fromServer(line) // a last line without a newline
 				}
 				return err

@@ -7,12 +7,12 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcpsum/mcpsum/internal/mcpspec"
 	"github.com/mcpsum/mcpsum/internal/mcpwire"
 	"github.com/mcpsum/mcpsum/internal/proxy/internal/idmap"
 	"github.com/mcpsum/mcpsum/internal/proxy/internal/jsonline"
-	"github.com/mcpsum/mcpsum/internal/proxy/internal/upstream"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 )
 
@@ -190,7 +190,7 @@ func BenchmarkSmallResponse(b *testing.B) {
 func BenchmarkForwardCall(b *testing.B) {
 	p, _ := framingProxy(b, lockfile.EraLegacy)
 	p.srv.tools["add"] = true
-	p.client.legacy, p.gate.state, p.up = true, gateOpen, &upstream.Stdio{Writer: jsonline.NewWriter(io.Discard)} // written to only
+	p.client.legacy, p.gate.state, p.up = true, gateOpen, discardUp{jsonline.NewWriter(io.Discard)}
 	line := []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2}}}`)
 	b.ReportAllocs()
 	for b.Loop() {
@@ -198,6 +198,15 @@ func BenchmarkForwardCall(b *testing.B) {
 		p.ids.DropClient("7")
 	}
 }
+
+// discardUp is an upstream that is only written to.
+type discardUp struct{ *jsonline.Writer }
+
+func (discardUp) Messages() io.Reader                       { return strings.NewReader("") }
+func (discardUp) Exited() <-chan struct{}                   { return nil }
+func (discardUp) ExitError() error                          { return nil }
+func (discardUp) StderrTail() []string                      { return nil }
+func (discardUp) Stop(grace, termGrace time.Duration) error { return nil }
 
 // A 2026-07-28 server's input_required result too long to check whole
 // (issue 13: clean results per era; clientasks.go checkInputRequests) is cut

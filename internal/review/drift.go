@@ -1,8 +1,12 @@
 package review
 
 import (
+	"fmt"
 	"slices"
+	"strings"
+	"sync"
 
+	"github.com/mcpsum/mcpsum/internal/mcpspec"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 )
 
@@ -10,14 +14,60 @@ import (
 // observed (observed may be nil: then item findings get their change as
 // label, since nothing can be read). Every finding gets at least one label.
 func Label(fs []lockfile.Finding, locked, observed *lockfile.Server) {
-	names := toolNames(locked, observed)
+	if len(fs) == 0 {
+		return
+	}
+	c := &labelCtx{names: toolNames(locked, observed), base: sync.OnceValue(func() baseline { return serverBaseline(locked, observed) })}
 	for i := range fs {
-		fs[i].Labels, fs[i].Why = labelOne(fs[i], locked, observed, names)
+		labels, why := labelOne(fs[i], locked, observed, c)
+		fs[i].Labels, fs[i].Why = SortLabels(labels), why
 	}
 }
 
-func labelOne(fd lockfile.Finding, locked, observed *lockfile.Server, names []string) (labels, why []string) {
-	others := slices.DeleteFunc(slices.Clone(names), func(n string) bool { return n == fd.Name })
+// labelCtx is what labelling one server's findings reads besides the
+// finding: the tool and prompt names whose mention is references-tool, and
+// the script and language the server writes in.
+type labelCtx struct {
+	names []string
+	base  func() baseline // read once, when a finding has new text
+}
+
+// serverBaseline is the script and language of the locked server's text
+// (the observed server's when nothing was locked), read from its first
+// baselineBytes of text: enough to know what it writes in.
+func serverBaseline(locked, observed *lockfile.Server) baseline {
+	for _, s := range []*lockfile.Server{locked, observed} {
+		if s == nil {
+			continue
+		}
+		var ts []string
+		n := 0
+		if s.Instructions != nil {
+			ts, n = append(ts, *s.Instructions), len(*s.Instructions)
+		}
+	items:
+		for _, k := range mcpspec.Kinds {
+			for _, it := range s.Items(k.Name) {
+				if n >= baselineBytes {
+					break items
+				}
+				for _, t := range texts(parse(it)) {
+					ts, n = append(ts, t), n+len(t)
+				}
+			}
+		}
+		if len(ts) > 0 {
+			return baselineOf(ts)
+		}
+	}
+	return baselineOf(nil)
+}
+
+// baselineBytes is how much of a server's text its baseline reads.
+const baselineBytes = 16 << 10
+
+func labelOne(fd lockfile.Finding, locked, observed *lockfile.Server, lc *labelCtx) (labels, why []string) {
+	c := &labelCtx{base: lc.base, names: slices.DeleteFunc(slices.Clone(lc.names), func(n string) bool { return n == fd.Name })}
 	switch fd.Kind {
 	case lockfile.KindTool, lockfile.KindPrompt, lockfile.KindResource, lockfile.KindResourceTemplate:
 		if observed == nil && fd.Change != lockfile.Removed {
@@ -30,7 +80,7 @@ func labelOne(fd lockfile.Finding, locked, observed *lockfile.Server, names []st
 		if observed != nil {
 			cur = parse(observed.Find(fd.Kind, fd.Name))
 		}
-		labels, why = itemLabels(fd.Kind, old, cur, others)
+		labels, why = itemLabels(fd.Kind, old, cur, c)
 	case lockfile.KindInstructions:
 		if fd.Change == lockfile.Removed || observed == nil {
 			break
@@ -39,11 +89,16 @@ func labelOne(fd lockfile.Finding, locked, observed *lockfile.Server, names []st
 		if locked != nil && locked.Instructions != nil {
 			old = []string{*locked.Instructions}
 		}
-		labels, why = textLabels(old, []string{deref(observed.Instructions)}, others)
-		if fd.Change == lockfile.Added {
+		cur := deref(observed.Instructions)
+		labels, why = textLabels(old, []string{cur}, c)
+		switch {
+		case fd.Change == lockfile.Added:
 			labels = append([]string{Added}, labels...)
-		} else if len(labels) == 0 {
+		case len(labels) > 0:
+		case Rearranged(strings.Join(old, ""), cur):
 			labels = []string{Descriptive}
+		default:
+			labels, why = []string{Reworded}, []string{reworded("instructions", strings.Join(old, ""), cur)}
 		}
 	}
 	if len(labels) == 0 {
@@ -53,17 +108,17 @@ func labelOne(fd lockfile.Finding, locked, observed *lockfile.Server, names []st
 }
 
 // itemLabels labels one item's change: old nil means added, cur nil removed.
-func itemLabels(kind string, old, cur *node, names []string) (labels, why []string) {
+func itemLabels(kind string, old, cur *node, c *labelCtx) (labels, why []string) {
 	switch {
 	case cur == nil:
 		return []string{Removed}, nil
 	case old == nil:
-		l, w := textLabels(nil, itemTexts(kind, cur), names)
+		l, w := textLabels(nil, itemTexts(kind, cur), c)
 		return append([]string{Added}, l...), w
 	case old.kind != 'o' || cur.kind != 'o':
 		return []string{Changed}, nil
 	}
-	labels, why = textLabels(itemTexts(kind, old), itemTexts(kind, cur), names)
+	labels, why = textLabels(itemTexts(kind, old), itemTexts(kind, cur), c)
 	risky := len(labels) > 0
 	wording := false
 	add := func(l string, w ...string) {
@@ -95,15 +150,87 @@ func itemLabels(kind string, old, cur *node, names []string) (labels, why []stri
 			w, label = weakened(o, c), AnnotationWeakened
 		}
 		if len(w) == 0 {
-			add(Changed) // the finding's fields name it
+			if f == "inputSchema" || f == "outputSchema" {
+				w = schemaChanges(f, o, c) // structure, never wording
+			}
+			add(Changed, w...) // the finding's fields name it
 			continue
 		}
 		add(label, w...)
 	}
 	if wording && !risky {
-		add(Descriptive)
+		if w := rewordings(kind, old, cur); len(w) > 0 {
+			add(Reworded, w...)
+		} else {
+			add(Descriptive)
+		}
 	}
 	return labels, why
+}
+
+// rewordings lists the wording members of an item whose new text says
+// something the old did not (Rearranged is false), as reasons.
+func rewordings(kind string, old, cur *node) []string {
+	o, c := map[string]string{}, map[string]string{}
+	wordings(kind, old, "", true, o)
+	wordings(kind, cur, "", true, c)
+	var out []string
+	for _, p := range sortedKeys(c) {
+		if !Rearranged(o[p], c[p]) {
+			out = append(out, reworded(p, o[p], c[p]))
+		}
+	}
+	return out
+}
+
+// reworded is the reason line of a reworded text at place.
+func reworded(place, old, cur string) string {
+	nw := newWords(old, cur, 4)
+	if len(nw) == 0 {
+		return place + ": words dropped from a sentence that stays (a \"not\", \"never\" or \"only\"), or sentences merged"
+	}
+	return place + ": new words " + quoteList(nw, 3)
+}
+
+// wordings collects the wording members of n by path: description and
+// title at keyword positions (a property called "description" is a name),
+// and a resource's or template's name.
+func wordings(kind string, n *node, path string, top bool, into map[string]string) {
+	if n == nil {
+		return
+	}
+	join := func(k string) string {
+		if path == "" {
+			return k
+		}
+		return path + "." + k
+	}
+	switch n.kind {
+	case 'a':
+		for i, e := range n.entries {
+			p := fmt.Sprintf("%s[%d]", path, i)
+			if nm := e.get("name"); nm != nil && nm.kind == 's' {
+				p = fmt.Sprintf("%s[%+q]", path, nm.str)
+			}
+			wordings(kind, e, p, false, into)
+		}
+	case 'o':
+		for i, k := range n.keys {
+			v := n.vals[i]
+			switch {
+			case v != nil && v.kind == 's' && (textKeys[k] || top && k == "name" && (kind == lockfile.KindResource || kind == lockfile.KindResourceTemplate)):
+				into[join(k)] = v.str
+			case valueKeys[k]:
+				// a value the schema suggests or allows: never wording
+			case nameMaps[k] && v != nil && v.kind == 'o':
+				for j, name := range v.keys {
+					wordings(kind, v.vals[j], join(k)+"."+name, false, into)
+				}
+			default:
+				wordings(kind, v, join(k), false, into)
+			}
+		}
+	}
 }
 
 // memberNames lists the members of two objects, old's order first.
@@ -137,6 +264,10 @@ func stripText(n *node) *node {
 				continue
 			}
 			v := n.vals[i]
+			if valueKeys[k] {
+				c.keys, c.vals = append(c.keys, k), append(c.vals, v) // a value, kept whole
+				continue
+			}
 			if nameMaps[k] && v != nil && v.kind == 'o' {
 				m := &node{kind: 'o', keys: v.keys}
 				for _, sv := range v.vals {
@@ -198,8 +329,11 @@ func itemTexts(kind string, n *node) []string {
 		}
 	}
 	out := texts(c)
-	if v := n.get(key); v.kind == 's' && hidden([]string{v.str}, nil) {
-		out = append(out, v.str) // keeps hidden-text firing on the key
+	if v := n.get(key); v.kind == 's' {
+		m := map[string]int{}
+		if hiddenCounts(v.str, baseline{}, m); len(m) > 0 {
+			out = append(out, v.str) // keeps hidden-text firing on the key
+		}
 	}
 	return out
 }

@@ -86,7 +86,7 @@ func TestLabelsOfRealVersionBumps(t *testing.T) {
 		"filesystem: tool read_file: changed",
 		// New wording, an output schema that also returns embedded
 		// resources (anyOf), and openWorldHint added.
-		"filesystem: tool read_media_file: changed,schema-widened,descriptive",
+		"filesystem: tool read_media_file: schema-widened,changed,reworded",
 		"filesystem: tool read_multiple_files: changed",
 		"filesystem: tool read_text_file: changed",
 		"filesystem: tool search_files: changed",

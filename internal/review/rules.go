@@ -20,6 +20,23 @@ var modelAddress = compileAll(
 	`\b(secretly|silently|quietly|covertly)\b`,
 	`\b(this is|it is|it's) (very |extremely )?(important|critical|mandatory|required)\b`,
 	`\bthe user (must not|should not|cannot|can't|won't|will not|does not need to) (know|see|be told|notice)\b`,
+	`\bplease (call|use|invoke|run|send|read|pass|include|post|upload|forward|attach|add|append|provide|put|copy|share|fill)\b`,
+	`(^|\n)\s*\[\s*(system|admin|assistant|developer|instructions?|important|note to (the )?(ai|assistant|model))\s*\]`,
+	`(^|\n)\s*(system|assistant|developer)\s*:`,
+	`"role"\s*:\s*"(system|assistant|developer|user|tool)"`,
+	`\b(from now on|new instructions|disregard|forget (all|any|everything|previous|your))\b`,
+)
+
+// sensitive are names of data a tool has no business asking the model for:
+// the conversation, its own prompt, secrets and the files that hold them
+// (lower-cased text).
+var sensitive = compileAll(
+	`\b(the|this|whole|entire|full|current|previous|earlier|recent) (conversation|chat|chat history|dialog|dialogue|message history|transcript)\b`,
+	`\b(conversation|chat|message) (history|log|transcript|so far)\b`,
+	`\b(system prompt|system message|your instructions|hidden instructions|developer message)\b`,
+	`\b(private|secret|ssh|api|access|signing|gpg|pgp) keys?\b`,
+	`\b(passwords?|passphrases?|passwd|credentials?|cookies?|session tokens?|access tokens?|bearer tokens?|auth tokens?|refresh tokens?|api tokens?|secrets?|seed phrases?|mnemonic|2fa codes?|otp codes?)\b`,
+	`(^|[^a-z0-9])(id_rsa|id_ed25519|id_ecdsa|id_dsa|\.ssh|\.env|\.netrc|\.npmrc|\.pypirc|\.pgpass|\.git-credentials|\.aws|\.kube|\.docker/config\.json|\.gnupg|authorized_keys|known_hosts|/etc/shadow|/etc/passwd|keychain|wallet\.dat)([^a-z0-9]|$)`,
 )
 
 // destinations are places data can be sent or read: URLs, e-mail addresses,
@@ -41,6 +58,11 @@ var notText = map[string]bool{"$schema": true}
 // textKeys are the JSON Schema and MCP members that hold wording: a change
 // confined to them (and firing no text rule) is descriptive.
 var textKeys = map[string]bool{"description": true, "title": true}
+
+// valueKeys are schema members whose value is a value, not a schema: a
+// "description" inside a default or an example is data the model may be
+// handed, so a change there is never wording.
+var valueKeys = map[string]bool{"default": true, "enum": true, "const": true, "examples": true}
 
 // nameMaps are schema members whose children are names, not keywords (a
 // property called "description" is not wording).

@@ -3,6 +3,7 @@ package review
 import (
 	"fmt"
 	"slices"
+	"strings"
 )
 
 // widened lists how schema cur accepts more than old (nil: it does not).
@@ -220,4 +221,65 @@ func render(n *node) string {
 		return "null"
 	}
 	return "(a JSON value)"
+}
+
+// schemaChanges lists the structural keywords of schema cur that differ
+// from old where the schema was not widened (a new default, other
+// examples, a narrower enum or type, a new pattern): none is wording.
+func schemaChanges(path string, old, cur *node) []string {
+	if old == nil || cur == nil || old.kind != 'o' || cur.kind != 'o' {
+		if !equal(stripText(old), stripText(cur)) {
+			return []string{path + " changed"}
+		}
+		return nil
+	}
+	var out []string
+	for _, kw := range structuralKeywords {
+		if o, c := old.get(kw), cur.get(kw); !equal(o, c) {
+			switch {
+			case o == nil:
+				out = append(out, fmt.Sprintf("%s: %s %s added", path, kw, short(c)))
+			case c == nil:
+				out = append(out, fmt.Sprintf("%s: %s dropped", path, kw))
+			default:
+				out = append(out, fmt.Sprintf("%s: %s %s → %s", path, kw, short(o), short(c)))
+			}
+		}
+	}
+	op, cp := old.get("properties"), cur.get("properties")
+	if cp != nil {
+		for i, k := range cp.keys {
+			out = append(out, schemaChanges(path+"."+k, op.get(k), cp.vals[i])...)
+		}
+	}
+	out = append(out, schemaChanges(path+".items", old.get("items"), cur.get("items"))...)
+	return out
+}
+
+// structuralKeywords are the schema keywords that constrain or suggest a
+// value: a change to one is never wording, whatever its words.
+var structuralKeywords = []string{"type", "enum", "const", "default", "examples", "pattern", "format", "required", "minimum", "maximum", "minLength", "maxLength", "items", "additionalProperties"}
+
+// short is a one-line, escaped rendering of a value for a reason.
+func short(n *node) string {
+	if n == nil {
+		return "(none)"
+	}
+	switch n.kind {
+	case 'a':
+		var parts []string
+		for i, e := range n.entries {
+			if i == 4 {
+				parts = append(parts, fmt.Sprintf("and %d more", len(n.entries)-4))
+				break
+			}
+			parts = append(parts, short(e))
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	case 'o':
+		return "(an object)"
+	case 's':
+		return quoteList([]string{n.str}, 1)
+	}
+	return render(n)
 }

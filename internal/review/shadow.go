@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mcpsum/mcpsum/internal/lookalike"
 	"github.com/mcpsum/mcpsum/internal/mcpspec"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 )
@@ -37,13 +36,20 @@ type Shadow struct {
 	// only in case or separators", or "extend the well-known tool name
 	// \"read_file\"" (Names[1] is a well-known tool, Names[0] wraps it).
 	How string
+	// Spelling, for cross-reference: the name as the text writes it
+	// ("Send-Email", "mail.send_email"), when it is not Names[1] itself.
+	Spelling string
 }
 
 // String is the finding for people; server text is escaped (%+q).
 func (s Shadow) String() string {
 	if s.Rule == RuleCrossReference {
-		return fmt.Sprintf("server %+q names %s %+q of server %+q (in its %s): text of one server steering the model to another server's %s",
-			s.Servers[0], s.Kind, s.Names[1], s.Servers[1], s.Names[0], s.Kind)
+		as := ""
+		if s.Spelling != "" {
+			as = fmt.Sprintf(" as %+q", s.Spelling)
+		}
+		return fmt.Sprintf("server %+q names %s %+q of server %+q%s (in its %s): text of one server steering the model to another server's %s",
+			s.Servers[0], s.Kind, s.Names[1], s.Servers[1], as, s.Names[0], s.Kind)
 	}
 	consequence := "a client that loads both cannot tell them apart"
 	if strings.HasPrefix(s.How, "extend") {
@@ -79,17 +85,6 @@ func Shadowing(servers map[string]*lockfile.Server, keep func(server string) boo
 
 type owned struct{ server, name string }
 
-// fold is the form two names share when a model could take one for the
-// other: look-alike letters mapped, case and separators dropped.
-func fold(name string) string {
-	return strings.Map(func(r rune) rune {
-		if strings.ContainsRune("_-. ", r) {
-			return -1
-		}
-		return r
-	}, strings.ToLower(lookalike.Skeleton(name)))
-}
-
 func collisions(servers map[string]*lockfile.Server, names []string, kind string, wanted func(a, b string) bool) []Shadow {
 	groups := map[string][]owned{}
 	var order []string
@@ -116,12 +111,12 @@ func collisions(servers map[string]*lockfile.Server, names []string, kind string
 				if a.server == b.server || !wanted(a.server, b.server) {
 					continue // within one server: the per-server look-alike check
 				}
-				how := "differ only in case or separators"
+				how := "look alike"
 				switch {
 				case a.name == b.name:
 					how = "have the same name"
-				case lookalike.Skeleton(a.name) == lookalike.Skeleton(b.name):
-					how = "look alike"
+				case caseSeps(a.name) == caseSeps(b.name):
+					how = "differ only in case or separators"
 				}
 				out = append(out, Shadow{Rule: RuleToolShadowing, Kind: kind, Servers: [2]string{a.server, b.server}, Names: [2]string{a.name, b.name}, How: how})
 			}
@@ -179,45 +174,116 @@ func placesOf(s *lockfile.Server) []place {
 }
 
 func crossReferences(servers map[string]*lockfile.Server, names []string, wanted func(a, b string) bool) []Shadow {
-	type named struct{ kind, name string }
-	own := map[string][]named{} // server → its tool and prompt names
+	type named struct{ server, kind, name string }
+	byFold := map[string][]named{} // fold of a name → the servers' items of that name
+	own := map[string]map[string]bool{}
 	for _, sn := range names {
+		own[sn] = map[string]bool{}
 		for _, k := range []string{lockfile.KindTool, lockfile.KindPrompt} {
 			for _, it := range servers[sn].Items(k) {
 				if n, err := lockfile.ItemKey(k, it); err == nil {
-					own[sn] = append(own[sn], named{k, n})
+					for _, f := range folds(n) {
+						own[sn][f] = true
+						if distinctive(n) && !slices.Contains(byFold[f], named{sn, k, n}) {
+							byFold[f] = append(byFold[f], named{sn, k, n})
+						}
+					}
 				}
 			}
 		}
 	}
+	sorted := sortedKeys(byFold)
+	isPrefix := func(p string) bool {
+		i, _ := slices.BinarySearch(sorted, p)
+		return i < len(sorted) && strings.HasPrefix(sorted[i], p)
+	}
 	var out []Shadow
+	memo := &folder{}
 	for _, a := range names {
 		if !slices.ContainsFunc(names, func(b string) bool { return b != a && wanted(a, b) }) {
 			continue
 		}
-		mine := map[string]bool{}
-		for _, n := range own[a] {
-			mine[n.name] = true
-		}
-		// first[token] is the first place of a's text holding it.
-		places := placesOf(servers[a])
-		first := map[string]int{}
-		for i := len(places) - 1; i >= 0; i-- {
-			tokens(places[i].texts, func(t string) { first[t] = i })
-		}
-		for _, b := range names {
-			if a == b || !wanted(a, b) {
-				continue
-			}
-			for _, n := range own[b] {
-				i, ok := first[n.name]
-				if !ok || mine[n.name] || !distinctive(n.name) {
-					continue
-				}
-				// Once per pair: the first place that names it.
-				out = append(out, Shadow{Rule: RuleCrossReference, Kind: n.kind, Servers: [2]string{a, b}, Names: [2]string{places[i].where, n.name}})
+		// Once per pair of a server and a named item: the first place, and
+		// the first spelling there.
+		seen := map[named]bool{}
+		for _, p := range placesOf(servers[a]) {
+			for _, t := range p.texts {
+				memo.spellings(t, isPrefix, func(start, end int, fs [2]string) {
+					m0, m1 := byFold[fs[0]], byFold[fs[1]]
+					if len(m0)+len(m1) == 0 || own[a][fs[0]] || own[a][fs[1]] {
+						return // nothing, or a name of the naming server itself
+					}
+					for _, n := range slices.Concat(m0, m1) {
+						if n.server == a || !wanted(a, n.server) || seen[n] {
+							continue
+						}
+						seen[n] = true
+						sh := Shadow{Rule: RuleCrossReference, Kind: n.kind, Servers: [2]string{a, n.server}, Names: [2]string{p.where, n.name}}
+						if sp := t[start:end]; sp != n.name {
+							sh.Spelling = sp
+						}
+						out = append(out, sh)
+					}
+				})
 			}
 		}
 	}
+	slices.SortStableFunc(out, func(x, y Shadow) int {
+		return strings.Compare(x.Servers[0]+"\x00"+x.Servers[1]+"\x00"+x.Names[1], y.Servers[0]+"\x00"+y.Servers[1]+"\x00"+y.Names[1])
+	})
+	return out
+}
+
+// caseSeps is name lower-cased without separators: two names equal in it
+// differ only in case or separators.
+func caseSeps(name string) string {
+	return strings.Map(func(r rune) rune {
+		if strings.ContainsRune("_-. /:", r) {
+			return -1
+		}
+		return r
+	}, strings.ToLower(name))
+}
+
+// ShadowingAmong is Shadowing judged among the servers each client runs
+// together: groups lists, per client session, the server names it loads
+// into one model context (a user lock shared by several clients). The
+// servers no group names are judged together, among themselves (no client
+// found runs them yet). groups nil: every server of the lock together
+// (Shadowing). Each finding is listed once.
+func ShadowingAmong(servers map[string]*lockfile.Server, keep func(server string) bool, groups [][]string) []Shadow {
+	if groups == nil {
+		return Shadowing(servers, keep)
+	}
+	named := map[string]bool{}
+	for _, g := range groups {
+		for _, n := range g {
+			named[n] = true
+		}
+	}
+	var rest []string
+	for n := range servers {
+		if !named[n] {
+			rest = append(rest, n)
+		}
+	}
+	var out []Shadow
+	for _, g := range append(slices.Clone(groups), rest) {
+		sub := map[string]*lockfile.Server{}
+		for _, n := range g {
+			if s := servers[n]; s != nil {
+				sub[n] = s
+			}
+		}
+		for _, sh := range Shadowing(sub, keep) {
+			if !slices.Contains(out, sh) {
+				out = append(out, sh)
+			}
+		}
+	}
+	slices.SortStableFunc(out, func(a, b Shadow) int {
+		return strings.Compare(a.Rule+"\x00"+a.Servers[0]+"\x00"+a.Servers[1]+"\x00"+a.Names[0]+"\x00"+a.Names[1],
+			b.Rule+"\x00"+b.Servers[0]+"\x00"+b.Servers[1]+"\x00"+b.Names[0]+"\x00"+b.Names[1])
+	})
 	return out
 }

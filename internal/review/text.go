@@ -2,11 +2,11 @@ package review
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"unicode"
 
-	"github.com/mcpsum/mcpsum/internal/lookalike"
 	"github.com/mcpsum/mcpsum/internal/termtext"
 )
 
@@ -41,18 +41,35 @@ func texts(n *node) []string {
 }
 
 // textLabels are the text rules that fire on cur compared with old: each
-// counts its matches, and fires when cur has a match old did not. names are
-// the tool and prompt names whose mention is references-tool. why says what
+// counts its matches, and fires when cur has a match old did not. The
+// rules read each string as written and as a reader would see or decode it
+// (readings). c holds the tool and prompt names whose mention is
+// references-tool and the server's script and language. why says what
 // fired, with server text quoted.
-func textLabels(old, cur []string, names []string) (labels, why []string) {
+func textLabels(old, cur []string, c *labelCtx) (labels, why []string) {
 	// Strings on both sides add the same matches to both counts: only the
 	// difference is read (an annotations change reads a few member names,
 	// not every description again).
 	old, cur = multisetDiff(old, cur)
-	do, dc := destinationSet(old), destinationSet(cur)
+	if len(cur) == 0 {
+		return nil, nil
+	}
+	if w := hiddenWhy(old, cur, c.base()); len(w) > 0 {
+		labels = append(labels, HiddenText)
+		why = append(why, "hidden text: "+strings.Join(w, "; "))
+	}
+	o, n := countText(old), countText(cur)
+	if m := newMatch(o.model, n.model, n.modelLast); m != "" {
+		labels = append(labels, AddressesModel)
+		why = append(why, "addresses the model: "+quoteList([]string{m}, 1))
+	}
+	if m := newMatch(o.sens, n.sens, n.sensLast); m != "" {
+		labels = append(labels, SensitiveData)
+		why = append(why, "names sensitive data: "+quoteList([]string{strings.Trim(m, " \t\n/,;:()\"'`~")}, 1))
+	}
 	var added []string
-	for d, n := range dc {
-		if n > do[d] {
+	for d, k := range n.dest {
+		if k > o.dest[d] {
 			added = append(added, d)
 		}
 	}
@@ -61,29 +78,102 @@ func textLabels(old, cur []string, names []string) (labels, why []string) {
 		labels = append(labels, AddsDestination)
 		why = append(why, "new destination "+quoteList(added, 3))
 	}
-	lo, lc := strings.ToLower(strings.Join(old, "\n")), strings.ToLower(strings.Join(cur, "\n"))
-	for _, re := range modelAddress {
-		if m := re.FindAllString(lc, -1); len(m) > len(re.FindAllStringIndex(lo, -1)) {
-			labels = append(labels, AddressesModel)
-			why = append(why, "addresses the model: "+quoteList(m[len(m)-1:], 1))
+	for _, name := range c.names {
+		if n.tokens[name] > o.tokens[name] && distinctive(name) {
+			labels = append(labels, ReferencesTool)
+			why = append(why, "names the tool "+quoteList([]string{name}, 1))
 			break
 		}
 	}
-	if len(names) > 0 {
-		to, tc := tokenCounts(old), tokenCounts(cur)
-		for _, n := range names {
-			if tc[n] > to[n] && distinctive(n) {
-				labels = append(labels, ReferencesTool)
-				why = append(why, "names the tool "+quoteList([]string{n}, 1))
-				break
+	return labels, why
+}
+
+// counts are the text rules' matches in some strings: per rule of
+// modelAddress and sensitive (with the last match), per destination, per
+// identifier-like token.
+type counts struct {
+	model, sens         []int
+	modelLast, sensLast []string
+	dest, tokens        map[string]int
+}
+
+// countText counts the rules' matches in ss. A string counts as the most
+// of itself and its readings (what it shows, decodes or spells to), rule by
+// rule, so a string read two ways is not counted twice.
+func countText(ss []string) *counts {
+	c := &counts{model: make([]int, len(modelAddress)), sens: make([]int, len(sensitive)),
+		modelLast: make([]string, len(modelAddress)), sensLast: make([]string, len(sensitive)),
+		dest: map[string]int{}, tokens: map[string]int{}}
+	for _, s := range ss {
+		forms := append([]string{s}, readings(s)...)
+		lower := make([]string, len(forms))
+		for i, f := range forms {
+			lower[i] = strings.ToLower(f)
+		}
+		most(modelAddress, lower, c.model, c.modelLast)
+		most(sensitive, lower, c.sens, c.sensLast)
+		dest, toks := map[string]int{}, map[string]int{}
+		for _, f := range forms {
+			for d, k := range destinationSet([]string{f}) {
+				dest[d] = max(dest[d], k)
+			}
+			one := map[string]int{}
+			tokens([]string{f}, func(t string) { one[t]++ })
+			for t, k := range one {
+				toks[t] = max(toks[t], k)
 			}
 		}
+		for d, k := range dest {
+			c.dest[d] += k
+		}
+		for t, k := range toks {
+			c.tokens[t] += k
+		}
 	}
-	if hidden(cur, old) {
-		labels = append(labels, HiddenText)
-		why = append(why, "new text with hidden characters or a word mixing scripts")
+	return c
+}
+
+// most adds to n, rule by rule, the most matches any of forms has, and
+// records the last match in last.
+func most(rules []*regexp.Regexp, forms []string, n []int, last []string) {
+	for i, re := range rules {
+		best := 0
+		for _, f := range forms {
+			if m := re.FindAllString(f, -1); len(m) > best {
+				best, last[i] = len(m), strings.TrimSpace(m[len(m)-1])
+			}
+		}
+		n[i] += best
 	}
-	return labels, why
+}
+
+// newMatch is the last match of the first rule with more matches in cur
+// than in old ("" when none has).
+func newMatch(old, cur []int, last []string) string {
+	for i := range cur {
+		if cur[i] > old[i] {
+			return last[i]
+		}
+	}
+	return ""
+}
+
+// hiddenWhy lists the reasons cur holds more hidden text than old, sorted.
+func hiddenWhy(old, cur []string, b baseline) []string {
+	o, c := map[string]int{}, map[string]int{}
+	for _, s := range old {
+		hiddenCounts(s, b, o)
+	}
+	for _, s := range cur {
+		hiddenCounts(s, b, c)
+	}
+	var out []string
+	for _, r := range sortedKeys(c) {
+		if c[r] > o[r] {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // multisetDiff returns the strings of a not in b and of b not in a, each
@@ -139,14 +229,6 @@ func destinationSet(ss []string) map[string]int {
 	return m
 }
 
-// tokenCounts counts the identifier-like tokens of ss ("read_file," gives
-// "read_file").
-func tokenCounts(ss []string) map[string]int {
-	m := map[string]int{}
-	tokens(ss, func(t string) { m[t]++ })
-	return m
-}
-
 // tokens calls fn for each identifier-like token of ss: a run of letters,
 // digits and "_.-/:", without trailing ".-/:".
 func tokens(ss []string, fn func(string)) {
@@ -194,41 +276,4 @@ func distinctive(name string) bool {
 		prevLower = unicode.IsLower(r)
 	}
 	return false
-}
-
-// hidden reports whether cur holds a string (not in old) with characters a
-// terminal would not show as they are, or a word mixing scripts.
-func hidden(cur, old []string) bool {
-	seen := map[string]bool{}
-	for _, s := range old {
-		seen[s] = true
-	}
-	for _, s := range cur {
-		if seen[s] {
-			continue
-		}
-		if _, sus := termtext.Quote(s); sus {
-			return true
-		}
-		for _, w := range strings.FieldsFunc(s, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.Is(unicode.Mn, r) }) {
-			if confusableMix(lookalike.Scripts(w)) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// confusableMix reports whether a word's scripts include two whose letters
-// look alike (Latin "echo" with a Cyrillic "е"); Han with Kana is ordinary
-// Japanese.
-func confusableMix(scripts []string) bool {
-	n := 0
-	for _, s := range scripts {
-		switch s {
-		case "Latin", "Cyrillic", "Greek", "Armenian", "Cherokee":
-			n++
-		}
-	}
-	return n > 1
 }

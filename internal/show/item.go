@@ -77,14 +77,14 @@ func WriteItem(w io.Writer, indent, kind string, raw json.RawMessage) {
 // fallback is set.
 func writeMembers(w io.Writer, indent string, members [][]byte, fallback bool) {
 	obj := append(append([]byte{'{'}, bytes.Join(members, []byte{','})...), '}')
-	var out bytes.Buffer
-	if json.Indent(&out, obj, indent, "  ") != nil {
+	out, err := lockfile.Indent(nil, obj, indent) // as deep as the lockfile indents, then compact
+	if err != nil {
 		if fallback {
 			fmt.Fprintf(w, "%s%s\n", indent, oneLine(string(obj), 200))
 		}
 		return
 	}
-	fmt.Fprintf(w, "%s%s\n", indent, termtext.InertJSON(out.Bytes()))
+	fmt.Fprintf(w, "%s%s\n", indent, termtext.InertJSON(out))
 }
 
 // writeServerInfoRest writes serverInfo's members beyond name, title and
@@ -108,17 +108,45 @@ func writeRemote(w io.Writer, s *Server) {
 	fmt.Fprintf(w, "  remote        %s (Streamable HTTP; mcpsum connects only to this origin)\n", quoteArg(s.URL))
 	if len(s.Headers) == 0 {
 		fmt.Fprintf(w, "  headers       none\n")
+	} else {
+		names := make([]string, 0, len(s.Headers))
+		for n := range s.Headers {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		for i, n := range names {
+			names[i] = n + " from $" + s.Headers[n]
+		}
+		fmt.Fprintf(w, "  headers       %s (values are never stored)\n", strings.Join(names, ", "))
+	}
+	writeOAuth(w, s.OAuth)
+}
+
+// writeOAuth writes the pinned sign-in: a reviewer sees who issues the
+// tokens, what they are for and what they may do.
+func writeOAuth(w io.Writer, o *OAuthPin) {
+	if o == nil {
+		fmt.Fprintf(w, "  oauth         none\n")
 		return
 	}
-	names := make([]string, 0, len(s.Headers))
-	for n := range s.Headers {
-		names = append(names, n)
+	fmt.Fprintf(w, "  oauth         issuer %s (the authorization server that issues its tokens)\n", quoteArg(o.Issuer))
+	fmt.Fprintf(w, "                resource %s (its tokens are sent only to URLs it covers)\n", quoteArg(o.Resource))
+	scopes := "none asked (the authorization server's default)"
+	if len(o.Scopes) > 0 {
+		q := make([]string, len(o.Scopes))
+		for i, sc := range o.Scopes {
+			q[i] = quoteArg(sc)
+		}
+		scopes = strings.Join(q, " ")
 	}
-	sort.Strings(names)
-	for i, n := range names {
-		names[i] = n + " from $" + s.Headers[n]
+	fmt.Fprintf(w, "                scopes %s\n", scopes)
+	if o.ClientID != "" {
+		secret := "a public client"
+		if o.ClientSecretEnv != "" {
+			secret = "its secret from $" + o.ClientSecretEnv + ", never stored"
+		}
+		fmt.Fprintf(w, "                client %s (%s)\n", quoteArg(o.ClientID), secret)
 	}
-	fmt.Fprintf(w, "  headers       %s (values are never stored)\n", strings.Join(names, ", "))
 }
 
 // WriteJSON writes v as indented JSON, inert for a terminal (see

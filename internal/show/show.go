@@ -3,6 +3,7 @@ package show
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/mcpsum/mcpsum/internal/clientconfig"
 	"sort"
 
 	"github.com/mcpsum/mcpsum/internal/jsonscan"
@@ -28,8 +29,7 @@ type Model struct {
 type Server struct {
 	Command           []string          `json:"command"`
 	EnvPassthrough    []string          `json:"envPassthrough"`
-	URL               string            `json:"url,omitempty"`     // a remote server
-	Headers           map[string]string `json:"headers,omitempty"` // header name → variable
+	RemoteInfo                          // url, headers, oauth of a remote server
 	Remote            bool              `json:"remote"`
 	Era               string            `json:"era"`
 	ProtocolVersion   string            `json:"protocolVersion"`
@@ -48,6 +48,24 @@ type Server struct {
 	// advertise but that hold no item: it listed none, or answered the list
 	// with -32601 (method not found), which lock counts as none.
 	EmptyAdvertised []string `json:"emptyAdvertised,omitempty"`
+}
+
+// RemoteInfo is where a remote server is and how mcpsum signs in to it
+// (its members are written at the server's level in --json).
+type RemoteInfo struct {
+	URL     string            `json:"url,omitempty"`
+	Headers map[string]string `json:"headers,omitempty"` // header name → variable
+	OAuth   *OAuthPin         `json:"oauth,omitempty"`
+}
+
+// OAuthPin is an entry's pinned sign-in: who issues its tokens, what they
+// are for, and what they may do.
+type OAuthPin struct {
+	Issuer          string   `json:"issuer"`
+	Resource        string   `json:"resource"`
+	Scopes          []string `json:"scopes"`
+	ClientID        string   `json:"clientId,omitempty"`
+	ClientSecretEnv string   `json:"clientSecretEnv,omitempty"`
 }
 
 // Text is a server's instructions: their size, digest and whether they hold
@@ -103,7 +121,10 @@ func Build(f *lockfile.File, names []string, lockPath string) *Model {
 	for _, n := range names {
 		v.Servers[n] = buildServer(f.Servers[n])
 	}
-	shadows := review.Shadowing(f.Servers, func(n string) bool { _, ok := v.Servers[n]; return ok })
+	// A user lock shared by several clients: shadowing among the servers
+	// each client runs together.
+	groups := clientconfig.Together(clientconfig.DirsFromEnv("."), lockPath, nil)
+	shadows := review.ShadowingAmong(f.Servers, func(n string) bool { _, ok := v.Servers[n]; return ok }, groups)
 	v.Shadowing = len(shadows)
 	for _, n := range names {
 		v.Servers[n].Review = buildReview(n, f.Servers[n], lockPath, all, shadows)
@@ -114,10 +135,16 @@ func Build(f *lockfile.File, names []string, lockPath string) *Model {
 func buildServer(s *lockfile.Server) *Server {
 	ss := &Server{
 		Command: s.Command, EnvPassthrough: s.EnvPassthrough, Era: s.Era(),
-		URL: s.URL, Headers: s.Headers, Remote: s.Remote(),
+		RemoteInfo: RemoteInfo{URL: s.URL, Headers: s.Headers}, Remote: s.Remote(),
 		ProtocolVersion: s.ProtocolVersion, SupportedVersions: s.SupportedVersions,
 		ServerInfo: s.ServerInfo, Counts: map[string]int{}, Items: map[string][]Item{},
 		Surface: s.Digests.Surface, Policy: s.Policy, LogProof: s.LogProof != "",
+	}
+	if o := s.OAuth; o != nil {
+		ss.OAuth = &OAuthPin{Issuer: o.Issuer, Resource: o.Resource, Scopes: o.Scopes, ClientID: o.ClientID, ClientSecretEnv: o.ClientSecretEnv}
+		if ss.OAuth.Scopes == nil {
+			ss.OAuth.Scopes = []string{}
+		}
 	}
 	ss.LogKey, _ = launch.LogKey(s)
 	if s.Instructions != nil {

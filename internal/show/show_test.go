@@ -129,3 +129,49 @@ func suspiciousSlow(t *testing.T, raw string) []string {
 	walk(v)
 	return out
 }
+
+// show and show --json display a remote entry's OAuth pin (issuer,
+// resource, scopes, client): a diff that changes any of it is visible to a
+// reviewer, and so is the url the token goes to.
+func TestShowOAuthPin(t *testing.T) {
+	s := &lockfile.Server{
+		URL: "https://mcp.example.com/mcp", Headers: map[string]string{}, ProtocolVersion: "2025-11-25",
+		OAuth: &lockfile.OAuth{Issuer: "https://login.example.com/t1", Resource: "https://mcp.example.com/mcp",
+			Scopes: []string{"files:read", "files:write"}, ClientID: "org-client", ClientSecretEnv: "ORG_SECRET"},
+		ServerInfo: json.RawMessage(`{"name":"s","version":"1"}`), Capabilities: json.RawMessage(`{}`),
+	}
+	if err := lockfile.NewServer(s); err != nil {
+		t.Fatal(err)
+	}
+	f := &lockfile.File{Version: 3, Servers: map[string]*lockfile.Server{"s": s}}
+	v := Build(f, []string{"s"}, "mcp.lock")
+	var text bytes.Buffer
+	v.WriteText(&text, "mcp.lock", false)
+	for _, want := range []string{"https://mcp.example.com/mcp", "issuer https://login.example.com/t1", "resource https://mcp.example.com/mcp",
+		"scopes files:read files:write", "client org-client (its secret from $ORG_SECRET, never stored)"} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("show lacks %q:\n%s", want, text.String())
+		}
+	}
+	var js bytes.Buffer
+	if err := WriteJSON(&js, v); err != nil {
+		t.Fatal(err)
+	}
+	var back struct {
+		Servers map[string]struct {
+			URL   string
+			OAuth struct {
+				Issuer, Resource, ClientID, ClientSecretEnv string
+				Scopes                                      []string
+			}
+		}
+	}
+	if err := json.Unmarshal(js.Bytes(), &back); err != nil {
+		t.Fatal(err)
+	}
+	o := back.Servers["s"].OAuth
+	if back.Servers["s"].URL != s.URL || o.Issuer != s.OAuth.Issuer || o.Resource != s.OAuth.Resource || strings.Join(o.Scopes, " ") != "files:read files:write" ||
+		o.ClientID != "org-client" || o.ClientSecretEnv != "ORG_SECRET" {
+		t.Errorf("show --json oauth: %s", js.String())
+	}
+}

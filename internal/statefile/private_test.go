@@ -4,6 +4,7 @@ package statefile
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -22,7 +23,7 @@ func TestMkdirPrivateRefusesSharedFolders(t *testing.T) {
 	os.MkdirAll(open, 0o700)
 	os.Chmod(open, 0o777)
 	err := MkdirPrivate(open)
-	if err == nil || !strings.Contains(err.Error(), "others can write it") || !strings.Contains(err.Error(), "chmod go-w "+open) {
+	if err == nil || !strings.Contains(err.Error(), "is writable by others") || !strings.Contains(err.Error(), "to fix it, run: chmod 700 "+open) {
 		t.Fatalf("MkdirPrivate(0777 folder) = %v", err)
 	}
 
@@ -46,5 +47,74 @@ func TestMkdirPrivateRefusesSharedFolders(t *testing.T) {
 	}
 	if fi, _ := os.Stat(mine); fi.Mode().Perm() != 0o700 {
 		t.Fatalf("new state folder mode %v", fi.Mode())
+	}
+}
+
+// The state and config folders themselves are checked, not only the
+// folder being made in them: a private taint/ inside a state folder its
+// group may write (before: used silently; its group could rename taint/
+// away), or a lockfile in a config folder others may write (they could
+// replace it with one that runs their command), is refused with the
+// chmod that fixes it; after running it, both pass. Folders of another
+// user are refused too.
+func TestCheckOwnCoversMcpsumsFolders(t *testing.T) {
+	base := t.TempDir()
+	t.Setenv("XDG_STATE_HOME", filepath.Join(base, "state"))
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(base, "config"))
+	state, _ := Dir()
+	config, _ := ConfigDir()
+	taint := filepath.Join(state, "taint")
+	if err := MkdirPrivate(taint); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(state, 0o770)
+	err := MkdirPrivate(taint)
+	if err == nil || !strings.Contains(err.Error(), "mcpsum's state folder "+state+" is writable by its group") {
+		t.Fatalf("a state folder its group may write: %v", err)
+	}
+	runFix(t, err)
+	if err := MkdirPrivate(taint); err != nil {
+		t.Fatalf("after the fix: %v", err)
+	}
+
+	lock := filepath.Join(config, "mcp.lock")
+	if err := CheckOwn(lock); err != nil {
+		t.Fatalf("no config folder yet: %v", err)
+	}
+	os.MkdirAll(config, 0o700)
+	os.Chmod(config, 0o777)
+	err = CheckOwn(lock)
+	if err == nil || !strings.Contains(err.Error(), "mcpsum's config folder "+config+" is writable by others") {
+		t.Fatalf("a config folder others may write: %v", err)
+	}
+	runFix(t, err)
+	if err := CheckOwn(lock); err != nil {
+		t.Fatalf("after the fix: %v", err)
+	}
+	if err := CheckOwn(filepath.Join(base, "elsewhere", "mcp.lock")); err != nil {
+		t.Fatalf("a path outside mcpsum's folders: %v", err)
+	}
+
+	if os.Geteuid() != 0 {
+		t.Skip("changing a folder's owner needs root")
+	}
+	if err := os.Chown(config, 4321, 4321); err != nil {
+		t.Fatal(err)
+	}
+	err = CheckOwn(lock)
+	if err == nil || !strings.Contains(err.Error(), "belongs to user 4321, not to you (0)") || !strings.Contains(err.Error(), "set XDG_CONFIG_HOME to a folder of yours") {
+		t.Fatalf("a config folder of another user: %v", err)
+	}
+}
+
+// runFix runs the command err ends with ("to fix it, run: ...").
+func runFix(t *testing.T, err error) {
+	t.Helper()
+	_, fix, ok := strings.Cut(err.Error(), "to fix it, run: ")
+	if !ok {
+		t.Fatalf("no command to run in: %v", err)
+	}
+	if out, err := exec.Command("sh", "-c", fix).CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v %s", fix, err, out)
 	}
 }

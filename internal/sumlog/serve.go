@@ -2,42 +2,47 @@ package sumlog
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
-
-	"golang.org/x/mod/sumdb/tlog"
 )
 
-var keyHashPath = regexp.MustCompile(`^/lookup/[0-9a-f]{64}$`)
+// logPath is every path a log serves: its checkpoint, hash tiles and entry
+// bundles (C2SP tlog-tiles, partial ones included) and key lookups.
+var logPath = regexp.MustCompile(`^/(checkpoint|tile/([0-9]+|entries)/(x[0-9]{3}/)*[0-9]{3}(\.p/[0-9]{1,3})?|lookup/[0-9a-f]{64})$`)
 
-// Handler serves a log folder: GET /checkpoint and /tile/… as static files
-// (C2SP tlog-checkpoint and tlog-tiles: any web server or bucket can serve
-// them too) and GET /lookup/KEYHASH (the record index of a key, as decimal
-// text; 404 when the key is not logged). Every request is written to
-// access, one line each.
-//
-// With MySQL storage, checkpoint and tiles are read from the database;
-// close releases it.
-func Handler(ctx context.Context, dir string, st Options, access io.Writer) (h http.Handler, closeStorage func() error, err error) {
-	files := http.FileServer(http.Dir(filepath.Join(dir, TilesDir)))
-	closeStorage = func() error { return nil }
-	if st.MySQL != "" {
-		s, db, err := st.openMySQL(ctx)
-		if err != nil {
-			return nil, nil, err
-		}
-		files, closeStorage = tileHandler(s), db.Close
+// Handler serves a log from its storage: GET /checkpoint, /tile/… and
+// /lookup/KEYHASH (the record number of a key, as decimal text; 404 when
+// the key is not logged), exactly the files a static host serves from the
+// same storage (docs/transparency-log.md). Records that have no lookup
+// yet (a crashed add, a log made before lookups were files) get theirs
+// first. Every request is written to access, one line each; close releases
+// the storage.
+func Handler(ctx context.Context, dir string, o Options, access io.Writer) (h http.Handler, close func() error, err error) {
+	l, err := openLog(ctx, dir, o)
+	if err != nil {
+		return nil, nil, err
 	}
+	// Every published record has its lookup before the first request.
+	unlock, err := l.st.lock(ctx)
+	if err != nil {
+		l.close()
+		return nil, nil, err
+	}
+	_, err = l.catchUp(ctx)
+	unlock()
+	if err != nil {
+		l.close()
+		return nil, nil, err
+	}
+	st := l.st
 	var mu sync.Mutex
-	ix := &indexCache{dir: dir}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		rec := &statusWriter{ResponseWriter: w, status: http.StatusOK}
 		defer func() {
@@ -50,49 +55,36 @@ func Handler(ctx context.Context, dir string, st Options, access io.Writer) (h h
 			return
 		}
 		p := r.URL.Path
-		switch {
-		case p == "/checkpoint" || IsTilePath(p):
-			if p == "/checkpoint" {
-				rec.Header().Set("Cache-Control", "no-cache")
-			} else {
-				rec.Header().Set("Cache-Control", "public, max-age=31536000, immutable")
-			}
-			files.ServeHTTP(rec, r)
-		case keyHashPath.MatchString(p):
-			idx, err := ix.get()
-			if err != nil {
-				http.Error(rec, "index unavailable", http.StatusInternalServerError)
-				return
-			}
-			e, ok := idx[strings.TrimPrefix(p, "/lookup/")]
-			if !ok {
-				http.Error(rec, "not logged", http.StatusNotFound)
-				return
-			}
-			rec.Header().Set("Content-Type", "text/plain; charset=utf-8")
-			fmt.Fprintf(rec, "%d\n", e.index)
-		default:
+		if !logPath.MatchString(p) {
 			http.NotFound(rec, r)
+			return
 		}
-	}), closeStorage, nil
-}
-
-// IsTilePath reports whether p is the C2SP tlog-tiles path of a hash tile
-// or an entry bundle, spelt as the spec spells it ("/tile/0/x001/234.p/5",
-// "/tile/entries/000"): the only files under the log's folder it serves
-// besides the checkpoint (no dot segments, no listing, no state file of
-// the storage beside them).
-func IsTilePath(p string) bool {
-	rest, ok := strings.CutPrefix(p, "/tile/")
-	if !ok {
-		return false
-	}
-	x := "tile/8/" + rest
-	if e, ok := strings.CutPrefix(rest, "entries/"); ok {
-		x = "tile/8/data/" + e
-	}
-	t, err := tlog.ParseTilePath(x)
-	return err == nil && t.H == 8 && t.Path() == x
+		data, err := st.read(r.Context(), p[1:])
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			rec.Header().Set("Cache-Control", "no-cache") // a key logged later must not stay unlogged in a cache
+			http.NotFound(rec, r)
+			return
+		case err != nil:
+			http.Error(rec, "storage unavailable", http.StatusServiceUnavailable)
+			return
+		}
+		switch {
+		case p == "/checkpoint":
+			rec.Header().Set("Cache-Control", "no-cache")
+			rec.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		case p[1] == 'l':
+			rec.Header().Set("Cache-Control", "public, max-age=31536000, immutable") // a key's first record never changes
+			rec.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		default:
+			rec.Header().Set("Cache-Control", "public, max-age=31536000, immutable")
+			rec.Header().Set("Content-Type", "application/octet-stream")
+		}
+		rec.Header().Set("Content-Length", strconv.Itoa(len(data)))
+		if r.Method == http.MethodGet {
+			rec.Write(data)
+		}
+	}), l.close, nil
 }
 
 type statusWriter struct {
@@ -105,29 +97,49 @@ func (s *statusWriter) WriteHeader(code int) {
 	s.ResponseWriter.WriteHeader(code)
 }
 
-// indexCache keeps the parsed index until the file changes (add replaces
-// it atomically, so a new inode, size or time means new content).
-type indexCache struct {
-	dir  string
-	mu   sync.Mutex
-	stat os.FileInfo
-	m    map[string]indexEntry
-}
-
-func (c *indexCache) get() (map[string]indexEntry, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	st, err := os.Stat(filepath.Join(c.dir, IndexFile))
-	if err != nil && !os.IsNotExist(err) {
-		return nil, err
+// parallel runs job(0..n-1) on up to 16 goroutines, stopping at the first
+// error; progress is told how many are done, now and then.
+func parallel(ctx context.Context, n int, job func(int) error, progress func(done int)) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	next := make(chan int)
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		first error
+		done  int
+	)
+	for range min(n, 16) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range next {
+				err := job(j)
+				mu.Lock()
+				if err != nil && first == nil {
+					first = err
+					cancel()
+				}
+				done++
+				if progress != nil && (done%1024 == 0 || done == n) {
+					progress(done)
+				}
+				mu.Unlock()
+			}
+		}()
 	}
-	if c.m != nil && (st == nil) == (c.stat == nil) && (st == nil || os.SameFile(st, c.stat) && st.Size() == c.stat.Size() && st.ModTime().Equal(c.stat.ModTime())) {
-		return c.m, nil
+feed:
+	for j := range n {
+		select {
+		case next <- j:
+		case <-ctx.Done():
+			break feed
+		}
 	}
-	m, _, err := readIndex(c.dir)
-	if err != nil {
-		return nil, err
+	close(next)
+	wg.Wait()
+	if first == nil && ctx.Err() != nil && n > 0 {
+		first = ctx.Err()
 	}
-	c.m, c.stat = m, st
-	return m, nil
+	return first
 }

@@ -2,148 +2,260 @@ package sumlog
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"io/fs"
-	"net/http"
+	"net/url"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
-	gomysql "github.com/go-sql-driver/mysql" // the MySQL driver Tessera's MySQL storage runs on
+	"github.com/mcpsum/mcpsum/internal/safeio"
+	"github.com/mcpsum/mcpsum/internal/statefile"
 	"github.com/transparency-dev/tessera"
-	"github.com/transparency-dev/tessera/storage/mysql"
-	"golang.org/x/mod/sumdb/tlog"
 )
 
 // ErrUnsupported is what the log server's side returns on a platform it
 // does not run on (Windows): see Supported.
 var ErrUnsupported = errors.New("the transparency log server is not supported")
 
+// StorageFile is the file of a log folder that names where the log's
+// checkpoint, tiles and lookups live (a storage spec, never a secret).
+// A folder without it keeps them in D/tiles.
+const StorageFile = "storage"
+
 // Options say where a log's checkpoint and tiles live and who cosigns its
 // checkpoints.
 type Options struct {
-	// MySQL, when set, is a DSN (user:password@tcp(host:3306)/db) of a
-	// MySQL/MariaDB database holding Tessera's schema, used instead of the
-	// POSIX folder D/tiles (the default; any web server can serve that).
-	// The signing key and the key index stay in the folder either way.
-	MySQL string
+	// Storage, when set, is a storage spec (see ParseStorage); it must be
+	// the one the log folder records (a log lives in one place: migrate
+	// moves it). Empty: the folder's record, D/tiles by default.
+	Storage string
 	// WitnessPolicy, when set, is a witness policy (Sigsum policy format:
 	// "witness NAME VKEY URL", "group NAME K MEMBER...", "quorum NAME"):
 	// add asks those witnesses to cosign (C2SP tlog-witness) and publishes
-	// a checkpoint only once the quorum has.
+	// a checkpoint only once the quorum has. Add keeps it in the folder
+	// (PolicyFile): every later checkpoint of the log needs it too.
 	WitnessPolicy []byte
+	// PublishTimeout bounds the wait for a signed (and cosigned) checkpoint
+	// that covers what was appended; 0 is two minutes.
+	PublishTimeout time.Duration
+	// Getenv reads the environment (the database DSN of S3 storage); nil
+	// is os.Getenv.
+	Getenv func(string) string
 }
 
-// witnesses applies the witness policy to Tessera's options.
-func (st Options) witnesses(o *tessera.AppendOptions) error {
-	if len(st.WitnessPolicy) == 0 {
-		return nil
+func (o Options) getenv(k string) string {
+	if o.Getenv != nil {
+		return o.Getenv(k)
 	}
-	g, err := tessera.NewWitnessGroupFromPolicy(st.WitnessPolicy)
-	if err != nil {
-		return fmt.Errorf("witness policy: %v", err)
-	}
-	o.WithWitnesses(g, &tessera.WitnessOptions{Timeout: 30 * time.Second})
-	return nil
+	return os.Getenv(k)
 }
 
-// reader is what serving a log needs from its storage.
-type reader interface {
-	ReadCheckpoint(ctx context.Context) ([]byte, error)
-	ReadTile(ctx context.Context, level, index uint64, p uint8) ([]byte, error)
-	ReadEntryBundle(ctx context.Context, index uint64, p uint8) ([]byte, error)
+func (o Options) publishTimeout() time.Duration {
+	if o.PublishTimeout > 0 {
+		return o.PublishTimeout
+	}
+	return 2 * time.Minute
 }
 
-// driver opens the storage for appending.
-func (st Options) driver(ctx context.Context, dir string) (tessera.Driver, func() error, error) {
-	if st.MySQL == "" {
-		d, err := folderDriver(ctx, filepath.Join(dir, TilesDir))
-		return d, func() error { return nil }, err
-	}
-	s, db, err := st.openMySQL(ctx)
-	if err != nil {
-		return nil, nil, err
-	}
-	return s, db.Close, nil
+// Storage is where a log's checkpoint, tiles and lookups are kept, as a
+// spec: "posix" (D/tiles), "posix:PATH" (a folder elsewhere) or
+// "s3://BUCKET[/PREFIX][?endpoint=URL&region=R&dsn-file=FILE]" (Tessera's
+// AWS driver: the objects in an S3-compatible bucket, coordination in a
+// MySQL-compatible database whose DSN is read from dsn-file or the
+// environment variable MCPSUM_LOG_DSN, never from the spec).
+type Storage struct {
+	Kind string // "posix" or "s3"
+	Path string // posix: the folder ("" = D/tiles)
+	// s3
+	Bucket, Prefix, Endpoint, Region, DSNFile string
 }
 
-// MySQLPassword is the password a MySQL DSN holds ("" for none, or a DSN
-// that does not parse), for keeping it out of everything printed.
-func MySQLPassword(dsn string) string {
-	cfg, err := gomysql.ParseDSN(dsn)
-	if err != nil {
-		if at := strings.LastIndexByte(dsn, '@'); at > 0 {
-			if _, pw, ok := strings.Cut(dsn[:at], ":"); ok {
-				return pw
-			}
+// DSNEnv is the environment variable that holds the database DSN of S3
+// storage (user:password@tcp(host:3306)/db) when the spec names no dsn-file.
+const DSNEnv = "MCPSUM_LOG_DSN"
+
+// ParseStorage reads a storage spec.
+func ParseStorage(spec string) (Storage, error) {
+	spec = strings.TrimSpace(spec)
+	switch {
+	case spec == "" || spec == "posix":
+		return Storage{Kind: "posix"}, nil
+	case strings.HasPrefix(spec, "posix:") || filepath.IsAbs(spec):
+		p := strings.TrimPrefix(spec, "posix:")
+		if !filepath.IsAbs(p) {
+			return Storage{}, fmt.Errorf("storage %q: want posix:/ABSOLUTE/FOLDER", spec)
 		}
-		return ""
-	}
-	return cfg.Passwd
-}
-
-func (st Options) openMySQL(ctx context.Context) (*mysql.Storage, *sql.DB, error) {
-	db, err := sql.Open("mysql", st.MySQL)
-	if err != nil {
-		return nil, nil, fmt.Errorf("MySQL DSN: %v", err)
-	}
-	s, err := mysql.New(ctx, db)
-	if err != nil {
-		db.Close()
-		return nil, nil, fmt.Errorf("MySQL storage: %v (the database needs Tessera's schema, storage/mysql/schema.sql of github.com/transparency-dev/tessera v1.0.4)", err)
-	}
-	return s, db, nil
-}
-
-// checkpointInterval is how often a checkpoint may be published (MySQL's
-// driver allows no less than a second).
-func (st Options) checkpointInterval() time.Duration {
-	if st.MySQL != "" {
-		return time.Second
-	}
-	return 100 * time.Millisecond
-}
-
-// tileHandler serves checkpoint and tiles from a storage reader (MySQL),
-// at the C2SP tlog-tiles paths.
-func tileHandler(r reader) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		p := strings.TrimPrefix(req.URL.Path, "/")
-		var data []byte
-		var err error
-		if p == "checkpoint" {
-			data, err = r.ReadCheckpoint(req.Context())
-		} else {
-			// tile/L/N[.p/W] and tile/entries/N[.p/W] are x/mod's tile paths
-			// without the height, with data for entries.
-			var t tlog.Tile
-			t, err = tlog.ParseTilePath("tile/8/" + strings.Replace(strings.TrimPrefix(p, "tile/"), "entries/", "data/", 1))
-			if err != nil {
-				http.NotFound(w, req)
-				return
+		return Storage{Kind: "posix", Path: filepath.Clean(p)}, nil
+	case strings.HasPrefix(spec, "s3://"):
+		u, err := url.Parse(spec)
+		if err != nil || u.Host == "" || u.User != nil || u.Fragment != "" {
+			return Storage{}, fmt.Errorf("storage %q: want s3://BUCKET[/PREFIX][?endpoint=URL&region=R&dsn-file=FILE]", spec)
+		}
+		s := Storage{Kind: "s3", Bucket: u.Host, Prefix: strings.Trim(u.Path, "/")}
+		q := u.Query()
+		for k, v := range q {
+			if len(v) != 1 {
+				return Storage{}, fmt.Errorf("storage %q: %s given %d times", spec, k, len(v))
 			}
-			partial := uint8(0)
-			if t.W < 1<<8 {
-				partial = uint8(t.W)
-			}
-			if t.L < 0 {
-				data, err = r.ReadEntryBundle(req.Context(), uint64(t.N), partial)
-			} else {
-				data, err = r.ReadTile(req.Context(), uint64(t.L), uint64(t.N), partial)
-				if err == nil && len(data) > t.W*tlog.HashSize {
-					data = data[:t.W*tlog.HashSize] // the tile grew since; its prefix is the partial tile
+			switch k {
+			case "endpoint":
+				e, err := url.Parse(v[0])
+				if err != nil || (e.Scheme != "http" && e.Scheme != "https") || e.Host == "" || e.User != nil || e.RawQuery != "" || e.Fragment != "" {
+					return Storage{}, fmt.Errorf("storage %q: endpoint %q: want an http(s) URL without credentials", spec, v[0])
 				}
+				s.Endpoint = v[0]
+			case "region":
+				s.Region = v[0]
+			case "dsn-file":
+				if !filepath.IsAbs(v[0]) {
+					return Storage{}, fmt.Errorf("storage %q: dsn-file %q: want an absolute path", spec, v[0])
+				}
+				s.DSNFile = v[0]
+			default:
+				return Storage{}, fmt.Errorf("storage %q: unknown parameter %q (endpoint, region, dsn-file)", spec, k)
 			}
 		}
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-			http.NotFound(w, req)
-		case err != nil:
-			http.Error(w, "storage unavailable", http.StatusServiceUnavailable)
-		default:
-			w.Write(data)
+		return s, nil
+	}
+	return Storage{}, fmt.Errorf("storage %q: want posix, posix:/FOLDER or s3://BUCKET[/PREFIX]?endpoint=URL (the database DSN in %s or dsn-file=FILE)", spec, DSNEnv)
+}
+
+// String is the spec (no secret is ever part of it).
+func (s Storage) String() string {
+	switch s.Kind {
+	case "s3":
+		u := url.URL{Scheme: "s3", Host: s.Bucket, Path: "/" + s.Prefix}
+		if s.Prefix == "" {
+			u.Path = ""
 		}
-	})
+		var q []string
+		for _, kv := range [][2]string{{"endpoint", s.Endpoint}, {"region", s.Region}, {"dsn-file", s.DSNFile}} {
+			if kv[1] != "" {
+				q = append(q, kv[0]+"="+queryEscape.Replace(kv[1]))
+			}
+		}
+		u.RawQuery = strings.Join(q, "&")
+		return u.String()
+	case "posix":
+		if s.Path != "" {
+			return "posix:" + s.Path
+		}
+	}
+	return "posix"
+}
+
+// queryEscape escapes what would change a spec's query; ':' and '/' stay
+// readable.
+var queryEscape = strings.NewReplacer("%", "%25", "&", "%26", "#", "%23", "+", "%2B", " ", "%20", "=", "%3D", ";", "%3B")
+
+// place names where s keeps a log of the folder dir, for comparing specs
+// ("posix" and "posix:D/tiles" are one place).
+func (s Storage) place(dir string) string {
+	if s.Kind == "posix" {
+		p := s.Path
+		if p == "" {
+			p = filepath.Join(dir, TilesDir)
+		}
+		if abs, err := filepath.Abs(p); err == nil {
+			p = abs
+		}
+		return "posix:" + p
+	}
+	return s.String()
+}
+
+// RecordedStorage is the storage the log folder dir records (D/tiles
+// when it records none).
+func RecordedStorage(dir string) (Storage, error) {
+	b, err := safeio.ReadOwn(filepath.Join(dir, StorageFile), "log storage", 4<<10)
+	if errors.Is(err, fs.ErrNotExist) {
+		return Storage{Kind: "posix"}, nil
+	}
+	if err != nil {
+		return Storage{}, err
+	}
+	s, err := ParseStorage(string(b))
+	if err != nil {
+		return Storage{}, fmt.Errorf("%s: %v", filepath.Join(dir, StorageFile), err)
+	}
+	return s, nil
+}
+
+// recordStorage makes s the storage the folder records.
+func recordStorage(dir string, s Storage) error {
+	return statefile.WriteAtomic(filepath.Join(dir, StorageFile), []byte(s.String()+"\n"), statefile.WriteOptions{Perm: 0o644, Sync: true})
+}
+
+// storageOf is the storage an operation on dir uses: the recorded one; a
+// spec in o that names another is refused (appending elsewhere would fork
+// the log).
+func storageOf(dir string, o Options) (Storage, error) {
+	rec, err := RecordedStorage(dir)
+	if err != nil || o.Storage == "" {
+		return rec, err
+	}
+	s, err := ParseStorage(o.Storage)
+	if err != nil {
+		return Storage{}, err
+	}
+	if s.place(dir) != rec.place(dir) {
+		return Storage{}, fmt.Errorf("the log in %s lives in %s, not %s (a log lives in one place; mcpsum-log migrate --dir %s --from %s --to %s moves it)", dir, rec, s, dir, rec, s)
+	}
+	return rec, nil
+}
+
+// store is what mcpsum-log needs of a storage besides Tessera's driver:
+// objects at their C2SP tlog-tiles paths (checkpoint, tile/…, and the
+// log's lookup/KEYHASH files), and one lock for every writer.
+type store interface {
+	// read returns the object at path (fs.ErrNotExist when there is none).
+	read(ctx context.Context, path string) ([]byte, error)
+	// write stores data at path (lookups, the index mark).
+	write(ctx context.Context, path string, data []byte) error
+	// flush makes the writes before it durable.
+	flush(ctx context.Context) error
+	// driver is Tessera's driver on this storage.
+	driver(ctx context.Context) (tessera.Driver, error)
+	// lock serialises the writers of this storage (adds, migrations).
+	lock(ctx context.Context) (unlock func(), err error)
+	close() error
+	minInterval() time.Duration // the least checkpoint interval the driver allows
+	String() string
+}
+
+// open opens s for the log folder dir.
+func (s Storage) open(ctx context.Context, dir string, o Options) (store, error) {
+	switch s.Kind {
+	case "s3":
+		return openS3(ctx, s, o)
+	default:
+		p := s.Path
+		if p == "" {
+			p = filepath.Join(dir, TilesDir)
+		}
+		return openFolder(p, s.String())
+	}
+}
+
+// dsn reads the database DSN of S3 storage: from the spec's dsn-file (the
+// file's first line) or the environment; it is never printed.
+func (s Storage) dsn(o Options) (string, error) {
+	if s.DSNFile != "" {
+		b, err := safeio.ReadRegular(s.DSNFile, "database DSN file", 4<<10)
+		if err != nil {
+			return "", fmt.Errorf("storage %s: %v", s, err)
+		}
+		line, _, _ := strings.Cut(string(b), "\n")
+		if line = strings.TrimSpace(line); line != "" {
+			return line, nil
+		}
+		return "", fmt.Errorf("storage %s: %s is empty (want the database DSN user:password@tcp(host:3306)/db)", s, s.DSNFile)
+	}
+	if v := strings.TrimSpace(o.getenv(DSNEnv)); v != "" {
+		return v, nil
+	}
+	return "", fmt.Errorf("storage %s needs its database: set %s to its DSN (user:password@tcp(host:3306)/db) or add dsn-file=FILE to the spec", s, DSNEnv)
 }

@@ -1,6 +1,7 @@
 package sumlog
 
 import (
+	"context"
 	"crypto/rand"
 	"errors"
 	"fmt"
@@ -16,17 +17,45 @@ import (
 
 // Files of a log folder.
 const (
-	KeyFile      = "log.key"  // the signing key (0600)
-	VerifierFile = "log.vkey" // the verifier key, for MCPSUMDB
-	IndexFile    = "index"    // key hash -> record index and surface digest
-	TilesDir     = "tiles"    // the POSIX driver's root: checkpoint, tile/…
+	KeyFile      = "log.key"        // the signing key (0600)
+	VerifierFile = "log.vkey"       // the verifier key, for MCPSUMDB
+	TilesDir     = "tiles"          // the POSIX driver's root: checkpoint, tile/…, lookup/…
+	PolicyFile   = "witness-policy" // the witnesses every checkpoint needs (once add was given one)
 )
 
 // Init makes a new log folder: a signing key for origin (private, 0600)
-// and its verifier key, which it returns in signed-note form.
+// and its verifier key, which it returns in signed-note form. The log's
+// checkpoint and tiles go to D/tiles.
 func Init(dir, origin string) (string, error) {
+	return InitIn(context.Background(), dir, origin, Options{})
+}
+
+// InitIn is Init with the log's checkpoint and tiles in o.Storage (which
+// must not hold a log yet); the folder records it.
+func InitIn(ctx context.Context, dir, origin string, o Options) (string, error) {
 	if origin == "" || strings.ContainsAny(origin, " \t\n+") {
 		return "", fmt.Errorf("origin %q: want a name without spaces or '+', e.g. log.example.com/mcp", origin)
+	}
+	s, err := ParseStorage(o.Storage)
+	if err != nil {
+		return "", err
+	}
+	if _, err := os.Lstat(filepath.Join(dir, KeyFile)); err == nil {
+		return "", fmt.Errorf("%s already holds a log (%s exists): a log keeps its key for life; use another --dir", dir, KeyFile)
+	}
+	if s.Kind != "posix" || s.Path != "" {
+		st, err := s.open(ctx, dir, o)
+		if err != nil {
+			return "", err
+		}
+		_, err = st.read(ctx, "checkpoint")
+		st.close()
+		switch {
+		case err == nil:
+			return "", fmt.Errorf("%s already holds a log (it has a checkpoint): give each log storage of its own", s)
+		case !errors.Is(err, fs.ErrNotExist):
+			return "", err
+		}
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
@@ -44,6 +73,11 @@ func Init(dir, origin string) (string, error) {
 	}
 	if err := statefile.WriteAtomic(filepath.Join(dir, VerifierFile), []byte(vkey+"\n"), statefile.WriteOptions{Perm: 0o644, Sync: true}); err != nil {
 		return "", err
+	}
+	if o.Storage != "" {
+		if err := recordStorage(dir, s); err != nil {
+			return "", err
+		}
 	}
 	return vkey, nil
 }

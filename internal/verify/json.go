@@ -52,7 +52,10 @@ type ShadowJSON struct {
 	Servers [2]string `json:"servers"`
 	Names   [2]string `json:"names"`
 	How     string    `json:"how,omitempty"`
-	Message string    `json:"message"`
+	// Spelling, for cross-reference: the name as the text writes it, when
+	// it is not the name itself ("Send-Email", "mail.send_email").
+	Spelling string `json:"spelling,omitempty"`
+	Message  string `json:"message"`
 }
 
 // JSON is the report in its --json shape; exitCode is the exit code the
@@ -60,7 +63,7 @@ type ShadowJSON struct {
 func (r *Report) JSON(exitCode int) *JSON {
 	res := &JSON{Lockfile: r.Lockfile, Strict: r.Strict, ExitCode: exitCode, Servers: map[string]*ServerJSON{}, Shadowing: []ShadowJSON{}}
 	for _, sh := range r.Shadowing {
-		res.Shadowing = append(res.Shadowing, ShadowJSON{sh.Rule, sh.Kind, sh.Servers, sh.Names, sh.How, sh.String()})
+		res.Shadowing = append(res.Shadowing, ShadowJSON{sh.Rule, sh.Kind, sh.Servers, sh.Names, sh.How, sh.Spelling, sh.String()})
 	}
 	for _, s := range r.Servers {
 		j := &ServerJSON{Status: s.Status, Era: s.Locked.Era(), ProtocolVersion: s.Locked.ProtocolVersion,

@@ -182,5 +182,8 @@ func shadowResult(rep *Report, sh review.Shadow, uri, base string, locator *lock
 	fp := sha256.Sum256([]byte(strings.Join([]string{rule.ID, sh.Kind, sh.Servers[0], sh.Servers[1], sh.Names[0], sh.Names[1]}, "\x00")))
 	r["partialFingerprints"] = jsonObj{"mcpsumFinding/v1": hex.EncodeToString(fp[:16])}
 	r["properties"] = jsonObj{"servers": sh.Servers[:], "names": sh.Names[:], "kind": sh.Kind, "rule": sh.Rule}
+	if sh.Spelling != "" {
+		r["properties"].(jsonObj)["spelling"] = sh.Spelling
+	}
 	return r
 }

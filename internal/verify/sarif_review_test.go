@@ -48,8 +48,8 @@ func TestSARIFLabelsAndShadowing(t *testing.T) {
 			case id == "mcpsum/tool-drift" && props["change"] == "changed":
 				labels := props["labels"].([]any)
 				msg := r["message"].(map[string]any)["text"].(string)
-				if len(labels) != 2 || labels[0] != "adds-destination" || labels[1] != "addresses-model" ||
-					!strings.Contains(msg, "[adds-destination, addresses-model]") || !strings.Contains(msg, `new destination "~/.ssh/id_rsa"`) {
+				if len(labels) != 3 || labels[0] != "addresses-model" || labels[1] != "sensitive-data" || labels[2] != "adds-destination" ||
+					!strings.Contains(msg, "[addresses-model, sensitive-data, adds-destination]") || !strings.Contains(msg, `new destination "~/.ssh/id_rsa"`) {
 					t.Errorf("changed tool: labels %v, message %q", labels, msg)
 				}
 			case props["class"] == "definitional" && props["labels"] == nil:

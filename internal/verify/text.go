@@ -3,6 +3,8 @@ package verify
 import (
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -28,14 +30,24 @@ func colours(on bool) palette {
 	return palette{"\x1b[31m", "\x1b[33m", "\x1b[32m", "\x1b[2m", "\x1b[0m"}
 }
 
-// WriteText writes the report for a person: one line per server, each
-// finding with what was locked and what the server serves now (added and
-// changed items in full, escaped), the shadowing, and the commands that
-// review or accept each drift. colour: the writer is a terminal.
+// WriteText writes the report for a person. It starts with a summary: one
+// line per server (its status and its changes counted by label), the
+// changes indexed by label, most dangerous first, and the shadowing
+// counted by pair of servers. Then every change in full, in the same
+// order (what was locked and what the server serves now, added and changed
+// items in full, escaped, diffs with context), the shadowing grouped by
+// pair, and the commands that review or accept each drift. colour: the
+// writer is a terminal.
 func (r *Report) WriteText(w io.Writer, colour bool) {
 	c := colours(colour)
 	var drifted []string
 	definitional := false
+	var all []Changes
+	n := map[string]int{}
+	for _, s := range r.Servers {
+		n[s.Status]++
+	}
+	fmt.Fprintf(w, "verify %s: %s: %s\n", quoteArg(r.Lockfile), plural(len(r.Servers), "server"), statusCounts(n, r.Strict))
 	for _, s := range r.Servers {
 		name := quoteArg(s.Name)
 		switch s.Status {
@@ -45,25 +57,67 @@ func (r *Report) WriteText(w io.Writer, colour bool) {
 			fmt.Fprintf(w, "%sERROR%s  %s: could not verify: %s\n", c.red, c.reset, name, s.Error)
 		case StatusDrift:
 			drifted, definitional = append(drifted, s.Name), true
-			fmt.Fprintf(w, "%sDRIFT%s  %s: the server no longer matches %s\n", c.red, c.reset, name, quoteArg(r.Lockfile))
+			fmt.Fprintf(w, "%sDRIFT%s  %s: the server no longer matches %s: %s\n", c.red, c.reset, name, quoteArg(r.Lockfile), countLine(s.Findings))
 		default:
 			label := "note"
 			if r.Strict {
 				label, drifted = "DRIFT", append(drifted, s.Name)
 			}
-			fmt.Fprintf(w, "%s%-6s%s %s: informational changes only\n", c.yellow, label, c.reset, name)
-		}
-		for _, fd := range s.Findings {
-			writeFinding(w, c, s.Locked, s.Observed, fd)
+			fmt.Fprintf(w, "%s%-6s%s %s: informational changes only: %s\n", c.yellow, label, c.reset, name, countLine(s.Findings))
 		}
 		if u := s.unpinned(); len(u) > 0 {
 			fmt.Fprintf(w, "%snote%s   %s: %s not pinned (policy.unpinned declares them data): %s\n", c.dim, c.reset, name, strings.Join(u, " and "), s.dataSummary())
 		}
+		if len(s.Findings) > 0 {
+			all = append(all, Changes{Name: s.Name, Locked: s.Locked, Observed: s.Observed, Findings: s.Findings})
+		}
 	}
-	r.writeShadowing(w, c)
+	col := c.yellow
+	if r.Strict {
+		col = c.red
+	}
+	if len(r.Shadowing) > 0 {
+		what := "a warning; verify --strict fails on it"
+		if r.Strict {
+			what = "--strict: it fails verify"
+		}
+		fmt.Fprintf(w, "%sSHADOW%s %s between servers (%s): %s\n", col, c.reset, plural(len(r.Shadowing), "shadowing finding"), what, shadowSummary(r.Shadowing))
+	}
+	writeIndex(w, c, all)
+	writeDetails(w, c, all)
+	if len(r.Shadowing) > 0 {
+		fmt.Fprintf(w, "\n%s== shadowing (%d) ==%s\n", col, len(r.Shadowing), c.reset)
+		writeShadowGroups(w, c, col, r.Shadowing)
+		fmt.Fprintln(w, "  (mcpsum show lists it under each server)")
+	}
 	if len(drifted) > 0 {
 		r.writeNext(w, drifted, definitional)
 	}
+}
+
+// statusCounts is "2 drifted, 1 ok, 1 could not be checked".
+func statusCounts(n map[string]int, strict bool) string {
+	var parts []string
+	if n[StatusDrift] > 0 {
+		parts = append(parts, fmt.Sprintf("%d drifted", n[StatusDrift]))
+	}
+	if k := n[StatusInformational]; k > 0 {
+		if strict {
+			parts = append(parts, fmt.Sprintf("%d drifted (informational, --strict)", k))
+		} else {
+			parts = append(parts, fmt.Sprintf("%d with informational changes only", k))
+		}
+	}
+	if n[StatusOK] > 0 {
+		parts = append(parts, fmt.Sprintf("%d ok", n[StatusOK]))
+	}
+	if n[StatusError] > 0 {
+		parts = append(parts, fmt.Sprintf("%d could not be checked", n[StatusError]))
+	}
+	if len(parts) == 0 {
+		return "nothing checked"
+	}
+	return strings.Join(parts, ", ")
 }
 
 // writeNext writes what to do about the drifted servers: each command
@@ -93,16 +147,27 @@ func (r *Report) writeNext(w io.Writer, drifted []string, definitional bool) {
 		}
 		fmt.Fprintf(w, "  mcpsum lock%s --name %s   # accept: pin what the server serves now\n", lf, quoteArg(s.Name))
 	}
-	fmt.Fprintf(w, "  git diff %s   # then check the lock's change before committing it\n", quoteArg(r.Lockfile))
+	if UnderGit(r.Lockfile) {
+		fmt.Fprintf(w, "  git diff %s   # then check the lock's change before committing it\n", quoteArg(r.Lockfile))
+		return
+	}
+	fmt.Fprintf(w, "  (%s is not under version control: the re-lock prints what it takes in, the same way as above)\n", quoteArg(r.Lockfile))
 }
 
-// WriteFindings writes each finding between locked and observed as verify
-// does (lock --accept shows a re-lock's changes with it). colour: the
-// writer is a terminal.
-func WriteFindings(w io.Writer, colour bool, locked, observed *lockfile.Server, fs []lockfile.Finding) {
-	c := colours(colour)
-	for _, fd := range fs {
-		writeFinding(w, c, locked, observed, fd)
+// UnderGit reports whether path lies in a git work tree (a .git folder or
+// file in its folder or above).
+func UnderGit(path string) bool {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return false
+	}
+	for dir := filepath.Dir(abs); ; dir = filepath.Dir(dir) {
+		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
+			return true
+		}
+		if filepath.Dir(dir) == dir {
+			return false
+		}
 	}
 }
 
@@ -152,27 +217,6 @@ func orNone(s string) string {
 		return "(none)"
 	}
 	return s
-}
-
-// writeShadowing lists the shadowing between the lock's servers: a
-// warning, a failure with Strict.
-func (r *Report) writeShadowing(w io.Writer, c palette) {
-	if len(r.Shadowing) == 0 {
-		return
-	}
-	col := c.yellow
-	if r.Strict {
-		col = c.red
-	}
-	for _, sh := range r.Shadowing {
-		// String: fixed text and %+q renderings only.
-		fmt.Fprintf(w, "%sSHADOW%s %s: %s\n", col, c.reset, sh.Rule, sh.String())
-	}
-	if !r.Strict {
-		fmt.Fprintln(w, "  (shadowing is a warning; verify --strict fails on it. mcpsum show lists it under each server)")
-		return
-	}
-	fmt.Fprintln(w, "  (--strict: shadowing fails verify. mcpsum show lists it under each server)")
 }
 
 // wordingOnly reports whether every definitional finding is descriptive

@@ -79,7 +79,7 @@ func (r *Report) Outcome() Outcome {
 // It never writes the lockfile. opts.Lockfile names the lockfile.
 func Verify(ctx context.Context, f *lockfile.File, names []string, strict bool, opts launch.Options) *Report {
 	rep := &Report{Lockfile: opts.Lockfile, Strict: strict,
-		Shadowing: review.Shadowing(f.Servers, func(n string) bool { return slices.Contains(names, n) })}
+		Shadowing: review.ShadowingAmong(f.Servers, func(n string) bool { return slices.Contains(names, n) }, locker.Together(opts.Lockfile, nil))}
 	obs := launch.Each(ctx, names, func(ctx context.Context, n string) (*lockfile.Server, error) {
 		return launch.Observe(ctx, n, f.Servers[n], opts)
 	})
@@ -112,7 +112,10 @@ func Classify(name string, locked *lockfile.Server, o launch.Result) *ServerResu
 	r := &ServerResult{Name: name, Locked: locked, Took: o.Took}
 	var dropped *launch.VersionDroppedError
 	var issuer *launch.IssuerChangedError
+	var pin *launch.PinChangedError
 	switch {
+	case errors.As(o.Err, &pin):
+		r.Findings = []lockfile.Finding{pin.Finding()}
 	case errors.As(o.Err, &issuer):
 		r.Findings = []lockfile.Finding{{Class: lockfile.Definitional, Kind: lockfile.KindOAuthIssuer,
 			Change: lockfile.Changed, Locked: issuer.Locked, Observed: issuer.Observed}}

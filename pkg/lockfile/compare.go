@@ -52,6 +52,14 @@ const (
 	// started or stopped asking for OAuth). Locked and Observed are the
 	// issuers ("" for none).
 	KindOAuthIssuer = "oauthIssuer"
+	// KindOAuthResource is definitional: the server now names another
+	// resource identifier (RFC 8707) for its tokens. Locked and Observed
+	// are the resources.
+	KindOAuthResource = "oauthResource"
+	// KindOAuthScopes is definitional: the server now asks for a scope the
+	// lock's oauth.scopes does not grant. Locked and Observed are the
+	// scopes, space-separated.
+	KindOAuthScopes = "oauthScopes"
 )
 
 // Changes.
@@ -96,7 +104,7 @@ func (f Finding) String() string {
 		b.WriteString(" (" + strings.Join(q, ", ") + ")")
 	}
 	switch f.Kind {
-	case KindEra, KindProtocolVersion, KindVersionDropped, KindSupportedVersions, KindOAuthIssuer:
+	case KindEra, KindProtocolVersion, KindVersionDropped, KindSupportedVersions, KindOAuthIssuer, KindOAuthResource, KindOAuthScopes:
 		fmt.Fprintf(&b, ": locked %s, observed %s", termtext.Quoted(f.Locked, 80), termtext.Quoted(f.Observed, 80))
 	}
 	return b.String()

@@ -282,8 +282,7 @@ func computeDigests(s *Server, forms *canonForms) (Digests, error) {
 		b = jcsString(b, *s.Instructions)
 	}
 	if s.OAuth != nil {
-		b = jcsString(append(b, `,"oauth":{"issuer":`...), s.OAuth.Issuer)
-		b = append(jcsString(append(b, `,"resource":`...), s.OAuth.Resource), '}')
+		b = jcsOAuth(append(b, `,"oauth":`...), s.OAuth)
 	}
 	b = items(append(b, `,"prompts":`...), canon[1])
 	b = jcsString(append(b, `,"protocolVersion":`...), s.ProtocolVersion)

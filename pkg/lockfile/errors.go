@@ -101,3 +101,25 @@ func (e *IntegrityError) Problem() string {
 var errUnknownKind = errors.New("unknown item kind (want tool, prompt, resource or resourceTemplate)")
 
 func errf(format string, args ...any) error { return fmt.Errorf(format, args...) }
+
+// LimitError is an entry that would break a limit on what mcpsum reads
+// back: written, the lockfile could not be read again by any command, so
+// lock refuses the entry by name and writes the others (see Fit).
+type LimitError struct {
+	Server string // the entry
+	Item   string // its item concerned, e.g. `tool "deep"`; "" when none stands out
+	Limit  string // which limit, e.g. "the 64 MiB a lockfile may hold"
+	Detail string // what the entry needs
+}
+
+func (e *LimitError) Error() string {
+	var b strings.Builder
+	b.WriteString("server ")
+	b.WriteString(termtext.Quoted(e.Server, 80))
+	if e.Item != "" {
+		b.WriteString(": ")
+		b.WriteString(e.Item)
+	}
+	fmt.Fprintf(&b, ": over %s (%s); the entry was not written, since mcpsum could not read the lockfile back", e.Limit, e.Detail)
+	return b.String()
+}

@@ -61,8 +61,16 @@ func ExactDigest(raw []byte) (string, error) {
 	return digestOf(c.reorder(out, 0)), nil
 }
 
-// maxDepth bounds nesting, as the reference does.
-const maxDepth = 10000
+// maxDepth bounds the nesting of a value mcpsum canonicalises (an item,
+// serverInfo, capabilities): 10,000 levels, as the reference does and as
+// encoding/json reads, less the four a lockfile puts around an item (the
+// file, servers, the entry, the item list), so that a lockfile holding the
+// deepest item lock accepts can still be read back (Parse reads the file
+// with encoding/json's 10,000-level limit).
+const maxDepth = 10000 - 4
+
+// errTooDeep is the refusal of a value nested deeper than maxDepth.
+var errTooDeep = "nested more than " + strconv.Itoa(maxDepth) + " levels deep, the most a lockfile can hold (JSON readers, mcpsum's included, stop at 10,000 levels and a lockfile adds 4)"
 
 type canonicaliser struct {
 	src []byte

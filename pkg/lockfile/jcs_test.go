@@ -35,8 +35,8 @@ func FuzzCanonicalAgreesWithReference(f *testing.F) {
 	for _, s := range canonicalSeeds {
 		f.Add([]byte(s))
 	}
-	// Nesting at the reference's limit (10,000) and one past it.
-	for _, n := range []int{maxDepth, maxDepth + 1} {
+	// Nesting at our limit, one past it, and the reference's (10,000).
+	for _, n := range []int{maxDepth, maxDepth + 1, 10000, 10001} {
 		f.Add([]byte(strings.Repeat("[", n) + "1" + strings.Repeat("]", n)))
 		f.Add([]byte(strings.Repeat(`{"a":`, n) + "1" + strings.Repeat("}", n)))
 	}
@@ -55,6 +55,9 @@ func FuzzCanonicalAgreesWithReference(f *testing.F) {
 		ref, refErr := jcs.Transform(data)
 		got, err := Canonical(data)
 		switch {
+		case refErr == nil && err != nil && nesting(data) > maxDepth && strings.Contains(err.Error(), errTooDeep):
+			// Ours stops 4 levels earlier, so that a lockfile holding
+			// the value stays within the 10,000 levels JSON readers take.
 		case refErr == nil && err != nil:
 			t.Fatalf("reference accepts %q (-> %s), ours refuses: %v", data, ref, err)
 		case refErr != nil && err == nil:
@@ -163,4 +166,21 @@ func TestExactDigestKeepsNumbers(t *testing.T) {
 	if got, _ := Digest([]byte(`{"a":1}`)); got != d(`{"a":1}`) {
 		t.Error("ExactDigest differs from Digest where every number is exact")
 	}
+}
+
+// nesting is how deep the objects and arrays of valid JSON nest.
+func nesting(data []byte) int {
+	depth, most := 0, 0
+	for i := 0; i < len(data); i++ {
+		switch data[i] {
+		case '"':
+			i = stringEnd(data, i) - 1
+		case '{', '[':
+			depth++
+			most = max(most, depth)
+		case '}', ']':
+			depth--
+		}
+	}
+	return most
 }

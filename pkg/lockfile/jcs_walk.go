@@ -43,7 +43,7 @@ func (c *canonicaliser) walk(dst []byte, i int) ([]byte, int, *pathError) {
 		switch b := src[i]; b {
 		case '{', '[':
 			if len(st) >= maxDepth {
-				return nil, i, c.pathOf(st, len(st), syntaxErr("nested too deeply"))
+				return nil, i, c.pathOf(st, len(st), &pathError{msg: errTooDeep})
 			}
 			dst = append(dst, b)
 			if i = c.ws(i + 1); i < len(src) && src[i] == b+2 { // '}' or ']'

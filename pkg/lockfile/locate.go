@@ -16,6 +16,8 @@ var fieldOfKind = map[string]string{
 	KindEra:               "protocolVersion",
 	KindVersionDropped:    "protocolVersion",
 	KindOAuthIssuer:       "oauth",
+	KindOAuthResource:     "oauth",
+	KindOAuthScopes:       "oauth",
 	KindServerInfo:        "serverInfo",
 	KindCapabilities:      "capabilities",
 	KindProtocolVersion:   "protocolVersion",

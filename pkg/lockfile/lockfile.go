@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcpsum/mcpsum/internal/mcpspec"
 	"github.com/mcpsum/mcpsum/internal/safeio"
+	"github.com/mcpsum/mcpsum/internal/statefile"
 	"github.com/mcpsum/mcpsum/internal/termtext"
 )
 
@@ -221,8 +222,14 @@ const MaxFileSize = 64 << 20
 // ReadFile reads the bytes of the lockfile at path: opened without blocking,
 // a regular file only (a FIFO, /dev/zero or a directory is refused with an
 // error naming it), at most MaxFileSize bytes. A missing file gives an error
-// matching fs.ErrNotExist.
+// matching fs.ErrNotExist. A lockfile inside mcpsum's config (or state)
+// folder is read only when that folder is the user's own
+// (statefile.CheckOwn): who else can write it could swap the lockfile for
+// one that runs their command.
 func ReadFile(path string) ([]byte, error) {
+	if err := statefile.CheckOwn(path); err != nil {
+		return nil, err
+	}
 	return safeio.ReadRegular(path, "lockfile", MaxFileSize)
 }
 

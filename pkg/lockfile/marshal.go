@@ -10,13 +10,15 @@ import (
 	"github.com/mcpsum/mcpsum/internal/termtext"
 )
 
-// Marshal writes f deterministically: 2-space indent, a trailing newline, no
-// HTML escaping; top-level keys lockfileVersion, generator (omitted when
-// empty), servers (sorted by name); entry keys in the seed's order (command,
-// envPassthrough — or url, headers for a remote entry —, protocolVersion, supportedVersions (modern only),
-// serverInfo, instructions, capabilities, tools, prompts, resources,
-// resourceTemplates, policy (when set), digests); items sorted by key and
-// re-indented with their own key order and string escapes kept.
+// Marshal writes f deterministically: 2-space indent down to MaxIndentDepth
+// levels (deeper objects and arrays compact, on one line), a trailing
+// newline, no HTML escaping; top-level keys lockfileVersion, generator
+// (omitted when empty), servers (sorted by name); entry keys in the seed's
+// order (command, envPassthrough — or url, headers for a remote entry —,
+// protocolVersion, supportedVersions (modern only), serverInfo,
+// instructions, capabilities, tools, prompts, resources, resourceTemplates,
+// policy (when set), digests); items sorted by key and re-indented with
+// their own key order and string escapes kept.
 //
 // lockfileVersion is computed, not taken from f.Version: 3 when any server
 // is remote, else 2 when any server is modern (2026-07-28), else 1, so a
@@ -25,13 +27,30 @@ import (
 //
 // Digests are written as found in each Server (NewServer fills them); Marshal
 // does not recompute them. Update re-parses what Marshal produced before
-// writing, so a wrong digest never reaches the disk.
+// writing, so a wrong digest never reaches the disk. A file over
+// MaxFileSize, which no command would read back, is a *LimitError naming
+// the largest entry and its largest item.
 func Marshal(f *File) ([]byte, error) {
+	out, sizes, err := marshal(f)
+	if err != nil {
+		return nil, err
+	}
+	if out == nil {
+		return nil, fileTooLarge(f, sizes)
+	}
+	return out, nil
+}
+
+// marshal is Marshal; sizes are the bytes each entry takes in the output.
+// A file over MaxFileSize is not finished: out is nil, and the sizes of
+// the entries from the one that crossed the limit on are lower bounds
+// (each one measured up to MaxFileSize).
+func marshal(f *File) (out []byte, sizes map[string]int, err error) {
 	version := 1
 	names := make([]string, 0, len(f.Servers))
 	for n, s := range f.Servers {
 		if s == nil {
-			return nil, errf("marshal lockfile: server %s is nil", termtext.Quoted(n, 80))
+			return nil, nil, errf("marshal lockfile: server %s is nil", termtext.Quoted(n, 80))
 		}
 		if s.Era() == EraModern {
 			version = max(version, 2)
@@ -43,34 +62,61 @@ func Marshal(f *File) ([]byte, error) {
 	}
 	sort.Strings(names)
 	var b bytes.Buffer
-	b.WriteString(`{"lockfileVersion":`)
-	b.WriteByte(byte('0' + version))
-	if f.Generator != "" {
-		b.WriteString(`,"generator":`)
-		encodeString(&b, f.Generator)
+	str := func(s string) []byte {
+		b.Reset()
+		encodeString(&b, s)
+		return b.Bytes()
 	}
-	b.WriteString(`,"servers":{`)
+	out = append(out, "{\n  \"lockfileVersion\": "...)
+	out = append(out, byte('0'+version))
+	if f.Generator != "" {
+		out = append(out, ",\n  \"generator\": "...)
+		out = append(out, str(f.Generator)...)
+	}
+	out = append(out, ",\n  \"servers\": {"...)
+	sizes = make(map[string]int, len(names))
+	var over []byte // past the limit: each remaining entry alone, for its size
 	for i, n := range names {
 		if i > 0 {
-			b.WriteByte(',')
+			out = append(out, ',')
 		}
-		encodeString(&b, n)
-		b.WriteByte(':')
+		out = append(out, "\n    "...)
+		out = append(out, str(n)...)
+		out = append(out, ": "...)
+		b.Reset()
 		if err := appendEntry(&b, f.Servers[n], true); err != nil {
 			if fe, ok := err.(*FormatError); ok {
 				fe.Server = n
 			}
-			return nil, err
+			return nil, nil, err
+		}
+		if !json.Valid(b.Bytes()) {
+			return nil, nil, &FormatError{Server: n, Err: errf("marshal lockfile: an item or object is not valid JSON (build entries with NewServer)")}
+		}
+		if over != nil {
+			over = appendIndented(over[:0], b.Bytes(), 2, MaxFileSize)
+			sizes[n] = len(over)
+			continue
+		}
+		start := len(out)
+		out = appendIndented(out, b.Bytes(), 2, MaxFileSize)
+		sizes[n] = len(out) - start
+		if len(out) > MaxFileSize { // its size alone, up to the limit
+			over = appendIndented(out[start:start], b.Bytes(), 2, MaxFileSize)
+			sizes[n] = len(over)
 		}
 	}
-	b.WriteString("}}")
-	var out bytes.Buffer
-	out.Grow(b.Len() * 2)
-	if err := json.Indent(&out, b.Bytes(), "", "  "); err != nil {
-		return nil, errf("marshal lockfile: %v (an item or object is not valid JSON; build entries with NewServer)", err)
+	if over != nil {
+		return nil, sizes, nil
 	}
-	out.WriteByte('\n')
-	return out.Bytes(), nil
+	if len(names) > 0 {
+		out = append(out, "\n  "...)
+	}
+	out = append(out, "}\n}\n"...)
+	if len(out) > MaxFileSize {
+		return nil, sizes, nil
+	}
+	return out, sizes, nil
 }
 
 // appendEntry writes a server entry as compact JSON in the fixed key order.
@@ -86,11 +132,8 @@ func appendEntry(b *bytes.Buffer, s *Server, full bool) error {
 		b.WriteString(`,"headers":`)
 		appendStringMap(b, s.Headers)
 		if s.OAuth != nil {
-			b.WriteString(`,"oauth":{"issuer":`)
-			encodeString(b, s.OAuth.Issuer)
-			b.WriteString(`,"resource":`)
-			encodeString(b, s.OAuth.Resource)
-			b.WriteByte('}')
+			b.WriteString(`,"oauth":`)
+			appendOAuth(b, s.OAuth)
 		}
 	} else {
 		b.WriteString(`{"command":`)

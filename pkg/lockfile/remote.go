@@ -50,7 +50,7 @@ func checkRemote(s *Server) *FormatError {
 	if s.URL == "" && s.OAuth != nil {
 		return fe("oauth", errf("only a remote entry (with a url) signs in with OAuth"))
 	}
-	if ferr := checkOAuth(s.OAuth); ferr != nil {
+	if ferr := checkOAuth(s); ferr != nil {
 		return ferr
 	}
 	if s.Policy != nil && s.Policy.Sandbox != nil {
@@ -110,65 +110,4 @@ func asStringMap(raw []byte) (map[string]string, error) {
 		out[m.key] = v
 	}
 	return out, nil
-}
-
-// OAuth is a remote entry's pinned sign-in: the authorization server's
-// issuer and the resource identifier (RFC 8707) the tokens are for.
-type OAuth struct {
-	Issuer, Resource string
-}
-
-func parseOAuth(raw []byte) (*OAuth, error) {
-	ms, err := objectMembers(raw)
-	if err != nil {
-		return nil, err
-	}
-	o := &OAuth{}
-	have := 0
-	for _, m := range ms {
-		switch m.key {
-		case "issuer":
-			o.Issuer, err = asString(m.val)
-		case "resource":
-			o.Resource, err = asString(m.val)
-		default:
-			return nil, errf("unknown key %s (want issuer and resource)", termtext.Quoted(m.key, 80))
-		}
-		if err != nil {
-			return nil, errf("%s: %v", m.key, err)
-		}
-		have++
-	}
-	if have != 2 {
-		return nil, errf("want both issuer and resource")
-	}
-	return o, nil
-}
-
-// checkOAuth validates a pinned sign-in (checkRemote calls it).
-func checkOAuth(o *OAuth) *FormatError {
-	if o == nil {
-		return nil
-	}
-	for _, v := range []struct{ what, u string }{{"oauth.issuer", o.Issuer}, {"oauth.resource", o.Resource}} {
-		if _, err := netrule.ParseServerURL(v.u); err != nil {
-			return &FormatError{Item: v.what, Err: errf("%s: %v", termtext.Quoted(v.u, 80), err)}
-		}
-	}
-	return nil
-}
-
-// appendOAuthDrift adds the oauthIssuer finding of a remote entry.
-func appendOAuthDrift(out []Finding, locked, observed *Server) []Finding {
-	var l, o string
-	if locked.OAuth != nil {
-		l = locked.OAuth.Issuer
-	}
-	if observed.OAuth != nil {
-		o = observed.OAuth.Issuer
-	}
-	if ch := change(l, o); ch != "" {
-		out = append(out, Finding{Class: Definitional, Kind: KindOAuthIssuer, Change: ch, Locked: l, Observed: o})
-	}
-	return out
 }

@@ -65,6 +65,9 @@ func update(path string, loaded *File, discard string, fn func(f *File) error) (
 	if err := refuseLink(path); err != nil {
 		return nil, err
 	}
+	if err := statefile.CheckOwn(path); err != nil { // as ReadFile
+		return nil, err
+	}
 	lk, err := statefile.LockExclusive(filepath.Dir(path))
 	if err != nil {
 		return nil, fmt.Errorf("lockfile %s: %w", path, err)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/transparency-dev/formats/log"
 	fproof "github.com/transparency-dev/formats/proof"
 	mproof "github.com/transparency-dev/merkle/proof"
 	"github.com/transparency-dev/merkle/rfc6962"
@@ -34,6 +35,11 @@ func (cfg *Config) CheckProof(key string, s Surface, text string) error {
 	}
 	tree, err := cfg.open(p.Checkpoint)
 	if err != nil {
+		if cfg.witness != nil {
+			if _, _, _, e := log.ParseCheckpoint(p.Checkpoint, cfg.origin, cfg.verifier); e == nil {
+				err = fmt.Errorf("%v (a proof stored before the witness policy was set: lock the entry again with MCPSUMDB and MCPSUM_WITNESS_POLICY set to store a cosigned one)", err)
+			}
+		}
 		return &ProofError{Key: key, Err: err}
 	}
 	if p.Index >= uint64(tree.N) {

@@ -62,7 +62,7 @@ func TestReauth(t *testing.T) {
 	r := newRecorder()
 	var mu sync.Mutex
 	var refused []string
-	s := open(t, f, r, r.sink(), Hooks{Reauth: func(_ context.Context, sent string) (string, error) {
+	s := open(t, f, r, r.sink(), Hooks{Reauth: func(_ context.Context, sent, _ string) (string, error) {
 		mu.Lock()
 		defer mu.Unlock()
 		refused = append(refused, sent)
@@ -96,7 +96,7 @@ func TestReauthFails(t *testing.T) {
 	r := newRecorder()
 	var notes []string
 	var mu sync.Mutex
-	s := open(t, f, r, r.sink(), Hooks{Reauth: func(context.Context, string) (string, error) {
+	s := open(t, f, r, r.sink(), Hooks{Reauth: func(context.Context, string, string) (string, error) {
 		return "", errors.New("the sign-in expired: run 'mcpsum lock' to sign in")
 	}}, func(sp *Spec) {
 		sp.Note = func(m string) { mu.Lock(); notes = append(notes, m); mu.Unlock() }
@@ -115,7 +115,7 @@ func TestReauthFails(t *testing.T) {
 	f2 := newFake(t, statelessScript(bearer("Bearer good")))
 	r2 := newRecorder()
 	var asked atomic.Int32
-	s2 := open(t, f2, r2, r2.sink(), Hooks{Reauth: func(context.Context, string) (string, error) {
+	s2 := open(t, f2, r2, r2.sink(), Hooks{Reauth: func(context.Context, string, string) (string, error) {
 		asked.Add(1)
 		return "Bearer still-bad", nil
 	}})
@@ -140,7 +140,7 @@ func TestReauthNotification(t *testing.T) {
 		w.WriteHeader(http.StatusAccepted)
 	}})
 	r := newRecorder()
-	s := open(t, f, r, r.sink(), Hooks{Reauth: func(context.Context, string) (string, error) { return "Bearer new", nil }})
+	s := open(t, f, r, r.sink(), Hooks{Reauth: func(context.Context, string, string) (string, error) { return "Bearer new", nil }})
 	if err := s.Send(notification("notifications/roots/list_changed")); err != nil {
 		t.Fatal(err)
 	}
@@ -178,5 +178,34 @@ func TestForbiddenExplained(t *testing.T) {
 	errorHas(t, hs, "answered HTTP 403", "Access is only allowed at localhost:1234")
 	if s.Err() != nil {
 		t.Fatalf("the session ended: %v", s.Err())
+	}
+}
+
+// A call refused with 403 goes to Hooks.StepUp with the challenge: the
+// error it gives leaves that call Unanswered and the session goes on; a
+// nil error ends the session with the 403.
+func TestStepUp(t *testing.T) {
+	const challenge = `Bearer error="insufficient_scope", scope="files:write"`
+	f := newFake(t, statelessScript(jsonAnswer(http.StatusForbidden, map[string]string{"WWW-Authenticate": challenge}, "forbidden")))
+	r := newRecorder()
+	var asked []string
+	s := open(t, f, r, r.sink(), Hooks{StepUp: func(ch string) error {
+		asked = append(asked, ch)
+		if len(asked) == 1 {
+			return errors.New("run mcpsum lock to sign in with files:write")
+		}
+		return nil
+	}})
+	s.Send(callTool(1))
+	if u := r.nextUnanswered(t); u.id != "1" || !strings.Contains(u.err.Error(), "run mcpsum lock") {
+		t.Fatalf("unanswered %+v", u)
+	}
+	s.Send(callTool(2))
+	var ae *AuthError
+	if err := r.end(t); !errors.As(err, &ae) || ae.Status != http.StatusForbidden {
+		t.Fatalf("ended with %v, want the 403", err)
+	}
+	if len(asked) != 2 || asked[0] != challenge {
+		t.Fatalf("StepUp asked %q", asked)
 	}
 }

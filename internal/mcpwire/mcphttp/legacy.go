@@ -184,6 +184,11 @@ func (s *Session) sessionGone(ctx context.Context, resp *http.Response, sid stri
 // (its answer is not the caller's: it goes nowhere).
 var sessionProbe = []byte(`{"jsonrpc":"2.0","id":"mcpsum-session-probe","method":"ping"}`)
 
+// renewLimit bounds a renewal (the replayed initialize, its answer and
+// notifications/initialized): a server that expires sessions and then
+// does not answer cannot hold the caller's requests forever.
+var renewLimit = 30 * time.Second
+
 // renew replaces an expired legacy session (the server answered status,
 // 404 or a confirmed 400, to a request of session expired): initialize is
 // replayed (its answer goes to Hooks.Renewed, not to the sink),
@@ -206,8 +211,13 @@ func (s *Session) renew(expired string, status int, id []byte) error {
 	s.sess.renewals++
 	s.mu.Unlock()
 	var wait func() error
-	res, err := s.reinitialize(initReq)
+	ctx, cancel := context.WithTimeout(s.ctx, renewLimit)
+	res, err := s.reinitialize(ctx, initReq)
+	cancel()
 	if err != nil {
+		if ctx.Err() == context.DeadlineExceeded && s.ctx.Err() == nil {
+			err = fmt.Errorf("no new session within %s", renewLimit)
+		}
 		err = fmt.Errorf("remote server %s: the session expired (HTTP %d) and a new one could not be started: %w", s.url, status, err)
 	} else {
 		s.regetAfterRenewal()
@@ -247,7 +257,7 @@ func (s *Session) waitRenewed(err error, wait func() error, id []byte) error {
 
 // reinitialize replays initialize and sends notifications/initialized on
 // the new session; it returns the new InitializeResult.
-func (s *Session) reinitialize(initReq []byte) ([]byte, error) {
+func (s *Session) reinitialize(ctx context.Context, initReq []byte) ([]byte, error) {
 	if initReq == nil {
 		return nil, errors.New("it expired before it was initialized")
 	}
@@ -255,7 +265,7 @@ func (s *Session) reinitialize(initReq []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	resp, _, err := s.post(s.ctx, initReq, &m)
+	resp, _, err := s.post(ctx, initReq, &m)
 	if err != nil {
 		return nil, err
 	}
@@ -276,7 +286,7 @@ func (s *Session) reinitialize(initReq []byte) ([]byte, error) {
 	s.mu.Unlock()
 	note := []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	nm, _ := readEnvelope(note)
-	r2, _, err := s.post(s.ctx, note, &nm)
+	r2, _, err := s.post(ctx, note, &nm)
 	if err != nil {
 		return nil, err
 	}

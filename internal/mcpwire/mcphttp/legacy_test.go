@@ -479,3 +479,28 @@ func TestResumeClosedStream(t *testing.T) {
 		t.Fatalf("%d GETs, want the stream's and one resumption", n)
 	}
 }
+
+// A renewal has a time limit: a server that expires the session and then
+// never answers the replayed initialize ends the session with an error
+// saying so, instead of holding the request forever.
+func TestRenewalTimeLimit(t *testing.T) {
+	defer func(d time.Duration) { renewLimit = d }(renewLimit)
+	renewLimit = 500 * time.Millisecond
+	f, inits := expiring(t, "")
+	hang := make(chan struct{})
+	defer close(hang)
+	f.set(key{"POST", "", "initialize"}, func(w http.ResponseWriter, r *got) {
+		if inits.Add(1) > 1 {
+			<-hang // the replayed initialize: no answer
+			return
+		}
+		jsonAnswer(200, map[string]string{"Mcp-Session-Id": "s1"}, initAnswer)(w, r)
+	})
+	r := newRecorder()
+	s := open(t, f, r, r.sink(), Hooks{})
+	handshake(t, s, r)
+	s.Send(request(1, "tools/list", ""))
+	if err := r.end(t); err == nil || !strings.Contains(err.Error(), "no new session within 500ms") {
+		t.Fatalf("ended with %v, want the renewal's time limit", err)
+	}
+}

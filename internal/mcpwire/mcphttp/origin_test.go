@@ -250,6 +250,9 @@ func TestSignInClient(t *testing.T) {
 		{remote, "127.0.0.1", "this machine is reachable only"},
 		{remote, "192.168.1.1", "non-public address"},
 		{remote, "fe80::1", "non-public address"},
+		{remote, "fd00::1%eth0", "non-public address"}, // a zoned literal, judged like fd00::1
+		{remote, "fe80::1%eth0", "non-public address"},
+		{remote, "::1%lo", "this machine is reachable only"},
 		{local, "localhost", ""},
 		{local, "::1", ""},
 		{local, "10.0.0.1", "non-public address"},

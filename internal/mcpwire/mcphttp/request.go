@@ -60,7 +60,7 @@ func (s *Session) request(ctx context.Context, msg []byte, m *envelope) {
 // reached, refused the credentials, or its session could not be renewed).
 func (s *Session) exchange(ctx context.Context, msg []byte, m *envelope, reopen bool, rp *resumePoint) (answered bool, err error) {
 	resp, sid, err := s.post(ctx, msg, m)
-	if err == nil && resp.StatusCode == http.StatusUnauthorized && s.reauthorize(ctx, resp.Request.Header.Get("Authorization")) {
+	if err == nil && resp.StatusCode == http.StatusUnauthorized && s.reauthorize(ctx, resp.Request.Header.Get("Authorization"), resp.Header.Get("WWW-Authenticate")) {
 		drain(resp.Body)
 		resp, sid, err = s.post(ctx, msg, m)
 	}
@@ -79,6 +79,8 @@ func (s *Session) exchange(ctx context.Context, msg []byte, m *envelope, reopen 
 	defer drain(resp.Body)
 	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	switch {
+	case resp.StatusCode == http.StatusForbidden && wantsCredentials(resp) && s.stepUp(resp, m):
+		return true, nil
 	case wantsCredentials(resp):
 		return false, authError(s.url, resp)
 	case resp.StatusCode < 200 || resp.StatusCode > 299:
@@ -306,4 +308,17 @@ func (s *Session) resume(ctx context.Context, m *envelope, rp resumePoint) bool 
 		}
 	}
 	return false
+}
+
+// stepUp leaves a request the server refused with 403 Unanswered with
+// Hooks.StepUp's error, when it gives one (the session goes on).
+func (s *Session) stepUp(resp *http.Response, m *envelope) bool {
+	if s.hooks.StepUp == nil {
+		return false
+	}
+	err := s.hooks.StepUp(resp.Header.Get("WWW-Authenticate"))
+	if err != nil {
+		s.sink.Unanswered(m.id, err)
+	}
+	return err != nil
 }

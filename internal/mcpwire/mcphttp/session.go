@@ -80,9 +80,14 @@ type Hooks struct {
 	// broke; what changed meanwhile was not announced.
 	Relistened func()
 	// Reauth gives a new Authorization value after the server refused the
-	// one sent (HTTP 401); without it, or when it fails, the session ends
-	// with an *AuthError.
-	Reauth func(ctx context.Context, refused string) (string, error)
+	// one sent (HTTP 401; challenge is its WWW-Authenticate); without it,
+	// or when it fails, the session ends with an *AuthError.
+	Reauth func(ctx context.Context, refused, challenge string) (string, error)
+	// StepUp: the server refused a request with 403 (challenge: its
+	// WWW-Authenticate). A non-nil error leaves that request Unanswered
+	// with it and the session goes on (a call that needs a wider OAuth
+	// scope); nil, or no hook, ends the session with an *AuthError.
+	StepUp func(challenge string) error
 }
 
 // Session is a Streamable HTTP session with one server, in either era:
@@ -318,7 +323,7 @@ func (s *Session) send(msg []byte, m *envelope) error {
 			renewed = true
 			continue
 		}
-		if resp.StatusCode == http.StatusUnauthorized && !reauthed && s.reauthorize(ctx, resp.Request.Header.Get("Authorization")) {
+		if resp.StatusCode == http.StatusUnauthorized && !reauthed && s.reauthorize(ctx, resp.Request.Header.Get("Authorization"), resp.Header.Get("WWW-Authenticate")) {
 			drain(resp.Body)
 			reauthed = true
 			continue
@@ -391,7 +396,7 @@ func (s *Session) setHeaders(h http.Header, sid string) {
 // reauthorize replaces the Authorization header after the server refused
 // sent (the value a request carried); false when it cannot (no Reauth, or
 // it failed: the session then ends with the 401).
-func (s *Session) reauthorize(ctx context.Context, sent string) bool {
+func (s *Session) reauthorize(ctx context.Context, sent, challenge string) bool {
 	if s.hooks.Reauth == nil {
 		return false
 	}
@@ -403,7 +408,7 @@ func (s *Session) reauthorize(ctx context.Context, sent string) bool {
 	if now != sent { // another request refreshed it meanwhile
 		return true
 	}
-	v, err := s.hooks.Reauth(ctx, sent)
+	v, err := s.hooks.Reauth(ctx, sent, challenge)
 	if err != nil {
 		if s.note != nil {
 			s.note(err.Error())

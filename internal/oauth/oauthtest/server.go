@@ -2,7 +2,6 @@ package oauthtest
 
 import (
 	"crypto/rand"
-	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"net/http"
@@ -19,27 +18,59 @@ type Server struct {
 	HTTP     *httptest.Server
 	Resource string // the MCP endpoint: HTTP.URL + "/mcp"
 
-	mu       sync.Mutex
-	issuer   string            // current issuer path: "/as" or "/as2"
-	codes    map[string]grant  // code → what was asked
-	access   map[string]string // access token → issuer path
-	refresh  map[string]string // refresh token → issuer path
-	Logins   int
-	Refreshs int
+	mu      sync.Mutex
+	issuer  string           // current issuer path: "/as" or "/as2"
+	codes   map[string]grant // code → what was asked
+	access  map[string]grant // access token → its grant
+	refresh map[string]grant // refresh token → its grant
+	clients map[string]client
+	// Counters and what was asked, for tests to read after a command ran.
+	Logins, Refreshs int
+	AuthRequests     []url.Values // every authorization request's query
+	TokenAuth        []string     // how each token request authenticated: none, client_secret_basic, client_secret_post
 
 	// Knobs, set before use.
-	IssuerOverride string // metadata claims this issuer
+	Knobs Knobs
+}
+
+// Knobs make the server behave one way or another (each documented as the
+// behaviour it stands for).
+type Knobs struct {
+	IssuerOverride string // the metadata claims this issuer
 	NoS256         bool
 	AuthEndpoint   string // overrides the authorization_endpoint
 	BadState       bool   // the redirect carries a forged state
+
+	PRMAtRoot      bool   // protected-resource metadata only at the origin's root (resource = the origin), and the 401 does not name it (go-sdk's auth example)
+	ChallengeScope string // the 401 names this scope; tokens must carry it
+	CallScope      string // a tools/call needs this scope too: 403 insufficient_scope naming both
+	SendIss        bool   // advertise and send RFC 9207's iss
+	IssValue       string // with SendIss: send this iss instead of the issuer (a mix-up)
+	ResourceOther  string // the metadata names this resource instead
+
+	CIMD           bool     // accept Client ID Metadata Documents (client_id_metadata_document_supported)
+	NoRegistration bool     // no registration_endpoint
+	AuthMethods    []string // token_endpoint_auth_methods_supported (nil: not advertised; clients are public)
+	PreRegistered  [2]string
+	// RegisteredRedirects: the registration answer lists these redirect
+	// URIs instead of the ones asked for (a hostile server).
+	RegisteredRedirects []string
 }
 
-type grant struct{ challenge, resource string }
+type grant struct {
+	challenge, resource, issuer, client string
+	scopes                              []string
+}
+
+type client struct {
+	secret, method string
+	redirects      []string
+}
 
 // New starts the server; backend ("" for none) is the real MCP server the
 // front forwards authorized requests to.
 func New(t testing.TB, backend string) *Server {
-	s := &Server{issuer: "/as", codes: map[string]grant{}, access: map[string]string{}, refresh: map[string]string{}}
+	s := &Server{issuer: "/as", codes: map[string]grant{}, access: map[string]grant{}, refresh: map[string]grant{}, clients: map[string]client{}}
 	var rp *httputil.ReverseProxy
 	if backend != "" {
 		bu, _ := url.Parse(backend)
@@ -72,20 +103,46 @@ func (s *Server) MoveIssuer() {
 func (s *Server) ExpireAccess() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.access = map[string]string{}
+	s.access = map[string]grant{}
+}
+
+// resourceID is the resource the metadata names.
+func (s *Server) resourceID() string {
+	switch {
+	case s.Knobs.ResourceOther != "":
+		return s.Knobs.ResourceOther
+	case s.Knobs.PRMAtRoot:
+		return s.HTTP.URL
+	}
+	return s.Resource
 }
 
 // resource is the MCP endpoint: a valid bearer token of the current
-// issuer, or 401 with the protected-resource metadata.
+// issuer with the scopes asked for, or 401 (403 for a missing scope) with
+// the protected-resource metadata.
 func (s *Server) resource(w http.ResponseWriter, r *http.Request, rp *httputil.ReverseProxy) {
 	auth := r.Header.Get("Authorization")
 	s.mu.Lock()
-	iss, ok := s.access[strings.TrimPrefix(auth, "Bearer ")]
-	ok = ok && iss == s.issuer && strings.HasPrefix(auth, "Bearer ")
+	g, ok := s.access[strings.TrimPrefix(auth, "Bearer ")]
+	ok = ok && g.issuer == s.issuer && strings.HasPrefix(auth, "Bearer ")
+	k := s.Knobs
 	s.mu.Unlock()
-	if !ok {
-		w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token", resource_metadata="`+s.HTTP.URL+`/.well-known/oauth-protected-resource/mcp"`)
+	meta := ` resource_metadata="` + s.HTTP.URL + `/.well-known/oauth-protected-resource/mcp"`
+	if k.PRMAtRoot {
+		meta = ""
+	}
+	scope := ""
+	if k.ChallengeScope != "" {
+		scope = ` scope="` + k.ChallengeScope + `",`
+	}
+	if !ok || (k.ChallengeScope != "" && !has(g.scopes, k.ChallengeScope)) {
+		w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token",`+scope+meta)
 		http.Error(w, "unauthorized", http.StatusUnauthorized)
+		return
+	}
+	if k.CallScope != "" && isCall(r) && !has(g.scopes, k.CallScope) {
+		w.Header().Set("WWW-Authenticate", `Bearer error="insufficient_scope", scope="`+strings.TrimSpace(k.ChallengeScope+" "+k.CallScope)+`",`+meta)
+		http.Error(w, "insufficient scope", http.StatusForbidden)
 		return
 	}
 	if rp == nil {
@@ -93,6 +150,37 @@ func (s *Server) resource(w http.ResponseWriter, r *http.Request, rp *httputil.R
 		return
 	}
 	rp.ServeHTTP(w, r)
+}
+
+// isCall peeks at a POST body for a tools/call (and puts it back).
+func isCall(r *http.Request) bool {
+	if r.Method != http.MethodPost || r.Body == nil {
+		return false
+	}
+	var b strings.Builder
+	buf := make([]byte, 4096)
+	for b.Len() < 1<<20 {
+		n, err := r.Body.Read(buf)
+		b.Write(buf[:n])
+		if err != nil {
+			break
+		}
+	}
+	r.Body = readCloser{strings.NewReader(b.String())}
+	return strings.Contains(b.String(), `"tools/call"`)
+}
+
+type readCloser struct{ *strings.Reader }
+
+func (readCloser) Close() error { return nil }
+
+func has(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
 }
 
 func token() string {
@@ -111,67 +199,50 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, rp *httputil.Reve
 	js := func(v any) { w.Header().Set("Content-Type", "application/json"); json.NewEncoder(w).Encode(v) }
 	base := s.HTTP.URL
 	switch p := r.URL.Path; {
-	case p == "/.well-known/oauth-protected-resource/mcp":
-		js(map[string]any{"resource": s.Resource, "authorization_servers": []string{base + s.issuer}, "scopes_supported": []string{"mcp"}})
+	case p == "/.well-known/oauth-protected-resource/mcp" && !s.Knobs.PRMAtRoot,
+		p == "/.well-known/oauth-protected-resource" && s.Knobs.PRMAtRoot:
+		js(map[string]any{"resource": s.resourceID(), "authorization_servers": []string{base + s.issuer}, "scopes_supported": []string{"mcp"}})
 	case p == "/.well-known/oauth-authorization-server/as" || p == "/.well-known/oauth-authorization-server/as2":
-		iss := strings.TrimPrefix(p, "/.well-known/oauth-authorization-server")
-		issuer := base + iss
-		if s.IssuerOverride != "" {
-			issuer = s.IssuerOverride
-		}
-		methods := []string{"S256"}
-		if s.NoS256 {
-			methods = []string{"plain"}
-		}
-		authz := base + iss + "/authorize"
-		if s.AuthEndpoint != "" {
-			authz = s.AuthEndpoint
-		}
-		js(map[string]any{"issuer": issuer, "authorization_endpoint": authz, "token_endpoint": base + iss + "/token",
-			"registration_endpoint": base + iss + "/register", "code_challenge_methods_supported": methods})
-	case strings.HasSuffix(p, "/register"):
-		w.WriteHeader(http.StatusCreated)
-		js(map[string]any{"client_id": "mcpsum-test-client"})
+		js(s.metadata(strings.TrimPrefix(p, "/.well-known/oauth-authorization-server")))
+	case strings.HasSuffix(p, "/register") && !s.Knobs.NoRegistration:
+		s.register(w, r)
 	case strings.HasSuffix(p, "/authorize"):
-		q := r.URL.Query()
-		if q.Get("code_challenge_method") != "S256" || q.Get("client_id") != "mcpsum-test-client" || q.Get("resource") != s.Resource || q.Get("response_type") != "code" {
-			http.Error(w, "bad authorization request", http.StatusBadRequest)
-			return
-		}
-		code := token()
-		s.codes[code] = grant{q.Get("code_challenge"), q.Get("resource")}
-		state := q.Get("state")
-		if s.BadState {
-			state = "forged"
-		}
-		http.Redirect(w, r, q.Get("redirect_uri")+"?"+url.Values{"code": {code}, "state": {state}}.Encode(), http.StatusFound)
+		s.authorize(w, r)
 	case strings.HasSuffix(p, "/token"):
-		r.ParseForm()
-		iss := strings.TrimSuffix(p, "/token")
-		switch r.Form.Get("grant_type") {
-		case "authorization_code":
-			g, ok := s.codes[r.Form.Get("code")]
-			sum := sha256.Sum256([]byte(r.Form.Get("code_verifier")))
-			if !ok || base64.RawURLEncoding.EncodeToString(sum[:]) != g.challenge || r.Form.Get("resource") != g.resource {
-				http.Error(w, `{"error":"invalid_grant"}`, http.StatusBadRequest)
-				return
-			}
-			delete(s.codes, r.Form.Get("code"))
-			s.Logins++
-		case "refresh_token":
-			if s.refresh[r.Form.Get("refresh_token")] != iss || r.Form.Get("resource") != s.Resource {
-				http.Error(w, `{"error":"invalid_grant"}`, http.StatusBadRequest)
-				return
-			}
-			s.Refreshs++
-		default:
-			http.Error(w, `{"error":"unsupported_grant_type"}`, http.StatusBadRequest)
-			return
-		}
-		at, rt := token(), token()
-		s.access[at], s.refresh[rt] = iss, iss
-		js(map[string]any{"access_token": at, "token_type": "Bearer", "expires_in": 3600, "refresh_token": rt})
+		s.token(w, r, strings.TrimSuffix(p, "/token"))
 	default:
 		http.NotFound(w, r)
 	}
+}
+
+// metadata is the RFC 8414 document of the issuer at path iss.
+func (s *Server) metadata(iss string) map[string]any {
+	base := s.HTTP.URL
+	issuer := base + iss
+	if s.Knobs.IssuerOverride != "" {
+		issuer = s.Knobs.IssuerOverride
+	}
+	methods := []string{"S256"}
+	if s.Knobs.NoS256 {
+		methods = []string{"plain"}
+	}
+	authz := base + iss + "/authorize"
+	if s.Knobs.AuthEndpoint != "" {
+		authz = s.Knobs.AuthEndpoint
+	}
+	m := map[string]any{"issuer": issuer, "authorization_endpoint": authz, "token_endpoint": base + iss + "/token",
+		"code_challenge_methods_supported": methods, "scopes_supported": []string{"mcp", "offline_access"}}
+	if !s.Knobs.NoRegistration {
+		m["registration_endpoint"] = base + iss + "/register"
+	}
+	if s.Knobs.AuthMethods != nil {
+		m["token_endpoint_auth_methods_supported"] = s.Knobs.AuthMethods
+	}
+	if s.Knobs.CIMD {
+		m["client_id_metadata_document_supported"] = true
+	}
+	if s.Knobs.SendIss {
+		m["authorization_response_iss_parameter_supported"] = true
+	}
+	return m
 }

@@ -3,6 +3,8 @@ package jsonline
 import (
 	"bytes"
 	"encoding/json"
+
+	"github.com/mcpsum/mcpsum/internal/redact"
 )
 
 // Error is a JSON-RPC error the proxy sends.
@@ -33,7 +35,9 @@ func ErrorLine(id []byte, e *Error) []byte {
 	b = append(b, id...)
 	b = append(b, `,"error":`...)
 	b = AppendJSON(b, e)
-	return append(b, '}')
+	// The proxy's own message may quote what a server sent: a credential
+	// the server reflected is not forwarded to the client.
+	return redact.Bytes(append(b, '}'))
 }
 
 // RequestLine builds a request (id != nil) or a notification.

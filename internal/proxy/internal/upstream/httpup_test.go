@@ -2,6 +2,7 @@ package upstream
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/mcpsum/mcpsum/internal/mcpwire"
 	"github.com/mcpsum/mcpsum/internal/mcpwire/mcphttp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // benchServer is a hand-written stand-in for a server's answers (FAKE:
@@ -137,3 +139,59 @@ func TestHTTPAnswersAndLimits(t *testing.T) {
 		t.Fatalf("ExitError after Stop: %v", err)
 	}
 }
+
+type addIn struct {
+	A int `json:"a"`
+	B int `json:"b"`
+}
+
+// benchGoSDK measures small calls through the upstream to a real go-sdk
+// server in process (its streamable handler): a legacy session with its
+// GET stream, or stateless 2026-07-28 requests.
+func benchGoSDK(b *testing.B, stateless bool) {
+	s := mcp.NewServer(&mcp.Implementation{Name: "b", Version: "1"}, nil)
+	mcp.AddTool(s, &mcp.Tool{Name: "add", Description: "add"}, func(ctx context.Context, req *mcp.CallToolRequest, in addIn) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprint(in.A + in.B)}}}, nil, nil
+	})
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Stateless: stateless})
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	u, err := newUp(srv.URL)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer u.Stop(0, 0)
+	r := bufio.NewReaderSize(u.Messages(), 64<<10)
+	read := func(id string) {
+		for {
+			l, err := r.ReadString('\n')
+			if err != nil {
+				b.Fatal(err)
+			}
+			if strings.Contains(l, `"id":`+id+`,`) || strings.Contains(l, `"id":`+id+`}`) {
+				return
+			}
+		}
+	}
+	meta := ""
+	if !stateless {
+		u.WriteLine([]byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"b","version":"1"}}}`))
+		read("0")
+		u.WriteLine([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`))
+	} else {
+		meta = `,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"b","version":"1"}}`
+	}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		i++
+		id := fmt.Sprint(i)
+		if err := u.WriteLine([]byte(`{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2}` + meta + `}}`)); err != nil {
+			b.Fatal(err)
+		}
+		read(id)
+	}
+}
+
+func BenchmarkGoSDKLegacy(b *testing.B)    { benchGoSDK(b, false) }
+func BenchmarkGoSDKStateless(b *testing.B) { benchGoSDK(b, true) }

@@ -2,10 +2,10 @@ package upstream
 
 import (
 	"io"
+	"sync"
 	"time"
 
 	"github.com/mcpsum/mcpsum/internal/process"
-	"github.com/mcpsum/mcpsum/internal/proxy/internal/jsonline"
 )
 
 // Upstream is the server as the proxy sees it: somewhere to send messages
@@ -34,21 +34,81 @@ type Upstream interface {
 }
 
 // Stdio is a locked command started by pin, spoken to on its stdin and
-// stdout.
+// stdout. Its stdin is a bounded queue (stdin.go): writing to it never
+// blocks, and a server that does not read what waits for it is stopped.
 type Stdio struct {
-	*jsonline.Writer // its stdin
-	proc             *process.Process
+	*stdinQueue
+	proc *process.Process
+
+	mu         sync.Mutex
+	overflowed *OverflowError // why mcpsum stopped it, if it did
 }
 
 // NewStdio speaks to the started process proc.
 func NewStdio(proc *process.Process) *Stdio {
-	return &Stdio{Writer: jsonline.NewWriter(proc.Stdin), proc: proc}
+	s := &Stdio{proc: proc}
+	s.stdinQueue = newStdinQueue(proc.Stdin, s.stopUnread)
+	return s
 }
 
-func (s *Stdio) Messages() io.Reader     { return s.proc.Stdout() }
+// stopUnread stops a server that left too much unread: at once, SIGTERM
+// then SIGKILL a second later. Its stdout then ends, and the proxy fails
+// the session with ExitError, which says why.
+func (s *Stdio) stopUnread(e *OverflowError) {
+	e.Server = s.proc.Name()
+	s.mu.Lock()
+	s.overflowed = e
+	s.mu.Unlock()
+	go s.proc.StopTerm(0, time.Second)
+}
+
 func (s *Stdio) Exited() <-chan struct{} { return s.proc.Done() }
-func (s *Stdio) ExitError() error        { return s.proc.ExitError() }
-func (s *Stdio) StderrTail() []string    { return s.proc.StderrTail() }
+
+// Messages is the server's stdout; once mcpsum stopped the server for not
+// reading, a read returns the *OverflowError instead of what it wrote.
+func (s *Stdio) Messages() io.Reader { return stdout{s} }
+
+type stdout struct{ s *Stdio }
+
+func (r stdout) Read(b []byte) (int, error) {
+	if e := r.s.stopped(); e != nil {
+		return 0, e
+	}
+	n, err := r.s.proc.Stdout().Read(b)
+	if e := r.s.stopped(); e != nil {
+		return 0, e
+	}
+	return n, err
+}
+
+func (s *Stdio) stopped() *OverflowError {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.overflowed
+}
+
+func (s *Stdio) StderrTail() []string { return s.proc.StderrTail() }
+
+// ExitError says why the server can no longer answer (nil while it runs):
+// its exit, after what mcpsum stopped it for if it did.
+func (s *Stdio) ExitError() error {
+	var exit error
+	if e := s.proc.ExitError(); e != nil {
+		exit = e
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.overflowed != nil {
+		e := *s.overflowed
+		e.Exit = exit
+		return &e
+	}
+	return exit
+}
+
+// Stop lets what waits for the server be written (within grace), then
+// stops it as process.StopTerm does.
 func (s *Stdio) Stop(grace, termGrace time.Duration) error {
+	s.drain(grace)
 	return s.proc.StopTerm(grace, termGrace)
 }
