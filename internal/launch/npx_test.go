@@ -1,9 +1,14 @@
 package launch
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
+
+	"github.com/mcpsum/mcpsum/pkg/lockfile"
 )
 
 // The locked npx commands mcpsum installs itself, and the folder of npx's
@@ -58,5 +63,39 @@ func TestNpxState(t *testing.T) {
 	os.Mkdir(filepath.Join(dir, "concurrency.lock"), 0o755)
 	if s := run.state(dir); s != npxBusy {
 		t.Fatalf("npm's lock: %v", s)
+	}
+}
+
+// A failed install names the install-time variables set for mcpsum that it
+// did not see (install-script kinds such as PUPPETEER_SKIP_DOWNLOAD, and
+// any its output mentions), never their values, with the lock command that
+// passes them; npm's configuration, proxies and certificates it saw.
+func TestInstallVariables(t *testing.T) {
+	t.Setenv("PUPPETEER_SKIP_DOWNLOAD", "value-not-shown")
+	t.Setenv("MY_TOKEN_VAR", "x")
+	t.Setenv("UNRELATED_VAR", "y")
+	t.Setenv("npm_config_registry", "http://registry.invalid/")
+	t.Setenv("HTTPS_PROXY", "http://proxy.invalid/")
+	env := InstallEnv([]string{"LANG"})
+	for _, want := range []string{"npm_config_registry=http://registry.invalid/", "HTTPS_PROXY=http://proxy.invalid/"} {
+		if !slices.Contains(env, want) {
+			t.Errorf("the install's environment lacks %s: %v", want, env)
+		}
+	}
+	if slices.ContainsFunc(env, func(kv string) bool { return strings.HasPrefix(kv, "PUPPETEER_") }) {
+		t.Errorf("the install saw a variable it was not given: %v", env)
+	}
+	entry := &lockfile.Server{Command: []string{"npx", "-y", "desktop-commander@1.0.0"}, EnvPassthrough: []string{"LANG"}}
+	ie := &InstallError{Packages: []string{"desktop-commander@1.0.0"}, Log: "/x.log", Err: errors.New("exit status 1"), Output: "npm error: MY_TOKEN_VAR is not set"}
+	err := Explain("dc", entry, Options{Lockfile: "/p/mcp.lock"}, ie)
+	msg := err.Error()
+	var se *StartError
+	if !errors.As(err, &se) || len(se.Hints) != 1 {
+		t.Fatalf("no hint: %v", err)
+	}
+	hint := se.Hints[0]
+	want := "mcpsum lock --lockfile /p/mcp.lock --name dc --env LANG --env MY_TOKEN_VAR --env PUPPETEER_SKIP_DOWNLOAD -- npx -y desktop-commander@1.0.0"
+	if !strings.Contains(hint, want) || strings.Contains(hint, "UNRELATED_VAR") || strings.Contains(msg+hint, "value-not-shown") {
+		t.Fatalf("hint %q, want the lock command %q", hint, want)
 	}
 }
