@@ -30,7 +30,7 @@ import (
 // upload-sarif records the file it would upload.
 type actionRunner struct {
 	t         *testing.T
-	repo      string            // GITHUB_ACTION_PATH: the action's checkout
+	repo      string            // GITHUB_ACTION_PATH: the action's checkout (as a runner unpacks it: …/_actions/OWNER/REPO/REF)
 	workspace string            // GITHUB_WORKSPACE: the user's repository
 	temp      string            // RUNNER_TEMP
 	cache     string            // the stand-in cache service's storage
@@ -359,7 +359,17 @@ func str(v any) string {
 // fails on drift; with the version input, the checksum-verified release
 // instead of a build; without Go, a build error that says what to add.
 func TestActionStepsAsARunnerRunsThem(t *testing.T) {
-	repo, _ := filepath.Abs("..")
+	checkout, _ := filepath.Abs("..")
+	// A runner unpacks `uses: mcpsum/mcpsum@v0.9.1` at
+	// _actions/mcpsum/mcpsum/v0.9.1, with no .git: the build reports that
+	// ref as its version, never devel.
+	repo := filepath.Join(t.TempDir(), "_actions", "mcpsum", "mcpsum", "v0.9.1")
+	if err := os.MkdirAll(filepath.Dir(repo), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(checkout, repo); err != nil {
+		t.Fatal(err)
+	}
 	workspace := t.TempDir()
 	serverScript(t, workspace)
 	mustLock(t, workspace, nil, "--name", "srv", "--", "sh", "srv.sh")
@@ -377,7 +387,7 @@ func TestActionStepsAsARunnerRunsThem(t *testing.T) {
 		!has(cold, "Save the build for later runs") || has(cold, "Install mcpsum  (checksum verified)") {
 		t.Fatalf("first run: failed %v, outputs %v, steps %q\n%s", cold.failed, cold.outputs, cold.ran, cold.log.String())
 	}
-	if !strings.Contains(cold.log.String(), "mcpsum: built in ") || !strings.Contains(cold.summary, "✅") {
+	if !strings.Contains(cold.log.String(), "mcpsum: built in ") || !strings.Contains(cold.log.String(), "\nmcpsum v0.9.1 (go") || !strings.Contains(cold.summary, "✅") {
 		t.Errorf("first run did not build, or its summary lacks the verdict:\n%s\n%s", cold.log.String(), cold.summary)
 	}
 	if len(cold.uploaded) != 1 {

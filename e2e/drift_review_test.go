@@ -90,7 +90,7 @@ func TestLockAcceptDescriptive(t *testing.T) {
 		t.Errorf("lock --accept descriptive with an added tool: exit %d\n%s", code, stderr)
 	}
 	_, stderr, code = mcpsum(t, dir, nil, "lock", "--accept", "descriptive", "--name", "srv", "--", "sh", "srv.sh")
-	if code != 2 || !strings.Contains(stderr, "give no command (mcpsum lock --accept descriptive --name NAME)") {
+	if code != 2 || !strings.Contains(stderr, "it takes no command\nmcpsum: hint: mcpsum lock --accept descriptive --name NAME\n") {
 		t.Errorf("lock --accept with a command: exit %d, want 2 and the form to use\n%s", code, stderr)
 	} // that form ran above
 	if _, stderr, code := mcpsum(t, dir, nil, "lock", "--accept", "wording"); code != 2 || !strings.Contains(stderr, "--accept \"wording\"") && !strings.Contains(stderr, "--accept wording") {

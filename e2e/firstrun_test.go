@@ -313,7 +313,8 @@ func TestLockInterruptedAfterOneFinished(t *testing.T) {
 	cmd.Process.Signal(syscall.SIGINT)
 	cmd.Wait()
 	out := stderr.String()
-	if !strings.Contains(out, "mcpsum: lock interrupted (interrupt signal received): mcp.lock was rewritten with the servers that finished before it (see 'git diff HEAD -- mcp.lock')") {
+	if !strings.Contains(out, "mcpsum: lock interrupted (interrupt signal received): mcp.lock was rewritten with the servers that finished before it") ||
+		!strings.Contains(out, "\nmcpsum: hint: see what changed: git diff HEAD -- mcp.lock\n") {
 		t.Errorf("lock interrupted after one server finished:\n%s", out)
 	}
 	if _, stderr, code := mcpsum(t, dir, nil, "verify", "--offline"); code != 0 {

@@ -70,8 +70,9 @@ func TestImportUndoTwoFilesAfterTheClientRewrote(t *testing.T) {
 	if code != 0 || string(mustRead(t, mcpJSON)) != projSrc {
 		t.Fatalf("undo of the rest: exit %d\n%s%s", code, out, stderr)
 	}
+	// A second undo: nothing left (no record, no entry runs the proxy), exit 0.
 	out, stderr, code = mcpsum(t, proj, env, "import", "--undo", "--client", "claude-code")
-	if code == 0 || !strings.Contains(stderr, "no Claude Code config has a record of an mcpsum --write") {
+	if code != 0 || !strings.Contains(out, "nothing left to undo: mcpsum has no record of writing ") || stderr != "" {
 		t.Errorf("undo with nothing left: exit %d\n%s%s", code, out, stderr)
 	}
 }

@@ -191,56 +191,136 @@ func TestReadmeCommandsMatchHelp(t *testing.T) {
 		}
 	}
 
-	// Every page: README.md and docs/*.md.
+}
+
+// Every mcpsum and mcpsum-log command line the pages show (README.md and
+// docs/*.md: lines of code blocks, and inline `mcpsum …` spans) names a
+// command the binary has, and only flags that command's -h lists, as
+// TestReadmeTour runs the tour: the docs cannot promise a command or a
+// flag the binary does not have. A code line that starts with "mcpsum" but
+// is a message mcpsum prints is named in messages.
+func TestDocsCommandsExist(t *testing.T) {
+	messages := []string{"mcpsum refused this call"}
+	helps := map[string]cmdHelp{}
+	helpOf := func(words []string) cmdHelp {
+		key := strings.Join(words, " ")
+		if h, ok := helps[key]; ok {
+			return h
+		}
+		out, stderr, code := mcpsum(t, t.TempDir(), nil, append(slices.Clone(words), "-h")...)
+		if code != 0 || stderr != "" {
+			t.Errorf("mcpsum %s -h: exit %d, stderr %q", key, code, stderr)
+		}
+		h := parseHelp(out)
+		helps[key] = h
+		return h
+	}
+	logHelp := logCommands(t)
 	pages, _ := filepath.Glob(filepath.Join("..", "docs", "*.md"))
 	if len(pages) < 9 {
 		t.Fatalf("docs/ holds %d pages; the README links nine or more", len(pages))
 	}
 	pages = append(pages, filepath.Join("..", "README.md"))
-	checked := 0
+	commands, flags := 0, 0
 	for _, page := range pages {
 		b, err := os.ReadFile(page)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, use := range mcpsumUses(string(b)) {
-			f := strings.Fields(use)
-			cmd := f[1]
-			if cmd == "fleet" && len(f) > 2 {
-				cmd += " " + f[2]
+			where := fmt.Sprintf("%s: %q", filepath.Base(page), use)
+			if slices.ContainsFunc(messages, func(m string) bool { return strings.HasPrefix(use, m) }) {
+				continue
 			}
-			if _, ok := readme[cmd]; !ok {
-				continue // prose that starts with "mcpsum" (a refusal message)
+			f := strings.Fields(strings.Split(strings.Split(use, " -- ")[0], "#")[0])
+			if f[0] == "mcpsum-log" {
+				defined, ok := logHelp[f[1]]
+				if !ok {
+					t.Errorf("%s: mcpsum-log has no command %q", where, f[1])
+					continue
+				}
+				commands++
+				for _, fl := range flagsOf([]string{use}) {
+					flags++
+					if !defined[fl] {
+						t.Errorf("%s uses %s, which 'mcpsum-log %s -h' does not list", where, fl, f[1])
+					}
+				}
+				continue
 			}
-			if cmd == "taint" && len(f) > 2 && (f[2] == "list" || f[2] == "reset") {
-				cmd += " " + f[2]
+			words := f[1:]
+			if len(words) > 0 && (words[0] == "--version" || words[0] == "-version") {
+				continue
 			}
-			h := helpOf(cmd)
+			if len(words) > 0 && words[0] == "help" {
+				words = words[1:]
+			}
+			path := []string{}
+			h := helpOf(path)
+			for len(words) > 0 && regexp.MustCompile(`^[a-z][a-z-]*$`).MatchString(words[0]) && len(h.commands) > 0 {
+				if !slices.Contains(h.commands, words[0]) {
+					t.Errorf("%s: 'mcpsum %s' has no command %q (it has %v)", where, strings.Join(path, " "), words[0], h.commands)
+					break
+				}
+				path, words = append(path, words[0]), words[1:]
+				h = helpOf(path)
+			}
+			commands++
 			for _, fl := range flagsOf([]string{use}) {
-				checked++
+				flags++
 				if !h.defined[fl] {
-					t.Errorf("%s: %q uses %s, which 'mcpsum %s -h' does not list", filepath.Base(page), use, fl, cmd)
+					t.Errorf("%s uses %s, which 'mcpsum %s -h' does not list", where, fl, strings.Join(path, " "))
 				}
 			}
 		}
 	}
-	if checked < 50 {
-		t.Errorf("checked only %d flag uses across the pages", checked)
+	if commands < 100 || flags < 50 {
+		t.Errorf("checked only %d command lines and %d flag uses across the pages", commands, flags)
 	}
 }
 
+// logCommands are mcpsum-log's commands (its usage) and, for each, the
+// flags its -h lists.
+func logCommands(t *testing.T) map[string]map[string]bool {
+	out, err := exec.Command(bin.log, "-h").CombinedOutput()
+	if err != nil {
+		t.Fatalf("mcpsum-log -h: %v\n%s", err, out)
+	}
+	cmds := map[string]map[string]bool{}
+	for _, m := range regexp.MustCompile(`(?m)^  mcpsum-log (\w+)`).FindAllStringSubmatch(string(out), -1) {
+		help, _ := exec.Command(bin.log, m[1], "-h").CombinedOutput() // exit 2 after the flags' help
+		cmds[m[1]] = map[string]bool{}
+		for _, f := range regexp.MustCompile(`(?m)^\s+-([a-z][a-z-]*)`).FindAllStringSubmatch(string(help), -1) {
+			cmds[m[1]]["--"+f[1]] = true
+		}
+	}
+	if len(cmds) < 4 || len(cmds["add"]) < 3 {
+		t.Fatalf("mcpsum-log's commands and flags: %v\n%s", cmds, out)
+	}
+	return cmds
+}
+
 type cmdHelp struct {
-	usage   []string
-	defined map[string]bool
+	usage    []string
+	defined  map[string]bool
+	commands []string // its subcommands
 }
 
 func parseHelp(help string) cmdHelp {
+	_, cmds, _ := strings.Cut(help, "\nCommands:\n")
+	cmds, _, _ = strings.Cut(cmds, "\n\n")
+	var commands []string
+	for _, l := range strings.Split(cmds, "\n") {
+		if f := strings.Fields(l); strings.HasPrefix(l, "  ") && !strings.HasPrefix(l, "   ") && len(f) > 0 {
+			commands = append(commands, f[0])
+		}
+	}
 	usage, flagsPart, _ := strings.Cut(help, "\nFlags")
 	_, usage, _ = strings.Cut(usage, "Usage:\n")
 	usage, _, _ = strings.Cut(usage, "\n\n")
-	h := cmdHelp{usage: strings.Split(usage, "\n"), defined: map[string]bool{}}
+	h := cmdHelp{usage: strings.Split(usage, "\n"), defined: map[string]bool{}, commands: commands}
 	for _, l := range strings.Split(flagsPart, "\n") {
-		if f := strings.Fields(l); len(f) > 0 && strings.HasPrefix(f[0], "--") {
+		if f := strings.Fields(l); strings.HasPrefix(l, "  --") {
 			h.defined[f[0]] = true
 		}
 	}
@@ -255,7 +335,7 @@ func flagsOf(lines []string) []string {
 	var fs []string
 	for _, l := range lines {
 		l, _, _ = strings.Cut(l, "#") // comments name no flags
-		l, _, _ = strings.Cut(l, "|")
+		l = cutPipe(l)
 		l, _, _ = strings.Cut(l, " -- ")
 		l = strings.TrimSuffix(l, " --")
 		fs = append(fs, flagRe.FindAllString(l, -1)...)
@@ -278,7 +358,7 @@ func mcpsumUses(page string) []string {
 		}
 		if inBlock {
 			l = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(l), "$ "))
-			if strings.HasPrefix(l, "mcpsum ") {
+			if strings.HasPrefix(l, "mcpsum ") || strings.HasPrefix(l, "mcpsum-log ") {
 				uses = append(uses, l)
 			}
 			continue
@@ -290,4 +370,23 @@ func mcpsumUses(page string) []string {
 	return uses
 }
 
-var inlineUse = regexp.MustCompile("`(mcpsum [a-z-][^`]*)`")
+var inlineUse = regexp.MustCompile("`(mcpsum(?:-log)? [a-z-][^`]*)`")
+
+// cutPipe cuts a shell line at its first pipe; a "|" inside [ ] or ( ) is
+// a usage line's alternative ("[--client NAME | FILE]"), not a pipe.
+func cutPipe(l string) string {
+	depth := 0
+	for i, r := range l {
+		switch r {
+		case '[', '(':
+			depth++
+		case ']', ')':
+			depth--
+		case '|':
+			if depth == 0 {
+				return l[:i]
+			}
+		}
+	}
+	return l
+}

@@ -4,14 +4,16 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
 
-// A server that fails for want of a variable mcpsum withholds (LANG here;
-// postgres fails so without USER) gets a hint naming the common variables
-// set for mcpsum but withheld, never their values, and the lock command
-// with the --env to add; that command, run as printed, locks it.
+// A server that fails for want of a variable mcpsum withholds, and says
+// so (LANG here; postgres fails so without USER), gets a hint naming that
+// variable, never its value (nor the other withheld ones it did not name),
+// and the lock command with the --env to add; that command, run as
+// printed, locks it.
 func TestLockWithheldEnvHint(t *testing.T) {
 	dir := t.TempDir()
 	const value = "xx_NOT-SHOWN.UTF-8"
@@ -23,15 +25,94 @@ func TestLockWithheldEnvHint(t *testing.T) {
 	if strings.Contains(stderr, value) || strings.Contains(stderr, "e2e-user-not-shown") {
 		t.Errorf("a withheld variable's value was shown:\n%s", stderr)
 	}
-	_, next, ok := strings.Cut(stderr, "lock it with the ones it needs: ")
-	next, _, _ = strings.Cut(next, "\n")
+	next := hintCommand(t, stderr, "lock it with the ones it needs: ")
 	args := strings.Fields(next)
-	if !ok || len(args) < 2 || args[0] != "mcpsum" || !strings.Contains(next, "--env LANG") || !strings.Contains(next, "--env USER") {
-		t.Fatalf("no lock command with --env LANG and --env USER in:\n%s", stderr)
+	if len(args) < 2 || args[0] != "mcpsum" || !strings.Contains(next, "--env LANG") || strings.Contains(next, "--env USER") {
+		t.Fatalf("want a lock command with --env LANG alone in:\n%s", stderr)
 	}
 	if _, stderr, code := mcpsum(t, dir, env, args[1:]...); code != 0 {
 		t.Fatalf("the suggested %q: exit %d\n%s", next, code, stderr)
 	}
+}
+
+// hintCommand returns what follows lead on a "hint:" line of out, the
+// line's first such; the test fails when there is none.
+func hintCommand(t *testing.T, out, lead string) string {
+	t.Helper()
+	for _, l := range strings.Split(out, "\n") {
+		if _, h, ok := strings.Cut(l, "hint: "); ok {
+			if _, cmd, ok := strings.Cut(h, lead); ok {
+				return cmd
+			}
+		}
+	}
+	t.Fatalf("no hint line with %q in:\n%s", lead, out)
+	return ""
+}
+
+// The likeliest CI failure: a project whose server is a Node package in
+// its node_modules, checked out afresh (node_modules is never committed).
+// Node fails with MODULE_NOT_FOUND; verify and lock name the project's
+// install command (npm ci), not --env advice that would change the
+// committed lock and fix nothing; lock leaves mcp.lock as it was; the
+// command, run as printed, makes verify pass. (The package is a local
+// file: dependency wrapping the real server-memory, so npm ci needs no
+// network.)
+func TestNodeModulesMissingHint(t *testing.T) {
+	proj := t.TempDir()
+	vendor := filepath.Join(proj, "vendor", "memsrv")
+	writeFiles(t, map[string]string{
+		filepath.Join(vendor, "package.json"): `{"name":"memsrv","version":"1.0.0","type":"module","main":"index.js"}`,
+		filepath.Join(vendor, "index.js"):     "import " + strconv.Quote(npmServer(t, "server-memory")) + ";\n",
+		filepath.Join(proj, "package.json"):   `{"name":"proj","private":true,"dependencies":{"memsrv":"file:./vendor/memsrv"}}`,
+	})
+	npmEnv := append(os.Environ(), "npm_config_offline=true", "npm_config_audit=false", "npm_config_fund=false", "npm_config_update_notifier=false")
+	sh := func(script string) {
+		t.Helper()
+		cmd := exec.Command("sh", "-c", script)
+		cmd.Dir, cmd.Env = proj, npmEnv
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v\n%s", script, err, out)
+		}
+	}
+	sh("npm install")
+	env := []string{"LANG=C.UTF-8", "NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt"}
+	mustLock(t, proj, env, "--name", "mem", "--", "node", "node_modules/memsrv/index.js")
+	locked, _ := os.ReadFile(filepath.Join(proj, "mcp.lock"))
+	sh("rm -rf node_modules") // a fresh clone
+
+	stdout, _, code := mcpsum(t, proj, env, "verify")
+	install := hintCommand(t, stdout, "install them, then run mcpsum again: ")
+	if code != 3 || install != "cd "+proj+" && npm ci" || strings.Contains(stdout, "--env") {
+		t.Fatalf("verify without node_modules: exit %d, want the hint %q and no --env advice:\n%s", code, "cd "+proj+" && npm ci", stdout)
+	}
+	_, stderr, code := mcpsum(t, proj, env, "lock")
+	if code != 3 || hintCommand(t, stderr, "install them, then run mcpsum again: ") != install || strings.Contains(stderr, "--env") {
+		t.Errorf("re-lock without node_modules: exit %d\n%s", code, stderr)
+	}
+	if now, _ := os.ReadFile(filepath.Join(proj, "mcp.lock")); string(now) != string(locked) {
+		t.Errorf("a failed re-lock changed mcp.lock")
+	}
+	sh(install)
+	if stdout, _, code := mcpsum(t, proj, env, "verify"); code != 0 {
+		t.Errorf("verify after %q: exit %d\n%s", install, code, stdout)
+	}
+}
+
+// A server that fails because a file or folder it was given is not there
+// (server-filesystem's allowed folder) is told that path, not --env advice;
+// once the folder is created, as the hint says, it locks.
+func TestMissingPathHint(t *testing.T) {
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "shared", "docs")
+	_, stderr, code := mcpsum(t, dir, []string{"LANG=C.UTF-8"}, "lock", "--name", "fs", "--", "node", npmServer(t, "server-filesystem"), missing)
+	if code != 3 || !strings.Contains(stderr, "hint: the server looked for "+missing+", which does not exist here: create it") || strings.Contains(stderr, "--env") {
+		t.Fatalf("lock of server-filesystem with a missing folder: exit %d\n%s", code, stderr)
+	}
+	if err := os.MkdirAll(missing, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	mustLock(t, dir, nil, "--name", "fs", "--", "node", npmServer(t, "server-filesystem"), missing)
 }
 
 // A server slower to start than --start-timeout-secs (a cold npx
@@ -49,7 +130,7 @@ func TestSlowStartOnceWithHint(t *testing.T) {
 	slow := []string{"GOSRV_START_DELAY=4s"}
 	before := count()
 	stdout, _, code := mcpsum(t, dir, slow, "verify", "--start-timeout-secs", "1", "--timeout-secs", "1")
-	if code != 3 || !strings.Contains(stdout, "give it more time with --start-timeout-secs") {
+	if code != 3 || !strings.Contains(stdout, "give it more time: --start-timeout-secs") {
 		t.Fatalf("verify of a slow server: exit %d\n%s", code, stdout)
 	}
 	if n := count() - before; n != 1 {
@@ -131,5 +212,18 @@ func TestBrokenUpstreamNpxHint(t *testing.T) {
 	if code != 3 || !strings.Contains(stderr, "is complete (its package.json is there), yet a file it needs is missing") ||
 		!strings.Contains(stderr, "@modelcontextprotocol/sdk") || strings.Contains(stderr, "rm -rf") || strings.Contains(stderr, "half-installed") {
 		t.Fatalf("lock of a server whose finished npx install lacks a file: exit %d\n%s", code, stderr)
+	}
+}
+
+// writeFiles writes each file (path → content), making its folders.
+func writeFiles(t *testing.T, files map[string]string) {
+	t.Helper()
+	for p, body := range files {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

@@ -94,9 +94,12 @@ if [ -f cmd/mcpsum/BUILD.bazel ]; then
 else
 	echo "gazelle.sh: no cmd/mcpsum/BUILD.bazel; //cmd/mcpsum:mcpsum not stamped" >&2
 fi
-# The signing helper, stamped and built like mcpsum.
+# The signing helper and the log's binary, stamped and built like mcpsum.
 if [ -f cmd/mcpsum-attest/BUILD.bazel ]; then
 	buildozer_run 'dict_set x_defs main.version:{STABLE_MCPSUM_VERSION}' 'set pure "on"' //cmd/mcpsum-attest:mcpsum-attest
+fi
+if [ -f cmd/mcpsum-log/BUILD.bazel ]; then
+	buildozer_run 'dict_set x_defs main.version:{STABLE_MCPSUM_VERSION}' //cmd/mcpsum-log:mcpsum-log
 fi
 
 # use_repo(go_deps, ...) = go.mod's direct requirements (what `bazel mod tidy` writes).

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/mcpsum/mcpsum/internal/hint"
 	"github.com/mcpsum/mcpsum/internal/launch"
 	"github.com/mcpsum/mcpsum/internal/safeio"
 	"github.com/mcpsum/mcpsum/internal/sumlog"
@@ -44,7 +45,7 @@ func runAdd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 func add(ctx context.Context, dir string, st sumlog.Options, lf string, ns []string, timeout time.Duration, stdout, stderr io.Writer) int {
 	f, err := lockfile.Load(lf)
 	if err != nil {
-		fmt.Fprintf(stderr, "mcpsum-log add: %v\n", err)
+		fmt.Fprintf(stderr, "mcpsum-log add: %s\n", hint.Lines(err, "mcpsum-log: "))
 		var ie *lockfile.IntegrityError
 		if errors.As(err, &ie) {
 			return 1

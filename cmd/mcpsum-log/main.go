@@ -7,6 +7,7 @@
 //	mcpsum-log migrate --dir D --from SPEC --to SPEC
 //	mcpsum-log monitor --log "KEY URL" [--watch PATTERN]... [--json] [--once]
 //	mcpsum-log observe --dir D --list FILE
+//	mcpsum-log version
 //
 // One file per subcommand (init.go, add.go, …); this one dispatches.
 // Exit codes: 0 ok; 1 a surface that differs from the live server or from
@@ -23,9 +24,13 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime"
+	"sort"
 	"strings"
 	"syscall"
 
+	"github.com/mcpsum/mcpsum/internal/cli"
+	"github.com/mcpsum/mcpsum/internal/hint"
 	"github.com/mcpsum/mcpsum/internal/sandbox"
 	"github.com/mcpsum/mcpsum/internal/sumlog"
 	"k8s.io/klog/v2"
@@ -44,11 +49,17 @@ const usage = `usage:
                      follow a log: check it only grows, report new records for watched keys
   mcpsum-log observe --dir D --list FILE
                      lock each listed package version in the sandbox and log its surface
+  mcpsum-log version
+                     print the version and the Go version it was built with
 
 storage SPEC: posix (D/tiles, the default), posix:/FOLDER, or
   s3://BUCKET[/PREFIX][?endpoint=URL&region=R&dsn-file=FILE] (Tessera's AWS
   driver; the database DSN in MCPSUM_LOG_DSN or the dsn-file)
 `
+
+// version is stamped at release time (-ldflags "-X main.version=v1.2.3",
+// scripts/release.sh; Bazel's x_defs).
+var version = "devel"
 
 // commands are the subcommands, each in a file of its own.
 var commands = map[string]func(ctx context.Context, args []string, stdout, stderr io.Writer) int{
@@ -92,9 +103,26 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		return 0
 	}
+	if args[0] == "version" || args[0] == "--version" || args[0] == "-version" {
+		if len(args) > 1 {
+			fmt.Fprintln(stderr, "mcpsum-log version takes no arguments")
+			return 2
+		}
+		fmt.Fprintf(stdout, "mcpsum-log %s (%s, %s/%s)\n", cli.Version(version), runtime.Version(), runtime.GOOS, runtime.GOARCH)
+		return 0
+	}
 	cmd, ok := commands[args[0]]
 	if !ok {
-		fmt.Fprintf(stderr, "mcpsum-log: unknown command %q\n%s", args[0], usage)
+		fmt.Fprintf(stderr, "mcpsum-log: unknown command %q\n", args[0])
+		known := []string{"version"}
+		for c := range commands {
+			known = append(known, c)
+		}
+		sort.Strings(known)
+		if near, ok := cli.Closest(args[0], known); ok {
+			fmt.Fprintf(stderr, "mcpsum-log: hint: did you mean 'mcpsum-log %s'?\n", near)
+		}
+		fmt.Fprint(stderr, usage)
 		return 2
 	}
 	if args[0] != "monitor" { // monitor only reads a log over HTTP: it runs anywhere
@@ -124,10 +152,11 @@ func flags(name string, stderr io.Writer, withLog bool) (*flag.FlagSet, *string,
 	return fs, dir, storage
 }
 
-// fail prints err for the subcommand and returns its exit code: 1 for a
-// surface that differs from the log's, 3 otherwise.
+// fail prints err for the subcommand, each next step on a line of its own
+// (mcpsum-log: hint: …), and returns its exit code: 1 for a surface that
+// differs from the log's, 3 otherwise.
 func fail(stderr io.Writer, name string, err error) int {
-	fmt.Fprintf(stderr, "mcpsum-log %s: %v\n", name, err)
+	fmt.Fprintf(stderr, "mcpsum-log %s: %s\n", name, hint.Lines(err, "mcpsum-log: "))
 	var ce *sumlog.ConflictError
 	if errors.As(err, &ce) {
 		return 1

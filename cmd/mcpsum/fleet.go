@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/mcpsum/mcpsum/internal/hint"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -33,7 +34,7 @@ status'. See docs/fleet.md.`),
 		FlagSet:     a.flagSet("fleet"),
 		Subcommands: []*ffcli.Command{a.fleetSync(), a.fleetRelease(), a.fleetEmit(), a.fleetStatus()},
 		Exec: func(ctx context.Context, args []string) error {
-			return usageErr("fleet needs a subcommand: sync, release, emit or status (run 'mcpsum fleet -h')")
+			return usageHint("'mcpsum fleet -h' says what each does", "fleet needs a subcommand: sync, release, emit or status")
 		},
 	}
 }
@@ -182,7 +183,7 @@ places); a file there holding other settings is left alone.`),
 			}
 			f, err := lockfile.Load(o.Lockfile)
 			if errors.Is(err, os.ErrNotExist) {
-				return fmt.Errorf("no org lock at %s: install it with 'mcpsum fleet sync', or name it with --lockfile", quoteArg(o.Lockfile))
+				return hint.Errorf("install it with 'mcpsum fleet sync', or name it with --lockfile", "no org lock at %s", quoteArg(o.Lockfile))
 			}
 			if err != nil {
 				return err
@@ -196,7 +197,7 @@ places); a file there holding other settings is left alone.`),
 			case err != nil:
 				return err
 			case *install:
-				p, err := c.Install(policy, fleetEnv())
+				p, err := c.Install(policy, o, fleetEnv())
 				if err != nil {
 					return err
 				}

@@ -115,7 +115,7 @@ With neither --client nor FILE, import lists the config files it finds.`),
 			}
 			cfgs, err := importer.ReadConfigs(dirs, client, file)
 			if de := (*importer.DetectError)(nil); errors.As(err, &de) {
-				return usageErr("%v", err)
+				return &exitError{code: exitUsage, err: err}
 			}
 			if err != nil {
 				return err
@@ -144,7 +144,7 @@ func (a *app) importConfigs(ctx context.Context, cfgs []*clientconfig.Config, o 
 	importer.WritePlan(a.stdout, groups)
 	ao := importer.ApplyOptions{Self: o.Self, Write: *f.write, Locker: a.writeOptions(), Event: a.importEvent, Now: time.Now,
 		Pin: launch.Options{Timeout: time.Duration(*f.timeout) * time.Second, StartTimeout: time.Duration(*f.start) * time.Second,
-			Note: a.noter("import"), Authorize: a.authorizer("import")},
+			Note: a.noter("import"), Authorize: a.authorizer("import"), Step: a.step},
 		Progress: a.lockProgress,
 		CheckLog: func(ctx context.Context, seen *lockfile.File, e map[string]*lockfile.Server) error {
 			return a.checkLog(ctx, "import", seen, e)
@@ -175,12 +175,21 @@ func (a *app) importEvent(e importer.Event) {
 	case importer.Rewrote:
 		importer.WriteRewrote(a.stdout, e.Rewrite, e.Backup)
 	case importer.Failure:
-		fmt.Fprintf(a.stderr, "mcpsum: %v\n", e.Err)
+		printErr(a.stderr, e.Err)
 	}
 }
 
-// lockProgress renders a run of locks: a progress line per server.
+// lockProgress renders a run of locks: a progress line per server, and on
+// a terminal what each is doing (step).
 func (a *app) lockProgress(names []string) (func(string, *lockfile.Server, error), func()) {
 	p := newProgress(a.stderr, names)
-	return p.done, p.stop
+	a.live.Store(p)
+	return p.done, func() { a.live.Store(nil); p.stop() }
+}
+
+// step is launch.Options.Step: the running locks' progress hears it.
+func (a *app) step(server, step string) {
+	if p := a.live.Load(); p != nil {
+		p.Step(server, step)
+	}
 }

@@ -23,7 +23,8 @@ func (a *app) askTrust(shared, files []string) error {
 	}
 	in, ok := a.stdin.(*os.File)
 	if !ok || !term.IsTerminal(int(in.Fd())) {
-		return usageErr("import --write would start %d command(s) of the project config %s, which came with the project (a cloned repository chooses them), and stdin is not a terminal to ask you; nothing was started or written. Review the commands above, then run the same command with --trust-project",
+		return usageHint("review the commands above, then run the same command with --trust-project",
+			"import --write would start %d command(s) of the project config %s, which came with the project (a cloned repository chooses them), and stdin is not a terminal to ask you; nothing was started or written",
 			len(shared), strings.Join(quoted, ", "))
 	}
 	fmt.Fprintf(a.stderr, "\nimport will start these commands of the project config %s (a cloned repository chooses them) to lock them:\n%s\nstart them? [y/N] ", strings.Join(quoted, ", "), strings.Join(shared, "\n"))
@@ -42,11 +43,11 @@ func (a *app) importUndo(dirs clientconfig.Dirs, client *clientconfig.Client, fi
 		return err
 	}
 	if file == "" && client == nil {
-		return usageErr("--undo needs the config: mcpsum import --undo FILE (or --client NAME)")
+		return usageHint("mcpsum import --undo FILE (or --client NAME)", "--undo needs the config")
 	}
 	return importer.Undo(dirs, client, file, name, stateDir, func(p string, res *clientconfig.UndoResult, err error) {
 		if err != nil {
-			fmt.Fprintf(a.stderr, "mcpsum: %v\n", err)
+			printErr(a.stderr, err)
 			return
 		}
 		for _, n := range res.Ignored {

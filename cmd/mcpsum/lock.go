@@ -82,7 +82,7 @@ server's, or text of one server naming another's tool (each pair once). With
 		Exec: func(ctx context.Context, args []string) error {
 			if *remove != "" {
 				if len(args) > 0 || *name != "" || len(envs) > 0 || *accept != "" || *url != "" || len(headers) > 0 {
-					return usageErr("--remove takes only the entry's name: mcpsum lock --lockfile %s --remove %s", quoteArg(*lockfilePath), quoteArg(*remove))
+					return usageHint(fmt.Sprintf("mcpsum lock --lockfile %s --remove %s", quoteArg(*lockfilePath), quoteArg(*remove)), "--remove takes only the entry's name")
 				}
 				return a.removeEntry(*lockfilePath, *remove)
 			}
@@ -94,14 +94,14 @@ server's, or text of one server naming another's tool (each pair once). With
 				return usageErr("--accept %s: the one kind lock can accept on its own is descriptive (only case, punctuation, reordering or deleted words)", quoteArg(*accept))
 			}
 			opts := launch.Options{Lockfile: *lockfilePath, Timeout: time.Duration(*timeout) * time.Second,
-				StartTimeout: time.Duration(*start) * time.Second, Note: a.noter("lock"), Authorize: a.authorizer("lock"),
+				StartTimeout: time.Duration(*start) * time.Second, Note: a.noter("lock"), Authorize: a.authorizer("lock"), Step: a.step,
 				ClientMetadataURL: *oc.metadataURL}
 			if err := oc.check(*url); err != nil {
 				return err
 			}
 			if *url != "" || len(headers) > 0 {
 				if *accept != "" {
-					return usageErr("--accept re-locks existing entries: give no --url (mcpsum lock --accept %s --name NAME)", *accept)
+					return usageHint("mcpsum lock --accept "+quoteArg(*accept)+" --name NAME", "--accept re-locks existing entries; it takes no --url")
 				}
 				target, err := remoteTarget(*url, headers, envs, args)
 				if err != nil {
@@ -112,12 +112,12 @@ server's, or text of one server naming another's tool (each pair once). With
 			}
 			if len(args) == 0 {
 				if len(envs) > 0 {
-					return usageErr("--env applies to a new entry: give the server command after --")
+					return usageHint("give the server command after --: mcpsum lock --name N --env VAR -- COMMAND [ARG]...", "--env applies to a new entry")
 				}
 				return locker.Relock(ctx, *lockfilePath, *name, opts, a.writeOptions(), a.lockHooks())
 			}
 			if *accept != "" {
-				return usageErr("--accept re-locks existing entries: give no command (mcpsum lock --accept %s --name NAME)", *accept)
+				return usageHint("mcpsum lock --accept "+quoteArg(*accept)+" --name NAME", "--accept re-locks existing entries; it takes no command")
 			}
 			return a.lockCommandEntry(ctx, *lockfilePath, *name, envs, args, opts)
 		},

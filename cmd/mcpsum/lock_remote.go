@@ -17,11 +17,11 @@ import (
 func remoteTarget(url string, headers, envs, args []string) (*lockfile.Server, error) {
 	switch {
 	case url == "":
-		return nil, usageErr("--header applies to a remote server: give its --url")
+		return nil, usageHint("give its --url", "--header applies to a remote server")
 	case len(args) > 0:
 		return nil, usageErr("give either --url (a remote server) or a command after -- (a local one), not both")
 	case len(envs) > 0:
-		return nil, usageErr("--env applies to a local server's command; a remote server gets its credentials with --header NAME=ENVVAR")
+		return nil, usageHint("a remote server gets its credentials with --header NAME=ENVVAR", "--env applies to a local server's command")
 	}
 	return locker.RemoteTarget(url, headers)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/mcpsum/mcpsum/internal/hint"
 	"os"
 	"strings"
 
@@ -111,10 +112,10 @@ beside it.`),
 					}
 					if err := store.Reset(args[0]); err != nil {
 						if errors.Is(err, policy.ErrNoSession) {
-							return usageErr("%v; run 'mcpsum taint list' to see the tainted sessions", err)
+							return usageHint("run 'mcpsum taint list' to see the tainted sessions", "%v", err)
 						}
 						if policy.ValidSessionID(args[0]) != nil {
-							return usageErr("%v", err)
+							return &exitError{code: exitUsage, err: err}
 						}
 						return err
 					}
@@ -139,7 +140,7 @@ func plural(n int) string {
 // taintStore refuses unless stdin is a terminal, then opens the store.
 func (a *app) taintStore(cmd string) (*policy.Store, error) {
 	if f, ok := a.stdin.(*os.File); !ok || !term.IsTerminal(int(f.Fd())) {
-		return nil, verdict(fmt.Errorf("mcpsum %s runs only from a terminal (stdin is not one), so a model driving a shell tool cannot review or clear its own taint; run it yourself in a terminal", cmd))
+		return nil, verdict(hint.Errorf("run it yourself in a terminal", "mcpsum %s runs only from a terminal (stdin is not one), so a model driving a shell tool cannot review or clear its own taint", cmd))
 	}
 	dir, err := statefile.Dir()
 	if err != nil {

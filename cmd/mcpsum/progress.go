@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/mcpsum/mcpsum/internal/cli"
+	"github.com/mcpsum/mcpsum/internal/hint"
 	"github.com/mcpsum/mcpsum/internal/redact"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 )
@@ -28,7 +29,7 @@ var isTerminal = func(w io.Writer) bool {
 // done reports one server's outcome.
 func (p *progress) done(name string, e *lockfile.Server, err error) {
 	if err != nil {
-		p.Done(name, fmt.Sprintf("FAILED  %v", err))
+		p.Done(name, "FAILED  "+hint.Lines(err, "  "))
 		return
 	}
 	p.Done(name, fmt.Sprintf("ok      %s %s, %d tools, %d prompts, %d resources, %d templates",

@@ -116,7 +116,8 @@ Client configuration:
 func (a *app) runProxy(ctx context.Context, f *lockfile.File, path, name string, opts launch.Options, approval time.Duration) error {
 	entry := f.Servers[name]
 	if entry == nil {
-		return usageErr("no server %s in %s (locked: %s); lock it first with 'mcpsum lock --lockfile %s --name %s -- COMMAND [ARG]...'", quoteArg(name), quoteArg(path), strings.Join(locker.Names(f), ", "), quoteArg(path), quoteArg(name))
+		return usageHint(fmt.Sprintf("lock it first with 'mcpsum lock --lockfile %s --name %s -- COMMAND [ARG]...'", quoteArg(path), quoteArg(name)),
+			"no server %s in %s (locked: %s)", quoteArg(name), quoteArg(path), strings.Join(locker.Names(f), ", "))
 	}
 	var remote func(context.Context) (mcphttp.Spec, error)
 	var reauth func(context.Context, string, string) (string, error)

@@ -5,10 +5,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/mcpsum/mcpsum/internal/attestproto"
 	"github.com/mcpsum/mcpsum/internal/fleet"
+	"github.com/mcpsum/mcpsum/internal/hint"
 	"github.com/mcpsum/mcpsum/internal/importer"
 	"github.com/mcpsum/mcpsum/internal/locker"
 	"github.com/mcpsum/mcpsum/internal/sandbox"
@@ -42,6 +42,11 @@ func usageErr(format string, args ...any) error {
 	return &exitError{code: exitUsage, err: fmt.Errorf(format, args...)}
 }
 
+// usageHint is usageErr with the next step, on a line of its own.
+func usageHint(next, format string, args ...any) error {
+	return &exitError{code: exitUsage, err: hint.Errorf(next, format, args...)}
+}
+
 // silent is an error whose message was already written (e.g. a verify report);
 // only its exit code matters.
 type silent struct{ code int }
@@ -64,9 +69,6 @@ func exitCode(err error) int {
 	if code, ok := libraryExitCode(err); ok {
 		return code
 	}
-	if isFlagError(err) {
-		return exitUsage
-	}
 	return exitUndecided // fail closed: anything unclassified is "could not decide"
 }
 
@@ -81,17 +83,6 @@ func outcomeExit(o verify.Outcome) int {
 	return exitOK
 }
 
-// isFlagError reports errors produced by the flag package while parsing.
-func isFlagError(err error) bool {
-	msg := err.Error()
-	return strings.HasPrefix(msg, "flag provided but not defined") ||
-		strings.HasPrefix(msg, "invalid value") ||
-		strings.HasPrefix(msg, "invalid boolean") ||
-		strings.HasPrefix(msg, "flag needs an argument") ||
-		strings.HasPrefix(msg, "bad flag syntax") ||
-		strings.Contains(msg, "error parsing env var")
-}
-
 // report writes err to stderr (unless already reported) and returns the exit code.
 func report(stderr io.Writer, err error) int {
 	code := exitCode(err)
@@ -100,9 +91,15 @@ func report(stderr io.Writer, err error) int {
 	}
 	var s silent
 	if !errors.As(err, &s) {
-		fmt.Fprintf(stderr, "mcpsum: %v\n", err)
+		printErr(stderr, err)
 	}
 	return code
+}
+
+// printErr writes err for a person: "mcpsum: MESSAGE", then each of its
+// hints on a line of its own, "mcpsum: hint: NEXT STEP" (internal/hint).
+func printErr(w io.Writer, err error) {
+	fmt.Fprintf(w, "mcpsum: %s\n", hint.Lines(err, "mcpsum: "))
 }
 
 // libraryExitCode maps the typed errors of the pkg/ libraries.

@@ -7,14 +7,14 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
+	"sync/atomic"
 
-	"github.com/peterbourgon/ff/v3"
 	"github.com/peterbourgon/ff/v3/ffcli"
 
 	"github.com/mcpsum/mcpsum/internal/cli"
+	"github.com/mcpsum/mcpsum/internal/hint"
 	"github.com/mcpsum/mcpsum/internal/locker"
 	"github.com/mcpsum/mcpsum/internal/redact"
 )
@@ -40,26 +40,33 @@ type app struct {
 	// accept: lock --accept KIND, re-lock only entries whose every change
 	// is of that kind (lockHooks, verify.Accept).
 	accept string
+	live   atomic.Pointer[progress] // the run of locks under way (step)
 }
 
 // run is the whole program; main only adds the process boundary.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	a := &app{stdin: stdin, stdout: redact.Writer{W: stdout}, stderr: redact.Writer{W: stderr}, rawStdout: stdout}
 	stderr = a.stderr
-	if err := enterBazelWorkingDir(); err != nil {
-		return report(stderr, err)
+	if err := cli.EnterBazelWorkingDir(); err != nil {
+		return report(stderr, hint.Wrap(err, "run mcpsum from an existing folder, or unset BUILD_WORKING_DIRECTORY"))
 	}
 	root := a.rootCommand()
 	if len(args) > 0 && (args[0] == "--version" || args[0] == "-version") {
 		args = append([]string{"version"}, args[1:]...)
 	}
-	if err := root.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			_, _ = a.flagOut.WriteTo(stdout)
-			return exitOK
-		}
-		msg := strings.TrimPrefix(err.Error(), "error parsing commandline arguments: ")
-		return report(stderr, usageErr("%s (run '%s -h' for usage)", msg, cli.Path(root, args)))
+	args = cli.Interleave(root, args, "lock") // lock's operands are a server's argv
+	err := root.Parse(args)
+	if errors.Is(err, flag.ErrHelp) {
+		_, _ = a.flagOut.WriteTo(stdout)
+		return exitOK
+	}
+	if err != nil {
+		err = cli.FlagError(root, args, err)
+	} else {
+		err = cli.CheckNames(root, "help")
+	}
+	if err != nil {
+		return report(stderr, &exitError{code: exitUsage, err: err})
 	}
 	cmd := cli.Path(root, args)
 	lockfilePath, before := "", locker.Snapshot{}
@@ -68,7 +75,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		lockfilePath = root.Subcommands[i].FlagSet.Lookup("lockfile").Value.String()
 		before = locker.Stat(lockfilePath)
 	}
-	err := root.Run(ctx)
+	err = root.Run(ctx)
 	if err != nil && ctx.Err() != nil {
 		err = interrupted(ctx, cmd, lockfilePath, before, err)
 	}
@@ -87,31 +94,17 @@ func interrupted(ctx context.Context, cmd, lockfilePath string, before locker.Sn
 	if !before.Rewritten(lockfilePath) {
 		return &exitError{code: exitUndecided, err: fmt.Errorf("lock interrupted (%v): nothing was written, %s is as it was", why, lockfilePath)}
 	}
-	return &exitError{code: exitUndecided, err: fmt.Errorf("lock interrupted (%v): %s was rewritten with the servers that finished before it (see 'git diff HEAD -- %s'): %w",
-		why, lockfilePath, quoteArg(lockfilePath), err)}
-}
-
-// enterBazelWorkingDir: 'bazel run' starts a binary inside its runfiles
-// tree and names the folder the user ran it from in BUILD_WORKING_DIRECTORY.
-// A path the user typed (./mcp.lock, --lockfile ../x.lock) means that folder.
-func enterBazelWorkingDir() error {
-	dir := os.Getenv("BUILD_WORKING_DIRECTORY")
-	if dir == "" {
-		return nil
-	}
-	if err := os.Chdir(dir); err != nil {
-		return fmt.Errorf("cannot enter BUILD_WORKING_DIRECTORY (the folder 'bazel run' was started from): %w; run mcpsum from an existing folder, or unset BUILD_WORKING_DIRECTORY", err)
-	}
-	return nil
+	return &exitError{code: exitUndecided, err: hint.Errorf("see what changed: git diff HEAD -- "+quoteArg(lockfilePath),
+		"lock interrupted (%v): %s was rewritten with the servers that finished before it: %w", why, lockfilePath, err)}
 }
 
 // help is 'mcpsum help [COMMAND...]': the command's help on stdout.
 func (a *app) help(root *ffcli.Command, args []string) error {
 	c, ok := cli.Find(root, args)
 	if !ok {
-		return usageErr("help: no command %q (run 'mcpsum help' for the list)", strings.Join(args, " "))
+		return &exitError{code: exitUsage, err: cli.UnknownCommand(c, cli.Path(root, args), args[len(strings.Fields(cli.Path(root, args)))-1])}
 	}
-	fmt.Fprintln(a.stdout, usage(c))
+	fmt.Fprintln(a.stdout, c.UsageFunc(c))
 	return nil
 }
 
@@ -154,48 +147,19 @@ policy denial), 2 usage, 3 could not decide (I/O, server failed, timeout).`),
 				return a.help(root, args[1:])
 			}
 			if len(args) > 0 {
-				return usageErr("unknown command %q (run 'mcpsum help' for the list)", args[0])
+				return &exitError{code: exitUsage, err: cli.UnknownCommand(root, "mcpsum", args[0])}
 			}
-			fmt.Fprintln(a.stderr, usage(root))
+			fmt.Fprintln(a.stderr, root.UsageFunc(root))
 			return silent{code: exitUsage}
 		},
 	}
-	root.UsageFunc = usage
-	for _, c := range root.Subcommands {
-		c.UsageFunc = usage
-		c.Options = envTwins()
-		if c.FlagSet == nil {
-			c.FlagSet = a.flagSet(c.Name)
-		}
-		a.parseOutput(c.FlagSet)
-		for _, sc := range c.Subcommands {
-			sc.UsageFunc = usage
-			sc.Options = envTwins()
-			a.parseOutput(sc.FlagSet)
-		}
-	}
-	root.Options = envTwins()
+	cli.Wire(root, help, &a.flagOut)
 	return root
 }
 
-// envTwins makes every flag readable from MCPSUM_<FLAG_NAME>, used when
-// the flag is not on the command line. A twin's value is one value, commas
-// and all (MCPSUM_LOCKFILE=dir/a,b.lock names that file); only a list flag
-// (stringList) splits it, in its own Set.
-func envTwins() []ff.Option {
-	return []ff.Option{ff.WithEnvVarPrefix("MCPSUM")}
-}
-
-func (a *app) flagSet(name string) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	a.parseOutput(fs)
-	return fs
-}
-
-// parseOutput routes what the flag package prints while parsing into
-// a.flagOut, and makes every flag but a list flag an error when given twice
-// (a repeated --name must not silently mean the last one).
-func (a *app) parseOutput(fs *flag.FlagSet) { cli.Guard(fs, &a.flagOut) }
+// flagSet is a command's flags; cli.Wire guards them (a flag given twice
+// is an error, not "the last one wins") once they are all defined.
+func (a *app) flagSet(name string) *flag.FlagSet { return flag.NewFlagSet(name, flag.ContinueOnError) }
 
 // lockfileFlag registers the --lockfile flag shared by most subcommands.
 func lockfileFlag(fs *flag.FlagSet) *string {

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/mcpsum/mcpsum/internal/hint"
 	"strings"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
@@ -57,9 +58,13 @@ with --strict show exits 1 after printing.`),
 				}
 			} else {
 				v.WriteText(a.stdout, *lockfilePath, *compact)
+				if *compact { // the summary names the way to the rest
+					fmt.Fprintln(a.stdout, "\n(--compact: descriptions cut, schemas and other fields left out; without --compact, show prints every item in full)")
+				}
 			}
 			if *strict && v.Shadowing > 0 {
-				return verdict(fmt.Errorf("show --strict: %d shadowing finding(s) between servers of %s (listed above as shadowing): a client that loads both servers cannot keep their tools apart; keep only one of the two servers in the client's config and the lock, or have the server renamed", v.Shadowing, *lockfilePath))
+				return verdict(hint.Errorf("keep only one of the two servers in the client's config and the lock, or have the server renamed",
+					"show --strict: %d shadowing finding(s) between servers of %s (listed above as shadowing): a client that loads both servers cannot keep their tools apart", v.Shadowing, *lockfilePath))
 			}
 			return nil
 		},

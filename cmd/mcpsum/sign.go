@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/mcpsum/mcpsum/internal/hint"
 	"strings"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
@@ -64,7 +65,7 @@ COSIGN_PASSWORD).`),
 			if err := write(dst, resp.Bundle, 0o644); err != nil {
 				var le *statefile.LinkError
 				if errors.As(err, &le) {
-					return fmt.Errorf("%w: remove it (rm %s) and sign again, or write the bundle elsewhere with --bundle FILE", err, quoteArg(dst))
+					return hint.Errorf("remove it (rm "+quoteArg(dst)+") and sign again, or write the bundle elsewhere with --bundle FILE", "%w", err)
 				}
 				return fmt.Errorf("write bundle: %w", err)
 			}

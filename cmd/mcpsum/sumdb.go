@@ -15,7 +15,7 @@ import (
 func logConfig() (*sumdb.Config, error) {
 	cfg, err := sumdb.ConfigFromEnv(os.Getenv)
 	if err != nil {
-		return nil, usageErr("%v", err)
+		return nil, &exitError{code: exitUsage, err: err}
 	}
 	return cfg, nil
 }

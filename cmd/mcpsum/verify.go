@@ -80,7 +80,7 @@ lockfile and the lockfile's own digests, without running any server.`),
 				return a.verifyOffline(*v.lockfile, args, v)
 			}
 			if len(args) > 0 {
-				return usageErr("verify takes no arguments (got %q); use --name to pick a server", args[0])
+				return usageHint("use --name to pick a server", "verify takes no arguments (got %q)", args[0])
 			}
 			if *v.asJSON {
 				if *v.format != "text" && *v.format != "json" {
@@ -119,7 +119,7 @@ func (a *app) verifyServers(ctx context.Context, v verifyFlags) (ret error) {
 			return
 		}
 		if err := writeSARIFFile(*v.sarifFile, rep.SARIF(data, code, moduleVersion())); err != nil {
-			fmt.Fprintf(a.stderr, "mcpsum: %v\n", err)
+			printErr(a.stderr, err)
 			if code != exitVerdict { // drift wins, as for a server that failed
 				code = exitUndecided
 			}

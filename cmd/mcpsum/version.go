@@ -4,25 +4,17 @@ import (
 	"context"
 	"fmt"
 	"runtime"
-	"runtime/debug"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
+
+	"github.com/mcpsum/mcpsum/internal/cli"
 )
 
 // version is stamped at release time with -ldflags "-X main.version=v1.2.3".
 var version = "devel"
 
-// moduleVersion is version, or the module version from the build info when
-// the binary came from 'go install module@version'.
-func moduleVersion() string {
-	if version != "devel" {
-		return version
-	}
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return version
-}
+// moduleVersion is version, or the module version from the build info.
+func moduleVersion() string { return cli.Version(version) }
 
 func (a *app) versionCommand() *ffcli.Command {
 	return &ffcli.Command{

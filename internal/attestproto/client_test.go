@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/mcpsum/mcpsum/internal/hint"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -116,11 +117,11 @@ func TestCallAttestRefusesAHelperOthersCanWrite(t *testing.T) {
 				}
 				return
 			}
-			if exitOf(err) != ExitUndecided || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "chmod o-w") {
+			if exitOf(err) != ExitUndecided || !strings.Contains(err.Error(), tt.want) || !strings.Contains(hint.Lines(err, ""), "\nhint: fix it: chmod o-w ") {
 				t.Fatalf("got %v (code %d), want exit 3 saying %q with the chmod to run", err, exitOf(err), tt.want)
 			}
 			// The suggested command works: run it, and the helper is asked.
-			_, cmdText, _ := strings.Cut(err.Error(), "to fix it, run: ")
+			_, cmdText, _ := strings.Cut(hint.Lines(err, ""), "\nhint: fix it: ")
 			if out, err := exec.Command("sh", "-c", cmdText).CombinedOutput(); err != nil {
 				t.Fatalf("%s: %v %s", cmdText, err, out)
 			}

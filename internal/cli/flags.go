@@ -21,7 +21,7 @@ type Once struct {
 
 func (o *Once) Set(v string) error {
 	if o.set {
-		return fmt.Errorf("--%s given twice (first %s): give it once", o.name, o.Value.String())
+		return fmt.Errorf("--%s given twice (first %s)", o.name, o.Value.String())
 	}
 	o.set = true
 	return o.Value.Set(v)

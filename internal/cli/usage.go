@@ -4,16 +4,32 @@ import (
 	"flag"
 	"fmt"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 )
 
-// Usage renders a command's help with long --flags, each with its
-// environment twin (PREFIX_FLAG_NAME) and its default; placeholders name
-// the argument of a flag (lockfile: FILE).
-func Usage(prefix string, placeholders map[string]string) func(c *ffcli.Command) string {
-	return func(c *ffcli.Command) string { return usage(c, prefix, placeholders) }
+// Width is the widest line help prints: usage lines and flag texts are
+// wrapped to it (LongHelp is written within it; a test holds that).
+const Width = 100
+
+// Help is how a command tree's help is rendered: long --flags, each with
+// its environment twin (Prefix_FLAG_NAME) and its default; Placeholders
+// name the argument of a flag (lockfile: FILE); Examples are command
+// lines, by the path of the command they show ("mcpsum taint reset"),
+// printed last. No line is wider than Width.
+type Help struct {
+	Prefix       string
+	Placeholders map[string]string
+	Examples     map[string][]string
+}
+
+// Render is the help of c, whose path is as typed ("mcpsum lock").
+func (h Help) Render(c *ffcli.Command, path string) string {
+	s := usage(c, h.Prefix, h.Placeholders)
+	if ex := h.Examples[path]; len(ex) > 0 {
+		s += "\n\nExamples:\n  " + strings.Join(ex, "\n  ")
+	}
+	return s
 }
 
 func usage(c *ffcli.Command, prefix string, placeholders map[string]string) string {
@@ -23,45 +39,76 @@ func usage(c *ffcli.Command, prefix string, placeholders map[string]string) stri
 	}
 	fmt.Fprintf(&b, "Usage:\n")
 	for _, l := range strings.Split(c.ShortUsage, "\n") {
-		fmt.Fprintf(&b, "  %s\n", strings.TrimPrefix(strings.TrimSpace(l), "or   "))
+		wrap(&b, strings.TrimPrefix(strings.TrimSpace(l), "or   "), "  ", "      ")
 	}
 	if c.LongHelp != "" {
 		fmt.Fprintf(&b, "\n%s\n", c.LongHelp)
 	}
 	if len(c.Subcommands) > 0 {
 		fmt.Fprintf(&b, "\nCommands:\n")
-		tw := tabwriter.NewWriter(&b, 0, 2, 2, ' ', 0)
+		w := 0
 		for _, sc := range c.Subcommands {
-			fmt.Fprintf(tw, "  %s\t%s\n", sc.Name, sc.ShortHelp)
+			w = max(w, len(sc.Name))
 		}
-		tw.Flush()
+		for _, sc := range c.Subcommands {
+			wrap(&b, fmt.Sprintf("%-*s  %s", w, sc.Name, sc.ShortHelp), "  ", strings.Repeat(" ", w+4))
+		}
 	}
-	n := 0
-	c.FlagSet.VisitAll(func(*flag.Flag) { n++ })
-	if n > 0 {
+	type row struct{ spec, help, env string }
+	var rows []row
+	col := 0
+	c.FlagSet.VisitAll(func(f *flag.Flag) {
+		if o, ok := f.Value.(*Once); ok {
+			unwrapped := *f
+			unwrapped.Value = o.Value
+			f = &unwrapped
+		}
+		arg, help := flag.UnquoteUsage(f)
+		spec := "--" + f.Name
+		if p, ok := placeholders[f.Name]; ok {
+			arg = p
+		}
+		if arg != "" {
+			spec += " " + strings.ToUpper(arg)
+		}
+		env := prefix + "_" + strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_"))
+		if f.DefValue != "" && f.DefValue != "false" {
+			env = "default " + f.DefValue + "; " + env
+		}
+		rows = append(rows, row{spec, help, "[" + env + "]"})
+		col = max(col, len(spec))
+	})
+	if len(rows) > 0 {
 		fmt.Fprintf(&b, "\nFlags (each also read from its environment twin, one value each; a flag given wins):\n")
-		tw := tabwriter.NewWriter(&b, 0, 2, 2, ' ', 0)
-		c.FlagSet.VisitAll(func(f *flag.Flag) {
-			if o, ok := f.Value.(*Once); ok {
-				unwrapped := *f
-				unwrapped.Value = o.Value
-				f = &unwrapped
-			}
-			arg, help := flag.UnquoteUsage(f)
-			spec := "--" + f.Name
-			if p, ok := placeholders[f.Name]; ok {
-				arg = p
-			}
-			if arg != "" {
-				spec += " " + strings.ToUpper(arg)
-			}
-			env := prefix + "_" + strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_"))
-			if f.DefValue != "" && f.DefValue != "false" {
-				env = "default " + f.DefValue + "; " + env
-			}
-			fmt.Fprintf(tw, "  %s\t%s\n  \t  [%s]\n", spec, help, env)
-		})
-		tw.Flush()
+		indent := strings.Repeat(" ", col+4)
+		for _, r := range rows {
+			wrap(&b, fmt.Sprintf("%-*s  %s", col, r.spec, r.help), "  ", indent)
+			wrap(&b, r.env, indent+"  ", indent+"  ")
+		}
 	}
 	return strings.TrimRight(b.String(), "\n")
+}
+
+// wrap writes text as lines of at most Width columns, the first after
+// first, the others after rest, broken at spaces (a word wider than a line
+// stands alone).
+func wrap(b *strings.Builder, text, first, rest string) {
+	line := first
+	fresh := true // nothing after the indent yet
+	for _, word := range strings.Split(text, " ") {
+		switch {
+		case fresh:
+			line += word
+			fresh = word == "" // keep the spaces that align columns
+			if fresh {
+				line += " "
+			}
+		case len([]rune(line))+1+len([]rune(word)) > Width:
+			b.WriteString(strings.TrimRight(line, " ") + "\n")
+			line, fresh = rest+word, false
+		default:
+			line += " " + word
+		}
+	}
+	b.WriteString(strings.TrimRight(line, " ") + "\n")
 }

@@ -2,7 +2,7 @@ package clientconfig
 
 import (
 	"bytes"
-	"fmt"
+	"github.com/mcpsum/mcpsum/internal/hint"
 	"os"
 	"path"
 	"path/filepath"
@@ -164,7 +164,8 @@ func Detect(file string, content []byte, project string) (*Client, Location, err
 	}
 	switch len(cands) {
 	case 0:
-		return nil, Location{}, fmt.Errorf("%s: not a client config mcpsum knows (no mcpServers, servers, context_servers or [mcp_servers]); name the client with --client (%s)", file, strings.Join(Names(), ", "))
+		return nil, Location{}, hint.Errorf("name the client with --client ("+strings.Join(Names(), ", ")+")",
+			"%s: not a client config mcpsum knows (no mcpServers, servers, context_servers or [mcp_servers])", file)
 	case 1:
 		l := cands[0].Location
 		if l.Base == Project && !underDir(file, project) {
@@ -176,7 +177,7 @@ func Detect(file string, content []byte, project string) (*Client, Location, err
 	for _, f := range cands {
 		names = append(names, f.Client.Name)
 	}
-	return nil, Location{}, fmt.Errorf("%s could belong to %s; say which with --client", file, strings.Join(names, " or "))
+	return nil, Location{}, hint.Errorf("say which with --client", "%s could belong to %s", file, strings.Join(names, " or "))
 }
 
 // sameShape reports whether every candidate reads and writes files alike.

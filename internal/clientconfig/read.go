@@ -3,6 +3,7 @@ package clientconfig
 import (
 	"errors"
 	"fmt"
+	"github.com/mcpsum/mcpsum/internal/hint"
 	"slices"
 	"strings"
 
@@ -161,7 +162,7 @@ func Parse(path string, src []byte, c *Client, l Location) (*Config, error) {
 	if err != nil {
 		var se *jsonc.SyntaxError
 		if errors.As(err, &se) && c.Format == JSON {
-			return nil, fmt.Errorf("%s: %w (not valid %s for %s; fix it or name another client with --client)", path, err, c.Format, c.Title)
+			return nil, hint.Errorf("fix it, or name another client with --client", "%s: %w (not valid %s for %s)", path, err, c.Format, c.Title)
 		}
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

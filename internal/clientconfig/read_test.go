@@ -2,6 +2,7 @@ package clientconfig
 
 import (
 	"fmt"
+	"github.com/mcpsum/mcpsum/internal/hint"
 	"os"
 	"path/filepath"
 	"slices"
@@ -248,7 +249,7 @@ func TestDetect(t *testing.T) {
 	if err != nil || c.Name != "vscode" {
 		t.Errorf("mcp.json with servers: %v, %v", c, err)
 	}
-	if _, _, err := Detect("/tmp/notes.txt", []byte(`hello`), ""); err == nil || !strings.Contains(err.Error(), "--client") {
+	if _, _, err := Detect("/tmp/notes.txt", []byte(`hello`), ""); err == nil || !strings.Contains(hint.Lines(err, ""), "\nhint: name the client with --client") {
 		t.Errorf("unknown file: %v, want an error naming --client", err)
 	}
 	// A project file under the project folder is a project location.

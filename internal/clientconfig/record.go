@@ -3,7 +3,7 @@ package clientconfig
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
+	"github.com/mcpsum/mcpsum/internal/hint"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -55,7 +55,7 @@ func recordFile(stateDir, target string) string {
 // loadRecords reads the records of target (none when there is no file).
 func loadRecords(stateDir, target string) ([]Record, error) {
 	if stateDir == "" {
-		return nil, errors.New("no state folder to keep the record of an import's backups in (set XDG_STATE_HOME)")
+		return nil, hint.New("no state folder to keep the record of an import's backups in", "set XDG_STATE_HOME")
 	}
 	p := recordFile(stateDir, target)
 	if err := statefile.CheckOwn(p); err != nil {
@@ -70,7 +70,7 @@ func loadRecords(stateDir, target string) ([]Record, error) {
 	}
 	var recs []Record
 	if err := json.Unmarshal(data, &recs); err != nil {
-		return nil, fmt.Errorf("import record %s: %w (remove it to forget the backups it names)", p, err)
+		return nil, hint.Errorf("remove it to forget the backups it names", "import record %s: %w", p, err)
 	}
 	var out []Record
 	for _, r := range recs {
@@ -85,7 +85,7 @@ func loadRecords(stateDir, target string) ([]Record, error) {
 // record folder (created private).
 func updateRecords(stateDir, target string, change func([]Record) []Record) error {
 	if stateDir == "" {
-		return errors.New("no state folder to keep the record of an import's backups in (set XDG_STATE_HOME)")
+		return hint.New("no state folder to keep the record of an import's backups in", "set XDG_STATE_HOME")
 	}
 	dir := recordDir(stateDir)
 	if err := statefile.MkdirPrivate(dir); err != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/mcpsum/mcpsum/internal/hint"
 	"slices"
 	"strings"
 
@@ -37,7 +38,7 @@ type Change struct {
 // was; anything else is an error and nothing is returned.
 func (cfg *Config) Rewrite(argv map[Key][]string) ([]byte, []Change, error) {
 	if !cfg.CanRewrite() {
-		return nil, nil, fmt.Errorf("%s: mcpsum does not rewrite %s files; paste the snippet it prints instead", cfg.Path, cfg.Client.Format)
+		return nil, nil, hint.Errorf("paste the snippet it prints instead", "%s: mcpsum does not rewrite %s files", cfg.Path, cfg.Client.Format)
 	}
 	var edits []jsonc.Edit
 	var changes []Change

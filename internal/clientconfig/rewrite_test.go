@@ -3,6 +3,7 @@ package clientconfig
 import (
 	"bytes"
 	"flag"
+	"github.com/mcpsum/mcpsum/internal/hint"
 	"os"
 	"path/filepath"
 	"strings"
@@ -144,7 +145,7 @@ func TestRewriteRefuses(t *testing.T) {
 		}
 	}
 	codex := readFixture(t, fixtures[9])
-	if _, _, err := codex.Rewrite(map[Key][]string{{Name: "docs"}: proxyArgv("docs")}); err == nil || !strings.Contains(err.Error(), "snippet") {
+	if _, _, err := codex.Rewrite(map[Key][]string{{Name: "docs"}: proxyArgv("docs")}); err == nil || !strings.Contains(hint.Lines(err, ""), "\nhint: paste the snippet") {
 		t.Errorf("TOML rewrite: %v, want a refusal pointing at the snippet", err)
 	}
 }

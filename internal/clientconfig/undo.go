@@ -32,6 +32,17 @@ type UndoResult struct {
 	// Ignored says which files named like backups, or records, were not
 	// used, and why.
 	Ignored []string
+	// NothingLeft: no record of a write and no entry that runs mcpsum
+	// proxy (a second undo); nothing was changed (set by importer.Undo).
+	NothingLeft bool
+}
+
+// NoRecordError: mcpsum has no record of writing the config (and no file
+// named like its backups is beside it).
+type NoRecordError struct{ Path string }
+
+func (e *NoRecordError) Error() string {
+	return fmt.Sprintf("mcpsum has no record of writing %s: nothing to undo", e.Path)
 }
 
 // futureSkew is how far in the future a record's stamp may be (clocks of
@@ -66,6 +77,9 @@ func Undo(path string, o UndoOptions) (*UndoResult, error) {
 			planted = append(planted, f)
 			res.Ignored = append(res.Ignored, fmt.Sprintf("%s is named like an mcpsum backup, but mcpsum has no record of making it (a cloned repository can ship one): not used; remove it", f))
 		}
+	}
+	if len(recs) == 0 && len(planted) == 0 {
+		return res, &NoRecordError{Path: path}
 	}
 	if len(usable) == 0 {
 		msg := fmt.Sprintf("mcpsum has no record of writing %s: nothing to undo", path)

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/mcpsum/mcpsum/internal/hint"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -165,7 +166,7 @@ func replace(target string, old, data []byte, beforeRename func()) error {
 				return err
 			}
 			if !bytes.Equal(now, old) {
-				return fmt.Errorf("%s %w (another program wrote it, e.g. a running client); nothing was written: run the same command again", target, ErrChanged)
+				return hint.Errorf("run the same command again", "%s %w (another program wrote it, e.g. a running client); nothing was written", target, ErrChanged)
 			}
 			return nil
 		}})

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"github.com/mcpsum/mcpsum/internal/hint"
 	"os"
 	"path/filepath"
 	"strings"
@@ -80,7 +81,7 @@ func TestWriteConcurrentWriter(t *testing.T) {
 	o := writeOpts(t, state, time.Now())
 	o.BeforeRename = func() { writeFile(t, p, "CLIENT", 0o644) }
 	_, err := Write(p, []byte("OLD"), []byte("MCPSUM"), o)
-	if !errors.Is(err, ErrChanged) || !strings.Contains(err.Error(), "run the same command again") {
+	if !errors.Is(err, ErrChanged) || !strings.Contains(hint.Lines(err, ""), "\nhint: run the same command again") {
 		t.Fatalf("err = %v, want ErrChanged with the next step", err)
 	}
 	if b, _ := os.ReadFile(p); string(b) != "CLIENT" {

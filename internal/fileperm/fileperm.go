@@ -37,19 +37,43 @@ type Error struct {
 	Foreign bool
 }
 
-// Error ends with the command that fixes it, after "to fix it, run: ",
-// when there is one.
+// Error is the sentence; the next step rides beside it (Hints), so that
+// mcpsum prints it on a line of its own.
 func (e *Error) Error() string {
 	q := termtext.ShellArg(e.Path)
 	if e.Foreign {
-		return fmt.Sprintf("%s %s belongs to user %d, not to you (%d), so that user could %s; %s", e.Rule.What, q, e.Owner, e.Me, e.Rule.Threat, e.Rule.Elsewhere)
+		return fmt.Sprintf("%s %s belongs to user %d, not to you (%d), so that user could %s", e.Rule.What, q, e.Owner, e.Me, e.Rule.Threat)
 	}
-	who, fix := "every user", "chmod o-w "+q
+	who := "every user"
 	if e.Rule.Private {
-		who, fix = "others", "chmod 700 "+q
+		who = "others"
 		if e.Mode&0o002 == 0 {
 			who = "its group"
 		}
 	}
-	return fmt.Sprintf("%s %s is writable by %s (mode %v), so they could %s; to fix it, run: %s", e.Rule.What, q, who, e.Mode, e.Rule.Threat, fix)
+	return fmt.Sprintf("%s %s is writable by %s (mode %v), so they could %s", e.Rule.What, q, who, e.Mode, e.Rule.Threat)
+}
+
+// Fix is the command that fixes it, or "" when another user owns the path
+// (nothing the user can run fixes that).
+func (e *Error) Fix() string {
+	switch {
+	case e.Foreign:
+		return ""
+	case e.Rule.Private:
+		return "chmod 700 " + termtext.ShellArg(e.Path)
+	}
+	return "chmod o-w " + termtext.ShellArg(e.Path)
+}
+
+// Hints is the next step: "fix it: " and the command, or the rule's
+// Elsewhere when another user owns the path.
+func (e *Error) Hints() []string {
+	if fix := e.Fix(); fix != "" {
+		return []string{"fix it: " + fix}
+	}
+	if e.Rule.Elsewhere == "" {
+		return nil
+	}
+	return []string{e.Rule.Elsewhere}
 }

@@ -158,6 +158,11 @@ func checkClaudeCode(_ []byte, es []Entry, _ string, env Env) []string {
 			problems = append(problems, err.Error())
 			continue
 		}
+		// Every file Claude Code merges is the policy: one another user
+		// could change could add to the allowlist at any time.
+		if err := securePath(f); err != nil {
+			problems = append(problems, fmt.Sprintf("%v: another user could change Claude Code's managed settings", err))
+		}
 		i, o, p := allowlist(data)
 		for _, x := range p {
 			problems = append(problems, quote(f)+": "+x)
@@ -202,20 +207,31 @@ func checkVSCode(data []byte, es []Entry, _ string, _ Env) []string {
 
 // checkGemini checks Gemini CLI's system settings: mcp.allowed names the
 // servers the client may run, and mcpServers defines each (a system
-// definition overrides a user's server of the same name).
+// definition overrides a user's server of the same name). A definition
+// that leaves out a transport member ("" sets it unset) lets an extension's
+// server of the same name fill it in, as does a mcp.serverCommand that is
+// not "" for the server named "mcp" (renderGemini).
 func checkGemini(data []byte, es []Entry, _ string, _ Env) []string {
 	m, err := object(data, []string{"mcp", "mcpServers"}, false)
 	if err != nil {
 		return []string{"not a JSON object of settings: " + err.Error()}
 	}
-	var allowed []string
+	var allowed, problems []string
+	serverCommand := false
 	if m["mcp"] != nil {
-		if mm, err := object(m["mcp"], []string{"allowed"}, false); err == nil && mm["allowed"] != nil {
-			allowed, _ = strs(mm["allowed"])
+		if mm, err := object(m["mcp"], []string{"allowed", "serverCommand"}, false); err == nil {
+			if mm["allowed"] != nil {
+				allowed, _ = strs(mm["allowed"])
+			}
+			s, ok := str(mm["serverCommand"])
+			serverCommand = ok && s == ""
 		}
 	}
 	if allowed == nil {
 		return []string{"mcp.allowed is not set: Gemini CLI runs every server a user adds"}
+	}
+	if !serverCommand {
+		problems = append(problems, `mcp.serverCommand is not "": a user's own replaces the server named "mcp"`)
 	}
 	servers := map[string][]byte{}
 	if m["mcpServers"] != nil {
@@ -228,8 +244,13 @@ func checkGemini(data []byte, es []Entry, _ string, _ Env) []string {
 			ids = append(ids, "name "+n)
 			continue
 		}
-		if u, ok := str(def["httpUrl"]); ok {
-			ids = append(ids, "url "+u)
+		httpURL, _ := str(def["httpUrl"])
+		url, _ := str(def["url"])
+		if def["url"] == nil || url != "" || def["httpUrl"] == nil || (httpURL == "" && def["command"] == nil) {
+			problems = append(problems, fmt.Sprintf(`mcpServers.%s does not set both "httpUrl" and "url" (the one it does not use to ""): a Gemini CLI extension's server of the same name could set it and replace this one`, termtext.Quoted(n, 80)))
+		}
+		if httpURL != "" {
+			ids = append(ids, "url "+httpURL)
 			continue
 		}
 		cmd, _ := str(def["command"])
@@ -240,7 +261,7 @@ func checkGemini(data []byte, es []Entry, _ string, _ Env) []string {
 		b, _ := json.Marshal(append([]string{cmd}, args...))
 		ids = append(ids, "argv "+string(b))
 	}
-	return compare(ids, es)
+	return append(problems, compare(ids, es)...)
 }
 
 // checkCodex checks Codex's requirements.toml: an mcp_servers allowlist
@@ -248,7 +269,7 @@ func checkGemini(data []byte, es []Entry, _ string, _ Env) []string {
 func checkCodex(data []byte, es []Entry, _ string, _ Env) []string {
 	var doc map[string]any
 	if _, err := toml.Decode(string(data), &doc); err != nil {
-		return []string{"not valid TOML: " + err.Error()}
+		return []string{"not valid TOML: " + termtext.Quoted(err.Error(), 200)}
 	}
 	table, ok := doc["mcp_servers"].(map[string]any)
 	if !ok {
@@ -262,7 +283,7 @@ func checkCodex(data []byte, es []Entry, _ string, _ Env) []string {
 	for _, n := range slices.Sorted(maps.Keys(table)) {
 		id, ok := codexIdentity(table[n])
 		if !ok {
-			problems = append(problems, fmt.Sprintf("mcp_servers.%s: an identity other than one exact command or URL", n))
+			problems = append(problems, fmt.Sprintf("mcp_servers.%s: an identity other than one exact command or URL", termtext.Quoted(n, 80)))
 			continue
 		}
 		if e, known := byName[n]; !known || e.id() != id {

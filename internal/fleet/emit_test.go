@@ -68,7 +68,7 @@ func TestEmitInstallStatus(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				p, err := c.Install(policy, env)
+				p, err := c.Install(policy, o, env)
 				if err != nil {
 					t.Fatalf("install: %v", err)
 				}
@@ -122,7 +122,7 @@ func TestClaudeCodeMergedSettings(t *testing.T) {
 	o := emitOpts(orgLock, ModeArgv)
 	c, _ := ClientByName("claude-code")
 	policy, _ := c.Emit(entries(t, lock, o), ModeArgv)
-	if _, err := c.Install(policy, env); err != nil {
+	if _, err := c.Install(policy, o, env); err != nil {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(root, "etc", "claude-code")
@@ -150,7 +150,10 @@ func TestClaudeCodeMergedSettings(t *testing.T) {
 func TestInstallKeepsOtherSettings(t *testing.T) {
 	root := t.TempDir()
 	env := Env{Root: root, GOOS: "linux"}
-	es := entries(t, testLock(t, "valid.lock"), emitOpts("/etc/mcpsum/org.lock", ModeArgv))
+	orgLock := filepath.Join(root, "etc", "mcpsum", "org.lock")
+	write(t, orgLock, testLock(t, "valid.lock"), 0o644)
+	o := emitOpts(orgLock, ModeArgv)
+	es := entries(t, testLock(t, "valid.lock"), o)
 	for _, tc := range []struct{ client, other, ours string }{
 		{"gemini", `{"telemetry": {"enabled": true}, "mcp": {"allowed": []}}`, `{"mcp": {"allowed": ["old"]}, "mcpServers": {}}`},
 		{"codex", "allowed_approval_policies = [\"on-request\"]\n[mcp_servers.old.identity]\nurl = \"https://x\"\n", "[mcp_servers.old.identity]\nurl = \"https://x\"\n"},
@@ -160,19 +163,19 @@ func TestInstallKeepsOtherSettings(t *testing.T) {
 		p := c.Path(env)
 		policy, _ := c.Emit(es, ModeArgv)
 		write(t, p, []byte(tc.other), 0o644)
-		if _, err := c.Install(policy, env); err == nil || !strings.Contains(err.Error(), "settings mcpsum does not write") {
+		if _, err := c.Install(policy, o, env); err == nil || !strings.Contains(err.Error(), "settings mcpsum does not write") {
 			t.Errorf("%s: install over other settings: %v", tc.client, err)
 		}
 		if string(read(t, p)) != tc.other {
 			t.Errorf("%s: install changed a file holding other settings", tc.client)
 		}
 		write(t, p, []byte(tc.ours), 0o644)
-		if _, err := c.Install(policy, env); err != nil || !bytes.Equal(read(t, p), policy) {
+		if _, err := c.Install(policy, o, env); err != nil || !bytes.Equal(read(t, p), policy) {
 			t.Errorf("%s: install over an older policy: %v", tc.client, err)
 		}
 	}
 	desktop, _ := ClientByName("claude-desktop")
-	if _, err := desktop.Install([]byte("{}"), env); err == nil || !strings.Contains(err.Error(), "MDM") {
+	if _, err := desktop.Install([]byte("{}"), EmitOptions{}, env); err == nil || !strings.Contains(err.Error(), "MDM") {
 		t.Errorf("claude-desktop --install: %v", err)
 	}
 }

@@ -90,6 +90,23 @@ func (o EmitOptions) Check() error {
 	return nil
 }
 
+// LocalCheck reports a path of an argv policy that a user other than root
+// (or the caller) could change on this machine: the mcpsum binary (or, when
+// it is not there, its folder) and the org lock. The policy admits the
+// command by these paths alone, so whoever could replace the binary or edit
+// the lock could run any server under it. A url policy names no local path.
+func (o EmitOptions) LocalCheck() error {
+	if o.Mode != ModeArgv {
+		return nil
+	}
+	for _, p := range []struct{ what, path string }{{"the mcpsum binary", o.Mcpsum}, {"the org lock", o.Lockfile}} {
+		if err := securePath(p.path); err != nil {
+			return fmt.Errorf("the policy admits %s by its path, but %w: another user could run any server under the policy", p.what, err)
+		}
+	}
+	return nil
+}
+
 // serveBase checks mcpsum serve's URL: https (or http to this machine),
 // a host and nothing after it but an optional "/".
 func serveBase(raw string) (string, error) {

@@ -3,7 +3,6 @@ package fleet
 import (
 	"fmt"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -19,11 +18,15 @@ import (
 // already there is replaced only when it holds nothing but what mcpsum
 // writes (the client's keys); one with other settings is left alone and
 // the error names them, so nothing of an organisation's own policy is
-// lost. It returns the path written.
-func (c *Client) Install(policy []byte, env Env) (string, error) {
+// lost. A policy o describes that names a path another user could change
+// on this machine (LocalCheck) is not installed. It returns the path written.
+func (c *Client) Install(policy []byte, o EmitOptions, env Env) (string, error) {
 	p := c.Path(env)
 	if p == "" {
 		return "", usage("%s reads its managed settings from a configuration profile (macOS) or the registry (Windows), not a file on %s: deploy the keys 'mcpsum fleet emit --client %s%s' prints with your MDM (docs/fleet.md)", c.Title, env.GOOS, c.Name, modeArgs(c))
+	}
+	if err := o.LocalCheck(); err != nil {
+		return "", err
 	}
 	dir := filepath.Dir(p)
 	if err := installDir(dir); err != nil {
@@ -92,8 +95,10 @@ func (c *Client) installedPolicy(env Env) ([]byte, string, error) {
 		return nil, p, nil
 	}
 	if err == nil {
-		if fi, serr := os.Stat(p); serr == nil && fi.Mode().Perm()&0o022 != 0 {
-			return data, p, fmt.Errorf("%s is writable by group or others (mode %v): any user could change the policy", quote(p), fi.Mode())
+		// The file, the folder it really is in and the links on the way:
+		// a policy someone other than root could change holds nothing.
+		if serr := securePath(p); serr != nil {
+			return data, p, fmt.Errorf("%w: another user could change the policy", serr)
 		}
 	}
 	return data, p, err

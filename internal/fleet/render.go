@@ -42,16 +42,23 @@ func renderVSCode(es []Entry, _ string) []byte {
 	return indentJSON(map[string]string{vscodePolicy: compactJSON(matchers(es))})
 }
 
-// geminiServer is one server of Gemini CLI's mcpServers.
+// geminiServer is one server of Gemini CLI's mcpServers. The transport
+// members the entry does not use are "" (Gemini reads that as unset), not
+// left out: Gemini merges an extension's server of the same name under
+// the settings' one ({...extension, ...settings}) and connects to httpUrl
+// or url before it runs command, so a member left out is one an extension
+// could fill with its own server's URL.
 type geminiServer struct {
-	Command string   `json:"command,omitempty"`
-	Args    []string `json:"args,omitempty"`
-	HTTPURL string   `json:"httpUrl,omitempty"`
+	Command *string   `json:"command,omitempty"`
+	Args    *[]string `json:"args,omitempty"`
+	HTTPURL string    `json:"httpUrl"`
+	URL     string    `json:"url"`
 }
 
 // renderGemini is Gemini CLI's system settings: the org lock's servers
 // defined there (a user's server of the same name is overridden), and
-// mcp.allowed naming them (every other server is blocked).
+// mcp.allowed naming them (every other server is blocked). mcp.serverCommand
+// is "" so a user's (which replaces the server named "mcp") is not used.
 func renderGemini(es []Entry, _ string) []byte {
 	servers := map[string]geminiServer{}
 	names := make([]string, len(es))
@@ -59,14 +66,19 @@ func renderGemini(es []Entry, _ string) []byte {
 		names[i] = e.Name
 		s := geminiServer{HTTPURL: e.URL}
 		if e.Argv != nil {
-			s.Command, s.Args = e.Argv[0], e.Argv[1:]
+			args := e.Argv[1:]
+			s.Command, s.Args = &e.Argv[0], &args
 		}
 		servers[e.Name] = s
 	}
+	type mcp struct {
+		Allowed       []string `json:"allowed"`
+		ServerCommand string   `json:"serverCommand"`
+	}
 	return indentJSON(struct {
-		MCP        map[string][]string     `json:"mcp"`
+		MCP        mcp                     `json:"mcp"`
 		MCPServers map[string]geminiServer `json:"mcpServers"`
-	}{map[string][]string{"allowed": names}, servers})
+	}{mcp{Allowed: names}, servers})
 }
 
 // renderCodex is Codex's requirements.toml: an mcp_servers allowlist in

@@ -11,5 +11,6 @@ var errUnix = errors.New("the fleet's org lock is installed and checked on Unix 
 
 func secureDir(dir string) error   { return errUnix }
 func secureFile(path string) error { return errUnix }
+func securePath(path string) error { return errUnix }
 
 func missing(err error) bool { return errors.Is(err, fs.ErrNotExist) }

@@ -5,6 +5,7 @@ package fleet
 import (
 	"errors"
 	"fmt"
+	"github.com/mcpsum/mcpsum/internal/hint"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -23,11 +24,14 @@ func secureDir(dir string) error {
 	if err != nil {
 		return err
 	}
+	uid := uint32(os.Getuid())
+	if err := secureLinks(abs, uid); err != nil {
+		return err
+	}
 	real, err := filepath.EvalSymlinks(abs)
 	if err != nil {
 		return err
 	}
-	uid := uint32(os.Getuid())
 	for p, first := real, true; ; first = false {
 		st, err := os.Stat(p)
 		if err != nil {
@@ -38,7 +42,7 @@ func secureDir(dir string) error {
 		}
 		mode := st.Mode()
 		if mode.Perm()&0o022 != 0 && (first || mode&os.ModeSticky == 0) {
-			return fmt.Errorf("%s is writable by group or others (mode %v), so another user could replace the org lock or its trust file; run 'chmod go-w %s'", quote(p), mode, quote(p))
+			return hint.Errorf("run 'chmod go-w "+quote(p)+"'", "%s is writable by group or others (mode %v), so another user could replace the org lock or its trust file", quote(p), mode)
 		}
 		parent := filepath.Dir(p)
 		if parent == p {
@@ -46,6 +50,57 @@ func secureDir(dir string) error {
 		}
 		p = parent
 	}
+}
+
+// secureLinks checks the symbolic links on the way to dir as written (the
+// walk in secureDir sees only where they lead): each must belong to root or
+// the caller and be in a folder no one else can change (or one with the
+// sticky bit), or it could be pointed elsewhere between a check and a write.
+func secureLinks(dir string, uid uint32) error {
+	for p := dir; ; {
+		parent := filepath.Dir(p)
+		if parent == p {
+			return nil
+		}
+		st, err := os.Lstat(p)
+		if err != nil {
+			return err
+		}
+		if st.Mode()&fs.ModeSymlink != 0 {
+			if sys, ok := st.Sys().(*syscall.Stat_t); ok && sys.Uid != 0 && sys.Uid != uid {
+				return fmt.Errorf("the symbolic link %s belongs to user id %d, neither root nor you: whoever owns it could point it elsewhere", quote(p), sys.Uid)
+			}
+			pst, err := os.Stat(parent)
+			if err != nil {
+				return err
+			}
+			if pst.Mode().Perm()&0o022 != 0 && pst.Mode()&os.ModeSticky == 0 {
+				return fmt.Errorf("the symbolic link %s is in %s, which is writable by group or others (mode %v): another user could point it elsewhere", quote(p), quote(parent), pst.Mode())
+			}
+		}
+		p = parent
+	}
+}
+
+// securePath checks a file a policy names by its path (the mcpsum binary,
+// the org lock): the links on the way to it, the folder it really is in
+// and the file itself, as secureDir and secureFile do. A file that is not
+// there is fine when no one else can create it (its folder is checked).
+func securePath(p string) error {
+	if _, err := os.Lstat(p); missing(err) {
+		return secureDir(filepath.Dir(p))
+	}
+	if err := secureLinks(p, uint32(os.Getuid())); err != nil {
+		return err
+	}
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return err
+	}
+	if err := secureDir(filepath.Dir(real)); err != nil {
+		return err
+	}
+	return secureFile(real)
 }
 
 // secureFile checks a file mcpsum reads as the organisation's word (the
@@ -68,7 +123,7 @@ func secureFile(path string) error {
 		return fmt.Errorf("%s belongs to user id %d, neither root nor you", quote(path), sys.Uid)
 	}
 	if st.Mode().Perm()&0o022 != 0 {
-		return fmt.Errorf("%s is writable by group or others (mode %v); run 'chmod go-w %s'", quote(path), st.Mode(), quote(path))
+		return hint.Errorf("run 'chmod go-w "+quote(path)+"'", "%s is writable by group or others (mode %v)", quote(path), st.Mode())
 	}
 	return nil
 }

@@ -94,6 +94,18 @@ func (r *Report) readLock(o StatusOptions) []Entry {
 		return nil
 	}
 	r.Installed = true
+	// What sync installed is the organisation's word only while no one
+	// else can change it: a lock and release statement others may write
+	// could both be replaced, and nothing here checks the signature again.
+	if err := secureDir(filepath.Dir(o.Lockfile)); err != nil {
+		r.Problems = append(r.Problems, err.Error())
+	}
+	// (readRecord checks the record; a missing release is reported below.)
+	for _, s := range []string{"", ReleaseSuffix, BundleSuffix} {
+		if err := secureFile(o.Lockfile + s); err != nil && !missing(err) {
+			r.Problems = append(r.Problems, err.Error())
+		}
+	}
 	d := Digest(data)
 	r.LockDigest = &d
 	if raw, err := safeio.ReadRegular(o.Lockfile+ReleaseSuffix, "release statement", maxRelease); err != nil {
@@ -127,6 +139,9 @@ func (r *Report) readLock(o StatusOptions) []Entry {
 	if err != nil {
 		r.Problems = append(r.Problems, err.Error())
 		return nil
+	}
+	if err := eo.LocalCheck(); err != nil {
+		r.Problems = append(r.Problems, err.Error())
 	}
 	return es
 }

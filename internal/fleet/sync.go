@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/mcpsum/mcpsum/internal/hint"
 	"os"
 	"path/filepath"
 	"time"
@@ -187,7 +188,7 @@ func installedState(to string, p *published) (*Release, bool, error) {
 	}
 	r, err := ParseRelease(raw)
 	if err != nil {
-		return nil, false, fmt.Errorf("%s: %w (remove it to install the published release as the first one)", quote(to+ReleaseSuffix), err)
+		return nil, false, hint.Errorf("remove it to install the published release as the first one", "%s: %w", quote(to+ReleaseSuffix), err)
 	}
 	same := bytes.Equal(raw, p.release)
 	for _, f := range []struct {
@@ -224,7 +225,7 @@ func readInstalled(p, what string, max int64) ([]byte, error) {
 func installDir(dir string) error {
 	if _, err := os.Stat(dir); missing(err) {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return fmt.Errorf("creating %s: %w (run fleet sync as root, or give --to a folder of yours)", quote(dir), err)
+			return hint.Errorf("run fleet sync as root, or give --to a folder of yours", "creating %s: %w", quote(dir), err)
 		}
 		if err := os.Chmod(dir, 0o755); err != nil {
 			return err

@@ -164,7 +164,7 @@ func TestStatusJSONSchema(t *testing.T) {
 	opts := emitOpts(o.to, ModeArgv)
 	c, _ := ClientByName("gemini")
 	policy, _ := c.Emit(entries(t, testLock(t, "valid.lock"), opts), ModeArgv)
-	if _, err := c.Install(policy, env); err != nil {
+	if _, err := c.Install(policy, opts, env); err != nil {
 		t.Fatal(err)
 	}
 	s := statusSchema(t)

@@ -1,7 +1,9 @@
 package fleet
 
 import (
+	"bytes"
 	"context"
+	"encoding/pem"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -73,6 +75,7 @@ func parseTrust(path string, data []byte) (*Trust, error) {
 	dir := filepath.Dir(path)
 	t := &Trust{Path: path}
 	seen := map[string]bool{}
+	who := map[string]string{} // signerID -> name
 	for i, raw := range list {
 		s, err := parseSigner(raw, dir)
 		if err != nil {
@@ -82,9 +85,35 @@ func parseTrust(path string, data []byte) (*Trust, error) {
 			return nil, fmt.Errorf("signer name %q appears twice", s.Name)
 		}
 		seen[s.Name] = true
+		id, err := signerID(s)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", s.Name, err)
+		}
+		if other, ok := who[id]; ok {
+			return nil, fmt.Errorf("signers %s and %s are the same signer (one key or keyless identity under two names): status could not say which signed, and removing one name would not revoke it; keep one", other, s.Name)
+		}
+		who[id] = s.Name
 		t.Signers = append(t.Signers, s)
 	}
 	return t, nil
+}
+
+// signerID is who a signer is, whatever its name: its key (the PEM block's
+// bytes, so a copy of the key in another file is the same key), or its
+// keyless identity and issuer.
+func signerID(s Signer) (string, error) {
+	if s.Req.Key == "" {
+		r := s.Req
+		return strings.Join([]string{"keyless", r.Identity, r.IdentityRegexp, r.Issuer, r.IssuerRegexp}, "\x00"), nil
+	}
+	data, err := safeio.ReadRegular(s.Req.Key, "signer key", 1<<20)
+	if err != nil {
+		return "", err
+	}
+	if b, _ := pem.Decode(data); b != nil {
+		data = b.Bytes
+	}
+	return "key\x00" + string(bytes.TrimSpace(data)), nil
 }
 
 func parseSigner(raw []byte, dir string) (Signer, error) {
@@ -107,8 +136,19 @@ func parseSigner(raw []byte, dir string) (Signer, error) {
 		return Signer{}, fmt.Errorf("name %s: want 1 to 64 letters, digits, '.', '_' or '-'", termtext.Quoted(s.Name, 80))
 	}
 	for _, p := range []*string{&s.Req.Key, &s.Req.TrustedRoot} {
-		if *p != "" && !filepath.IsAbs(*p) {
+		if *p == "" {
+			continue
+		}
+		if !filepath.IsAbs(*p) {
 			*p = filepath.Join(dir, *p)
+		}
+		// Whoever could replace a key (or trusted root) names their own
+		// signer: it is held to the trust file's rule.
+		if err := secureFile(*p); err != nil {
+			return Signer{}, fmt.Errorf("%s: %w", s.Name, err)
+		}
+		if err := secureDir(filepath.Dir(*p)); err != nil {
+			return Signer{}, fmt.Errorf("%s: %w", s.Name, err)
 		}
 	}
 	if _, err := s.Req.Args(); err != nil {

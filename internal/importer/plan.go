@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/mcpsum/mcpsum/internal/hint"
 	"io/fs"
 	"path/filepath"
 	"slices"
@@ -117,7 +118,7 @@ func DefaultLockfile(dirs clientconfig.Dirs, cfg *clientconfig.Config) (string, 
 		return filepath.Join(dirs.Project, "mcp.lock"), nil
 	}
 	if dirs.XDGConfig == "" {
-		return "", errors.New("no folder for the lock of your user configs (neither XDG_CONFIG_HOME nor HOME is set); name one with --lockfile")
+		return "", hint.New("no folder for the lock of your user configs (neither XDG_CONFIG_HOME nor HOME is set)", "name one with --lockfile")
 	}
 	return filepath.Join(dirs.XDGConfig, "mcpsum", "mcp.lock"), nil
 }

@@ -88,6 +88,10 @@ func WriteList(w io.Writer, dirs clientconfig.Dirs) {
 
 // WriteUndo writes what an undo of the config at path did.
 func WriteUndo(w io.Writer, path string, res *clientconfig.UndoResult) {
+	if res.NothingLeft {
+		fmt.Fprintf(w, "nothing left to undo: mcpsum has no record of writing %s, and no server there runs through mcpsum proxy\n", path)
+		return
+	}
 	if res.Whole {
 		fmt.Fprintf(w, "restored %s from %s\n", q(path), q(res.Backup))
 		return

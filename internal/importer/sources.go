@@ -1,7 +1,9 @@
 package importer
 
 import (
+	"errors"
 	"fmt"
+	"github.com/mcpsum/mcpsum/internal/hint"
 	"strings"
 	"time"
 
@@ -45,8 +47,8 @@ func ReadConfigs(dirs clientconfig.Dirs, client *clientconfig.Client, file strin
 				looked = append(looked, l.Rel)
 			}
 		}
-		return nil, fmt.Errorf("no %s config found (looked in %s); give the config file's path instead: mcpsum import FILE",
-			client.Title, strings.Join(looked, ", "))
+		return nil, hint.Errorf("give the config file's path instead: mcpsum import FILE",
+			"no %s config found (looked in %s)", client.Title, strings.Join(looked, ", "))
 	}
 	var out []*clientconfig.Config
 	for _, f := range found {
@@ -98,6 +100,26 @@ func Summary(dirs clientconfig.Dirs, cfg *clientconfig.Config) string {
 	return strings.Join(parts, ", ")
 }
 
+// nothingLeft: the configs (of client, or file) are there and no entry of
+// them runs mcpsum proxy (name: no entry of that name does); paths names them.
+func nothingLeft(dirs clientconfig.Dirs, client *clientconfig.Client, file, name string) (paths []string, ok bool) {
+	cfgs, err := ReadConfigs(dirs, client, file)
+	if err != nil || len(cfgs) == 0 {
+		return nil, false
+	}
+	for _, cfg := range cfgs {
+		paths = append(paths, q(cfg.Path))
+		for _, e := range cfg.Entries {
+			if e.Status == clientconfig.Wrapped && (name == "" || e.Name == name) {
+				return nil, false
+			}
+		}
+	}
+	return paths, true
+}
+
+func none(_ []string, ok bool) bool { return ok }
+
 // UndoFiles are the configs of client that an undo (of entry name, if
 // set) reads: those mcpsum recorded a write of; failing that, those with
 // files named like backups, so Undo says why it does not use them.
@@ -126,18 +148,27 @@ func UndoFiles(dirs clientconfig.Dirs, client *clientconfig.Client, stateDir, na
 // Undo undoes the last --write of file or, when file is "", of each config
 // of client that mcpsum wrote (UndoFiles; name: only that server's entry).
 // done hears each config's outcome but the first failure, which Undo
-// returns once every config has been tried.
+// returns once every config has been tried. When mcpsum has no record of a
+// write and no entry runs mcpsum proxy (a second --undo), there is nothing
+// left to undo: done hears a result with NothingLeft, and Undo returns nil.
 func Undo(dirs clientconfig.Dirs, client *clientconfig.Client, file, name, stateDir string, done func(path string, res *clientconfig.UndoResult, err error)) error {
 	files := []string{file}
 	if file == "" {
 		var err error
 		if files, err = UndoFiles(dirs, client, stateDir, name); err != nil {
+			if paths, ok := nothingLeft(dirs, client, "", name); ok {
+				done(strings.Join(paths, ", "), &clientconfig.UndoResult{NothingLeft: true}, nil)
+				return nil
+			}
 			return err
 		}
 	}
 	var firstErr error
 	for _, p := range files {
 		res, err := clientconfig.Undo(p, clientconfig.UndoOptions{StateDir: stateDir, Now: time.Now(), Name: name})
+		if nr := (*clientconfig.NoRecordError)(nil); errors.As(err, &nr) && none(nothingLeft(dirs, client, p, name)) {
+			res.NothingLeft, err = true, nil
+		}
 		if err != nil && firstErr == nil {
 			firstErr = err
 			continue

@@ -4,48 +4,43 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/mcpsum/mcpsum/internal/hint"
 	"github.com/mcpsum/mcpsum/internal/mcpwire"
 	"github.com/mcpsum/mcpsum/internal/process"
 	"github.com/mcpsum/mcpsum/internal/termtext"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 )
 
-// StartError is a server that failed to start or to answer, with what mcpsum
-// can tell the user about why and what to do next (lock, verify and the
-// proxy print the same).
-type StartError struct {
-	Err   error
-	Hints []string
-}
-
-func (e *StartError) Error() string {
-	var b strings.Builder
-	b.WriteString(e.Err.Error())
-	for _, h := range e.Hints {
-		b.WriteString("\n  hint: ")
-		b.WriteString(h)
-	}
-	return b.String()
-}
-
-func (e *StartError) Unwrap() error { return e.Err }
-
-// Explain adds hints to err when the server exited or did not answer in
-// time: a half-installed npx cache folder it tripped on, the flag that gives
-// a slow first start more time, and the common variables that are set for
-// mcpsum but withheld from the server (names only, never values). Other
-// errors are returned as they are.
+// Explain adds to err the hint that fixes what the server failed on (a
+// hint.Error; lock, verify and the proxy print the same), when mcpsum
+// recognises it in the failure or the server's stderr:
+//
+//   - a half-installed npx cache folder: its removal;
+//   - Node packages not installed (MODULE_NOT_FOUND in a project's
+//     node_modules, or a locked program under node_modules that is not
+//     there): the project's install command (npm ci);
+//   - a file or folder the server looked for that does not exist here: its path;
+//   - a variable set for mcpsum but withheld from the server, named in its
+//     stderr (or, when nothing else explains the failure, the common ones):
+//     the lock command with --env (names only, never values);
+//   - a silent first start: the flag that gives it more time.
+//
+// A failure with a recognised cause gets no --env advice: re-locking with
+// variables changes the committed lock and fixes nothing. Errors that are
+// none of these are returned as they are.
 func Explain(name string, entry *lockfile.Server, opts Options, err error) error {
 	var exit *process.ExitError
 	var to *mcpwire.TimeoutError
 	var ie *InstallError
 	var stderr []string
+	dir, _ := WorkDir(opts.Lockfile)
 	switch {
 	case err == nil:
 		return nil
@@ -55,29 +50,66 @@ func Explain(name string, entry *lockfile.Server, opts Options, err error) error
 		stderr = exit.Stderr
 	case errors.As(err, &to):
 		stderr = to.Stderr
+	case errors.Is(err, exec.ErrNotFound) && len(entry.Command) > 0:
+		return hint.Wrap(err, missingProgramHint(entry.Command[0], dir))
 	default:
 		return err
 	}
-	var hints []string
-	if h := npxCacheHint(entry, stderr); h != "" {
-		hints = append(hints, h)
+	text := strings.Join(stderr, "\n")
+	cause := npxCacheHint(entry, text)
+	if cause == "" {
+		cause = nodeModulesHint(text, dir)
 	}
+	if cause == "" {
+		cause = missingFileHint(text, dir)
+	}
+	hints := []string{cause}
 	if to != nil && to.Silent {
 		allowance := opts.StartTimeout
 		if allowance <= 0 {
 			allowance = to.After
 		}
-		hints = append(hints, fmt.Sprintf("a server's first start may download its package (npx, uvx) for longer than %s: give it more time with --start-timeout-secs %d",
+		hints = append(hints, fmt.Sprintf("a first start may download the package (npx, uvx) for longer than %s; give it more time: --start-timeout-secs %d",
 			allowance, max(int(allowance/time.Second)*5, 300)))
 	}
-	if w := Withheld(entry.EnvPassthrough); len(w) > 0 {
-		hints = append(hints, fmt.Sprintf("set for mcpsum but withheld from the server (it gets only PATH, HOME, TMPDIR and the names locked in envPassthrough): %s; if it needs one, lock it with the ones it needs: %s",
-			strings.Join(w, ", "), lockWithEnv(name, entry, opts, w)))
+	if cause == "" {
+		hints = append(hints, envHint(name, entry, opts, text))
 	}
-	if len(hints) == 0 {
-		return err
+	return hint.Wrap(err, hints...)
+}
+
+// envHint names the variables set for mcpsum but withheld from the server
+// that its stderr names, else (nothing else explained the failure) the
+// common ones, with the lock command that passes them. Names only.
+func envHint(name string, entry *lockfile.Server, opts Options, stderr string) string {
+	w := namedIn(stderr, entry.EnvPassthrough)
+	lead := "the server names a variable set for mcpsum but withheld from it"
+	if len(w) == 0 {
+		w = Withheld(entry.EnvPassthrough)
+		lead = "set for mcpsum but withheld from the server"
 	}
-	return &StartError{Err: err, Hints: hints}
+	if len(w) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s (it gets only PATH, HOME, TMPDIR and envPassthrough): %s; if it needs one, lock it with the ones it needs: %s",
+		lead, strings.Join(w, ", "), lockWithEnv(name, entry, opts, w))
+}
+
+// envWord is a word of a server's stderr that could name a variable.
+var envWord = regexp.MustCompile(`\b[A-Za-z_][A-Za-z0-9_]{2,}\b`)
+
+// namedIn lists the variables set in mcpsum's environment, withheld from a
+// server passed env, whose names stderr holds, sorted.
+func namedIn(stderr string, env []string) []string {
+	passed := slices.Concat(env, process.BaseEnv())
+	var out []string
+	for _, w := range envWord.FindAllString(stderr, -1) {
+		if _, set := os.LookupEnv(w); set && !slices.Contains(passed, w) && lockfile.ValidEnvName(w) && w == strings.ToUpper(w) {
+			out = append(out, w)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // lockWithEnv is the lock command that passes the entry's variables and w.
@@ -103,10 +135,10 @@ func explainInstall(name string, entry *lockfile.Server, opts Options, ie *Insta
 	}
 	w := InstallWithheld(entry.EnvPassthrough, ie.Output)
 	if len(w) == 0 {
-		return &StartError{Err: ie, Hints: []string{"the install saw the server's variables (envPassthrough, PATH, HOME, TMPDIR) and npm's configuration, proxies and certificates (npm_config_*, HTTPS_PROXY, NODE_EXTRA_CA_CERTS, …); its full output is in " + ie.Log}}
+		return hint.Wrap(ie, "the install saw the server's variables (envPassthrough, PATH, HOME, TMPDIR) and npm's configuration, proxies and certificates (npm_config_*, HTTPS_PROXY, NODE_EXTRA_CA_CERTS, …); its full output is in "+ie.Log)
 	}
-	return &StartError{Err: ie, Hints: []string{fmt.Sprintf("set in your environment but not seen by the install (it sees the server's variables and npm's configuration, proxies and certificates): %s; if the install needs one, lock it with it: %s",
-		strings.Join(w, ", "), lockWithEnv(name, entry, opts, w))}}
+	return hint.Wrap(ie, fmt.Sprintf("set in your environment but not seen by the install (it sees the server's variables and npm's configuration, proxies and certificates): %s; if the install needs one, lock it with it: %s",
+		strings.Join(w, ", "), lockWithEnv(name, entry, opts, w)))
 }
 
 // commonEnv are variables servers often fail without, directly inherited
@@ -146,8 +178,7 @@ var missingModule = regexp.MustCompile(`Cannot find (?:module|package) '([^']{1,
 // installs it afresh on the next start); an install that finished (the
 // folder's package.json is there) but lacks a file is the package's own
 // fault (broken upstream), and removing it changes nothing: it says so.
-func npxCacheHint(entry *lockfile.Server, stderr []string) string {
-	text := strings.Join(stderr, "\n")
+func npxCacheHint(entry *lockfile.Server, text string) string {
 	if !strings.Contains(text, "ENOENT") && !strings.Contains(text, "Cannot find") && !strings.Contains(text, "MODULE_NOT_FOUND") {
 		return ""
 	}
@@ -181,6 +212,6 @@ func npxCacheHint(entry *lockfile.Server, stderr []string) string {
 				termtext.ShellArg(dir), missing)
 		}
 	}
-	return fmt.Sprintf("npx's cache folder %s looks half-installed (a download that was interrupted leaves it so, and every later npx start of the package fails until it is removed); remove it and start again: rm -rf %s",
+	return fmt.Sprintf("npx's cache folder %s looks half-installed (an interrupted download leaves it so); remove it and start again: rm -rf %s",
 		termtext.ShellArg(dir), termtext.ShellArg(dir))
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/mcpsum/mcpsum/internal/mcpwire"
 	"github.com/mcpsum/mcpsum/internal/process"
 	"github.com/mcpsum/mcpsum/internal/redact"
+	"github.com/mcpsum/mcpsum/internal/termtext"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 )
 
@@ -37,6 +38,10 @@ type Options struct {
 	// remote server that asks for a sign-in); nil: no interactive sign-in,
 	// only kept tokens are used.
 	Authorize func(server, authURL string) error
+	// Step, if set, hears what is being done with a server while it runs
+	// ("starting", "listing tools: 400 so far"): progress for a terminal.
+	// It may be called from several goroutines at once.
+	Step func(server, step string)
 	// ClientMetadataURL is the Client ID Metadata Document mcpsum signs in
 	// with where an authorization server supports them ("": dynamic
 	// registration).
@@ -242,6 +247,10 @@ func Observe(ctx context.Context, name string, entry *lockfile.Server, opts Opti
 }
 
 func observe(ctx context.Context, name string, entry *lockfile.Server, prefer string, opts Options) (*mcpwire.Hello, *mcpwire.Surface, error) {
+	if opts.Step != nil {
+		ctx = mcpwire.WithSteps(ctx, func(s string) { opts.Step(name, s) })
+	}
+	mcpwire.Step(ctx, "starting; no answer yet (a first npx or uvx run downloads its package)")
 	// Every process started here is stopped before observe returns (the
 	// client's Close, or Probe/Handshake on failure); the sandboxes' cleanups
 	// run after that.
@@ -290,6 +299,7 @@ func observe(ctx context.Context, name string, entry *lockfile.Server, prefer st
 		return nil, nil, fmt.Errorf("server %q: %w", name, Explain(name, entry, opts, err))
 	}
 	defer c.Close(stopGrace)
+	mcpwire.Step(ctx, fmt.Sprintf("answered (%s %s); listing its surface", h.Era, termtext.TruncateQuote(h.ProtocolVersion, 40)))
 	s, err := mcpwire.ListAll(ctx, c, h)
 	if err != nil {
 		return nil, nil, fmt.Errorf("server %q: %w", name, Explain(name, entry, opts, err))

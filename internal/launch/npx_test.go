@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpsum/mcpsum/internal/hint"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 )
 
@@ -89,13 +90,13 @@ func TestInstallVariables(t *testing.T) {
 	ie := &InstallError{Packages: []string{"desktop-commander@1.0.0"}, Log: "/x.log", Err: errors.New("exit status 1"), Output: "npm error: MY_TOKEN_VAR is not set"}
 	err := Explain("dc", entry, Options{Lockfile: "/p/mcp.lock"}, ie)
 	msg := err.Error()
-	var se *StartError
-	if !errors.As(err, &se) || len(se.Hints) != 1 {
-		t.Fatalf("no hint: %v", err)
+	hints := hint.Of(err)
+	if len(hints) != 1 {
+		t.Fatalf("hints %q: %v", hints, err)
 	}
-	hint := se.Hints[0]
+	h := hints[0]
 	want := "mcpsum lock --lockfile /p/mcp.lock --name dc --env LANG --env MY_TOKEN_VAR --env PUPPETEER_SKIP_DOWNLOAD -- npx -y desktop-commander@1.0.0"
-	if !strings.Contains(hint, want) || strings.Contains(hint, "UNRELATED_VAR") || strings.Contains(msg+hint, "value-not-shown") {
-		t.Fatalf("hint %q, want the lock command %q", hint, want)
+	if !strings.Contains(h, want) || strings.Contains(h, "UNRELATED_VAR") || strings.Contains(msg+h, "value-not-shown") {
+		t.Fatalf("hint %q, want the lock command %q", h, want)
 	}
 }

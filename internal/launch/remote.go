@@ -3,6 +3,7 @@ package launch
 import (
 	"context"
 	"fmt"
+	"github.com/mcpsum/mcpsum/internal/hint"
 	"net/http"
 	"os"
 	"slices"
@@ -68,10 +69,10 @@ func RemoteHeaders(entry *lockfile.Server) (http.Header, error) {
 		env := entry.Headers[n]
 		v, ok := os.LookupEnv(env)
 		if !ok || v == "" {
-			return nil, fmt.Errorf("header %s takes its value from $%s, which is not set: export %s (its value is sent as the header, never stored) and run again", n, env, env)
+			return nil, hint.Errorf("export "+env+" (its value is sent as the header, never stored) and run again", "header %s takes its value from $%s, which is not set", n, env)
 		}
 		if err := netrule.HeaderValue(v); err != nil {
-			return nil, fmt.Errorf("header %s: the value of $%s %v; set it to the header's value only", n, env, err)
+			return nil, hint.Errorf("set it to the header's value only", "header %s: the value of $%s %v", n, env, err)
 		}
 		h.Set(n, v)
 		registerSecret(v, "$"+env)

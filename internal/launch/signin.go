@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/mcpsum/mcpsum/internal/hint"
+	"github.com/mcpsum/mcpsum/internal/termtext"
 	"net/http"
 	"os"
 	"slices"
@@ -185,7 +187,7 @@ func discoverFor(ctx context.Context, name string, entry *lockfile.Server, ch oa
 	client := mcphttp.NewSignInClient(u)
 	srv, err := oauth.Discover(ctx, client, entry.URL, ch)
 	if err != nil {
-		return nil, nil, fmt.Errorf("server %q answered %s and its OAuth metadata cannot be used: %w (or pass a token you obtained with --header Authorization=VAR)", name, statusWord(ch), err)
+		return nil, nil, hint.Errorf("or pass a token you obtained with --header Authorization=VAR", "server %q answered %s and its OAuth metadata cannot be used: %w", name, statusWord(ch), err)
 	}
 	return srv, client, nil
 }
@@ -237,7 +239,7 @@ func token(ctx context.Context, name string, entry *lockfile.Server, client *htt
 	}
 	if tok == nil {
 		if opts.Authorize == nil {
-			return nil, fmt.Errorf("server %q needs an OAuth sign-in with %s and no kept token works: run 'mcpsum lock --name %s' in a terminal to sign in", name, srv.Issuer, name)
+			return nil, hint.Errorf("run 'mcpsum lock --name "+termtext.ShellArg(name)+"' in a terminal to sign in", "server %q needs an OAuth sign-in with %s and no kept token works", name, srv.Issuer)
 		}
 		lo := oauth.Options{Open: func(u string) error { return opts.Authorize(name, u) }, MetadataURL: opts.ClientMetadataURL}
 		if p := entry.OAuth; p != nil && p.ClientID != "" {

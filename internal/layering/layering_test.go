@@ -60,9 +60,9 @@ var onlyFrom = map[string]string{
 }
 
 // helperBase are the helpers every other helper may import; each imports
-// of mcpsum only the base helpers listed before it (mcpspec and termtext
-// nothing at all).
-var helperBase = []string{"internal/mcpspec", "internal/termtext", "internal/fileperm"}
+// of mcpsum only the base helpers listed before it (hint, mcpspec and
+// termtext nothing at all).
+var helperBase = []string{"internal/hint", "internal/mcpspec", "internal/termtext", "internal/fileperm"}
 
 func TestLayering(t *testing.T) {
 	root := moduleRoot(t)

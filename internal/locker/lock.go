@@ -94,6 +94,9 @@ func Relock(ctx context.Context, path, name string, opts launch.Options, o Optio
 	if errors.Is(err, fs.ErrNotExist) {
 		return NoLockfile(path, name)
 	}
+	if errors.Is(err, lockfile.ErrMergeConflict) && name == "" && h.Review == nil {
+		return Resolve(ctx, path, opts, o, h) // git left the file with conflict markers
+	}
 	if err != nil {
 		return err
 	}
@@ -102,7 +105,7 @@ func Relock(ctx context.Context, path, name string, opts launch.Options, o Optio
 		return err
 	}
 	if len(names) == 0 {
-		return usageErr("%s has no servers yet: add one with mcpsum lock --lockfile %s --name NAME -- COMMAND [ARG]...", path, termtext.ShellArg(path))
+		return usageHint("add one with mcpsum lock --lockfile "+termtext.ShellArg(path)+" --name NAME -- COMMAND [ARG]...", "%s has no servers yet", path)
 	}
 	out := Run(ctx, Relocks(f, names), opts, h.Progress)
 	if h.Review != nil {
@@ -128,8 +131,9 @@ func Relock(ctx context.Context, path, name string, opts launch.Options, o Optio
 		kept = "their entries were left as they were; the others were re-locked"
 	}
 	failed, qp, qn := out.Failed, termtext.ShellArg(path), termtext.ShellArg(out.Failed[0])
-	return &FailedError{Cause: out.FirstErr(), Summary: fmt.Sprintf("lock failed for %s (see above); %s. Once it starts again: mcpsum lock --lockfile %s --name %s; or, if it is gone for good: mcpsum lock --lockfile %s --remove %s",
-		strings.Join(failed, ", "), kept, qp, qn, qp, qn)}
+	return &FailedError{Cause: out.FirstErr(), Summary: fmt.Sprintf("lock failed for %s (see above); %s", strings.Join(failed, ", "), kept),
+		Next: []string{fmt.Sprintf("once it starts again: mcpsum lock --lockfile %s --name %s", qp, qn),
+			fmt.Sprintf("or, if it is gone for good: mcpsum lock --lockfile %s --remove %s", qp, qn)}}
 }
 
 func (h Hooks) checkLog(ctx context.Context, path string, seen *lockfile.File, entries map[string]*lockfile.Server) error {

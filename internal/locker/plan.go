@@ -56,7 +56,7 @@ func PlanNew(path, name string, target *lockfile.Server) (*Plan, error) {
 		}
 	}
 	if policy != nil && policy.Sandbox != nil && target.Remote() {
-		return nil, usageErr("%s: the entry has a sandbox policy, and a remote server has no process to confine: remove policy.sandbox from the entry in %s first", name, path)
+		return nil, usageHint("remove policy.sandbox from the entry in "+path+" first", "%s: the entry has a sandbox policy, and a remote server has no process to confine", name)
 	}
 	target.Policy = policy
 	return p, nil

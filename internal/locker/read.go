@@ -17,12 +17,25 @@ import (
 
 // UsageError is a request that names something wrong: an entry that is
 // not in the lock, a target the entry cannot take (exit 2 in cmd/mcpsum).
-type UsageError struct{ msg string }
+type UsageError struct{ msg, next string }
 
 func (e *UsageError) Error() string { return e.msg }
 
+// Hints are the next step, when there is one.
+func (e *UsageError) Hints() []string {
+	if e.next == "" {
+		return nil
+	}
+	return []string{e.next}
+}
+
 func usageErr(format string, args ...any) error {
 	return &UsageError{msg: fmt.Sprintf(format, args...)}
+}
+
+// usageHint is usageErr with the next step.
+func usageHint(next, format string, args ...any) error {
+	return &UsageError{msg: fmt.Sprintf(format, args...), next: next}
 }
 
 // NoLockfileError is the answer to a lockfile that does not exist: it
@@ -44,15 +57,20 @@ func NoLockfile(path, name string) *NoLockfileError {
 }
 
 func (e *NoLockfileError) Error() string {
+	return fmt.Sprintf("no lockfile at %s", e.Path)
+}
+
+// Hints name the lock command that creates the lockfile.
+func (e *NoLockfileError) Hints() []string {
 	name := "NAME"
 	if e.Name != "" {
 		name = termtext.ShellArg(e.Name)
 	}
-	msg := fmt.Sprintf("no lockfile at %s: create one with mcpsum lock --lockfile %s --name %s -- COMMAND [ARG]... (or pass --lockfile)", e.Path, termtext.ShellArg(e.Path), name)
+	steps := []string{fmt.Sprintf("create one with mcpsum lock --lockfile %s --name %s -- COMMAND [ARG]... (or pass --lockfile)", termtext.ShellArg(e.Path), name)}
 	if e.UserLock != "" {
-		msg += fmt.Sprintf("; your user lock, where mcpsum import put the servers of your own client configs, is %s: pass --lockfile %s", termtext.ShellArg(e.UserLock), termtext.ShellArg(e.UserLock))
+		steps = append(steps, fmt.Sprintf("your user lock, where mcpsum import put the servers of your own client configs, is %s: pass --lockfile %s", termtext.ShellArg(e.UserLock), termtext.ShellArg(e.UserLock)))
 	}
-	return msg
+	return steps
 }
 
 // Read reads the exact bytes of the lockfile once and checks its digests

@@ -73,6 +73,10 @@ func Run(ctx context.Context, jobs []Job, opts launch.Options, progress Progress
 type FailedError struct {
 	Summary string
 	Cause   error
+	Next    []string // what to do next, for a person (Hints)
 }
 
 func (e *FailedError) Error() string { return e.Summary }
+
+// Hints are the next steps (the failures' own hints were shown with them).
+func (e *FailedError) Hints() []string { return e.Next }

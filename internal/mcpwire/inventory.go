@@ -112,6 +112,7 @@ func listKind(ctx context.Context, c Caller, h *Hello, k mcpspec.Kind) ([]json.R
 		if next == nil {
 			return items, nil
 		}
+		Step(ctx, fmt.Sprintf("listing %ss: %d so far", k.Noun, len(items)))
 		if seenCursors[*next] {
 			return nil, fmt.Errorf("%s: the server repeated the cursor %s (a pagination loop); the list cannot be read completely", k.Method, termtext.Quoted(*next, 100))
 		}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/mcpsum/mcpsum/internal/hint"
 	"github.com/mcpsum/mcpsum/internal/jsonscan"
 	"github.com/mcpsum/mcpsum/internal/termtext"
 )
@@ -63,9 +64,11 @@ func chooseClient(ctx context.Context, c *http.Client, s *Server, o Options, red
 	case s.RegEndpoint != "":
 		return register(ctx, c, s, redirect)
 	case s.CIMD:
-		return Client{}, fmt.Errorf("authorization server %s accepts only clients described by a Client ID Metadata Document: pass --oauth-client-metadata-url URL (or set MCPSUM_OAUTH_CLIENT_METADATA_URL) naming one your organisation serves (docs/remote.md shows it), or --oauth-client-id ID of a client registered with it", termtext.Quoted(s.Issuer, 200))
+		return Client{}, hint.Errorf("pass --oauth-client-metadata-url URL (or set MCPSUM_OAUTH_CLIENT_METADATA_URL) naming one your organisation serves (docs/remote.md shows it), or --oauth-client-id ID of a client registered with it",
+			"authorization server %s accepts only clients described by a Client ID Metadata Document", termtext.Quoted(s.Issuer, 200))
 	}
-	return Client{}, fmt.Errorf("authorization server %s offers no dynamic client registration (registration_endpoint): pass --oauth-client-id ID (and --oauth-client-secret-env VAR for a confidential client) of a client registered with it for the redirect URI http://127.0.0.1%s, or a token you obtained with --header Authorization=VAR", termtext.Quoted(s.Issuer, 200), RedirectPath)
+	return Client{}, hint.Errorf("pass --oauth-client-id ID (and --oauth-client-secret-env VAR for a confidential client) of a client registered with it for the redirect URI http://127.0.0.1"+RedirectPath+", or a token you obtained yourself with --header Authorization=VAR",
+		"authorization server %s offers no dynamic client registration (registration_endpoint)", termtext.Quoted(s.Issuer, 200))
 }
 
 // secretMethod is how a client with a secret authenticates at s's token

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpsum/mcpsum/internal/hint"
 	"github.com/mcpsum/mcpsum/internal/oauth"
 	"github.com/mcpsum/mcpsum/internal/oauth/oauthtest"
 )
@@ -300,7 +301,7 @@ func TestPreRegisteredClient(t *testing.T) {
 	as := oauthtest.New(t, "")
 	as.Knobs.NoRegistration = true
 	as.Knobs.PreRegistered = [2]string{"org-client", "s3cret-value"}
-	if _, _, err := signIn(t, as, oauth.Options{}); err == nil || !strings.Contains(err.Error(), "--oauth-client-id") {
+	if _, _, err := signIn(t, as, oauth.Options{}); err == nil || !strings.Contains(hint.Lines(err, ""), "\nhint: pass --oauth-client-id ID") {
 		t.Fatalf("without a client: %v", err)
 	}
 	_, tok, err := signIn(t, as, oauth.Options{ClientID: "org-client", ClientSecret: "s3cret-value"})
@@ -343,7 +344,7 @@ func TestClientIDMetadataDocument(t *testing.T) {
 		t.Fatalf("without a document URL, registration: %v", err)
 	}
 	as.Knobs.NoRegistration = true
-	if _, _, err := signIn(t, as, oauth.Options{}); err == nil || !strings.Contains(err.Error(), "--oauth-client-metadata-url") {
+	if _, _, err := signIn(t, as, oauth.Options{}); err == nil || !strings.Contains(hint.Lines(err, ""), "\nhint: pass --oauth-client-metadata-url URL") {
 		t.Fatalf("a CIMD-only server without a document URL: %v", err)
 	}
 	for _, bad := range []string{"http://docs.example/c.json", docSrv.URL, "https://docs.example/c.json#x"} {

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"github.com/mcpsum/mcpsum/internal/hint"
 	"io/fs"
 	"path/filepath"
 	"strings"
@@ -75,7 +76,7 @@ func Load(resource, issuer string) (*Token, error) {
 	}
 	f, err := jsonscan.Fields(b, tokenKeys...)
 	if err != nil {
-		return nil, errors.New("OAuth token file " + path + " is damaged; delete it to sign in again")
+		return nil, hint.New("OAuth token file "+path+" is damaged", "delete it to sign in again")
 	}
 	t := &Token{Client: Client{Method: MethodNone, Registered: true}}
 	var scope, stepUp string

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"errors"
+	"github.com/mcpsum/mcpsum/internal/hint"
 	"net/http"
 	"net/url"
 	"os"
@@ -274,7 +275,7 @@ func TestStore(t *testing.T) {
 		t.Fatalf("a file of another pair: %+v %v", back, err)
 	}
 	os.WriteFile(path, []byte(`{"issuer":"https://as","issuer":"x"}`), 0o600)
-	if _, err := Load(in.Resource, in.Issuer); err == nil || !strings.Contains(err.Error(), "damaged; delete it") {
+	if _, err := Load(in.Resource, in.Issuer); err == nil || !strings.Contains(hint.Lines(err, ""), "damaged\nhint: delete it") {
 		t.Fatalf("damaged file: %v", err)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/mcpsum/mcpsum/internal/hint"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -49,14 +50,14 @@ func readKey(path string) ([]byte, error) {
 		return nil, err
 	}
 	if !st.Mode().IsRegular() || st.Mode().Perm()&0o077 != 0 {
-		return nil, fmt.Errorf("approval key %s must be a regular file with mode 0600 (it is %v); remove it and mcpsum makes a new one", path, st.Mode())
+		return nil, hint.Errorf("remove it and mcpsum makes a new one", "approval key %s must be a regular file with mode 0600 (it is %v)", path, st.Mode())
 	}
 	key, err := safeio.ReadOwn(path, "approval key", 4<<10)
 	if err != nil {
 		return nil, fmt.Errorf("approval key: %w", err)
 	}
 	if len(key) != 32 {
-		return nil, fmt.Errorf("approval key %s has %d bytes, want 32; remove it and mcpsum makes a new one", path, len(key))
+		return nil, hint.Errorf("remove it and mcpsum makes a new one", "approval key %s has %d bytes, want 32", path, len(key))
 	}
 	return key, nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"github.com/mcpsum/mcpsum/internal/hint"
 	"os"
 	"path/filepath"
 	"strings"
@@ -377,7 +378,7 @@ func TestApprovalKeyFile(t *testing.T) {
 		t.Fatalf("key mode %v", st.Mode())
 	}
 	os.Chmod(filepath.Join(dir, KeyFile), 0o644)
-	if _, err := LoadKey(dir); err == nil || !strings.Contains(err.Error(), "0600") || !strings.Contains(err.Error(), "remove it") {
+	if _, err := LoadKey(dir); err == nil || !strings.Contains(err.Error(), "0600") || !strings.Contains(hint.Lines(err, ""), "\nhint: remove it") {
 		t.Fatalf("a world-readable key was used: %v", err)
 	}
 	// What the error says to do works: a new key is made.

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"fmt"
+	"github.com/mcpsum/mcpsum/internal/hint"
 	"os"
 )
 
@@ -56,7 +57,7 @@ func currentSession() (Session, error) {
 		return Session{ID: name, Client: c, Named: true}, nil
 	}
 	if cerr != nil {
-		return Session{}, fmt.Errorf("identify the client session: %w (set %s=NAME to name it)", cerr, EnvSession)
+		return Session{}, hint.Errorf("set "+EnvSession+"=NAME to name it", "identify the client session: %w", cerr)
 	}
 	return Session{ID: fmt.Sprintf("%d-%d", c.PID, c.Start), Client: c}, nil
 }

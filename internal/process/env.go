@@ -8,6 +8,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/mcpsum/mcpsum/internal/hint"
+	"github.com/mcpsum/mcpsum/internal/termtext"
 )
 
 // baseEnv are the variables every server gets when mcpsum has them set.
@@ -81,8 +84,8 @@ func LookPath(argv0 string, env []string, dir string) (string, error) {
 			return p, nil
 		}
 	}
-	return "", fmt.Errorf("executable %q not found in PATH %q (only absolute PATH entries are searched); install it, or put its path in the command: %w",
-		argv0, pathEnv, exec.ErrNotFound)
+	return "", hint.Errorf("install it, or put its path in the command",
+		"executable %q not found in PATH %q (only absolute PATH entries are searched): %w", argv0, pathEnv, exec.ErrNotFound)
 }
 
 // pathOf is the PATH a server's argv[0] is searched in: the server's own PATH
@@ -105,13 +108,13 @@ func checkExecutable(p string) error {
 	fi, err := os.Stat(p)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
-		return fmt.Errorf("does not exist; check the path, or install the server: %w", exec.ErrNotFound)
+		return hint.Errorf("check the path, or install the server", "does not exist: %w", exec.ErrNotFound)
 	case err != nil:
 		return fmt.Errorf("cannot be examined: %w", err)
 	case fi.IsDir():
 		return errors.New("is a directory, not an executable")
 	case fi.Mode()&0o111 == 0:
-		return fmt.Errorf("is not executable; chmod +x it: %w", os.ErrPermission)
+		return hint.Errorf("make it executable: chmod +x "+termtext.ShellArg(p), "is not executable: %w", os.ErrPermission)
 	}
 	return nil
 }

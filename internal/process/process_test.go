@@ -5,6 +5,7 @@ package process
 import (
 	"bufio"
 	"errors"
+	"github.com/mcpsum/mcpsum/internal/hint"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -80,7 +81,7 @@ func TestStartExactArgv(t *testing.T) {
 func TestStartMissingExecutable(t *testing.T) {
 	_, err := Start(Spec{Argv: []string{"no-such-mcp-server-xyz", "--flag"}, Env: []string{"PATH=/usr/bin:/bin"}})
 	if err == nil || !errors.Is(err, exec.ErrNotFound) || !strings.Contains(err.Error(), `"no-such-mcp-server-xyz"`) ||
-		!strings.Contains(err.Error(), "install it") || !strings.Contains(err.Error(), "/usr/bin:/bin") {
+		!strings.Contains(hint.Lines(err, ""), "\nhint: install it") || !strings.Contains(err.Error(), "/usr/bin:/bin") {
 		t.Fatalf("unhelpful error: %v", err)
 	}
 	_, err = Start(Spec{Argv: []string{"/nonexistent/dir/server"}})
@@ -90,7 +91,7 @@ func TestStartMissingExecutable(t *testing.T) {
 	f := filepath.Join(t.TempDir(), "server")
 	os.WriteFile(f, []byte("#!/bin/sh\n"), 0o644)
 	_, err = Start(Spec{Argv: []string{f}})
-	if err == nil || !strings.Contains(err.Error(), "chmod +x") {
+	if err == nil || !strings.Contains(hint.Lines(err, ""), "\nhint: make it executable: chmod +x "+f) {
 		t.Fatalf("unhelpful error: %v", err)
 	}
 	if _, err = Start(Spec{}); err == nil {

@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"fmt"
+	"github.com/mcpsum/mcpsum/internal/hint"
 
 	"github.com/mcpsum/mcpsum/internal/launch"
 	"github.com/mcpsum/mcpsum/internal/mcpspec"
@@ -234,7 +235,7 @@ func (p *Proxy) failureRPCLocked() *jsonline.Error {
 func (p *Proxy) failureRPC() *jsonline.Error {
 	msg := fmt.Sprintf("mcpsum: server %q is not available", p.opts.Name)
 	if p.gate.failure != nil {
-		msg = fmt.Sprintf("mcpsum: server %q failed: %v", p.opts.Name, p.gate.failure)
+		msg = fmt.Sprintf("mcpsum: server %q failed: %s", p.opts.Name, hint.Lines(p.gate.failure, ""))
 	}
 	return &jsonline.Error{Code: mcpspec.CodeInternalError, Message: msg}
 }

@@ -4,7 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
+	"github.com/mcpsum/mcpsum/internal/hint"
 
 	"github.com/mcpsum/mcpsum/internal/mcpwire"
 	"github.com/mcpsum/mcpsum/internal/mcpwire/mcphttp"
@@ -20,7 +20,7 @@ import (
 // here, so it stops the proxy (the lockfile refuses one too).
 func (p *Proxy) remoteUpstream(ctx context.Context) (upstream.Upstream, error) {
 	if pol := p.opts.Entry.Policy; pol != nil && pol.Sandbox != nil {
-		return nil, fmt.Errorf("it is a remote server (%s) and has a sandbox policy: there is no process here to confine; remove policy.sandbox from its entry", p.opts.Entry.URL)
+		return nil, hint.Errorf("remove policy.sandbox from its entry", "it is a remote server (%s) and has a sandbox policy: there is no process here to confine", p.opts.Entry.URL)
 	}
 	if p.opts.Remote == nil {
 		return nil, errors.New("it is a remote server and the proxy was not told how to reach it")

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/mcpsum/mcpsum/internal/hint"
 	"os"
 	"sync"
 	"time"
@@ -72,7 +73,7 @@ type auditLog struct {
 func openAudit(path string) (*auditLog, error) {
 	f, err := statefile.OpenAppend(path)
 	if err != nil {
-		return nil, fmt.Errorf("sandbox audit log %s: %w (check that its folder exists and is writable)", path, err)
+		return nil, hint.Errorf("check that its folder exists and is writable", "sandbox audit log %s: %w", path, err)
 	}
 	return &auditLog{f: f, now: time.Now, refused: map[refusalKey]*refusalCount{}, capped: map[string]*refusalCount{}}, nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/mcpsum/mcpsum/internal/hint"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -93,7 +94,8 @@ func prepare(cfg Config, argv, env []string, probe bool) (*Launch, error) {
 	if proxied {
 		egressDir := filepath.Join(launchDir, "egress")
 		if len(egressDir) > 90 { // sun_path holds 108 bytes
-			return nil, fmt.Errorf("sandbox: the runtime folder %s is too long a path for the egress proxy's unix socket; set XDG_RUNTIME_DIR or TMPDIR to a shorter folder", runDir)
+			return nil, hint.Errorf("set XDG_RUNTIME_DIR or TMPDIR to a shorter folder",
+				"sandbox: the runtime folder %s is too long a path for the egress proxy's unix socket", runDir)
 		}
 		if err := os.Mkdir(egressDir, 0o700); err != nil {
 			return nil, fmt.Errorf("sandbox: %w", err)
@@ -292,7 +294,7 @@ func runtimeDir() (string, error) {
 	}
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	if !fi.IsDir() || !ok || int(st.Uid) != uid || fi.Mode().Perm()&0o077 != 0 {
-		return "", fmt.Errorf("sandbox: runtime folder %s is not a private folder owned by you (mode 0700); remove it and retry", dir)
+		return "", hint.Errorf("remove it and try again", "sandbox: runtime folder %s is not a private folder owned by you (mode 0700)", dir)
 	}
 	real, err := filepath.EvalSymlinks(dir)
 	if err != nil {

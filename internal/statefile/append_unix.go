@@ -5,6 +5,7 @@ package statefile
 import (
 	"errors"
 	"fmt"
+	"github.com/mcpsum/mcpsum/internal/hint"
 	"os"
 	"syscall"
 )
@@ -19,7 +20,7 @@ import (
 func OpenAppend(path string) (*os.File, error) {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0o600)
 	if errors.Is(err, syscall.ELOOP) {
-		return nil, fmt.Errorf("%s is a symbolic link: refusing to write through it (name the file itself)", path)
+		return nil, hint.Errorf("name the file itself", "%s is a symbolic link: refusing to write through it", path)
 	}
 	if err != nil {
 		return nil, err

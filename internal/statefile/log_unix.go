@@ -5,6 +5,7 @@ package statefile
 import (
 	"errors"
 	"fmt"
+	"github.com/mcpsum/mcpsum/internal/hint"
 	"io/fs"
 	"os"
 	"sync"
@@ -37,7 +38,7 @@ func OpenLog(path string, max int64) (*Log, error) {
 func (l *Log) reopen() error {
 	f, err := OpenAppend(l.path)
 	if err != nil {
-		return fmt.Errorf("open log %s: %w (check that its folder exists and is writable)", l.path, err)
+		return hint.Errorf("check that its folder exists and is writable", "open log %s: %w", l.path, err)
 	}
 	if l.f != nil {
 		l.f.Close()

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mcpsum/mcpsum/internal/hint"
 )
 
 // TestMkdirPrivateRefusesSharedFolders: a state folder others may write (a
@@ -23,7 +25,7 @@ func TestMkdirPrivateRefusesSharedFolders(t *testing.T) {
 	os.MkdirAll(open, 0o700)
 	os.Chmod(open, 0o777)
 	err := MkdirPrivate(open)
-	if err == nil || !strings.Contains(err.Error(), "is writable by others") || !strings.Contains(err.Error(), "to fix it, run: chmod 700 "+open) {
+	if err == nil || !strings.Contains(err.Error(), "is writable by others") || !strings.Contains(hint.Lines(err, ""), "\nhint: fix it: chmod 700 "+open) {
 		t.Fatalf("MkdirPrivate(0777 folder) = %v", err)
 	}
 
@@ -102,15 +104,15 @@ func TestCheckOwnCoversMcpsumsFolders(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = CheckOwn(lock)
-	if err == nil || !strings.Contains(err.Error(), "belongs to user 4321, not to you (0)") || !strings.Contains(err.Error(), "set XDG_CONFIG_HOME to a folder of yours") {
+	if err == nil || !strings.Contains(err.Error(), "belongs to user 4321, not to you (0)") || !strings.Contains(hint.Lines(err, ""), "\nhint: move it away and let mcpsum make its own, or set XDG_CONFIG_HOME to a folder of yours") {
 		t.Fatalf("a config folder of another user: %v", err)
 	}
 }
 
-// runFix runs the command err ends with ("to fix it, run: ...").
+// runFix runs the command err's hint names ("fix it: ...").
 func runFix(t *testing.T, err error) {
 	t.Helper()
-	_, fix, ok := strings.Cut(err.Error(), "to fix it, run: ")
+	_, fix, ok := strings.Cut(strings.Join(hint.Of(err), "\n"), "fix it: ")
 	if !ok {
 		t.Fatalf("no command to run in: %v", err)
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/mcpsum/mcpsum/internal/fileperm"
+	"github.com/mcpsum/mcpsum/internal/hint"
 )
 
 // Dir is mcpsum's state directory: $XDG_STATE_HOME/mcpsum when
@@ -21,7 +22,7 @@ func Dir() (string, error) {
 	}
 	home, err := os.UserHomeDir()
 	if err != nil {
-		return "", fmt.Errorf("find the state directory: %w (set XDG_STATE_HOME)", err)
+		return "", hint.Errorf("set XDG_STATE_HOME", "find the state directory: %w", err)
 	}
 	return filepath.Join(home, ".local", "state", "mcpsum"), nil
 }
@@ -36,7 +37,7 @@ func ConfigDir() (string, error) {
 	}
 	home, err := os.UserHomeDir()
 	if err != nil {
-		return "", fmt.Errorf("find the config folder: %w (set XDG_CONFIG_HOME)", err)
+		return "", hint.Errorf("set XDG_CONFIG_HOME", "find the config folder: %w", err)
 	}
 	return filepath.Join(home, ".config", "mcpsum"), nil
 }
@@ -62,7 +63,7 @@ func MkdirPrivate(dir string) error {
 // (Dir) or config folder (ConfigDir), when someone other than the user
 // could change it: that folder, or one between it and path, is another
 // user's or writable by its group or others (the error names it and the
-// command that fixes it: chmod 700 …), or that folder's parent is writable
+// command that fixes it as a hint: chmod 700 …), or that folder's parent is writable
 // by others without the sticky bit. Folders that do not exist yet, and a
 // path outside both folders, pass.
 func CheckOwn(path string) error {
@@ -139,7 +140,7 @@ func checkPrivate(dir string, r fileperm.Rule) error {
 		return err
 	}
 	if pi.Mode().Perm()&0o002 != 0 && pi.Mode()&os.ModeSticky == 0 {
-		return fmt.Errorf("%s %s: its parent %s can be written by others and has no sticky bit, so another user can swap the folder; %s", r.What, dir, parent, r.Elsewhere)
+		return hint.Errorf(r.Elsewhere, "%s %s: its parent %s can be written by others and has no sticky bit, so another user can swap the folder", r.What, dir, parent)
 	}
 	return nil
 }

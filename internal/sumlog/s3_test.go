@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpsum/mcpsum/internal/hint"
 	"github.com/mcpsum/mcpsum/internal/sumlog"
 	"github.com/mcpsum/mcpsum/internal/sumlog/logtest"
 	"github.com/mcpsum/mcpsum/pkg/sumdb"
@@ -116,7 +117,7 @@ func TestS3StorageHidesDSN(t *testing.T) {
 		t.Fatalf("init with an unreachable database: %v", err)
 	}
 	o.Getenv = func(string) string { return "" }
-	if _, err := sumlog.InitIn(context.Background(), filepath.Join(t.TempDir(), "log"), "s3.test/log", o); err == nil || !strings.Contains(err.Error(), sumlog.DSNEnv) {
+	if _, err := sumlog.InitIn(context.Background(), filepath.Join(t.TempDir(), "log"), "s3.test/log", o); err == nil || !strings.Contains(strings.Join(hint.Of(err), "\n"), "set "+sumlog.DSNEnv+" to its DSN") {
 		t.Fatalf("init without a DSN: %v, want it to name %s", err, sumlog.DSNEnv)
 	}
 }

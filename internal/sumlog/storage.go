@@ -11,8 +11,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpsum/mcpsum/internal/hint"
 	"github.com/mcpsum/mcpsum/internal/safeio"
 	"github.com/mcpsum/mcpsum/internal/statefile"
+	"github.com/mcpsum/mcpsum/internal/termtext"
 	"github.com/transparency-dev/tessera"
 )
 
@@ -202,7 +204,8 @@ func storageOf(dir string, o Options) (Storage, error) {
 		return Storage{}, err
 	}
 	if s.place(dir) != rec.place(dir) {
-		return Storage{}, fmt.Errorf("the log in %s lives in %s, not %s (a log lives in one place; mcpsum-log migrate --dir %s --from %s --to %s moves it)", dir, rec, s, dir, rec, s)
+		return Storage{}, hint.Errorf("to move it there: mcpsum-log migrate --dir "+termtext.ShellArg(dir)+" --from "+termtext.ShellArg(rec.String())+" --to "+termtext.ShellArg(s.String()),
+			"the log in %s lives in %s, not %s (a log lives in one place)", dir, rec, s)
 	}
 	return rec, nil
 }
@@ -257,5 +260,5 @@ func (s Storage) dsn(o Options) (string, error) {
 	if v := strings.TrimSpace(o.getenv(DSNEnv)); v != "" {
 		return v, nil
 	}
-	return "", fmt.Errorf("storage %s needs its database: set %s to its DSN (user:password@tcp(host:3306)/db) or add dsn-file=FILE to the spec", s, DSNEnv)
+	return "", hint.Errorf("set "+DSNEnv+" to its DSN (user:password@tcp(host:3306)/db), or add dsn-file=FILE to the spec", "storage %s needs its database", s)
 }

@@ -10,8 +10,10 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/mcpsum/mcpsum/internal/hint"
 	"github.com/mcpsum/mcpsum/internal/safeio"
 	"github.com/mcpsum/mcpsum/internal/statefile"
+	"github.com/mcpsum/mcpsum/internal/termtext"
 	"golang.org/x/mod/sumdb/note"
 )
 
@@ -41,7 +43,7 @@ func InitIn(ctx context.Context, dir, origin string, o Options) (string, error) 
 		return "", err
 	}
 	if _, err := os.Lstat(filepath.Join(dir, KeyFile)); err == nil {
-		return "", fmt.Errorf("%s already holds a log (%s exists): a log keeps its key for life; use another --dir", dir, KeyFile)
+		return "", hint.Errorf("use another --dir", "%s already holds a log (%s exists): a log keeps its key for life", dir, KeyFile)
 	}
 	if s.Kind != "posix" || s.Path != "" {
 		st, err := s.open(ctx, dir, o)
@@ -52,7 +54,7 @@ func InitIn(ctx context.Context, dir, origin string, o Options) (string, error) 
 		st.close()
 		switch {
 		case err == nil:
-			return "", fmt.Errorf("%s already holds a log (it has a checkpoint): give each log storage of its own", s)
+			return "", hint.Errorf("give each log a storage of its own", "%s already holds a log (it has a checkpoint)", s)
 		case !errors.Is(err, fs.ErrNotExist):
 			return "", err
 		}
@@ -66,7 +68,7 @@ func InitIn(ctx context.Context, dir, origin string, o Options) (string, error) 
 	}
 	err = statefile.PublishExclusive(filepath.Join(dir, KeyFile), []byte(skey+"\n"), 0o600)
 	if errors.Is(err, fs.ErrExist) {
-		return "", fmt.Errorf("%s already holds a log (%s exists): a log keeps its key for life; use another --dir", dir, KeyFile)
+		return "", hint.Errorf("use another --dir", "%s already holds a log (%s exists): a log keeps its key for life", dir, KeyFile)
 	}
 	if err != nil {
 		return "", err
@@ -86,7 +88,7 @@ func InitIn(ctx context.Context, dir, origin string, o Options) (string, error) 
 func readKey(dir, name string) (string, error) {
 	b, err := safeio.ReadOwn(filepath.Join(dir, name), "log key", 4<<10)
 	if errors.Is(err, fs.ErrNotExist) {
-		return "", fmt.Errorf("%s is not a log folder (no %s): run mcpsum-log init --dir %s --origin ORIGIN first", dir, name, dir)
+		return "", hint.Errorf("make one first: mcpsum-log init --dir "+termtext.ShellArg(dir)+" --origin ORIGIN", "%s is not a log folder (no %s)", dir, name)
 	}
 	return strings.TrimSpace(string(b)), err
 }

@@ -2,6 +2,7 @@ package verify
 
 import (
 	"fmt"
+	"github.com/mcpsum/mcpsum/internal/hint"
 	"io"
 	"strings"
 	"time"
@@ -26,6 +27,7 @@ type ServerJSON struct {
 	Era             string        `json:"era"`
 	ProtocolVersion string        `json:"protocolVersion"`
 	Error           string        `json:"error,omitempty"`
+	Hints           []string      `json:"hints,omitempty"` // with an error: what to do about it
 	Findings        []FindingJSON `json:"findings"`
 	Seconds         float64       `json:"seconds"`
 	Unpinned        []string      `json:"unpinned,omitempty"`    // kinds declared data (policy.unpinned): not drift
@@ -69,7 +71,7 @@ func (r *Report) JSON(exitCode int) *JSON {
 		j := &ServerJSON{Status: s.Status, Era: s.Locked.Era(), ProtocolVersion: s.Locked.ProtocolVersion,
 			Findings: []FindingJSON{}, Seconds: s.seconds(), Unpinned: s.unpinned()}
 		if s.Error != nil {
-			j.Error = s.Error.Error()
+			j.Error, j.Hints = s.Error.Error(), hint.Of(s.Error)
 		}
 		for _, fd := range s.dataChanges() {
 			j.DataChanges = append(j.DataChanges, FindingJSON{"data", fd.Kind, fd.Name, fd.Change, fd.Fields, fd.Locked, fd.Observed, []string{"data"}, nil})

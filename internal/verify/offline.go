@@ -2,6 +2,7 @@ package verify
 
 import (
 	"fmt"
+	"github.com/mcpsum/mcpsum/internal/hint"
 	"io"
 
 	"github.com/mcpsum/mcpsum/internal/launch"
@@ -21,7 +22,7 @@ func Offline(w io.Writer, path string, logConfig func() (*sumdb.Config, error)) 
 	q := termtext.ShellArg(path)
 	f, err := locker.Load(path)
 	if err != nil {
-		fmt.Fprintf(w, "FAIL   %s: %v\n", q, err)
+		fmt.Fprintf(w, "FAIL   %s: %s\n", q, hint.Lines(err, "       "))
 		return err
 	}
 	fmt.Fprintf(w, "ok     %s: %d servers, every digest matches (offline: no server was started)\n", q, len(f.Servers))
@@ -34,7 +35,7 @@ func Offline(w io.Writer, path string, logConfig func() (*sumdb.Config, error)) 
 		fmt.Fprintf(w, "note   %s: %s\n", q, n)
 	}
 	if err != nil {
-		fmt.Fprintf(w, "FAIL   %s: %v\n", q, err)
+		fmt.Fprintf(w, "FAIL   %s: %s\n", q, hint.Lines(err, "       "))
 		return err
 	}
 	if checked > 0 {

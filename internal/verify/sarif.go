@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"github.com/mcpsum/mcpsum/internal/hint"
 	"os"
 	"path/filepath"
 	"strings"
@@ -41,8 +42,11 @@ func (rep *Report) SARIF(lock []byte, exitCode int, version string) map[string]a
 	for _, s := range rep.Servers {
 		if s.Status == StatusError {
 			idx, rule := ruleFor("")
-			results = append(results, sarifResult(rep, s, idx, rule, lockfile.Finding{}, "error",
-				fmt.Sprintf("server %s could not be verified: %s", quoteArg(s.Name), oneLine(s.Error.Error(), 400)), uri, base, loc))
+			msg := fmt.Sprintf("server %s could not be verified: %s", quoteArg(s.Name), oneLine(s.Error.Error(), 400))
+			for _, h := range hint.Of(s.Error) {
+				msg += "; hint: " + oneLine(h, 400)
+			}
+			results = append(results, sarifResult(rep, s, idx, rule, lockfile.Finding{}, "error", msg, uri, base, loc))
 			continue
 		}
 		for _, fd := range s.Findings {

@@ -2,6 +2,7 @@ package verify
 
 import (
 	"fmt"
+	"github.com/mcpsum/mcpsum/internal/hint"
 	"io"
 	"os"
 	"path/filepath"
@@ -54,7 +55,7 @@ func (r *Report) WriteText(w io.Writer, colour bool) {
 		case StatusOK:
 			fmt.Fprintf(w, "%sok%s     %s (%s %s, %.1fs)\n", c.green, c.reset, name, s.Locked.Era(), s.Locked.ProtocolVersion, s.seconds())
 		case StatusError:
-			fmt.Fprintf(w, "%sERROR%s  %s: could not verify: %s\n", c.red, c.reset, name, s.Error)
+			fmt.Fprintf(w, "%sERROR%s  %s: could not verify: %s\n", c.red, c.reset, name, hint.Lines(s.Error, "  "))
 		case StatusDrift:
 			drifted, definitional = append(drifted, s.Name), true
 			fmt.Fprintf(w, "%sDRIFT%s  %s: the server no longer matches %s: %s\n", c.red, c.reset, name, quoteArg(r.Lockfile), countLine(s.Findings))

@@ -4,7 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
+	"github.com/mcpsum/mcpsum/internal/hint"
 	"slices"
 	"time"
 
@@ -102,7 +102,8 @@ func Lockfile(ctx context.Context, name string, strict bool, opts launch.Options
 		return nil, nil, err
 	}
 	if len(names) == 0 {
-		return nil, nil, fmt.Errorf("%s has no servers: nothing to verify (add one with mcpsum lock --lockfile %s --name NAME -- COMMAND [ARG]...)", opts.Lockfile, termtext.ShellArg(opts.Lockfile))
+		return nil, nil, hint.Errorf("add one with mcpsum lock --lockfile "+termtext.ShellArg(opts.Lockfile)+" --name NAME -- COMMAND [ARG]...",
+			"%s has no servers: nothing to verify", opts.Lockfile)
 	}
 	return Verify(ctx, f, names, strict, opts), data, nil
 }

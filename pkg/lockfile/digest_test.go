@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/mcpsum/mcpsum/internal/hint"
 	"strings"
 	"testing"
 
@@ -273,7 +274,7 @@ func TestTamper(t *testing.T) {
 			if ie.Server != tt.server || ie.Kind != tt.kind || ie.Item != tt.item || ie.Locked == ie.Computed {
 				t.Fatalf("got %+v, want server %s kind %s item %s", ie, tt.server, tt.kind, tt.item)
 			}
-			msg := err.Error()
+			msg := hint.Lines(err, "") // the message and, on lines of their own, its hints
 			for _, want := range []string{"lockfile mcp.lock", `server "` + tt.server + `"`, ie.Locked, ie.Computed,
 				"'git diff HEAD -- mcp.lock'", "'git checkout HEAD -- mcp.lock'", "'mcpsum lock --lockfile mcp.lock --name " + tt.server + " -- COMMAND [ARG]...'"} {
 				if !strings.Contains(msg, want) {

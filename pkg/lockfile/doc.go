@@ -3,8 +3,11 @@
 //
 // Parse is strict (unknown keys, wrong types, duplicate keys and bad policy
 // entries are *FormatError) and recomputes every digest on every load (a
-// mismatch is *IntegrityError). Marshal is deterministic. Update is the only
-// writer: an exclusive lock beside the file, then an atomic rename.
+// mismatch is *IntegrityError; each has Hints, the next steps for a person).
+// Marshal is deterministic. Update is the writer: an exclusive lock beside
+// the file, then an atomic rename. A file git left with merge conflict
+// markers fails Parse with ErrMergeConflict; ConflictSides and ParseLoose
+// read its two sides, and ReplaceConflicted writes the resolution.
 //
 // Items (tools, prompts, resources, resource templates) are kept as the raw
 // JSON the server sent, compacted (whitespace removed; key order and string
@@ -40,9 +43,11 @@
 // and the helpers mcpsum's own commands use to edit a lockfile in place
 // (ParseDiscarding, UpdateDiscarding, KeepPolicy, NewServer, Locator,
 // Region, ValidatePath, ValidateHostPort, Unpinnable), which may change
-// with them.
+// with them, as do ErrMergeConflict, ConflictSides, ParseLoose, Loose and
+// ReplaceConflicted (how lock resolves a merge conflict) and the Hints of
+// FormatError and IntegrityError.
 //
-// It is a leaf: it imports only internal/ helpers of mcpsum (internal/jsonc,
+// It is a leaf: it imports only internal/ helpers of mcpsum (internal/hint, internal/jsonc,
 // internal/jsonscan, internal/mcpspec, internal/netrule,
 // internal/policysyntax, internal/safeio, internal/statefile,
 // internal/termtext), and must not import any other pkg/ package or cmd/.

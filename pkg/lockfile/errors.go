@@ -19,25 +19,28 @@ type FormatError struct {
 	Err    error  // what is wrong
 }
 
-func (e *FormatError) Error() string {
-	s := e.Problem()
+// Error is what is wrong (Problem); what to do about it is in Hints.
+func (e *FormatError) Error() string { return e.Problem() }
+
+// Hints are the next steps for a person: the command that resolves a merge
+// conflict, or repairs or replaces a broken entry.
+func (e *FormatError) Hints() []string {
+	f := termtext.ShellArg(e.File)
 	switch {
+	case errors.Is(e.Err, ErrMergeConflict):
+		return []string{fmt.Sprintf("resolve it with 'mcpsum lock --lockfile %s': it keeps the entries both sides agree on and re-locks the ones they disagree on (docs/locking.md)", f)}
 	case e.File != "" && e.Server != "":
-		// One broken entry: lock can replace it (lock.go's brokenEntry).
-		f := termtext.ShellArg(e.File)
-		s += fmt.Sprintf(" (fix the entry by hand; undo an edit, staged or not, with 'git checkout HEAD -- %s'; or, "+
-			"to replace this one entry with a fresh lock of the server you mean to run "+
-			"(every other entry must be valid), run 'mcpsum lock --lockfile %s --name %s -- COMMAND [ARG]...')",
-			f, f, termtext.ShellArg(e.Server))
+		// One broken entry: lock can replace it (locker's brokenEntry).
+		return []string{fmt.Sprintf("fix the entry by hand; undo an edit, staged or not, with 'git checkout HEAD -- %s'", f),
+			fmt.Sprintf("or replace this one entry with a fresh lock of the server you mean to run (every other entry must be valid): 'mcpsum lock --lockfile %s --name %s -- COMMAND [ARG]...'", f, termtext.ShellArg(e.Server))}
 	case e.File != "":
-		s += " (fix the file by hand or restore it from git)"
+		return []string{"fix the file by hand or restore it from git"}
 	}
-	return s
+	return nil
 }
 
-// Problem is the error without the advice on what to do about it, for a
-// caller that is already doing something about it (lock replacing a broken
-// entry says what it found once, not the advice to run itself).
+// Problem is the error without the advice on what to do about it (Error
+// is the same now that the advice is in Hints).
 func (e *FormatError) Problem() string {
 	var b strings.Builder
 	if e.File != "" {
@@ -73,13 +76,14 @@ type IntegrityError struct {
 }
 
 func (e *IntegrityError) Error() string {
+	return e.Problem() + ": the file was edited after it was locked, and mcpsum reads none of it until it matches"
+}
+
+// Hints are the commands that show the edit, undo it, or replace the entry.
+func (e *IntegrityError) Hints() []string {
 	f := termtext.ShellArg(e.File)
-	return fmt.Sprintf("%s: the file was edited after it was locked, and mcpsum "+
-		"reads none of it until it matches. See the edit, staged or not, with 'git diff HEAD -- %s'; "+
-		"undo it with 'git checkout HEAD -- %s'; or, to replace this one entry with a fresh "+
-		"lock of the server you mean to run (every other entry must match), run "+
-		"'mcpsum lock --lockfile %s --name %s -- COMMAND [ARG]...'",
-		e.Problem(), f, f, f, termtext.ShellArg(e.Server))
+	return []string{fmt.Sprintf("see the edit, staged or not, with 'git diff HEAD -- %s'; undo it with 'git checkout HEAD -- %s'", f, f),
+		fmt.Sprintf("or replace this one entry with a fresh lock of the server you mean to run (every other entry must match): 'mcpsum lock --lockfile %s --name %s -- COMMAND [ARG]...'", f, termtext.ShellArg(e.Server))}
 }
 
 // Problem is the mismatch alone, without the advice (see FormatError.Problem).

@@ -74,63 +74,13 @@ func ParseDiscarding(path string, data []byte, discard string) (f *File, discard
 }
 
 func parseFile(path string, data []byte, discard string) (*File, error, error) {
-	parses.Add(1)
-	fe := func(server, item string, err error) error {
-		return &FormatError{File: path, Server: server, Item: item, Err: err}
-	}
-	if !utf8.Valid(data) {
-		return nil, nil, fe("", "", errf("not valid UTF-8 (%s)", position(data, invalidUTF8At(data))))
-	}
-	if !json.Valid(data) {
-		var probe json.RawMessage
-		err := json.Unmarshal(data, &probe) // only for the error's position
-		var se *json.SyntaxError
-		if errors.As(err, &se) {
-			return nil, nil, fe("", "", errf("not valid JSON at %s: %v", position(data, int(se.Offset)), se))
-		}
-		return nil, nil, fe("", "", errf("not valid JSON: %v", err))
-	}
-	top, err := objectMembers(data)
+	f, entries, err := parseTop(path, data)
 	if err != nil {
-		return nil, nil, fe("", "top level", err)
+		return nil, nil, err
 	}
-	f := &File{Servers: map[string]*Server{}}
 	var discarded error
-	var servers json.RawMessage
-	for _, m := range top {
-		switch m.key {
-		case "lockfileVersion":
-			switch v := string(bytes.TrimSpace(m.val)); v {
-			case "1", "2", "3":
-				f.Version = int(v[0] - '0')
-			default:
-				return nil, nil, fe("", "lockfileVersion", errf("unsupported version %s: this mcpsum reads versions 1 to 3; a file of a newer version was written by a newer mcpsum: upgrade mcpsum (go install ./cmd/... in a fresh checkout of github.com/mcpsum/mcpsum)", termtext.Quoted(v, 80)))
-			}
-		case "generator":
-			if f.Generator, err = asString(m.val); err != nil {
-				return nil, nil, fe("", "generator", err)
-			}
-		case "servers":
-			servers = m.val
-		default:
-			return nil, nil, fe("", "top level", errf("unknown key %s (want lockfileVersion, generator or servers)", termtext.Quoted(m.key, 80)))
-		}
-	}
-	if f.Version == 0 {
-		return nil, nil, fe("", "top level", errf("missing lockfileVersion"))
-	}
-	if servers == nil {
-		return nil, nil, fe("", "top level", errf("missing servers"))
-	}
-	entries, err := objectMembers(servers)
-	if err != nil {
-		return nil, nil, fe("", "servers", err)
-	}
 	forms := make(map[string]*canonForms, len(entries))
 	for _, e := range entries {
-		if err := ValidName(e.key); err != nil {
-			return nil, nil, fe("", "servers", err)
-		}
 		s, cf, ferr := parseServer(e.val, f.Version)
 		if ferr != nil {
 			ferr.File, ferr.Server = path, e.key
@@ -162,6 +112,72 @@ func parseFile(path string, data []byte, discard string) (*File, error, error) {
 		f.srcSum = &sum
 	}
 	return f, discarded, nil
+}
+
+// parseTop checks data as a whole (UTF-8, JSON, no merge conflict markers)
+// and reads its top level: the File without servers, and the servers'
+// members, each a name checked with ValidName.
+func parseTop(path string, data []byte) (*File, []member, error) {
+	parses.Add(1)
+	fe := func(server, item string, err error) error {
+		return &FormatError{File: path, Server: server, Item: item, Err: err}
+	}
+	if !utf8.Valid(data) {
+		return nil, nil, fe("", "", errf("not valid UTF-8 (%s)", position(data, invalidUTF8At(data))))
+	}
+	if n := markerLine(data); n > 0 && !json.Valid(data) {
+		return nil, nil, fe("", "", errf("%w (line %d): two branches changed it and git could not merge them", ErrMergeConflict, n))
+	}
+	if !json.Valid(data) {
+		var probe json.RawMessage
+		err := json.Unmarshal(data, &probe) // only for the error's position
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			return nil, nil, fe("", "", errf("not valid JSON at %s: %v", position(data, int(se.Offset)), se))
+		}
+		return nil, nil, fe("", "", errf("not valid JSON: %v", err))
+	}
+	top, err := objectMembers(data)
+	if err != nil {
+		return nil, nil, fe("", "top level", err)
+	}
+	f := &File{Servers: map[string]*Server{}}
+	var servers json.RawMessage
+	for _, m := range top {
+		switch m.key {
+		case "lockfileVersion":
+			switch v := string(bytes.TrimSpace(m.val)); v {
+			case "1", "2", "3":
+				f.Version = int(v[0] - '0')
+			default:
+				return nil, nil, fe("", "lockfileVersion", errf("unsupported version %s: this mcpsum reads versions 1 to 3; a file of a newer version was written by a newer mcpsum: upgrade mcpsum (go install ./cmd/... in a fresh checkout of github.com/mcpsum/mcpsum)", termtext.Quoted(v, 80)))
+			}
+		case "generator":
+			if f.Generator, err = asString(m.val); err != nil {
+				return nil, nil, fe("", "generator", err)
+			}
+		case "servers":
+			servers = m.val
+		default:
+			return nil, nil, fe("", "top level", errf("unknown key %s (want lockfileVersion, generator or servers)", termtext.Quoted(m.key, 80)))
+		}
+	}
+	if f.Version == 0 {
+		return nil, nil, fe("", "top level", errf("missing lockfileVersion"))
+	}
+	if servers == nil {
+		return nil, nil, fe("", "top level", errf("missing servers"))
+	}
+	entries, err := objectMembers(servers)
+	if err != nil {
+		return nil, nil, fe("", "servers", err)
+	}
+	for _, e := range entries {
+		if err := ValidName(e.key); err != nil {
+			return nil, nil, fe("", "servers", err)
+		}
+	}
+	return f, entries, nil
 }
 
 // parses counts Parse calls (tests check that a re-lock parses once).

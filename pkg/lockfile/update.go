@@ -39,7 +39,20 @@ import (
 // user's files must not make lock write there; the user names the target
 // itself if that is what they mean.
 func Update(path string, fn func(f *File) error) error {
-	_, err := update(path, nil, "", fn)
+	_, err := update(path, nil, "", nil, fn)
+	return err
+}
+
+// ReplaceConflicted writes f in place of the lockfile at path, which must
+// still hold exactly conflicted: the bytes, with merge conflict markers
+// (ErrMergeConflict), that f was resolved from. It is Update otherwise
+// (directory lock, Marshal, Parse again, atomic replacement); a file that
+// changed meanwhile is left as it is.
+func ReplaceConflicted(path string, conflicted []byte, f *File) error {
+	_, err := update(path, nil, "", conflicted, func(nf *File) error {
+		nf.Generator, nf.Servers = f.Generator, maps.Clone(f.Servers)
+		return nil
+	})
 	return err
 }
 
@@ -49,7 +62,7 @@ func Update(path string, fn func(f *File) error) error {
 // (from Load or Parse, possibly nil) must not have been modified since; fn
 // gets a copy of it with its own Servers map.
 func UpdateFrom(path string, loaded *File, fn func(f *File) error) error {
-	_, err := update(path, loaded, "", fn)
+	_, err := update(path, loaded, "", nil, fn)
 	return err
 }
 
@@ -58,10 +71,10 @@ func UpdateFrom(path string, loaded *File, fn func(f *File) error) error {
 // out of the File fn sees (fn then writes its replacement) and its error is
 // returned as discarded; every other entry must be valid.
 func UpdateDiscarding(path, discard string, fn func(f *File) error) (discarded, err error) {
-	return update(path, nil, discard, fn)
+	return update(path, nil, discard, nil, fn)
 }
 
-func update(path string, loaded *File, discard string, fn func(f *File) error) (discarded, err error) {
+func update(path string, loaded *File, discard string, conflicted []byte, fn func(f *File) error) (discarded, err error) {
 	if err := refuseLink(path); err != nil {
 		return nil, err
 	}
@@ -87,6 +100,11 @@ func update(path string, loaded *File, discard string, fn func(f *File) error) (
 		old = nil
 	case err != nil:
 		return nil, fmt.Errorf("read lockfile: %w", err)
+	case conflicted != nil:
+		if !bytes.Equal(old, conflicted) {
+			return nil, fmt.Errorf("lockfile %s changed while its merge conflict was being resolved; nothing was written: run the command again", path)
+		}
+		f = &File{Version: 1}
 	case loaded != nil && loaded.srcSum != nil && *loaded.srcSum == sha256.Sum256(old):
 		f = &File{Version: loaded.Version, Generator: loaded.Generator, Servers: maps.Clone(loaded.Servers)}
 	default:

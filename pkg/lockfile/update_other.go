@@ -20,3 +20,9 @@ func UpdateFrom(path string, loaded *File, fn func(f *File) error) error {
 func UpdateDiscarding(path, discard string, fn func(f *File) error) (discarded, err error) {
 	return nil, Update(path, fn)
 }
+
+// ReplaceConflicted is Update for a file resolved from a merge conflict;
+// like Update, it is not available on this platform.
+func ReplaceConflicted(path string, conflicted []byte, f *File) error {
+	return Update(path, nil)
+}

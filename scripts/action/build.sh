@@ -23,12 +23,22 @@ cd "$src"
 sha256() {
 	if command -v sha256sum >/dev/null 2>&1; then sha256sum; else shasum -a 256; fi | cut -d' ' -f1
 }
+# The version `mcpsum version` reports: the ref the workflow pinned (a
+# runner unpacks the action, with no .git, at .../_actions/OWNER/REPO/REF),
+# else what git describes of a checkout (uses: ./), else devel.
+case $src in
+*/_actions/*/*/?*) version=$(printf '%s\n' "${src%/}" | sed 's|.*/_actions/[^/]*/[^/]*/||') ;;
+*) version=$(git describe --tags --always --dirty --abbrev=12 2>/dev/null) || version=devel ;;
+esac
+case $version in
+'' | *[!A-Za-z0-9._/+-]*) version=devel ;;
+esac
 # Every input of the build: the Go files of the command and its packages,
-# go.mod, go.sum, and the toolchain that builds them.
+# go.mod, go.sum, the version stamped and the toolchain that builds them.
 goversion=$(go env GOVERSION) || fail "'go env GOVERSION' failed in $src (see above)"
 sources=$(find cmd internal pkg -name '*.go' ! -name '*_test.go' -type f | LC_ALL=C sort)
 # shellcheck disable=SC2086 # file names of this repository have no spaces
-hash=$(cat go.mod go.sum $sources | sha256 | cut -c1-20)
+hash=$( (echo "$version" && cat go.mod go.sum $sources) | sha256 | cut -c1-20)
 key=mcpsum-$(go env GOOS)-$(go env GOARCH)-$goversion-$hash
 
 if [ "${1:-}" = key ]; then
@@ -41,9 +51,9 @@ if [ -x "$dest/mcpsum" ] && [ "$(cat "$dest/.key" 2>/dev/null)" = "$key" ]; then
 	echo "mcpsum: using the cached build $key"
 else
 	start=$(date +%s)
-	echo "mcpsum: building ./cmd/mcpsum with $goversion (a cold module and build cache takes a minute or two)"
+	echo "mcpsum: building ./cmd/mcpsum $version with $goversion (a cold module and build cache takes a minute or two)"
 	mkdir -p "$dest"
-	CGO_ENABLED=0 go build -trimpath -buildvcs=false -o "$dest/mcpsum" ./cmd/mcpsum
+	CGO_ENABLED=0 go build -trimpath -buildvcs=false -ldflags "-X main.version=$version" -o "$dest/mcpsum" ./cmd/mcpsum
 	echo "$key" >"$dest/.key"
 	echo "mcpsum: built in $(($(date +%s) - start)) s"
 fi

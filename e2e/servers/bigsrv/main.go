@@ -19,8 +19,9 @@ import (
 
 func main() {
 	n := flag.Int("tools", 1000, "number of tools (t0001...)")
+	pageSize := flag.Int("pagesize", 0, "list page size (0: go-sdk's default)")
 	flag.Parse()
-	s := mcp.NewServer(&mcp.Implementation{Name: "bigsrv", Version: "1.0.0"}, &mcp.ServerOptions{Instructions: "many tools"})
+	s := mcp.NewServer(&mcp.Implementation{Name: "bigsrv", Version: "1.0.0"}, &mcp.ServerOptions{Instructions: "many tools", PageSize: *pageSize})
 	schema := json.RawMessage(`{"type":"object","properties":{"text":{"type":"string","description":"text to echo"}},"required":["text"]}`)
 	echo := func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		var in struct {
