@@ -22,7 +22,7 @@ func (s *Session) initialized(resp *http.Response, res *envelope) {
 	if res.result == nil {
 		return
 	}
-	sid := resp.Header.Get("Mcp-Session-Id")
+	sid := resp.Header.Get(HeaderSessionID)
 	if !validSessionID(sid) {
 		sid = ""
 	}
@@ -104,7 +104,7 @@ func (s *Session) getLoop(answered chan struct{}) {
 		s.setHeaders(req.Header, sid)
 		req.Header.Set("Accept", "text/event-stream")
 		if last != "" {
-			req.Header.Set("Last-Event-ID", last)
+			req.Header.Set(HeaderLastEventID, last)
 		}
 		resp, err := s.client.Do(req)
 		first()
@@ -277,7 +277,7 @@ func (s *Session) reinitialize(ctx context.Context, initReq []byte) ([]byte, err
 	if err != nil {
 		return nil, err
 	}
-	sid := resp.Header.Get("Mcp-Session-Id")
+	sid := resp.Header.Get(HeaderSessionID)
 	if !validSessionID(sid) {
 		return nil, errors.New("the new session has no valid Mcp-Session-Id")
 	}
