@@ -24,7 +24,7 @@ func TestProxyRemoteReasonReachesClient(t *testing.T) {
 		cmd := proxyCmd(dir, "saas")
 		cmd.Env = append(os.Environ(), "MY_TOKEN=")
 		_, err := dial(cmd, era, nil)
-		if err == nil || !strings.Contains(err.Error(), "$MY_TOKEN, which is not set: export MY_TOKEN") {
+		if err == nil || !strings.Contains(err.Error(), "$MY_TOKEN, which is not set") || !strings.Contains(err.Error(), "hint: export MY_TOKEN") {
 			t.Fatalf("%s client, MY_TOKEN unset: the handshake got %v", era, err)
 		}
 	}
