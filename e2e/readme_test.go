@@ -37,6 +37,7 @@ func readmeBlock(t *testing.T, readme, heading string) string {
 // runs the same pinned version from e2e/node_modules, and `go install` of
 // go-sdk's everything example copies the one e2e built from go.mod's pin.
 func TestReadmeFirstCommands(t *testing.T) {
+	t.Parallel()
 	repo, err := filepath.Abs("..")
 	if err != nil {
 		t.Fatal(err)
@@ -66,7 +67,10 @@ func TestReadmeFirstCommands(t *testing.T) {
 	write("git", fmt.Sprintf(`if [ "$1 $2" = "clone https://github.com/mcpsum/mcpsum" ] && [ $# -eq 2 ]; then exec ln -s %q mcpsum; fi
 exec %q "$@"
 `, repo, realGit))
+	// mcpsum installs a locked npx command's package before starting it
+	// (npx --yes --package=PKG -- true): the package is "installed" here.
 	write("npx", fmt.Sprintf(`if [ "$*" = "-y @modelcontextprotocol/server-everything@2026.8.31" ]; then exec node %q; fi
+if [ "$*" = "--yes --package=@modelcontextprotocol/server-everything@2026.8.31 -- true" ]; then exit 0; fi
 echo "npx shim: no network in this test; unexpected: npx $*" >&2; exit 1
 `, everything))
 	write("go", fmt.Sprintf(`if [ "$*" = "install github.com/modelcontextprotocol/go-sdk/examples/server/everything@v1.8.0" ]; then exec cp %q "${GOBIN:?}/everything"; fi
@@ -130,6 +134,7 @@ exec %q "$@"
 // flag a page shows with an mcpsum command (in a code block, or inline in
 // backticks) is one that command's -h lists.
 func TestReadmeCommandsMatchHelp(t *testing.T) {
+	t.Parallel()
 	data, err := os.ReadFile(filepath.Join("..", "README.md"))
 	if err != nil {
 		t.Fatal(err)
@@ -197,6 +202,7 @@ func TestReadmeCommandsMatchHelp(t *testing.T) {
 // flag the binary does not have. A code line that starts with "mcpsum" but
 // is a message mcpsum prints is named in messages.
 func TestDocsCommandsExist(t *testing.T) {
+	t.Parallel()
 	messages := []string{"mcpsum refused this call"}
 	helps := map[string]cmdHelp{}
 	helpOf := func(words []string) cmdHelp {
@@ -285,9 +291,9 @@ func logCommands(t *testing.T) map[string]map[string]bool {
 	}
 	cmds := map[string]map[string]bool{}
 	for _, m := range regexp.MustCompile(`(?m)^  mcpsum-log (\w+)`).FindAllStringSubmatch(string(out), -1) {
-		help, _ := exec.Command(bin.log, m[1], "-h").CombinedOutput() // exit 2 after the flags' help
+		help, _ := exec.Command(bin.log, m[1], "-h").CombinedOutput() // exit 0 after its help
 		cmds[m[1]] = map[string]bool{}
-		for _, f := range regexp.MustCompile(`(?m)^\s+-([a-z][a-z-]*)`).FindAllStringSubmatch(string(help), -1) {
+		for _, f := range regexp.MustCompile(`(?m)^\s+--?([a-z][a-z-]*) `).FindAllStringSubmatch(string(help), -1) {
 			cmds[m[1]]["--"+f[1]] = true
 		}
 	}
