@@ -191,6 +191,18 @@ func TestStatusJSONSchema(t *testing.T) {
 	}
 }
 
+// validateReport checks r's JSON against docs/fleet-status.schema.json.
+func validateReport(t *testing.T, r *Report) {
+	t.Helper()
+	b, err := json.Marshal(r)
+	must(t, err)
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+	must(t, err)
+	if err := statusSchema(t).Validate(inst); err != nil {
+		t.Errorf("status JSON does not validate against docs/fleet-status.schema.json: %v\n%s", err, b)
+	}
+}
+
 func statusSchema(t *testing.T) *jsonschema.Schema {
 	t.Helper()
 	return compileSchema(t, filepath.Join("..", "..", "docs", "fleet-status.schema.json"), "")
