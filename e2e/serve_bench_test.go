@@ -36,6 +36,8 @@ import (
 // every call succeeds; run it with
 //
 //	MCPSUM_SERVE_PERF=1 go test ./e2e -run TestServePerformance -v
+//
+// Serial: a measurement; it runs alone, before the parallel tests start.
 func TestServePerformance(t *testing.T) {
 	if os.Getenv("MCPSUM_SERVE_PERF") != "1" {
 		t.Skip("set MCPSUM_SERVE_PERF=1 to run the serve benchmark")
