@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"github.com/mcpsum/mcpsum/internal/clientconfig"
 	"github.com/mcpsum/mcpsum/internal/importer"
 	"github.com/mcpsum/mcpsum/internal/launch"
+	"github.com/mcpsum/mcpsum/internal/locker"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 )
 
@@ -114,9 +114,6 @@ With neither --client nor FILE, import lists the config files it finds.`),
 				return nil
 			}
 			cfgs, err := importer.ReadConfigs(dirs, client, file)
-			if de := (*importer.DetectError)(nil); errors.As(err, &de) {
-				return &exitError{code: exitUsage, err: err}
-			}
 			if err != nil {
 				return err
 			}
@@ -165,8 +162,7 @@ func (a *app) importEvent(e importer.Event) {
 	case importer.MadeLockDir:
 		fmt.Fprintf(a.stderr, "import: created the folder %s (private) for %s\n", quoteArg(e.Dir), quoteArg(e.Lock))
 	case importer.Wrote:
-		a.printWritten(e.Lock, e.Written)
-		a.printLockWarnings(e.Lock, e.Entries, nil)
+		locker.WriteWritten(a.stderr, e.Lock, e.Entries, e.Written, nil)
 		for _, s := range e.Written.Shadows {
 			fmt.Fprintf(a.stdout, "  shadow %s\n", s)
 		}
@@ -182,9 +178,10 @@ func (a *app) importEvent(e importer.Event) {
 // lockProgress renders a run of locks: a progress line per server, and on
 // a terminal what each is doing (step).
 func (a *app) lockProgress(names []string) (func(string, *lockfile.Server, error), func()) {
-	p := newProgress(a.stderr, names)
+	p := cli.NewProgress(a.stderr, isTerminal(a.stderr), names)
 	a.live.Store(p)
-	return p.done, func() { a.live.Store(nil); p.stop() }
+	done := func(name string, e *lockfile.Server, err error) { p.Done(name, locker.ProgressLine(e, err)) }
+	return done, func() { a.live.Store(nil); p.Stop() }
 }
 
 // step is launch.Options.Step: the running locks' progress hears it.

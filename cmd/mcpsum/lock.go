@@ -15,7 +15,6 @@ import (
 	"github.com/mcpsum/mcpsum/internal/cli"
 	"github.com/mcpsum/mcpsum/internal/launch"
 	"github.com/mcpsum/mcpsum/internal/locker"
-	"github.com/mcpsum/mcpsum/internal/review"
 	"github.com/mcpsum/mcpsum/internal/verify"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 )
@@ -98,7 +97,10 @@ server's, or text of one server naming another's tool (each pair once). With
 
 // lockHooks are how locker.LockNew and Relock reach the user.
 func (a *app) lockHooks() locker.Hooks {
-	h := locker.Hooks{Progress: a.lockProgress, Wrote: a.wrote,
+	h := locker.Hooks{Progress: a.lockProgress,
+		Wrote: func(path string, entries map[string]*lockfile.Server, w *locker.Written) {
+			locker.WriteWritten(a.stderr, path, entries, w, w.Shadows)
+		},
 		CheckLog: func(ctx context.Context, seen *lockfile.File, e map[string]*lockfile.Server) error {
 			return a.checkLog(ctx, "lock", seen, e)
 		},
@@ -115,37 +117,8 @@ func (a *app) lockHooks() locker.Hooks {
 	return h
 }
 
-// wrote prints what a merge into the lockfile at path noted, that it was
-// written, and the warnings of the new entries.
-func (a *app) wrote(path string, entries map[string]*lockfile.Server, w *locker.Written) {
-	a.printWritten(path, w)
-	a.printLockWarnings(path, entries, w.Shadows)
-}
-
-// printWritten prints what a merge into the lockfile at path noted, and
-// that it was written.
-func (a *app) printWritten(path string, w *locker.Written) {
-	for _, n := range w.Notes {
-		fmt.Fprintf(a.stderr, "lock: %s\n", n)
-	}
-	fmt.Fprintf(a.stderr, "lock: wrote %s\n", path)
-}
-
 func (a *app) writeOptions() locker.Options {
 	return locker.Options{Generator: "mcpsum " + moduleVersion(), Strict: a.strictShadow}
-}
-
-// printLockWarnings prints, after a lock, what show would flag in the new
-// entries (locker.Warnings) and the shadowing between them and the lock's
-// other servers. The lock is written anyway (unless --strict refused the
-// shadowing): these are for the reviewer.
-func (a *app) printLockWarnings(path string, entries map[string]*lockfile.Server, shadows []review.Shadow) {
-	for _, w := range locker.Warnings(path, entries) {
-		fmt.Fprintf(a.stderr, "lock: warning: %s\n", w)
-	}
-	for _, s := range shadows {
-		fmt.Fprintf(a.stderr, "lock: warning: shadowing: %s\n", s)
-	}
 }
 
 // defaultTimeoutSecs and defaultStartTimeoutSecs: each answer, and the

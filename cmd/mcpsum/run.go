@@ -40,7 +40,7 @@ type app struct {
 	// accept: lock --accept KIND, re-lock only entries whose every change
 	// is of that kind (lockHooks, verify.Accept).
 	accept string
-	live   atomic.Pointer[progress] // the run of locks under way (step)
+	live   atomic.Pointer[cli.Progress] // the run of locks under way (step)
 }
 
 // run is the whole program; main only adds the process boundary.
