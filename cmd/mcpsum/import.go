@@ -89,7 +89,6 @@ With neither --client nor FILE, import lists the config files it finds.`),
 			if err := checkTimeouts(*f.timeout, *f.start); err != nil {
 				return err
 			}
-			a.strictShadow = *f.strict
 			file := ""
 			if len(args) == 1 {
 				file = args[0]
@@ -139,14 +138,12 @@ func (a *app) importConfigs(ctx context.Context, cfgs []*clientconfig.Config, o 
 		return err
 	}
 	importer.WritePlan(a.stdout, groups)
-	ao := importer.ApplyOptions{Self: o.Self, Write: *f.write, Locker: a.writeOptions(), Event: a.importEvent, Now: time.Now,
+	ao := importer.ApplyOptions{Self: o.Self, Write: *f.write, Locker: a.writeOptions(*f.strict), Event: a.importEvent, Now: time.Now,
 		Pin: launch.Options{Timeout: time.Duration(*f.timeout) * time.Second, StartTimeout: time.Duration(*f.start) * time.Second,
 			Note: a.noter("import"), Authorize: a.authorizer("import"), Step: a.step},
 		Progress: a.lockProgress,
-		CheckLog: func(ctx context.Context, seen *lockfile.File, e map[string]*lockfile.Server) error {
-			return a.checkLog(ctx, "import", seen, e)
-		},
-		Review: a.lockHooks().Review, // a server imported again: what the lock takes in
+		CheckLog: a.logChecker("import"),
+		Review:   a.lockHooks("").Review, // a server imported again: what the lock takes in
 	}
 	ao.Ask, ao.TrustProject = a.askTrust, *f.trust
 	return importer.Apply(ctx, groups, ao)
@@ -154,23 +151,16 @@ func (a *app) importConfigs(ctx context.Context, cfgs []*clientconfig.Config, o 
 
 // importEvent renders one step of importer.Apply.
 func (a *app) importEvent(e importer.Event) {
-	switch e.Kind {
-	case importer.Nothing:
-		fmt.Fprintln(a.stdout, "nothing to import")
-	case importer.DryRun:
-		importer.WriteDryRun(a.stdout, e.Locks)
-	case importer.MadeLockDir:
+	switch {
+	case e.Show(a.stdout):
+	case e.Kind == importer.MadeLockDir:
 		fmt.Fprintf(a.stderr, "import: created the folder %s (private) for %s\n", quoteArg(e.Dir), quoteArg(e.Lock))
-	case importer.Wrote:
+	case e.Kind == importer.Wrote:
 		locker.WriteWritten(a.stderr, e.Lock, e.Entries, e.Written, nil)
 		for _, s := range e.Written.Shadows {
 			fmt.Fprintf(a.stdout, "  shadow %s\n", s)
 		}
-	case importer.Rewriting:
-		importer.WriteRewrite(a.stdout, e.Rewrite, e.Write)
-	case importer.Rewrote:
-		importer.WriteRewrote(a.stdout, e.Rewrite, e.Backup)
-	case importer.Failure:
+	case e.Kind == importer.Failure:
 		printErr(a.stderr, e.Err)
 	}
 }

@@ -85,31 +85,29 @@ server's, or text of one server naming another's tool (each pair once). With
 					return err
 				}
 			}
-			a.strictShadow, a.accept = *strict, *accept
 			opts := launch.Options{Lockfile: *lockfilePath, Timeout: time.Duration(*timeout) * time.Second,
 				StartTimeout: time.Duration(*start) * time.Second, Note: a.noter("lock"), Authorize: a.authorizer("lock"), Step: a.step}
 			req := locker.Request{Path: *lockfilePath, Name: *name, Command: args, Env: envs, URL: *url, Headers: headers,
 				Accept: *accept, Remove: *remove, OAuth: locker.OAuthClient{ID: *clientID, SecretEnv: *secretEnv, MetadataURL: *metadataURL}}
-			return locker.Lock(ctx, req, opts, a.writeOptions(), a.lockHooks())
+			return locker.Lock(ctx, req, opts, a.writeOptions(*strict), a.lockHooks(*accept))
 		},
 	}
 }
 
-// lockHooks are how locker.LockNew and Relock reach the user.
-func (a *app) lockHooks() locker.Hooks {
+// lockHooks are how locker.LockNew and Relock reach the user (accept:
+// lock --accept's kind, or "").
+func (a *app) lockHooks(accept string) locker.Hooks {
 	h := locker.Hooks{Progress: a.lockProgress,
 		Wrote: func(path string, entries map[string]*lockfile.Server, w *locker.Written) {
 			locker.WriteWritten(a.stderr, path, entries, w, w.Shadows)
 		},
-		CheckLog: func(ctx context.Context, seen *lockfile.File, e map[string]*lockfile.Server) error {
-			return a.checkLog(ctx, "lock", seen, e)
-		},
-		Note: func(msg string) { fmt.Fprintf(a.stderr, "lock: %s\n", msg) },
+		CheckLog: a.logChecker("lock"),
+		Note:     func(msg string) { fmt.Fprintf(a.stderr, "lock: %s\n", msg) },
 	}
 	// Every re-lock prints what it takes in; lock --accept also refuses a
 	// change not of that kind.
 	h.Review = func(path string, f *lockfile.File, entries map[string]*lockfile.Server) error {
-		if err := verify.Accept(a.stdout, isTerminal(a.stdout), path, a.accept, f, entries); err != nil {
+		if err := verify.Accept(a.stdout, isTerminal(a.stdout), path, accept, f, entries); err != nil {
 			return verdict(err)
 		}
 		return nil
@@ -117,8 +115,9 @@ func (a *app) lockHooks() locker.Hooks {
 	return h
 }
 
-func (a *app) writeOptions() locker.Options {
-	return locker.Options{Generator: "mcpsum " + moduleVersion(), Strict: a.strictShadow}
+// writeOptions are a lock's (strict: --strict refuses shadowing).
+func (a *app) writeOptions(strict bool) locker.Options {
+	return locker.Options{Generator: "mcpsum " + moduleVersion(), Strict: strict}
 }
 
 // defaultTimeoutSecs and defaultStartTimeoutSecs: each answer, and the
