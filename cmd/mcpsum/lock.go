@@ -80,13 +80,11 @@ server's, or text of one server naming another's tool (each pair once). With
 --strict shadowing is an error (exit 1) and nothing is written.`),
 		FlagSet: fs,
 		Exec: func(ctx context.Context, args []string) error {
-			if *remove == "" {
-				if err := checkTimeouts(*timeout, *start); err != nil {
-					return err
-				}
+			opts, err := pinOptions(*lockfilePath, *timeout, *start)
+			if err != nil && *remove == "" { // --remove runs no server
+				return err
 			}
-			opts := launch.Options{Lockfile: *lockfilePath, Timeout: time.Duration(*timeout) * time.Second,
-				StartTimeout: time.Duration(*start) * time.Second, Note: a.noter("lock"), Authorize: a.authorizer("lock"), Step: a.step}
+			opts.Note, opts.Authorize, opts.Step = a.noter("lock"), a.authorizer("lock"), a.step
 			req := locker.Request{Path: *lockfilePath, Name: *name, Command: args, Env: envs, URL: *url, Headers: headers,
 				Accept: *accept, Remove: *remove, OAuth: locker.OAuthClient{ID: *clientID, SecretEnv: *secretEnv, MetadataURL: *metadataURL}}
 			return locker.Lock(ctx, req, opts, a.writeOptions(*strict), a.lockHooks(*accept))
@@ -132,14 +130,16 @@ func startTimeoutFlag(fs *flag.FlagSet) *int {
 	return fs.Int("start-timeout-secs", defaultStartTimeoutSecs, "seconds a server may take from its start to its first answer (a first npx run downloads the package)")
 }
 
-func checkTimeouts(timeout, start int) error {
+// pinOptions are the launch.Options of the timeout flags, refused (exit 2)
+// unless both are positive.
+func pinOptions(lockfile string, timeout, start int) (launch.Options, error) {
 	if timeout <= 0 {
-		return usageErr("--timeout-secs must be positive, got %d", timeout)
+		return launch.Options{}, usageErr("--timeout-secs must be positive, got %d", timeout)
 	}
 	if start <= 0 {
-		return usageErr("--start-timeout-secs must be positive, got %d", start)
+		return launch.Options{}, usageErr("--start-timeout-secs must be positive, got %d", start)
 	}
-	return nil
+	return launch.Options{Lockfile: lockfile, Timeout: time.Duration(timeout) * time.Second, StartTimeout: time.Duration(start) * time.Second}, nil
 }
 
 // noter returns a launch.Options.Note that prints "cmd: note: server: msg".

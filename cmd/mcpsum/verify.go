@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 
@@ -94,16 +93,17 @@ lockfile and the lockfile's own digests, without running any server.`),
 			if v.sig.any() {
 				return usageErr("--key, --certificate-identity, --certificate-oidc-issuer and --trusted-root need --signature")
 			}
-			if err := checkTimeouts(*v.timeout, *v.start); err != nil {
+			opts, err := pinOptions(*v.lockfile, *v.timeout, *v.start)
+			if err != nil {
 				return err
 			}
-			return a.verifyServers(ctx, v)
+			opts.Note = a.noter("verify")
+			return a.verifyServers(ctx, v, opts)
 		},
 	}
 }
 
-func (a *app) verifyServers(ctx context.Context, v verifyFlags) (ret error) {
-	opts := launch.Options{Lockfile: *v.lockfile, Timeout: time.Duration(*v.timeout) * time.Second, StartTimeout: time.Duration(*v.start) * time.Second, Note: a.noter("verify")}
+func (a *app) verifyServers(ctx context.Context, v verifyFlags, opts launch.Options) (ret error) {
 	rep, data, err := verify.Lockfile(ctx, *v.name, *v.strict, opts)
 	if err != nil {
 		return err
