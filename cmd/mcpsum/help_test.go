@@ -34,6 +34,9 @@ func TestHelp(t *testing.T) {
 			l, _, _ = strings.Cut(strings.TrimSpace(l), "#")
 			l, _, _ = strings.Cut(l, " -- ")
 			words := strings.Fields(l)
+			if len(words) == 0 {
+				continue
+			}
 			cmd := cli.Path(root, words[1:])
 			c, _ := cli.Find(root, strings.Fields(cmd)[1:])
 			if cmd == "mcpsum" && len(words) > 1 && words[1] != "help" || !strings.HasPrefix(cmd+" ", path+" ") {

@@ -49,11 +49,18 @@ func renderVSCode(es []Entry, _ string) []byte {
 // or url before it runs command, so a member left out is one an extension
 // could fill with its own server's URL.
 type geminiServer struct {
-	Command *string   `json:"command,omitempty"`
-	Args    *[]string `json:"args,omitempty"`
-	HTTPURL string    `json:"httpUrl"`
-	URL     string    `json:"url"`
+	Command *string           `json:"command,omitempty"`
+	Args    *[]string         `json:"args,omitempty"`
+	HTTPURL string            `json:"httpUrl"`
+	URL     string            `json:"url"`
+	Headers map[string]string `json:"headers,omitempty"` // url mode: serve's token, as Gemini expands it
 }
+
+// ServeTokenEnv is the environment variable a Gemini CLI policy of url
+// mode takes mcpsum serve's bearer token from: Gemini expands ${NAME} in
+// its settings' strings, so the token never sits in the world-readable
+// system file.
+const ServeTokenEnv = "MCPSUM_SERVE_TOKEN"
 
 // renderGemini is Gemini CLI's system settings: the org lock's servers
 // defined there (a user's server of the same name is overridden), and
@@ -65,6 +72,9 @@ func renderGemini(es []Entry, _ string) []byte {
 	for i, e := range es {
 		names[i] = e.Name
 		s := geminiServer{HTTPURL: e.URL}
+		if e.URL != "" {
+			s.Headers = map[string]string{"Authorization": "Bearer ${" + ServeTokenEnv + "}"}
+		}
 		if e.Argv != nil {
 			args := e.Argv[1:]
 			s.Command, s.Args = &e.Argv[0], &args

@@ -27,6 +27,7 @@ var layers = map[string]int{
 	"internal/launch": 2, "internal/policy": 2, "internal/review": 2, "internal/sumlog": 2,
 	"internal/locker": 3, "internal/proxy": 3, "internal/show": 3, "internal/fleet": 3,
 	"internal/importer": 4, "internal/taintguard": 4, "internal/verify": 4,
+	"internal/serve": 5,
 }
 
 // floors are the layers inside one application package (docs/architecture.md,

@@ -26,6 +26,7 @@ import (
 type Store struct {
 	state string // the state directory
 	dir   string // STATE/taint
+	docs  Docs   // where the session documents live (nil: the files under dir)
 	// LockWait bounds the wait for the state lock (0: 10s). A holder that
 	// died never blocks (the kernel drops its flock); this only guards
 	// against a live holder that is stuck.
@@ -90,6 +91,83 @@ func NewStore(dir string) *Store {
 	return &Store{state: dir, dir: filepath.Join(dir, "taint"), now: time.Now}
 }
 
+// NewSharedStore returns a store whose session documents live in docs (a
+// database the replicas of `mcpsum serve` share) instead of files: the
+// same rules (Check, Mark, UseState, Grant) over another place. List,
+// Reset, Cleanup and Join work on the files under dir only.
+func NewSharedStore(dir string, docs Docs) *Store {
+	st := NewStore(dir)
+	st.docs = docs
+	return st
+}
+
+// Docs holds the session state documents a Store reads and changes, one
+// JSON document per session id: the Store's own files (the default, one
+// machine), or a database several machines share (internal/pgstate).
+type Docs interface {
+	// Read returns session id's document, an error matching fs.ErrNotExist
+	// when it has none.
+	Read(id string) ([]byte, error)
+	// Change replaces session id's document under a lock that excludes
+	// every other Change of it wherever the Docs are shared, and returns
+	// once the new document is stored: fn gets the current one, or the
+	// error reading it (matching fs.ErrNotExist when there is none), and
+	// returns the new one; an error from fn changes nothing.
+	Change(id string, fn func(cur []byte, err error) ([]byte, error)) error
+	// Where names session id's document in messages (a file, a row).
+	Where(id string) string
+}
+
+// KeyDocs are Docs that also keep the approval key, so that every replica
+// sharing them signs and checks 2026-07-28 approvals with the same key.
+type KeyDocs interface {
+	Docs
+	// ApprovalKey returns the shared key (32 bytes), made on first use.
+	ApprovalKey() ([]byte, error)
+}
+
+// ApprovalKey is the key approvals are signed with: the shared Docs' key,
+// or the one in the state directory (LoadKey).
+func (st *Store) ApprovalKey() ([]byte, error) {
+	if kd, ok := st.docs.(KeyDocs); ok {
+		return kd.ApprovalKey()
+	}
+	return LoadKey(st.state)
+}
+
+func (st *Store) store() Docs {
+	if st.docs != nil {
+		return st.docs
+	}
+	return fileDocs{st}
+}
+
+// fileDocs are the session files under STATE/taint, changed under the
+// directory's flock(2) and replaced atomically.
+type fileDocs struct{ st *Store }
+
+func (f fileDocs) Where(id string) string { return f.st.path(id) }
+
+func (f fileDocs) Read(id string) ([]byte, error) {
+	return safeio.ReadRegular(f.st.path(id), "taint state", maxStateSize)
+}
+
+func (f fileDocs) Change(id string, fn func(cur []byte, err error) ([]byte, error)) error {
+	l, err := f.st.lock()
+	if err != nil {
+		return err
+	}
+	defer l.Unlock()
+	b, err := fn(f.Read(id))
+	if err != nil {
+		return err
+	}
+	if err := statefile.WriteAtomic(f.st.path(id), b, statefile.WriteOptions{Perm: 0o600}); err != nil {
+		return fmt.Errorf("taint state: write %s: %w", f.st.path(id), err)
+	}
+	return nil
+}
+
 // Dir is the directory holding the session files.
 func (st *Store) Dir() string { return st.dir }
 
@@ -114,16 +192,22 @@ func (st *Store) lock() (*statefile.Lock, error) {
 // read or parsed comes back with Problem set, which counts as tainted. A
 // missing file is an untainted session.
 func (st *Store) Check(id string) State {
-	b, err := safeio.ReadRegular(st.path(id), "taint state", maxStateSize)
+	d := st.store()
+	b, err := d.Read(id)
+	return checkDoc(d, id, b, err)
+}
+
+// checkDoc is Check of a document read (b, err) from d.
+func checkDoc(d Docs, id string, b []byte, err error) State {
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return State{Session: id}
 	case err != nil:
-		return State{Session: id, Problem: fmt.Sprintf("the taint state %s cannot be read (%v)", st.path(id), err)}
+		return State{Session: id, Problem: fmt.Sprintf("the taint state %s cannot be read (%v)", d.Where(id), err)}
 	}
 	s, err := parseState(id, b)
 	if err != nil {
-		return State{Session: id, Problem: fmt.Sprintf("the taint state %s is corrupt (%v)", st.path(id), err)}
+		return State{Session: id, Problem: fmt.Sprintf("the taint state %s is corrupt (%v)", d.Where(id), err)}
 	}
 	return s
 }
@@ -176,26 +260,29 @@ func (st *Store) Mark(sess Session, server, label string) error {
 // source when mark is set (a source is being recorded anyway); otherwise it
 // is an error: what it held (used approvals, grants) cannot be trusted.
 func (st *Store) update(sess Session, mark bool, fn func(cur *State, now time.Time) error) error {
-	l, err := st.lock()
-	if err != nil {
-		return err
-	}
-	defer l.Unlock()
+	d := st.store()
+	return d.Change(sess.ID, func(doc []byte, err error) ([]byte, error) {
+		return st.updateDoc(sess, mark, checkDoc(d, sess.ID, doc, err), fn)
+	})
+}
+
+// updateDoc is update's change of the state cur, returned as its new
+// document.
+func (st *Store) updateDoc(sess Session, mark bool, cur State, fn func(cur *State, now time.Time) error) ([]byte, error) {
 	now := st.now().UTC()
-	cur := st.Check(sess.ID)
 	if cur.Problem != "" {
 		if !mark {
-			return errors.New(cur.Problem)
+			return nil, errors.New(cur.Problem)
 		}
 		// Keep the session tainted and say so: what tainted it before is lost.
 		cur = State{Session: sess.ID, Sources: []Source{{Label: "(unreadable earlier state)", First: now, Last: now, Count: 1}}}
 	}
 	cur.Session = sess.ID
 	if err := fn(&cur, now); err != nil {
-		return err
+		return nil, err
 	}
 	if !mark && len(cur.Sources) == 0 {
-		return errors.New("the session is not tainted")
+		return nil, errors.New("the session is not tainted")
 	}
 	if cur.Epoch == "" {
 		e := make([]byte, 12)
@@ -216,12 +303,9 @@ func (st *Store) update(sess Session, mark bool, fn func(cur *State, now time.Ti
 	}
 	b, err := json.MarshalIndent(cur, "", "  ")
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if err := statefile.WriteAtomic(st.path(sess.ID), append(b, '\n'), statefile.WriteOptions{Perm: 0o600}); err != nil {
-		return fmt.Errorf("taint state: write %s: %w", st.path(sess.ID), err)
-	}
-	return nil
+	return append(b, '\n'), nil
 }
 
 // Listed is one session as taint list shows it.

@@ -3,12 +3,45 @@ package proxy
 import (
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/mcpsum/mcpsum/internal/jsonscan"
 	"github.com/mcpsum/mcpsum/internal/mcpspec"
 	"github.com/mcpsum/mcpsum/internal/proxy/internal/jsonline"
 	"github.com/mcpsum/mcpsum/internal/termtext"
 )
+
+// Downstream is the client as the core sees it: the seam on the client
+// side, as internal/upstream's Upstream is on the server side. The core
+// reads the client's messages one per line and writes its own for the
+// client one per line, whatever carries them: stdio (Run) is one
+// downstream; one HTTP client session of internal/serve is another. Every
+// guarantee of the proxy is the core's, so it holds for both.
+type Downstream interface {
+	// Messages is the client's messages, one per line, read by one
+	// goroutine; its end (EOF) is the client's end of input: the core
+	// answers what it accepted, then stops.
+	Messages() io.Reader
+	// Out takes the core's messages for the client: each ends with "\n",
+	// which no message holds inside; a long one may come in several writes,
+	// never interleaved with another. An Out that routes messages (each
+	// answer to the request that asked) implements jsonline's Router:
+	// Streaming(id), called before a streamed answer, whose id comes last;
+	// one that can tell that its client went away implements Gone() bool.
+	Out() io.Writer
+}
+
+// Router is what an Out that routes messages implements (see Downstream).
+type Router = jsonline.Router
+
+// stdio is the downstream of `mcpsum proxy`: the client on stdin and stdout.
+type stdio struct {
+	in  io.Reader
+	out io.Writer
+}
+
+func (s stdio) Messages() io.Reader { return s.in }
+func (s stdio) Out() io.Writer      { return s.out }
 
 func (p *Proxy) fromClient(line []byte) {
 	env, id, err := jsonline.ScanEnvelope(line)

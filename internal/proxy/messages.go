@@ -96,6 +96,14 @@ func newToken() string {
 	return "mcpsum-" + hex.EncodeToString(r[:])
 }
 
+// newToken is a requestState token of this session: Options.TokenPrefix
+// after "mcpsum-", so that whoever routes a client's retry can tell which
+// session issued it.
+func (p *Proxy) newToken() string {
+	t := newToken()
+	return t[:len("mcpsum-")] + p.opts.TokenPrefix + t[len("mcpsum-"):]
+}
+
 // withParams is r with its params object replaced (a hook's Verdict.Params).
 func (r *request) withParams(params []byte) (*request, error) {
 	if !json.Valid(params) {

@@ -218,7 +218,7 @@ func (p *Proxy) bridgeServerRequest(line []byte, env jsonline.Envelope, id []byt
 // input_required result for the client (p.mu held).
 func (p *Proxy) askClient(u int64, c *call, sr *serverRequest) []byte {
 	c.upReq = sr
-	token := newToken()
+	token := p.newToken()
 	p.mrtr.Keep(token, u)
 	p.ids.Unbind(string(c.ClientID)) // answered now; the client retries under a new id
 	b := []byte(`{"resultType":"input_required","inputRequests":{`)

@@ -58,6 +58,11 @@ type Options struct {
 	// 403 insufficient_scope (challenge: its WWW-Authenticate): the error
 	// the call is answered with, the session going on; nil ends it.
 	StepUp func(challenge string) error
+	// TokenPrefix goes after "mcpsum-" in the requestState tokens the
+	// proxy issues to a 2026-07-28 client (era bridging, held roots): a
+	// client's retry carries one back, and internal/serve routes it to the
+	// session that issued it by this prefix. "" for none.
+	TokenPrefix string
 }
 
 // maxHeld bounds the requests held while a check runs; the client reader

@@ -1,7 +1,10 @@
 package proxy
 
 import (
+	"bytes"
+
 	"github.com/mcpsum/mcpsum/internal/proxy/internal/jsonline"
+	"github.com/mcpsum/mcpsum/internal/proxy/internal/rootshold"
 )
 
 // A legacy server's roots/list that no call can carry: server-filesystem
@@ -34,10 +37,15 @@ func (p *Proxy) holdRoots(line []byte, id []byte) bool { return p.roots.Keep(lin
 // after it got the roots, before it gets the call (startup.go).
 func (p *Proxy) rootsForCall(r *request, stateSp, respSp jsonline.Span) *request {
 	held, upID, token := p.roots.Held()
-	if held == nil && (token == "" || !stateSp.OK()) {
+	if held == nil && !stateSp.OK() {
 		return r
 	}
-	if st, ok := jsonline.StringAt(r.line, stateSp); ok && token != "" && st == token {
+	st, hasState := jsonline.StringAt(r.line, stateSp)
+	carried, isCarried := rootshold.Carried{}, false
+	if hasState {
+		carried, isCarried = p.roots.CarriedBy(st)
+	}
+	if hasState && (token != "" && st == token || isCarried) {
 		rf, _, _ := jsonline.Fields(r.line, respSp, heldRootsKey)
 		resp := rf[0].Of(r.line)
 		if resp == nil || resp[0] != '{' {
@@ -49,6 +57,11 @@ func (p *Proxy) rootsForCall(r *request, stateSp, respSp jsonline.Span) *request
 		}
 		params := withoutMember(r.line, r.env.Params, "inputResponses")
 		params = withoutMember(params, jsonline.Span{Start: 0, End: len(params)}, "requestState")
+		if isCarried {
+			// The call's own round goes on: the retry is the call as it
+			// came, with its requestState and inputResponses.
+			params = withCarried(params, carried)
+		}
 		nr, err := r.withParams(params)
 		if err != nil {
 			p.out.WriteLine(jsonline.ErrorLine(r.id, invalidParams("%v", err)))
@@ -63,7 +76,13 @@ func (p *Proxy) rootsForCall(r *request, stateSp, respSp jsonline.Span) *request
 		p.answerHeldRoots(upID, []byte(`{"roots":[]}`))
 		return r
 	}
-	token = p.roots.Token(newToken)
+	if stateSp.OK() {
+		// The call came with a round of its own (an approval, a server's
+		// input round): a token of its own keeps it for the retry.
+		token = p.roots.Carry(p.newToken, rootshold.Carried{State: stateSp.Of(r.line), Responses: respSp.Of(r.line)})
+	} else {
+		token = p.roots.Token(p.newToken)
+	}
 	env, _, _ := jsonline.ScanEnvelope(held)
 	params := env.Params.Of(held)
 	if params == nil {
@@ -87,4 +106,23 @@ func (p *Proxy) answerHeldRoots(upID, result []byte) bool {
 		up.WriteLine(jsonline.ResultLine(upID, result))
 	}
 	return true
+}
+
+// withCarried puts a carried round's requestState and inputResponses back
+// into params (a JSON object without them).
+func withCarried(params []byte, c rootshold.Carried) []byte {
+	extra := append([]byte(`"requestState":`), c.State...)
+	if c.Responses != nil {
+		extra = append(append(extra, `,"inputResponses":`...), c.Responses...)
+	}
+	end := len(params) - 1 // the closing brace
+	for end > 0 && params[end] != '}' {
+		end--
+	}
+	out := append([]byte(nil), params[:end]...)
+	if t := bytes.TrimRight(out, " \t\r\n"); len(t) > 0 && t[len(t)-1] != '{' {
+		out = append(out, ',')
+	}
+	out = append(append(out, extra...), params[end:]...)
+	return out
 }

@@ -31,14 +31,22 @@ import (
 // when the server could not be started, checked, or died (its stderr tail
 // included).
 func Run(ctx context.Context, stdin io.Reader, stdout io.Writer, opts Options) error {
-	p, err := newProxy(stdout, opts)
+	return Serve(ctx, stdio{stdin, stdout}, opts)
+}
+
+// Serve is Run for any downstream: one client session (its messages,
+// where the answers go) in front of the locked entry, until the client's
+// messages end, ctx is cancelled, or the server fails. It returns as Run
+// does.
+func Serve(ctx context.Context, down Downstream, opts Options) error {
+	p, err := newProxy(down.Out(), opts)
 	if err != nil {
 		return err
 	}
 	clientGone := make(chan struct{})
 	go func() {
 		defer close(clientGone)
-		p.readClient(mcpwire.NewLineReader(stdin, opts.Pin.MaxLine))
+		p.readClient(mcpwire.NewLineReader(down.Messages(), opts.Pin.MaxLine))
 	}()
 	// The supervisor stops after shutdown (stopSup), not on the signal
 	// itself: a signal first marks the session closing, so the server's exit

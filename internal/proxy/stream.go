@@ -219,7 +219,7 @@ func (p *Proxy) streamResult(s *streamReader, pre jsonline.Prefix, c *call) erro
 	if !c.modern && p.srv.upEra == lockfile.EraModern {
 		t.ForLegacy() // the client's own era's fields only
 	}
-	ls := p.out.Begin(t)
+	ls := p.out.Begin(t, c.ClientID)
 	ls.Raw(head[:pre.IDKey])
 	ls.Raw(head[pre.AfterID:env.Result.Start])
 	rest := head[env.Result.Start:]

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"net/http"
+	"os"
 	"path/filepath"
 	"sync"
 	"time"
@@ -145,7 +146,23 @@ func (l *logHandle) awaitPublished(ctx context.Context, r tessera.LogReader, siz
 	}
 	tctx, cancel := context.WithTimeout(ctx, l.o.publishTimeout())
 	defer cancel()
-	aw := tessera.NewPublicationAwaiter(tctx, r.ReadCheckpoint, 50*time.Millisecond)
+	// Tessera's awaiter ends every wait at the first failed read; a storage
+	// read that fails once (an S3 request reset under load) is read again
+	// at the next poll instead, and the last such failure names the cause
+	// when the wait runs out.
+	var mu sync.Mutex
+	var readErr error
+	read := func(ctx context.Context) ([]byte, error) {
+		cp, err := r.ReadCheckpoint(ctx)
+		if err != nil && !errors.Is(err, os.ErrNotExist) && ctx.Err() == nil {
+			mu.Lock()
+			readErr = err
+			mu.Unlock()
+			return nil, os.ErrNotExist
+		}
+		return cp, err
+	}
+	aw := tessera.NewPublicationAwaiter(tctx, read, 50*time.Millisecond)
 	_, cp, err := aw.Await(tctx, func() (tessera.Index, error) { return tessera.Index{Index: size - 1}, nil })
 	if err == nil {
 		return cp, nil
@@ -154,6 +171,11 @@ func (l *logHandle) awaitPublished(ctx context.Context, r tessera.LogReader, siz
 		return nil, ctx.Err()
 	}
 	why := l.st.String() + " did not publish it"
+	mu.Lock()
+	if readErr != nil {
+		why += fmt.Sprintf(" (its checkpoint could not be read: %v)", readErr)
+	}
+	mu.Unlock()
 	if len(l.policy) > 0 {
 		why = fmt.Sprintf("the witnesses of %s did not cosign it (a witness that is down, or one that holds a tree this one does not extend)", filepath.Join(l.dir, PolicyFile))
 	}

@@ -54,10 +54,10 @@ func modernOf(m *envelope) (mo modern, ok bool) {
 // set puts the 2026-07-28 headers on h: MCP-Protocol-Version, Mcp-Method
 // and, for tools/call, prompts/get and resources/read, Mcp-Name.
 func (mo *modern) set(h http.Header, method string) {
-	h.Set("MCP-Protocol-Version", mo.version)
-	h.Set("Mcp-Method", headerValue(method))
+	h.Set(HeaderProtocolVersion, mo.version)
+	h.Set(HeaderMethod, headerValue(method))
 	if s, ok := jsonscan.String(mo.name); ok {
-		h.Set("Mcp-Name", headerValue(s))
+		h.Set(HeaderName, headerValue(s))
 	}
 }
 
@@ -181,7 +181,7 @@ func setParamHeaders(h http.Header, bindings map[string][]paramBinding, m *envel
 			v = af[0]
 		}
 		if s, ok := paramValue(v); ok {
-			h.Set("Mcp-Param-"+b.header, s)
+			h.Set(HeaderParamPrefix+b.header, s)
 		}
 	}
 }

@@ -21,7 +21,7 @@ func (s *Session) initialized(resp *http.Response, res *envelope) {
 	if res.result == nil {
 		return
 	}
-	sid := resp.Header.Get("Mcp-Session-Id")
+	sid := resp.Header.Get(HeaderSessionID)
 	if !validSessionID(sid) {
 		sid = ""
 	}
@@ -75,7 +75,7 @@ func (s *Session) getLoop() {
 		s.setHeaders(req.Header, sid)
 		req.Header.Set("Accept", "text/event-stream")
 		if last != "" {
-			req.Header.Set("Last-Event-ID", last)
+			req.Header.Set(HeaderLastEventID, last)
 		}
 		resp, err := s.client.Do(req)
 		switch {
@@ -179,7 +179,7 @@ func (s *Session) reinitialize(ctx context.Context, initReq []byte) ([]byte, err
 	if err != nil {
 		return nil, err
 	}
-	sid := resp.Header.Get("Mcp-Session-Id")
+	sid := resp.Header.Get(HeaderSessionID)
 	if !validSessionID(sid) {
 		return nil, errors.New("the new session has no valid Mcp-Session-Id")
 	}

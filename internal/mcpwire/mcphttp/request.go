@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"mime"
+	"net"
 	"net/http"
 	"time"
 
@@ -52,8 +53,9 @@ func (s *Session) request(ctx context.Context, msg []byte, m *envelope) {
 // exchange posts a request once (asking Hooks.Reauth once after a 401,
 // renewing an expired legacy session once) and hands its answer to the
 // sink. answered reports that the request's answer came, or that it was
-// told Unanswered; err ends the whole session (the server cannot be
-// reached, refused the credentials, or its session could not be renewed).
+// told Unanswered (its POST failed: that request fails, not the session);
+// err ends the whole session (a redirect elsewhere, refused credentials,
+// a session that could not be renewed) or, for a listen, tries again.
 func (s *Session) exchange(ctx context.Context, msg []byte, m *envelope, reopen bool) (answered bool, err error) {
 	resp, sid, err := s.post(ctx, msg, m)
 	if err == nil && resp.StatusCode == http.StatusUnauthorized && s.reauthorize(ctx, resp.Request.Header.Get("Authorization"), resp.Header.Get("WWW-Authenticate")) {
@@ -71,8 +73,20 @@ func (s *Session) exchange(ctx context.Context, msg []byte, m *envelope, reopen 
 		if ctx.Err() != nil {
 			return false, nil
 		}
+		var op *net.OpError
+		never := !s.reached.Load() && errors.As(err, &op) && op.Op == "dial"
+		if m.method != "subscriptions/listen" && !errors.As(err, new(*RedirectError)) && !never {
+			// This POST was dropped (a reset, a crashed worker behind a
+			// balancer, a restart): the request fails, the session goes
+			// on, and the next request opens a new connection. A server
+			// that never answered and cannot be dialled ends the session
+			// (it looks failed, as directly); a listen tries again.
+			s.sink.Unanswered(m.id, err)
+			return true, nil
+		}
 		return false, err
 	}
+	s.reached.Store(true)
 	defer drain(resp.Body)
 	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	switch {

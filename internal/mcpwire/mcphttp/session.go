@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpsum/mcpsum/internal/jsonscan"
@@ -135,9 +136,10 @@ type Session struct {
 	renewMu  sync.Mutex           // one renewal at a time; holders wait for its check
 	authMu   sync.Mutex           // one re-authorization at a time
 
-	dead chan struct{}
-	once sync.Once
-	err  error
+	dead    chan struct{}
+	once    sync.Once
+	err     error
+	reached atomic.Bool // the server answered a request once (HTTP, any status)
 }
 
 // legacySession is the state of a legacy session (guarded by mu).
@@ -355,7 +357,7 @@ func (s *Session) post(ctx context.Context, msg []byte, m *envelope) (*http.Resp
 	}
 	s.setHeaders(req.Header, sid)
 	if m.method == "initialize" {
-		req.Header.Del("MCP-Protocol-Version") // it is being negotiated
+		req.Header.Del(HeaderProtocolVersion) // it is being negotiated
 	}
 	if modern {
 		mo.set(req.Header, m.method)
@@ -386,10 +388,10 @@ func (s *Session) setHeaders(h http.Header, sid string) {
 	v := s.sess.version
 	s.mu.Unlock()
 	if v != "" {
-		h.Set("MCP-Protocol-Version", v)
+		h.Set(HeaderProtocolVersion, v)
 	}
 	if sid != "" {
-		h.Set("Mcp-Session-Id", sid)
+		h.Set(HeaderSessionID, sid)
 	}
 }
 

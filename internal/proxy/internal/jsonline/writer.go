@@ -99,12 +99,26 @@ type Stream struct {
 	over bool // finished or aborted
 }
 
-// Begin starts a streamed line checked by t; other messages queue until it
-// ends (Finish or Abort).
-func (lw *Writer) Begin(t *Tracker) *Stream {
+// Router is an io.Writer under a Writer that routes messages itself (a
+// client over HTTP: each answer goes to the request that asked). Whole
+// messages it can read when their line ends; a streamed line's id comes
+// last, so Begin tells it first which request the line answers.
+type Router interface {
+	io.Writer
+	// Streaming says that the next line written is a streamed answer to
+	// the request id (a JSON value, the caller's: copy it to keep it).
+	Streaming(id []byte)
+}
+
+// Begin starts a streamed line checked by t, the answer to request id;
+// other messages queue until it ends (Finish or Abort).
+func (lw *Writer) Begin(t *Tracker, id []byte) *Stream {
 	lw.mu.Lock()
 	defer lw.mu.Unlock()
 	lw.streaming = true
+	if r, ok := lw.w.(Router); ok && lw.err == nil {
+		r.Streaming(id)
+	}
 	return &Stream{lw: lw, t: t}
 }
 
@@ -173,9 +187,15 @@ func (ls *Stream) end() {
 }
 
 // ReaderGone reports whether nobody reads the lines any more: the writer
-// is a pipe or a socket whose reading end closed (peer_unix.go; false
-// where that cannot be told).
-func (lw *Writer) ReaderGone() bool { return readerGone(lw.w) }
+// says so itself (a Gone method: a client over HTTP that ended its
+// session), or it is a pipe or a socket whose reading end closed
+// (peer_unix.go; false where that cannot be told).
+func (lw *Writer) ReaderGone() bool {
+	if g, ok := lw.w.(interface{ Gone() bool }); ok {
+		return g.Gone()
+	}
+	return readerGone(lw.w)
+}
 
 // Failed reports the sticky write error, if any.
 func (lw *Writer) Failed() error {

@@ -37,3 +37,27 @@ func TestHold(t *testing.T) {
 		t.Error("Release left the token")
 	}
 }
+
+// A call that came with a round of its own gets a token of its own, which
+// gives back what it came with; the oldest go once maxCarried are kept.
+func TestCarry(t *testing.T) {
+	var h Hold
+	n := 0
+	newToken := func() string { n++; return "t" + string(rune('0'+n%10)) + string(rune('a'+n/10)) }
+	first := h.Carry(newToken, Carried{State: []byte(`"mcpsum-approval.v1.x"`), Responses: []byte(`{"mcpsum-approve":{}}`)})
+	if c, ok := h.CarriedBy(first); !ok || string(c.State) != `"mcpsum-approval.v1.x"` || string(c.Responses) != `{"mcpsum-approve":{}}` {
+		t.Fatalf("CarriedBy(%s) = %q %q %v", first, c.State, c.Responses, ok)
+	}
+	if _, ok := h.CarriedBy("other"); ok {
+		t.Fatal("a token Carry never made is carried")
+	}
+	if h.Token(newToken) == first {
+		t.Fatal("the held request's token is a carried call's")
+	}
+	for range maxCarried {
+		h.Carry(newToken, Carried{State: []byte(`"s"`)})
+	}
+	if _, ok := h.CarriedBy(first); ok {
+		t.Fatalf("more than %d carried rounds kept", maxCarried)
+	}
+}

@@ -1,0 +1,52 @@
+package mcphttp
+
+import (
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+)
+
+// A server that drops one request (its POST's connection closed before
+// any answer: a reset, a crashed worker behind a load balancer) fails that
+// request, not the session: the request is Unanswered with the reason and
+// the next request goes out on a new connection, in both eras.
+func TestDroppedRequest(t *testing.T) {
+	for _, legacy := range []bool{false, true} {
+		name := map[bool]string{false: "modern", true: "legacy"}[legacy]
+		t.Run(name, func(t *testing.T) {
+			sid, params := "", `{"name":"echo","arguments":{},`+modernMeta+`}`
+			script := map[key]answer{}
+			if legacy {
+				sid, params, script = "s1", `{"name":"echo","arguments":{}}`, legacyScript()
+			}
+			var calls atomic.Int32
+			script[key{"POST", sid, "tools/call"}] = func(w http.ResponseWriter, r *got) {
+				if calls.Add(1) == 1 {
+					panic(http.ErrAbortHandler) // FAKE: the connection closed, nothing answered
+				}
+				jsonAnswer(200, nil, `{"jsonrpc":"2.0","id":%ID,"result":{"content":[]}}`)(w, r)
+			}
+			f := newFake(t, script)
+			r := newRecorder()
+			s := open(t, f, r, r.sink(), Hooks{})
+			if legacy {
+				handshake(t, s, r)
+			}
+			if err := s.Send(request(5, "tools/call", params)); err != nil {
+				t.Fatal(err)
+			}
+			u := r.nextUnanswered(t)
+			if u.id != "5" || u.err == nil || !strings.Contains(u.err.Error(), "tools/call") {
+				t.Fatalf("the dropped request: %s %v", u.id, u.err)
+			}
+			if err := s.Send(request(6, "tools/call", params)); err != nil {
+				t.Fatalf("the request after a dropped one: %v", err)
+			}
+			if m := r.next(t); !strings.Contains(m, `"id":6`) {
+				t.Fatalf("the request after a dropped one was answered %q", m)
+			}
+			r.quiet(t)
+		})
+	}
+}

@@ -1,0 +1,13 @@
+// Package pgstate is the state that the replicas of `mcpsum serve` share in
+// PostgreSQL (--state postgres://...): the taint state documents of the
+// client sessions, one per session, changed one at a time across replicas
+// (it is a policy.KeyDocs, so internal/policy's rules run unchanged over
+// it); the approval key every replica signs 2026-07-28 approvals with; and
+// the registry of where each replica is reached, so that any replica can
+// forward a legacy session's requests to the one that holds it.
+//
+// It imports no package of mcpsum (a leaf: internal/serve hands it to
+// internal/policy as Docs) and github.com/jackc/pgx/v5, the Go driver of
+// PostgreSQL. Nothing here prints; errors name the database without its
+// credentials.
+package pgstate

@@ -1,0 +1,117 @@
+package serve
+
+import (
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mcpsum/mcpsum/pkg/lockfile"
+)
+
+// Who may call: the token (401, logged without it), Host and Origin (403:
+// DNS rebinding), the server's path (404), the body (413, 415, 400), the
+// 2026-07-28 headers against the body (400, -32020); and nothing refused
+// reaches a core (no session, no server process is started for it).
+func TestWhoMayCall(t *testing.T) {
+	t.Parallel()
+	f := startServe(t, map[string]*lockfile.Server{"t": lockServer(t, "-header-tool")}, func(c *Config) { c.MaxBody = 4 << 10 })
+	h := func(kv ...string) http.Header {
+		out := http.Header{}
+		for i := 0; i < len(kv); i += 2 {
+			out.Set(kv[i], kv[i+1])
+		}
+		return out
+	}
+	modernCall := `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"route","arguments":{"region":"eu"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
+	modernHeaders := func(kv ...string) http.Header {
+		base := h("MCP-Protocol-Version", "2026-07-28", "Mcp-Method", "tools/call", "Mcp-Name", "route", "Mcp-Param-Region", "eu")
+		for i := 0; i < len(kv); i += 2 {
+			if kv[i+1] == "" {
+				base.Del(kv[i])
+			} else {
+				base.Set(kv[i], kv[i+1])
+			}
+		}
+		return base
+	}
+	cases := []struct {
+		name, path, body string
+		h                http.Header
+		status           int
+		has, log         string
+	}{
+		{"no token", "t", legacyInit, h("Authorization", ""), 401, "", "401 for POST \"/servers/t/mcp\" from 127.0.0.1"},
+		{"wrong token", "t", legacyInit, h("Authorization", "Bearer wrong-secret-0123456789"), 401, "", "a wrong bearer token"},
+		{"not bearer", "t", legacyInit, h("Authorization", "Basic dXNlcjpwYXNz"), 401, "", "not a bearer token"},
+		{"no token, unknown server", "nope", legacyInit, h("Authorization", ""), 401, "", ""},
+		{"unknown server", "nope", legacyInit, nil, 404, "/servers/NAME/mcp", ""},
+		{"rebound host", "t", legacyInit, h("Host", "attacker.example:80"), 403, "Host", "Host \"attacker.example:80\""},
+		{"foreign origin", "t", legacyInit, h("Origin", "https://attacker.example"), 403, "Origin", "Origin \"https://attacker.example\""},
+		{"body over the limit", "t", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"pad":"` + strings.Repeat("x", 5<<10) + `"}}`, nil, 413, "at most 4096 bytes", "413 for POST"},
+		{"not JSON", "t", `{"jsonrpc":`, nil, 400, "-32700", ""},
+		{"a batch", "t", "[" + legacyInit + "]", nil, 400, "batch", ""},
+		{"twin members", "t", `{"jsonrpc":"2.0","id":1,"id":2,"method":"initialize"}`, nil, 400, "-32600", ""},
+		{"wrong content type", "t", legacyInit, h("Content-Type", "text/plain"), 415, "", ""},
+		{"no session", "t", `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, nil, 400, "send initialize first", ""},
+		{"ended session", "t", `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, h("Mcp-Session-Id", "0123456789abcdef"), 404, "no such session", ""},
+		{"method header mismatch", "t", modernCall, modernHeaders("Mcp-Method", "tools/list"), 400, "-32020", ""},
+		{"name header missing", "t", modernCall, modernHeaders("Mcp-Name", ""), 400, "missing Mcp-Name", ""},
+		{"param header mismatch", "t", modernCall, modernHeaders("Mcp-Param-Region", "us"), 400, "Mcp-Param-Region", ""},
+		{"param header missing", "t", modernCall, modernHeaders("Mcp-Param-Region", ""), 400, "-32020", ""},
+		{"version header mismatch", "t", modernCall, modernHeaders("MCP-Protocol-Version", "2025-11-25"), 400, "-32020", ""},
+	}
+	for _, c := range cases {
+		status, _, body := f.rawPost(t, c.path, c.body, c.h)
+		if status != c.status || !strings.Contains(body, c.has) {
+			t.Errorf("%s: HTTP %d %q, want %d with %q", c.name, status, body, c.status, c.has)
+		}
+		if c.log != "" && !strings.Contains(f.log.String(), c.log) {
+			t.Errorf("%s: the log does not say %q:\n%s", c.name, c.log, f.log)
+		}
+	}
+	if strings.Contains(f.log.String(), "wrong-secret") || strings.Contains(f.log.String(), "dXNlcjpwYXNz") || strings.Contains(f.log.String(), testToken) {
+		t.Errorf("the log holds a credential:\n%s", f.log)
+	}
+	if s, c := f.srv.counts(); s+c != 0 {
+		t.Errorf("refused requests started %d sessions and %d cores", s, c)
+	}
+	// The same call with its headers right goes through; a browser page on
+	// this machine (the Inspector's UI) may call.
+	status, _, body := f.rawPost(t, "t", modernCall, modernHeaders())
+	if status != 200 || !strings.Contains(body, "routed to eu") {
+		t.Fatalf("a 2026-07-28 call with matching headers: HTTP %d %s\nlog:\n%s", status, body, f.log)
+	}
+	if status, _, body := f.rawPost(t, "t", legacyInit, h("Origin", "http://localhost:6274")); status != 200 || !strings.Contains(body, `"protocolVersion":"2025-11-25"`) {
+		t.Fatalf("a loopback Origin: HTTP %d %s", status, body)
+	}
+}
+
+// The token file: made with mode 0600 when missing, read back as is; one
+// others may read, or too short, is refused.
+func TestTokenFile(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	p := filepath.Join(dir, "tok")
+	tok, created, err := LoadToken(p)
+	if err != nil || !created || len(tok) < 32 {
+		t.Fatalf("a new token: %q %v %v", tok, created, err)
+	}
+	if st, _ := os.Stat(p); st.Mode().Perm() != 0o600 {
+		t.Fatalf("the new token file has mode %v", st.Mode())
+	}
+	again, created, err := LoadToken(p)
+	if err != nil || created || again != tok {
+		t.Fatalf("read back: %q %v %v", again, created, err)
+	}
+	os.Chmod(p, 0o644)
+	if _, _, err := LoadToken(p); err == nil || !strings.Contains(err.Error(), "chmod 600") {
+		t.Fatalf("a token file others may read: %v", err)
+	}
+	short := filepath.Join(dir, "short")
+	os.WriteFile(short, []byte("abc\n"), 0o600)
+	if _, _, err := LoadToken(short); err == nil || !strings.Contains(err.Error(), "at least 16") {
+		t.Fatalf("a short token: %v", err)
+	}
+}

@@ -1,0 +1,5 @@
+//go:build !unix
+
+package serve
+
+func umask(m int) int { return 0 }
