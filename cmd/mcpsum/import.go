@@ -86,11 +86,9 @@ With neither --client nor FILE, import lists the config files it finds.`),
 			if len(args) > 1 {
 				return usageErr("import takes at most one config FILE (got %d arguments)", len(args))
 			}
-			pin, err := pinOptions("", *f.timeout, *f.start)
-			if err != nil {
+			if err := checkTimeouts(*f.timeout, *f.start); err != nil {
 				return err
 			}
-			pin.Note, pin.Authorize, pin.Step = a.noter("import"), a.authorizer("import"), a.step
 			file := ""
 			if len(args) == 1 {
 				file = args[0]
@@ -127,21 +125,23 @@ With neither --client nor FILE, import lists the config files it finds.`),
 					o.Lockfile = *f.lockfile
 				}
 			})
-			return a.importConfigs(ctx, cfgs, o, f, pin)
+			return a.importConfigs(ctx, cfgs, o, f)
 		},
 	}
 }
 
 // importConfigs shows the plan of every config (nothing runs), then
 // applies it (importer.Apply) and renders what Apply reports.
-func (a *app) importConfigs(ctx context.Context, cfgs []*clientconfig.Config, o importer.Options, f importFlags, pin launch.Options) error {
+func (a *app) importConfigs(ctx context.Context, cfgs []*clientconfig.Config, o importer.Options, f importFlags) error {
 	groups, err := importer.Plan(ctx, cfgs, o)
 	if err != nil {
 		return err
 	}
 	importer.WritePlan(a.stdout, groups)
 	ao := importer.ApplyOptions{Self: o.Self, Write: *f.write, Locker: a.writeOptions(*f.strict), Event: a.importEvent, Now: time.Now,
-		Pin: pin, Progress: a.lockProgress,
+		Pin: launch.Options{Timeout: time.Duration(*f.timeout) * time.Second, StartTimeout: time.Duration(*f.start) * time.Second,
+			Note: a.noter("import"), Authorize: a.authorizer("import"), Step: a.step},
+		Progress: a.lockProgress,
 		CheckLog: a.logChecker("import"),
 		Review:   a.lockHooks("").Review, // a server imported again: what the lock takes in
 	}

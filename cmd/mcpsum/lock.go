@@ -80,11 +80,13 @@ server's, or text of one server naming another's tool (each pair once). With
 --strict shadowing is an error (exit 1) and nothing is written.`),
 		FlagSet: fs,
 		Exec: func(ctx context.Context, args []string) error {
-			opts, err := pinOptions(*lockfilePath, *timeout, *start)
-			if err != nil && *remove == "" { // --remove runs no server
-				return err
+			if *remove == "" {
+				if err := checkTimeouts(*timeout, *start); err != nil {
+					return err
+				}
 			}
-			opts.Note, opts.Authorize, opts.Step = a.noter("lock"), a.authorizer("lock"), a.step
+			opts := launch.Options{Lockfile: *lockfilePath, Timeout: time.Duration(*timeout) * time.Second,
+				StartTimeout: time.Duration(*start) * time.Second, Note: a.noter("lock"), Authorize: a.authorizer("lock"), Step: a.step}
 			req := locker.Request{Path: *lockfilePath, Name: *name, Command: args, Env: envs, URL: *url, Headers: headers,
 				Accept: *accept, Remove: *remove, OAuth: locker.OAuthClient{ID: *clientID, SecretEnv: *secretEnv, MetadataURL: *metadataURL}}
 			return locker.Lock(ctx, req, opts, a.writeOptions(*strict), a.lockHooks(*accept))
@@ -130,16 +132,14 @@ func startTimeoutFlag(fs *flag.FlagSet) *int {
 	return fs.Int("start-timeout-secs", defaultStartTimeoutSecs, "seconds a server may take from its start to its first answer (a first npx run downloads the package)")
 }
 
-// pinOptions are the launch.Options of the timeout flags, refused (exit 2)
-// unless both are positive.
-func pinOptions(lockfile string, timeout, start int) (launch.Options, error) {
+func checkTimeouts(timeout, start int) error {
 	if timeout <= 0 {
-		return launch.Options{}, usageErr("--timeout-secs must be positive, got %d", timeout)
+		return usageErr("--timeout-secs must be positive, got %d", timeout)
 	}
 	if start <= 0 {
-		return launch.Options{}, usageErr("--start-timeout-secs must be positive, got %d", start)
+		return usageErr("--start-timeout-secs must be positive, got %d", start)
 	}
-	return launch.Options{Lockfile: lockfile, Timeout: time.Duration(timeout) * time.Second, StartTimeout: time.Duration(start) * time.Second}, nil
+	return nil
 }
 
 // noter returns a launch.Options.Note that prints "cmd: note: server: msg".

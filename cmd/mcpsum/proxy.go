@@ -78,13 +78,14 @@ Client configuration:
 			if *name == "" {
 				return usageErr("proxy needs --name (the entry in %s to run)", quoteArg(*lockfilePath))
 			}
-			opts, err := pinOptions(*lockfilePath, *timeout, *start)
-			if err != nil {
+			if err := checkTimeouts(*timeout, *start); err != nil {
 				return err
 			}
 			if *approval <= 0 {
 				return usageErr("--approval-timeout-secs must be positive, got %d", *approval)
 			}
+			opts := launch.Options{Lockfile: *lockfilePath,
+				Timeout: time.Duration(*timeout) * time.Second, StartTimeout: time.Duration(*start) * time.Second}
 			if *requireSig {
 				// One read of the lockfile: the bytes whose signature and
 				// digests verify are the bytes whose entry runs.

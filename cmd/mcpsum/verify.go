@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 
@@ -93,17 +94,16 @@ lockfile and the lockfile's own digests, without running any server.`),
 			if v.sig.any() {
 				return usageErr("--key, --certificate-identity, --certificate-oidc-issuer and --trusted-root need --signature")
 			}
-			opts, err := pinOptions(*v.lockfile, *v.timeout, *v.start)
-			if err != nil {
+			if err := checkTimeouts(*v.timeout, *v.start); err != nil {
 				return err
 			}
-			opts.Note = a.noter("verify")
-			return a.verifyServers(ctx, v, opts)
+			return a.verifyServers(ctx, v)
 		},
 	}
 }
 
-func (a *app) verifyServers(ctx context.Context, v verifyFlags, opts launch.Options) (ret error) {
+func (a *app) verifyServers(ctx context.Context, v verifyFlags) (ret error) {
+	opts := launch.Options{Lockfile: *v.lockfile, Timeout: time.Duration(*v.timeout) * time.Second, StartTimeout: time.Duration(*v.start) * time.Second, Note: a.noter("verify")}
 	rep, data, err := verify.Lockfile(ctx, *v.name, *v.strict, opts)
 	if err != nil {
 		return err
