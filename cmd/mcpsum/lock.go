@@ -101,8 +101,9 @@ func (a *app) lockHooks(accept string) locker.Hooks {
 		Wrote: func(path string, entries map[string]*lockfile.Server, w *locker.Written) {
 			locker.WriteWritten(a.stderr, path, entries, w, w.Shadows)
 		},
-		CheckLog: a.logChecker("lock"),
-		Note:     func(msg string) { fmt.Fprintf(a.stderr, "lock: %s\n", msg) },
+		CheckLog:  a.logChecker("lock"),
+		Note:      func(msg string) { fmt.Fprintf(a.stderr, "lock: %s\n", msg) },
+		Accepting: accept != "",
 	}
 	// Every re-lock prints what it takes in; lock --accept also refuses a
 	// change not of that kind.
