@@ -118,9 +118,7 @@ func (a *app) runProxy(ctx context.Context, f *lockfile.File, path, name string,
 			"no server %s in %s (locked: %s)", quoteArg(name), quoteArg(path), strings.Join(locker.Names(f), ", "))
 	}
 	po := proxy.Options{Name: name, Lockfile: path, Entry: entry, Pin: opts, Stderr: a.stderr}
-	if err := po.DialRemote(ctx); err != nil {
-		return &exitError{code: exitUndecided, err: err}
-	}
+	po.RemoteFromLock()
 	if f, ok := a.stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		proxy.WriteTerminalHint(a.stderr, path, name)
 	}

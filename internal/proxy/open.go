@@ -7,29 +7,27 @@ import (
 	"path/filepath"
 
 	"github.com/mcpsum/mcpsum/internal/launch"
+	"github.com/mcpsum/mcpsum/internal/mcpwire/mcphttp"
 	"github.com/mcpsum/mcpsum/internal/termtext"
 )
 
-// DialRemote readies a remote Entry (a local one needs nothing): Remote
-// gets the locked URL with the headers' values and the token a lock kept
-// (launch.RemoteSpec, with Pin), Reauth refreshes that token and StepUp
-// signs in again for the scope a server asks. An error means the server
-// cannot be reached as locked, and nothing was started.
-func (o *Options) DialRemote(ctx context.Context) error {
+// RemoteFromLock readies a remote Entry (a local one needs nothing): Remote
+// asks, when the proxy starts the server, for the locked URL with the
+// headers' values and the token a lock kept (launch.RemoteSpec, with Pin),
+// so a variable that is unset or a spent sign-in fails the client's
+// handshake with its reason, not a proxy that exited before it; Reauth
+// refreshes that token and StepUp signs in again for the scope a server
+// asks.
+func (o *Options) RemoteFromLock() {
 	if !o.Entry.Remote() {
-		return nil
+		return
 	}
 	name, entry, pin := o.Name, o.Entry, o.Pin
-	spec, err := launch.RemoteSpec(ctx, name, entry, pin)
-	if err != nil {
-		return err
-	}
-	o.Remote = &spec
+	o.Remote = func(ctx context.Context) (mcphttp.Spec, error) { return launch.RemoteSpec(ctx, name, entry, pin) }
 	o.Reauth = func(ctx context.Context, refused, challenge string) (string, error) {
 		return launch.RefreshBearer(ctx, name, entry, pin, refused, challenge)
 	}
 	o.StepUp = func(challenge string) error { return launch.StepUp(name, entry, pin, challenge) }
-	return nil
 }
 
 // WriteTerminalHint is what the proxy says when someone started it in a
