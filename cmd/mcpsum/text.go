@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"io"
 
 	"github.com/mcpsum/mcpsum/internal/cli"
@@ -22,4 +23,17 @@ var isTerminal = func(w io.Writer) bool {
 		w = r.W
 	}
 	return cli.IsTerminal(w)
+}
+
+// note writes a library's note for the user, after the command's name.
+func (a *app) note(cmd string) func(string) {
+	return func(s string) { fmt.Fprintf(a.stderr, "%s: %s\n", cmd, s) }
+}
+
+// text writes a library's text for a command that succeeded.
+func (a *app) text(s func() string, err error) error {
+	if err == nil {
+		_, err = io.WriteString(a.stdout, s())
+	}
+	return err
 }
