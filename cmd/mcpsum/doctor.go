@@ -30,12 +30,7 @@ and what one-time step fixes it).`),
 			}
 			r := sandbox.Status()
 			fmt.Fprint(a.stdout, r.String())
-			prot, protOK := process.Protections()
-			fmt.Fprintln(a.stdout, "process protections (unsandboxed servers):")
-			for _, l := range prot {
-				fmt.Fprintf(a.stdout, "  %s\n", l)
-			}
-			if !r.Available || !protOK {
+			if protOK := process.WriteProtections(a.stdout); !r.Available || !protOK {
 				return silent{code: exitUndecided}
 			}
 			return nil

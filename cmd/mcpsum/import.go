@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"github.com/mcpsum/mcpsum/internal/clientconfig"
 	"github.com/mcpsum/mcpsum/internal/importer"
 	"github.com/mcpsum/mcpsum/internal/launch"
+	"github.com/mcpsum/mcpsum/internal/locker"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 )
 
@@ -89,7 +89,6 @@ With neither --client nor FILE, import lists the config files it finds.`),
 			if err := checkTimeouts(*f.timeout, *f.start); err != nil {
 				return err
 			}
-			a.strictShadow = *f.strict
 			file := ""
 			if len(args) == 1 {
 				file = args[0]
@@ -114,9 +113,6 @@ With neither --client nor FILE, import lists the config files it finds.`),
 				return nil
 			}
 			cfgs, err := importer.ReadConfigs(dirs, client, file)
-			if de := (*importer.DetectError)(nil); errors.As(err, &de) {
-				return &exitError{code: exitUsage, err: err}
-			}
 			if err != nil {
 				return err
 			}
@@ -142,14 +138,12 @@ func (a *app) importConfigs(ctx context.Context, cfgs []*clientconfig.Config, o 
 		return err
 	}
 	importer.WritePlan(a.stdout, groups)
-	ao := importer.ApplyOptions{Self: o.Self, Write: *f.write, Locker: a.writeOptions(), Event: a.importEvent, Now: time.Now,
+	ao := importer.ApplyOptions{Self: o.Self, Write: *f.write, Locker: a.writeOptions(*f.strict), Event: a.importEvent, Now: time.Now,
 		Pin: launch.Options{Timeout: time.Duration(*f.timeout) * time.Second, StartTimeout: time.Duration(*f.start) * time.Second,
 			Note: a.noter("import"), Authorize: a.authorizer("import"), Step: a.step},
 		Progress: a.lockProgress,
-		CheckLog: func(ctx context.Context, seen *lockfile.File, e map[string]*lockfile.Server) error {
-			return a.checkLog(ctx, "import", seen, e)
-		},
-		Review: a.lockHooks().Review, // a server imported again: what the lock takes in
+		CheckLog: a.logChecker("import"),
+		Review:   a.lockHooks("").Review, // a server imported again: what the lock takes in
 	}
 	ao.Ask, ao.TrustProject = a.askTrust, *f.trust
 	return importer.Apply(ctx, groups, ao)
@@ -157,24 +151,16 @@ func (a *app) importConfigs(ctx context.Context, cfgs []*clientconfig.Config, o 
 
 // importEvent renders one step of importer.Apply.
 func (a *app) importEvent(e importer.Event) {
-	switch e.Kind {
-	case importer.Nothing:
-		fmt.Fprintln(a.stdout, "nothing to import")
-	case importer.DryRun:
-		importer.WriteDryRun(a.stdout, e.Locks)
-	case importer.MadeLockDir:
+	switch {
+	case e.Show(a.stdout):
+	case e.Kind == importer.MadeLockDir:
 		fmt.Fprintf(a.stderr, "import: created the folder %s (private) for %s\n", quoteArg(e.Dir), quoteArg(e.Lock))
-	case importer.Wrote:
-		a.printWritten(e.Lock, e.Written)
-		a.printLockWarnings(e.Lock, e.Entries, nil)
+	case e.Kind == importer.Wrote:
+		locker.WriteWritten(a.stderr, e.Lock, e.Entries, e.Written, nil)
 		for _, s := range e.Written.Shadows {
 			fmt.Fprintf(a.stdout, "  shadow %s\n", s)
 		}
-	case importer.Rewriting:
-		importer.WriteRewrite(a.stdout, e.Rewrite, e.Write)
-	case importer.Rewrote:
-		importer.WriteRewrote(a.stdout, e.Rewrite, e.Backup)
-	case importer.Failure:
+	case e.Kind == importer.Failure:
 		printErr(a.stderr, e.Err)
 	}
 }
@@ -182,9 +168,10 @@ func (a *app) importEvent(e importer.Event) {
 // lockProgress renders a run of locks: a progress line per server, and on
 // a terminal what each is doing (step).
 func (a *app) lockProgress(names []string) (func(string, *lockfile.Server, error), func()) {
-	p := newProgress(a.stderr, names)
+	p := cli.NewProgress(a.stderr, isTerminal(a.stderr), names)
 	a.live.Store(p)
-	return p.done, func() { a.live.Store(nil); p.stop() }
+	done := func(name string, e *lockfile.Server, err error) { p.Done(name, locker.ProgressLine(e, err)) }
+	return done, func() { a.live.Store(nil); p.Stop() }
 }
 
 // step is launch.Options.Step: the running locks' progress hears it.

@@ -5,7 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"slices"
+	"os/exec"
 	"strings"
 	"sync"
 	"time"
@@ -15,7 +15,6 @@ import (
 	"github.com/mcpsum/mcpsum/internal/cli"
 	"github.com/mcpsum/mcpsum/internal/launch"
 	"github.com/mcpsum/mcpsum/internal/locker"
-	"github.com/mcpsum/mcpsum/internal/review"
 	"github.com/mcpsum/mcpsum/internal/verify"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 )
@@ -29,8 +28,9 @@ func (a *app) lockCommand() *ffcli.Command {
 	url := fs.String("url", "", "URL of a remote (Streamable HTTP) server to lock instead of a command")
 	var headers stringList
 	fs.Var(&headers, "header", "with --url: NAME=ENVVAR, a header sent to the server with its value from the environment variable ENVVAR (repeatable; values are never stored)")
-	var oc oauthFlags
-	oc.register(fs)
+	clientID := fs.String("oauth-client-id", "", "with --url: sign in as this client, registered with the authorization server beforehand (pinned in the entry)")
+	secretEnv := fs.String("oauth-client-secret-env", "", "with --oauth-client-id: the environment variable holding that client's secret (the name is pinned, never the value)")
+	metadataURL := fs.String("oauth-client-metadata-url", "", "the URL of a Client ID Metadata Document to sign in with where the authorization server supports them (else dynamic registration)")
 	timeout := fs.Int("timeout-secs", defaultTimeoutSecs, "seconds to wait for each answer of a server once it has started (era probe, handshake, each list page)")
 	start := startTimeoutFlag(fs)
 	accept := cli.NameVar(fs, "accept", "with no command: re-lock only when every change of each entry is of this kind (descriptive: only case, punctuation, reordering or deleted words), printing the changes; otherwise exit 1 and write nothing")
@@ -80,75 +80,35 @@ server's, or text of one server naming another's tool (each pair once). With
 --strict shadowing is an error (exit 1) and nothing is written.`),
 		FlagSet: fs,
 		Exec: func(ctx context.Context, args []string) error {
-			if *remove != "" {
-				if len(args) > 0 || *name != "" || len(envs) > 0 || *accept != "" || *url != "" || len(headers) > 0 {
-					return usageHint(fmt.Sprintf("mcpsum lock --lockfile %s --remove %s", quoteArg(*lockfilePath), quoteArg(*remove)), "--remove takes only the entry's name")
-				}
-				return a.removeEntry(*lockfilePath, *remove)
-			}
-			if err := checkTimeouts(*timeout, *start); err != nil {
-				return err
-			}
-			a.strictShadow, a.accept = *strict, *accept
-			if *accept != "" && !slices.Contains(locker.AcceptKinds, *accept) {
-				return usageErr("--accept %s: the one kind lock can accept on its own is descriptive (only case, punctuation, reordering or deleted words)", quoteArg(*accept))
-			}
-			opts := launch.Options{Lockfile: *lockfilePath, Timeout: time.Duration(*timeout) * time.Second,
-				StartTimeout: time.Duration(*start) * time.Second, Note: a.noter("lock"), Authorize: a.authorizer("lock"), Step: a.step,
-				ClientMetadataURL: *oc.metadataURL}
-			if err := oc.check(*url); err != nil {
-				return err
-			}
-			if *url != "" || len(headers) > 0 {
-				if *accept != "" {
-					return usageHint("mcpsum lock --accept "+quoteArg(*accept)+" --name NAME", "--accept re-locks existing entries; it takes no --url")
-				}
-				target, err := remoteTarget(*url, headers, envs, args)
-				if err != nil {
+			if *remove == "" {
+				if err := checkTimeouts(*timeout, *start); err != nil {
 					return err
 				}
-				target.OAuth = oc.pin()
-				return locker.LockNew(ctx, *lockfilePath, *name, target, opts, a.writeOptions(), a.lockHooks())
 			}
-			if len(args) == 0 {
-				if len(envs) > 0 {
-					return usageHint("give the server command after --: mcpsum lock --name N --env VAR -- COMMAND [ARG]...", "--env applies to a new entry")
-				}
-				return locker.Relock(ctx, *lockfilePath, *name, opts, a.writeOptions(), a.lockHooks())
-			}
-			if *accept != "" {
-				return usageHint("mcpsum lock --accept "+quoteArg(*accept)+" --name NAME", "--accept re-locks existing entries; it takes no command")
-			}
-			return a.lockCommandEntry(ctx, *lockfilePath, *name, envs, args, opts)
+			opts := launch.Options{Lockfile: *lockfilePath, Timeout: time.Duration(*timeout) * time.Second,
+				StartTimeout: time.Duration(*start) * time.Second, Note: a.noter("lock"), Authorize: a.authorizer("lock"), Step: a.step}
+			req := locker.Request{Path: *lockfilePath, Name: *name, Command: args, Env: envs, URL: *url, Headers: headers,
+				Accept: *accept, Remove: *remove, OAuth: locker.OAuthClient{ID: *clientID, SecretEnv: *secretEnv, MetadataURL: *metadataURL}}
+			return locker.Lock(ctx, req, opts, a.writeOptions(*strict), a.lockHooks(*accept))
 		},
 	}
 }
 
-// lockCommandEntry adds or replaces one entry with an explicit command.
-func (a *app) lockCommandEntry(ctx context.Context, path, name string, envs, command []string, opts launch.Options) error {
-	target, unset, err := locker.CommandTarget(command, envs, os.LookupEnv)
-	for _, e := range unset {
-		fmt.Fprintf(a.stderr, "lock: note: %s is not set here; the server will start without it\n", e)
-	}
-	if err != nil {
-		return err
-	}
-	return locker.LockNew(ctx, path, name, target, opts, a.writeOptions(), a.lockHooks())
-}
-
-// lockHooks are how locker.LockNew and Relock reach the user.
-func (a *app) lockHooks() locker.Hooks {
-	h := locker.Hooks{Progress: a.lockProgress, Wrote: a.wrote,
-		CheckLog: func(ctx context.Context, seen *lockfile.File, e map[string]*lockfile.Server) error {
-			return a.checkLog(ctx, "lock", seen, e)
+// lockHooks are how locker.LockNew and Relock reach the user (accept:
+// lock --accept's kind, or "").
+func (a *app) lockHooks(accept string) locker.Hooks {
+	h := locker.Hooks{Progress: a.lockProgress,
+		Wrote: func(path string, entries map[string]*lockfile.Server, w *locker.Written) {
+			locker.WriteWritten(a.stderr, path, entries, w, w.Shadows)
 		},
+		CheckLog:  a.logChecker("lock"),
 		Note:      func(msg string) { fmt.Fprintf(a.stderr, "lock: %s\n", msg) },
-		Accepting: a.accept != "",
+		Accepting: accept != "",
 	}
 	// Every re-lock prints what it takes in; lock --accept also refuses a
 	// change not of that kind.
 	h.Review = func(path string, f *lockfile.File, entries map[string]*lockfile.Server) error {
-		if err := verify.Accept(a.stdout, isTerminal(a.stdout), path, a.accept, f, entries); err != nil {
+		if err := verify.Accept(a.stdout, isTerminal(a.stdout), path, accept, f, entries); err != nil {
 			return verdict(err)
 		}
 		return nil
@@ -156,46 +116,9 @@ func (a *app) lockHooks() locker.Hooks {
 	return h
 }
 
-// wrote prints what a merge into the lockfile at path noted, that it was
-// written, and the warnings of the new entries.
-func (a *app) wrote(path string, entries map[string]*lockfile.Server, w *locker.Written) {
-	a.printWritten(path, w)
-	a.printLockWarnings(path, entries, w.Shadows)
-}
-
-// printWritten prints what a merge into the lockfile at path noted, and
-// that it was written.
-func (a *app) printWritten(path string, w *locker.Written) {
-	for _, n := range w.Notes {
-		fmt.Fprintf(a.stderr, "lock: %s\n", n)
-	}
-	fmt.Fprintf(a.stderr, "lock: wrote %s\n", path)
-}
-
-func (a *app) writeOptions() locker.Options {
-	return locker.Options{Generator: "mcpsum " + moduleVersion(), Strict: a.strictShadow}
-}
-
-// printLockWarnings prints, after a lock, what show would flag in the new
-// entries (locker.Warnings) and the shadowing between them and the lock's
-// other servers. The lock is written anyway (unless --strict refused the
-// shadowing): these are for the reviewer.
-func (a *app) printLockWarnings(path string, entries map[string]*lockfile.Server, shadows []review.Shadow) {
-	for _, w := range locker.Warnings(path, entries) {
-		fmt.Fprintf(a.stderr, "lock: warning: %s\n", w)
-	}
-	for _, s := range shadows {
-		fmt.Fprintf(a.stderr, "lock: warning: shadowing: %s\n", s)
-	}
-}
-
-// removeEntry is lock --remove.
-func (a *app) removeEntry(path, name string) error {
-	if err := locker.Remove(path, name, "mcpsum "+moduleVersion()); err != nil {
-		return err
-	}
-	fmt.Fprintf(a.stderr, "lock: removed %s from %s\n", quoteArg(name), path)
-	return nil
+// writeOptions are a lock's (strict: --strict refuses shadowing).
+func (a *app) writeOptions(strict bool) locker.Options {
+	return locker.Options{Generator: "mcpsum " + moduleVersion(), Strict: strict}
 }
 
 // defaultTimeoutSecs and defaultStartTimeoutSecs: each answer, and the
@@ -227,5 +150,24 @@ func (a *app) noter(cmd string) func(server, msg string) {
 		mu.Lock()
 		defer mu.Unlock()
 		fmt.Fprintf(a.stderr, "%s: note: %s: %s\n", cmd, server, msg)
+	}
+}
+
+// authorizer shows an OAuth authorization URL: printed on stderr, and
+// handed to $BROWSER when it is set, as the one argument of that program
+// (never through a shell).
+func (a *app) authorizer(cmd string) func(server, authURL string) error {
+	return func(server, authURL string) error {
+		fmt.Fprintf(a.stderr, "%s: %s asks you to sign in; open this URL in your browser:\n  %s\n", cmd, server, quoteArg(authURL))
+		if b := os.Getenv("BROWSER"); b != "" {
+			c := exec.Command(b, authURL)
+			c.Stdout, c.Stderr = a.stderr, a.stderr
+			if err := c.Start(); err != nil {
+				fmt.Fprintf(a.stderr, "%s: note: could not start $BROWSER (%v); open the URL yourself\n", cmd, err)
+				return nil
+			}
+			go c.Wait()
+		}
+		return nil
 	}
 }

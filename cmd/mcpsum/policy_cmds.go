@@ -41,13 +41,8 @@ prints JSON for you to review and paste. It never edits the lockfile.`),
 			if _, err := locker.Select(f, *lockfile, *name); err != nil {
 				return err
 			}
-			s := f.Servers[*name]
-			sg := policy.Suggest(s)
-			sg.WriteReasons(a.stderr)
-			if s.Policy != nil && s.Policy.Taint != nil {
-				fmt.Fprintf(a.stderr, "note: server %s already has a taint policy; compare before replacing it\n", quoteArg(*name))
-			}
-			fmt.Fprintf(a.stderr, "Review, then paste this into servers.%s in %s (hints are the server's own claims):\n", quoteArg(*name), *lockfile)
+			sg := policy.Suggest(f.Servers[*name])
+			sg.WriteSuggestion(a.stderr, f.Servers[*name], *name, *lockfile)
 			return writeJSON(a.stdout, sg.Paste())
 		},
 	}
@@ -85,7 +80,7 @@ beside it.`),
 					if err != nil {
 						return err
 					}
-					return a.taintList(store)
+					return store.WriteList(a.stdout, func(err error) { fmt.Fprintf(a.stderr, "mcpsum taint list: cleanup: %v\n", err) })
 				},
 			},
 			{
@@ -102,24 +97,19 @@ beside it.`),
 					if err != nil {
 						return err
 					}
-					if *all {
-						ids, err := store.ResetAll()
-						if err != nil {
-							return err
-						}
-						fmt.Fprintf(a.stdout, "reset %d session%s\n", len(ids), plural(len(ids)))
-						return nil
+					id := ""
+					if len(args) == 1 {
+						id = args[0]
 					}
-					if err := store.Reset(args[0]); err != nil {
+					if err := store.WriteReset(a.stdout, id, *all); err != nil {
 						if errors.Is(err, policy.ErrNoSession) {
 							return usageHint("run 'mcpsum taint list' to see the tainted sessions", "%v", err)
 						}
-						if policy.ValidSessionID(args[0]) != nil {
+						if !*all && policy.ValidSessionID(id) != nil {
 							return &exitError{code: exitUsage, err: err}
 						}
 						return err
 					}
-					fmt.Fprintf(a.stdout, "reset session %s\n", args[0])
 					return nil
 				},
 			},
@@ -147,20 +137,4 @@ func (a *app) taintStore(cmd string) (*policy.Store, error) {
 		return nil, err
 	}
 	return policy.NewStore(dir), nil
-}
-
-func (a *app) taintList(store *policy.Store) error {
-	if _, err := store.Cleanup(); err != nil {
-		fmt.Fprintf(a.stderr, "mcpsum taint list: cleanup: %v\n", err)
-	}
-	all, err := store.List()
-	if err != nil {
-		return err
-	}
-	if len(all) == 0 {
-		fmt.Fprintf(a.stdout, "no tainted sessions (state in %s)\n", store.Dir())
-		return nil
-	}
-	policy.WriteSessions(a.stdout, all)
-	return nil
 }

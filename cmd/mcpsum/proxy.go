@@ -4,10 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -18,8 +16,8 @@ import (
 	"github.com/mcpsum/mcpsum/internal/cli"
 	"github.com/mcpsum/mcpsum/internal/launch"
 	"github.com/mcpsum/mcpsum/internal/locker"
-	"github.com/mcpsum/mcpsum/internal/mcpwire/mcphttp"
 	"github.com/mcpsum/mcpsum/internal/proxy"
+	"github.com/mcpsum/mcpsum/internal/taintguard"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 )
 
@@ -119,26 +117,15 @@ func (a *app) runProxy(ctx context.Context, f *lockfile.File, path, name string,
 		return usageHint(fmt.Sprintf("lock it first with 'mcpsum lock --lockfile %s --name %s -- COMMAND [ARG]...'", quoteArg(path), quoteArg(name)),
 			"no server %s in %s (locked: %s)", quoteArg(name), quoteArg(path), strings.Join(locker.Names(f), ", "))
 	}
-	var remote func(context.Context) (mcphttp.Spec, error)
-	var reauth func(context.Context, string, string) (string, error)
-	var stepUp func(string) error
-	if entry.Remote() {
-		opts.Lockfile = path
-		// Asked once the proxy starts the server: a variable that is unset
-		// or a spent sign-in then fails the client's handshake with its
-		// reason, not a proxy that exited before it ("Connection closed").
-		remote = func(ctx context.Context) (mcphttp.Spec, error) {
-			return launch.RemoteSpec(ctx, name, entry, opts)
-		}
-		reauth = func(ctx context.Context, refused, challenge string) (string, error) {
-			return launch.RefreshBearer(ctx, name, entry, opts, refused, challenge)
-		}
-		stepUp = func(challenge string) error { return launch.StepUp(name, entry, opts, challenge) }
-	}
+	po := proxy.Options{Name: name, Lockfile: path, Entry: entry, Pin: opts, Stderr: a.stderr}
+	po.RemoteFromLock()
 	if f, ok := a.stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-		proxyTerminalHint(a.stderr, path, name)
+		proxy.WriteTerminalHint(a.stderr, path, name)
 	}
-	hooks, closeHooks, err := a.taintGuard(name, entry, approval)
+	// The proxy hooks of an entry with a taint policy; their remarks go to stderr.
+	hooks, closeHooks, err := taintguard.New(name, entry, approval, func(msg string) {
+		fmt.Fprintf(a.stderr, "mcpsum proxy %s: %s\n", quoteArg(name), msg)
+	})
 	if err != nil {
 		return &exitError{code: exitUndecided, err: err}
 	}
@@ -149,35 +136,11 @@ func (a *app) runProxy(ctx context.Context, f *lockfile.File, path, name string,
 	signal.Notify(pipe, syscall.SIGPIPE)
 	defer signal.Stop(pipe)
 
-	err = proxy.Run(ctx, a.stdin, a.rawStdout, proxy.Options{
-		Name:     name,
-		Lockfile: path,
-		Entry:    entry,
-		Pin:      opts,
-		Stderr:   a.stderr,
-		Hooks:    hooks,
-		Remote:   remote,
-		Reauth:   reauth,
-		StepUp:   stepUp,
-	})
+	po.Hooks = hooks
+	err = proxy.Run(ctx, a.stdin, a.rawStdout, po)
 	var q *proxy.QuarantineError
 	if errors.As(err, &q) {
 		return verdict(err)
 	}
 	return err
-}
-
-// proxyTerminalHint: someone started the proxy in a terminal, where it would
-// wait silently for JSON-RPC. Say so, and give a command that tries it.
-func proxyTerminalHint(w io.Writer, path, name string) {
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		abs = path
-	}
-	const hello = `'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"try","version":"1"}}}' '{"jsonrpc":"2.0","method":"notifications/initialized"}' '{"jsonrpc":"2.0","id":2,"method":"tools/list"}'`
-	fmt.Fprintf(w, `mcpsum proxy: serving %s from %s: waiting for an MCP client on stdin (JSON-RPC, one message per line; Ctrl-D or Ctrl-C ends it).
-An MCP client starts this command itself ('mcpsum import -h' says how to put it in a client's config).
-To try it by hand, list the locked tools through it from a shell:
-  printf '%%s\n' %s | mcpsum proxy --lockfile %s --name %s
-`, quoteArg(name), quoteArg(abs), hello, quoteArg(abs), quoteArg(name))
 }

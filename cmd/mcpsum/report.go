@@ -102,57 +102,39 @@ func printErr(w io.Writer, err error) {
 	fmt.Fprintf(w, "mcpsum: %s\n", hint.Lines(err, "mcpsum: "))
 }
 
-// libraryExitCode maps the typed errors of the pkg/ libraries.
+// libraryExitCode maps the typed errors of the libraries, in this order
+// (the first that err wraps decides).
 func libraryExitCode(err error) (int, bool) {
-	var fleetRefused *fleet.RefusedError
-	if errors.As(err, &fleetRefused) {
-		return exitVerdict, true // fleet sync refused a release; nothing was installed
-	}
-	var fleetUsage *fleet.UsageError
-	if errors.As(err, &fleetUsage) {
-		return exitUsage, true
-	}
 	var failed *locker.FailedError
-	if errors.As(err, &failed) {
-		return exitCode(failed.Cause), true // each failure was shown; the first decides
-	}
-	var refused *importer.RefusedConfigError
-	if errors.As(err, &refused) {
-		return exitVerdict, true // a project config's real file leaves the project
-	}
-	var integrity *lockfile.IntegrityError
-	if errors.As(err, &integrity) {
-		return exitVerdict, true // I3: the lockfile does not match its digests
-	}
-	var policyErr *sandbox.PolicyError
-	if errors.As(err, &policyErr) {
-		return exitUndecided, true // the server was not started
-	}
-	if sumdb.IsSecurity(err) {
-		return exitVerdict, true // the transparency log disagrees, or lies
-	}
-	var format *lockfile.FormatError
-	if errors.As(err, &format) {
-		return exitUndecided, true // malformed: nothing could be checked
-	}
-	var limit *lockfile.LimitError
-	if errors.As(err, &limit) {
-		return exitUndecided, true // an entry the lockfile could not hold and be read back
-	}
-	var lockerUsage *locker.UsageError
-	if errors.As(err, &lockerUsage) {
-		return exitUsage, true // the entry named is not there, or cannot be
-	}
-	var noLock *locker.NoLockfileError
-	if errors.As(err, &noLock) {
-		return exitUndecided, true
-	}
-	var shadows *locker.ShadowError
-	if errors.As(err, &shadows) {
-		return exitVerdict, true // --strict refused shadowing between servers
-	}
 	var helper *attestproto.Error
-	if errors.As(err, &helper) {
+	switch {
+	case errors.As(err, new(*importer.DetectError)):
+		return exitUsage, true // the config's client: name it with --client
+	case errors.As(err, new(*fleet.RefusedError)):
+		return exitVerdict, true // fleet sync refused a release; nothing was installed
+	case errors.As(err, new(*fleet.UsageError)):
+		return exitUsage, true
+	case errors.As(err, &failed):
+		return exitCode(failed.Cause), true // each failure was shown; the first decides
+	case errors.As(err, new(*importer.RefusedConfigError)):
+		return exitVerdict, true // a project config's real file leaves the project
+	case errors.As(err, new(*lockfile.IntegrityError)):
+		return exitVerdict, true // I3: the lockfile does not match its digests
+	case errors.As(err, new(*sandbox.PolicyError)):
+		return exitUndecided, true // the server was not started
+	case sumdb.IsSecurity(err):
+		return exitVerdict, true // the transparency log disagrees, or lies
+	case errors.As(err, new(*lockfile.FormatError)):
+		return exitUndecided, true // malformed: nothing could be checked
+	case errors.As(err, new(*lockfile.LimitError)):
+		return exitUndecided, true // an entry the lockfile could not hold and be read back
+	case errors.As(err, new(*locker.UsageError)):
+		return exitUsage, true // the entry named is not there, or cannot be
+	case errors.As(err, new(*locker.NoLockfileError)):
+		return exitUndecided, true
+	case errors.As(err, new(*locker.ShadowError)):
+		return exitVerdict, true // --strict refused shadowing between servers
+	case errors.As(err, &helper):
 		return helper.Exit, true // the signing helper's verdict, or why it gave none
 	}
 	return 0, false

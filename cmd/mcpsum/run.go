@@ -34,13 +34,7 @@ type app struct {
 	// text -h asked for (it goes to stdout), or the usage it prints after a
 	// parse error (dropped: the error names the mistake and the -h to run).
 	flagOut bytes.Buffer
-	// strictShadow: lock or import --strict, shadowing between servers
-	// refuses the write (locker.Options.Strict; the shadowing is internal/review's).
-	strictShadow bool
-	// accept: lock --accept KIND, re-lock only entries whose every change
-	// is of that kind (lockHooks, verify.Accept).
-	accept string
-	live   atomic.Pointer[progress] // the run of locks under way (step)
+	live    atomic.Pointer[cli.Progress] // the run of locks under way (step)
 }
 
 // run is the whole program; main only adds the process boundary.
@@ -69,33 +63,19 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return report(stderr, &exitError{code: exitUsage, err: err})
 	}
 	cmd := cli.Path(root, args)
-	lockfilePath, before := "", locker.Snapshot{}
+	var before locker.Snapshot // lock's file, to say what an interrupted lock left
 	if cmd == "mcpsum lock" {
 		i := slices.IndexFunc(root.Subcommands, func(c *ffcli.Command) bool { return c.Name == "lock" })
-		lockfilePath = root.Subcommands[i].FlagSet.Lookup("lockfile").Value.String()
-		before = locker.Stat(lockfilePath)
+		before = locker.Stat(root.Subcommands[i].FlagSet.Lookup("lockfile").Value.String())
 	}
-	err = root.Run(ctx)
-	if err != nil && ctx.Err() != nil {
-		err = interrupted(ctx, cmd, lockfilePath, before, err)
+	// A command stopped by Ctrl-C or SIGTERM is reported as that, not as
+	// the "context canceled" its work failed with.
+	if err = root.Run(ctx); err != nil && ctx.Err() != nil && cmd == "mcpsum lock" {
+		err = &exitError{code: exitUndecided, err: before.Interrupted(context.Cause(ctx), err)}
+	} else if err != nil && ctx.Err() != nil {
+		err = &exitError{code: exitCode(err), err: fmt.Errorf("%s interrupted (%v): %w", strings.TrimPrefix(cmd, "mcpsum "), context.Cause(ctx), err)}
 	}
 	return report(stderr, err)
-}
-
-// interrupted reports a command stopped by Ctrl-C or SIGTERM as that, not
-// as the "context canceled" its work failed with. lock replaces its file
-// atomically, so the file is either the one from before (nothing written)
-// or a new one holding the servers that finished first.
-func interrupted(ctx context.Context, cmd, lockfilePath string, before locker.Snapshot, err error) error {
-	why := context.Cause(ctx)
-	if cmd != "mcpsum lock" {
-		return &exitError{code: exitCode(err), err: fmt.Errorf("%s interrupted (%v): %w", strings.TrimPrefix(cmd, "mcpsum "), why, err)}
-	}
-	if !before.Rewritten(lockfilePath) {
-		return &exitError{code: exitUndecided, err: fmt.Errorf("lock interrupted (%v): nothing was written, %s is as it was", why, lockfilePath)}
-	}
-	return &exitError{code: exitUndecided, err: hint.Errorf("see what changed: git diff HEAD -- "+quoteArg(lockfilePath),
-		"lock interrupted (%v): %s was rewritten with the servers that finished before it: %w", why, lockfilePath, err)}
 }
 
 // help is 'mcpsum help [COMMAND...]': the command's help on stdout.

@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
-	"github.com/mcpsum/mcpsum/internal/hint"
 	"strings"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
@@ -58,13 +56,9 @@ with --strict show exits 1 after printing.`),
 				}
 			} else {
 				v.WriteText(a.stdout, *lockfilePath, *compact)
-				if *compact { // the summary names the way to the rest
-					fmt.Fprintln(a.stdout, "\n(--compact: descriptions cut, schemas and other fields left out; without --compact, show prints every item in full)")
-				}
 			}
-			if *strict && v.Shadowing > 0 {
-				return verdict(hint.Errorf("keep only one of the two servers in the client's config and the lock, or have the server renamed",
-					"show --strict: %d shadowing finding(s) between servers of %s (listed above as shadowing): a client that loads both servers cannot keep their tools apart", v.Shadowing, *lockfilePath))
+			if err := v.ShadowingError(*lockfilePath); *strict && err != nil {
+				return verdict(err)
 			}
 			return nil
 		},

@@ -2,17 +2,14 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
-	"github.com/mcpsum/mcpsum/internal/hint"
 	"strings"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 
 	"github.com/mcpsum/mcpsum/internal/attestproto"
 	"github.com/mcpsum/mcpsum/internal/locker"
-	"github.com/mcpsum/mcpsum/internal/statefile"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 )
 
@@ -41,33 +38,10 @@ COSIGN_PASSWORD).`),
 			if len(args) > 0 {
 				return usageErr("sign takes no arguments (got %q)", args[0])
 			}
-			data, _, err := locker.Read(*lockfilePath)
+			c := attestproto.Client{Helper: *helper, Version: moduleVersion()}
+			dst, err := locker.Sign(ctx, c, *lockfilePath, *bundle, sf.args(), func(n string) { fmt.Fprintf(a.stderr, "sign: %s\n", n) })
 			if err != nil {
 				return err
-			}
-			hargs := sf.args()
-			// The passphrase (MCPSUM_KEY_PASSWORD or COSIGN_PASSWORD) and the
-			// OIDC token reach the helper through the environment.
-			resp, err := attestproto.Client{Helper: *helper, Version: moduleVersion()}.Sign(ctx, data, hargs...)
-			if resp != nil {
-				for _, n := range resp.Notes {
-					fmt.Fprintf(a.stderr, "sign: %s\n", n)
-				}
-			}
-			if err != nil {
-				return err
-			}
-			dst := attestproto.BundlePath(*lockfilePath, *bundle)
-			write := statefile.WriteOutput // a file is replaced atomically; a device such as /dev/stdout written to
-			if *bundle == "" {             // a path the user did not name: never through a link
-				write = statefile.WriteDerived
-			}
-			if err := write(dst, resp.Bundle, 0o644); err != nil {
-				var le *statefile.LinkError
-				if errors.As(err, &le) {
-					return hint.Errorf("remove it (rm "+quoteArg(dst)+") and sign again, or write the bundle elsewhere with --bundle FILE", "%w", err)
-				}
-				return fmt.Errorf("write bundle: %w", err)
 			}
 			fmt.Fprintf(a.stderr, "sign: wrote %s for %s\n", dst, *lockfilePath)
 			return nil

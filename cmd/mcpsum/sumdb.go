@@ -20,16 +20,18 @@ func logConfig() (*sumdb.Config, error) {
 	return cfg, nil
 }
 
-// checkLog looks cmd's entries up in the transparency log before cmd writes
-// them (launch.CheckLog), saying on stderr what happened to each.
-func (a *app) checkLog(ctx context.Context, cmd string, seen *lockfile.File, entries map[string]*lockfile.Server) error {
-	cfg, err := logConfig()
-	if err != nil || cfg == nil {
-		return err
+// logChecker looks cmd's entries up in the transparency log before cmd
+// writes them (launch.CheckLog), saying on stderr what happened to each.
+func (a *app) logChecker(cmd string) func(context.Context, *lockfile.File, map[string]*lockfile.Server) error {
+	return func(ctx context.Context, seen *lockfile.File, entries map[string]*lockfile.Server) error {
+		cfg, err := logConfig()
+		if err != nil || cfg == nil {
+			return err
+		}
+		err = launch.CheckLog(ctx, cfg, seen, entries, func(name, what string) { fmt.Fprintf(a.stderr, "%s: %s: %s\n", cmd, name, what) })
+		if err != nil {
+			return fmt.Errorf("%s: %w", cmd, err)
+		}
+		return nil
 	}
-	err = launch.CheckLog(ctx, cfg, seen, entries, func(name, what string) { fmt.Fprintf(a.stderr, "%s: %s: %s\n", cmd, name, what) })
-	if err != nil {
-		return fmt.Errorf("%s: %w", cmd, err)
-	}
-	return nil
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/mcpsum/mcpsum/internal/cli"
+	"github.com/mcpsum/mcpsum/internal/redact"
 	"github.com/mcpsum/mcpsum/internal/show"
 	"github.com/mcpsum/mcpsum/internal/termtext"
 )
@@ -14,6 +16,14 @@ var (
 	quoteArg  = termtext.ShellArg // a word a user may paste into a shell
 	writeJSON = show.WriteJSON    // indented JSON, inert on a terminal
 )
+
+// isTerminal sees through the redacting writers of app.
+var isTerminal = func(w io.Writer) bool {
+	if r, ok := w.(redact.Writer); ok {
+		w = r.W
+	}
+	return cli.IsTerminal(w)
+}
 
 // note writes a library's note for the user, after the command's name.
 func (a *app) note(cmd string) func(string) {

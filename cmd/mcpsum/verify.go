@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"slices"
@@ -12,8 +11,6 @@ import (
 
 	"github.com/mcpsum/mcpsum/internal/cli"
 	"github.com/mcpsum/mcpsum/internal/launch"
-	"github.com/mcpsum/mcpsum/internal/redact"
-	"github.com/mcpsum/mcpsum/internal/statefile"
 	"github.com/mcpsum/mcpsum/internal/verify"
 )
 
@@ -118,7 +115,7 @@ func (a *app) verifyServers(ctx context.Context, v verifyFlags) (ret error) {
 		if *v.sarifFile == "" {
 			return
 		}
-		if err := writeSARIFFile(*v.sarifFile, rep.SARIF(data, code, moduleVersion())); err != nil {
+		if err := rep.WriteSARIFFile(*v.sarifFile, data, code, moduleVersion()); err != nil {
 			printErr(a.stderr, err)
 			if code != exitVerdict { // drift wins, as for a server that failed
 				code = exitUndecided
@@ -149,19 +146,6 @@ func (a *app) verifyOffline(lockPath string, args []string, v verifyFlags) error
 	}
 	if firstErr != nil {
 		return silent{code: exitCode(firstErr)}
-	}
-	return nil
-}
-
-// writeSARIFFile writes the SARIF log to path: a file is replaced
-// atomically, a device or pipe (/dev/stdout, /dev/null) is written to.
-func writeSARIFFile(path string, log map[string]any) error {
-	var b bytes.Buffer
-	if err := writeJSON(&b, log); err != nil {
-		return err
-	}
-	if err := statefile.WriteOutput(path, redact.Bytes(b.Bytes()), 0o644); err != nil {
-		return fmt.Errorf("writing --sarif-file: %w", err)
 	}
 	return nil
 }

@@ -11,6 +11,24 @@ import (
 // The renderings of import's reports, written to the io.Writer the command
 // hands in (its stdout).
 
+// Show writes the events of Apply that import shows on its stdout
+// (Nothing, DryRun, Rewriting, Rewrote) to w, and says whether e was one.
+func (e Event) Show(w io.Writer) bool {
+	switch e.Kind {
+	case Nothing:
+		fmt.Fprintln(w, "nothing to import")
+	case DryRun:
+		WriteDryRun(w, e.Locks)
+	case Rewriting:
+		WriteRewrite(w, e.Rewrite, e.Write)
+	case Rewrote:
+		WriteRewrote(w, e.Rewrite, e.Backup)
+	default:
+		return false
+	}
+	return true
+}
+
 // WritePlan writes the plan of groups: per config, its lines.
 func WritePlan(w io.Writer, groups []*Group) {
 	for _, g := range groups {

@@ -149,12 +149,15 @@ func ReadSigned(ctx context.Context, c attestproto.Client, req attestproto.Verif
 
 // Snapshot is a lockfile's identity, time and size, taken without opening
 // it (a FIFO cannot block Stat), to tell later whether it was rewritten.
-type Snapshot struct{ fi fs.FileInfo }
+type Snapshot struct {
+	path string
+	fi   fs.FileInfo
+}
 
 // Stat takes the Snapshot of the file at path (of no file, if none).
 func Stat(path string) Snapshot {
 	fi, _ := os.Stat(path)
-	return Snapshot{fi}
+	return Snapshot{path, fi}
 }
 
 // Rewritten reports whether the file at path is no longer the one s saw:
@@ -164,4 +167,44 @@ func (s Snapshot) Rewritten(path string) bool {
 	same := before == nil && after == nil || before != nil && after != nil && os.SameFile(before, after) &&
 		before.ModTime().Equal(after.ModTime()) && before.Size() == after.Size()
 	return !same
+}
+
+// InterruptedError is a lock stopped by a signal (Why) that failed with
+// Err: its file is the one from before (nothing was written), or, when
+// Wrote, a new one holding the servers that finished first (a lock
+// replaces its file atomically). Exit 3 in cmd/mcpsum.
+type InterruptedError struct {
+	Why, Err error
+	Path     string
+	Wrote    bool
+}
+
+// Interrupted is the InterruptedError of a lock of the file s saw before
+// it ran, stopped by why, that failed with err.
+func (s Snapshot) Interrupted(why, err error) error {
+	return &InterruptedError{Why: why, Err: err, Path: s.path, Wrote: s.Rewritten(s.path)}
+}
+
+func (e *InterruptedError) Error() string {
+	if !e.Wrote {
+		return fmt.Sprintf("lock interrupted (%v): nothing was written, %s is as it was", e.Why, e.Path)
+	}
+	return fmt.Sprintf("lock interrupted (%v): %s was rewritten with the servers that finished before it: %v", e.Why, e.Path, e.Err)
+}
+
+// Unwrap is what the lock failed with, when the file was rewritten (the
+// servers' failures say what is missing from it).
+func (e *InterruptedError) Unwrap() error {
+	if !e.Wrote {
+		return nil
+	}
+	return e.Err
+}
+
+// Hints: how to see what a rewritten file changed.
+func (e *InterruptedError) Hints() []string {
+	if !e.Wrote {
+		return nil
+	}
+	return []string{"see what changed: git diff HEAD -- " + termtext.ShellArg(e.Path)}
 }

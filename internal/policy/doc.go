@@ -3,8 +3,9 @@
 // tracking (I6): the session state shared by a client's proxies (Store), the
 // audit log, approvals through the client (signed 2026-07-28 states), and
 // the Guard that the proxy's hooks call (wired in cmd/mcpsum; internal/proxy does
-// not import this package). It also writes what suggest-policy and taint
-// list show a person (text.go), to a writer the caller hands in.
+// not import this package). It also writes what suggest-policy, taint
+// list and taint reset show a person (text.go), to a writer the caller
+// hands in.
 //
 // It imports internal/jsonscan, internal/lookalike, internal/mcpspec,
 // internal/process, internal/safeio, internal/statefile, internal/termtext

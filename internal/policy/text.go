@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mcpsum/mcpsum/internal/termtext"
+	"github.com/mcpsum/mcpsum/pkg/lockfile"
 )
 
 // What suggest-policy and taint list show a person. Every string a server
@@ -83,4 +84,56 @@ func WriteSessions(w io.Writer, all []Listed) {
 		}
 		fmt.Fprintf(w, "  after review: mcpsum taint reset %s\n", s.Session)
 	}
+}
+
+// WriteList is `taint list`: it removes the sessions whose clients are
+// gone (Cleanup; a failure of that goes to warn, the list is shown anyway)
+// and writes the tainted ones to w (WriteSessions), or that there are none.
+func (st *Store) WriteList(w io.Writer, warn func(error)) error {
+	if _, err := st.Cleanup(); err != nil {
+		warn(err)
+	}
+	all, err := st.List()
+	if err != nil {
+		return err
+	}
+	if len(all) == 0 {
+		fmt.Fprintf(w, "no tainted sessions (state in %s)\n", st.Dir())
+		return nil
+	}
+	WriteSessions(w, all)
+	return nil
+}
+
+// WriteReset is `taint reset`: it clears session id (Reset), or every
+// session with all (ResetAll), and says so on w.
+func (st *Store) WriteReset(w io.Writer, id string, all bool) error {
+	if !all {
+		if err := st.Reset(id); err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "reset session %s\n", id)
+		return nil
+	}
+	ids, err := st.ResetAll()
+	if err != nil {
+		return err
+	}
+	s := "s"
+	if len(ids) == 1 {
+		s = ""
+	}
+	fmt.Fprintf(w, "reset %d session%s\n", len(ids), s)
+	return nil
+}
+
+// WriteSuggestion writes to w, for the reviewer, why each tool of sg is
+// labelled (WriteReasons), a note when entry name (s) already has a taint
+// policy, and where in the lockfile at path the suggestion goes.
+func (sg Suggestion) WriteSuggestion(w io.Writer, s *lockfile.Server, name, path string) {
+	sg.WriteReasons(w)
+	if s.Policy != nil && s.Policy.Taint != nil {
+		fmt.Fprintf(w, "note: server %s already has a taint policy; compare before replacing it\n", termtext.ShellArg(name))
+	}
+	fmt.Fprintf(w, "Review, then paste this into servers.%s in %s (hints are the server's own claims):\n", termtext.ShellArg(name), path)
 }

@@ -62,7 +62,8 @@
 // scanner (internal/jsonline, internal/jsonscan), never decoded with
 // encoding/json, and quoted before it reaches a log.
 //
-// Imports: pkg/lockfile, internal/mcpwire, internal/launch (starting the locked entry),
+// Imports: pkg/lockfile, internal/mcpwire, internal/launch (starting the
+// locked entry; a remote one's URL, headers and token: Options.RemoteFromLock),
 // internal/review (labels in the quarantine error), its own sub-packages and
 // internal/ helpers. It must not import cmd/, internal/policy (a policy reaches
 // it through Hooks), or anything that prints or exits: errors go back to

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mcpsum/mcpsum/internal/hint"
 	"github.com/mcpsum/mcpsum/internal/jsonscan"
 	"github.com/mcpsum/mcpsum/internal/launch"
 	"github.com/mcpsum/mcpsum/internal/mcpspec"
@@ -35,6 +36,19 @@ func (v *Model) WriteText(w io.Writer, path string, compact bool) {
 	for _, n := range v.order {
 		writeServer(w, n, v.Servers[n], compact)
 	}
+	if compact { // the summary names the way to the rest
+		fmt.Fprintln(w, "\n(--compact: descriptions cut, schemas and other fields left out; without --compact, show prints every item in full)")
+	}
+}
+
+// ShadowingError is show --strict's verdict on v, shown from the lockfile
+// at path: nil without shadowing between its servers.
+func (v *Model) ShadowingError(path string) error {
+	if v.Shadowing == 0 {
+		return nil
+	}
+	return hint.Errorf("keep only one of the two servers in the client's config and the lock, or have the server renamed",
+		"show --strict: %d shadowing finding(s) between servers of %s (listed above as shadowing): a client that loads both servers cannot keep their tools apart", v.Shadowing, path)
 }
 
 func writeServer(w io.Writer, name string, s *Server, compact bool) {

@@ -8,11 +8,13 @@
 // hands in. Accept renders the review of `lock --accept` (locker.Review)
 // with the same diff. A CI bot or a test calls Verify without the CLI.
 //
-// It never prints on its own, exits, or writes a file, and it never writes
-// the lockfile. The caller maps an Outcome to an exit code and passes the
+// It never prints on its own or exits; the one file it writes is the SARIF
+// log the caller names (Report.WriteSARIFFile), and it never writes the
+// lockfile. The caller maps an Outcome to an exit code and passes the
 // code in where a rendering records it.
 //
-// It imports internal/jsonscan, internal/termtext, internal/locker (reading the
+// It imports internal/jsonscan, internal/termtext, internal/redact,
+// internal/statefile (the SARIF file), internal/locker (reading the
 // lock), pkg/lockfile, internal/launch, internal/review, internal/show (how an item is
 // written in full) and pkg/sumdb (the log's configuration), and must not
 // import cmd/.

@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -9,7 +10,10 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/mcpsum/mcpsum/internal/redact"
 	"github.com/mcpsum/mcpsum/internal/review"
+	"github.com/mcpsum/mcpsum/internal/show"
+	"github.com/mcpsum/mcpsum/internal/statefile"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 )
 
@@ -190,4 +194,18 @@ func shadowResult(rep *Report, sh review.Shadow, uri, base string, locator *lock
 		r["properties"].(jsonObj)["spelling"] = sh.Spelling
 	}
 	return r
+}
+
+// WriteSARIFFile writes the report's SARIF log (SARIF's arguments) to
+// path: a file is replaced atomically, a device or pipe (/dev/stdout,
+// /dev/null) is written to; the credentials sent are taken out (redact).
+func (rep *Report) WriteSARIFFile(path string, lock []byte, exitCode int, version string) error {
+	var b bytes.Buffer
+	if err := show.WriteJSON(&b, rep.SARIF(lock, exitCode, version)); err != nil {
+		return err
+	}
+	if err := statefile.WriteOutput(path, redact.Bytes(b.Bytes()), 0o644); err != nil {
+		return fmt.Errorf("writing --sarif-file: %w", err)
+	}
+	return nil
 }
