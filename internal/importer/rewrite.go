@@ -18,8 +18,8 @@ type Rewrite struct {
 	Argv   map[clientconfig.Key][]string
 	// URLs, when import points the config at mcpsum serve, are the serve
 	// URLs each entry gets in place of its whole value (Argv is then empty).
-	URLs map[clientconfig.Key]string
-	Notes  []string // remarks on the proxy command lines (deduplicated)
+	URLs  map[clientconfig.Key]string
+	Notes []string // remarks on the proxy command lines (deduplicated)
 	// Snippet, for a format mcpsum does not rewrite (Codex's TOML), is the
 	// text to paste in place of each entry's lines; Data and Changes are
 	// then empty.
