@@ -359,6 +359,7 @@ func str(v any) string {
 // fails on drift; with the version input, the checksum-verified release
 // instead of a build; without Go, a build error that says what to add.
 func TestActionStepsAsARunnerRunsThem(t *testing.T) {
+	t.Parallel()
 	checkout, _ := filepath.Abs("..")
 	// A runner unpacks `uses: mcpsum/mcpsum@v0.9.1` at
 	// _actions/mcpsum/mcpsum/v0.9.1, with no .git: the build reports that

@@ -39,6 +39,7 @@ func runScript(t *testing.T, dir, script string, env ...string) (string, int) {
 // against the sha256 pinned in the workflow, and installs nothing that does
 // not match. A local HTTP server plays the release page.
 func TestActionInstall(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS != "linux" || (runtime.GOARCH != "amd64" && runtime.GOARCH != "arm64") {
 		t.Skip("release names cover linux/darwin amd64/arm64")
 	}
@@ -97,6 +98,7 @@ func TestActionInstall(t *testing.T) {
 // (HTML-escaped), SARIF on request, and the exit code as an output, for a
 // server that matches and one that drifted.
 func TestActionVerifyStep(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	serverScript(t, dir)
 	mustLock(t, dir, nil, "--name", "srv", "--", "sh", "srv.sh")
@@ -159,6 +161,7 @@ func TestActionVerifyStep(t *testing.T) {
 // action.yml runs the scripts that exist, pins third-party actions by commit,
 // and every input it reads is declared.
 func TestActionYAML(t *testing.T) {
+	t.Parallel()
 	raw, err := os.ReadFile("../action.yml")
 	if err != nil {
 		t.Fatal(err)
@@ -202,6 +205,7 @@ func TestActionYAML(t *testing.T) {
 // this repository), passes a good lock and fails a tampered one without
 // starting a server. The script hook builds mcpsum alone, once.
 func TestPreCommitHooks(t *testing.T) {
+	t.Parallel()
 	raw, err := os.ReadFile("../.pre-commit-hooks.yaml")
 	if err != nil {
 		t.Fatal(err)

@@ -18,6 +18,7 @@ import (
 // nothing behind after lock, verify or the proxy (issue 12.5): mcpsum is a
 // child subreaper and ends the orphans when no server runs.
 func TestNoOrphansFromDaemonisingServer(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	marker := fmt.Sprintf("%d.%d", 4000+os.Getpid()%1000, time.Now().UnixNano()%100000)
 	// The daemon is a shell that records SIGTERM and exits, leaving its own
@@ -58,6 +59,7 @@ func TestNoOrphansFromDaemonisingServer(t *testing.T) {
 // mcpsum's /proc/PID/environ (issue 12.6), as root and as an unprivileged
 // user: mcpsum is non-dumpable and has cleared its environment block.
 func TestWithheldSecretNotInParentEnviron(t *testing.T) {
+	t.Parallel()
 	base, err := os.MkdirTemp("", "mcpsum-environ-")
 	if err != nil {
 		t.Fatal(err)
@@ -147,6 +149,7 @@ func TestWithheldSecretNotInParentEnviron(t *testing.T) {
 // look-alike tool name, and a sandbox write path over a git repository (the
 // sandbox computed that warning before, but nothing showed it).
 func TestLockWarnings(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeExe(t, filepath.Join(dir, "srv.sh"), fmt.Sprintf("#!/bin/sh\nexec %s -extra-tool '\u0435cho'\n", bin.gosrv))
 	stderr := mustLock(t, dir, nil, "--name", "w", "--env", "NODE_OPTIONS", "--", filepath.Join(dir, "srv.sh"))
@@ -178,6 +181,7 @@ func TestLockWarnings(t *testing.T) {
 // doctor reports the process protections (issue 12): here, on Linux, both
 // are in force in the real binary.
 func TestDoctorReportsProtections(t *testing.T) {
+	t.Parallel()
 	out, _, _ := mcpsum(t, t.TempDir(), nil, "doctor")
 	for _, want := range []string{"process protections (unsandboxed servers):", "child subreaper: yes", "non-dumpable: yes"} {
 		if !strings.Contains(out, want) {

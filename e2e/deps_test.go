@@ -10,6 +10,7 @@ import (
 // links no Sigstore code (its ~265 package initialisers would run at every
 // start); only the signing helper does.
 func TestMcpsumLinksNoSigstore(t *testing.T) {
+	t.Parallel()
 	deps := func(pkg string) []string {
 		out, err := exec.Command("go", "list", "-deps", pkg).CombinedOutput()
 		if err != nil {
@@ -35,6 +36,7 @@ func TestMcpsumLinksNoSigstore(t *testing.T) {
 // mcpsum's lookups (pkg/sumdb) use x/mod's note and tlog, formats and merkle,
 // none of which has init work.
 func TestMcpsumLinksNoTessera(t *testing.T) {
+	t.Parallel()
 	deps := func(pkg string) []string {
 		out, err := exec.Command("go", "list", "-deps", pkg).CombinedOutput()
 		if err != nil {

@@ -21,6 +21,7 @@ import (
 // labels named); the command the refusal suggests takes it in, printing
 // what it took in.
 func TestLockAcceptDescriptive(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	serverScript(t, dir, "-desc", "echo text")
 	mustLock(t, dir, nil, "--name", "srv", "--", "sh", "srv.sh")
@@ -115,6 +116,7 @@ type verifyLabels struct {
 // The proxy's quarantine error data says what kind of change quarantined
 // the server, in both eras.
 func TestProxyQuarantineCarriesLabels(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cmd := proxysrvScript(t, dir, "-versions", "2025-11-25")
 	mustLock(t, dir, nil, append([]string{"--name", "s", "--"}, cmd...)...)
@@ -148,6 +150,7 @@ func TestProxyQuarantineCarriesLabels(t *testing.T) {
 // pair once (text, --json, SARIF that validates, rule mcpsum/tool-shadowing),
 // --strict makes verify and show exit 1, and lock --strict refuses to write.
 func TestShadowingAcrossServers(t *testing.T) {
+	t.Parallel()
 	everything := npmServer(t, "server-everything")
 	dir := t.TempDir()
 	serverScript(t, dir)

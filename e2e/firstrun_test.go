@@ -21,6 +21,7 @@ import (
 // for a client, and prints a command that tries it; that command, run as
 // printed from another folder, lists the locked tools through the proxy.
 func TestProxyInTerminalSaysHowToTryIt(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	mustLock(t, dir, nil, "--name", "go-everything", "--", bin.goEvery)
 
@@ -81,6 +82,7 @@ func TestProxyInTerminalSaysHowToTryIt(t *testing.T) {
 // Ctrl-C while a server is being locked: lock says it was interrupted and
 // that nothing was written, exits 3, and mcp.lock keeps its exact bytes.
 func TestLockInterrupted(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	mustLock(t, dir, nil, "--name", "go-everything", "--", bin.goEvery)
 	before, _ := os.ReadFile(filepath.Join(dir, "mcp.lock"))
@@ -124,6 +126,7 @@ func TestLockInterrupted(t *testing.T) {
 // peers need (every package e2e installs: the inspector client asks more).
 // The Node running the tests must meet the servers' requirement.
 func TestNodeRequirementStated(t *testing.T) {
+	t.Parallel()
 	var lock struct {
 		Packages map[string]struct {
 			Dependencies         map[string]string `json:"dependencies"`
@@ -246,6 +249,7 @@ func lowestAllowed(r string) semver {
 // signs mcp.lock and its public half verifies the bundle; a changed byte of
 // the lock then fails verification (exit 1).
 func TestSigningDocOpenSSLKey(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("openssl"); err != nil {
 		requirePeers(t, "openssl is not installed")
 	}
@@ -286,6 +290,7 @@ func TestSigningDocOpenSSLKey(t *testing.T) {
 // and the interruption message says the file was rewritten, not that
 // nothing was written.
 func TestLockInterruptedAfterOneFinished(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	script := filepath.Join(dir, "slow.sh")
 	os.WriteFile(script, []byte("#!/bin/sh\nexec "+bin.gosrv+"\n"), 0o755)

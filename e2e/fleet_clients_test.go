@@ -33,6 +33,7 @@ import (
 // into a folder root owns (Gemini CLI refuses system settings any other
 // user could change).
 func TestFleetRealClients(t *testing.T) {
+	t.Parallel()
 	clients := os.Getenv("MCPSUM_E2E_CLIENTS")
 	if clients == "" {
 		t.Skip("set MCPSUM_E2E_CLIENTS to a folder with the claude, gemini and codex CLIs to run this test")

@@ -19,6 +19,7 @@ import (
 // status --json validates against docs/fleet-status.schema.json and names
 // the log's checkpoint.
 func TestFleetSyncWithLog(t *testing.T) {
+	t.Parallel()
 	honest := npmProject(t, false)
 	run := func(dir string, env []string, args ...string) (string, string, int) {
 		t.Helper()

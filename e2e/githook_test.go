@@ -29,6 +29,7 @@ func docBlock(t *testing.T, page, heading string) string {
 // with conflict markers, and a good working tree over a bad staged file are
 // refused; a commit without a lock does not run mcpsum.
 func TestPlainGitHook(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	git := func(args ...string) (string, error) {
 		cmd := exec.Command("git", args...)
@@ -87,6 +88,7 @@ func TestPlainGitHook(t *testing.T) {
 // has one and runs the copy installed there (npm is kept offline, with an
 // empty cache: nothing is downloaded).
 func TestNodeModulesEntryLogKey(t *testing.T) {
+	t.Parallel()
 	npmServer(t, "server-memory")
 	proj := t.TempDir()
 	nm, _ := filepath.Abs("node_modules")

@@ -5,14 +5,18 @@
 package e2e
 
 import (
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/mcpsum/mcpsum/internal/testbin"
 )
 
 // bin holds the paths of everything TestMain built.
@@ -30,21 +34,38 @@ var bin struct {
 	confclient string // e2e/servers/confclient: mcpsum as the conformance suite's client
 }
 
+// TestMain builds every binary once, then runs the tests isolated from the
+// real user's folders (testbin.Run: their own HOME, XDG folders and TMPDIR,
+// checked after for writes into the real ones).
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "mcpsum-e2e-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
+	parallelDefault()
+	os.Exit(testbin.Run(m, func() error {
+		dir, err := os.MkdirTemp("", "mcpsum-e2e-") // inside the isolated TMPDIR: removed with it
+		if err != nil {
+			return err
+		}
+		bin.dir = dir
+		if err := buildAll(dir); err != nil {
+			return fmt.Errorf("e2e: building binaries: %w", err)
+		}
+		return nil
+	}))
+}
+
+// parallelTests is how many tests run at once when `go test` was not given
+// -parallel: the tests spend most of their time waiting for the programs
+// they start (servers starting up, timeouts they provoke), so more of them
+// than GOMAXPROCS (go test's default, 2 on a 2-core machine) keep the cores
+// busy.
+const parallelTests = 8
+
+func parallelDefault() {
+	flag.Parse()
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	if !set && runtime.GOMAXPROCS(0) < parallelTests {
+		flag.Set("test.parallel", strconv.Itoa(parallelTests))
 	}
-	bin.dir = dir
-	code := 1
-	if err := buildAll(dir); err != nil {
-		fmt.Fprintln(os.Stderr, "e2e: building binaries:", err)
-	} else {
-		code = m.Run()
-	}
-	os.RemoveAll(dir)
-	os.Exit(code)
 }
 
 func buildAll(dir string) error {
@@ -81,7 +102,16 @@ func buildAll(dir string) error {
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			cmd := exec.Command("go", "build", "-o", *t.dst, t.pkg)
+			args := []string{"build", "-o", *t.dst, t.pkg}
+			if t.out == "mcpsum" {
+				// The flags of the Action's and the pre-commit hook's build
+				// of mcpsum (scripts/action/build.sh, scripts/pre-commit-hook.sh):
+				// the tests that run those builds find its packages in the
+				// cache. The other binaries keep go install's flags, which
+				// the README's install (TestReadmeFirstCommands) uses.
+				args = []string{"build", "-trimpath", "-buildvcs=false", "-o", *t.dst, t.pkg}
+			}
+			cmd := exec.Command("go", args...)
 			cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 			if out, err := cmd.CombinedOutput(); err != nil {
 				errs[i] = fmt.Errorf("go build %s: %v\n%s", t.pkg, err, out)

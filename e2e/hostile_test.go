@@ -15,6 +15,7 @@ import (
 // as sent; show and verify never let them reach the terminal raw and flag the
 // items as suspicious.
 func TestShowEscapesHostileText(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	mustLock(t, dir, nil, "--name", "hostile", "--", bin.hostile, "-mode", "ansi")
 	data, _ := os.ReadFile(dir + "/mcp.lock")
@@ -66,6 +67,7 @@ func leftovers(t *testing.T, marker string) []string {
 // message, within the timeout, leaving mcp.lock byte-identical and no
 // process behind.
 func TestLockHostileServers(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		mode string
 		code int

@@ -15,6 +15,7 @@ import (
 // lines to paste and is left untouched; with neither --client nor a file,
 // import lists what it found.
 func TestImportClients(t *testing.T) {
+	t.Parallel()
 	home, env := fakeHome(t)
 	proj, other := t.TempDir(), t.TempDir()
 	write := func(p, s string) {

@@ -17,6 +17,7 @@ import (
 // (npm install @anthropic-ai/claude-code @google/gemini-cli, then its
 // node_modules/.bin). They run without an API key.
 func TestImportRealClientCLIs(t *testing.T) {
+	t.Parallel()
 	clients := os.Getenv("MCPSUM_E2E_CLIENTS")
 	if clients == "" {
 		t.Skip("set MCPSUM_E2E_CLIENTS to a folder with the claude and gemini CLIs to run this test")

@@ -19,6 +19,7 @@ import (
 // token written literally is refused, naming the server, the header and the
 // next step, and that step works.
 func TestImportRemoteEntries(t *testing.T) {
+	t.Parallel()
 	script := npmServer(t, "server-everything")
 	port := listenPort(t)
 	serveHTTP(t, port, []string{"PORT=" + strconv.Itoa(port)}, "node", script, "streamableHttp")

@@ -50,6 +50,7 @@ func jsonStr(s string) string {
 // rewritten config's command, args and env, and talk to both servers through
 // the proxy. Running import again changes nothing; undo restores the file.
 func TestImportRewriteThenProxy(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	memFile := filepath.Join(t.TempDir(), "memory.jsonl")
 	cfgPath := filepath.Join(dir, "claude_desktop_config.json")
@@ -188,6 +189,7 @@ func TestImportRewriteThenProxy(t *testing.T) {
 // are FAKES on PATH: fake npx runs the go-sdk memory server, fake npm logs
 // its arguments and answers as `npm view --json` does.
 func TestImportUnpinnedWarning(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	fakes := t.TempDir()
 	logFile := filepath.Join(dir, "npm-args")
@@ -233,6 +235,7 @@ func TestImportUnpinnedWarning(t *testing.T) {
 // the start-up allowance, not just --timeout-secs, and lock's notes (a list
 // advertised but answered with method-not-found) are printed for it too.
 func TestImportStartAllowanceAndNotes(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	slow := filepath.Join(dir, "slow.sh")
 	os.WriteFile(slow, []byte("#!/bin/sh\nsleep 2\nexec "+bin.goMemory+"\n"), 0o755)

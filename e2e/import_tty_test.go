@@ -13,6 +13,7 @@ import (
 // In a terminal, import --write lists a project config's commands and asks;
 // only "y" starts them.
 func TestImportTrustPromptInATerminal(t *testing.T) {
+	t.Parallel()
 	h := newHostileProject(t)
 	marker := filepath.Join(h.home, "ran")
 	h.write(t, ".mcp.json", `{"mcpServers": {"memory": {"command": "sh", "args": ["-c", "touch `+marker+`; exec `+bin.goMemory+`"]}}}`)

@@ -13,6 +13,7 @@ import (
 // are undone, the rewritten one entry by entry, keeping the client's own
 // changes; --name undoes a single entry.
 func TestImportUndoTwoFilesAfterTheClientRewrote(t *testing.T) {
+	t.Parallel()
 	home, env := fakeHome(t)
 	proj := t.TempDir()
 	mcpJSON := filepath.Join(proj, ".mcp.json")
@@ -82,6 +83,7 @@ func TestImportUndoTwoFilesAfterTheClientRewrote(t *testing.T) {
 // Issue 33: the name it suggests is the server's own (NAME-CLIENT), so the
 // other config's server keeps its entry.
 func TestImportNameCollisionSuggestion(t *testing.T) {
+	t.Parallel()
 	home, env := fakeHome(t)
 	proj := t.TempDir()
 	lock := filepath.Join(proj, "mcp.lock")

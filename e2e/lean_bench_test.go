@@ -25,6 +25,8 @@ import (
 // MCPSUM_BENCH_ROUNDS sets the rounds (default 7). MCPSUM_BENCH_BASELINE=PATH
 // adds a column for another mcpsum binary (e.g. one built from an older
 // commit) measured in the same interleaved rounds.
+//
+// Serial: a measurement; it runs alone, before the parallel tests start.
 func TestLeanBench(t *testing.T) {
 	if os.Getenv("MCPSUM_BENCH") != "1" {
 		t.Skip("set MCPSUM_BENCH=1 (or run scripts/bench.sh) to run the lean benchmark")

@@ -111,6 +111,8 @@ func TestLockfileStaysReadable(t *testing.T) {
 //
 // MCPSUM_BENCH_BASELINE names an mcpsum built from another commit, run
 // the same way in its own folders; MCPSUM_BENCH_ROUNDS the rounds (5).
+//
+// Serial: a measurement; it runs alone, before the parallel tests start.
 func TestDeepSchemaCost(t *testing.T) {
 	if os.Getenv("MCPSUM_DEEP_PERF") != "1" {
 		t.Skip("set MCPSUM_DEEP_PERF=1 to run the deep schema benchmark")

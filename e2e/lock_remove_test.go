@@ -11,6 +11,7 @@ import (
 // the dead one keeps its entry, lock exits 3 naming it and the two next
 // commands, and the one that removes it works.
 func TestRelockPastADeadServerThenRemoveIt(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	script := func(name, body string) {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte("#!/bin/sh\n"+body+"\n"), 0o755); err != nil {

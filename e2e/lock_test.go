@@ -52,6 +52,7 @@ func mustLock(t *testing.T, dir string, env []string, args ...string) string {
 // sampling, elicitation: everything adds 4 tools for them); re-lock is
 // byte-identical and verify passes twice in a row.
 func TestLockNpmServers(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	served := t.TempDir()
 	memFile := filepath.Join(t.TempDir(), "memory.jsonl")
@@ -110,6 +111,7 @@ func TestLockNpmServers(t *testing.T) {
 // and make the file version 2; mcp-go is a second, independent 2026-07-28
 // implementation with 101 resources.
 func TestLockModernServers(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	mustLock(t, dir, nil, "--name", "go-everything", "--", bin.goEvery)
 	mustLock(t, dir, nil, "--name", "go-memory", "--", bin.goMemory)
@@ -147,6 +149,7 @@ func TestLockModernServers(t *testing.T) {
 
 // Our own go-sdk server in each era and paginating one item per page.
 func TestLockGosrvModes(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name, era string
 		args      []string
@@ -180,6 +183,7 @@ func TestLockGosrvModes(t *testing.T) {
 // other env names) says what it replaced; the same command again says
 // nothing.
 func TestLockSaysWhatItReplaced(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	mustLock(t, dir, nil, "--name", "s", "--", bin.gosrv, "-versions", "2025-11-25")
 	if stderr := mustLock(t, dir, nil, "--name", "s", "--", bin.gosrv, "-versions", "2025-11-25"); strings.Contains(stderr, "replaced") {

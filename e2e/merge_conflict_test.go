@@ -18,6 +18,7 @@ import (
 // resolved the server's own file) and writes the file whole. An entry whose
 // command the sides disagree on is left for a person: nothing is written.
 func TestLockResolvesAMergeConflict(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	git := func(args ...string) string {
 		t.Helper()

@@ -45,6 +45,7 @@ func addKeys(t *testing.T, dir string, keys ...string) {
 // exit 3; without --once it keeps following and reports records as they
 // are logged.
 func TestMonitor(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "log")
 	vkey := monitorLog(t, dir, "npm/@corp/a@1.0.0#00", "npm/b@1.0.0#00", "pypi/c@1.0#00")
 	snapshot := filepath.Join(t.TempDir(), "snap")

@@ -30,6 +30,7 @@ func registryReachable(t *testing.T) {
 // log holds, reports a failure and goes on (exit 3 at the end). A user who
 // locks the same package matches the observer's record.
 func TestObserve(t *testing.T) {
+	t.Parallel()
 	registryReachable(t)
 	work := t.TempDir()
 	logDir := filepath.Join(work, "log")

@@ -24,6 +24,7 @@ import (
 // the resources declared data (policy.unpinned) verify passes and says they
 // changed, and the proxy lists the new table and forwards query to it.
 func TestPostgresTableAfterLock(t *testing.T) {
+	t.Parallel()
 	srv := npmServer(t, "server-postgres")
 	db, psql := startPostgres(t)
 	psql("create table users (id int primary key, name text); insert into users values (1, 'ada')")

@@ -14,6 +14,7 @@ import (
 // says so, and a 1,000-tool server's pages are counted as they come. The
 // same lock with stderr on a pipe prints no status line.
 func TestLockProgressOnATerminal(t *testing.T) {
+	t.Parallel()
 	_, _, bigsrv := benchBins(t)
 	dir := t.TempDir()
 	lockOnPTY := func(env []string, args ...string) string {

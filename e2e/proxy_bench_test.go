@@ -25,6 +25,8 @@ import (
 //	MCPSUM_PROXY_PERF=1 go test ./e2e -run TestProxyPerformance -v
 //
 // MCPSUM_BENCH_ROUNDS sets the interleaved rounds (default 5).
+//
+// Serial: a measurement; it runs alone, before the parallel tests start.
 func TestProxyPerformance(t *testing.T) {
 	if os.Getenv("MCPSUM_PROXY_PERF") != "1" {
 		t.Skip("set MCPSUM_PROXY_PERF=1 to run the proxy benchmark")
@@ -216,6 +218,8 @@ func (c *benchClient) close() {
 //	MCPSUM_PROXY_PERF=1 go test ./e2e -run TestProxyThroughput -v
 //
 // (MCPSUM_BENCH_BASELINE adds an older mcpsum, as there).
+//
+// Serial: a measurement; it runs alone, before the parallel tests start.
 func TestProxyThroughput(t *testing.T) {
 	if os.Getenv("MCPSUM_PROXY_PERF") != "1" {
 		t.Skip("set MCPSUM_PROXY_PERF=1 to run the proxy benchmark")

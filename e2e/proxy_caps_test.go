@@ -47,6 +47,7 @@ func handlers() *mcp.ClientOptions {
 // answer. (Server→client requests that a server sends in its locked era do
 // reach the client in all four era pairs: TestProxyServerToClientRequests.)
 func TestProxyGoEverythingMatchesLockedEra(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	mustLock(t, dir, nil, "--name", "s", "--", bin.goEvery)
 	root := &mcp.Root{URI: "file:///e2e-root", Name: "e2e"}
@@ -106,6 +107,7 @@ func lockedFilesystem(t *testing.T) (dir, mine, other, secret string, argv []str
 // folder is refused in both cases. A client declaring no roots gets both
 // folders, directly and through the proxy.
 func TestProxyFilesystemNarrowsToClientRoot(t *testing.T) {
+	t.Parallel()
 	dir, mine, other, secret, argv := lockedFilesystem(t)
 	root := &mcp.Root{URI: "file://" + mine, Name: "mine"}
 	onlyMine := func(s string) bool { return strings.Contains(s, mine) && !strings.Contains(s, other) }
@@ -144,6 +146,7 @@ func TestProxyFilesystemNarrowsToClientRoot(t *testing.T) {
 // proxy for a client that declared them, and a client that did not gets a
 // prompt error from the proxy instead of a server waiting forever.
 func TestProxyEverythingDeclaredCapabilities(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	mustLock(t, dir, nil, "--name", "e", "--", "node", npmServer(t, "server-everything"))
 	root := &mcp.Root{URI: "file:///e2e-root", Name: "e2e-root"}
@@ -195,6 +198,7 @@ func errString(err error) string {
 // answers), so the check quarantines it, and the client, which declared
 // roots, never sees that roots/list.
 func TestProxyHoldsServerRequestsUntilChecked(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	script := func(argv ...string) {
 		q := make([]string, len(argv))

@@ -15,6 +15,7 @@ import (
 // same way is reported (QUARANTINED on stderr, exit 1: it used to exit 0
 // without a word) and every call gets -32002. The server is stopped after.
 func TestProxyPipedInputIsFinished(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cmd := proxysrvScript(t, dir, "-versions", "2025-11-25")
 	mustLock(t, dir, nil, append([]string{"--name", "s", "--"}, cmd...)...)

@@ -25,6 +25,7 @@ func lockProxysrv(t *testing.T, dir string, args ...string) {
 // response (no hang), the proxy exits 3 with the server's last stderr lines,
 // escaped, and nothing is left running.
 func TestProxyServerCrashMidCall(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	lockProxysrv(t, dir, "-versions", "2025-11-25")
 	p := startRaw(t, proxyCmd(dir, "s"))
@@ -48,6 +49,7 @@ func TestProxyServerCrashMidCall(t *testing.T) {
 // own initialize gets that error, as a client connecting directly sees the
 // server fail, and the proxy exits 3.
 func TestProxyServerNeverAnswers(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	lockProxysrv(t, dir)
 	proxysrvScript(t, dir, "-never-answer")
@@ -65,6 +67,7 @@ func TestProxyServerNeverAnswers(t *testing.T) {
 // The client goes away (both pipes closed) with a call in flight: the proxy
 // ends the server's process group and exits.
 func TestProxyClientDisconnects(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	lockProxysrv(t, dir)
 	p := startRaw(t, proxyCmd(dir, "s"))
@@ -85,6 +88,7 @@ func TestProxyClientDisconnects(t *testing.T) {
 // SIGTERM and SIGINT with a call in flight: the call is answered with an
 // error, the server's process group is ended, the proxy exits.
 func TestProxySignals(t *testing.T) {
+	t.Parallel()
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
 		t.Run(sig.String(), func(t *testing.T) {
 			dir := t.TempDir()
@@ -111,6 +115,7 @@ func TestProxySignals(t *testing.T) {
 
 // A 10 MiB result reaches the go-sdk client exactly as it does directly.
 func TestProxyBigResult(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	lockProxysrv(t, dir)
 	args := map[string]any{"bytes": 10 << 20}
@@ -140,6 +145,7 @@ func noLeftoversAfter(t *testing.T, cs *mcp.ClientSession, dir string) {
 // order, and the proxy's memory stays bounded (it stops reading the server
 // while the client is not reading; no queue grows).
 func TestProxyNotificationFlood(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	lockProxysrv(t, dir, "-versions", "2025-11-25")
 	p := startRaw(t, proxyCmd(dir, "s"))
@@ -196,6 +202,7 @@ func peakRSS(pid int) int64 {
 // progress from real servers of both eras reaches the client, and a
 // cancelled call is cancelled on the server.
 func TestProxyProgressAndCancel(t *testing.T) {
+	t.Parallel()
 	targets := []struct {
 		name string
 		argv func(t *testing.T) []string

@@ -16,6 +16,7 @@ import (
 // handshake from the lock and the client showed the server connected. A
 // server that starts still connects.
 func TestProxyHealthOfServerThatCannotStart(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	mustLock(t, dir, nil, "--name", "up", "--", bin.gosrv, "-versions", "2025-11-25")
 	// Locked with a variable it needs, proxied where it is not set: it
@@ -46,6 +47,7 @@ func TestProxyHealthOfServerThatCannotStart(t *testing.T) {
 // a legacy client's initialize and from a 2026-07-28 client's _meta, as it
 // does directly (before, it saw "mcpsum").
 func TestProxyPassesClientInfo(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	mustLock(t, dir, nil, "--name", "who", "--", bin.gosrv, "-versions", "2025-11-25", "-whoami")
 	for _, era := range []string{"legacy", "modern"} {
@@ -64,6 +66,8 @@ func TestProxyPassesClientInfo(t *testing.T) {
 // cannot start (until the connect fails). Figures for docs/performance.md:
 //
 //	MCPSUM_PROXY_PERF=1 go test ./e2e -run TestProxyStartupPerformance -v
+//
+// Serial: a measurement; it runs alone, before the parallel tests start.
 func TestProxyStartupPerformance(t *testing.T) {
 	if os.Getenv("MCPSUM_PROXY_PERF") != "1" {
 		t.Skip("set MCPSUM_PROXY_PERF=1 to run")

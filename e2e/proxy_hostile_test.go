@@ -117,6 +117,7 @@ func (rp *lineProxy) initialize() {
 // repeated key (exit 3, naming the member): the exact-key rule the proxy
 // applies to client requests, one function for both.
 func TestVerifyReadsExactKeys(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		mode, want string
 		code       int
@@ -146,6 +147,7 @@ func TestVerifyReadsExactKeys(t *testing.T) {
 // the proxy checks its surface, which has drifted: the client sees none of
 // them, only the quarantine.
 func TestProxyHoldsServerTrafficUntilChecked(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	hostileScript(t, dir, "legacy")
 	mustLock(t, dir, nil, "--name", "srv", "--", "sh", "srv.sh")
@@ -172,6 +174,7 @@ func TestProxyHoldsServerTrafficUntilChecked(t *testing.T) {
 // never answers: the proxy forwards at most 64 and answers the rest itself,
 // and keeps serving the client.
 func TestProxyBoundsServerRequests(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	hostileScript(t, dir, "legacy")
 	mustLock(t, dir, nil, "--name", "srv", "--", "sh", "srv.sh")
@@ -244,6 +247,7 @@ func TestProxyStopsServerThatDoesNotRead(t *testing.T) {
 // client gets is exactly one JSON object, none carries the forged tool, the
 // call gets an error and the session fails (exit 3).
 func TestProxyRefusesMessagesAfterLongResult(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	hostileScript(t, dir, "inject-long")
 	mustLock(t, dir, nil, "--name", "srv", "--", "sh", "srv.sh")
@@ -276,6 +280,7 @@ func TestProxyRefusesMessagesAfterLongResult(t *testing.T) {
 // The client sees the locked serverInfo in a result's _meta, not the one the
 // server (FAKE, -mode meta-info) puts there.
 func TestProxyResultMetaServerInfoIsLocked(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	hostileScript(t, dir, "meta-info")
 	mustLock(t, dir, nil, "--name", "srv", "--", "sh", "srv.sh")
@@ -290,6 +295,7 @@ func TestProxyResultMetaServerInfoIsLocked(t *testing.T) {
 
 // The proxy logs a server's last stderr line even without a newline.
 func TestProxyKeepsLastStderrLine(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	hostileScript(t, dir, "stderr-tail")
 	mustLock(t, dir, nil, "--name", "srv", "--", "sh", "srv.sh")
@@ -315,6 +321,7 @@ func TestProxyKeepsLastStderrLine(t *testing.T) {
 // client that declared the capability), and the call fails with an error
 // that says why instead of hanging.
 func TestProxyBridgeAsksOnlyDeclaredCapabilities(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	hostileScript(t, dir, "ask-undeclared")
 	mustLock(t, dir, nil, "--name", "srv", "--", "sh", "srv.sh")
@@ -351,6 +358,7 @@ func TestProxyBridgeAsksOnlyDeclaredCapabilities(t *testing.T) {
 // send the client more requests than it bounds server->client requests by
 // (issue 11), and the call fails with an error saying why.
 func TestProxyBridgeBoundsInputRequests(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	hostileScript(t, dir, "ask-flood")
 	mustLock(t, dir, nil, "--name", "srv", "--", "sh", "srv.sh")

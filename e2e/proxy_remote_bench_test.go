@@ -23,6 +23,8 @@ import (
 // quotes and asserts only that everything passes; run it with
 //
 //	MCPSUM_PROXY_PERF=1 go test ./e2e -run TestProxyRemotePerformance -v
+//
+// Serial: a measurement; it runs alone, before the parallel tests start.
 func TestProxyRemotePerformance(t *testing.T) {
 	if os.Getenv("MCPSUM_PROXY_PERF") != "1" {
 		t.Skip("set MCPSUM_PROXY_PERF=1 to run the remote proxy benchmark")

@@ -140,6 +140,7 @@ const echoCall = `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name
 // surface: the call is answered and the new session is DELETEd at the
 // end. A changed one: the server is quarantined (-32002, exit 1).
 func TestProxyRemoteSessionExpiry(t *testing.T) {
+	t.Parallel()
 	for _, drift := range []bool{false, true} {
 		t.Run(fmt.Sprintf("drift=%v", drift), func(t *testing.T) {
 			f := newFakeRemote(t)
@@ -195,6 +196,7 @@ func TestProxyRemoteSessionExpiry(t *testing.T) {
 // another origin fail the session with the reason (exit 3), and the call
 // gets an error instead of anything the server sent.
 func TestProxyRemoteHostileEvents(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		mode, stderr string
 		ok           bool
@@ -235,6 +237,7 @@ func TestProxyRemoteHostileEvents(t *testing.T) {
 // when it ends, the proxy opens it again with Last-Event-ID, so a server
 // with an event store can replay what was missed.
 func TestProxyRemoteGetStreamReconnects(t *testing.T) {
+	t.Parallel()
 	f := newFakeRemote(t)
 	dir := t.TempDir()
 	mustLock(t, dir, nil, "--name", "fake", "--url", f.url())
@@ -264,6 +267,7 @@ func TestProxyRemoteGetStreamReconnects(t *testing.T) {
 // A sandbox policy on a remote entry cannot be enforced (there is no
 // process here): the proxy does not start, and says what to remove.
 func TestProxyRemoteSandboxRefused(t *testing.T) {
+	t.Parallel()
 	f := newFakeRemote(t)
 	dir := t.TempDir()
 	mustLock(t, dir, nil, "--name", "fake", "--url", f.url())
@@ -288,6 +292,7 @@ func TestProxyRemoteSandboxRefused(t *testing.T) {
 // A remote server whose surface changed after it was locked (a deploy
 // without a version bump) is quarantined before any call reaches it.
 func TestProxyRemoteDriftAfterLock(t *testing.T) {
+	t.Parallel()
 	f := newFakeRemote(t)
 	dir := t.TempDir()
 	mustLock(t, dir, nil, "--name", "fake", "--url", f.url())

@@ -84,6 +84,7 @@ func inspectorCall(t *testing.T, dir, era, name, tool, args string) string {
 // and the TS client in both eras get through the proxy the locked tools
 // and the server's own answers.
 func TestProxyRemoteServerEverything(t *testing.T) {
+	t.Parallel()
 	script := npmServer(t, "server-everything")
 	port := listenPort(t)
 	serveHTTP(t, port, []string{"PORT=" + strconv.Itoa(port)}, "node", script, "streamableHttp")
@@ -151,6 +152,7 @@ func TestProxyRemoteServerEverything(t *testing.T) {
 // handler sees the cancellation; a redeploy announced on the proxy's own
 // listen stream quarantines the server (-32002).
 func TestProxyRemoteModern(t *testing.T) {
+	t.Parallel()
 	u, _ := proxysrvHTTP(t, "-stateless", "-header-tool")
 	dir := t.TempDir()
 	mustLock(t, dir, nil, "--name", "go", "--url", u)
@@ -218,6 +220,7 @@ func TestProxyRemoteModern(t *testing.T) {
 // a server that cannot start does: the client's connect fails with the
 // reason, and the proxy exits 3.
 func TestProxyRemoteUnreachable(t *testing.T) {
+	t.Parallel()
 	u, stop := proxysrvHTTP(t, "-stateless")
 	dir := t.TempDir()
 	mustLock(t, dir, nil, "--name", "go", "--url", u)
@@ -241,6 +244,7 @@ func TestProxyRemoteUnreachable(t *testing.T) {
 // the token kept in the private state folder (none kept: exit 3 naming
 // the command that signs in; after running it, the proxy serves).
 func TestProxyRemoteCredentials(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	front := authFront(t, gosrvHTTP(t), "s3cret-token", false)
@@ -266,7 +270,7 @@ func TestProxyRemoteCredentials(t *testing.T) {
 	other := []string{"XDG_STATE_HOME=" + filepath.Join(dir, "other")} // a machine without the sign-in
 	_, errOut, code = mcpsum(t, dir, other, "proxy", "--lockfile", "mcp.lock", "--name", "oauth")
 	next := "mcpsum lock --lockfile mcp.lock --name oauth"
-	if code != 3 || !strings.Contains(errOut, "'"+next+"' in a terminal to sign in") {
+	if code != 3 || !strings.Contains(errOut, "\nmcpsum: hint: sign in from a terminal: "+next+"\n") {
 		t.Fatalf("proxy without a sign-in: exit %d\n%s", code, errOut)
 	}
 	if _, errOut, code := mcpsum(t, dir, append(other, "BROWSER="+browserScript(t, dir)), strings.Fields(next)[1:]...); code != 0 {
@@ -301,6 +305,7 @@ func TestProxyRemoteCredentials(t *testing.T) {
 // is locked legacy, and the proxy speaks initialize to it, for a client of
 // either era.
 func TestProxyRemoteLegacyOnlyDiscover(t *testing.T) {
+	t.Parallel()
 	port := listenPort(t)
 	addr := "127.0.0.1:" + strconv.Itoa(port)
 	serveHTTP(t, port, nil, bin.goEvery, "-http", addr)
@@ -324,6 +329,7 @@ func TestProxyRemoteLegacyOnlyDiscover(t *testing.T) {
 // stream breaks, is opened again once the server is back, and the surface
 // is checked again; the new deployment's changed tool quarantines it.
 func TestProxyRemoteRedeployRelisten(t *testing.T) {
+	t.Parallel()
 	srv, _ := proxyServers(t)
 	port := listenPort(t)
 	addr := "127.0.0.1:" + strconv.Itoa(port)
@@ -359,6 +365,7 @@ func TestProxyRemoteRedeployRelisten(t *testing.T) {
 // sink call through the other then needs the user's approval (given:
 // the call goes through; a client that cannot show the prompt: refused).
 func TestProxyRemoteTaint(t *testing.T) {
+	t.Parallel()
 	script := npmServer(t, "server-everything")
 	port := listenPort(t)
 	serveHTTP(t, port, []string{"PORT=" + strconv.Itoa(port)}, "node", script, "streamableHttp")
@@ -394,6 +401,7 @@ func TestProxyRemoteTaint(t *testing.T) {
 // client's notifications/cancelled reaches the server with the id it knows
 // and the call's stream is closed; the server's handler sees it.
 func TestProxyRemoteLegacyCancel(t *testing.T) {
+	t.Parallel()
 	u, _ := proxysrvHTTP(t, "-versions", "2025-11-25")
 	dir := t.TempDir()
 	mustLock(t, dir, nil, "--name", "go", "--url", u)
@@ -420,6 +428,7 @@ func TestProxyRemoteLegacyCancel(t *testing.T) {
 // server becomes a listen stream (a long POST with resourceSubscriptions):
 // the server's update reaches the client in the legacy form.
 func TestProxyRemoteSubscription(t *testing.T) {
+	t.Parallel()
 	u, _ := proxysrvHTTP(t, "-stateless")
 	dir := t.TempDir()
 	mustLock(t, dir, nil, "--name", "go", "--url", u)

@@ -66,6 +66,7 @@ func pollModern(t *testing.T, p *rawProxy, tid string, n *int) map[string]json.R
 // tasks/update for no open input request gets a prompt error. The legacy
 // notifications/tasks/status never reach this client.
 func TestProxyTasksModernClientLegacyServer(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	mustLock(t, dir, nil, "--name", "e", "--", "node", npmServer(t, "server-everything"))
 	p := startRaw(t, proxyCmd(dir, "e"))
@@ -129,6 +130,7 @@ func mustMarshal(v any) string {
 // (same era, forwarded) and the 2026-07-28 client's tasks/get (bridged)
 // pass the result hooks as results of the creating tools/call.
 func TestProxyTaskResultTaints(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	mustLock(t, dir, nil, "--name", "web", "--", "node", npmServer(t, "server-everything"))
 	setPolicy(t, dir, "web", map[string]any{"taint": map[string]any{"sources": []string{"simulate-research-query"}, "sinks": []string{}}})
@@ -186,6 +188,7 @@ func TestProxyTaskResultTaints(t *testing.T) {
 // input_required task with inputRequests; its tasks/update answers the
 // server's request and the task completes with the client's answer.
 func TestProxyTaskInputModernClientLegacyServer(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	mustLock(t, dir, nil, "--name", "e", "--", "node", npmServer(t, "server-everything"))
 	p := startRaw(t, proxyCmd(dir, "e"))

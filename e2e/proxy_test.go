@@ -51,6 +51,7 @@ func proxyTargets() []proxyTarget {
 // tools, negotiates the era it asked for whatever the server's, and gets the
 // same call result as when it talks to the server directly.
 func TestProxyGoSDKClient(t *testing.T) {
+	t.Parallel()
 	for _, tg := range proxyTargets() {
 		t.Run(tg.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -105,6 +106,7 @@ func TestProxyGoSDKClient(t *testing.T) {
 // result equals the one the inspector gets from the server directly (in the
 // era the server speaks).
 func TestProxyInspector(t *testing.T) {
+	t.Parallel()
 	insp := inspector(t)
 	targets := []struct {
 		name, era string
@@ -189,6 +191,7 @@ func quarantined(t *testing.T, err error, item string) {
 // line) is quarantined: the client still lists the locked tools, but every
 // call gets -32002, and the proxy exits 1 when the client leaves.
 func TestProxyQuarantineOnNextStart(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cmd := proxysrvScript(t, dir, "-versions", "2025-11-25")
 	mustLock(t, dir, nil, append([]string{"--name", "s", "--"}, cmd...)...)
@@ -244,6 +247,7 @@ func TestProxyQuarantineOnNextStart(t *testing.T) {
 // quarantined from the next call on, in both eras (legacy: unsolicited
 // notification; 2026-07-28: on the proxy's own subscriptions/listen).
 func TestProxyListChangedQuarantine(t *testing.T) {
+	t.Parallel()
 	for _, era := range []string{"legacy", "modern"} {
 		t.Run(era, func(t *testing.T) {
 			dir := t.TempDir()
@@ -272,6 +276,7 @@ func TestProxyListChangedQuarantine(t *testing.T) {
 // name is a usage error, and a tampered lockfile is refused before any
 // server starts.
 func TestProxyRefusesBadInvocations(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	mustLock(t, dir, nil, append([]string{"--name", "s", "--"}, proxysrvScript(t, dir)...)...)
 	if _, errOut, code := mcpsum(t, dir, nil, "proxy", "--name", "s", "--", "evil"); code != 2 {
@@ -294,6 +299,7 @@ func TestProxyRefusesBadInvocations(t *testing.T) {
 // input_required (MRTR); a 2026-07-28 server's input_required reaches a
 // legacy client as requests and passes through to a 2026-07-28 client.
 func TestProxyServerToClientRequests(t *testing.T) {
+	t.Parallel()
 	for _, server := range []string{"legacy", "modern"} {
 		dir := t.TempDir()
 		args := []string{}

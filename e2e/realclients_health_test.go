@@ -22,6 +22,7 @@ import (
 // npm install @anthropic-ai/claude-code @google/gemini-cli @openai/codex).
 // They run without an API key. Cline has no health listing of its own.
 func TestRealClientCLIsHealth(t *testing.T) {
+	t.Parallel()
 	clients := os.Getenv("MCPSUM_E2E_CLIENTS")
 	if clients == "" {
 		t.Skip("set MCPSUM_E2E_CLIENTS to a folder with the claude and gemini CLIs (codex optional) to run this test")

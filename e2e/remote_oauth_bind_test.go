@@ -69,7 +69,7 @@ func TestProxyStepUp(t *testing.T) {
 	p.send(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2}}}`)
 	got := p.await("5")
 	next := "mcpsum lock --lockfile " + filepath.Join(dir, "mcp.lock") + " --name up"
-	if !strings.Contains(string(got["error"]), "files:write") || !strings.Contains(string(got["error"]), next) {
+	if !strings.Contains(string(got["error"]), "files:write") || !strings.Contains(string(got["error"]), `\nhint: review it, then sign in with it from a terminal (the entry's oauth.scopes then show it): `+next+`"`) {
 		t.Fatalf("the call needing files:write: %s", got["error"])
 	}
 	p.send(`{"jsonrpc":"2.0","id":6,"method":"tools/list"}`)

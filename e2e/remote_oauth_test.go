@@ -33,6 +33,7 @@ func browserScript(t *testing.T, dir string) string {
 // then refreshes it when it expired; an issuer change is definitional
 // drift (exit 1, SARIF rule oauth-issuer-drift); re-lock accepts it.
 func TestRemoteOAuth(t *testing.T) {
+	t.Parallel()
 	as := oauthtest.New(t, gosrvHTTP(t))
 	dir := t.TempDir()
 	state := []string{"XDG_STATE_HOME=" + filepath.Join(dir, "state")}

@@ -99,6 +99,7 @@ func readRemoteLock(t *testing.T, dir string) (remoteLock, []byte) {
 // SARIF; show says remote and the URL (proxy_remote_test.go runs the proxy
 // in front of it).
 func TestRemoteLockServerEverything(t *testing.T) {
+	t.Parallel()
 	script := npmServer(t, "server-everything")
 	port := listenPort(t)
 	serveHTTP(t, port, []string{"PORT=" + strconv.Itoa(port)}, "node", script, "streamableHttp")
@@ -131,6 +132,7 @@ func TestRemoteLockServerEverything(t *testing.T) {
 // e2e's gosrv): locked modern; a redeploy that changes a tool's description
 // is definitional drift in verify (exit 1, one SARIF result at the tool).
 func TestRemoteModernDrift(t *testing.T) {
+	t.Parallel()
 	port := listenPort(t)
 	addr := "127.0.0.1:" + strconv.Itoa(port)
 	stop := serveHTTP(t, port, nil, bin.gosrv, "-http", addr, "-stateless")
@@ -185,6 +187,7 @@ func gosrvHTTP(t *testing.T) string {
 // Headers: the lock names the variable, never the value; a missing
 // variable and a refused token are clear errors (exit 3) naming the next step.
 func TestRemoteHeadersFromEnvironment(t *testing.T) {
+	t.Parallel()
 	front := authFront(t, gosrvHTTP(t), "s3cret-token", false)
 	dir := t.TempDir()
 	env := []string{"MY_TOKEN=Bearer s3cret-token"}
@@ -209,6 +212,7 @@ func TestRemoteHeadersFromEnvironment(t *testing.T) {
 // https: the system's roots as Go reads them (SSL_CERT_FILE honoured); a
 // certificate not in them is refused.
 func TestRemoteTLSRoots(t *testing.T) {
+	t.Parallel()
 	front := authFront(t, gosrvHTTP(t), "tok", true)
 	dir := t.TempDir()
 	ca := filepath.Join(dir, "ca.pem")
@@ -227,6 +231,7 @@ func TestRemoteTLSRoots(t *testing.T) {
 // A redirect to another origin is refused and said (the other origin is
 // never contacted); bad --url and --header values are usage errors.
 func TestRemoteRefusals(t *testing.T) {
+	t.Parallel()
 	var elsewhereHit bool
 	elsewhere := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { elsewhereHit = true }))
 	t.Cleanup(elsewhere.Close)

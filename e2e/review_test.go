@@ -11,6 +11,7 @@ import (
 // be locked: no templates, a note from lock, a line in show. When it later
 // lists a real template, that is ordinary definitional drift.
 func TestLockMethodNotFoundListIsEmpty(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	hostileScript(t, dir, "notemplates")
 	stderr := mustLock(t, dir, nil, "--name", "srv", "--", "sh", "srv.sh")
@@ -40,6 +41,7 @@ func TestLockMethodNotFoundListIsEmpty(t *testing.T) {
 // review command, then the accept command; both commands work when run as
 // printed, and afterwards verify passes.
 func TestVerifyShowsAddedTextThenReviewThenAccept(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	serverScript(t, dir)
 	mustLock(t, dir, nil, "--name", "srv", "--", "sh", "srv.sh")

@@ -32,6 +32,7 @@ func setPolicy(t *testing.T, dir, name string, policy any) {
 // and verify included. Policies the sandbox cannot honour keep it from
 // starting (exit 3).
 func TestSandboxedLockAndVerify(t *testing.T) {
+	t.Parallel()
 	if out, _, code := mcpsum(t, t.TempDir(), nil, "doctor"); code != 0 {
 		requirePeers(t, "this machine cannot run the sandbox:\n"+out)
 	}
@@ -87,6 +88,7 @@ func TestSandboxedLockAndVerify(t *testing.T) {
 // entry point instead. Replacing the command of an entry keeps its policy, so
 // the new command is locked sandboxed and refused before anything runs.
 func TestSandboxRefusesNpx(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	mustLock(t, dir, nil, "--name", "srv", "--", bin.gosrv)
 	setPolicy(t, dir, "srv", map[string]any{"sandbox": map[string]any{"network": map[string]any{"allow": []string{}}}})
@@ -104,6 +106,7 @@ func TestSandboxRefusesNpx(t *testing.T) {
 // that allows one folder, and cannot read outside it even where its own
 // allowlist (its command-line directories) would let it.
 func TestProxySandboxedFilesystemServer(t *testing.T) {
+	t.Parallel()
 	if out, _, code := mcpsum(t, t.TempDir(), nil, "doctor"); code != 0 {
 		requirePeers(t, "this machine cannot run the sandbox:\n"+out)
 	}
@@ -151,6 +154,7 @@ func TestProxySandboxedFilesystemServer(t *testing.T) {
 // the locked program (not the sandbox's re-exec of mcpsum), and with the
 // folder in filesystem.read the server runs in the lockfile's folder again.
 func TestSandboxedWorkDir(t *testing.T) {
+	t.Parallel()
 	if out, _, code := mcpsum(t, t.TempDir(), nil, "doctor"); code != 0 {
 		requirePeers(t, "this machine cannot run the sandbox:\n"+out)
 	}

@@ -20,6 +20,7 @@ import (
 // servers, not only admits them) carries the token as serve asks for it:
 // an Authorization header whose ${MCPSUM_SERVE_TOKEN} Gemini expands.
 func TestFleetURLModeReachesServe(t *testing.T) {
+	t.Parallel()
 	everything := npmServer(t, "server-everything")
 	dir := t.TempDir()
 	for _, n := range []string{"every", "second"} {

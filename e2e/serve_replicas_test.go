@@ -23,6 +23,7 @@ import (
 // holds them); a source read through one replica taints the client's sink
 // on the other; a server that drifted is quarantined on both.
 func TestServeReplicas(t *testing.T) {
+	t.Parallel()
 	everything := npmServer(t, "server-everything")
 	pg, _ := startPostgres(t)
 	dir := t.TempDir()

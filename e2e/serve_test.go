@@ -17,6 +17,7 @@ import (
 // the TypeScript SDK v1 and v2 (v2 also in 2026-07-28) and the Inspector
 // CLI, run as serve's start-up hint says.
 func TestServeClients(t *testing.T) {
+	t.Parallel()
 	everything := npmServer(t, "server-everything")
 	dir := t.TempDir()
 	mustLock(t, dir, nil, "--name", "every", "--", "node", everything)

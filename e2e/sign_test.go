@@ -34,6 +34,7 @@ func signingKeys(t *testing.T, dir string) (key, pub string) {
 // of the starts. Every start must either refuse (it read the unsigned
 // bytes) or serve the signed entry.
 func TestProxyRequireSignatureReadsLockOnce(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	key, pub := signingKeys(t, dir)
 	lockProxysrv(t, dir)
@@ -118,6 +119,7 @@ func TestProxyRequireSignatureReadsLockOnce(t *testing.T) {
 // install it; running that command (here from this module, into the
 // directory beside mcpsum) makes them work.
 func TestSignHelperMissingSaysHowToInstall(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	key, pub := signingKeys(t, dir)
 	lockProxysrv(t, dir)

@@ -15,6 +15,7 @@ import (
 // and the lock command with the --env to add; that command, run as
 // printed, locks it.
 func TestLockWithheldEnvHint(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	const value = "xx_NOT-SHOWN.UTF-8"
 	env := []string{"LANG=" + value, "USER=e2e-user-not-shown"}
@@ -59,6 +60,7 @@ func hintCommand(t *testing.T, out, lead string) string {
 // file: dependency wrapping the real server-memory, so npm ci needs no
 // network.)
 func TestNodeModulesMissingHint(t *testing.T) {
+	t.Parallel()
 	proj := t.TempDir()
 	vendor := filepath.Join(proj, "vendor", "memsrv")
 	writeFiles(t, map[string]string{
@@ -103,6 +105,7 @@ func TestNodeModulesMissingHint(t *testing.T) {
 // (server-filesystem's allowed folder) is told that path, not --env advice;
 // once the folder is created, as the hint says, it locks.
 func TestMissingPathHint(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	missing := filepath.Join(dir, "shared", "docs")
 	_, stderr, code := mcpsum(t, dir, []string{"LANG=C.UTF-8"}, "lock", "--name", "fs", "--", "node", npmServer(t, "server-filesystem"), missing)
@@ -120,6 +123,7 @@ func TestMissingPathHint(t *testing.T) {
 // second start killed a package manager mid-install twice), and the error
 // names the flag that gives it more time; with that flag it verifies.
 func TestSlowStartOnceWithHint(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	starts := filepath.Join(t.TempDir(), "starts")
 	mustLock(t, dir, []string{"GOSRV_START_DELAY=0s"}, "--name", "slow", "--env", "GOSRV_START_DELAY", "--", bin.gosrv, "-versions", "2025-11-25", "-starts-file", starts)
@@ -151,6 +155,7 @@ func TestSlowStartOnceWithHint(t *testing.T) {
 // with node's real ERR_MODULE_NOT_FOUND; lock names the folder and the
 // command that removes it, and that command, run as printed, removes it.
 func TestBrokenNpxCacheHint(t *testing.T) {
+	t.Parallel()
 	dir, home := t.TempDir(), t.TempDir()
 	folder := filepath.Join(home, ".npm", "_npx", "c98ccc168155bafa")
 	pkg := filepath.Join(folder, "node_modules", "@modelcontextprotocol", "server-memory")
@@ -180,6 +185,7 @@ func TestBrokenNpxCacheHint(t *testing.T) {
 // started it again on the half-written folder, and every later start failed
 // with ERR_MODULE_NOT_FOUND until the _npx folder was removed).
 func TestColdNpxTimeoutLeavesCacheUsable(t *testing.T) {
+	t.Parallel()
 	if os.Getenv("MCPSUM_E2E_NETWORK") != "1" {
 		t.Skip("set MCPSUM_E2E_NETWORK=1 to run (downloads from the npm registry)")
 	}

@@ -13,6 +13,7 @@ import (
 // allowance with exit 3, and the report shows its last stderr lines,
 // escaped. The allowance has its own flag and MCPSUM_ twin.
 func TestNeverSpokeReportsStderr(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	script := "#!/bin/sh\nprintf 'npm error code ETIMEDOUT\\n\\033[2Jnpm error network request failed\\n' >&2\nexec sleep 30\n"
 	if err := os.WriteFile(filepath.Join(dir, "srv.sh"), []byte(script), 0o755); err != nil {

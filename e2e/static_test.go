@@ -123,6 +123,7 @@ func staticLog(t testing.TB, n int) (dir, vkey string) {
 // is not cacheable), the hits are immutable, and Tessera's own state is
 // not served.
 func TestStaticHost(t *testing.T) {
+	t.Parallel()
 	dir, vkey := staticLog(t, 600)
 	url := startNginx(t, filepath.Join(dir, "tiles"))
 	cfg, err := sumdb.ParseConfig(vkey+" "+url, "")

@@ -94,8 +94,15 @@ func copyTree(t *testing.T, src, dst string) {
 // mcpsumLog runs mcpsum-log and returns stdout, stderr and the exit code.
 func mcpsumLog(t *testing.T, dir string, args ...string) (string, string, int) {
 	t.Helper()
+	return mcpsumLogEnv(t, dir, nil, args...)
+}
+
+// mcpsumLogEnv is mcpsumLog with env added to the test's environment.
+func mcpsumLogEnv(t *testing.T, dir string, env []string, args ...string) (string, string, int) {
+	t.Helper()
 	cmd := exec.Command(bin.log, args...)
 	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
 	var stdout, stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()

@@ -20,6 +20,7 @@ import (
 // remembered in the state folder, or on a fresh machine against the
 // checkpoints of the committed lock's proofs.
 func TestSumdbEndToEnd(t *testing.T) {
+	t.Parallel()
 	honest := npmProject(t, false)
 	// npx runs the installed copy, never one fetched afresh (the servers
 	// get npm_config_offline through --env, so it is part of every key).

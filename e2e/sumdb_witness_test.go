@@ -17,8 +17,9 @@ import (
 // extends the remembered one); a proof stored before the policy fails
 // verify --offline with the way out, which is run: lock the entry again.
 func TestSumdbWitnessPolicyAfterFirstUse(t *testing.T) {
-	t.Setenv("npm_config_offline", "true") // mcpsum-log add's servers run the installed copies too
+	t.Parallel()
 	honest := npmProject(t, false)
+	offline := []string{"npm_config_offline=true"} // mcpsum-log add's servers run the installed copies too
 	run := func(dir string, env []string, args ...string) (string, string, int) {
 		t.Helper()
 		return mcpsum(t, dir, append([]string{"npm_config_offline=true"}, env...), args...)
@@ -34,7 +35,7 @@ func TestSumdbWitnessPolicyAfterFirstUse(t *testing.T) {
 		t.Fatalf("init: exit %d\n%s", code, se)
 	}
 	vkey = strings.TrimSpace(vkey)
-	if so, se, code := mcpsumLog(t, honest, "add", "--dir", logDir, "--lockfile", "mcp.lock", "--name", "mem"); code != 0 {
+	if so, se, code := mcpsumLogEnv(t, honest, offline, "add", "--dir", logDir, "--lockfile", "mcp.lock", "--name", "mem"); code != 0 {
 		t.Fatalf("add mem: exit %d\n%s%s", code, so, se)
 	}
 	url, _ := serveLog(t, logDir)
@@ -50,7 +51,7 @@ func TestSumdbWitnessPolicyAfterFirstUse(t *testing.T) {
 	w := logtest.StartWitness(t, "witness.e2e", vkey)
 	policy := filepath.Join(t.TempDir(), "witnesses")
 	must(t, os.WriteFile(policy, []byte(w.PolicyLine()+"quorum witness.e2e\n"), 0o644))
-	if so, se, code := mcpsumLog(t, honest, "add", "--dir", logDir, "--lockfile", "mcp.lock", "--name", "seq", "--witness-policy", policy); code != 0 {
+	if so, se, code := mcpsumLogEnv(t, honest, offline, "add", "--dir", logDir, "--lockfile", "mcp.lock", "--name", "seq", "--witness-policy", policy); code != 0 {
 		t.Fatalf("add seq under the witness policy: exit %d\n%s%s", code, so, se)
 	}
 	if cp := readFile(t, filepath.Join(logDir, "tiles", "checkpoint")); !strings.Contains(cp, "\n— witness.e2e ") {

@@ -22,6 +22,8 @@ import (
 // README quotes; it asserts nothing about time (shared machines are noise).
 //
 //	MCPSUM_TAINT_PERF=1 go test ./e2e -run TestTaintPerformance -v
+//
+// Serial: a measurement; it runs alone, before the parallel tests start.
 func TestTaintPerformance(t *testing.T) {
 	if os.Getenv("MCPSUM_TAINT_PERF") != "1" {
 		t.Skip("set MCPSUM_TAINT_PERF=1 to run the taint benchmark")

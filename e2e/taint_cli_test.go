@@ -36,6 +36,7 @@ func taintCLI(t *testing.T, env []string, tty bool, args ...string) (string, str
 // and when) and clear it; without a terminal they refuse (exit 1), so a
 // model driving a shell tool cannot clear its own taint.
 func TestTaintListResetFromTerminal(t *testing.T) {
+	t.Parallel()
 	dir := lockGoEverything(t)
 	_, env := taintState(t)
 	p := startRaw(t, taintProxy(dir, "goe", env))
@@ -101,6 +102,7 @@ func TestTaintListResetFromTerminal(t *testing.T) {
 // A taint policy that cannot be enforced does not run as if it were: a bad
 // MCPSUM_SESSION stops the proxy before it serves anything (exit 3).
 func TestTaintProxyRefusesBadSession(t *testing.T) {
+	t.Parallel()
 	dir := lockGoEverything(t)
 	_, env := taintState(t)
 	cmd := taintProxy(dir, "goe", append(env, "MCPSUM_SESSION=../../x"))

@@ -17,6 +17,7 @@ import (
 // duplicate member is refused before the server sees it. go-sdk v1.8.0
 // reads keys exactly, and the proxy refuses the same lines for it too.
 func TestTaintTwinMembersRealServers(t *testing.T) {
+	t.Parallel()
 	twin := `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"echo","Name":"add","arguments":{"message":"hi","a":2,"b":3}}}`
 
 	// The threat is real: mcp-go runs the twin.
@@ -84,6 +85,7 @@ func approvalState(t *testing.T, p *rawProxy, id, args string) string {
 // One approval runs one call: a second proxy process of the session, and
 // a proxy restarted within the expiry, refuse the spent requestState.
 func TestTaintApprovalSingleUseAcrossProxies(t *testing.T) {
+	t.Parallel()
 	dir := lockGoEverything(t)
 	_, env := taintState(t)
 	env = append(env, "MCPSUM_SESSION=replay")
@@ -119,6 +121,7 @@ func TestTaintApprovalSingleUseAcrossProxies(t *testing.T) {
 // old, a new proxy's cleanup must still keep it while another proxy of the
 // session runs: that proxy's sink calls stay refused.
 func TestTaintCleanupKeepsSessionInUse(t *testing.T) {
+	t.Parallel()
 	dir := lockGoEverything(t)
 	state, env := taintState(t)
 	env = append(env, "MCPSUM_SESSION=shared")
@@ -158,6 +161,7 @@ func TestTaintCleanupKeepsSessionInUse(t *testing.T) {
 // question, another one is asked about, taint list shows the grant and
 // taint reset clears it.
 func TestTaintSessionGrant(t *testing.T) {
+	t.Parallel()
 	dir := lockGoEverything(t)
 	_, env := taintState(t)
 	env = append(env, "MCPSUM_SESSION=grants")

@@ -80,6 +80,7 @@ func askedFor(p *rawProxy) string {
 // answered or forwarded; a client error refuses; no answer in time refuses
 // and withdraws the question; a client that goes away refuses.
 func TestTaintRawLegacyClient(t *testing.T) {
+	t.Parallel()
 	dir := lockGoEverything(t)
 	state, env := taintState(t)
 	env = append(env, "MCPSUM_SESSION=raw-legacy")
@@ -180,6 +181,7 @@ const modernMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-
 // replay with other arguments, a forged and an altered state are refused;
 // the approved retry reaches the server; the state cannot be used twice.
 func TestTaintRawModernClient(t *testing.T) {
+	t.Parallel()
 	dir := lockGoEverything(t)
 	_, env := taintState(t)
 	env = append(env, "MCPSUM_SESSION=raw-modern")
@@ -253,6 +255,7 @@ func copyEntry(t *testing.T, dir, from, to string) {
 // from four servers, then each checks a sink: no update is lost and every
 // proxy sees the taint.
 func TestTaintConcurrentProxies(t *testing.T) {
+	t.Parallel()
 	dir := lockGoEverything(t)
 	for i := 1; i < 4; i++ {
 		copyEntry(t, dir, "goe", fmt.Sprintf("goe%d", i))

@@ -97,6 +97,7 @@ var resetCmd = regexp.MustCompile(`mcpsum taint reset ([A-Za-z0-9._-]+)`)
 // clients, accept/decline/cancel/allow:false, and a client without
 // elicitation gets the refusal.
 func TestTaintAcrossProxies(t *testing.T) {
+	t.Parallel()
 	everything := npmServer(t, "server-everything")
 	dir := t.TempDir()
 	mustLock(t, dir, nil, "--name", "web", "--", "node", everything)

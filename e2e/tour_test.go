@@ -18,6 +18,7 @@ import (
 // `npm ci` in e2e/, are hard-linked in; the test checks the versions match
 // e2e/package-lock.json).
 func TestReadmeTour(t *testing.T) {
+	t.Parallel()
 	readme, err := os.ReadFile("../README.md")
 	if err != nil {
 		t.Fatal(err)

@@ -21,6 +21,7 @@ import (
 // client's list_changed handler, in both client eras (that a changed tool is still drift:
 // pkg/lockfile TestUnpinnedResources).
 func TestUnpinnedResourcesAreData(t *testing.T) {
+	t.Parallel()
 	dir, tables := t.TempDir(), t.TempDir()
 	if err := os.WriteFile(filepath.Join(tables, "users"), nil, 0o600); err != nil {
 		t.Fatal(err)

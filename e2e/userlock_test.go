@@ -19,6 +19,7 @@ import (
 // show and verify point at the user lock, and the command they suggest
 // works.
 func TestUserLockSharedByClients(t *testing.T) {
+	t.Parallel()
 	fsSrv, memSrv := npmServer(t, "server-filesystem"), npmServer(t, "server-memory")
 	home, env := fakeHome(t)
 	work := t.TempDir() // the folder the commands run in: no project configs, no mcp.lock

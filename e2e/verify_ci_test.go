@@ -75,6 +75,7 @@ func sarifFindings(t *testing.T, m map[string]any, lock []byte) []sarifFinding {
 // (re-locked) the run has no results, so code scanning closes the alert.
 // verify.Verify, called here as a library without the CLI, returns the same.
 func TestVerifySARIFRugPull(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	serverScript(t, dir)
 	script := filepath.Join(dir, "srv.sh")
@@ -141,6 +142,7 @@ func TestVerifySARIFRugPull(t *testing.T) {
 // lock even when the server is gone, fails a tampered one with exit 1 and a
 // malformed or missing one with exit 3, and checks every file it is given.
 func TestVerifyOffline(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	serverScript(t, dir)
 	mustLock(t, dir, nil, "--name", "srv", "--", "sh", "srv.sh")
@@ -180,6 +182,7 @@ func TestVerifyOffline(t *testing.T) {
 // report is printed, the error names the missing folder (not a temporary
 // file), and the exit is 3 — or 1 when a server drifted (drift wins).
 func TestVerifySARIFFileUnwritable(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	serverScript(t, dir)
 	mustLock(t, dir, nil, "--name", "srv", "--", "sh", "srv.sh")

@@ -49,6 +49,7 @@ type verifyJSON struct {
 // Rug-pull scenarios: lock gosrv, change what it serves under the same
 // command, and check verify's exit code and finding (text and --json).
 func TestVerifyRugPulls(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name       string
 		base, now  []string
@@ -142,6 +143,7 @@ func TestVerifyRugPulls(t *testing.T) {
 // A server that no longer starts cannot be verified: exit 3, never 0, and the
 // report shows its last stderr line.
 func TestVerifyServerFailsToStart(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	serverScript(t, dir)
 	mustLock(t, dir, nil, "--name", "srv", "--", "sh", "srv.sh")
@@ -169,6 +171,7 @@ func TestVerifyServerFailsToStart(t *testing.T) {
 // entry as legacy). The new servers are the FAKE hostile server: no real
 // server changes like this between two runs.
 func TestVerifyModernVersionDropped(t *testing.T) {
+	t.Parallel()
 	for _, mode := range []string{"discover-no2026", "err32022-legacy"} {
 		t.Run(mode, func(t *testing.T) {
 			dir := t.TempDir()
@@ -198,6 +201,7 @@ func TestVerifyModernVersionDropped(t *testing.T) {
 // answer, so the seed's fallback applies; the new server is the FAKE hostile
 // server speaking plain legacy MCP) is re-locked as legacy, and lock says so.
 func TestLockPrintsEraChange(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	serverScript(t, dir)
 	mustLock(t, dir, nil, "--name", "srv", "--", "sh", "srv.sh")
@@ -222,6 +226,7 @@ func TestLockPrintsEraChange(t *testing.T) {
 // entry (saying what it discarded) while every other entry verifies; with a
 // second broken entry it refuses and leaves the file alone.
 func TestIntegrityErrorNextSteps(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	git := func(args ...string) string {
 		t.Helper()
@@ -307,6 +312,7 @@ func TestIntegrityErrorNextSteps(t *testing.T) {
 // A malformed entry (an unknown key) names the same recovery as a digest
 // mismatch, and the suggested lock command replaces just that entry.
 func TestMalformedEntryNextSteps(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	serverScript(t, dir)
 	mustLock(t, dir, nil, "--name", "srv", "--", "sh", "srv.sh")

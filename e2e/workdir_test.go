@@ -26,6 +26,7 @@ func writeExe(t *testing.T, path, body string) {
 // -desc-cwd: like figma-developer-mcp, it writes its working directory into
 // a tool description.
 func TestLockInOneFolderRunFromAnother(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("node"); err != nil {
 		requirePeers(t, "node is not installed")
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"sort"
@@ -25,7 +26,9 @@ func runAdd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	publish := fs.Int("publish-timeout-secs", 120, "how long to wait for a signed (and cosigned) checkpoint")
 	var ns names
 	fs.Var(&ns, "name", "an entry to log (repeatable; default: every entry)")
-	if fs.Parse(args) != nil || *dir == "" || fs.NArg() > 0 {
+	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
+		return 0 // -h: the help is printed
+	} else if err != nil || *dir == "" || fs.NArg() > 0 {
 		fmt.Fprint(stderr, "mcpsum-log add: want --dir D --lockfile F [--name N]...\n")
 		return 2
 	}

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 
@@ -12,7 +14,9 @@ import (
 func runInit(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs, dir, storage := flags("init", stderr, true)
 	origin := fs.String("origin", "", "the log's origin (its name in checkpoints), e.g. log.example.com/mcp")
-	if fs.Parse(args) != nil || *dir == "" || *origin == "" || fs.NArg() > 0 {
+	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
+		return 0 // -h: the help is printed
+	} else if err != nil || *dir == "" || *origin == "" || fs.NArg() > 0 {
 		fmt.Fprint(stderr, "mcpsum-log init: want --dir D --origin ORIGIN [--storage SPEC]\n")
 		return 2
 	}

@@ -25,6 +25,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -36,32 +37,56 @@ import (
 	"k8s.io/klog/v2"
 )
 
-const usage = `usage:
-  mcpsum-log init    --dir D --origin ORIGIN [--storage SPEC]
-                     make a log: signing key (0600), prints the verifier key
-  mcpsum-log add     --dir D --lockfile F [--name N]... [--witness-policy P]
-                     verify entries against their live servers, log one record per key
-  mcpsum-log serve   --dir D --addr HOST:PORT [--access-log FILE]
-                     serve checkpoint, tiles and lookups over HTTP
-  mcpsum-log migrate --dir D --from SPEC --to SPEC
-                     move the log to another storage (same origin, key and tree)
-  mcpsum-log monitor --log "KEY URL" [--watch PATTERN]... [--json] [--once]
-                     follow a log: check it only grows, report new records for watched keys
-  mcpsum-log observe --dir D --list FILE
-                     lock each listed package version in the sandbox and log its surface
-  mcpsum-log version
-                     print the version and the Go version it was built with
+// subcommand is the help of one of mcpsum-log's commands (each runs from
+// a file of its own): its arguments, what it does and examples (its -h;
+// TestHelp holds the examples to its flags).
+type subcommand struct {
+	name, args, short string
+	examples          []string
+}
 
-storage SPEC: posix (D/tiles, the default), posix:/FOLDER, or
+var subcommands = []subcommand{
+	{"init", "--dir D --origin ORIGIN [--storage SPEC]", "make a log: signing key (0600), prints the verifier key",
+		[]string{"mcpsum-log init --dir /srv/mcplog --origin log.example.com/mcp"}},
+	{"add", "--dir D --lockfile F [--name N]... [--witness-policy P]", "verify entries against their live servers, log one record per key",
+		[]string{"mcpsum-log add --dir /srv/mcplog --lockfile mcp.lock", "mcpsum-log add --dir /srv/mcplog --lockfile mcp.lock --name filesystem --name memory"}},
+	{"serve", "--dir D --addr HOST:PORT [--access-log FILE]", "serve checkpoint, tiles and lookups over HTTP",
+		[]string{"mcpsum-log serve --dir /srv/mcplog --addr 127.0.0.1:8080 --access-log /var/log/mcplog.log"}},
+	{"migrate", "--dir D --from SPEC --to SPEC", "move the log to another storage (same origin, key and tree)",
+		[]string{"mcpsum-log migrate --dir /srv/mcplog --from posix --to posix:/mnt/big/mcplog"}},
+	{"monitor", `--log "KEY URL" [--watch PATTERN]... [--json] [--once]`, "follow a log: check it only grows, report new records for watched keys",
+		[]string{`mcpsum-log monitor --log "$MCPSUMDB" --watch 'npm/@modelcontextprotocol/*' --once`}},
+	{"observe", "--dir D --list FILE", "lock each listed package version in the sandbox and log its surface",
+		[]string{"mcpsum-log observe --dir /srv/mcplog --list versions.txt"}},
+}
+
+// placeholders name the arguments of the flags in the help.
+var placeholders = map[string]string{"dir": "D", "origin": "ORIGIN", "storage": "SPEC", "lockfile": "F", "name": "N",
+	"witness-policy": "P", "timeout-secs": "N", "publish-timeout-secs": "N", "start-timeout-secs": "N", "interval-secs": "N",
+	"addr": "HOST:PORT", "access-log": "FILE", "from": "SPEC", "to": "SPEC", "log": `"KEY URL"`, "watch": "PATTERN",
+	"state": "FILE", "list": "FILE"}
+
+const storageHelp = `storage SPEC: posix (D/tiles, the default), posix:/FOLDER, or
   s3://BUCKET[/PREFIX][?endpoint=URL&region=R&dsn-file=FILE] (Tessera's AWS
   driver; the database DSN in MCPSUM_LOG_DSN or the dsn-file)
 `
+
+// usage is mcpsum-log's help: every command, what it does, and storage.
+var usage = func() string {
+	var b strings.Builder
+	b.WriteString("usage:\n")
+	for _, c := range subcommands {
+		fmt.Fprintf(&b, "  mcpsum-log %-7s %s\n                     %s\n", c.name, c.args, c.short)
+	}
+	b.WriteString("  mcpsum-log version\n                     print the version and the Go version it was built with\n\n")
+	return b.String() + storageHelp
+}()
 
 // version is stamped at release time (-ldflags "-X main.version=v1.2.3",
 // scripts/release.sh; Bazel's x_defs).
 var version = "devel"
 
-// commands are the subcommands, each in a file of its own.
+// commands run the subcommands, by name.
 var commands = map[string]func(ctx context.Context, args []string, stdout, stderr io.Writer) int{
 	"init":    runInit,
 	"add":     runAdd,
@@ -144,6 +169,15 @@ func (n *names) Set(v string) error { *n = append(*n, v); return nil }
 func flags(name string, stderr io.Writer, withLog bool) (*flag.FlagSet, *string, *string) {
 	fs := flag.NewFlagSet("mcpsum-log "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	i := slices.IndexFunc(subcommands, func(c subcommand) bool { return c.name == name })
+	c := subcommands[i]
+	fs.Usage = func() {
+		help := cli.FlagHelp(fs, "mcpsum-log "+name+" "+c.args, c.short, placeholders, c.examples)
+		if withLog {
+			help += "\n" + storageHelp
+		}
+		fmt.Fprint(stderr, help)
+	}
 	if !withLog {
 		return fs, nil, nil
 	}

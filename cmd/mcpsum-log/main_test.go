@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpsum/mcpsum/internal/cli"
 	"github.com/mcpsum/mcpsum/internal/sumlog"
 	"github.com/mcpsum/mcpsum/pkg/sumdb"
 )
@@ -92,5 +93,45 @@ func TestOtherStorageHint(t *testing.T) {
 	stderr.Reset()
 	if code := run(cctx, serve, &stdout, &stderr); code != 0 {
 		t.Fatalf("serve after the hint: exit %d\n%s", code, stderr.String())
+	}
+}
+
+// Every command's -h says what it does, lists its flags as --name ARG,
+// ends with examples that use only those flags, exits 0, and keeps every
+// line within cli.Width columns, as mcpsum's help does.
+func TestHelp(t *testing.T) {
+	var top strings.Builder
+	if code := run(context.Background(), []string{"-h"}, &top, &top); code != 0 {
+		t.Fatalf("mcpsum-log -h: exit %d", code)
+	}
+	lines := strings.Split(top.String(), "\n")
+	for _, c := range subcommands {
+		var out strings.Builder
+		if code := run(context.Background(), []string{c.name, "-h"}, &out, &out); code != 0 {
+			t.Errorf("mcpsum-log %s -h: exit %d\n%s", c.name, code, out.String())
+		}
+		help := out.String()
+		_, ex, ok := strings.Cut(help, "\nExamples:\n")
+		if !ok || !strings.Contains(help, "\nUsage:\n  mcpsum-log "+c.name+" ") {
+			t.Errorf("mcpsum-log %s -h: no usage line or no examples\n%s", c.name, help)
+		}
+		ex, _, _ = strings.Cut(ex, "\n\n")
+		for _, e := range strings.Split(strings.TrimSpace(ex), "\n") {
+			e = strings.TrimSpace(e)
+			if !strings.HasPrefix(e, "mcpsum-log "+c.name+" ") {
+				t.Errorf("mcpsum-log %s: example %q runs another command", c.name, e)
+			}
+			for _, w := range strings.Fields(e) {
+				if strings.HasPrefix(w, "--") && !strings.Contains(help, "\n  "+w+" ") {
+					t.Errorf("mcpsum-log %s: example %q uses %s, which its help does not list", c.name, e, w)
+				}
+			}
+		}
+		lines = append(lines, strings.Split(help, "\n")...)
+	}
+	for _, l := range lines {
+		if n := len([]rune(l)); n > cli.Width {
+			t.Errorf("a help line of %d columns (at most %d):\n%s", n, cli.Width, l)
+		}
 	}
 }

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"time"
@@ -16,7 +18,9 @@ func runMigrate(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	from := fs.String("from", "", "the storage the log lives in now (what D records; a folder is posix:FOLDER)")
 	to := fs.String("to", "", "the empty storage to move it to")
 	publish := fs.Int("publish-timeout-secs", 120, "how long to wait for the new storage's signed (and cosigned) checkpoint")
-	if fs.Parse(args) != nil || *dir == "" || *from == "" || *to == "" || fs.NArg() > 0 {
+	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
+		return 0 // -h: the help is printed
+	} else if err != nil || *dir == "" || *from == "" || *to == "" || fs.NArg() > 0 {
 		fmt.Fprint(stderr, "mcpsum-log migrate: want --dir D --from SPEC --to SPEC\n")
 		return 2
 	}

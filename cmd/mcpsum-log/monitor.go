@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -41,7 +42,9 @@ func runMonitor(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	policy := fs.String("witness-policy", os.Getenv("MCPSUM_WITNESS_POLICY"), "accept only checkpoints this witness policy's quorum cosigned")
 	state := fs.String("state", "", "file holding the last checkpoint checked (default: in mcpsum's state folder, per log)")
 	every := fs.Int("interval-secs", 60, "without --once: seconds between checks")
-	if fs.Parse(args) != nil || *logFlag == "" || fs.NArg() > 0 || *every < 1 {
+	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
+		return 0 // -h: the help is printed
+	} else if err != nil || *logFlag == "" || fs.NArg() > 0 || *every < 1 {
 		fmt.Fprint(stderr, "mcpsum-log monitor: want --log \"VERIFIER-KEY URL\" [--watch PATTERN]... [--json] [--once]\n")
 		return 2
 	}

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -37,7 +39,9 @@ func runObserve(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	timeout := fs.Int("timeout-secs", 30, "per answer of a server")
 	startTimeout := fs.Int("start-timeout-secs", 300, "how long a server's first start (its download) may take")
 	publish := fs.Int("publish-timeout-secs", 120, "how long to wait for a signed (and cosigned) checkpoint")
-	if fs.Parse(args) != nil || *dir == "" || *list == "" || fs.NArg() > 0 {
+	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
+		return 0 // -h: the help is printed
+	} else if err != nil || *dir == "" || *list == "" || fs.NArg() > 0 {
 		fmt.Fprint(stderr, "mcpsum-log observe: want --dir D --list FILE\n")
 		return 2
 	}

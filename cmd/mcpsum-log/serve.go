@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -18,7 +19,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	fs, dir, storage := flags("serve", stderr, true)
 	addr := fs.String("addr", "127.0.0.1:8080", "HOST:PORT to listen on")
 	accessLog := fs.String("access-log", "", "file to append one line per request to (default: stderr)")
-	if fs.Parse(args) != nil || *dir == "" || fs.NArg() > 0 {
+	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
+		return 0 // -h: the help is printed
+	} else if err != nil || *dir == "" || fs.NArg() > 0 {
 		fmt.Fprint(stderr, "mcpsum-log serve: want --dir D --addr HOST:PORT\n")
 		return 2
 	}

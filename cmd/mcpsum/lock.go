@@ -142,7 +142,8 @@ func (a *app) lockHooks() locker.Hooks {
 		CheckLog: func(ctx context.Context, seen *lockfile.File, e map[string]*lockfile.Server) error {
 			return a.checkLog(ctx, "lock", seen, e)
 		},
-		Note: func(msg string) { fmt.Fprintf(a.stderr, "lock: %s\n", msg) },
+		Note:      func(msg string) { fmt.Fprintf(a.stderr, "lock: %s\n", msg) },
+		Accepting: a.accept != "",
 	}
 	// Every re-lock prints what it takes in; lock --accept also refuses a
 	// change not of that kind.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcpsum/mcpsum/internal/attest"
 	"github.com/mcpsum/mcpsum/internal/attest/attesttest"
+	"github.com/mcpsum/mcpsum/internal/testbin"
 )
 
 // The CLI scripts in testdata/script run the real command tree in-process
@@ -21,7 +22,7 @@ import (
 // helper "mcpsum-attest", which testscript puts beside it and on PATH) and
 // assert exact exit codes and output.
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){
+	testscript.Main(testbin.M(m), map[string]func(){
 		"mcpsum": func() {
 			os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 		},

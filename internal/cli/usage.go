@@ -112,3 +112,41 @@ func wrap(b *strings.Builder, text, first, rest string) {
 	}
 	b.WriteString(strings.TrimRight(line, " ") + "\n")
 }
+
+// FlagHelp is the help of a command with a plain flag set (mcpsum-log's
+// subcommands): its usage line and what it does, its flags as --name ARG
+// (placeholders name a flag's ARG: dir: D) with their defaults, and
+// examples; no line is wider than Width.
+func FlagHelp(fs *flag.FlagSet, usageLine, short string, placeholders map[string]string, examples []string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s\n\nUsage:\n", short)
+	wrap(&b, usageLine, "  ", "      ")
+	type row struct{ spec, help string }
+	var rows []row
+	col := 0
+	fs.VisitAll(func(f *flag.Flag) {
+		arg, help := flag.UnquoteUsage(f)
+		spec := "--" + f.Name
+		if p, ok := placeholders[f.Name]; ok {
+			arg = p
+		}
+		if arg != "" {
+			spec += " " + strings.ToUpper(arg)
+		}
+		if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "[]" {
+			help += " (default " + f.DefValue + ")"
+		}
+		rows = append(rows, row{spec, help})
+		col = max(col, len(spec))
+	})
+	if len(rows) > 0 {
+		fmt.Fprintf(&b, "\nFlags:\n")
+		for _, r := range rows {
+			wrap(&b, fmt.Sprintf("%-*s  %s", col, r.spec, r.help), "  ", strings.Repeat(" ", col+4))
+		}
+	}
+	if len(examples) > 0 {
+		fmt.Fprintf(&b, "\nExamples:\n  %s\n", strings.Join(examples, "\n  "))
+	}
+	return b.String()
+}

@@ -9,7 +9,6 @@ import (
 	"crypto/rand"
 	"crypto/x509"
 	"encoding/pem"
-	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -23,15 +22,10 @@ import (
 var binDir string
 
 func TestMain(m *testing.M) {
-	d, err := os.MkdirTemp("", "fleet-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	binDir = d
-	code := m.Run()
-	os.RemoveAll(d)
-	os.Exit(code)
+	os.Exit(testbin.Run(m, func() (err error) {
+		binDir, err = os.MkdirTemp("", "fleet-test-") // inside the isolated TMPDIR, removed with it
+		return err
+	}))
 }
 
 // helper is the real signing helper (cmd/mcpsum-attest), built once.

@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -102,14 +101,14 @@ func envHint(name string, entry *lockfile.Server, opts Options, stderr string) s
 }
 
 // envWord is a word of a server's stderr that could name a variable.
-var envWord = regexp.MustCompile(`\b[A-Za-z_][A-Za-z0-9_]{2,}\b`)
+var envWord = lazyRegexp(`\b[A-Za-z_][A-Za-z0-9_]{2,}\b`)
 
 // namedIn lists the variables set in mcpsum's environment, withheld from a
 // server passed env, whose names stderr holds, sorted.
 func namedIn(stderr string, env []string) []string {
 	passed := slices.Concat(env, process.BaseEnv())
 	var out []string
-	for _, w := range envWord.FindAllString(stderr, -1) {
+	for _, w := range envWord().FindAllString(stderr, -1) {
 		if _, set := os.LookupEnv(w); set && !slices.Contains(passed, w) && lockfile.ValidEnvName(w) && w == strings.ToUpper(w) {
 			out = append(out, w)
 		}
@@ -145,7 +144,7 @@ func Withheld(env []string) []string {
 
 // npxFolder finds a folder of npm's npx cache (…/_npx/<16 hex>) in a stderr
 // line; the character set keeps anything a shell would read specially out.
-var npxFolder = regexp.MustCompile(`(/[A-Za-z0-9._@+~/-]*/_npx/[0-9a-f]{16})\b`)
+var npxFolder = lazyRegexp(`(/[A-Za-z0-9._@+~/-]*/_npx/[0-9a-f]{16})\b`)
 
 // npxCacheHint names a half-installed npx cache folder when the server
 // failed on a missing file in it, and the command that removes it (npx
@@ -155,7 +154,7 @@ func npxCacheHint(entry *lockfile.Server, text string) string {
 		return ""
 	}
 	dir := ""
-	if m := npxFolder.FindStringSubmatch(text); m != nil {
+	if m := npxFolder().FindStringSubmatch(text); m != nil {
 		dir = filepath.Clean(m[1])
 	} else if len(entry.Command) > 0 && filepath.Base(entry.Command[0]) == "npx" {
 		// npx's own error names no folder: its whole cache of npx installs

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/mcpsum/mcpsum/internal/termtext"
 )
@@ -14,8 +15,8 @@ import (
 // then its "Require stack", ES modules the module or package and the file
 // that imported it.
 var (
-	nodeMissing  = regexp.MustCompile(`Cannot find (?:module|package) '([^']+)'(?: imported from (\S+))?`)
-	requireStack = regexp.MustCompile(`(?m)^- (/\S+)$`)
+	nodeMissing  = lazyRegexp(`Cannot find (?:module|package) '([^']+)'(?: imported from (\S+))?`)
+	requireStack = lazyRegexp(`(?m)^- (/\S+)$`)
 )
 
 // nodeModulesHint: the server failed because the Node packages of a
@@ -23,13 +24,13 @@ var (
 // clone or a CI job has none until it installs them). It names the project
 // folder and its install command.
 func nodeModulesHint(text, dir string) string {
-	m := nodeMissing.FindStringSubmatch(text)
+	m := nodeMissing().FindStringSubmatch(text)
 	if m == nil {
 		return ""
 	}
 	missing, from := m[1], m[2]
 	if from == "" {
-		if s := requireStack.FindStringSubmatch(text); s != nil {
+		if s := requireStack().FindStringSubmatch(text); s != nil {
 			from = s[1]
 		}
 	}
@@ -104,22 +105,24 @@ func installHint(project string) string {
 // missingFile finds a path a server reports missing: Node's ENOENT,
 // Python's FileNotFoundError and "can't open file", Go's and C's "PATH: no
 // such file or directory", "cannot access PATH" (server-filesystem, ls).
-var missingFile = []*regexp.Regexp{
-	regexp.MustCompile(`ENOENT: no such file or directory, \w+ '([^']+)'`),
-	regexp.MustCompile(`No such file or directory: '([^']+)'`),
-	regexp.MustCompile(`can't open file '([^']+)'`),
-	regexp.MustCompile(`Cannot find module '(/[^']+)'`),
-	regexp.MustCompile(`(?:open|stat|lstat|chdir) (\S+): no such file or directory`),
-	regexp.MustCompile(`[Cc]annot access (?:directory |file )?'?(/[^\s',:]+)`),
-	regexp.MustCompile(`cannot open ([^\s:]+): No such file`),          // dash: sh srv.sh
-	regexp.MustCompile(`(?:^|\s)([^\s:]+): No such file or directory`), // bash, C programs
-}
+var missingFile = sync.OnceValue(func() []*regexp.Regexp {
+	return []*regexp.Regexp{
+		regexp.MustCompile(`ENOENT: no such file or directory, \w+ '([^']+)'`),
+		regexp.MustCompile(`No such file or directory: '([^']+)'`),
+		regexp.MustCompile(`can't open file '([^']+)'`),
+		regexp.MustCompile(`Cannot find module '(/[^']+)'`),
+		regexp.MustCompile(`(?:open|stat|lstat|chdir) (\S+): no such file or directory`),
+		regexp.MustCompile(`[Cc]annot access (?:directory |file )?'?(/[^\s',:]+)`),
+		regexp.MustCompile(`cannot open ([^\s:]+): No such file`),          // dash: sh srv.sh
+		regexp.MustCompile(`(?:^|\s)([^\s:]+): No such file or directory`), // bash, C programs
+	}
+})
 
 // missingFileHint names the file or folder the server looked for, when it
 // indeed does not exist here (relative paths are the server's: against the
 // lockfile's folder).
 func missingFileHint(text, dir string) string {
-	for _, re := range missingFile {
+	for _, re := range missingFile() {
 		for _, m := range re.FindAllStringSubmatch(text, -1) {
 			p := m[1]
 			if !filepath.IsAbs(p) {

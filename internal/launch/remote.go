@@ -127,7 +127,7 @@ func keptToken(ctx context.Context, name string, entry *lockfile.Server, opts Op
 	if opts.Lockfile != "" {
 		lockArg = "--lockfile " + termtext.ShellArg(opts.Lockfile) + " "
 	}
-	signIn := fmt.Sprintf("run 'mcpsum lock %s--name %s' in a terminal to sign in", lockArg, termtext.ShellArg(name))
+	signIn := "sign in from a terminal: mcpsum lock " + lockArg + "--name " + termtext.ShellArg(name)
 	tok, err := oauth.Load(p.Resource, p.Issuer)
 	if err != nil {
 		return nil, fmt.Errorf("server %q: %w", name, err)
@@ -140,13 +140,13 @@ func keptToken(ctx context.Context, name string, entry *lockfile.Server, opts Op
 		return tok, nil
 	}
 	if tok == nil || tok.RefreshToken == "" {
-		return nil, fmt.Errorf("server %q signs in with %s and this machine has no valid sign-in for it: %s", name, p.Issuer, signIn)
+		return nil, hint.Errorf(signIn, "server %q signs in with %s and this machine has no valid sign-in for it", name, p.Issuer)
 	}
 	ch := oauth.ParseChallenge(challenge)
 	ch.Bearer = true
 	srv, client, err := discoverFor(ctx, name, entry, ch)
 	if err != nil {
-		return nil, fmt.Errorf("%w; %s", err, signIn)
+		return nil, hint.Wrap(err, signIn)
 	}
 	// The issuer and resource are checked as verify checks them; scopes
 	// are not: a call that needs more gets its 403 (StepUp).
@@ -158,7 +158,7 @@ func keptToken(ctx context.Context, name string, entry *lockfile.Server, opts Op
 	}
 	useToken(tok)
 	if tok, err = oauth.Refresh(ctx, client, srv, tok); err != nil {
-		return nil, fmt.Errorf("server %q: its sign-in expired and could not be refreshed (%v): %s", name, err, signIn)
+		return nil, hint.Errorf(signIn, "server %q: its sign-in expired and could not be refreshed (%v)", name, err)
 	}
 	if err := oauth.Save(tok); err != nil {
 		return nil, fmt.Errorf("server %q: keeping the refreshed OAuth token: %w", name, err)
@@ -218,6 +218,6 @@ func StepUp(name string, entry *lockfile.Server, opts Options, challenge string)
 	if err := oauth.Save(tok); err != nil {
 		return fmt.Errorf("server %q needs the OAuth scope %s for this call and noting it failed: %v", name, strings.Join(missing, " "), err)
 	}
-	return fmt.Errorf("server %q needs the OAuth scope %s for this call, beyond what the lock's sign-in grants (%s): review it, then run 'mcpsum lock %s--name %s' in a terminal to sign in with it (the entry's oauth.scopes then show it)",
-		name, strings.Join(missing, " "), strings.Join(tok.Scopes, " "), lockArg, termtext.ShellArg(name))
+	return hint.Errorf("review it, then sign in with it from a terminal (the entry's oauth.scopes then show it): mcpsum lock "+lockArg+"--name "+termtext.ShellArg(name),
+		"server %q needs the OAuth scope %s for this call, beyond what the lock's sign-in grants (%s)", name, strings.Join(missing, " "), strings.Join(tok.Scopes, " "))
 }

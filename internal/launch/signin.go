@@ -43,7 +43,12 @@ type IssuerChangedError struct {
 }
 
 func (e *IssuerChangedError) Error() string {
-	return fmt.Sprintf("server %q now signs in with the authorization server %s, not the locked %s: review who issues its tokens, then re-lock it ('mcpsum lock --name %s')", e.Server, e.Observed, e.Locked, e.Server)
+	return fmt.Sprintf("server %q now signs in with the authorization server %s, not the locked %s", e.Server, e.Observed, e.Locked)
+}
+
+// Hints: review, then re-lock.
+func (e *IssuerChangedError) Hints() []string {
+	return []string{"review who issues its tokens, then re-lock it: mcpsum lock --name " + termtext.ShellArg(e.Server)}
 }
 
 // PinChangedError is a remote server whose sign-in now differs from the
@@ -59,7 +64,12 @@ func (e *PinChangedError) Error() string {
 	if e.Kind == lockfile.KindOAuthScopes {
 		what = "asks for the scopes"
 	}
-	return fmt.Sprintf("server %q now %s %q, not the locked %q: review what its tokens are for, then re-lock it ('mcpsum lock --name %s')", e.Server, what, e.Observed, e.Locked, e.Server)
+	return fmt.Sprintf("server %q now %s %q, not the locked %q", e.Server, what, e.Observed, e.Locked)
+}
+
+// Hints: review, then re-lock.
+func (e *PinChangedError) Hints() []string {
+	return []string{"review what its tokens are for, then re-lock it: mcpsum lock --name " + termtext.ShellArg(e.Server)}
 }
 
 // Finding is the drift the error stands for.
@@ -187,7 +197,7 @@ func discoverFor(ctx context.Context, name string, entry *lockfile.Server, ch oa
 	client := mcphttp.NewSignInClient(u)
 	srv, err := oauth.Discover(ctx, client, entry.URL, ch)
 	if err != nil {
-		return nil, nil, hint.Errorf("or pass a token you obtained with --header Authorization=VAR", "server %q answered %s and its OAuth metadata cannot be used: %w", name, statusWord(ch), err)
+		return nil, nil, hint.Errorf("pass a token you obtained yourself with --header Authorization=VAR", "server %q answered %s and its OAuth metadata cannot be used: %w", name, statusWord(ch), err)
 	}
 	return srv, client, nil
 }
@@ -272,7 +282,8 @@ func fillSecret(name string, entry *lockfile.Server, cl *oauth.Client) error {
 	}
 	v := os.Getenv(p.ClientSecretEnv)
 	if v == "" {
-		return fmt.Errorf("server %q signs in as the client %q, whose secret comes from $%s, which is not set: export %s (its value is sent to the authorization server only, never stored)", name, p.ClientID, p.ClientSecretEnv, p.ClientSecretEnv)
+		return hint.Errorf("export "+p.ClientSecretEnv+" (its value is sent to the authorization server only, never stored)",
+			"server %q signs in as the client %q, whose secret comes from $%s, which is not set", name, p.ClientID, p.ClientSecretEnv)
 	}
 	cl.Secret = v
 	registerSecret(v, "$"+p.ClientSecretEnv)

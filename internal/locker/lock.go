@@ -25,6 +25,10 @@ type Hooks struct {
 	// replaces one of the same name) before they are written, to say what
 	// the lock takes in; an error (lock --accept) writes nothing.
 	Review func(path string, f *lockfile.File, entries map[string]*lockfile.Server) error
+	// Accepting: lock --accept, which judges each change against one
+	// locked entry; a lockfile with merge conflict markers (two) is then
+	// not resolved (Resolve) but refused.
+	Accepting bool
 	// Note hears what a lock does besides locking, one line each.
 	Note func(msg string)
 	// Wrote hears that entries were written into the lockfile at path.
@@ -94,7 +98,7 @@ func Relock(ctx context.Context, path, name string, opts launch.Options, o Optio
 	if errors.Is(err, fs.ErrNotExist) {
 		return NoLockfile(path, name)
 	}
-	if errors.Is(err, lockfile.ErrMergeConflict) && name == "" && h.Review == nil {
+	if errors.Is(err, lockfile.ErrMergeConflict) && name == "" && !h.Accepting {
 		return Resolve(ctx, path, opts, o, h) // git left the file with conflict markers
 	}
 	if err != nil {

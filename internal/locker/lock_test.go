@@ -131,3 +131,35 @@ func TestLockNewSequence(t *testing.T) {
 		t.Fatalf("progress: %+v", log)
 	}
 }
+
+// A re-lock of a lockfile git left with conflict markers resolves it even
+// though lock always reviews what it takes in (Hooks.Review): here the two
+// sides differ in the generator only, so every entry is kept and the file
+// is written whole. lock --accept (Hooks.Accepting) refuses the conflict
+// instead and writes nothing.
+func TestRelockResolvesAConflictUnlessAccepting(t *testing.T) {
+	data, err := os.ReadFile("../../testdata/lockfiles/valid.lock")
+	if err != nil {
+		t.Fatal(err)
+	}
+	conflicted := strings.Replace(string(data), "\n  \"generator\"", "\n<<<<<<< HEAD\n  \"generator\"", 1)
+	conflicted = strings.Replace(conflicted, "\n  \"servers\"", "\n=======\n  \"generator\": \"mcpsum 0.2.0\",\n>>>>>>> f\n  \"servers\"", 1)
+	path := filepath.Join(t.TempDir(), "mcp.lock")
+	if err := os.WriteFile(path, []byte(conflicted), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h := Hooks{Review: func(string, *lockfile.File, map[string]*lockfile.Server) error { return nil },
+		Note: func(string) {}, Wrote: func(string, map[string]*lockfile.Server, *Written) {}, Accepting: true}
+	err = Relock(context.Background(), path, "", launch.Options{Lockfile: path}, Options{Generator: "test"}, h)
+	if got, _ := os.ReadFile(path); !errors.Is(err, lockfile.ErrMergeConflict) || string(got) != conflicted {
+		t.Fatalf("lock --accept of a conflicted lockfile: %v (file changed: %v)", err, string(got) != conflicted)
+	}
+	h.Accepting = false
+	if err := Relock(context.Background(), path, "", launch.Options{Lockfile: path}, Options{Generator: "test"}, h); err != nil {
+		t.Fatalf("lock of a conflicted lockfile: %v", err)
+	}
+	f, err := lockfile.Load(path)
+	if err != nil || len(f.Servers) == 0 {
+		t.Fatalf("the resolved lockfile: %v", err)
+	}
+}

@@ -1,7 +1,6 @@
 package pkgspec
 
 import (
-	"regexp"
 	"strings"
 )
 
@@ -10,23 +9,23 @@ import (
 // starting with '.', '_' or '-'. A local path (./x, /x, ../x), a tarball, a
 // git URL or GitHub shorthand (user/repo), and anything shaped like an
 // option is not one.
-var npmName = regexp.MustCompile(`^(@[A-Za-z0-9~][A-Za-z0-9~._-]*/)?[A-Za-z0-9~][A-Za-z0-9~._-]*$`)
+var npmName = lazyRegexp(`^(@[A-Za-z0-9~][A-Za-z0-9~._-]*/)?[A-Za-z0-9~][A-Za-z0-9~._-]*$`)
 
 // NPMName reports whether name is an npm registry package name.
 func NPMName(name string) bool {
-	return len(name) <= 214 && npmName.MatchString(name)
+	return len(name) <= 214 && npmName().MatchString(name)
 }
 
 // PyPIName reports whether name is a PyPI project name (PEP 508: letters,
 // digits, '.', '_', '-', starting and ending with a letter or digit).
 func PyPIName(name string) bool {
-	return pypiName.MatchString(name) && !strings.ContainsAny(name[len(name)-1:], "._-")
+	return pypiName().MatchString(name) && !strings.ContainsAny(name[len(name)-1:], "._-")
 }
 
 // NormalPyPI is a PyPI name as the index compares it (PEP 503): lower case,
 // every run of '-', '_' and '.' one '-'.
 func NormalPyPI(name string) string {
-	return pep503.ReplaceAllString(strings.ToLower(name), "-")
+	return pep503().ReplaceAllString(strings.ToLower(name), "-")
 }
 
 // NormalNPMVersion is an exact npm version as the registry knows it
@@ -42,7 +41,7 @@ func NormalNPMVersion(v string) string {
 
 // pep440 is the PEP 440 version grammar (packaging's VERSION_PATTERN),
 // matched case-insensitively.
-var pep440 = regexp.MustCompile(`^(?i)v?(?:([0-9]+)!)?([0-9]+(?:\.[0-9]+)*)` +
+var pep440 = lazyRegexp(`^(?i)v?(?:([0-9]+)!)?([0-9]+(?:\.[0-9]+)*)` +
 	`(?:[-_.]?(a|b|c|rc|alpha|beta|pre|preview)[-_.]?([0-9]+)?)?` +
 	`(?:-([0-9]+)|[-_.]?(post|rev|r)[-_.]?([0-9]+)?)?` +
 	`(?:[-_.]?(dev)[-_.]?([0-9]+)?)?` +
@@ -53,7 +52,7 @@ var pep440 = regexp.MustCompile(`^(?i)v?(?:([0-9]+)!)?([0-9]+(?:\.[0-9]+)*)` +
 // version ("1"), "1.0RC1" is "1rc1". ok is false for what is not a PEP 440
 // version.
 func NormalPyPIVersion(v string) (string, bool) {
-	m := pep440.FindStringSubmatch(v)
+	m := pep440().FindStringSubmatch(v)
 	if m == nil {
 		return "", false
 	}
@@ -79,7 +78,7 @@ func NormalPyPIVersion(v string) (string, bool) {
 		b.WriteString(".dev" + num(m[9]))
 	}
 	if m[10] != "" {
-		b.WriteString("+" + pep503.ReplaceAllString(strings.ToLower(m[10]), "."))
+		b.WriteString("+" + pep503().ReplaceAllString(strings.ToLower(m[10]), "."))
 	}
 	return b.String(), true
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mcpsum/mcpsum/internal/statefile"
+	"github.com/mcpsum/mcpsum/internal/testbin"
 )
 
 // TestMain lets the test binary act as another proxy process:
@@ -44,7 +45,7 @@ func TestMain(m *testing.M) {
 		time.Sleep(time.Hour)
 		l.Unlock()
 	}
-	os.Exit(m.Run())
+	os.Exit(testbin.Run(m))
 }
 
 func child(t *testing.T, env string) *exec.Cmd {

@@ -23,7 +23,7 @@ import (
 // by re-executing itself with proxytest.ServeFlag.
 func TestMain(m *testing.M) {
 	proxytest.MaybeServe()
-	os.Exit(m.Run())
+	os.Exit(testbin.Run(m))
 }
 
 const legacyOnly = "-versions=2025-11-25,2025-06-18"

@@ -42,7 +42,7 @@ func hiddenCounts(s string, b baseline, into map[string]int) {
 		into["leetspeak (digits for letters)"] += n
 	}
 	for _, e := range encodings {
-		for _, m := range e.re.FindAllString(s, -1) {
+		for _, m := range e.re().FindAllString(s, -1) {
 			if _, ok := e.decode(m); ok {
 				into["an encoded run ("+e.name+")"]++
 			}
@@ -52,7 +52,7 @@ func hiddenCounts(s string, b baseline, into map[string]int) {
 		into["an encoded run (tag characters)"]++
 	}
 	for _, c := range concealers {
-		if n := len(c.re.FindAllStringIndex(s, -1)); n > 0 {
+		if n := len(c.re().FindAllStringIndex(s, -1)); n > 0 {
 			into[c.why] += n
 		}
 	}
@@ -62,34 +62,34 @@ func hiddenCounts(s string, b baseline, into map[string]int) {
 // concealers are ways to keep text out of a rendered view or a screen.
 var concealers = []struct {
 	why string
-	re  *regexp.Regexp
+	re  func() *regexp.Regexp
 }{
-	{"an HTML comment", regexp.MustCompile(`<!--`)},
-	{"a Markdown comment", regexp.MustCompile(`(?m)^[ \t]*\[[^\]\n]*\]:[ \t]*(#|<>)`)},
-	{"a run of blank lines", regexp.MustCompile(`\n([ \t\p{Zs}]*\n){3,}`)},
-	{"a run of spaces", regexp.MustCompile(`[ \t\p{Zs}]{40,}`)},
+	{"an HTML comment", lazyRegexp(`<!--`)},
+	{"a Markdown comment", lazyRegexp(`(?m)^[ \t]*\[[^\]\n]*\]:[ \t]*(#|<>)`)},
+	{"a run of blank lines", lazyRegexp(`\n([ \t\p{Zs}]*\n){3,}`)},
+	{"a run of spaces", lazyRegexp(`[ \t\p{Zs}]{40,}`)},
 }
 
 // encodings are runs of encoded text: each is hidden text when it decodes
 // to readable text.
 var encodings = []struct {
 	name   string
-	re     *regexp.Regexp
+	re     func() *regexp.Regexp
 	decode func(string) (string, bool)
 }{
-	{"base64", regexp.MustCompile(`[A-Za-z0-9+/_-]{16,}={0,2}`), decodeBase64},
-	{"hex", regexp.MustCompile(`\b(?:[0-9a-fA-F]{2}){10,}\b`), func(m string) (string, bool) {
+	{"base64", lazyRegexp(`[A-Za-z0-9+/_-]{16,}={0,2}`), decodeBase64},
+	{"hex", lazyRegexp(`\b(?:[0-9a-fA-F]{2}){10,}\b`), func(m string) (string, bool) {
 		b, err := hex.DecodeString(m)
 		return readable(b, err)
 	}},
-	{"percent escapes", regexp.MustCompile(`(?:%[0-9A-Fa-f]{2}){5,}`), func(m string) (string, bool) {
+	{"percent escapes", lazyRegexp(`(?:%[0-9A-Fa-f]{2}){5,}`), func(m string) (string, bool) {
 		s, err := url.PathUnescape(m)
 		return readable([]byte(s), err)
 	}},
-	{"HTML entities", regexp.MustCompile(`(?:&#(?:[xX][0-9a-fA-F]+|[0-9]+);){4,}`), func(m string) (string, bool) {
+	{"HTML entities", lazyRegexp(`(?:&#(?:[xX][0-9a-fA-F]+|[0-9]+);){4,}`), func(m string) (string, bool) {
 		return readable([]byte(html.UnescapeString(m)), nil)
 	}},
-	{"\\u escapes", regexp.MustCompile(`(?:\\u[0-9a-fA-F]{4}|\\x[0-9a-fA-F]{2}){4,}`), func(m string) (string, bool) {
+	{"\\u escapes", lazyRegexp(`(?:\\u[0-9a-fA-F]{4}|\\x[0-9a-fA-F]{2}){4,}`), func(m string) (string, bool) {
 		s, err := strconv.Unquote(`"` + m + `"`)
 		return readable([]byte(s), err)
 	}},
@@ -190,7 +190,7 @@ func readings(s string) []string {
 		out = append(out, unleet(seen))
 	}
 	for _, e := range encodings {
-		for _, m := range e.re.FindAllString(s, -1) {
+		for _, m := range e.re().FindAllString(s, -1) {
 			if d, ok := e.decode(m); ok {
 				out = append(out, d)
 			}

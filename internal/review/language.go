@@ -2,6 +2,7 @@ package review
 
 import (
 	"slices"
+	"sync"
 	"unicode"
 
 	"github.com/mcpsum/mcpsum/internal/lookalike"
@@ -26,7 +27,7 @@ var stopwords = map[string][]string{
 
 // stopwordLang maps each stopword to its languages (a word in two lists
 // counts for both).
-var stopwordLang = func() map[string][]string {
+var stopwordLang = sync.OnceValue(func() map[string][]string {
 	m := map[string][]string{}
 	for lang, ws := range stopwords {
 		for _, w := range ws {
@@ -34,7 +35,7 @@ var stopwordLang = func() map[string][]string {
 		}
 	}
 	return m
-}()
+})
 
 // language guesses the language of Latin-script words: the one with the
 // most stopwords, when it has at least two and more than any other ("" when
@@ -42,7 +43,7 @@ var stopwordLang = func() map[string][]string {
 func language(ws []string) string {
 	n := map[string]int{}
 	for _, w := range ws {
-		for _, l := range stopwordLang[w] {
+		for _, l := range stopwordLang()[w] {
 			n[l]++
 		}
 	}

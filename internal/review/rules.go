@@ -1,6 +1,9 @@
 package review
 
-import "regexp"
+import (
+	"regexp"
+	"sync"
+)
 
 // The text rules, as data. Each is checked on text a server sent; a drift
 // label fires when the observed text holds more matches than the locked
@@ -79,10 +82,15 @@ var wellKnownTools = []string{
 	"git_commit", "git_push", "execute_sql", "read_query", "write_query",
 }
 
-func compileAll(exprs ...string) []*regexp.Regexp {
-	out := make([]*regexp.Regexp, len(exprs))
-	for i, e := range exprs {
-		out[i] = regexp.MustCompile(e)
-	}
-	return out
+// compileAll returns the expressions compiled on first use: most runs of
+// mcpsum (a proxy without drift, show, version) never label anything, and
+// compiling them costs every start-up (cmd/mcpsum's TestInitIsCheap).
+func compileAll(exprs ...string) func() []*regexp.Regexp {
+	return sync.OnceValue(func() []*regexp.Regexp {
+		out := make([]*regexp.Regexp, len(exprs))
+		for i, e := range exprs {
+			out[i] = regexp.MustCompile(e)
+		}
+		return out
+	})
 }

@@ -1,9 +1,10 @@
 package sandbox
 
 import (
-	"fmt"
 	"os"
 	"testing"
+
+	"github.com/mcpsum/mcpsum/internal/testbin"
 )
 
 // origTmp is the temporary folder before TestMain replaced TMPDIR.
@@ -20,19 +21,9 @@ func TestMain(m *testing.M) {
 			os.Exit(code)
 		}
 	}
-	// Keep runtime folders and temp files of this run in one place.
+	// Runtime folders and temp files of this run stay in the isolated
+	// TMPDIR (testbin.Run); TestUnprivileged's copy for uid 1000 goes to
+	// the real one, which every user can enter.
 	origTmp = os.TempDir()
-	dir, err := os.MkdirTemp("", "sbxtest-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(2)
-	}
-	os.Setenv("TMPDIR", dir)
-	os.Unsetenv("XDG_RUNTIME_DIR")
-	code := m.Run()
-	if err := removeAll(dir); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		code = 1
-	}
-	os.Exit(code)
+	os.Exit(testbin.Run(m, func() error { return os.Unsetenv("XDG_RUNTIME_DIR") }))
 }

@@ -23,7 +23,7 @@ import (
 // upstream of every test here.
 func TestMain(m *testing.M) {
 	proxytest.MaybeServe()
-	os.Exit(m.Run())
+	os.Exit(testbin.Run(m))
 }
 
 const testToken = "test-token-0123456789abcdef"

@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mcpsum/mcpsum/internal/testbin"
 )
 
 // TestMain lets the test binary act as a lock holder in a child process:
@@ -46,7 +48,7 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	os.Exit(testbin.Run(m))
 }
 
 func child(t *testing.T, env string) (*exec.Cmd, *bufio.Reader) {

@@ -55,18 +55,61 @@ func Build(t testing.TB, out, pkg string) string {
 // dir is the folder of Program's builds (Run makes it).
 var dir string
 
-// Run runs the tests of m with a temp folder for the programs Program
-// builds, removed after, and returns m.Run's exit code (a package's
-// TestMain: os.Exit(testbin.Run(m))).
-func Run(m *testing.M) int {
+// Run runs the tests of m isolated from the real user's folders (Isolate:
+// their own HOME, XDG folders and TMPDIR, checked after for writes into the
+// real ones) with a folder for the programs Program builds, removes both,
+// and returns the exit code: a package's TestMain is
+//
+//	func TestMain(m *testing.M) { os.Exit(testbin.Run(m)) }
+//
+// after whatever it does first when the test binary is re-run as a helper
+// process. Every package with tests has one (TestEveryPackageIsolated).
+//
+// setup, if any, runs inside the isolation before the tests (e2e builds
+// its binaries there); an error from it is printed and no test runs.
+func Run(m *testing.M, setup ...func() error) int {
+	iso, err := Isolate()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "testbin: isolating the tests:", err) // before any test ran: nothing else reports it
+		return 1
+	}
+	code := runIn(m, iso, setup)
+	if err := iso.Close(); err != nil {
+		fmt.Fprintln(os.Stderr, "testbin:", err)
+		code = 1
+	}
+	return code
+}
+
+func runIn(m *testing.M, iso *Isolation, setup []func() error) int {
 	d, err := os.MkdirTemp("", "testbin-")
 	if err != nil {
-		fmt.Fprintln(os.Stderr, err) // before any test ran: nothing else reports it
+		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
 	dir = d
 	defer os.RemoveAll(d)
+	current = iso
+	for _, f := range setup {
+		if err := f(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+	}
 	return m.Run()
+}
+
+// current is the isolation Run set up (nil outside Run).
+var current *Isolation
+
+// Current returns the isolation of this test process: the folders Run
+// gave it and the real ones it hides. It fails the test outside Run.
+func Current(t testing.TB) *Isolation {
+	t.Helper()
+	if current == nil {
+		t.Fatal("testbin.Current needs the package's TestMain to run its tests with testbin.Run")
+	}
+	return current
 }
 
 // Program returns pkg built as name into Run's folder, once per test
@@ -98,3 +141,11 @@ func (s *SyncBuffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+// M is m for runners that take a testscript.TestingM (testscript.Main):
+// its Run runs m's tests as Run does.
+func M(m *testing.M) interface{ Run() int } { return runner{m} }
+
+type runner struct{ m *testing.M }
+
+func (r runner) Run() int { return Run(r.m) }

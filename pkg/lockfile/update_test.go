@@ -15,6 +15,8 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+
+	"github.com/mcpsum/mcpsum/internal/testbin"
 )
 
 // TestMain lets the test binary act as a second writer process (see
@@ -23,7 +25,7 @@ func TestMain(m *testing.M) {
 	if mode := os.Getenv("MCPSUM_LOCKFILE_CHILD"); mode != "" {
 		os.Exit(runChild(mode))
 	}
-	os.Exit(m.Run())
+	os.Exit(testbin.Run(m))
 }
 
 // runChild is the re-executed test binary's work (see TestMain):

@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -166,10 +165,10 @@ func ParseRecord(rec []byte) (key, surface string, err error) {
 		}
 	}
 	surface = strings.TrimPrefix(lines[3], "surface ")
-	if !digestRe.MatchString(surface) {
+	if !digestRe().MatchString(surface) {
 		return "", "", fmt.Errorf("record's surface is not a sha256 digest: %q", surface)
 	}
 	return strings.TrimPrefix(lines[1], "key "), surface, nil
 }
 
-var digestRe = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
+var digestRe = lazyRegexp(`^sha256:[0-9a-f]{64}$`)

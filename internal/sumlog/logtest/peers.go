@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/mcpsum/mcpsum/internal/statefile"
+	"github.com/mcpsum/mcpsum/internal/testbin"
 )
 
 // skip skips t, or fails it when CI requires every peer.
@@ -82,9 +83,12 @@ func Peer(t testing.TB, name string) string {
 		t.Fatalf("logtest: no peer %q", name)
 	}
 	h := sha256.Sum256(append(sum, runtime.Version()...))
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		cache = os.TempDir()
+	cache := os.Getenv(testbin.SharedCacheEnv) // the real one: tests run with a HOME of their own
+	if cache == "" {
+		var err error
+		if cache, err = os.UserCacheDir(); err != nil {
+			cache = os.TempDir()
+		}
 	}
 	dir := filepath.Join(cache, "mcpsum", "logpeers", hex.EncodeToString(h[:6]))
 	if err := os.MkdirAll(dir, 0o755); err != nil {

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpsum/mcpsum/internal/hint"
 	"github.com/mcpsum/mcpsum/internal/mcpspec"
 	"github.com/mcpsum/mcpsum/internal/mcpwire"
 	"github.com/mcpsum/mcpsum/internal/mcpwire/mcphttp"
@@ -126,5 +127,5 @@ func (u *HTTP) pipeError(err error) error {
 // answerError answers request id with a JSON-RPC error of the proxy's own
 // (the core drops it when the real answer came first).
 func (u *HTTP) answerError(id []byte, err error) {
-	u.deliver(jsonline.ErrorLine(id, &jsonline.Error{Code: -32603, Message: "mcpsum: " + err.Error()}))
+	u.deliver(jsonline.ErrorLine(id, &jsonline.Error{Code: -32603, Message: "mcpsum: " + hint.Lines(err, "")})) // the next step on a line of its own
 }

@@ -1,0 +1,42 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestInitIsCheap: mcpsum's own packages do next to no work before main
+// runs, so every command (show, version, a proxy's start) starts fast.
+// Compiling a package's regular expressions at start-up cost ~400 KB and
+// ~3,000 allocations before (review's text rules, pkgspec's grammars, the
+// trust file's names); they compile on first use now (lazyRegexp). The
+// check counts bytes allocated by each package's init (GODEBUG=inittrace=1
+// on this test binary, which links every package mcpsum does), never time.
+func TestInitIsCheap(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(self, "-test.run=^$")
+	cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	const limit = 8 << 10 // bytes per package
+	line := regexp.MustCompile(`(?m)^init (github\.com/mcpsum/mcpsum/(?:internal|pkg)/\S+) @.*, ([0-9]+) bytes, ([0-9]+) allocs$`)
+	found := 0
+	for _, m := range line.FindAllStringSubmatch(string(out), -1) {
+		found++
+		if n, _ := strconv.Atoi(m[2]); n > limit {
+			t.Errorf("init of %s allocates %s bytes (%s allocations), over %d: compile or build it on first use", m[1], m[2], m[3], limit)
+		}
+	}
+	if found < 5 {
+		t.Fatalf("found %d inits of mcpsum's packages in the trace:\n%s", found, strings.TrimSpace(string(out)))
+	}
+}
