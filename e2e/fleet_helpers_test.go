@@ -32,7 +32,7 @@ func newFleetOrg(t *testing.T) *fleetOrg {
 	var pub []byte
 	o.key, pub = ecKey(t, t.TempDir())
 	must(t, os.WriteFile(filepath.Join(etc, "release.pub"), pub, 0o644))
-	must(t, os.WriteFile(o.to+".trust.json", []byte(`{"signers": [{"name": "acme-release", "key": "release.pub"}]}`+"\n"), 0o644))
+	must(t, os.WriteFile(o.to+".trust.json", []byte(`{"name": "eng", "signers": [{"name": "acme-release", "key": "release.pub"}]}`+"\n"), 0o644))
 	return o
 }
 
@@ -58,7 +58,7 @@ func (o *fleetOrg) release(t *testing.T, lock string, serial, key string) {
 	must(t, err)
 	p := filepath.Join(o.pub, "org.lock")
 	must(t, os.WriteFile(p, b, 0o644))
-	if so, se, code := mcpsum(t, o.pub, nil, "fleet", "release", "--lockfile", p, "--serial", serial, "--key", key); code != 0 {
+	if so, se, code := mcpsum(t, o.pub, nil, "fleet", "release", "--lockfile", p, "--name", "eng", "--serial", serial, "--key", key); code != 0 {
 		t.Fatalf("fleet release %s: exit %d\n%s%s", serial, code, so, se)
 	}
 }

@@ -56,7 +56,7 @@ func TestFleetSyncWithLog(t *testing.T) {
 	}
 	o.release(t, memOnly, "1", o.key)
 	so, se, code := sync()
-	if code != 0 || !strings.HasPrefix(so, "installed  "+o.to+": release 1 (signed by acme-release") || !strings.Contains(se, "mem: matches the transparency log") {
+	if code != 0 || !strings.HasPrefix(so, "installed  "+o.to+": release 1 of eng (signed by acme-release") || !strings.Contains(se, "mem: matches the transparency log") {
 		t.Fatalf("first sync: exit %d\n%s%s", code, so, se)
 	}
 	if readFile(t, o.to) != readFile(t, memOnly) {

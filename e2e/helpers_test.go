@@ -31,6 +31,7 @@ var bin struct {
 	goMemory   string // go-sdk examples/server/memory
 	goSeq      string // go-sdk examples/server/sequentialthinking
 	mcpgoEvery string // mcp-go v1.2.1 examples/everything
+	mcpgoHTTP  string // e2e/servers/mcpgohttp: mcp-go v1.2.1's Streamable HTTP server
 	confclient string // e2e/servers/confclient: mcpsum as the conformance suite's client
 }
 
@@ -83,6 +84,7 @@ func buildAll(dir string) error {
 		{&bin.goMemory, "go-memory", "github.com/modelcontextprotocol/go-sdk/examples/server/memory"},
 		{&bin.goSeq, "go-sequentialthinking", "github.com/modelcontextprotocol/go-sdk/examples/server/sequentialthinking"},
 		{&bin.mcpgoEvery, "mcpgo-everything", "github.com/mark3labs/mcp-go/examples/everything"},
+		{&bin.mcpgoHTTP, "mcpgohttp", "github.com/mcpsum/mcpsum/e2e/servers/mcpgohttp"},
 		{&bin.confclient, "confclient", "github.com/mcpsum/mcpsum/e2e/servers/confclient"},
 	}
 	var pkgs []string

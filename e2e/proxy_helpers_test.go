@@ -200,6 +200,19 @@ func (p *rawProxy) send(line string) {
 // await returns the response with id, skipping other messages (60 s at most).
 func (p *rawProxy) await(id string) map[string]json.RawMessage {
 	p.t.Helper()
+	m, _ := p.awaitRaw(id)
+	return m
+}
+
+// awaitLine is await's response as the bytes of its line.
+func (p *rawProxy) awaitLine(id string) string {
+	p.t.Helper()
+	_, l := p.awaitRaw(id)
+	return l
+}
+
+func (p *rawProxy) awaitRaw(id string) (map[string]json.RawMessage, string) {
+	p.t.Helper()
 	deadline := time.After(60 * time.Second)
 	for {
 		ch := make(chan []byte, 1)
@@ -217,7 +230,7 @@ func (p *rawProxy) await(id string) map[string]json.RawMessage {
 				p.t.Fatalf("the proxy wrote a non-JSON line: %q", termtext.TruncateQuote(string(l), 200))
 			}
 			if string(m["id"]) == id && m["method"] == nil {
-				return m
+				return m, string(l)
 			}
 			p.skipped = append(p.skipped, m)
 		case <-deadline:

@@ -67,7 +67,10 @@ func TestReadmeFirstCommands(t *testing.T) {
 	write("git", fmt.Sprintf(`if [ "$1 $2" = "clone https://github.com/mcpsum/mcpsum" ] && [ $# -eq 2 ]; then exec ln -s %q mcpsum; fi
 exec %q "$@"
 `, repo, realGit))
+	// mcpsum installs a locked npx command's package before starting it
+	// (npx --yes --package=PKG -- true): the package is "installed" here.
 	write("npx", fmt.Sprintf(`if [ "$*" = "-y @modelcontextprotocol/server-everything@2026.8.31" ]; then exec node %q; fi
+if [ "$*" = "--yes --package=@modelcontextprotocol/server-everything@2026.8.31 -- true" ]; then exit 0; fi
 echo "npx shim: no network in this test; unexpected: npx $*" >&2; exit 1
 `, everything))
 	write("go", fmt.Sprintf(`if [ "$*" = "install github.com/modelcontextprotocol/go-sdk/examples/server/everything@v1.8.0" ]; then exec cp %q "${GOBIN:?}/everything"; fi

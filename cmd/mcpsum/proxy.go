@@ -119,16 +119,17 @@ func (a *app) runProxy(ctx context.Context, f *lockfile.File, path, name string,
 		return usageHint(fmt.Sprintf("lock it first with 'mcpsum lock --lockfile %s --name %s -- COMMAND [ARG]...'", quoteArg(path), quoteArg(name)),
 			"no server %s in %s (locked: %s)", quoteArg(name), quoteArg(path), strings.Join(locker.Names(f), ", "))
 	}
-	var remote *mcphttp.Spec
+	var remote func(context.Context) (mcphttp.Spec, error)
 	var reauth func(context.Context, string, string) (string, error)
 	var stepUp func(string) error
 	if entry.Remote() {
 		opts.Lockfile = path
-		spec, err := launch.RemoteSpec(ctx, name, entry, opts)
-		if err != nil {
-			return &exitError{code: exitUndecided, err: err}
+		// Asked once the proxy starts the server: a variable that is unset
+		// or a spent sign-in then fails the client's handshake with its
+		// reason, not a proxy that exited before it ("Connection closed").
+		remote = func(ctx context.Context) (mcphttp.Spec, error) {
+			return launch.RemoteSpec(ctx, name, entry, opts)
 		}
-		remote = &spec
 		reauth = func(ctx context.Context, refused, challenge string) (string, error) {
 			return launch.RefreshBearer(ctx, name, entry, opts, refused, challenge)
 		}

@@ -48,7 +48,7 @@ var help = cli.Help{
 		"mcpsum version":        {"mcpsum version"},
 		"mcpsum fleet":          {"mcpsum fleet sync --from https://mcp.example.com/org.lock", "mcpsum fleet status --json"},
 		"mcpsum fleet sync":     {"mcpsum fleet sync --from https://mcp.example.com/org.lock   # as root, from MDM"},
-		"mcpsum fleet release":  {"mcpsum fleet release --lockfile org.lock --serial 42 --key cosign.key"},
+		"mcpsum fleet release":  {"mcpsum fleet release --lockfile org.lock --name eng --serial 42 --key cosign.key"},
 		"mcpsum fleet emit":     {"mcpsum fleet emit --client claude-code --out managed-settings.json"},
 		"mcpsum fleet status":   {"mcpsum fleet status --json"},
 	},

@@ -95,11 +95,18 @@ func (o EmitOptions) Check() error {
 // it is not there, its folder) and the org lock. The policy admits the
 // command by these paths alone, so whoever could replace the binary or edit
 // the lock could run any server under it. A url policy names no local path.
-func (o EmitOptions) LocalCheck() error {
+func (o EmitOptions) LocalCheck() error { return o.localCheck(true) }
+
+// localCheck is LocalCheck, of the org lock only with lock (status reports
+// a lock others may change once, as a problem of the lock).
+func (o EmitOptions) localCheck(lock bool) error {
 	if o.Mode != ModeArgv {
 		return nil
 	}
 	for _, p := range []struct{ what, path string }{{"the mcpsum binary", o.Mcpsum}, {"the org lock", o.Lockfile}} {
+		if p.path == o.Lockfile && !lock {
+			continue
+		}
 		if err := securePath(p.path); err != nil {
 			return fmt.Errorf("the policy admits %s by its path, but %w: another user could run any server under the policy", p.what, err)
 		}

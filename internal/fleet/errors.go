@@ -11,6 +11,8 @@ const (
 	WhyUnlogged     = "unlogged"     // a keyed entry the transparency log does not hold
 	WhyLog          = "log"          // the log holds another surface, or rolled back or forked
 	WhyLock         = "lock"         // the lock does not match its own digests
+	WhyName         = "name"         // a release of another org lock than the trust file names
+	WhyExpired      = "expired"      // a release past its expiry
 )
 
 // RefusedError is a release sync refused on security grounds (mcpsum exits

@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/mcpsum/mcpsum/internal/attestproto"
 	"github.com/mcpsum/mcpsum/internal/testbin"
@@ -113,17 +114,26 @@ func newOrg(t *testing.T) *org {
 	o.to = filepath.Join(etc, "org.lock")
 	o.trust = o.to + TrustSuffix
 	write(t, filepath.Join(etc, "org.pub"), read(t, pub), 0o644)
-	write(t, o.trust, []byte(`{"signers": [{"name": "org-release", "key": "org.pub"}]}`+"\n"), 0o644)
+	write(t, o.trust, []byte(`{"name": "eng", "signers": [{"name": "org-release", "key": "org.pub"}]}`+"\n"), 0o644)
 	return o
 }
 
-// publish releases lock under serial, signed with key.
+// publish releases lock as release serial of the org lock "eng" (the
+// one the machine's trust file names), valid for 30 days, signed with key.
 func (o *org) publish(lock []byte, serial int64, key string) {
 	o.t.Helper()
-	p := filepath.Join(o.pub, "fleet", "org.lock")
-	write(o.t, p, lock, 0o644)
-	if _, err := Publish(context.Background(), PublishOptions{Lockfile: p, Serial: serial, Helper: o.c, SignArgs: []string{"--key", key}}); err != nil {
-		o.t.Fatalf("publish %d: %v", serial, err)
+	o.publishAs(PublishOptions{Name: "eng", Serial: serial}, lock, key)
+}
+
+// publishAs releases lock as po says (its Lockfile, Helper and SignArgs
+// are set here).
+func (o *org) publishAs(po PublishOptions, lock []byte, key string) {
+	o.t.Helper()
+	po.Lockfile = filepath.Join(o.pub, "fleet", "org.lock")
+	write(o.t, po.Lockfile, lock, 0o644)
+	po.Helper, po.SignArgs = o.c, []string{"--key", key}
+	if _, err := Publish(context.Background(), po); err != nil {
+		o.t.Fatalf("publish %d: %v", po.Serial, err)
 	}
 }
 
@@ -133,7 +143,7 @@ func (o *org) publishUnchecked(lock []byte, serial int64, key string) {
 	o.t.Helper()
 	p := filepath.Join(o.pub, "fleet", "org.lock")
 	write(o.t, p, lock, 0o644)
-	stmt := Release{Serial: serial, Lockfile: Digest(lock)}.Marshal()
+	stmt := Release{Name: "eng", Serial: serial, Expires: time.Now().Add(time.Hour).UTC().Truncate(time.Second), Lockfile: Digest(lock)}.Marshal()
 	resp, err := o.c.Sign(context.Background(), stmt, "--key", key)
 	if err != nil {
 		o.t.Fatal(err)
@@ -143,7 +153,12 @@ func (o *org) publishUnchecked(lock []byte, serial int64, key string) {
 }
 
 func (o *org) sync() (*SyncResult, error) {
-	return Sync(context.Background(), SyncOptions{From: o.url, To: o.to, Helper: o.c})
+	return o.syncAt(time.Now())
+}
+
+// syncAt syncs as if the clock said now.
+func (o *org) syncAt(now time.Time) (*SyncResult, error) {
+	return Sync(context.Background(), SyncOptions{From: o.url, To: o.to, Helper: o.c, Now: func() time.Time { return now }})
 }
 
 // installed is every file sync writes, by suffix.

@@ -28,7 +28,7 @@ func TestSyncRefusesInsecureSignerKey(t *testing.T) {
 	must(t, os.MkdirAll(open, 0o777))
 	must(t, os.Chmod(open, 0o777))
 	write(t, filepath.Join(open, "org.pub"), read(t, key), 0o644)
-	write(t, o.trust, []byte(`{"signers": [{"name": "org-release", "key": "`+filepath.Join(open, "org.pub")+`"}]}`), 0o644)
+	write(t, o.trust, []byte(`{"name": "eng", "signers": [{"name": "org-release", "key": "`+filepath.Join(open, "org.pub")+`"}]}`), 0o644)
 	if _, err := o.sync(); err == nil || !strings.Contains(err.Error(), "writable by group or others") {
 		t.Fatalf("sync with a signer key in a world-writable folder: %v", err)
 	}
@@ -37,7 +37,7 @@ func TestSyncRefusesInsecureSignerKey(t *testing.T) {
 	}
 	// A symbolic link to the key is refused too: whoever owns the link's
 	// target folder could change it.
-	write(t, o.trust, []byte(`{"signers": [{"name": "org-release", "key": "org.pub"}]}`), 0o644)
+	write(t, o.trust, []byte(`{"name": "eng", "signers": [{"name": "org-release", "key": "org.pub"}]}`), 0o644)
 	must(t, os.Rename(key, key+".real"))
 	must(t, os.Symlink(filepath.Join(open, "org.pub"), key))
 	if _, err := o.sync(); err == nil || !strings.Contains(err.Error(), "symbolic link") {
@@ -169,7 +169,7 @@ func TestTrustNamesOneSignerTwice(t *testing.T) {
 		{"the same identity", `{"name": "ci", ` + id + `}, {"name": "org-release", "key": "org.pub"}, {"name": "ci2", ` + id + `}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			write(t, o.trust, []byte(`{"signers": [`+tc.signers+`]}`), 0o644)
+			write(t, o.trust, []byte(`{"name": "eng", "signers": [`+tc.signers+`]}`), 0o644)
 			if _, err := o.sync(); err == nil || !strings.Contains(err.Error(), "same signer") {
 				t.Fatalf("sync: %v", err)
 			}
@@ -178,7 +178,7 @@ func TestTrustNamesOneSignerTwice(t *testing.T) {
 			}
 		})
 	}
-	write(t, o.trust, []byte(`{"signers": [{"name": "org-release", "key": "org.pub"}, {"name": "ci", `+id+`}]}`), 0o644)
+	write(t, o.trust, []byte(`{"name": "eng", "signers": [{"name": "org-release", "key": "org.pub"}, {"name": "ci", `+id+`}]}`), 0o644)
 	if _, err := o.sync(); err != nil {
 		t.Fatalf("sync with two signers: %v", err)
 	}
@@ -260,10 +260,8 @@ func TestStatusEscapesPolicyNames(t *testing.T) {
 	} {
 		write(t, c.Path(env), []byte(policy), 0o644)
 		r := Status(StatusOptions{Lockfile: orgLock, Emit: o, Env: env})
-		var text strings.Builder
-		r.WriteText(&text)
-		if strings.ContainsAny(text.String(), "\x1b\x07") {
-			t.Errorf("status of %q printed a control character:\n%s", policy, text.String())
+		if text := r.Text(); strings.ContainsAny(text, "\x1b\x07") {
+			t.Errorf("status of %q printed a control character:\n%s", policy, text)
 		}
 	}
 }

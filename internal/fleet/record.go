@@ -3,9 +3,10 @@ package fleet
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
+	"errors"
 	"time"
 
+	"github.com/mcpsum/mcpsum/internal/hint"
 	"github.com/mcpsum/mcpsum/internal/safeio"
 )
 
@@ -13,11 +14,17 @@ import (
 // beside the lock (ORG.sync.json) for `fleet status`: the serial and
 // signer, where it came from, when, and the log checkpoint its surfaces
 // were checked against. It is local state mcpsum writes; the release
-// statement and its bundle stay the organisation's signed word.
+// statement and its bundle stay the organisation's signed word. Highest is
+// the highest serial of the org lock Name this machine ever installed: a
+// rollback floor that holds when the statement is removed (a reset after
+// a broken one), so only removing the record too lowers it.
 type Record struct {
+	Name     string      `json:"name"`
 	Serial   int64       `json:"serial"`
+	Highest  int64       `json:"highestSerial"`
 	Signer   string      `json:"signer"`
 	Lockfile string      `json:"lockfile"`
+	Expires  time.Time   `json:"expires"`
 	From     string      `json:"from"`
 	Synced   time.Time   `json:"synced"`
 	Log      *Checkpoint `json:"log"`
@@ -40,8 +47,14 @@ func readRecord(lockPath string) (*Record, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	var r Record
-	if err := dec.Decode(&r); err != nil {
-		return nil, fmt.Errorf("sync record %s: %v (it is written by mcpsum fleet sync; run the sync again to rewrite it)", quote(p), err)
+	err = dec.Decode(&r)
+	if err == nil && (CheckName(r.Name) != nil || r.Serial < 1 || r.Highest < r.Serial || !validDigest(r.Lockfile)) {
+		err = errors.New("not a record mcpsum fleet sync wrote")
+	}
+	if err != nil {
+		// It holds the rollback floor: sync does not guess it.
+		return nil, hint.Errorf("remove it and run mcpsum fleet sync again (the installed release statement is then the only rollback floor)",
+			"sync record %s: %v", quote(p), err)
 	}
 	return &r, nil
 }

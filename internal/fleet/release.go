@@ -4,7 +4,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/mcpsum/mcpsum/internal/termtext"
 )
@@ -25,17 +28,67 @@ const (
 const ReleaseFormat = 1
 
 // Release is the signed statement that makes a lock an organisation's
-// release: its serial, and the digest of the lock's exact bytes. The
+// release: which org lock it is (its name: an organisation signing two
+// org locks with one key must not have one served as the other), its
+// serial, when it stops being valid (a mirror cannot hold a machine on an
+// old release forever), and the digest of the lock's exact bytes. The
 // signature covers these bytes, so the serial belongs to that lock alone.
 type Release struct {
+	Name     string
 	Serial   int64
-	Lockfile string // "sha256:" + hex of the lock's bytes
+	Expires  time.Time // UTC, whole seconds
+	Lockfile string    // "sha256:" + hex of the lock's bytes
 }
+
+// releaseMembers are the statement's members, in the order Marshal writes.
+var releaseMembers = []string{"mcpsumRelease", "name", "serial", "expires", "lockfile"}
 
 // Marshal is the statement as it is signed and published: deterministic,
 // two-space indented, with a final newline.
 func (r Release) Marshal() []byte {
-	return fmt.Appendf(nil, "{\n  \"mcpsumRelease\": %d,\n  \"serial\": %d,\n  \"lockfile\": %q\n}\n", ReleaseFormat, r.Serial, r.Lockfile)
+	return fmt.Appendf(nil, "{\n  \"mcpsumRelease\": %d,\n  \"name\": %q,\n  \"serial\": %d,\n  \"expires\": %q,\n  \"lockfile\": %q\n}\n",
+		ReleaseFormat, r.Name, r.Serial, r.Expires.UTC().Format(time.RFC3339), r.Lockfile)
+}
+
+// Expired reports whether the release is no longer valid at now.
+func (r Release) Expired(now time.Time) bool { return !now.Before(r.Expires) }
+
+// lockName is an org lock's release name (fleet release --name, the trust
+// file's "name"): what the statement says it is for.
+var lockName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+
+// CheckName reports a release name that is not 1 to 64 letters, digits,
+// '.', '_' or '-' (starting with a letter or digit).
+func CheckName(n string) error {
+	if !lockName.MatchString(n) {
+		return fmt.Errorf("name %s: want 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit", termtext.Quoted(n, 80))
+	}
+	return nil
+}
+
+// MaxValidFor is the longest a release may be valid: a machine a mirror
+// holds on an old release learns of it within this time at most.
+const MaxValidFor = 366 * 24 * time.Hour
+
+// ParseValidFor reads fleet release's --valid-for: a number of days ("30d")
+// or a Go duration ("720h", "90m"), positive and at most MaxValidFor.
+func ParseValidFor(s string) (time.Duration, error) {
+	var d time.Duration
+	var err error
+	if n, ok := strings.CutSuffix(s, "d"); ok {
+		var days int
+		days, err = strconv.Atoi(n)
+		d = time.Duration(days) * 24 * time.Hour
+		if days > 366 {
+			d = MaxValidFor + 1
+		}
+	} else {
+		d, err = time.ParseDuration(s)
+	}
+	if err != nil || d <= 0 || d > MaxValidFor {
+		return 0, usage("--valid-for %s: want a duration from 1s to 366d (\"30d\", \"12h\")", quote(s))
+	}
+	return d, nil
 }
 
 // Digest is the digest a release names for data.
@@ -44,15 +97,16 @@ func Digest(data []byte) string {
 	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
-// ParseRelease reads a release statement strictly: the three members and
-// nothing else, each once, the format version this mcpsum knows, a serial
-// from 1 to 2^53-1 and a SHA-256 digest.
+// ParseRelease reads a release statement strictly: the five members and
+// nothing else, each once, the format version this mcpsum knows, a name,
+// a serial from 1 to 2^53-1, an expiry in RFC 3339 UTC and a SHA-256
+// digest.
 func ParseRelease(data []byte) (Release, error) {
-	m, err := object(data, []string{"mcpsumRelease", "serial", "lockfile"}, true)
+	m, err := object(data, releaseMembers, true)
 	if err != nil {
 		return Release{}, fmt.Errorf("release statement: %v", err)
 	}
-	for _, k := range []string{"mcpsumRelease", "serial", "lockfile"} {
+	for _, k := range releaseMembers {
 		if m[k] == nil {
 			return Release{}, fmt.Errorf("release statement: no %q member", k)
 		}
@@ -62,6 +116,12 @@ func ParseRelease(data []byte) (Release, error) {
 	}
 	var r Release
 	var ok bool
+	if r.Name, ok = str(m["name"]); !ok || CheckName(r.Name) != nil {
+		return Release{}, fmt.Errorf("release statement: name %s: want 1 to 64 letters, digits, '.', '_' or '-'", quoteValue(m["name"]))
+	}
+	if r.Expires, ok = expiry(m["expires"]); !ok {
+		return Release{}, fmt.Errorf("release statement: expires %s: want a time as RFC 3339 in UTC, such as \"2027-01-31T12:00:00Z\"", quoteValue(m["expires"]))
+	}
 	if r.Serial, ok = serial(m["serial"]); !ok {
 		return Release{}, fmt.Errorf("release statement: serial %s: want a whole number from 1 to %d", quoteValue(m["serial"]), maxSerial)
 	}
@@ -69,6 +129,17 @@ func ParseRelease(data []byte) (Release, error) {
 		return Release{}, fmt.Errorf("release statement: lockfile %s: want \"sha256:\" and 64 lower-case hex digits", quoteValue(m["lockfile"]))
 	}
 	return r, nil
+}
+
+// expiry decodes v as a JSON string holding a time in RFC 3339, UTC, whole
+// seconds: the one spelling Marshal writes.
+func expiry(v []byte) (time.Time, bool) {
+	s, ok := str(v)
+	if !ok {
+		return time.Time{}, false
+	}
+	t, err := time.Parse(time.RFC3339, s)
+	return t, err == nil && t.UTC().Format(time.RFC3339) == s
 }
 
 func validDigest(d string) bool {

@@ -2,12 +2,12 @@ package fleet
 
 import (
 	"fmt"
-	"io"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/mcpsum/mcpsum/internal/hint"
 	"github.com/mcpsum/mcpsum/internal/safeio"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 )
@@ -30,6 +30,7 @@ type StatusOptions struct {
 	Emit     EmitOptions // how the policies should name mcpsum (Lockfile is set from above)
 	Required []string    // clients whose policy must be in place (a missing one is drift)
 	Env      Env
+	Now      func() time.Time // the clock an expiry is read against (time.Now when nil)
 }
 
 // Report is what an MDM compliance check reads.
@@ -37,7 +38,10 @@ type Report struct {
 	Version    int            `json:"version"`
 	Lockfile   string         `json:"lockfile"`
 	Installed  bool           `json:"installed"`
+	Name       *string        `json:"name"`
 	Serial     *int64         `json:"serial"`
+	Expires    *time.Time     `json:"expires"`
+	Expired    bool           `json:"expired"`
 	Signer     *string        `json:"signer"`
 	LockDigest *string        `json:"lockDigest"`
 	Synced     *time.Time     `json:"synced"`
@@ -63,6 +67,9 @@ type ClientStatus struct {
 // whether it is still the lock its release names, and each client's policy
 // against what fleet emit would write for it. Drift is any difference.
 func Status(o StatusOptions) *Report {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
 	r := &Report{Version: StatusVersion, Lockfile: o.Lockfile, Mode: o.Emit.Mode, Problems: []string{}}
 	for _, n := range o.Required {
 		if _, ok := ClientByName(n); !ok {
@@ -90,20 +97,21 @@ func (r *Report) readLock(o StatusOptions) []Entry {
 		return nil
 	}
 	if err != nil {
-		r.Problems = append(r.Problems, err.Error())
+		r.Problems = append(r.Problems, problem(err))
 		return nil
 	}
 	r.Installed = true
 	// What sync installed is the organisation's word only while no one
 	// else can change it: a lock and release statement others may write
 	// could both be replaced, and nothing here checks the signature again.
+	insecure := false // the lock's path is reported: the policies' check says it once
 	if err := secureDir(filepath.Dir(o.Lockfile)); err != nil {
-		r.Problems = append(r.Problems, err.Error())
+		r.Problems, insecure = append(r.Problems, problem(err)), true
 	}
 	// (readRecord checks the record; a missing release is reported below.)
 	for _, s := range []string{"", ReleaseSuffix, BundleSuffix} {
 		if err := secureFile(o.Lockfile + s); err != nil && !missing(err) {
-			r.Problems = append(r.Problems, err.Error())
+			r.Problems, insecure = append(r.Problems, problem(err)), insecure || s == ""
 		}
 	}
 	d := Digest(data)
@@ -111,15 +119,19 @@ func (r *Report) readLock(o StatusOptions) []Entry {
 	if raw, err := safeio.ReadRegular(o.Lockfile+ReleaseSuffix, "release statement", maxRelease); err != nil {
 		r.Problems = append(r.Problems, fmt.Sprintf("no release statement beside the lock (%v): it was not installed by mcpsum fleet sync", err))
 	} else if rel, err := ParseRelease(raw); err != nil {
-		r.Problems = append(r.Problems, err.Error())
+		r.Problems = append(r.Problems, problem(err))
 	} else {
-		r.Serial = &rel.Serial
+		r.Name, r.Serial, r.Expires = &rel.Name, &rel.Serial, &rel.Expires
+		if r.Expired = rel.Expired(o.Now()); r.Expired {
+			r.Problems = append(r.Problems, fmt.Sprintf("release %d of %s expired at %s: the organisation must release again (mcpsum fleet release --name %s), then mcpsum fleet sync installs it",
+				rel.Serial, rel.Name, rel.Expires.Format(time.RFC3339), rel.Name))
+		}
 		if rel.Lockfile != d {
 			r.Problems = append(r.Problems, fmt.Sprintf("the installed lock is %s, but its release %d names %s: it was changed after fleet sync installed it", d, rel.Serial, rel.Lockfile))
 		}
 	}
 	if rec, err := readRecord(o.Lockfile); err != nil {
-		r.Problems = append(r.Problems, err.Error())
+		r.Problems = append(r.Problems, problem(err))
 	} else if rec != nil {
 		r.Signer, r.From, r.Log = &rec.Signer, &rec.From, rec.Log
 		t := rec.Synced
@@ -130,18 +142,18 @@ func (r *Report) readLock(o StatusOptions) []Entry {
 	}
 	f, err := lockfile.Parse(o.Lockfile, data)
 	if err != nil {
-		r.Problems = append(r.Problems, err.Error())
+		r.Problems = append(r.Problems, problem(err))
 		return nil
 	}
 	eo := o.Emit
 	eo.Lockfile = o.Lockfile
 	es, err := Entries(f, eo)
 	if err != nil {
-		r.Problems = append(r.Problems, err.Error())
+		r.Problems = append(r.Problems, problem(err))
 		return nil
 	}
-	if err := eo.LocalCheck(); err != nil {
-		r.Problems = append(r.Problems, err.Error())
+	if err := eo.localCheck(!insecure); err != nil {
+		r.Problems = append(r.Problems, problem(err))
 	}
 	return es
 }
@@ -189,39 +201,55 @@ func claudeSettingsExist(env Env) bool {
 	return fileExists(filepath.Join(filepath.Dir(dropins), "managed-settings.json"))
 }
 
-// WriteText renders the report for a person.
-func (r *Report) WriteText(w io.Writer) {
+// Text is the report for a person.
+func (r *Report) Text() string {
+	var w strings.Builder
 	if r.Installed {
-		fmt.Fprintf(w, "org lock   %s (%s)\n", r.Lockfile, deref(r.LockDigest))
+		fmt.Fprintf(&w, "org lock   %s (%s)\n", r.Lockfile, deref(r.LockDigest))
 	} else {
-		fmt.Fprintf(w, "org lock   %s: not installed\n", r.Lockfile)
+		fmt.Fprintf(&w, "org lock   %s: not installed\n", r.Lockfile)
 	}
 	if r.Serial != nil {
-		fmt.Fprintf(w, "release    %d, signed by %s, from %s, synced %s\n", *r.Serial, deref(r.Signer), deref(r.From), timeText(r.Synced))
+		fmt.Fprintf(&w, "release    %d of %s, signed by %s, from %s, synced %s\n", *r.Serial, deref(r.Name), deref(r.Signer), deref(r.From), timeText(r.Synced))
+		state := "valid until"
+		if r.Expired {
+			state = "EXPIRED at"
+		}
+		fmt.Fprintf(&w, "expires    %s %s\n", state, timeText(r.Expires))
 	}
 	if r.Log != nil {
-		fmt.Fprintf(w, "log        %s, tree of %d records (%s)\n", r.Log.Origin, r.Log.Size, r.Log.Hash)
+		fmt.Fprintf(&w, "log        %s, tree of %d records (%s)\n", r.Log.Origin, r.Log.Size, r.Log.Hash)
 	} else if r.Installed {
-		fmt.Fprintf(w, "log        not checked (MCPSUMDB was not set when it was synced, or no entry has a log key)\n")
+		fmt.Fprintf(&w, "log        not checked (MCPSUMDB was not set when it was synced, or no entry has a log key)\n")
 	}
 	for _, p := range r.Problems {
-		fmt.Fprintf(w, "  problem: %s\n", p)
+		fmt.Fprintf(&w, "  problem: %s\n", p)
 	}
 	for _, c := range r.Clients {
 		req := ""
 		if c.Required {
 			req = " (required)"
 		}
-		fmt.Fprintf(w, "%-15s %-9s %s%s\n", c.Client, c.State, deref(c.Path), req)
+		fmt.Fprintf(&w, "%-15s %-9s %s%s\n", c.Client, c.State, deref(c.Path), req)
 		for _, p := range c.Problems {
-			fmt.Fprintf(w, "  %s\n", p)
+			fmt.Fprintf(&w, "  %s\n", p)
 		}
 	}
 	if r.Drift {
-		fmt.Fprintln(w, "drift: the machine does not enforce the org lock as fleet emit would")
+		w.WriteString("drift: the machine does not enforce the org lock as fleet emit would\n")
 	} else {
-		fmt.Fprintln(w, "ok: no drift")
+		w.WriteString("ok: no drift\n")
 	}
+	return w.String()
+}
+
+// problem is err for the report: its message, then its next steps.
+func problem(err error) string {
+	out := err.Error()
+	for _, h := range hint.Of(err) {
+		out += " (" + h + ")"
+	}
+	return out
 }
 
 func deref(s *string) string {

@@ -40,8 +40,10 @@ type SyncResult struct {
 	Serial   int64
 	Previous int64 // the serial installed before (0: none)
 	Signer   string
-	Changed  bool // false: the same release was installed already
-	Repaired bool // the same serial, but an installed file did not match it
+	Name     string    // the org lock's release name
+	Expires  time.Time // when the release stops being valid
+	Changed  bool      // false: the same release was installed already
+	Repaired bool      // the same serial, but an installed file did not match it
 	Log      *Checkpoint
 }
 
@@ -88,32 +90,27 @@ func Sync(ctx context.Context, o SyncOptions) (*SyncResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	o.Note(fmt.Sprintf("release %d of %s is signed by %s (%s)", p.r.Serial, quote(src.from), signer.Name, p.r.Lockfile))
+	if err := admissible(p.r, trust, o.Now()); err != nil {
+		return nil, err
+	}
+	o.Note(fmt.Sprintf("release %d of %s (%s) is signed by %s (%s)", p.r.Serial, p.r.Name, quote(src.from), signer.Name, p.r.Lockfile))
 
 	lk, err := statefile.LockTimeout(dir, 30*time.Second)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w (another fleet sync runs)", quote(dir), err)
 	}
 	defer lk.Unlock()
-	res := &SyncResult{Path: to, Serial: p.r.Serial, Signer: signer.Name}
-	prev, same, err := installedState(to, p)
+	res := &SyncResult{Path: to, Serial: p.r.Serial, Signer: signer.Name, Name: p.r.Name, Expires: p.r.Expires}
+	st, err := installedState(to, p, trust.Name, o.Note)
 	if err != nil {
 		return nil, err
 	}
-	if prev != nil {
-		res.Previous = prev.Serial
-		switch {
-		case p.r.Serial < prev.Serial:
-			return nil, refuse(WhyRollback, "release %d is older than the installed release %d (a rollback)", p.r.Serial, prev.Serial)
-		case p.r.Serial == prev.Serial && p.r.Lockfile != prev.Lockfile:
-			return nil, refuse(WhyEquivocation, "release %d names lock %s, but release %d installed here names %s: one serial, two locks", p.r.Serial, p.r.Lockfile, prev.Serial, prev.Lockfile)
-		case p.r.Serial == prev.Serial && same:
-			o.Note(fmt.Sprintf("release %d is installed already; nothing changed", p.r.Serial))
-			return res, nil
-		case p.r.Serial == prev.Serial:
-			res.Repaired = true
-			o.Note(fmt.Sprintf("release %d is installed, but %s does not match it; installing it again", p.r.Serial, quote(to)))
-		}
+	if err := st.admits(p.r, res, o.Note); err != nil {
+		return nil, err
+	}
+	if st.same && st.prev.Serial == p.r.Serial {
+		o.Note(fmt.Sprintf("release %d is installed already; nothing changed", p.r.Serial))
+		return res, nil
 	}
 	if o.Log != nil {
 		state := o.StateDir
@@ -126,7 +123,8 @@ func Sync(ctx context.Context, o SyncOptions) (*SyncResult, error) {
 			return nil, err
 		}
 	}
-	rec := Record{Serial: p.r.Serial, Signer: signer.Name, Lockfile: p.r.Lockfile, From: src.from, Synced: o.Now().UTC().Truncate(time.Second), Log: res.Log}
+	rec := Record{Name: p.r.Name, Serial: p.r.Serial, Highest: max(p.r.Serial, st.highest), Signer: signer.Name, Lockfile: p.r.Lockfile,
+		Expires: p.r.Expires, From: src.from, Synced: o.Now().UTC().Truncate(time.Second), Log: res.Log}
 	if err := install(to, p, rec); err != nil {
 		return nil, err
 	}
@@ -179,18 +177,58 @@ func fetchVerified(ctx context.Context, src *source, trust *Trust, c attestproto
 	return p, signer, nil
 }
 
-// installedState reads the release installed at to (nil when none) and
-// reports whether every installed file is the one p would install.
-func installedState(to string, p *published) (*Release, bool, error) {
+// admissible refuses a release of another org lock than the trust file
+// names, one that expired, and one below the trust file's minSerial.
+func admissible(r Release, trust *Trust, now time.Time) error {
+	switch {
+	case r.Name != trust.Name:
+		return refuse(WhyName, "release %d is of the org lock %s, but %s names %s: a release of another org lock", r.Serial, quote(r.Name), quote(trust.Path), quote(trust.Name))
+	case r.Expired(now):
+		return &RefusedError{Why: WhyExpired, Err: hint.Errorf("the organisation must release again: 'mcpsum fleet release --name "+r.Name+" --serial N' with N above "+fmt.Sprint(r.Serial)+", published where sync fetches it",
+			"release %d of %s expired at %s (a mirror may be holding this machine on an old release)", r.Serial, r.Name, r.Expires.Format(time.RFC3339))}
+	case r.Serial < trust.MinSerial:
+		return refuse(WhyRollback, "release %d is below %s's minSerial %d (a rollback)", r.Serial, quote(trust.Path), trust.MinSerial)
+	}
+	return nil
+}
+
+// installed is what a sync finds installed of the trust file's org lock:
+// its release statement, the sync record, and the highest serial either
+// says this machine installed (the rollback floor).
+type installed struct {
+	prev    *Release // the installed statement (nil: none, or another org lock's)
+	rec     *Record  // the sync record (nil: none, or another org lock's)
+	highest int64
+	same    bool // every installed file is the one p would install
+}
+
+// installedState reads what is installed at to of the org lock name and
+// whether every installed file is the one p would install. A statement or
+// record of another org lock (the trust file was changed to name another)
+// is no floor for this one.
+func installedState(to string, p *published, name string, note func(string)) (*installed, error) {
+	st := &installed{}
+	rec, err := readRecord(to)
+	if err != nil {
+		return nil, err
+	}
+	if rec != nil && rec.Name == name {
+		st.rec, st.highest = rec, rec.Highest
+	}
 	raw, err := readInstalled(to+ReleaseSuffix, "installed release statement", maxRelease)
 	if raw == nil || err != nil {
-		return nil, false, err
+		return st, err
 	}
 	r, err := ParseRelease(raw)
 	if err != nil {
-		return nil, false, hint.Errorf("remove it to install the published release as the first one", "%s: %w", quote(to+ReleaseSuffix), err)
+		return nil, hint.Errorf("remove it to install the published release (the sync record keeps the rollback floor)", "%s: %w", quote(to+ReleaseSuffix), err)
 	}
-	same := bytes.Equal(raw, p.release)
+	if r.Name != name {
+		note(fmt.Sprintf("the installed release is of the org lock %s; the trust file names %s: installing its release", r.Name, name))
+		return st, nil
+	}
+	st.prev, st.highest = &r, max(st.highest, r.Serial)
+	st.same = bytes.Equal(raw, p.release)
 	for _, f := range []struct {
 		suffix string
 		want   []byte
@@ -198,15 +236,40 @@ func installedState(to string, p *published) (*Release, bool, error) {
 	}{{"", p.lock, maxLock}, {BundleSuffix, p.bundle, maxBundle}} {
 		b, err := readInstalled(to+f.suffix, "installed file", f.max)
 		if err != nil {
-			return nil, false, err
+			return nil, err
 		}
-		same = same && bytes.Equal(b, f.want)
+		st.same = st.same && bytes.Equal(b, f.want)
 	}
-	// The record status reads is part of an installation: a missing or
-	// broken one is repaired like an edited lock.
-	rec, err := readRecord(to)
-	same = same && err == nil && rec != nil && rec.Serial == r.Serial && rec.Lockfile == r.Lockfile
-	return &r, same, nil
+	// The record status reads is part of an installation: a missing one is
+	// repaired like an edited lock.
+	st.same = st.same && st.rec != nil && st.rec.Serial == r.Serial && st.rec.Lockfile == r.Lockfile && st.rec.Expires.Equal(r.Expires)
+	return st, nil
+}
+
+// admits refuses r when this machine installed a higher serial (a
+// rollback) or the same serial naming another lock, and fills in res.
+func (st *installed) admits(r Release, res *SyncResult, note func(string)) error {
+	last := st.prev
+	if last == nil && st.rec != nil {
+		last = &Release{Serial: st.rec.Serial, Lockfile: st.rec.Lockfile}
+	}
+	if last != nil {
+		res.Previous = last.Serial
+	}
+	switch {
+	case r.Serial < st.highest && (st.prev == nil || st.highest > st.prev.Serial):
+		return refuse(WhyRollback, "release %d is older than release %d this machine installed before (the sync record's highest serial; a rollback)", r.Serial, st.highest)
+	case r.Serial < st.highest:
+		return refuse(WhyRollback, "release %d is older than the installed release %d (a rollback)", r.Serial, st.highest)
+	case last == nil || r.Serial != last.Serial:
+		return nil
+	case r.Lockfile != last.Lockfile:
+		return refuse(WhyEquivocation, "release %d names lock %s, but release %d installed here names %s: one serial, two locks", r.Serial, r.Lockfile, last.Serial, last.Lockfile)
+	case !st.same:
+		res.Repaired = true
+		note(fmt.Sprintf("release %d is installed, but an installed file does not match it; installing it again", r.Serial))
+	}
+	return nil
 }
 
 // readInstalled reads a file sync installed; nil when it is not there.

@@ -22,10 +22,15 @@ type Signer struct {
 	Req  attestproto.VerifyRequest // Bundle is set for each check
 }
 
-// Trust is a trust file: the signers whose releases sync installs.
+// Trust is a trust file: which org lock this machine installs (Name, the
+// name its release statements must carry), the signers whose releases sync
+// installs, and optionally the lowest serial it accepts (MinSerial, which
+// holds a first sync, or one after a reset, to at least that release).
 type Trust struct {
-	Path    string
-	Signers []Signer
+	Path      string
+	Name      string
+	MinSerial int64 // 0: none
+	Signers   []Signer
 }
 
 var signerName = lazyRegexp(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
@@ -36,9 +41,10 @@ var signerMembers = []string{"name", "key", "certificateIdentity", "certificateI
 
 // ReadTrust reads the trust file at path:
 //
-//	{"signers": [{"name": "release-key", "key": "release.pub"}, ...]}
+//	{"name": "eng", "minSerial": 40, "signers": [{"name": "release-key", "key": "release.pub"}, ...]}
 //
-// Each signer has a unique name and either a key or a certificate identity
+// "name" is the org lock's release name (required); "minSerial" is
+// optional. Each signer has a unique name and either a key or a certificate identity
 // and issuer; key and trustedRoot paths are relative to the trust file's
 // folder. The file must be one only root or the caller can write.
 func ReadTrust(path string) (*Trust, error) {
@@ -63,16 +69,28 @@ func ReadTrust(path string) (*Trust, error) {
 }
 
 func parseTrust(path string, data []byte) (*Trust, error) {
-	top, err := object(data, []string{"signers"}, true)
+	top, err := object(data, []string{"name", "minSerial", "signers"}, true)
 	if err != nil {
 		return nil, err
 	}
+	t := &Trust{Path: path}
+	if top["name"] == nil {
+		return nil, errors.New(`no "name": write the org lock's name there, as 'mcpsum fleet release --name NAME' releases it ({"name": "eng", "signers": [...]}); sync installs only releases of that name`)
+	}
+	var ok bool
+	if t.Name, ok = str(top["name"]); !ok || CheckName(t.Name) != nil {
+		return nil, fmt.Errorf("\"name\" %s: want 1 to 64 letters, digits, '.', '_' or '-', as fleet release --name takes it", quoteValue(top["name"]))
+	}
+	if v := top["minSerial"]; v != nil {
+		if t.MinSerial, ok = serial(v); !ok {
+			return nil, fmt.Errorf("\"minSerial\" %s: want a whole number from 1 to %d", quoteValue(v), maxSerial)
+		}
+	}
 	list, ok := elements(top["signers"])
 	if !ok || len(list) == 0 {
-		return nil, errors.New(`want {"signers": [...]} with at least one signer`)
+		return nil, errors.New(`want {"name": "...", "signers": [...]} with at least one signer`)
 	}
 	dir := filepath.Dir(path)
-	t := &Trust{Path: path}
 	seen := map[string]bool{}
 	who := map[string]string{} // signerID -> name
 	for i, raw := range list {

@@ -37,11 +37,14 @@ import (
 func Explain(name string, entry *lockfile.Server, opts Options, err error) error {
 	var exit *process.ExitError
 	var to *mcpwire.TimeoutError
+	var ie *InstallError
 	var stderr []string
 	dir, _ := WorkDir(opts.Lockfile)
 	switch {
 	case err == nil:
 		return nil
+	case errors.As(err, &ie):
+		return explainInstall(name, entry, opts, ie)
 	case errors.As(err, &exit):
 		stderr = exit.Stderr
 	case errors.As(err, &to):
@@ -87,17 +90,8 @@ func envHint(name string, entry *lockfile.Server, opts Options, stderr string) s
 	if len(w) == 0 {
 		return ""
 	}
-	lp := opts.Lockfile
-	if lp == "" {
-		lp = "mcp.lock"
-	}
-	args := []string{"mcpsum", "lock", "--lockfile", lp, "--name", name}
-	for _, n := range slices.Concat(entry.EnvPassthrough, w) {
-		args = append(args, "--env", n)
-	}
-	args = append(append(args, "--"), entry.Command...)
 	return fmt.Sprintf("%s (it gets only PATH, HOME, TMPDIR and envPassthrough): %s; if it needs one, lock it with the ones it needs: %s",
-		lead, strings.Join(w, ", "), termtext.ShellArgs(args))
+		lead, strings.Join(w, ", "), lockWithEnv(name, entry, opts, w))
 }
 
 // envWord is a word of a server's stderr that could name a variable.
@@ -115,6 +109,35 @@ func namedIn(stderr string, env []string) []string {
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// lockWithEnv is the lock command that passes the entry's variables and w.
+func lockWithEnv(name string, entry *lockfile.Server, opts Options, w []string) string {
+	lp := opts.Lockfile
+	if lp == "" {
+		lp = "mcp.lock"
+	}
+	args := []string{"mcpsum", "lock", "--lockfile", lp, "--name", name}
+	for _, n := range slices.Concat(entry.EnvPassthrough, w) {
+		args = append(args, "--env", n)
+	}
+	args = append(append(args, "--"), entry.Command...)
+	return termtext.ShellArgs(args)
+}
+
+// explainInstall adds to a failed package install the variables of the
+// caller's environment it did not see and may need (a plain npx from the
+// user's shell sees them all), with the lock command that passes them.
+func explainInstall(name string, entry *lockfile.Server, opts Options, ie *InstallError) error {
+	if ie.Running {
+		return ie
+	}
+	w := InstallWithheld(entry.EnvPassthrough, ie.Output)
+	if len(w) == 0 {
+		return hint.Wrap(ie, "the install saw the server's variables (envPassthrough, PATH, HOME, TMPDIR) and npm's configuration, proxies and certificates (npm_config_*, HTTPS_PROXY, NODE_EXTRA_CA_CERTS, …); its full output is in "+ie.Log)
+	}
+	return hint.Wrap(ie, fmt.Sprintf("set in your environment but not seen by the install (it sees the server's variables and npm's configuration, proxies and certificates): %s; if the install needs one, lock it with it: %s",
+		strings.Join(w, ", "), lockWithEnv(name, entry, opts, w)))
 }
 
 // commonEnv are variables servers often fail without, directly inherited
@@ -146,9 +169,14 @@ func Withheld(env []string) []string {
 // line; the character set keeps anything a shell would read specially out.
 var npxFolder = lazyRegexp(`(/[A-Za-z0-9._@+~/-]*/_npx/[0-9a-f]{16})\b`)
 
+// missingModule is what node says it could not find.
+var missingModule = lazyRegexp(`Cannot find (?:module|package) '([^']{1,300})'`)
+
 // npxCacheHint names a half-installed npx cache folder when the server
 // failed on a missing file in it, and the command that removes it (npx
-// installs it afresh on the next start).
+// installs it afresh on the next start); an install that finished (the
+// folder's package.json is there) but lacks a file is the package's own
+// fault (broken upstream), and removing it changes nothing: it says so.
 func npxCacheHint(entry *lockfile.Server, text string) string {
 	if !strings.Contains(text, "ENOENT") && !strings.Contains(text, "Cannot find") && !strings.Contains(text, "MODULE_NOT_FOUND") {
 		return ""
@@ -170,6 +198,18 @@ func npxCacheHint(entry *lockfile.Server, text string) string {
 	}
 	if fi, err := os.Stat(dir); dir == "" || err != nil || !fi.IsDir() {
 		return ""
+	}
+	if filepath.Base(dir) != "_npx" {
+		if _, err := os.Stat(filepath.Join(dir, "package.json")); err == nil {
+			// npm writes the folder's package.json last: this install
+			// finished, and what is missing was never in it.
+			missing := ""
+			if m := missingModule().FindStringSubmatch(text); m != nil {
+				missing = " (" + termtext.TruncateQuote(m[1], 200) + ")"
+			}
+			return fmt.Sprintf("npx's install in %s is complete (its package.json is there), yet a file it needs is missing%s: the package as published, or a dependency version its ranges let in, lacks it; installing again gives the same, so removing the folder does not help: lock a version that works (another PKG@VERSION in the command) or report it to the package's authors",
+				termtext.ShellArg(dir), missing)
+		}
 	}
 	return fmt.Sprintf("npx's cache folder %s looks half-installed (an interrupted download leaves it so); remove it and start again: rm -rf %s",
 		termtext.ShellArg(dir), termtext.ShellArg(dir))

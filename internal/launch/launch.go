@@ -24,8 +24,12 @@ type Options struct {
 	// StartTimeout is the start-up allowance: how long after it was started
 	// a server may take to write its first line on stdout (0: Timeout).
 	StartTimeout time.Duration
-	MaxLine      int       // stdout line limit; 0 = mcpspec.MaxMessage
-	Stderr       io.Writer // raw copy of the server's stderr; nil = captured tail only
+	// InstallTimeout is how long installing a locked npx command's
+	// package may take before its start (npxinstall.go); it is not part
+	// of the start allowance (0: DefaultInstallTimeout).
+	InstallTimeout time.Duration
+	MaxLine        int       // stdout line limit; 0 = mcpspec.MaxMessage
+	Stderr         io.Writer // raw copy of the server's stderr; nil = captured tail only
 	// Note, if set, gets remarks about a server that do not fail it (for
 	// example a list it advertised but answered with method-not-found). It
 	// may be called from several goroutines at once.
@@ -81,6 +85,11 @@ func launch(name string, entry *lockfile.Server, opts Options) (process.Spec, fu
 	dir, err := WorkDir(opts.Lockfile)
 	if err != nil {
 		return process.Spec{}, nil, nil, fmt.Errorf("server %q: %w", name, err)
+	}
+	if entry.Policy == nil || entry.Policy.Sandbox == nil {
+		if err := installNpx(name, entry, dir, opts); err != nil {
+			return process.Spec{}, nil, nil, err
+		}
 	}
 	spec := process.Spec{
 		Argv:   entry.Command,
@@ -274,10 +283,12 @@ func observe(ctx context.Context, name string, entry *lockfile.Server, prefer st
 			return nil, nil, &VersionDroppedError{Server: name, Locked: entry.ProtocolVersion, Supported: ee.Supported}
 		}
 		var to *mcpwire.TimeoutError
-		if errors.As(err, &to) {
+		var ie *InstallError
+		if errors.As(err, &to) || errors.As(err, &ie) {
 			// No answer in its own era: probing would start it a second
 			// time (a cold npx download killed twice, its cache left
-			// half-written). A server is started once per command.
+			// half-written); an install that failed fails the same again.
+			// A server is started once per command.
 			return nil, nil, fmt.Errorf("server %q: %w", name, Explain(name, entry, opts, err))
 		}
 	}

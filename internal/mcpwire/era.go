@@ -131,7 +131,7 @@ func ProbeWithOptions(ctx context.Context, start func() (Transport, error), opts
 		if err == nil {
 			return c, h, nil
 		}
-		if note, ok := statefulHTTP(c, err); ok {
+		if note, ok := statefulHTTP(c, err, res); ok {
 			c, h, err = fallback(ctx, c, start, &o, note, discoverID)
 			if err == nil {
 				return c, h, nil
@@ -202,12 +202,20 @@ func legacySignal(err error) (string, error) {
 // only legacy versions: a stateful HTTP server answers server/discover
 // outside a session so (go-sdk's stateful handler: it cannot serve
 // 2026-07-28 there), meaning "initialize first", like -32022 listing only
-// legacy versions. On stdio such a result still fails the probe (the seed's
-// rule 2).
-func statefulHTTP(c *Client, err error) (string, bool) {
+// legacy versions. So is a result that is no DiscoverResult at all (no
+// supportedVersions, no resultType: the conformance suite's legacy servers
+// answer every method they do not know with an empty result). On stdio
+// such a result still fails the probe (the seed's rule 2).
+func statefulHTTP(c *Client, err error, res json.RawMessage) (string, bool) {
 	var ee *EraError
-	if _, isHTTP := c.t.(*HTTP); !isHTTP || !errors.As(err, &ee) || !ee.LacksModern || len(ee.Supported) == 0 {
+	if _, isHTTP := c.t.(*HTTP); !isHTTP || !errors.As(err, &ee) || !ee.LacksModern {
 		return "", false
+	}
+	if len(ee.Supported) == 0 {
+		if f, ferr := jsonscan.Fields(res, "supportedVersions", "resultType"); ferr != nil || f[0] != nil || f[1] != nil {
+			return "", false
+		}
+		return "server/discover over HTTP answered a result that is no DiscoverResult (no supportedVersions, no resultType); using initialize", true
 	}
 	for _, v := range ee.Supported {
 		if !mcpspec.IsVersion(v) || v >= mcpspec.Modern {

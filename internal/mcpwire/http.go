@@ -137,7 +137,7 @@ func (t *HTTP) ended(err error) {
 // surface of the session read after it.
 func (t *HTTP) renewed(first, renewed json.RawMessage) (func() error, error) {
 	if !bytes.Equal(first, renewed) {
-		return nil, hint.Errorf("run the command again", "remote server %s: the session expired (HTTP 404) and the new session's InitializeResult differs from the first one", t.s.URL())
+		return nil, hint.Errorf("run the command again", "remote server %s: the session expired and the new session's InitializeResult differs from the first one", t.s.URL())
 	}
 	return nil, nil
 }

@@ -3,6 +3,7 @@ package process
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"strconv"
 	"sync"
@@ -26,6 +27,7 @@ var guard struct {
 	subreaper  bool
 	undumpable bool
 	live       map[int]bool
+	kept       map[int]bool // children that are no servers (StartKept): never swept
 }
 
 // Guard readies the running program to start servers. On Linux it
@@ -171,6 +173,28 @@ func startGuarded(start func() error, pid func() int, idMaps bool) error {
 	return err
 }
 
+// startKept starts a child that is no server (StartKept): a sweep leaves
+// it alone until keptDone.
+func startKept(start func() error, pid func() int) error {
+	guard.mu.Lock()
+	defer guard.mu.Unlock()
+	if err := start(); err != nil {
+		return err
+	}
+	if guard.kept == nil {
+		guard.kept = map[int]bool{}
+	}
+	guard.kept[pid()] = true
+	return nil
+}
+
+// keptDone forgets a kept child once it is reaped.
+func keptDone(pid int) {
+	guard.mu.Lock()
+	delete(guard.kept, pid)
+	guard.mu.Unlock()
+}
+
 // reaped forgets a server once cmd.Wait has reaped it.
 func reaped(pid int) {
 	guard.mu.Lock()
@@ -194,7 +218,12 @@ func sweepOrphans(grace time.Duration) error {
 			guard.mu.Unlock()
 			return nil
 		}
-		orphans := childrenOf(os.Getpid(), guard.live)
+		skip := maps.Clone(guard.live)
+		if skip == nil {
+			skip = map[int]bool{}
+		}
+		maps.Copy(skip, guard.kept)
+		orphans := childrenOf(os.Getpid(), skip)
 		for _, pid := range orphans {
 			syscall.Kill(pid, syscall.SIGTERM)
 		}

@@ -95,3 +95,53 @@ func parentOf(pid int) int {
 	p, _ := strconv.Atoi(st.Field(4))
 	return p
 }
+
+// A child started with StartKept (a package install mcpsum runs before a
+// server) is no server's orphan: stopping the last server leaves it running
+// (the sweep ended such an install mid-write, npx's cold install of the
+// next server of a verify), and wait reaps it. Re-executed like the test
+// above, because Guard changes the whole process.
+func TestGuardKeepsKeptChild(t *testing.T) {
+	if os.Getenv(guardChildEnv) != "" {
+		keptChild(t)
+		return
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestGuardKeepsKeptChild$", "-test.count=1", "-test.v")
+	cmd.Env = append(os.Environ(), guardChildEnv+"="+t.TempDir())
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "--- PASS: TestGuardKeepsKeptChild") {
+		t.Fatalf("guard child: %v\n%s", err, out)
+	}
+}
+
+func keptChild(t *testing.T) {
+	if err := Guard(); err != nil {
+		t.Fatalf("Guard: %v", err)
+	}
+	inst := exec.Command("/bin/sh", "-c", "read line; echo got $line")
+	stdin, err := inst.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	inst.Stdout = &out
+	wait, err := StartKept(inst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := Start(Spec{Argv: []string{"/bin/sh", "-c", "exec cat"}, Env: []string{"PATH=/usr/bin:/bin"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Stop(time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Kill(inst.Process.Pid, 0); err != nil {
+		t.Fatalf("the kept child was ended when the last server stopped: %v", err)
+	}
+	stdin.Write([]byte("done\n"))
+	stdin.Close()
+	if err := wait(); err != nil || out.String() != "got done\n" {
+		t.Fatalf("kept child: %v, %q", err, out.String())
+	}
+}

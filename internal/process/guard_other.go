@@ -28,6 +28,8 @@ func Protections() ([]string, bool) {
 
 func startGuarded(start func() error, pid func() int, idMaps bool) error { return start() }
 func reaped(int)                                                         {}
+func startKept(start func() error, _ func() int) error                   { return start() }
+func keptDone(int)                                                       {}
 func sweepOrphans(time.Duration) error                                   { return nil }
 
 func hasIDMaps(*syscall.SysProcAttr) bool { return false }

@@ -128,6 +128,23 @@ func Start(spec Spec) (*Process, error) {
 	return p, nil
 }
 
+// StartKept starts cmd, a child that is no server and must not be ended
+// with one: a package install mcpsum runs before a server starts (ending it
+// mid-write leaves the package manager's cache broken). cmd is started as
+// the caller set it up (no process group or parent-death signal is added),
+// and a sweep of servers' orphans (Guard) never ends it. wait reaps it; call
+// it once.
+func StartKept(cmd *exec.Cmd) (wait func() error, err error) {
+	if err := startKept(cmd.Start, func() int { return cmd.Process.Pid }); err != nil {
+		return nil, err
+	}
+	return func() error {
+		err := cmd.Wait()
+		keptDone(cmd.Process.Pid)
+		return err
+	}, nil
+}
+
 func closeAll(fs ...*os.File) {
 	for _, f := range fs {
 		f.Close()

@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"github.com/mcpsum/mcpsum/internal/hint"
@@ -17,14 +18,17 @@ import (
 // remoteUpstream prepares the session with the remote server of the entry.
 // A sandbox policy cannot be enforced on a server that is not a process
 // here, so it stops the proxy (the lockfile refuses one too).
-func (p *Proxy) remoteUpstream() (upstream.Upstream, error) {
+func (p *Proxy) remoteUpstream(ctx context.Context) (upstream.Upstream, error) {
 	if pol := p.opts.Entry.Policy; pol != nil && pol.Sandbox != nil {
 		return nil, hint.Errorf("remove policy.sandbox from its entry", "it is a remote server (%s) and has a sandbox policy: there is no process here to confine", p.opts.Entry.URL)
 	}
 	if p.opts.Remote == nil {
 		return nil, errors.New("it is a remote server and the proxy was not told how to reach it")
 	}
-	spec := *p.opts.Remote
+	spec, err := p.opts.Remote(ctx)
+	if err != nil {
+		return nil, err
+	}
 	if spec.MaxMessage <= 0 {
 		spec.MaxMessage = p.opts.Pin.MaxLine
 	}
@@ -56,7 +60,7 @@ func (p *Proxy) sessionRenewed(_, result json.RawMessage) (wait func() error, er
 		p.handshakeFailed(err)
 		return nil, err
 	}
-	p.logf("the remote session expired (HTTP 404); a new session started; checking its surface again before calls go on")
+	p.logf("the remote session expired (the server no longer knew it); a new session started; checking its surface again before calls go on")
 	p.mu.Lock()
 	p.hello = h
 	need := p.life.checksStarted + 1

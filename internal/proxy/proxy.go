@@ -49,8 +49,12 @@ type Options struct {
 	// again after SIGTERM (0: 2s).
 	Grace time.Duration
 	// Remote says how to reach a remote entry's server (its URL and the
-	// headers with their values); required for a remote entry.
-	Remote *mcphttp.Spec
+	// headers with their values); required for a remote entry. It is asked
+	// when the server is started, after the client's handshake arrived, so
+	// an error (a header's variable unset, a sign-in spent) fails the
+	// client's handshake with its reason and the command that fixes it, as
+	// a local server that cannot start does.
+	Remote func(ctx context.Context) (mcphttp.Spec, error)
 	// Reauth, if set, gives a new Authorization value after a remote
 	// server refused refused (HTTP 401): an OAuth token refreshed.
 	Reauth func(ctx context.Context, refused, challenge string) (string, error)

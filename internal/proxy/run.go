@@ -67,6 +67,7 @@ func Serve(ctx context.Context, down Downstream, opts Options) error {
 	case <-p.life.upFailed:
 		why = "the server failed"
 		p.awaitHealthAnswers()
+		p.lingerAfterStartFailure(ctx, clientGone)
 	}
 	p.shutdown(why)
 	stopSup()
@@ -154,9 +155,13 @@ func (p *Proxy) shutdown(why string) {
 // check now and after every list_changed, until ctx ends or the session
 // fails or is quarantined.
 func (p *Proxy) supervise(ctx context.Context) {
-	up, cleanup, err := p.startUpstream()
+	up, cleanup, err := p.startUpstream(ctx)
 	if err != nil {
-		p.fail(fmt.Errorf("server %q could not be started: %w", p.opts.Name, err))
+		how := "could not be started"
+		if p.opts.Entry.Remote() {
+			how = "cannot be reached"
+		}
+		p.fail(fmt.Errorf("server %q %s: %w", p.opts.Name, how, err))
 		close(p.life.started)
 		return
 	}
@@ -219,9 +224,9 @@ func (p *Proxy) supervise(ctx context.Context) {
 
 // startUpstream starts the locked command, or prepares the session with a
 // remote server (httpcore.go).
-func (p *Proxy) startUpstream() (upstream.Upstream, func(), error) {
+func (p *Proxy) startUpstream(ctx context.Context) (upstream.Upstream, func(), error) {
 	if p.opts.Entry.Remote() {
-		up, err := p.remoteUpstream()
+		up, err := p.remoteUpstream(ctx)
 		return up, func() {}, err
 	}
 	proc, cleanup, err := p.start()

@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"context"
 	"encoding/json"
 	"time"
 
@@ -153,6 +154,33 @@ func (p *Proxy) noteClientInfo(line []byte, r *request, initParams jsonline.Span
 	if p.client.upInfo == nil {
 		p.client.upInfo = append(json.RawMessage{}, info...)
 		close(p.life.clientKnown)
+	}
+}
+
+// failLinger is how long a proxy whose server failed before its handshake
+// goes on answering the client (every request with the reason) unless the
+// client leaves first.
+const failLinger = 3 * time.Second
+
+// lingerAfterStartFailure: a server that failed before its own handshake
+// (it could not start, or a remote one cannot be reached: a variable
+// unset, no sign-in) is reported to the client as the answer to its
+// handshake. A client may try its handshake a second way after an error
+// (the go-sdk client falls back from server/discover to initialize): the
+// proxy ends only when the client leaves or failLinger has passed, so that
+// second try gets the reason too, not a closed pipe ("Connection closed").
+func (p *Proxy) lingerAfterStartFailure(ctx context.Context, clientGone <-chan struct{}) {
+	select {
+	case <-p.life.handshook:
+		return
+	default:
+	}
+	t := time.NewTimer(failLinger)
+	defer t.Stop()
+	select {
+	case <-clientGone:
+	case <-ctx.Done():
+	case <-t.C:
 	}
 }
 

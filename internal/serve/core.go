@@ -89,7 +89,7 @@ func (s *Server) startCore(e *entry, id identity, legacy bool, label string) *co
 		Pin:         s.cfg.Pin,
 		Stderr:      &prefixed{s: s, prefix: label},
 		Hooks:       hooks,
-		Remote:      e.remote,
+		Remote:      e.remoteSpec(),
 		Reauth:      e.reauth,
 		StepUp:      e.stepUp,
 		TokenPrefix: tp,
@@ -166,4 +166,15 @@ func (p *prefixed) Write(b []byte) (int, error) {
 	defer p.s.logMu.Unlock()
 	fmt.Fprintf(p.s.cfg.Stderr, "mcpsum serve: %s: %s", p.prefix, b)
 	return len(b), nil
+}
+
+// remoteSpec is the proxy's way to a remote entry: the spec read when the
+// server was prepared (serve reads credentials once, at New); nil for a
+// local entry.
+func (e *entry) remoteSpec() func(context.Context) (mcphttp.Spec, error) {
+	if e.remote == nil {
+		return nil
+	}
+	spec := *e.remote
+	return func(context.Context) (mcphttp.Spec, error) { return spec, nil }
 }

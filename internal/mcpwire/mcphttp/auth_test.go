@@ -25,7 +25,8 @@ func bearer(good string) answer {
 
 // A 401 without a Reauth hook ends the session with an *AuthError that
 // carries the challenge (raw for the sign-in, quoted for a message) and
-// names the --header way to pass credentials; a 403 too.
+// names the --header way to pass credentials; a 403 with a challenge too
+// (a 403 without one: TestForbiddenExplained).
 func TestAuthChallenge(t *testing.T) {
 	for _, code := range []int{http.StatusUnauthorized, http.StatusForbidden} {
 		f := newFake(t, statelessScript(func(w http.ResponseWriter, r *got) {
@@ -128,7 +129,8 @@ func TestReauthFails(t *testing.T) {
 }
 
 // A notification refused with 401 is reauthorized and sent again; a 403
-// ends the session and Send says so.
+// ends the session and Send says so, with the body the server explained
+// itself in.
 func TestReauthNotification(t *testing.T) {
 	f := newFake(t, map[key]answer{{"POST", "", "notifications/roots/list_changed"}: func(w http.ResponseWriter, r *got) {
 		if r.header.Get("Authorization") != "Bearer new" {
@@ -146,11 +148,37 @@ func TestReauthNotification(t *testing.T) {
 		t.Fatalf("%d POSTs", n)
 	}
 	f.set(key{"POST", "", "notifications/roots/list_changed"}, status(http.StatusForbidden, "no"))
-	var ae *AuthError
-	if err := s.Send(notification("notifications/roots/list_changed")); !errors.As(err, &ae) || ae.Status != 403 {
+	var hs *HTTPStatusError
+	if err := s.Send(notification("notifications/roots/list_changed")); !errors.As(err, &hs) || hs.Status != 403 || !strings.Contains(err.Error(), `"no`) {
 		t.Fatalf("Send: %v", err)
 	}
 	r.end(t)
+}
+
+// A 403 without an auth challenge is no request for credentials: the
+// server explains the refusal in its body (Playwright's MCP server: "Access
+// is only allowed at localhost:PORT"), so the request is unanswered with an
+// *HTTPStatusError that shows the body, escaped and shortened, and never
+// says "it needs credentials".
+func TestForbiddenExplained(t *testing.T) {
+	body := "Access is only allowed at localhost:1234\x1b[31m" + strings.Repeat(" and more", 100)
+	f := newFake(t, statelessScript(func(w http.ResponseWriter, r *got) { http.Error(w, body, http.StatusForbidden) }))
+	r := newRecorder()
+	s := open(t, f, r, r.sink(), Hooks{})
+	s.Send(callTool(1))
+	fl := r.nextUnanswered(t)
+	var hs *HTTPStatusError
+	if fl.id != "1" || !errors.As(fl.err, &hs) || hs.Status != 403 {
+		t.Fatalf("unanswered %s: %v", fl.id, fl.err)
+	}
+	msg := hs.Error()
+	if strings.Contains(msg, "needs credentials") || strings.ContainsRune(msg, 0x1b) || len(msg) > 400 {
+		t.Fatalf("message %q", msg)
+	}
+	errorHas(t, hs, "answered HTTP 403", "Access is only allowed at localhost:1234")
+	if s.Err() != nil {
+		t.Fatalf("the session ended: %v", s.Err())
+	}
 }
 
 // A call refused with 403 goes to Hooks.StepUp with the challenge: the

@@ -3,6 +3,7 @@ package mcphttp
 import (
 	"bytes"
 	"errors"
+	"io"
 
 	"github.com/mcpsum/mcpsum/internal/jsonscan"
 	"github.com/mcpsum/mcpsum/internal/termtext"
@@ -69,8 +70,52 @@ func what(m *envelope) string {
 
 // oneLine turns the line breaks of a JSON text into tabs: the same
 // whitespace between tokens, and still invalid inside a string, so a
-// message delivered as one line means what it meant.
-func oneLine(b []byte) []byte {
+// message delivered as one line means what it meant. The line breaks that
+// end the body (mcp-go's encoder ends every body with one) are its line's
+// end, not part of the message: they are dropped, so the line carries the
+// server's bytes and nothing more (bodyLines does the same for a body that
+// streams).
+func oneLine(b []byte) []byte { return oneLineAll(b[:len(b)-trailingBreaks(b)]) }
+
+// trailingBreaks is the length of the run of "\r" and "\n" that ends b.
+func trailingBreaks(b []byte) int {
+	n := 0
+	for n < len(b) && (b[len(b)-1-n] == '\n' || b[len(b)-1-n] == '\r') {
+		n++
+	}
+	return n
+}
+
+// bodyLine is oneLine for a body written in chunks as it arrives: a run
+// of line breaks at a chunk's end is held until more of the body follows
+// (then it was inside the message and goes on as tabs) or the body ends
+// (then it was its end and is dropped).
+type bodyLine struct {
+	w    io.Writer
+	held []byte
+}
+
+func (l *bodyLine) Write(chunk []byte) (int, error) {
+	n := trailingBreaks(chunk)
+	if n == len(chunk) {
+		l.held = append(l.held, chunk...)
+		return len(chunk), nil
+	}
+	if len(l.held) > 0 {
+		if _, err := l.w.Write(oneLineAll(l.held)); err != nil {
+			return 0, err
+		}
+		l.held = l.held[:0]
+	}
+	if _, err := l.w.Write(oneLineAll(chunk[:len(chunk)-n])); err != nil {
+		return 0, err
+	}
+	l.held = append(l.held, chunk[len(chunk)-n:]...)
+	return len(chunk), nil
+}
+
+// oneLineAll turns every line break of b into a tab (b is inside a body).
+func oneLineAll(b []byte) []byte {
 	for i, c := range b {
 		if c == '\n' {
 			b[i] = '\t'

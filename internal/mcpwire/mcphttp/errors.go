@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strings"
 
 	"github.com/mcpsum/mcpsum/internal/termtext"
 )
@@ -43,6 +44,15 @@ func (e *AuthError) Error() string {
 		msg += "; it asked with WWW-Authenticate: " + e.Challenge
 	}
 	return msg
+}
+
+// wantsCredentials: a 401, or a 403 with an auth challenge (RFC 6750's
+// insufficient_scope). A 403 without one is a refusal the server explains
+// in its body (Playwright's MCP server says to use localhost): it is an
+// *HTTPStatusError that shows the body, not "it needs credentials".
+func wantsCredentials(resp *http.Response) bool {
+	return resp.StatusCode == http.StatusUnauthorized ||
+		(resp.StatusCode == http.StatusForbidden && strings.TrimSpace(resp.Header.Get("WWW-Authenticate")) != "")
 }
 
 func authError(url string, resp *http.Response) error {

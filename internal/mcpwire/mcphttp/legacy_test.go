@@ -382,6 +382,104 @@ func TestGetStreamRenews(t *testing.T) {
 	}
 }
 
+// tsNoSession is the TypeScript SDK servers' answer to a session id they
+// do not know (after a restart): HTTP 400, not 404.
+const tsNoSession = `{"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: No valid session ID provided"},"id":null}`
+
+// A restarted server that answers the old session id with 400 (the
+// TypeScript SDK's) is renewed as after a 404, once a ping of the session
+// is refused too: the request goes on in the new session, and the new
+// session gets a GET stream, whose messages reach the sink (the old
+// session's GET stream had stopped: no stream was offered for it).
+func TestRenewalOn400(t *testing.T) {
+	f, inits := expiring(t, "")
+	f.set(key{"POST", "s1", "tools/list"}, jsonAnswer(400, nil, tsNoSession))
+	f.set(key{"POST", "s1", "ping"}, jsonAnswer(400, nil, tsNoSession))
+	f.set(key{"GET", "s2", ""}, sseAnswer(nil, data(logNote)))
+	r := newRecorder()
+	var renewed atomic.Int32
+	s := open(t, f, r, r.sink(), Hooks{Renewed: func(_, _ json.RawMessage) (func() error, error) {
+		renewed.Add(1)
+		return nil, nil
+	}})
+	handshake(t, s, r)
+	f.waitFor(key{"GET", "s1", ""}, 1)
+	s.Send(request(1, "tools/list", ""))
+	got := map[string]bool{}
+	for i := 0; i < 2; i++ {
+		got[r.next(t)] = true
+	}
+	if !got[logNote] || len(got) != 2 {
+		t.Fatalf("the sink got %v, want the answer and the new session's GET stream's message", got)
+	}
+	for m := range got {
+		if m != logNote && !strings.Contains(m, "echo") {
+			t.Fatalf("the sink got %q", m)
+		}
+	}
+	if inits.Load() != 2 || renewed.Load() != 1 || s.Renewals() != 1 {
+		t.Fatalf("%d initialize, %d Renewed, %d renewals", inits.Load(), renewed.Load(), s.Renewals())
+	}
+}
+
+// A 400 that is the request's own (the session answers a ping) renews
+// nothing: the request is unanswered with the 400, the session goes on,
+// and the ping's answer goes nowhere.
+func TestBadRequestIsNotExpiry(t *testing.T) {
+	f, inits := expiring(t, "")
+	f.set(key{"POST", "s1", "tools/list"}, status(http.StatusBadRequest, "Bad Request: invalid params"))
+	f.set(key{"POST", "s1", "ping"}, jsonAnswer(200, nil, `{"jsonrpc":"2.0","id":%ID,"result":{}}`))
+	r := newRecorder()
+	s := open(t, f, r, r.sink(), Hooks{})
+	handshake(t, s, r)
+	s.Send(request(1, "tools/list", ""))
+	fl := r.nextUnanswered(t)
+	var hs *HTTPStatusError
+	if fl.id != "1" || !errors.As(fl.err, &hs) || hs.Status != 400 {
+		t.Fatalf("unanswered %s: %v", fl.id, fl.err)
+	}
+	if inits.Load() != 1 || s.Renewals() != 0 || len(f.requests(key{"POST", "s1", "ping"})) != 1 {
+		t.Fatalf("%d initialize, %d renewals, pings %v", inits.Load(), s.Renewals(), f.keys())
+	}
+	r.quiet(t)
+	if s.Err() != nil {
+		t.Fatalf("the session ended: %v", s.Err())
+	}
+}
+
+// A request's SSE stream that the server closes before the answer, after
+// an event with an id and a retry field, is resumed (SEP-1699): a GET with
+// Last-Event-ID after the retry time, whose stream brings the answer to
+// the sink. A stream without event ids cannot be resumed: the request is
+// unanswered.
+func TestResumeClosedStream(t *testing.T) {
+	script := legacyScript()
+	script[key{"POST", "s1", "tools/call"}] = sseAnswer(nil, "id: p1\nretry: 10\ndata: \n\n")
+	script[key{"GET", "s1", ""}] = func(w http.ResponseWriter, r *got) {
+		if r.header.Get("Last-Event-ID") != "p1" {
+			status(http.StatusMethodNotAllowed, "")(w, r)
+			return
+		}
+		sseAnswer(nil, "id: p2\ndata: "+strings.ReplaceAll(callResult, "%ID", "5")+"\n\n")(w, r)
+	}
+	f := newFake(t, script)
+	r := newRecorder()
+	s := open(t, f, r, r.sink(), Hooks{})
+	handshake(t, s, r)
+	s.Send(request(5, "tools/call", `{"name":"echo"}`))
+	if m := r.next(t); m != strings.ReplaceAll(callResult, "%ID", "5") {
+		t.Fatalf("got %q", m)
+	}
+	f.set(key{"POST", "s1", "tools/call"}, sseAnswer(nil, ": no ids\n\n"))
+	s.Send(request(6, "tools/call", `{"name":"echo"}`))
+	if fl := r.nextUnanswered(t); fl.id != "6" {
+		t.Fatalf("unanswered %s: %v", fl.id, fl.err)
+	}
+	if n := len(f.requests(key{"GET", "s1", ""})); n != 2 {
+		t.Fatalf("%d GETs, want the stream's and one resumption", n)
+	}
+}
+
 // A renewal has a time limit: a server that expires the session and then
 // never answers the replayed initialize ends the session with an error
 // saying so, instead of holding the request forever.

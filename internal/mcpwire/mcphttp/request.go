@@ -26,7 +26,8 @@ func (s *Session) request(ctx context.Context, msg []byte, m *envelope) {
 	listen := m.method == "subscriptions/listen"
 	backoff := 250 * time.Millisecond
 	for again := false; ; again = true {
-		answered, err := s.exchange(ctx, msg, m, again)
+		var rp resumePoint
+		answered, err := s.exchange(ctx, msg, m, again, &rp)
 		switch {
 		case ctx.Err() != nil || s.ctx.Err() != nil:
 			return // cancelled, or the session is over
@@ -38,6 +39,9 @@ func (s *Session) request(ctx context.Context, msg []byte, m *envelope) {
 		case answered:
 			return
 		case !listen:
+			if s.resume(ctx, m, rp) {
+				return
+			}
 			s.sink.Unanswered(m.id, fmt.Errorf("remote server %s ended the answer's stream without answering %s", s.url, what(m)))
 			return
 		}
@@ -56,15 +60,14 @@ func (s *Session) request(ctx context.Context, msg []byte, m *envelope) {
 // told Unanswered (its POST failed: that request fails, not the session);
 // err ends the whole session (a redirect elsewhere, refused credentials,
 // a session that could not be renewed) or, for a listen, tries again.
-func (s *Session) exchange(ctx context.Context, msg []byte, m *envelope, reopen bool) (answered bool, err error) {
+func (s *Session) exchange(ctx context.Context, msg []byte, m *envelope, reopen bool, rp *resumePoint) (answered bool, err error) {
 	resp, sid, err := s.post(ctx, msg, m)
 	if err == nil && resp.StatusCode == http.StatusUnauthorized && s.reauthorize(ctx, resp.Request.Header.Get("Authorization"), resp.Header.Get("WWW-Authenticate")) {
 		drain(resp.Body)
 		resp, sid, err = s.post(ctx, msg, m)
 	}
-	if err == nil && resp.StatusCode == http.StatusNotFound && sid != "" {
-		drain(resp.Body)
-		if err := s.renew(sid, m.id); err != nil {
+	if err == nil && sid != "" && s.sessionGone(ctx, resp, sid) {
+		if err := s.renew(sid, resp.StatusCode, m.id); err != nil {
 			return false, err
 		}
 		resp, _, err = s.post(ctx, msg, m)
@@ -90,9 +93,9 @@ func (s *Session) exchange(ctx context.Context, msg []byte, m *envelope, reopen 
 	defer drain(resp.Body)
 	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	switch {
-	case resp.StatusCode == http.StatusForbidden && s.stepUp(resp, m):
+	case resp.StatusCode == http.StatusForbidden && wantsCredentials(resp) && s.stepUp(resp, m):
 		return true, nil
-	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
+	case wantsCredentials(resp):
 		return false, authError(s.url, resp)
 	case resp.StatusCode < 200 || resp.StatusCode > 299:
 		return true, s.refused(resp, m)
@@ -100,7 +103,7 @@ func (s *Session) exchange(ctx context.Context, msg []byte, m *envelope, reopen 
 		if reopen && s.hooks.Relistened != nil {
 			go s.hooks.Relistened()
 		}
-		return s.events(resp, m)
+		return s.events(resp, m, rp)
 	case ct == "application/json" && resp.StatusCode != http.StatusAccepted && resp.StatusCode != http.StatusNoContent:
 		return true, s.body(resp, m)
 	}
@@ -155,13 +158,14 @@ func (s *Session) body(resp *http.Response, m *envelope) error {
 		return err
 	}
 	w, end := s.sink.Long()
+	lw := &bodyLine{w: w}
 	n, buf := 0, make([]byte, 32<<10)
 	for chunk := head; ; {
 		if n += len(chunk); n > s.max {
 			err = &TooLargeError{Max: s.max}
 			break
 		}
-		if _, err = w.Write(oneLine(chunk)); err != nil {
+		if _, err = lw.Write(chunk); err != nil {
 			break
 		}
 		k, rerr := resp.Body.Read(buf)
@@ -189,12 +193,16 @@ func (s *Session) body(resp *http.Response, m *envelope) error {
 // MaxMessage, or one cut while it streamed into the sink, ends the session; a stream
 // that ends or breaks otherwise just ends (the request is Unanswered, a
 // listen or the GET stream reconnects).
-func (s *Session) events(resp *http.Response, m *envelope) (answered bool, err error) {
+func (s *Session) events(resp *http.Response, m *envelope, rp *resumePoint) (answered bool, err error) {
 	st := NewSSEStream(resp.Body, s.max, s.sink.Small, '\t')
 	defer st.Release()
+	if rp != nil {
+		defer func() { rp.id, rp.retry, rp.hasRetry = st.LastID, st.Retry, st.HasRetry }()
+	}
+	var sid string
 	if m == nil { // the GET stream goes on from the last event id it saw
 		s.mu.Lock()
-		st.LastID = s.sess.lastEvent
+		st.LastID, sid = s.sess.lastEvent, s.sess.id
 		s.mu.Unlock()
 	}
 	long := false
@@ -213,7 +221,9 @@ func (s *Session) events(resp *http.Response, m *envelope) (answered bool, err e
 		}
 		if m == nil {
 			s.mu.Lock()
-			s.sess.lastEvent = st.LastID
+			if s.sess.id == sid { // not a renewed session's: its ids are not the old one's
+				s.sess.lastEvent = st.LastID
+			}
 			s.mu.Unlock()
 		}
 		switch {
@@ -243,6 +253,75 @@ func (s *Session) events(resp *http.Response, m *envelope) (answered bool, err e
 			return done, nil
 		}
 	}
+}
+
+// resumePoint is where an SSE stream the server closed can be resumed: its
+// last event id and the reconnection time it set (SEP-1699).
+type resumePoint struct {
+	id       string
+	retry    time.Duration
+	hasRetry bool
+}
+
+// maxRetryWait bounds the reconnection time a server may set.
+const maxRetryWait = time.Minute
+
+// wait is how long to wait before resuming: the server's retry, else 1 s.
+func (rp resumePoint) wait() time.Duration {
+	if !rp.hasRetry {
+		return time.Second
+	}
+	return min(rp.retry, maxRetryWait)
+}
+
+// resume takes a legacy request whose answer's SSE stream the server
+// closed before the answer, having given its events ids: as SEP-1699 asks,
+// after the stream's retry time (else 1 s) mcpsum GETs the session's stream
+// with Last-Event-ID, and the server sends what followed, the answer among
+// it, there. It reports whether the request is settled (answered, or
+// cancelled meanwhile); false leaves it unanswered. A stream without event
+// ids cannot be resumed, nor a 2026-07-28 request (stateless: no session
+// to resume it in).
+func (s *Session) resume(ctx context.Context, m *envelope, rp resumePoint) bool {
+	if _, modern := modernOf(m); rp.id == "" || modern {
+		return false
+	}
+	for attempt := 0; attempt < 5; attempt++ {
+		select {
+		case <-time.After(rp.wait()):
+		case <-ctx.Done():
+			return true
+		}
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.url, nil)
+		if err != nil {
+			return false
+		}
+		s.mu.Lock()
+		sid := s.sess.id
+		s.mu.Unlock()
+		s.setHeaders(req.Header, sid)
+		req.Header.Set("Accept", "text/event-stream")
+		req.Header.Set("Last-Event-ID", rp.id)
+		resp, err := s.client.Do(req)
+		if err != nil {
+			return ctx.Err() != nil
+		}
+		ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+		if resp.StatusCode != http.StatusOK || ct != "text/event-stream" {
+			drain(resp.Body)
+			return false // no stream to resume (405), or an expired session
+		}
+		next := rp
+		answered, _ := s.events(resp, m, &next)
+		drain(resp.Body)
+		if answered || ctx.Err() != nil || s.ctx.Err() != nil {
+			return true
+		}
+		if next.id != "" {
+			rp = next
+		}
+	}
+	return false
 }
 
 // stepUp leaves a request the server refused with 403 Unanswered with

@@ -68,9 +68,9 @@ type Sink struct {
 // Hooks are what a session asks of its user during a legacy session's
 // renewal and when credentials are refused; each may be nil.
 type Hooks struct {
-	// Renewed: a legacy session expired (HTTP 404) and a new one answered
-	// initialize with renewed (first is the InitializeResult the session
-	// began with). An error ends the session; wait, if not nil, is called
+	// Renewed: a legacy session expired (HTTP 404, or a 400 a ping of the
+	// session confirmed) and a new one answered initialize with renewed
+	// (first is the InitializeResult the session began with). An error ends the session; wait, if not nil, is called
 	// before each of the caller's requests goes on in the new session
 	// (not its own, see Own): nil lets it go on, an error ends the session.
 	Renewed func(first, renewed json.RawMessage) (wait func() error, err error)
@@ -149,6 +149,7 @@ type legacySession struct {
 	initReq   []byte          // the initialize request, replayed when the session expires
 	first     json.RawMessage // the InitializeResult it began with
 	getOpen   bool            // the GET stream runs
+	getCancel func()          // ends the GET stream's current request (a renewal: the new session's stream)
 	lastEvent string          // the GET stream's last event id (Last-Event-ID when it reconnects)
 	renewErr  error           // the outcome of the last renewal
 	wait      func() error    // for calls on the renewed session: its surface check
@@ -317,9 +318,8 @@ func (s *Session) send(msg []byte, m *envelope) error {
 		if err != nil {
 			return err
 		}
-		if resp.StatusCode == http.StatusNotFound && sid != "" && !renewed {
-			drain(resp.Body)
-			if err := s.renew(sid, nil); err != nil {
+		if sid != "" && !renewed && s.sessionGone(ctx, resp, sid) {
+			if err := s.renew(sid, resp.StatusCode, nil); err != nil {
 				return err
 			}
 			renewed = true
@@ -332,7 +332,7 @@ func (s *Session) send(msg []byte, m *envelope) error {
 		}
 		defer drain(resp.Body)
 		switch {
-		case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
+		case wantsCredentials(resp):
 			return authError(s.url, resp)
 		case resp.StatusCode < 200 || resp.StatusCode > 299:
 			body, _ := readAtMost(resp.Body, 4<<10)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"time"
 
 	"github.com/mcpsum/mcpsum/internal/mcpspec"
 	"github.com/mcpsum/mcpsum/internal/termtext"
@@ -32,6 +33,11 @@ type SSEStream struct {
 	data  []byte
 	// LastID is the id of the last event dispatched (for Last-Event-ID).
 	LastID string
+	// Retry is the reconnection time the server last set with a retry
+	// field (SEP-1699: how long to wait before resuming a stream it
+	// closed); HasRetry says whether it set one.
+	Retry    time.Duration
+	HasRetry bool
 }
 
 // SSEEvent is one dispatched event: its type ("" is "message") and its data
@@ -86,6 +92,7 @@ var ErrSSECut = errors.New("the stream ended in the middle of an event")
 // event is the state of the event being read.
 type event struct {
 	typ, id  []byte
+	retry    []byte // the retry field's value (digits only, or it is ignored)
 	hasData  bool
 	hasID    bool
 	n        int       // bytes of data so far
@@ -101,6 +108,7 @@ const (
 	fieldData
 	fieldEvent
 	fieldID
+	fieldRetry
 )
 
 // Next returns the next event that has data. Comments, retry fields and
@@ -190,6 +198,8 @@ func (s *SSEStream) startLine(ev *event, frag []byte) (value []byte, sep bool) {
 		ev.field, ev.typ = fieldEvent, ev.typ[:0]
 	case "id":
 		ev.field, ev.id, ev.hasID = fieldID, ev.id[:0], true
+	case "retry":
+		ev.field, ev.retry = fieldRetry, ev.retry[:0]
 	}
 	return value, sep
 }
@@ -208,6 +218,16 @@ func (s *SSEStream) value(ev *event, b []byte, complete bool, spill func(string)
 			ev.id = append(ev.id, b...)
 		}
 		return nil
+	case fieldRetry:
+		if len(ev.retry)+len(b) <= 9 {
+			ev.retry = append(ev.retry, b...)
+		} else {
+			ev.retry = append(ev.retry[:0], 'x') // too long: ignored
+		}
+		if complete {
+			s.setRetry(ev.retry)
+		}
+		return nil
 	case fieldSkip:
 		return nil
 	}
@@ -221,6 +241,23 @@ func (s *SSEStream) value(ev *event, b []byte, complete bool, spill func(string)
 		b, ev.pendCR = b[:len(b)-1], true
 	}
 	return s.emit(ev, b, spill)
+}
+
+// setRetry takes a complete retry field: as the SSE specification says, a
+// value of ASCII digits only sets the reconnection time (in
+// milliseconds); any other is ignored.
+func (s *SSEStream) setRetry(v []byte) {
+	if len(v) == 0 {
+		return
+	}
+	n := 0
+	for _, c := range v {
+		if c < '0' || c > '9' {
+			return
+		}
+		n = n*10 + int(c-'0')
+	}
+	s.Retry, s.HasRetry = time.Duration(n)*time.Millisecond, true
 }
 
 // emit adds b to the event's data: kept while the data is small, else

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"time"
 )
 
 // oneByteReader hands out one byte per Read, so every line crosses reads.
@@ -55,5 +56,33 @@ func TestSSEStreamSpill(t *testing.T) {
 	s = NewSSEStream(strings.NewReader("data: "+strings.Repeat("data:\n", 5000)+"\n"), 1024, 100, '\t')
 	if _, err := s.Next(nil); !errors.Is(err, ErrTooLarge) {
 		t.Fatalf("empty data lines past the cap: %v", err)
+	}
+}
+
+// A retry field of ASCII digits sets the reconnection time (SEP-1699); any
+// other value is ignored, as the SSE specification says; an event with an
+// id and empty data (a priming event) is not dispatched but sets LastID.
+func TestSSERetryField(t *testing.T) {
+	for _, tc := range []struct {
+		in    string
+		retry time.Duration
+		has   bool
+	}{
+		{"id: e1\nretry: 500\ndata: \n\n", 500 * time.Millisecond, true},
+		{"retry: 5x\n\n", 0, false},
+		{"retry:\n\n", 0, false},
+		{"retry: 1234567890123\n\n", 0, false},
+		{"retry: 10\r\nretry: 20\n\n", 20 * time.Millisecond, true},
+	} {
+		st := NewSSEStream(oneByteReader{strings.NewReader(tc.in)}, 0, 0, '\n')
+		if _, err := st.Next(nil); err != io.EOF {
+			t.Fatalf("%q: %v", tc.in, err)
+		}
+		if st.Retry != tc.retry || st.HasRetry != tc.has {
+			t.Errorf("%q: retry %v %v, want %v %v", tc.in, st.Retry, st.HasRetry, tc.retry, tc.has)
+		}
+		if strings.HasPrefix(tc.in, "id: e1") && st.LastID != "e1" {
+			t.Errorf("%q: LastID %q", tc.in, st.LastID)
+		}
 	}
 }
