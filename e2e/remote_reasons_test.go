@@ -50,11 +50,11 @@ func TestProxyRemoteReasonReachesClient(t *testing.T) {
 	cmd.Env = append(os.Environ(), state)
 	_, err := dial(cmd, "legacy", nil)
 	lock := filepath.Join(odir, "mcp.lock")
-	want := "run 'mcpsum lock --lockfile " + lock + " --name oauthed' in a terminal to sign in"
+	want := "hint: sign in from a terminal: mcpsum lock --lockfile " + lock + " --name oauthed"
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Fatalf("no sign-in: the handshake got %v, want it to say %q", err, want)
 	}
-	args := strings.Fields(strings.TrimPrefix(want[strings.Index(want, "'")+1:strings.LastIndex(want, "'")], "mcpsum "))
+	args := strings.Fields(strings.TrimPrefix(want, "hint: sign in from a terminal: mcpsum "))
 	if _, stderr, code := mcpsum(t, odir, env, args...); code != 0 {
 		t.Fatalf("%v, as the error said: exit %d\n%s", args, code, stderr)
 	}
