@@ -32,12 +32,23 @@ type serveProc struct {
 // and waits until it listens. It is stopped with SIGTERM at the test's end.
 func startServe(t testing.TB, dir, tokenFile string, env []string, extra ...string) *serveProc {
 	t.Helper()
+	return startServeAt(t, freePort(t), dir, tokenFile, env, extra...)
+}
+
+// freePort is a loopback port free a moment ago.
+func freePort(t testing.TB) string {
+	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	port := strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
-	l.Close()
+	defer l.Close()
+	return strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+}
+
+// startServeAt is startServe on the given port.
+func startServeAt(t testing.TB, port, dir, tokenFile string, env []string, extra ...string) *serveProc {
+	t.Helper()
 	if tokenFile == "" {
 		tokenFile = filepath.Join(dir, "serve-token")
 	}

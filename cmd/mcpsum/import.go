@@ -19,6 +19,7 @@ import (
 
 type importFlags struct {
 	lockfile, client, project, name *string
+	serveURL                        *string
 	write, undo, resolve, trust     *bool
 	withDisabled, strict            *bool
 	timeout, start                  *int
@@ -39,10 +40,11 @@ func (a *app) importCommand() *ffcli.Command {
 		timeout:      fs.Int("timeout-secs", defaultTimeoutSecs, "seconds to wait for each answer of a server once it has started"),
 		start:        startTimeoutFlag(fs),
 		strict:       fs.Bool("strict", false, "refuse to write (exit 1) when an imported server shadows another server's tools"),
+		serveURL:     fs.String("serve-url", "", "point each imported entry at mcpsum serve here (http://127.0.0.1:PORT or https://HOST[:PORT]) instead of running mcpsum proxy; the token comes from $MCPSUM_SERVE_TOKEN"),
 	}
 	return &ffcli.Command{
 		Name:       "import",
-		ShortUsage: "mcpsum import [--lockfile F] [--client NAME | FILE] [--project DIR] [--write] [--trust-project] [--include-disabled] [--resolve-versions] [--strict] [--timeout-secs S] [--start-timeout-secs S]\n  or   mcpsum import --undo [--name N] (--client NAME | FILE)\n  or   mcpsum import            # list the client configs found",
+		ShortUsage: "mcpsum import [--lockfile F] [--client NAME | FILE] [--project DIR] [--write] [--trust-project] [--include-disabled] [--resolve-versions] [--strict] [--serve-url URL] [--timeout-secs S] [--start-timeout-secs S]\n  or   mcpsum import --undo [--name N] (--client NAME | FILE)\n  or   mcpsum import            # list the client configs found",
 		ShortHelp:  "lock the servers of an MCP client's config and put them behind mcpsum proxy",
 		LongHelp: strings.TrimSpace(`
 import reads the servers of a client's config (--client NAME, or the
@@ -76,6 +78,17 @@ only the entries mcpsum changed (--name N: just that one). Codex's TOML is
 not rewritten: import prints the lines to paste. Running import again
 changes nothing: entries that already run mcpsum proxy are recognised.
 
+With --serve-url URL (where mcpsum serve answers, e.g.
+http://127.0.0.1:8808) each imported entry is replaced, whole, by one
+pointing the client at URL/servers/NAME/mcp with the header
+"Authorization: Bearer" followed by the variable MCPSUM_SERVE_TOKEN in the
+client's syntax (${MCPSUM_SERVE_TOKEN} for Claude Code and Gemini CLI,
+${env:MCPSUM_SERVE_TOKEN} for Cursor, VS Code, Windsurf, Devin; Codex's
+snippet names it in bearer_token_env_var). Set that variable to the
+content of serve's --token-file where the client starts. A client whose
+config cannot take a header from a variable (Claude Desktop, Zed, Cline,
+LM Studio) is refused. --undo puts the entries back as before.
+
 After locking, the listing names the shadowing between the imported servers
 and the lock's others (as lock warns of it); with --strict it is an error
 (exit 1) and nothing is written.
@@ -103,7 +116,22 @@ With neither --client nor FILE, import lists the config files it finds.`),
 			}
 			dirs := clientconfig.DirsFromEnv(*f.project)
 			if *f.undo {
+				if *f.serveURL != "" {
+					return usageErr("--serve-url applies to an import, not to --undo (which puts back whatever the last --write changed)")
+				}
 				return a.importUndo(dirs, client, file, *f.name)
+			}
+			serve := ""
+			if *f.serveURL != "" {
+				var err error
+				if serve, err = importer.ServeBase(*f.serveURL); err != nil {
+					return &exitError{code: exitUsage, err: err}
+				}
+				if client != nil {
+					if err := client.CanServe(); err != nil {
+						return &exitError{code: exitUsage, err: err}
+					}
+				}
 			}
 			if *f.name != "" {
 				return usageErr("--name applies to --undo only (import takes the servers' names from the config)")
@@ -116,6 +144,11 @@ With neither --client nor FILE, import lists the config files it finds.`),
 			if err != nil {
 				return err
 			}
+			for _, cfg := range cfgs {
+				if err := cfg.Client.CanServe(); serve != "" && err != nil {
+					return &exitError{code: exitUsage, err: err}
+				}
+			}
 			o := importer.Options{Dirs: dirs, IncludeDisabled: *f.withDisabled, Resolve: *f.resolve}
 			if o.Self, err = importer.SelfPath(); err != nil {
 				return err
@@ -125,20 +158,20 @@ With neither --client nor FILE, import lists the config files it finds.`),
 					o.Lockfile = *f.lockfile
 				}
 			})
-			return a.importConfigs(ctx, cfgs, o, f)
+			return a.importConfigs(ctx, cfgs, o, f, serve)
 		},
 	}
 }
 
 // importConfigs shows the plan of every config (nothing runs), then
 // applies it (importer.Apply) and renders what Apply reports.
-func (a *app) importConfigs(ctx context.Context, cfgs []*clientconfig.Config, o importer.Options, f importFlags) error {
+func (a *app) importConfigs(ctx context.Context, cfgs []*clientconfig.Config, o importer.Options, f importFlags, serve string) error {
 	groups, err := importer.Plan(ctx, cfgs, o)
 	if err != nil {
 		return err
 	}
 	importer.WritePlan(a.stdout, groups)
-	ao := importer.ApplyOptions{Self: o.Self, Write: *f.write, Locker: a.writeOptions(*f.strict), Event: a.importEvent, Now: time.Now,
+	ao := importer.ApplyOptions{Self: o.Self, Serve: serve, Write: *f.write, Locker: a.writeOptions(*f.strict), Event: a.importEvent, Now: time.Now,
 		Pin: launch.Options{Timeout: time.Duration(*f.timeout) * time.Second, StartTimeout: time.Duration(*f.start) * time.Second,
 			Note: a.noter("import"), Authorize: a.authorizer("import"), Step: a.step},
 		Progress: a.lockProgress,

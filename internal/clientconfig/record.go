@@ -38,6 +38,10 @@ type EntryChange struct {
 	// BeforeText is a remote entry's whole text before the write (it had
 	// no command line to put back).
 	BeforeText string `json:"beforeText,omitempty"`
+	// AfterText, for an entry import pointed at mcpsum serve (its whole
+	// value replaced), is the text written; BeforeText is then the whole
+	// entry before, whatever it was.
+	AfterText string `json:"afterText,omitempty"`
 }
 
 // maxRecords bounds the records kept per config (the oldest go first).

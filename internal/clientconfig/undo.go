@@ -145,7 +145,14 @@ func restoreEntries(o UndoOptions, path, target string, cur []byte, rec Record, 
 			continue
 		}
 		i := slices.IndexFunc(cfg.Entries, func(e Entry) bool { return e.Key() == Key{ch.Scope, ch.Name} })
-		if i >= 0 && slices.Equal(cfg.Entries[i].Argv, ch.After) && ch.BeforeText != "" {
+		if i >= 0 && ch.AfterText != "" {
+			if cfg.Entries[i].EntryText(cur) == ch.AfterText && ch.BeforeText != "" {
+				texts[Key{ch.Scope, ch.Name}] = ch.BeforeText // an entry pointed at mcpsum serve: its whole text
+				res.Restored = append(res.Restored, ch)
+			} else {
+				res.Left = append(res.Left, ch)
+			}
+		} else if i >= 0 && slices.Equal(cfg.Entries[i].Argv, ch.After) && ch.BeforeText != "" {
 			texts[Key{ch.Scope, ch.Name}] = ch.BeforeText // a remote entry: its whole text
 			res.Restored = append(res.Restored, ch)
 		} else if i >= 0 && slices.Equal(cfg.Entries[i].Argv, ch.After) {
@@ -186,8 +193,8 @@ func removeBackup(stateDir, target, backup string) {
 }
 
 // putBack gives the entries in argv their command lines back, then the
-// entries in texts (remote ones) their whole text; each restored remote
-// entry must read back as a remote entry again.
+// entries in texts (remote ones, and those pointed at mcpsum serve) their
+// whole text; each must read back as exactly that text.
 func putBack(cfg *Config, argv map[Key][]string, texts map[Key]string) ([]byte, error) {
 	data := cfg.Src
 	if len(argv) > 0 {
@@ -218,8 +225,8 @@ func putBack(cfg *Config, argv map[Key][]string, texts map[Key]string) ([]byte, 
 		return nil, fmt.Errorf("%s: the restored remote entries do not read back (nothing restored): %w", cfg.Path, err)
 	}
 	for _, e := range again.Entries {
-		if _, ok := texts[e.Key()]; ok && e.Status != Remote {
-			return nil, fmt.Errorf("%s: server %q does not read back as the remote entry it was (nothing restored)", cfg.Path, e.Name)
+		if t, ok := texts[e.Key()]; ok && e.EntryText(out) != t {
+			return nil, fmt.Errorf("%s: server %q does not read back as the entry it was (nothing restored)", cfg.Path, e.Name)
 		}
 	}
 	return out, nil

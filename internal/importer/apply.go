@@ -22,6 +22,9 @@ import (
 type ApplyOptions struct {
 	Self  string // this mcpsum's absolute path (Options.Self)
 	Write bool   // lock and rewrite; otherwise show the rewrites only
+	// Serve, when set, is mcpsum serve's base URL (ServeBase): the
+	// rewritten entries point at it instead of running mcpsum proxy.
+	Serve string
 	// Pin is how each server is locked; Apply sets Lockfile per group.
 	Pin    launch.Options
 	Locker locker.Options
@@ -241,7 +244,7 @@ func (o *ApplyOptions) lock(ctx context.Context, g *Group) error {
 // with a locked server: its command and args become mcpsum proxy.
 func (o *ApplyOptions) rewrite(g *Group) error {
 	var firstErr error
-	for _, rw := range Rewrites(g, o.Self) {
+	for _, rw := range Rewrites(g, o.Self, o.Serve) {
 		o.Event(Event{Kind: Rewriting, Rewrite: rw, Write: o.Write})
 		if rw.Snippet != "" {
 			continue

@@ -56,7 +56,7 @@ func TestPlanRemote(t *testing.T) {
 		t.Errorf("a header value reached the plan:\n%s", text)
 	}
 	// The rewrite of the Cursor config hands the variable to the proxy.
-	rws := Rewrites(g, "/bin/mcpsum")
+	rws := Rewrites(g, "/bin/mcpsum", "")
 	if len(rws) != 3 || rws[0].Err != nil || !strings.Contains(string(rws[0].Data), `"env": {"SAAS": "${env:SAAS}"}`) {
 		t.Fatalf("rewrites: %d, first %+v", len(rws), rws[0])
 	}

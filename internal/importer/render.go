@@ -59,15 +59,15 @@ func WriteDryRun(w io.Writer, locks []string) {
 func WriteRewrite(w io.Writer, rw *Rewrite, write bool) {
 	cfg := rw.Config
 	fmt.Fprintln(w)
+	for _, n := range rw.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
 	if rw.Snippet != "" {
 		fmt.Fprintf(w, "%s is %s, which mcpsum does not rewrite (it would lose comments). In each table below, replace the lines that say how to start the server (command and args; url and its header lines for a remote one) with these:\n\n%s", q(cfg.Path), cfg.Client.Format, rw.Snippet)
 		return
 	}
 	if rw.Err != nil {
 		return
-	}
-	for _, n := range rw.Notes {
-		fmt.Fprintf(w, "note: %s\n", n)
 	}
 	verb := "would change"
 	if write {

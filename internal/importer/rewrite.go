@@ -16,7 +16,10 @@ import (
 type Rewrite struct {
 	Config *clientconfig.Config
 	Argv   map[clientconfig.Key][]string
-	Notes  []string // remarks on the proxy command lines (deduplicated)
+	// URLs, when import points the config at mcpsum serve, are the serve
+	// URLs each entry gets in place of its whole value (Argv is then empty).
+	URLs  map[clientconfig.Key]string
+	Notes []string // remarks on the proxy command lines (deduplicated)
 	// Snippet, for a format mcpsum does not rewrite (Codex's TOML), is the
 	// text to paste in place of each entry's lines; Data and Changes are
 	// then empty.
@@ -27,17 +30,24 @@ type Rewrite struct {
 }
 
 // Rewrites plans the change of every config of g with a locked server (a
-// candidate whose Err is nil). self is this mcpsum's absolute path.
-func Rewrites(g *Group, self string) []*Rewrite {
+// candidate whose Err is nil). self is this mcpsum's absolute path; serve,
+// when set, is mcpsum serve's base URL (ServeBase): each entry then points
+// at the server's URL there instead of running mcpsum proxy.
+func Rewrites(g *Group, self, serve string) []*Rewrite {
 	var out []*Rewrite
 	for _, cfg := range g.Configs {
 		rw := &Rewrite{Config: cfg, Argv: map[clientconfig.Key][]string{}}
+		if serve != "" {
+			rw.URLs = map[clientconfig.Key]string{}
+		}
 		for _, c := range g.Cands {
 			if c.Err != nil {
 				continue
 			}
 			for _, w := range c.Where {
-				if w.Config == cfg {
+				if w.Config == cfg && serve != "" {
+					rw.URLs[w.Key] = clientconfig.ServeURL(serve, c.Name)
+				} else if w.Config == cfg {
 					v, n := ProxyArgv(cfg, self, g.Lock, c.Name)
 					rw.Argv[w.Key] = v
 					for _, x := range n {
@@ -48,7 +58,12 @@ func Rewrites(g *Group, self string) []*Rewrite {
 				}
 			}
 		}
-		if len(rw.Argv) == 0 {
+		if len(rw.Argv)+len(rw.URLs) == 0 {
+			continue
+		}
+		if serve != "" {
+			rw.serve()
+			out = append(out, rw)
 			continue
 		}
 		if !cfg.CanRewrite() {
@@ -75,6 +90,13 @@ func (rw *Rewrite) Write(stateDir string, now time.Time) (string, error) {
 	for _, e := range cfg.Entries {
 		if v, ok := rw.Argv[e.Key()]; ok {
 			changes = append(changes, e.Change(cfg.Src, v))
+		}
+		if u, ok := rw.URLs[e.Key()]; ok {
+			after, err := cfg.Client.ServeEntry(u)
+			if err != nil {
+				return "", err
+			}
+			changes = append(changes, e.ServeChange(cfg.Src, after))
 		}
 	}
 	return clientconfig.Write(cfg.Path, cfg.Src, rw.Data, clientconfig.WriteOptions{
@@ -165,3 +187,35 @@ func Shared(groups []*Group) (lines, files []string) {
 	}
 	return lines, files
 }
+
+// serve plans the change of a config whose entries point at mcpsum serve:
+// the rewritten file, or for Codex's TOML the tables to paste; a note for
+// each entry whose env the client no longer passes (serve passes the
+// locked envPassthrough from its own environment).
+func (rw *Rewrite) serve() {
+	cfg := rw.Config
+	if err := cfg.Client.CanServe(); err != nil {
+		rw.Err = err
+		return
+	}
+	for _, e := range cfg.Entries {
+		if _, ok := rw.URLs[e.Key()]; ok && len(e.EnvNames) > 0 && e.Status != clientconfig.Remote {
+			rw.Notes = append(rw.Notes, fmt.Sprintf("%s: the entry's env (%s) goes with it; mcpsum serve passes the server these variables from its own environment, so start serve with them set (the backup keeps their values)", Label(e), strings.Join(e.EnvNames, ", ")))
+		}
+	}
+	rw.Notes = append(rw.Notes, fmt.Sprintf("%s sends mcpsum serve's token from the environment variable %s: set it to the content of serve's --token-file where %s starts", cfg.Client.Title, clientconfig.ServeTokenEnv, cfg.Client.Title))
+	if !cfg.CanRewrite() {
+		var b strings.Builder
+		for _, e := range cfg.Entries {
+			if u, ok := rw.URLs[e.Key()]; ok {
+				b.WriteString(clientconfig.ServeSnippet(cfg.Client.Roots[0][0], e.Name, u))
+			}
+		}
+		rw.Snippet = b.String()
+		return
+	}
+	rw.Data, rw.Changes, rw.Err = cfg.RewriteServe(rw.URLs)
+}
+
+// ServeBase checks import's --serve-url (mcpsum serve's base URL).
+func ServeBase(raw string) (string, error) { return clientconfig.ServeBase(raw) }
