@@ -200,7 +200,7 @@ func TestRemoteHeadersFromEnvironment(t *testing.T) {
 		t.Fatalf("verify with the token: exit %d\n%s", code, errOut)
 	}
 	out, errOut, code := mcpsum(t, dir, []string{"MY_TOKEN="}, "verify")
-	if code != 3 || !strings.Contains(out+errOut, "$MY_TOKEN, which is not set: export MY_TOKEN") {
+	if code != 3 || !strings.Contains(out+errOut, "$MY_TOKEN, which is not set\n") || !strings.Contains(out+errOut, "hint: export MY_TOKEN (its value is sent as the header, never stored) and run again") {
 		t.Fatalf("verify without the variable: exit %d\n%s%s", code, out, errOut)
 	}
 	out, errOut, code = mcpsum(t, dir, []string{"MY_TOKEN=Bearer wrong"}, "verify")
