@@ -120,13 +120,6 @@ beside it.`),
 	}
 }
 
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
-}
-
 // taintStore refuses unless stdin is a terminal, then opens the store.
 func (a *app) taintStore(cmd string) (*policy.Store, error) {
 	if f, ok := a.stdin.(*os.File); !ok || !term.IsTerminal(int(f.Fd())) {
