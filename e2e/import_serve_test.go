@@ -54,6 +54,7 @@ func importServeSetup(t *testing.T) (home string, env []string, p *serveProc, be
 // carry the header is refused (exit 2) before anything is locked, and its
 // hint (import without --serve-url) works.
 func TestImportServeURL(t *testing.T) {
+	t.Parallel()
 	home, env, p, before := importServeSetup(t)
 	type entry struct {
 		Type    string
@@ -142,6 +143,7 @@ func TestImportServeURL(t *testing.T) {
 // (MCPSUM_E2E_CLIENTS: a folder with the claude and gemini executables);
 // everything happens in a temporary HOME.
 func TestImportServeRealClientCLIs(t *testing.T) {
+	t.Parallel()
 	clients := os.Getenv("MCPSUM_E2E_CLIENTS")
 	if clients == "" {
 		t.Skip("set MCPSUM_E2E_CLIENTS to a folder with the claude and gemini CLIs to run this test")
