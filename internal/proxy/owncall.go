@@ -76,14 +76,48 @@ func (p *Proxy) notify(method string, params json.RawMessage) error {
 // timeout (a tasks/result waits for the user's input).
 type noTimeout struct{}
 
-// startupSettle is the pause after the start-up answers reached the server.
-const startupSettle = 100 * time.Millisecond
+// startupSettle is the pause after the start-up answers reached the
+// server; startupSettleMax bounds the wait for a stderr line after them.
+const (
+	startupSettle    = 100 * time.Millisecond
+	startupSettleMax = time.Second
+)
+
+// stderrMark is how many lines the server wrote to its stderr so far (0
+// when the proxy does not read its stderr).
+func (p *Proxy) stderrMark() uint64 {
+	if p.stderrLines == nil {
+		return 0
+	}
+	n, _ := p.stderrLines.Lines()
+	return n
+}
 
 // settle waits until the server has read what the proxy sent it (a ping
-// round trip, bounded) and then startupSettle.
-func (p *Proxy) settle() {
+// round trip, bounded), then startupSettle, and then, when the server
+// wrote no stderr line since the answers (mark: its line count then), for
+// one until startupSettleMax has passed since the ping (startup.go).
+func (p *Proxy) settle(mark uint64) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	p.Call(ctx, "ping", nil) // an error (a server without ping) still means it read the answer
 	time.Sleep(startupSettle)
+	if p.stderrLines == nil {
+		return
+	}
+	t := time.NewTimer(startupSettleMax - startupSettle)
+	defer t.Stop()
+	for {
+		n, changed := p.stderrLines.Lines()
+		if n > mark {
+			return
+		}
+		select {
+		case <-changed:
+		case <-t.C:
+			return
+		case <-p.life.upFailed:
+			return
+		}
+	}
 }

@@ -271,8 +271,10 @@ func (a *answering) wait(d time.Duration) {
 type startupState struct {
 	asks     map[int64]bool // ids (to the client) of start-up requests not answered yet
 	hold     bool           // calls are held for them
-	ending   bool           // endStartupHold runs
+	settling bool           // endStartupHold waits for the server to settle (calls stay held)
+	ending   bool           // endStartupHold forwards the held calls
 	answered bool           // an answer went to the server
+	mark     uint64         // the server's stderr lines when the first answer went (settle)
 	opened   bool           // the gate opened once: later requests are not start-up ones
 }
 

@@ -52,8 +52,9 @@ func (p *Proxy) rootsForCall(r *request, stateSp, respSp jsonline.Span) *request
 			p.out.WriteLine(jsonline.ErrorLine(r.id, invalidParams("inputResponses lacks %q, the answer to the roots/list mcpsum asked for", heldRootsKey)))
 			return nil
 		}
+		mark := p.stderrMark()
 		if held != nil && p.answerHeldRoots(upID, resp) { // false: answered meanwhile (another retry)
-			p.settle()
+			p.settle(mark)
 		}
 		params := withoutMember(r.line, r.env.Params, "inputResponses")
 		params = withoutMember(params, jsonline.Span{Start: 0, End: len(params)}, "requestState")

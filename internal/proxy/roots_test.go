@@ -46,3 +46,32 @@ func TestHeldStartupRoots(t *testing.T) {
 		t.Errorf("a client declaring no roots: %s %+v", m.Result, m.Error)
 	}
 }
+
+// A legacy client's first call, made before the server asked its start-up
+// roots/list, reaches the server only after the server applied the
+// answer, even when applying takes longer than the settle pause: the
+// server says so on its stderr (as server-filesystem does), and the held
+// call waits for that line (up to startupSettleMax).
+func TestStartupCallWaitsForRootsApplied(t *testing.T) {
+	e := lockServer(t, legacyOnly, "-roots-at-start", "-roots-apply-delay=400ms")
+	s := startProxy(t, e)
+	s.initialize()
+	s.send(`{"jsonrpc":"2.0","id":"first","method":"tools/call","params":{"name":"roots-seen","arguments":{}}}`)
+	for {
+		var m msg
+		if err := json.Unmarshal(s.recv(), &m); err != nil {
+			t.Fatal(err)
+		}
+		if m.Method == "roots/list" {
+			s.send(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"result":{"roots":[{"uri":"file:///client-root","name":"c"}]}}`)
+			continue
+		}
+		if string(m.ID) != `"first"` {
+			continue
+		}
+		if m.Error != nil || !strings.Contains(string(m.Result), "file:///client-root") {
+			t.Fatalf("the first call ran before the server applied the client's roots: %s %+v (stderr: %s)", m.Result, m.Error, s.stderr)
+		}
+		return
+	}
+}

@@ -24,7 +24,13 @@ import (
 // for a ping round trip and startupSettle before it forwards the held calls:
 // a server applies roots asynchronously (server-filesystem resolves each
 // root on the file system first) and the protocol has no signal that it
-// has; a ping only proves the answer was read.
+// has; a ping only proves the answer was read. A server that writes to its
+// stderr once it has applied them (server-filesystem: "Updated allowed
+// directories from MCP roots") gives the signal the protocol lacks, so
+// when no line came since the answer, the calls wait for one, up to
+// startupSettleMax: on a loaded machine resolving the roots takes longer
+// than startupSettle (CI saw three first calls in a row read outside the
+// client's root).
 
 // startupAnswerWait bounds how long calls wait for the client's answers to
 // the server's start-up requests; past it they go on (as directly, where a
@@ -57,6 +63,9 @@ func (p *Proxy) startupAnswered(d int64) {
 		return
 	}
 	delete(p.gate.startup.asks, d)
+	if !p.gate.startup.answered {
+		p.gate.startup.mark = p.stderrMark()
+	}
 	p.gate.startup.answered = true
 	last := len(p.gate.startup.asks) == 0
 	p.mu.Unlock()
@@ -69,26 +78,27 @@ func (p *Proxy) startupAnswered(d int64) {
 // answered (or the wait ran out: timedOut).
 func (p *Proxy) endStartupHold(timedOut bool) {
 	p.mu.Lock()
-	if !p.gate.startup.hold || p.gate.startup.ending || (!timedOut && len(p.gate.startup.asks) > 0) || p.gate.state >= gateQuarantined {
+	if !p.gate.startup.hold || p.gate.startup.ending || p.gate.startup.settling || (!timedOut && len(p.gate.startup.asks) > 0) || p.gate.state >= gateQuarantined {
 		p.mu.Unlock()
 		return
 	}
-	p.gate.startup.ending = true
-	pending, answered := len(p.gate.startup.asks), p.gate.startup.answered
+	p.gate.startup.settling = true // calls stay held until the settle is over
+	pending, answered, mark := len(p.gate.startup.asks), p.gate.startup.answered, p.gate.startup.mark
 	p.mu.Unlock()
 	if pending > 0 {
 		p.logf("the client did not answer %d request(s) the server sent it at start-up within %v; calls go on without the answers", pending, startupAnswerWait)
 	}
 	if answered {
-		p.settle()
+		p.settle(mark)
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.gate.startup.ending = true
 	clear(p.gate.startup.asks)
 	if p.gate.state == gateOpen {
 		p.forwardHeld() // calls submitted meanwhile still queue behind these
 	}
-	p.gate.startup.hold, p.gate.startup.ending = false, false
+	p.gate.startup.hold, p.gate.startup.ending, p.gate.startup.settling = false, false, false
 	p.cond.Broadcast()
 }
 

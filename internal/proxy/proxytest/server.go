@@ -74,6 +74,7 @@ func Main(args []string) int {
 	serverVersion := fs.String("server-version", "1.0.0", "serverInfo.version")
 	neverAnswer := fs.Bool("never-answer", false, "FAKE: read stdin, never answer")
 	rootsAtStart := fs.Bool("roots-at-start", false, "ask the client for roots/list once initialized (as server-filesystem does); the roots-seen tool returns the answer")
+	rootsApply := fs.Duration("roots-apply-delay", 0, "with -roots-at-start: apply the answer this long after it came, then say so on stderr (as server-filesystem does after resolving each root); roots-seen answers at once with what is applied")
 	fastBig := fs.Bool("fake-fast-big", false, "FAKE: a hand-written legacy server whose big tool answers at write speed (FastBig), for the throughput benchmark")
 	fakeTasks := fs.Bool("fake-modern-tasks", false, "FAKE: a hand-written 2026-07-28 server with the tasks extension (FakeModernTasks)")
 	httpAddr := fs.String("http", "", "serve Streamable HTTP at this address (go-sdk's handler) instead of stdio")
@@ -104,6 +105,7 @@ func Main(args []string) int {
 		opts.SupportedProtocolVersions = strings.Split(*versions, ",")
 	}
 	var roots atomic.Value // the JSON of the start-up roots/list answer
+	rootsAsked := make(chan struct{})
 	if *rootsAtStart {
 		opts.InitializedHandler = func(ctx context.Context, req *mcp.InitializedRequest) {
 			go func() {
@@ -113,16 +115,42 @@ func Main(args []string) int {
 					return
 				}
 				b, _ := json.Marshal(res.Roots)
+				if *rootsApply > 0 {
+					time.Sleep(*rootsApply)
+					roots.Store(string(b))
+					fmt.Fprintf(os.Stderr, "applied %d roots\n", len(res.Roots))
+					return
+				}
 				roots.Store(string(b))
 			}()
+			if *rootsApply > 0 {
+				close(rootsAsked)
+			}
 		}
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: "proxytest", Version: *serverVersion}, opts)
+	if *rootsApply > 0 {
+		// As server-filesystem: the start-up roots/list goes out before the
+		// answers to the lists that follow initialized (the go-sdk runs
+		// the initialized handler alongside them).
+		s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+			return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+				if strings.HasSuffix(method, "/list") {
+					select {
+					case <-rootsAsked:
+						time.Sleep(20 * time.Millisecond)
+					case <-time.After(2 * time.Second):
+					}
+				}
+				return next(ctx, method, req)
+			}
+		})
+	}
 	addTools(s, *desc)
 	if *rootsAtStart {
 		mcp.AddTool(s, &mcp.Tool{Name: "roots-seen", Description: "the answer to the start-up roots/list"},
 			func(ctx context.Context, req *mcp.CallToolRequest, in noIn) (*mcp.CallToolResult, any, error) {
-				for i := 0; i < 100 && roots.Load() == nil; i++ {
+				for i := 0; i < 100 && roots.Load() == nil && *rootsApply == 0; i++ {
 					time.Sleep(20 * time.Millisecond)
 				}
 				v, _ := roots.Load().(string)

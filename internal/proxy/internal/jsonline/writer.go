@@ -207,17 +207,27 @@ func (lw *Writer) Failed() error {
 // EscapedLines is an io.Writer that turns a server's raw stderr into escaped
 // lines with a prefix, so nothing a server prints can reach a terminal raw.
 type EscapedLines struct {
-	mu     sync.Mutex
-	out    io.Writer
-	prefix string
-	cur    []byte
+	mu      sync.Mutex
+	out     io.Writer
+	prefix  string
+	cur     []byte
+	lines   uint64        // lines written so far
+	changed chan struct{} // closed (and replaced) when a line is written
 }
 
 const maxStderrLine = 4096
 
 // NewEscapedLines writes each line to out, quoted, after prefix.
 func NewEscapedLines(out io.Writer, prefix string) *EscapedLines {
-	return &EscapedLines{out: out, prefix: prefix}
+	return &EscapedLines{out: out, prefix: prefix, changed: make(chan struct{})}
+}
+
+// Lines is how many lines were written so far, and a channel closed when
+// the next one is.
+func (e *EscapedLines) Lines() (uint64, <-chan struct{}) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.lines, e.changed
 }
 
 func (e *EscapedLines) Write(p []byte) (int, error) {
@@ -250,6 +260,9 @@ func (e *EscapedLines) flushLine() {
 	}
 	q, _ := termtext.Quote(string(line))
 	io.WriteString(e.out, e.prefix+q+"\n")
+	e.lines++
+	close(e.changed)
+	e.changed = make(chan struct{})
 }
 
 // Flush writes a pending partial line.
