@@ -93,6 +93,7 @@ type Proxy struct {
 	// (a JSON string no client uses; clients drop responses to unknown ids).
 	voidID []byte
 	out    *jsonline.Writer // to the client
+	in     clientIn         // the client's lines take turns (downstream.go)
 
 	up    upstream.Upstream // the server; nil until started
 	hello *mcpwire.Hello

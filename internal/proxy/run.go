@@ -43,9 +43,14 @@ func Serve(ctx context.Context, down Downstream, opts Options) error {
 	if err != nil {
 		return err
 	}
+	defer p.endInput()
+	if d, ok := down.(Direct); ok {
+		d.Direct(p.take)
+	}
 	clientGone := make(chan struct{})
 	go func() {
 		defer close(clientGone)
+		defer p.endInput()
 		p.readClient(mcpwire.NewLineReader(down.Messages(), opts.Pin.MaxLine))
 	}()
 	// The supervisor stops after shutdown (stopSup), not on the signal
@@ -334,6 +339,8 @@ func (p *Proxy) readClient(r *mcpwire.LineReader) {
 			}
 			return
 		}
+		p.in.mu.Lock()
 		p.fromClient(line)
+		p.in.mu.Unlock()
 	}
 }

@@ -1,7 +1,9 @@
 package serve
 
 import (
+	"bytes"
 	"net/http"
+	"strconv"
 	"sync"
 	"time"
 )
@@ -11,6 +13,13 @@ import (
 // it) or a session's GET stream. The router writes to it from the core's
 // writer; the handler that owns the response waits for done and closes it
 // before it returns, so nothing is written to a response that ended.
+//
+// A POST whose answer is the first message for it gets that answer as a
+// plain JSON body instead (the client must accept both, and serve refuses
+// one whose Accept does not list both: request.go): the router only hands
+// the answer over, and the handler, awake anyway to end its response,
+// writes it in one piece with its headers; no event framing, no flush of
+// its own, no chunked end.
 type stream struct {
 	mu      sync.Mutex
 	w       http.ResponseWriter
@@ -26,6 +35,7 @@ type stream struct {
 	token   string        // its request's progressToken (raw JSON), "" if none
 	done    chan struct{} // closed once its answer was written
 	doneSet bool
+	body    []byte // the answer as a plain JSON body, for the handler to write
 }
 
 // writeWait bounds each write to a client: one that stops reading for
@@ -76,6 +86,13 @@ func (s *stream) event(msg []byte, answer bool) bool {
 	defer s.mu.Unlock()
 	if s.closed {
 		return false
+	}
+	if answer && !s.started && s.id != nil && !s.listen {
+		s.started = true // nothing else is written to it: the handler writes body
+		s.body = bytes.Clone(msg)
+		s.events++
+		s.answered()
+		return true
 	}
 	s.start()
 	s.write(eventHead)
@@ -142,6 +159,27 @@ func (s *stream) close() {
 	s.mu.Lock()
 	s.closed = true
 	s.mu.Unlock()
+}
+
+// plain returns the answer the handler is to write as a JSON body (nil:
+// none; the response is an event stream, or nothing came).
+func (s *stream) plain() []byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.body
+}
+
+// writePlain writes the answer as the whole response: one JSON body, its
+// length known, so the connection's one write carries headers and body.
+func (s *stream) writePlain(body []byte) {
+	h := s.w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	if s.head != nil {
+		s.head(h)
+	}
+	s.w.WriteHeader(http.StatusOK)
+	s.w.Write(body)
 }
 
 // wrote reports whether any event went out (the response has begun).
