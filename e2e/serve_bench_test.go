@@ -102,10 +102,31 @@ func TestServePerformance(t *testing.T) {
 				cs   *mcp.ClientSession
 			}{"serve remote base", httpClient(t, oneB.at("remote-"+era.name), tok, era.name, nil)})
 		}
+		// serve's own cost per call, summed over its threads: CPU time and
+		// times a thread was switched in (each a wake-up), both far less
+		// sensitive to the machine's load than latency
+		pids := map[string]int{"serve remote": one.cmd.Process.Pid}
+		if oneB != nil {
+			pids["serve remote base"] = oneB.cmd.Process.Pid
+		}
+		cost := map[string][2]int64{}
 		const rounds, calls = 7, 150
 		for r := 0; r < rounds; r++ {
 			for _, m := range modes {
+				pid := pids[m.name]
+				cpu0, sw0 := schedStat(pid)
 				lat[era.name+" "+m.name] = append(lat[era.name+" "+m.name], timeCalls(t, m.cs, 1, calls)...)
+				if pid != 0 {
+					cpu1, sw1 := schedStat(pid)
+					c := cost[m.name]
+					cost[m.name] = [2]int64{c[0] + cpu1 - cpu0, c[1] + sw1 - sw0}
+				}
+			}
+		}
+		for _, name := range []string{"serve remote", "serve remote base"} {
+			if c, ok := cost[name]; ok {
+				n := float64(rounds * (calls + 1))
+				fmt.Fprintf(&b, "\n%s, 1 client: %s: %.0f µs of serve's CPU and %.1f thread switches-in per call", era.name, name, float64(c[0])/n/1e3, float64(c[1])/n)
 			}
 		}
 		d := p50(lat[era.name+" direct"])
@@ -251,6 +272,24 @@ func loadavg() string {
 		return "?"
 	}
 	return strings.Join(f[:3], " ")
+}
+
+// schedStat sums, over the threads of a live process, the nanoseconds
+// they ran and the times they were switched in (/proc/PID/task/*/schedstat).
+func schedStat(pid int) (cpu, switches int64) {
+	tasks, _ := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	for _, tk := range tasks {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/schedstat", pid, tk.Name()))
+		if err != nil {
+			continue
+		}
+		if f := strings.Fields(string(b)); len(f) == 3 {
+			ns, _ := strconv.ParseInt(f[0], 10, 64)
+			n, _ := strconv.ParseInt(f[2], 10, 64)
+			cpu, switches = cpu+ns, switches+n
+		}
+	}
+	return cpu, switches
 }
 
 // vmRSS reads VmRSS of a live process (bytes; 0 if unknown).

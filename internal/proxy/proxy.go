@@ -94,6 +94,7 @@ type Proxy struct {
 	voidID []byte
 	out    *jsonline.Writer // to the client
 	in     clientIn         // the client's lines take turns (downstream.go)
+	srvIn  sync.Mutex       // the server's lines take turns (stream.go)
 
 	up    upstream.Upstream // the server; nil until started
 	hello *mcpwire.Hello

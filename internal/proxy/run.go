@@ -185,6 +185,9 @@ func (p *Proxy) supervise(ctx context.Context) {
 	}
 	p.up = up
 	p.mu.Unlock()
+	if d, ok := up.(upstream.Direct); ok {
+		d.Direct(p.takeServer)
+	}
 	readerDone := make(chan struct{})
 	go func() {
 		defer close(readerDone)
