@@ -50,9 +50,10 @@ func (s *Server) newEntry(ctx context.Context, name string, e *lockfile.Server) 
 }
 
 // core is one proxy core (internal/proxy.Serve) behind this package's
-// downstream: the client's lines go in through a pipe, one whole line per
-// write; the core's lines come out through a router to the HTTP streams
-// waiting for them. A legacy session has one core; a 2026-07-28 pool has
+// downstream: the client's lines go in on the HTTP handlers' goroutines
+// (proxy.Direct; the pipe carries only the client's end, and a line over
+// the core's limit); the core's lines come out through a router to the
+// HTTP streams waiting for them. A legacy session has one core; a 2026-07-28 pool has
 // one or more. Each core starts its own upstream: one server process, or
 // one session with a remote server.
 type core struct {
