@@ -214,10 +214,6 @@ func (s *Server) await(r *http.Request, c *core, st *stream, m *message) {
 	}
 	st.close()
 	c.touch()
-	if body := st.plain(); body != nil {
-		st.writePlain(body)
-		return
-	}
 	if !st.wrote() {
 		select {
 		case <-r.Context().Done():

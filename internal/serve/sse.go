@@ -1,7 +1,6 @@
 package serve
 
 import (
-	"bytes"
 	"net/http"
 	"strconv"
 	"sync"
@@ -16,10 +15,10 @@ import (
 //
 // A POST whose answer is the first message for it gets that answer as a
 // plain JSON body instead (the client must accept both, and serve refuses
-// one whose Accept does not list both: request.go): the router only hands
-// the answer over, and the handler, awake anyway to end its response,
-// writes it in one piece with its headers; no event framing, no flush of
-// its own, no chunked end.
+// one whose Accept does not list both: request.go), written in one piece
+// with its headers and its length: no event framing, no end of a chunked
+// stream to follow it, so a client that reads the response to its end has
+// it at once.
 type stream struct {
 	mu      sync.Mutex
 	w       http.ResponseWriter
@@ -35,7 +34,6 @@ type stream struct {
 	token   string        // its request's progressToken (raw JSON), "" if none
 	done    chan struct{} // closed once its answer was written
 	doneSet bool
-	body    []byte // the answer as a plain JSON body, for the handler to write
 }
 
 // writeWait bounds each write to a client: one that stops reading for
@@ -88,11 +86,11 @@ func (s *stream) event(msg []byte, answer bool) bool {
 		return false
 	}
 	if answer && !s.started && s.id != nil && !s.listen {
-		s.started = true // nothing else is written to it: the handler writes body
-		s.body = bytes.Clone(msg)
+		s.started = true
+		s.plain(msg)
 		s.events++
 		s.answered()
-		return true
+		return !s.closed
 	}
 	s.start()
 	s.write(eventHead)
@@ -161,25 +159,19 @@ func (s *stream) close() {
 	s.mu.Unlock()
 }
 
-// plain returns the answer the handler is to write as a JSON body (nil:
-// none; the response is an event stream, or nothing came).
-func (s *stream) plain() []byte {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.body
-}
-
-// writePlain writes the answer as the whole response: one JSON body, its
-// length known, so the connection's one write carries headers and body.
-func (s *stream) writePlain(body []byte) {
+// plain writes the answer as the whole response, and flushes it: one
+// JSON body whose length is known, so headers and body leave in one
+// write, with no end of a stream to follow (s.mu held).
+func (s *stream) plain(msg []byte) {
 	h := s.w.Header()
 	h.Set("Content-Type", "application/json")
-	h.Set("Content-Length", strconv.Itoa(len(body)))
+	h.Set("Content-Length", strconv.Itoa(len(msg)))
 	if s.head != nil {
 		s.head(h)
 	}
 	s.w.WriteHeader(http.StatusOK)
-	s.w.Write(body)
+	s.write(msg)
+	s.rc.Flush()
 }
 
 // wrote reports whether any event went out (the response has begun).
