@@ -204,3 +204,47 @@ func TestEraHintThroughProxyAndServe(t *testing.T) {
 		t.Errorf("the client was asked %d times, want 2 (once through each)", asked.Load())
 	}
 }
+
+// import --era locks each new entry in that era, as lock --era does; an
+// entry already locked in another era is refused (its config entry left as
+// it is) while the others are imported, and the suggested commands, run as
+// printed, move it.
+func TestImportEra(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	lockPath := filepath.Join(dir, "mcp.lock")
+	cfg := filepath.Join(dir, "claude_desktop_config.json")
+	config := `{"mcpServers": {"dual": {"command": ` + jsonStr(bin.gosrv) + `}, "old": {"command": ` + jsonStr(bin.gosrv) + `, "args": ["-versions", "2025-11-25"]}}}`
+	os.WriteFile(cfg, []byte(config), 0o644)
+	_, env := fakeHome(t)
+	if _, stderr, code := mcpsum(t, dir, env, "import", "--era", "2025", cfg); code != 2 || !strings.Contains(stderr, "want one of auto, legacy, 2026-07-28") {
+		t.Fatalf("import --era 2025: exit %d\n%s", code, stderr)
+	}
+	mustLock(t, dir, nil, "--lockfile", lockPath, "--name", "dual", "--", bin.gosrv) // detected: 2026-07-28
+	out, stderr, code := mcpsum(t, dir, env, "import", "--lockfile", lockPath, "--write", "--era", "legacy", cfg)
+	if code != 2 || !strings.Contains(stderr, `--era legacy: entry "dual" of `+lockPath+` is locked in the 2026-07-28 era`) {
+		t.Fatalf("import --era legacy over a 2026-07-28 entry: exit %d\n%s%s", code, out, stderr)
+	}
+	l, _ := readLock(t, dir)
+	if s := l.Servers["old"]; s.ProtocolVersion != "2025-11-25" {
+		t.Fatalf("the other server was not imported legacy: %+v", s)
+	}
+	if s := l.Servers["dual"]; len(s.SupportedVersions) == 0 {
+		t.Fatalf("the refused entry changed: %+v", s)
+	}
+	b, _ := os.ReadFile(cfg)
+	if !strings.Contains(string(b), `"old": {"command": `+jsonStr(bin.mcpsum)) || !strings.Contains(string(b), `"dual": {"command": `+jsonStr(bin.gosrv)+`}`) {
+		t.Fatalf("want old rewritten, dual left as it was:\n%s", b)
+	}
+	for _, lead := range []string{"remove the entry: ", "then lock it again: "} {
+		next := hintCommand(t, stderr, lead)
+		args := strings.Fields(next)
+		if _, stderr, code := mcpsum(t, dir, env, args[1:]...); code != 0 {
+			t.Fatalf("the suggested %q: exit %d\n%s", next, code, stderr)
+		}
+	}
+	l, _ = readLock(t, dir)
+	if s := l.Servers["dual"]; s.ProtocolVersion != "2025-11-25" || len(s.SupportedVersions) != 0 {
+		t.Fatalf("after the suggested commands dual is %s %v", s.ProtocolVersion, s.SupportedVersions)
+	}
+}
