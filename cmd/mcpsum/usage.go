@@ -28,7 +28,7 @@ var help = cli.Help{
 			"mcpsum lock --name docs --url https://mcp.example.com/mcp --header Authorization=DOCS_TOKEN",
 			"mcpsum lock                  # re-lock every entry with its locked command",
 			"mcpsum lock --remove memory",
-			"mcpsum lock --era legacy --name conf -- ./everything-server   # a dual-era server whose tools ask legacy clients"},
+			"mcpsum lock --era legacy --name conf -- ./everything-server  # tools that ask legacy clients"},
 		"mcpsum import": {"mcpsum import                # list the client configs found here",
 			"mcpsum import --client claude-desktop           # the plan; writes nothing",
 			"mcpsum import --client claude-desktop --write",
