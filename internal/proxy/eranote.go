@@ -73,7 +73,10 @@ func (p *Proxy) eraNoteResult(obj []byte) []byte {
 	if at < 0 {
 		return obj
 	}
-	item, _ := json.Marshal(map[string]string{"type": "text", "text": p.eraNote()})
+	item, _ := json.Marshal(struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}{"text", p.eraNote()})
 	return jsonline.Concat(obj[:at], []byte{','}, item, obj[at:])
 }
 
