@@ -6,6 +6,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -106,6 +107,20 @@ func TestLockEra(t *testing.T) {
 	runHint(stderr, "to lock it in the era it speaks (detected, newest first): ")
 	if got := era("new"); got != "modern 2026-07-28" {
 		t.Fatalf("the suggested lock of the 2026-07-28-only server locked %s", got)
+	}
+
+	// A remote legacy-only server (go-sdk's stateful HTTP handler) asked
+	// for 2026-07-28: the suggested lock keeps its --url.
+	port := listenPort(t)
+	addr := "127.0.0.1:" + strconv.Itoa(port)
+	serveHTTP(t, port, nil, bin.gosrv, "-http", addr)
+	stderr, code = run("lock", "--lockfile", lockPath, "--era", "2026-07-28", "--name", "web", "--url", "http://"+addr+"/mcp")
+	if code != 3 || !strings.Contains(stderr, `server "web": --era 2026-07-28 locks it only`) {
+		t.Fatalf("--era 2026-07-28 of a remote legacy-only server: exit %d\n%s", code, stderr)
+	}
+	runHint(stderr, "to lock it in the era it speaks (detected, newest first): ")
+	if got := era("web"); got != "legacy 2025-11-25" {
+		t.Fatalf("the suggested lock of the remote legacy-only server locked %s", got)
 	}
 
 	// An entry of another era is not moved: remove it, lock it again.
