@@ -161,6 +161,29 @@ func TestQuarantineOnDrift(t *testing.T) {
 	}
 }
 
+// TestQuarantineOfDataResourcesNamesUnpinned: a server that lists one
+// resource per row (server-postgres: per table) gets one more; only those
+// drifted, so the quarantine says how to declare them data
+// (policy.unpinned), and the error's data carries the same hint.
+func TestQuarantineOfDataResourcesNamesUnpinned(t *testing.T) {
+	e := lockServer(t, legacyOnly, "-rows=2")
+	s := startProxy(t, withCommand(t, e, legacyOnly, "-rows=3"))
+	s.initialize()
+	_, m := s.request("tools/call", `{"name":"add","arguments":{"a":1,"b":2}}`)
+	if m.Error == nil || m.Error.Code != CodeQuarantined {
+		t.Fatalf("want error %d, got result %s / error %+v", CodeQuarantined, m.Result, m.Error)
+	}
+	want := `"unpinned": ["resources"]`
+	if !strings.Contains(m.Error.Message, want) || !strings.Contains(string(m.Error.Data), `"hint"`) {
+		t.Errorf("message %q / data %s do not name %s", m.Error.Message, m.Error.Data, want)
+	}
+	err := s.close()
+	var q *QuarantineError
+	if !errors.As(err, &q) || !strings.Contains(q.Error(), want) {
+		t.Fatalf("Run returned %v, want a *QuarantineError naming %s", err, want)
+	}
+}
+
 func checkQuarantined(t *testing.T, m msg, item string) {
 	t.Helper()
 	if m.Error == nil || m.Error.Code != CodeQuarantined {

@@ -1,6 +1,7 @@
 package review
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
@@ -98,4 +99,11 @@ func splitURI(u string) (head string, segs []string, ok bool) {
 		head, rest = head+"//"+rest[:j], rest[j+1:]
 	}
 	return head, strings.Split(rest, "/"), true
+}
+
+// UnpinnedHint is the next step when DataResources is true: how to declare
+// server name's resources data in the lockfile at path (the edit
+// docs/lockfile-format.md describes; mcpsum never writes policy itself).
+func UnpinnedHint(name, path string) string {
+	return fmt.Sprintf(`only resources shaped like the locked ones (one per table or row) changed; if they are data the server lists live, declare them so: add "unpinned": ["resources"] to the "policy" of server %q in %s (see "policy.unpinned" in docs/lockfile-format.md)`, name, path)
 }
