@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcpsum/mcpsum/internal/proxy/internal/jsonline"
+	"github.com/mcpsum/mcpsum/pkg/lockfile"
 )
 
 // resultOf returns the raw result member of a response line (the bytes the
@@ -181,6 +182,18 @@ func TestQuarantineOfDataResourcesNamesUnpinned(t *testing.T) {
 	var q *QuarantineError
 	if !errors.As(err, &q) || !strings.Contains(q.Error(), want) {
 		t.Fatalf("Run returned %v, want a *QuarantineError naming %s", err, want)
+	}
+	// The hint's edit: with policy.unpinned ["resources"] the same server
+	// serves its unchanged tool.
+	fixed := withCommand(t, e, legacyOnly, "-rows=3")
+	fixed.Policy = &lockfile.Policy{Unpinned: []string{"resources"}}
+	s = startProxy(t, fixed)
+	s.initialize()
+	if _, m := s.request("tools/call", `{"name":"add","arguments":{"a":1,"b":2}}`); m.Error != nil || !strings.Contains(string(m.Result), `"sum":3`) {
+		t.Errorf("with policy.unpinned the call got %s / %+v", m.Result, m.Error)
+	}
+	if err := s.close(); err != nil {
+		t.Errorf("Run with policy.unpinned: %v", err)
 	}
 }
 
