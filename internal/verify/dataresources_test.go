@@ -31,6 +31,10 @@ func TestWriteTextNamesUnpinnedForDataResources(t *testing.T) {
 	if out := report(grown); !strings.Contains(out, want) {
 		t.Errorf("the report does not say %q:\n%s", want, out)
 	}
+	rep := &Report{Lockfile: "mcp.lock", Servers: []*ServerResult{Classify("pg", locked, launch.Result{Entry: grown})}}
+	if j := rep.JSON(1).Servers["pg"]; j == nil || len(j.Hints) != 1 || !strings.Contains(j.Hints[0], want) {
+		t.Errorf("--json hints %+v do not say %q", j, want)
+	}
 	other := &lockfile.Server{Tools: []json.RawMessage{json.RawMessage(`{"name":"query","description":"Run any SQL","inputSchema":{"type":"object"}}`)}, Resources: grown.Resources}
 	if out := report(other); strings.Contains(out, "unpinned") {
 		t.Errorf("a changed tool too, yet the report suggests policy.unpinned:\n%s", out)

@@ -59,8 +59,8 @@ func (r *Report) WriteText(w io.Writer, colour bool) {
 		case StatusDrift:
 			drifted, definitional = append(drifted, s.Name), true
 			fmt.Fprintf(w, "%sDRIFT%s  %s: the server no longer matches %s: %s\n", c.red, c.reset, name, quoteArg(r.Lockfile), countLine(s.Findings))
-			if review.DataResources(s.Findings, s.Locked, s.Observed) {
-				fmt.Fprintf(w, "%shint%s   %s: %s\n", c.dim, c.reset, name, review.UnpinnedHint(s.Name, r.Lockfile))
+			if h := s.dataHint(r.Lockfile); h != "" {
+				fmt.Fprintf(w, "%shint%s   %s: %s\n", c.dim, c.reset, name, h)
 			}
 		default:
 			label := "note"
