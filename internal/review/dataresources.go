@@ -107,3 +107,20 @@ func splitURI(u string) (head string, segs []string, ok bool) {
 func UnpinnedHint(name, path string) string {
 	return fmt.Sprintf(`only resources shaped like the locked ones (one per table or row) changed; if they are data the server lists live, declare them so: add "unpinned": ["resources"] to the "policy" of server %q in %s (see "policy.unpinned" in docs/lockfile-format.md)`, name, path)
 }
+
+// DataShaped reports whether a locked server's resources look like data
+// listed live, before any drift: at least two, each a sibling of another
+// (one per table or row, as DataResources reads siblings). suggest-policy
+// mentions policy.unpinned for such a server; it is never applied.
+func DataShaped(s *lockfile.Server) bool {
+	us := uris(s)
+	if len(us) < 2 {
+		return false
+	}
+	for _, u := range us {
+		if !hasSibling(u, us) {
+			return false
+		}
+	}
+	return true
+}

@@ -61,3 +61,21 @@ func TestDataResources(t *testing.T) {
 		t.Error("no findings reported as data resources")
 	}
 }
+
+func TestDataShaped(t *testing.T) {
+	cases := []struct {
+		name string
+		s    *lockfile.Server
+		want bool
+	}{
+		{"tables", surface(nil, pgTable("users"), pgTable("orders")), true},
+		{"one table", surface(nil, pgTable("users")), false},
+		{"no resources", surface(nil), false},
+		{"a table and a readme", surface(nil, pgTable("users"), pgTable("orders"), `{"uri":"file:///srv/README.md","name":"r"}`), false},
+	}
+	for _, c := range cases {
+		if got := DataShaped(c.s); got != c.want {
+			t.Errorf("%s: DataShaped = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
