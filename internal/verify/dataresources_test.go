@@ -40,3 +40,21 @@ func TestWriteTextNamesUnpinnedForDataResources(t *testing.T) {
 		t.Errorf("a changed tool too, yet the report suggests policy.unpinned:\n%s", out)
 	}
 }
+
+// TestAcceptNamesUnpinnedForDataResources: a re-lock that takes in only a
+// new table's resource says that policy.unpinned would spare the next one.
+func TestAcceptNamesUnpinnedForDataResources(t *testing.T) {
+	table := func(n string) json.RawMessage {
+		return json.RawMessage(`{"uri":"postgres://app@db/` + n + `/schema","name":"` + n + `"}`)
+	}
+	locked := &lockfile.Server{Resources: []json.RawMessage{table("users")}}
+	now := &lockfile.Server{Resources: []json.RawMessage{table("users"), table("orders")}}
+	f := &lockfile.File{Servers: map[string]*lockfile.Server{"pg": locked}}
+	var buf bytes.Buffer
+	if err := Accept(&buf, false, "mcp.lock", "", f, map[string]*lockfile.Server{"pg": now}); err != nil {
+		t.Fatal(err)
+	}
+	if want := `add "unpinned": ["resources"] to the "policy" of server "pg" in mcp.lock`; !strings.Contains(buf.String(), want) {
+		t.Errorf("the re-lock's review does not say %q:\n%s", want, buf.String())
+	}
+}
