@@ -242,9 +242,9 @@ func runInstall(ctx context.Context, name string, entry *lockfile.Server, run *n
 	}
 	logDir := filepath.Join(state, "install")
 	logPath := filepath.Join(logDir, filepath.Base(run.folder("/"))+".log")
-	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+	logf, err := statefile.OpenTruncate(logPath) // a link planted there is refused, never followed
 	if err != nil {
-		return err
+		return fmt.Errorf("server %q: the npx install's log: %w", name, err)
 	}
 	defer logf.Close()
 	prog, err := process.LookPath(entry.Command[0], env, dir)
