@@ -46,3 +46,31 @@ func TestInstallLogRefusesSymlink(t *testing.T) {
 		t.Errorf("the link was replaced: %v", fi)
 	}
 }
+
+// lock's line about an npx entry says which environment its install sees:
+// the names (never values) of the server's variables and the caller's
+// npm/proxy/CA ones, the package escaped; other entries get no line.
+func TestInstallSees(t *testing.T) {
+	t.Setenv("npm_config_registry", "http://registry.invalid/value-not-shown")
+	t.Setenv("PUPPETEER_SKIP_DOWNLOAD", "1")
+	t.Setenv("MY_KEY", "value-not-shown")
+	e := &lockfile.Server{Command: []string{"npx", "-y", "pkg@1.0.0\x1b[2J"}, EnvPassthrough: []string{"MY_KEY"}}
+	l := InstallSees(e)
+	for _, want := range []string{`npx installs $'pkg@1.0.0\u001b[2J' before`, "MY_KEY", "npm_config_registry", "lock with --env"} {
+		if !strings.Contains(l, want) {
+			t.Errorf("line %q lacks %q", l, want)
+		}
+	}
+	_, here, _ := strings.Cut(l, "(here: ")
+	here, _, _ = strings.Cut(here, ")")
+	if strings.Contains(l, "value-not-shown") || strings.Contains(l, "\x1b") || strings.Contains(here, "PUPPETEER") {
+		t.Errorf("line %q shows a value, a raw escape, or a variable the install does not see", l)
+	}
+	sandboxed := *e
+	sandboxed.Policy = &lockfile.Policy{Sandbox: &lockfile.Sandbox{}}
+	for _, o := range []*lockfile.Server{{Command: []string{"node", "x.js"}}, {Command: []string{"npx", "./local"}}, &sandboxed} {
+		if l := InstallSees(o); l != "" {
+			t.Errorf("%v: %q, want no line (mcpsum installs nothing before it starts)", o.Command, l)
+		}
+	}
+}
