@@ -27,9 +27,14 @@ func TestColdNpxVerifyFirstTry(t *testing.T) {
 	}
 	reg := startNpmRegistry(t, 150*time.Millisecond)
 	dir := t.TempDir()
+	// The registry is the user's npm configuration (~/.npmrc): the server's
+	// own npx resolves its package again when it starts, and gets HOME but
+	// not npm_config_* (a server gets only its locked variables), so with
+	// npm_config_registry it asked registry.npmjs.org (network, slow under
+	// load: a start passed 30 s here).
 	env := func(home string) []string {
-		return []string{"HOME=" + home, "XDG_STATE_HOME=" + filepath.Join(home, "state"), "npm_config_registry=" + reg.url,
-			"npm_config_update_notifier=false", "npm_config_audit=false", "npm_config_fund=false"}
+		reg.userConfig(t, home)
+		return []string{"HOME=" + home, "XDG_STATE_HOME=" + filepath.Join(home, "state")}
 	}
 	warm := env(t.TempDir())
 	servers := map[string]string{"mem": "@modelcontextprotocol/server-memory@2026.8.31", "seq": "@modelcontextprotocol/server-sequential-thinking@2026.8.31", "fs": "@modelcontextprotocol/server-filesystem@2026.8.31"}
@@ -109,7 +114,7 @@ func TestInstallVariableEnvHint(t *testing.T) {
 	// The registry is the user's npm configuration (~/.npmrc), which both
 	// the install and the server's own npx read (a server gets HOME).
 	env := func(home string) []string {
-		writeFiles(t, map[string]string{filepath.Join(home, ".npmrc"): "registry=" + reg.url + "\nupdate-notifier=false\naudit=false\nfund=false\n"})
+		reg.userConfig(t, home)
 		return []string{"HOME=" + home, "XDG_STATE_HOME=" + filepath.Join(home, "state"), "MCPSUM_E2E_SKIP_DOWNLOAD=" + value}
 	}
 	dir := t.TempDir()

@@ -163,6 +163,14 @@ func (r *npmRegistry) serve(w http.ResponseWriter, req *http.Request) {
 	json.NewEncoder(w).Encode(map[string]any{"name": path, "versions": versions, "dist-tags": map[string]string{"latest": latest}})
 }
 
+// userConfig makes this registry the npm configuration of the user whose
+// home is home (~/.npmrc), read by every npm and npx run with that HOME:
+// mcpsum's installs and the servers' own npx alike.
+func (r *npmRegistry) userConfig(t *testing.T, home string) {
+	t.Helper()
+	writeFiles(t, map[string]string{filepath.Join(home, ".npmrc"): "registry=" + r.url + "\nupdate-notifier=false\naudit=false\nfund=false\n"})
+}
+
 // serveAdded answers the packument of a package given to add.
 func (r *npmRegistry) serveAdded(w http.ResponseWriter, name, manifest string) {
 	var m map[string]any
