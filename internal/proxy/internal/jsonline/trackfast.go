@@ -1,0 +1,265 @@
+package jsonline
+
+import (
+)
+
+// The tracker's fast path for structure (rows of small members: names,
+// short strings, numbers, literals, punctuation) where no member rule
+// applies: deeper than the depths the rules read (trackrules.go), or
+// anywhere when only the grammar is checked (validate). It runs on local
+// state, a whole token at a time, and hands back to the byte-by-byte
+// machine (scan) at a token boundary whenever a token is not complete in
+// the chunk, a byte is not what valid JSON has there (scan then reports
+// the same error it always did), or a bracket would close back to the
+// depths the rules read. It accepts only what scan accepts and leaves the
+// state exactly as scan would have: FuzzTracker and TestFastMatchesScan
+// compare the two.
+
+// fastLow is the least depth (len(stack)) the fast path may stay at, 0 if
+// it may not run at all.
+func (t *Tracker) fastLow() int {
+	low := 4
+	switch {
+	case t.slow:
+		return 0
+	case t.plain:
+		low = 1
+	case t.holding:
+		return 0
+	case len(t.stack) >= 3 && !t.inMeta:
+		low = 3 // the depth-3 container is not the result's _meta: no rule reads it
+	}
+	if len(t.stack) < low || t.supAt >= low {
+		return 0
+	}
+	return low
+}
+
+// fast runs the grammar from b[i] (t.st a state between tokens) over
+// whole tokens and returns where it stopped, t's state updated.
+func (t *Tracker) fast(b []byte, i, low int) int {
+	i, t.st, t.stack = t.fastRun(b, i, low, t.st, t.stack)
+	return i
+}
+
+// fastRun is fast on local state. A member is read in one turn of the
+// loop at most (name, colon, value, comma).
+func (t *Tracker) fastRun(b []byte, i, low int, st tstate, stack []byte) (int, tstate, []byte) {
+	top := stack[len(stack)-1]
+	n := len(b)
+	for i < n {
+		switch st {
+		case tAfter:
+			c := b[i]
+			switch {
+			case c == ',':
+				i++
+				st = tValue
+				if top == '{' {
+					st = tKey
+				}
+				continue
+			case c == '}' && top == '{' || c == ']' && top == '[':
+				if len(stack) <= low {
+					return i, st, stack
+				}
+				stack = stack[:len(stack)-1]
+				top = stack[len(stack)-1]
+				i++
+				continue
+			case c == ' ' || c == '\t' || c == '\r' || c == '\n':
+				i++
+				continue
+			}
+			return i, st, stack
+		case tColon:
+			c := b[i]
+			if c == ' ' || c == '\t' || c == '\r' || c == '\n' {
+				i++
+				continue
+			}
+			if c != ':' {
+				return i, st, stack
+			}
+			i++
+			st = tValue
+			continue
+		case tKey, tKeyOrEnd:
+			c := b[i]
+			if c != '"' {
+				switch {
+				case c == ' ' || c == '\t' || c == '\r' || c == '\n':
+					i++
+					continue
+				case c == '}' && st == tKeyOrEnd:
+					if len(stack) <= low {
+						return i, st, stack
+					}
+					stack = stack[:len(stack)-1]
+					top = stack[len(stack)-1]
+					i++
+					st = tAfter
+					continue
+				}
+				return i, st, stack
+			}
+			j := quoteAhead(b, i+1)
+			if j < 0 {
+				var ok bool
+				if j, ok = t.slowString(b, i, true); !ok {
+					return j, tString, stack
+				}
+			}
+			i, st = j, tColon
+			if i+1 >= n || b[i] != ':' { // not the usual "name":v
+				continue
+			}
+			i++
+			st = tValue
+		}
+		// A value must come (tValue, tValueOrEnd).
+		c := b[i]
+		switch {
+		case c == '"':
+			j := quoteAhead(b, i+1)
+			if j < 0 {
+				var ok bool
+				if j, ok = t.slowString(b, i, false); !ok {
+					return j, tString, stack
+				}
+			}
+			i, st = j, tAfter
+		case c >= '0' && c <= '9' || c == '-':
+			j := numberEnd(b, i)
+			if j < 0 {
+				return i, st, stack // cut by the chunk, or invalid: scan decides
+			}
+			i, st = j, tAfter
+		case c == '{' || c == '[':
+			stack = append(stack, c)
+			top = c
+			i++
+			st = tKeyOrEnd
+			if c == '[' {
+				st = tValueOrEnd
+			}
+			continue
+		case c == 't' || c == 'n':
+			if i+4 > n || string(b[i:i+4]) != "true" && string(b[i:i+4]) != "null" {
+				return i, st, stack
+			}
+			i, st = i+4, tAfter
+		case c == 'f':
+			if i+5 > n || string(b[i+1:i+5]) != "alse" {
+				return i, st, stack
+			}
+			i, st = i+5, tAfter
+		case c == ']' && st == tValueOrEnd:
+			if len(stack) <= low {
+				return i, st, stack
+			}
+			stack = stack[:len(stack)-1]
+			top = stack[len(stack)-1]
+			i++
+			st = tAfter
+			continue
+		case c == ' ' || c == '\t' || c == '\r' || c == '\n':
+			i++
+			continue
+		default:
+			return i, st, stack
+		}
+		// After a value: the usual comma before the next member.
+		if i < n && b[i] == ',' {
+			i++
+			st = tValue
+			if top == '{' {
+				st = tKey
+			}
+		}
+	}
+	return i, st, stack
+}
+
+// quoteAhead returns the index after the closing quote of the string
+// whose body starts at b[j] if its first byte that needs a decision (as
+// plainEnd) is that quote; -1 otherwise.
+func quoteAhead(b []byte, j int) int {
+	for ; j < len(b); j++ {
+		if c := b[j]; strStop[c] {
+			if c == '"' {
+				return j + 1
+			}
+			return -1
+		}
+	}
+	return -1
+}
+
+// strStop marks the bytes plainEnd stops at in a string: a quote, a
+// backslash, a control byte, a byte above 0x7F.
+var strStop = func() (t [256]bool) {
+	for c := range t {
+		t[c] = c == '"' || c == '\\' || c < 0x20 || c >= 0x80
+	}
+	return t
+}()
+
+// slowString reads the string whose opening quote is b[i] (escapes,
+// non-ASCII, a long one). ok: it ended, at j (after its closing quote).
+// Otherwise the string is being read (t.isKey set) and j is where scan goes on
+// reading it.
+func (t *Tracker) slowString(b []byte, i int, key bool) (j int, ok bool) {
+	k, split, err := stringRun(b, i+1)
+	if err == nil && !split && k < len(b) && b[k] == '"' {
+		return k + 1, true
+	}
+	t.isKey = key
+	if err == nil && !split {
+		return k, false // scan goes on from the stop
+	}
+	return i + 1, false // scan reads the string again and decides
+}
+
+// numberEnd returns the end of the number starting at b[i], -1 if it is
+// not a valid number or may go on past the end of b.
+func numberEnd(b []byte, i int) int {
+	n := len(b)
+	if b[i] == '-' {
+		if i++; i == n {
+			return -1
+		}
+	}
+	switch c := b[i]; {
+	case c == '0':
+		i++
+	case c >= '1' && c <= '9':
+		for i++; i < n && b[i] >= '0' && b[i] <= '9'; i++ {
+		}
+	default:
+		return -1
+	}
+	if i < n && b[i] == '.' {
+		k := i + 1
+		for i = k; i < n && b[i] >= '0' && b[i] <= '9'; i++ {
+		}
+		if i == k {
+			return -1
+		}
+	}
+	if i < n && (b[i] == 'e' || b[i] == 'E') {
+		if i++; i < n && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		k := i
+		for ; i < n && b[i] >= '0' && b[i] <= '9'; i++ {
+		}
+		if i == k {
+			return -1
+		}
+	}
+	if i == n {
+		return -1
+	}
+	return i
+}
