@@ -1,7 +1,6 @@
 package jsonline
 
-import (
-)
+import ()
 
 // The tracker's fast path for structure (rows of small members: names,
 // short strings, numbers, literals, punctuation) where no member rule
