@@ -1,7 +1,5 @@
 package jsonline
 
-import ()
-
 // The tracker's fast path for structure (rows of small members: names,
 // short strings, numbers, literals, punctuation) where no member rule
 // applies: deeper than the depths the rules read (trackrules.go), or
