@@ -39,119 +39,111 @@ func (t *Tracker) fast(b []byte, i, low int) int {
 	return i
 }
 
-// fastRun is fast on local state. A member is read in one turn of the
-// loop at most (name, colon, value, comma).
+// fastRun is fast on local state: each state is a label, and the usual
+// path through a member ("name":value,) is straight jumps.
 func (t *Tracker) fastRun(b []byte, i, low int, st tstate, stack []byte) (int, tstate, []byte) {
-	top := stack[len(stack)-1]
 	n := len(b)
-	for i < n {
-		switch st {
-		case tAfter:
-			c := b[i]
-			switch {
-			case c == ',':
-				i++
-				st = tValue
-				if top == '{' {
-					st = tKey
-				}
-				continue
-			case c == '}' && top == '{' || c == ']' && top == '[':
-				if len(stack) <= low {
-					return i, st, stack
-				}
-				stack = stack[:len(stack)-1]
-				top = stack[len(stack)-1]
-				i++
-				continue
-			case c == ' ' || c == '\t' || c == '\r' || c == '\n':
-				i++
-				continue
+	top := stack[len(stack)-1]
+	var c byte
+	var j int
+	var ok bool
+	switch st {
+	case tAfter:
+		goto after
+	case tColon:
+		goto colon
+	case tKey, tKeyOrEnd:
+		goto key
+	}
+value: // tValue or tValueOrEnd
+	if i >= n {
+		return i, st, stack
+	}
+	switch c = b[i]; {
+	case c == '"':
+		if j = quoteAhead(b, i+1); j < 0 {
+			if j, ok = t.slowString(b, i, false); !ok {
+				return j, tString, stack
 			}
-			return i, st, stack
-		case tColon:
-			c := b[i]
-			if c == ' ' || c == '\t' || c == '\r' || c == '\n' {
-				i++
-				continue
-			}
-			if c != ':' {
-				return i, st, stack
-			}
-			i++
-			st = tValue
-			continue
-		case tKey, tKeyOrEnd:
-			c := b[i]
-			if c != '"' {
-				switch {
-				case c == ' ' || c == '\t' || c == '\r' || c == '\n':
-					i++
-					continue
-				case c == '}' && st == tKeyOrEnd:
-					if len(stack) <= low {
-						return i, st, stack
-					}
-					stack = stack[:len(stack)-1]
-					top = stack[len(stack)-1]
-					i++
-					st = tAfter
-					continue
-				}
-				return i, st, stack
-			}
-			j := quoteAhead(b, i+1)
-			if j < 0 {
-				var ok bool
-				if j, ok = t.slowString(b, i, true); !ok {
-					return j, tString, stack
-				}
-			}
-			i, st = j, tColon
-			if i+1 >= n || b[i] != ':' { // not the usual "name":v
-				continue
-			}
-			i++
-			st = tValue
 		}
-		// A value must come (tValue, tValueOrEnd).
-		c := b[i]
+		i = j
+	case c >= '0' && c <= '9' || c == '-':
+		if j = numberEnd(b, i); j < 0 {
+			return i, st, stack // cut by the chunk, or invalid: scan decides
+		}
+		i = j
+	case c == '{':
+		stack = append(stack, c)
+		top = c
+		i++
+		st = tKeyOrEnd
+		goto key
+	case c == '[':
+		stack = append(stack, c)
+		top = c
+		i++
+		st = tValueOrEnd
+		goto value
+	case c == 't' || c == 'n':
+		if i+4 > n || string(b[i:i+4]) != "true" && string(b[i:i+4]) != "null" {
+			return i, st, stack
+		}
+		i += 4
+	case c == 'f':
+		if i+5 > n || string(b[i+1:i+5]) != "alse" {
+			return i, st, stack
+		}
+		i += 5
+	case c == ']' && st == tValueOrEnd:
+		if len(stack) <= low {
+			return i, st, stack
+		}
+		stack = stack[:len(stack)-1]
+		top = stack[len(stack)-1]
+		i++
+	case c == ' ' || c == '\t' || c == '\r' || c == '\n':
+		i++
+		goto value
+	default:
+		return i, st, stack
+	}
+	st = tAfter
+after:
+	if i >= n {
+		return i, st, stack
+	}
+	switch c = b[i]; {
+	case c == ',':
+		i++
+		if top == '{' {
+			st = tKey
+			goto key
+		}
+		st = tValue
+		goto value
+	case c == '}' && top == '{' || c == ']' && top == '[':
+		if len(stack) <= low {
+			return i, st, stack
+		}
+		stack = stack[:len(stack)-1]
+		top = stack[len(stack)-1]
+		i++
+		goto after
+	case c == ' ' || c == '\t' || c == '\r' || c == '\n':
+		i++
+		goto after
+	}
+	return i, st, stack
+key: // tKey or tKeyOrEnd
+	if i >= n {
+		return i, st, stack
+	}
+	if c = b[i]; c != '"' {
 		switch {
-		case c == '"':
-			j := quoteAhead(b, i+1)
-			if j < 0 {
-				var ok bool
-				if j, ok = t.slowString(b, i, false); !ok {
-					return j, tString, stack
-				}
-			}
-			i, st = j, tAfter
-		case c >= '0' && c <= '9' || c == '-':
-			j := numberEnd(b, i)
-			if j < 0 {
-				return i, st, stack // cut by the chunk, or invalid: scan decides
-			}
-			i, st = j, tAfter
-		case c == '{' || c == '[':
-			stack = append(stack, c)
-			top = c
+		case c == ' ' || c == '\t' || c == '\r' || c == '\n':
 			i++
-			st = tKeyOrEnd
-			if c == '[' {
-				st = tValueOrEnd
-			}
-			continue
-		case c == 't' || c == 'n':
-			if i+4 > n || string(b[i:i+4]) != "true" && string(b[i:i+4]) != "null" {
-				return i, st, stack
-			}
-			i, st = i+4, tAfter
-		case c == 'f':
-			if i+5 > n || string(b[i+1:i+5]) != "alse" {
-				return i, st, stack
-			}
-			i, st = i+5, tAfter
-		case c == ']' && st == tValueOrEnd:
+			goto key
+		case c == '}' && st == tKeyOrEnd:
 			if len(stack) <= low {
 				return i, st, stack
 			}
@@ -159,21 +151,29 @@ func (t *Tracker) fastRun(b []byte, i, low int, st tstate, stack []byte) (int, t
 			top = stack[len(stack)-1]
 			i++
 			st = tAfter
-			continue
-		case c == ' ' || c == '\t' || c == '\r' || c == '\n':
-			i++
-			continue
-		default:
-			return i, st, stack
+			goto after
 		}
-		// After a value: the usual comma before the next member.
-		if i < n && b[i] == ',' {
-			i++
-			st = tValue
-			if top == '{' {
-				st = tKey
-			}
+		return i, st, stack
+	}
+	if j = quoteAhead(b, i+1); j < 0 {
+		if j, ok = t.slowString(b, i, true); !ok {
+			return j, tString, stack
 		}
+	}
+	i = j
+	st = tColon
+colon:
+	if i >= n {
+		return i, st, stack
+	}
+	switch c = b[i]; {
+	case c == ':':
+		i++
+		st = tValue
+		goto value
+	case c == ' ' || c == '\t' || c == '\r' || c == '\n':
+		i++
+		goto colon
 	}
 	return i, st, stack
 }
@@ -231,14 +231,14 @@ func numberEnd(b []byte, i int) int {
 	case c == '0':
 		i++
 	case c >= '1' && c <= '9':
-		for i++; i < n && b[i] >= '0' && b[i] <= '9'; i++ {
+		for i++; i < n && b[i]-'0' < 10; i++ {
 		}
 	default:
 		return -1
 	}
 	if i < n && b[i] == '.' {
 		k := i + 1
-		for i = k; i < n && b[i] >= '0' && b[i] <= '9'; i++ {
+		for i = k; i < n && b[i]-'0' < 10; i++ {
 		}
 		if i == k {
 			return -1
@@ -249,7 +249,7 @@ func numberEnd(b []byte, i int) int {
 			i++
 		}
 		k := i
-		for ; i < n && b[i] >= '0' && b[i] <= '9'; i++ {
+		for ; i < n && b[i]-'0' < 10; i++ {
 		}
 		if i == k {
 			return -1
