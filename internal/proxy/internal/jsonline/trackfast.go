@@ -178,11 +178,13 @@ colon:
 	return i, st, stack
 }
 
-// quoteAhead returns the index after the closing quote of the string
+// quoteAhead returns the index after the closing quote of a short string
 // whose body starts at b[j] if its first byte that needs a decision (as
-// plainEnd) is that quote; -1 otherwise.
+// plainEnd) is that quote, within 16 bytes; -1 otherwise (plainEnd is
+// faster on longer ones). A byte at a time: faster than plainEnd's words
+// on names and short values.
 func quoteAhead(b []byte, j int) int {
-	for ; j < len(b); j++ {
+	for e := min(len(b), j+16); j < e; j++ {
 		if c := b[j]; strStop[c] {
 			if c == '"' {
 				return j + 1
