@@ -60,6 +60,9 @@ func TestTrackerFastSeeds(t *testing.T) {
 
 func compareFast(t *testing.T, rest []byte, n int, mode uint8) {
 	t.Helper()
+	if mode%5 == 4 && (len(rest) == 0 || rest[0] != '{') {
+		return // validate reads from the message's '{' on (CheckServerLine)
+	}
 	type run struct {
 		out    []byte
 		err    string
