@@ -56,7 +56,7 @@ func (t *Tracker) fastRun(b []byte, i, low int, st tstate, stack []byte) (int, t
 		goto key
 	}
 value: // tValue or tValueOrEnd
-	if i >= n {
+	if uint(i) >= uint(len(b)) { // and the compiler drops the bounds check of b[i]
 		return i, st, stack
 	}
 	switch c = b[i]; {
@@ -109,7 +109,7 @@ value: // tValue or tValueOrEnd
 	}
 	st = tAfter
 after:
-	if i >= n {
+	if uint(i) >= uint(len(b)) {
 		return i, st, stack
 	}
 	switch c = b[i]; {
@@ -135,7 +135,7 @@ after:
 	}
 	return i, st, stack
 key: // tKey or tKeyOrEnd
-	if i >= n {
+	if uint(i) >= uint(len(b)) {
 		return i, st, stack
 	}
 	if c = b[i]; c != '"' {
@@ -163,7 +163,7 @@ key: // tKey or tKeyOrEnd
 	i = j
 	st = tColon
 colon:
-	if i >= n {
+	if uint(i) >= uint(len(b)) {
 		return i, st, stack
 	}
 	switch c = b[i]; {
@@ -184,10 +184,13 @@ colon:
 // faster on longer ones). A byte at a time: faster than plainEnd's words
 // on names and short values.
 func quoteAhead(b []byte, j int) int {
-	for e := min(len(b), j+16); j < e; j++ {
-		if c := b[j]; strStop[c] {
+	if uint(j) > uint(len(b)) {
+		return -1
+	}
+	for k, c := range b[j:min(len(b), j+16)] {
+		if strStop[c] {
 			if c == '"' {
-				return j + 1
+				return j + k + 1
 			}
 			return -1
 		}
@@ -224,6 +227,9 @@ func (t *Tracker) slowString(b []byte, i int, key bool) (j int, ok bool) {
 // not a valid number or may go on past the end of b.
 func numberEnd(b []byte, i int) int {
 	n := len(b)
+	if uint(i) >= uint(n) {
+		return -1
+	}
 	if b[i] == '-' {
 		if i++; i == n {
 			return -1
