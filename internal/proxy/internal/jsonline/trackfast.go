@@ -1,5 +1,7 @@
 package jsonline
 
+import "encoding/binary"
+
 // The tracker's fast path for structure (rows of small members: names,
 // short strings, numbers, literals, punctuation) where no member rule
 // applies: deeper than the depths the rules read (trackrules.go), or
@@ -47,6 +49,8 @@ func (t *Tracker) fastRun(b []byte, i, low int, st tstate, stack []byte) (int, t
 	var c byte
 	var j int
 	var ok bool
+	var guess [maxGuess]nameGuess // the names of the last object, by place
+	mi := maxGuess                // the place of the next name in its object (maxGuess: not known)
 	switch st {
 	case tAfter:
 		goto after
@@ -77,6 +81,7 @@ value: // tValue or tValueOrEnd
 		top = c
 		i++
 		st = tKeyOrEnd
+		mi = 0
 		goto key
 	case c == '[':
 		stack = append(stack, c)
@@ -125,6 +130,9 @@ after:
 		if len(stack) <= low {
 			return i, st, stack
 		}
+		if c == '}' {
+			mi = maxGuess // the place in the object around it is not known
+		}
 		stack = stack[:len(stack)-1]
 		top = stack[len(stack)-1]
 		i++
@@ -151,14 +159,35 @@ key: // tKey or tKeyOrEnd
 			top = stack[len(stack)-1]
 			i++
 			st = tAfter
+			mi = maxGuess
 			goto after
 		}
 		return i, st, stack
+	}
+	if mi < maxGuess {
+		// Rows repeat their names: the name and colon at this place in
+		// the last object, checked whole, are a name and colon here (the
+		// next position is known before the bytes are).
+		if g := &guess[mi]; g.n != 0 && i+16 <= len(b) {
+			w := b[i : i+16 : i+16]
+			if (binary.LittleEndian.Uint64(w)^g.w0)&g.m0|(binary.LittleEndian.Uint64(w[8:])^g.w1)&g.m1 == 0 {
+				i += int(g.n)
+				mi++
+				st = tValue
+				goto value
+			}
+		}
 	}
 	if j = quoteAhead(b, i+1); j < 0 {
 		if j, ok = t.slowString(b, i, true); !ok {
 			return j, tString, stack
 		}
+	}
+	if mi < maxGuess {
+		if j < len(b) && b[j] == ':' && j+1-i <= 16 && i+16 <= len(b) {
+			guess[mi] = newGuess(b[i:i+16], j+1-i)
+		}
+		mi++
 	}
 	i = j
 	st = tColon
@@ -176,6 +205,30 @@ colon:
 		goto colon
 	}
 	return i, st, stack
+}
+
+// maxGuess is how many names of an object the fast path remembers.
+const maxGuess = 16
+
+// nameGuess is a name and its colon as the bytes they were (n of them,
+// at most 16: the first n bytes of w0, w1 under the masks m0, m1).
+type nameGuess struct {
+	w0, w1, m0, m1 uint64
+	n              uint8
+}
+
+// newGuess remembers the first n bytes of w (16 bytes).
+func newGuess(w []byte, n int) nameGuess {
+	g := nameGuess{w0: binary.LittleEndian.Uint64(w), w1: binary.LittleEndian.Uint64(w[8:]), n: uint8(n)}
+	g.m0, g.m1 = ^uint64(0), ^uint64(0)
+	if n < 8 {
+		g.m0, g.m1 = 1<<(8*n)-1, 0
+	} else if n < 16 {
+		g.m1 = 1<<(8*(n-8)) - 1
+	}
+	g.w0 &= g.m0
+	g.w1 &= g.m1
+	return g
 }
 
 // quoteAhead returns the index after the closing quote of a short string

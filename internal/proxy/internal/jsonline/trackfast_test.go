@@ -32,6 +32,12 @@ var fastSeeds = []string{
 	`{"a":{"b":{"c":[1` + "\x00" + `]}}}`,
 	`{"resultType":"complete","ttlMs":{"a":{"b":1}},"_meta":{"io.modelcontextprotocol/serverInfo":[[1]]}}`,
 	`[[[[1,[2,{"a":[3]}]]]],{"b":{"c":{}}}]`,
+	// Names guessed from the object before (nameGuess): near misses.
+	`{"a":{"b":{"c":[{"id":1,"ab":2},{"id":1,"ac":2},{"id" :1,"ab":3},{"idx":1},{"i\u0064":1},{"i\u0064":1},{"é":1},{"é":2},` +
+		`{"a name of sixteen":1},{"a name of sixteen":2},{"fifteen bytes":1},{"fifteen bytes":2},{"a":{"b":1},"c":2},{"a":{"b":1},"c":2},{"id":x},{"id":1,"ab"}]}}}`,
+	`{"a":{"b":{"c":[{"abcdefghij":1},{"abcdefghijk":1},{"abcdefghij":1},{"abcdefghi\"":1},{"abcdefghij":1},{"abcdefghij" :1}]}}}`,
+	`{"a":{"b":{"c":[{"k0":0,"k1":1,"k2":2,"k3":3,"k4":4,"k5":5,"k6":6,"k7":7,"k8":8,"k9":9,"ka":10,"kb":11,"kc":12,"kd":13,"ke":14,"kf":15,"kg":16,"kh":17},` +
+		`{"k0":0,"k1":1,"k2":2,"k3":3,"k4":4,"k5":5,"k6":6,"k7":7,"k8":8,"k9":9,"ka":10,"kb":11,"kc":12,"kd":13,"ke":14,"kf":15,"kg":16,"kh":17}]}}}`,
 }
 
 // The fast path changes nothing but speed: fed in chunks of every size,
