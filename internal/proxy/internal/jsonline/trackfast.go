@@ -11,8 +11,9 @@ import "encoding/binary"
 // the chunk, a byte is not what valid JSON has there (scan then reports
 // the same error it always did), or a bracket would close back to the
 // depths the rules read. It accepts only what scan accepts and leaves the
-// state exactly as scan would have: FuzzTracker and TestFastMatchesScan
-// compare the two.
+// state exactly as scan would have: FuzzTrackerFast and
+// TestTrackerFastSeeds compare the two machines, FuzzTracker both with
+// encoding/json.
 
 // fastLow is the least depth (len(stack)) the fast path may stay at, 0 if
 // it may not run at all.
