@@ -281,7 +281,9 @@ func (t *Tracker) scan() error {
 			i-- // c is not part of the number: look at it again
 			continue
 		}
-		if low := t.fastLow(); low != 0 { // rows of small members (trackfast.go)
+		// Rows of small members (trackfast.go); not for a bracket that
+		// closes back to the depths the rules read (it would hand it back).
+		if low := t.fastLow(); low != 0 && (len(t.stack) > low || c != '}' && c != ']') {
 			if j := t.fast(b, i, low); j > i {
 				i = j - 1
 				continue
