@@ -216,7 +216,6 @@ func TestProxyProgressAndCancel(t *testing.T) {
 	}
 	for _, tg := range targets {
 		t.Run(tg.name, func(t *testing.T) {
-			t.Parallel() // each server in a folder of its own
 			dir := t.TempDir()
 			mustLock(t, dir, nil, append([]string{"--name", "s", "--"}, tg.argv(t)...)...)
 			var progress atomic.Int32

@@ -54,7 +54,6 @@ func TestProxyGoSDKClient(t *testing.T) {
 	t.Parallel()
 	for _, tg := range proxyTargets() {
 		t.Run(tg.name, func(t *testing.T) {
-			t.Parallel() // each server in a folder of its own
 			dir := t.TempDir()
 			argv := tg.command(t)
 			mustLock(t, dir, nil, append([]string{"--name", "s", "--"}, argv...)...)
@@ -148,7 +147,6 @@ func TestProxyInspector(t *testing.T) {
 	}
 	for _, tg := range targets {
 		t.Run(tg.name, func(t *testing.T) {
-			t.Parallel() // each server in a folder of its own
 			dir := t.TempDir()
 			mustLock(t, dir, nil, append([]string{"--name", "s", "--"}, tg.argv...)...)
 			call := []string{"--method", "tools/call", "--tool-name", tg.tool, "--tool-args-json", tg.args}
