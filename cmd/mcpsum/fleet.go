@@ -97,11 +97,12 @@ func (a *app) fleetStatus() *ffcli.Command {
 	var required stringList
 	fs.Var(&required, "client", "a client whose policy must be in place (repeatable; default: check the ones present)")
 	asJSON := fs.Bool("json", false, "print the report as JSON (docs/fleet-status.schema.json)")
+	trust := fs.String("trust", "", "the trust file the installed release must be of (default: <lockfile>.trust.json, unchecked when missing there)")
 	return a.fleetCmd("status", "report the installed org lock and whether each client's policy enforces it (for MDM)", fs, nil, func(ctx context.Context, args []string) error {
 		if len(args) > 0 {
 			return usageErr("fleet status takes no arguments (got %q)", args[0])
 		}
-		r, err := fleet.StatusOf(*pf, importer.SelfPath, fleet.StatusOptions{Required: required, Env: fleet.LocalEnv(), Now: time.Now})
+		r, err := fleet.StatusOf(*pf, importer.SelfPath, fleet.StatusOptions{Trust: *trust, Required: required, Env: fleet.LocalEnv(), Now: time.Now})
 		if err != nil {
 			return err
 		} else if *asJSON {

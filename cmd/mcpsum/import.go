@@ -19,7 +19,7 @@ import (
 
 type importFlags struct {
 	lockfile, client, project, name *string
-	serveURL                        *string
+	serveURL, era                   *string
 	write, undo, resolve, trust     *bool
 	withDisabled, strict            *bool
 	timeout, start                  *int
@@ -40,11 +40,12 @@ func (a *app) importCommand() *ffcli.Command {
 		timeout:      fs.Int("timeout-secs", defaultTimeoutSecs, "seconds to wait for each answer of a server once it has started"),
 		start:        startTimeoutFlag(fs),
 		strict:       fs.Bool("strict", false, "refuse to write (exit 1) when an imported server shadows another server's tools"),
+		era:          fs.String("era", "auto", "the protocol era of each new entry: auto (detect), legacy or 2026-07-28 (as lock --era; an entry locked in another era is not moved)"),
 		serveURL:     fs.String("serve-url", "", "point each imported entry at mcpsum serve here (http://127.0.0.1:PORT or https://HOST[:PORT]) instead of running mcpsum proxy; the token comes from $MCPSUM_SERVE_TOKEN"),
 	}
 	return &ffcli.Command{
 		Name:       "import",
-		ShortUsage: "mcpsum import [--lockfile F] [--client NAME | FILE] [--project DIR] [--write] [--trust-project] [--include-disabled] [--resolve-versions] [--strict] [--serve-url URL] [--timeout-secs S] [--start-timeout-secs S]\n  or   mcpsum import --undo [--name N] (--client NAME | FILE)\n  or   mcpsum import            # list the client configs found",
+		ShortUsage: "mcpsum import [--lockfile F] [--client NAME | FILE] [--project DIR] [--write] [--trust-project] [--include-disabled] [--resolve-versions] [--strict] [--era E] [--serve-url URL] [--timeout-secs S] [--start-timeout-secs S]\n  or   mcpsum import --undo [--name N] (--client NAME | FILE)\n  or   mcpsum import            # list the client configs found",
 		ShortHelp:  "lock the servers of an MCP client's config and put them behind mcpsum proxy",
 		LongHelp: strings.TrimSpace(`
 import reads the servers of a client's config (--client NAME, or the
@@ -93,6 +94,11 @@ After locking, the listing names the shadowing between the imported servers
 and the lock's others (as lock warns of it); with --strict it is an error
 (exit 1) and nothing is written.
 
+--era chooses the protocol era of each new entry, as lock --era does: auto
+(the default) detects it; legacy or 2026-07-28 speaks only that era. An
+entry already locked in another era is not moved: import names the commands
+that do it and leaves that server's config entry as it is.
+
 With neither --client nor FILE, import lists the config files it finds.`),
 		FlagSet: fs,
 		Exec: func(ctx context.Context, args []string) error {
@@ -114,8 +120,15 @@ With neither --client nor FILE, import lists the config files it finds.`),
 				}
 				client = c
 			}
+			era, err := launch.ParseEra(*f.era)
+			if err != nil {
+				return usageErr("%v", err)
+			}
 			dirs := clientconfig.DirsFromEnv(*f.project)
 			if *f.undo {
+				if era != "" {
+					return usageErr("--era applies to an import, not to --undo")
+				}
 				if *f.serveURL != "" {
 					return usageErr("--serve-url applies to an import, not to --undo (which puts back whatever the last --write changed)")
 				}
@@ -158,14 +171,14 @@ With neither --client nor FILE, import lists the config files it finds.`),
 					o.Lockfile = *f.lockfile
 				}
 			})
-			return a.importConfigs(ctx, cfgs, o, f, serve)
+			return a.importConfigs(ctx, cfgs, o, f, serve, era)
 		},
 	}
 }
 
 // importConfigs shows the plan of every config (nothing runs), then
 // applies it (importer.Apply) and renders what Apply reports.
-func (a *app) importConfigs(ctx context.Context, cfgs []*clientconfig.Config, o importer.Options, f importFlags, serve string) error {
+func (a *app) importConfigs(ctx context.Context, cfgs []*clientconfig.Config, o importer.Options, f importFlags, serve, era string) error {
 	groups, err := importer.Plan(ctx, cfgs, o)
 	if err != nil {
 		return err
@@ -173,7 +186,7 @@ func (a *app) importConfigs(ctx context.Context, cfgs []*clientconfig.Config, o 
 	importer.WritePlan(a.stdout, groups)
 	ao := importer.ApplyOptions{Self: o.Self, Serve: serve, Write: *f.write, Locker: a.writeOptions(*f.strict), Event: a.importEvent, Now: time.Now,
 		Pin: launch.Options{Timeout: time.Duration(*f.timeout) * time.Second, StartTimeout: time.Duration(*f.start) * time.Second,
-			Note: a.noter("import"), Authorize: a.authorizer("import"), Step: a.step},
+			Note: a.noter("import"), Authorize: a.authorizer("import"), Step: a.step, Era: era},
 		Progress: a.lockProgress,
 		CheckLog: a.logChecker("import"),
 		Review:   a.lockHooks("").Review, // a server imported again: what the lock takes in

@@ -35,10 +35,11 @@ func (a *app) lockCommand() *ffcli.Command {
 	start := startTimeoutFlag(fs)
 	accept := cli.NameVar(fs, "accept", "with no command: re-lock only when every change of each entry is of this kind (descriptive: only case, punctuation, reordering or deleted words), printing the changes; otherwise exit 1 and write nothing")
 	strict := fs.Bool("strict", false, "refuse to write (exit 1) when an entry shadows another server's tools: the same or a look-alike name, or text naming them")
+	era := fs.String("era", "auto", "the protocol era of a new entry: auto (detect: 2026-07-28 when the server offers it, else legacy), legacy (initialize) or 2026-07-28 (server/discover), spoken with no fallback")
 	remove := cli.NameVar(fs, "remove", "remove the server entry N from the lockfile (its command, surface and policy)")
 	return &ffcli.Command{
 		Name:       "lock",
-		ShortUsage: "mcpsum lock [--lockfile F] --name N [--env VAR]... [--timeout-secs S] [--start-timeout-secs S] [--strict] -- COMMAND [ARG]...\n  or   mcpsum lock [--lockfile F] --name N --url URL [--header NAME=ENVVAR]... [--oauth-client-id ID [--oauth-client-secret-env VAR]] [--oauth-client-metadata-url URL] [--strict]\n  or   mcpsum lock [--lockfile F] [--name N] [--accept descriptive] [--strict]\n  or   mcpsum lock [--lockfile F] --remove N",
+		ShortUsage: "mcpsum lock [--lockfile F] --name N [--era auto|legacy|2026-07-28] [--env VAR]... [--timeout-secs S] [--start-timeout-secs S] [--strict] -- COMMAND [ARG]...\n  or   mcpsum lock [--lockfile F] --name N [--era E] --url URL [--header NAME=ENVVAR]... [--oauth-client-id ID [--oauth-client-secret-env VAR]] [--oauth-client-metadata-url URL] [--strict]\n  or   mcpsum lock [--lockfile F] [--name N] [--accept descriptive] [--strict]\n  or   mcpsum lock [--lockfile F] --remove N",
 		ShortHelp:  "run servers and pin their command and surface in mcp.lock",
 		LongHelp: strings.TrimSpace(`
 With a command after --, lock runs it, detects its protocol era, lists its
@@ -50,6 +51,16 @@ are dropped and printed. When some servers fail, the others are still
 re-locked and written, the failed ones keep their old entry, and lock exits
 non-zero naming them. A failed lock of a new entry leaves mcp.lock
 untouched. --remove N deletes the entry N.
+
+--era chooses the protocol era of a new entry. auto (the default) asks
+server/discover first and locks 2026-07-28 when the server offers it, else
+legacy. --era legacy (or 2026-07-28) speaks only that era, and a server
+that does not answer in it fails the lock. An entry keeps the era it was
+locked in: lock refuses --era for an entry locked in another era and names
+the two commands that move it (remove it, lock it again). The proxy and
+serve speak to a server only in its locked era: lock a server that speaks
+both with --era legacy when its tools ask legacy clients (sampling,
+elicitation) from inside a call, which a 2026-07-28 session does not allow.
 
 With --url, lock pins a remote server that speaks Streamable HTTP: the exact
 URL (https, or http to this machine only), the header names given with
@@ -88,7 +99,7 @@ server's, or text of one server naming another's tool (each pair once). With
 			opts := launch.Options{Lockfile: *lockfilePath, Timeout: time.Duration(*timeout) * time.Second,
 				StartTimeout: time.Duration(*start) * time.Second, Note: a.noter("lock"), Authorize: a.authorizer("lock"), Step: a.step}
 			req := locker.Request{Path: *lockfilePath, Name: *name, Command: args, Env: envs, URL: *url, Headers: headers,
-				Accept: *accept, Remove: *remove, OAuth: locker.OAuthClient{ID: *clientID, SecretEnv: *secretEnv, MetadataURL: *metadataURL}}
+				Accept: *accept, Remove: *remove, Era: *era, OAuth: locker.OAuthClient{ID: *clientID, SecretEnv: *secretEnv, MetadataURL: *metadataURL}}
 			return locker.Lock(ctx, req, opts, a.writeOptions(*strict), a.lockHooks(*accept))
 		},
 	}

@@ -19,6 +19,7 @@ var help = cli.Help{
 		"serve-url": "URL", "mcpsum": "PATH", "out": "FILE",
 		"addr": "HOST:PORT", "socket": "PATH", "token-file": "FILE", "tls-cert": "FILE", "tls-key": "FILE",
 		"allow-host": "NAME", "state": "URL", "replica-url": "URL", "idle-timeout-secs": "SECS",
+		"era": "ERA",
 	},
 	Examples: map[string][]string{ // TestHelp holds each to its command's flags
 		"mcpsum": {"mcpsum lock --name memory -- npx -y @modelcontextprotocol/server-memory@2026.8.31",
@@ -26,7 +27,8 @@ var help = cli.Help{
 		"mcpsum lock": {"mcpsum lock --name memory -- npx -y @modelcontextprotocol/server-memory@2026.8.31",
 			"mcpsum lock --name docs --url https://mcp.example.com/mcp --header Authorization=DOCS_TOKEN",
 			"mcpsum lock                  # re-lock every entry with its locked command",
-			"mcpsum lock --remove memory"},
+			"mcpsum lock --remove memory",
+			"mcpsum lock --era legacy --name conf -- ./everything-server  # tools that ask legacy clients"},
 		"mcpsum import": {"mcpsum import                # list the client configs found here",
 			"mcpsum import --client claude-desktop           # the plan; writes nothing",
 			"mcpsum import --client claude-desktop --write",

@@ -38,12 +38,14 @@ requirements.toml); in url mode it is mcpsum serve's SERVE/servers/N/mcp
 (which needs mcpsum serve running there; Claude Desktop takes only these).
 --install writes it where the client reads it (docs/fleet.md lists the
 places); a file there holding other settings is left alone.`},
-	"status": {"mcpsum fleet status [--lockfile ORG] [--mode argv|url] [--serve-url URL] [--client C]... [--json]", `
+	"status": {"mcpsum fleet status [--lockfile ORG] [--mode argv|url] [--serve-url URL] [--client C]... [--trust FILE] [--json]", `
 status reports the installed org lock's release (name, serial, signer,
 expiry), where and when it was synced, the transparency-log checkpoint its
 surfaces were checked against, whether it is still the lock its release
-names, and for each client whether its managed policy is in place and admits
-exactly what 'fleet emit' with the same flags would. Exit 1 on drift (an
-edited lock, an expired release, a policy that admits more or less, a
---client whose policy is missing), 0 otherwise.`},
+names and of the org lock the trust file names (--trust; default
+<lockfile>.trust.json, unchecked when missing there), and for each
+client whether its managed policy is in place and admits exactly what
+'fleet emit' with the same flags would. Exit 1 on drift (an edited lock,
+an expired release, a release of another org lock, a policy that admits
+more or less, a --client whose policy is missing), 0 otherwise.`},
 }

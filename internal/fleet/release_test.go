@@ -46,6 +46,34 @@ func TestSyncRefusesAnotherOrgLocksRelease(t *testing.T) {
 	if !strings.Contains(before[ReleaseSuffix], `"name": "eng",`) {
 		t.Errorf("the installed statement does not name its org lock:\n%s", before[ReleaseSuffix])
 	}
+
+	// status compares the installed release's name with the trust file's:
+	// the machine moved to sales (its trust file edited) still enforces
+	// eng's release until sync installs a sales one: drift, with the step.
+	env := Env{Root: t.TempDir(), GOOS: "linux"}
+	opts := emitOpts(o.to, ModeArgv)
+	if st := Status(StatusOptions{Lockfile: o.to, Emit: opts, Env: env}); strings.Contains(strings.Join(st.Problems, "\n"), "trust file") {
+		t.Errorf("status of the trusted release names the trust file: %q", st.Problems)
+	}
+	write(t, o.trust, []byte(`{"name": "sales", "signers": [{"name": "org-release", "key": "org.pub"}]}`+"\n"), 0o644)
+	st := Status(StatusOptions{Lockfile: o.to, Emit: opts, Env: env})
+	if !st.Drift || !strings.Contains(strings.Join(st.Problems, "\n"), "the installed release is of org lock eng, but the trust file") ||
+		!strings.Contains(st.Text(), "names sales: run mcpsum fleet sync") {
+		t.Errorf("status with a trust file naming another org lock: %+v\n%s", st, st.Text())
+	}
+	validateReport(t, st)
+	// The step it names: sync installs sales' release (published above).
+	if _, err := o.sync(); err != nil {
+		t.Fatalf("fleet sync after the trust file moved to sales: %v", err)
+	}
+	if st := Status(StatusOptions{Lockfile: o.to, Emit: opts, Env: env}); st.Name == nil || *st.Name != "sales" || strings.Contains(strings.Join(st.Problems, "\n"), "trust file") {
+		t.Errorf("status after the sync: %+v %q", st.Name, st.Problems)
+	}
+	// --trust names a file that is not there: a problem, not a silent pass.
+	st = Status(StatusOptions{Lockfile: o.to, Trust: o.trust + ".elsewhere", Emit: opts, Env: env})
+	if !st.Drift || !strings.Contains(strings.Join(st.Problems, "\n"), "no trust file") {
+		t.Errorf("status with a missing --trust: %q", st.Problems)
+	}
 }
 
 // A release expires (30 days by default): a mirror serving an old one,

@@ -1,7 +1,9 @@
 package fleet
 
 import (
+	"cmp"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -27,6 +29,7 @@ const (
 // StatusOptions say what to check.
 type StatusOptions struct {
 	Lockfile string
+	Trust    string      // the machine's trust file ("" for Lockfile+TrustSuffix, not a problem when missing there)
 	Emit     EmitOptions // how the policies should name mcpsum (Lockfile is set from above)
 	Required []string    // clients whose policy must be in place (a missing one is drift)
 	Env      Env
@@ -129,6 +132,7 @@ func (r *Report) readLock(o StatusOptions) []Entry {
 		if rel.Lockfile != d {
 			r.Problems = append(r.Problems, fmt.Sprintf("the installed lock is %s, but its release %d names %s: it was changed after fleet sync installed it", d, rel.Serial, rel.Lockfile))
 		}
+		r.checkTrustName(o, rel.Name)
 	}
 	if rec, err := readRecord(o.Lockfile); err != nil {
 		r.Problems = append(r.Problems, problem(err))
@@ -199,6 +203,26 @@ func claudeSettingsExist(env Env) bool {
 		return true
 	}
 	return fileExists(filepath.Join(filepath.Dir(dropins), "managed-settings.json"))
+}
+
+// checkTrustName reports an installed release of another org lock than
+// the one the machine's trust file names (sync refuses to install one; a
+// trust file edited since, or a release copied in by hand, would leave the
+// machine enforcing a lock it no longer trusts). A trust file missing at
+// its default place is not checked (a machine may keep it elsewhere: pass
+// --trust); one named with --trust must be there.
+func (r *Report) checkTrustName(o StatusOptions, name string) {
+	path := cmp.Or(o.Trust, o.Lockfile+TrustSuffix)
+	if _, err := os.Lstat(path); missing(err) && o.Trust == "" {
+		return
+	}
+	t, err := ReadTrust(path)
+	switch {
+	case err != nil:
+		r.Problems = append(r.Problems, problem(err))
+	case t.Name != name:
+		r.Problems = append(r.Problems, fmt.Sprintf("the installed release is of org lock %s, but the trust file %s names %s: run mcpsum fleet sync to install %s's release", quote(name), quote(path), quote(t.Name), quote(t.Name)))
+	}
 }
 
 // Text is the report for a person.

@@ -184,15 +184,23 @@ func (o *ApplyOptions) lock(ctx context.Context, g *Group) error {
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
-	jobs := make([]locker.Job, len(g.Cands))
+	jobs := make([]locker.Job, 0, len(g.Cands))
+	var cands []int // the index in g.Cands of each job
 	for i, c := range g.Cands {
-		jobs[i] = locker.Imported(existing, c.Name, *c.Target)
+		// import --era: an entry of another era is not moved (locker/era.go).
+		if err := locker.EraConflict(existing, g.Lock, c.Name, c.Target, o.Pin.Era); err != nil {
+			g.Cands[i].Err = err
+			o.Event(Event{Kind: Failure, Err: err})
+			continue
+		}
+		jobs = append(jobs, locker.Imported(existing, c.Name, *c.Target))
+		cands = append(cands, i)
 	}
 	opts := o.Pin
 	opts.Lockfile = g.Lock
 	out := locker.Run(ctx, jobs, opts, o.Progress)
-	for i, r := range out.Results {
-		g.Cands[i].Entry, g.Cands[i].Err = r.Entry, r.Err
+	for k, r := range out.Results {
+		g.Cands[cands[k]].Entry, g.Cands[cands[k]].Err = r.Entry, r.Err
 	}
 	if len(out.Entries) == 0 {
 		return nil

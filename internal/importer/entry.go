@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/mcpsum/mcpsum/internal/clientconfig"
+	"github.com/mcpsum/mcpsum/internal/launch"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 )
 
@@ -201,23 +202,7 @@ func HeaderList(h map[string]string) string {
 
 // LockCommand is the mcpsum lock command line that locks target as name.
 func LockCommand(lockPath, name string, target *lockfile.Server) string {
-	s := "mcpsum lock --lockfile " + q(lockPath) + " --name " + q(name)
-	if target.Remote() {
-		s += " --url " + q(target.URL)
-		names := make([]string, 0, len(target.Headers))
-		for n := range target.Headers {
-			names = append(names, n)
-		}
-		slices.Sort(names)
-		for _, n := range names {
-			s += " --header " + q(n+"="+target.Headers[n])
-		}
-		return s
-	}
-	for _, n := range target.EnvPassthrough {
-		s += " --env " + q(n)
-	}
-	return s + " -- " + qs(target.Command)
+	return launch.LockCommand(lockPath, name, target, "")
 }
 
 // leaveOtherProjects says which scopes (per-project entries of other

@@ -46,6 +46,11 @@ type Options struct {
 	// with where an authorization server supports them ("": dynamic
 	// registration).
 	ClientMetadataURL string
+	// Era, when set (lockfile.EraLegacy or EraModern; lock --era), is the
+	// one era a lock speaks to a server: no probe, no fallback to another
+	// era, and a server that does not answer in it fails the lock with an
+	// *EraRefusedError. "" detects the era (LOCKFILE.md, "Protocol era").
+	Era string
 
 	bearer string // an OAuth access token for a remote entry (signIn)
 }
@@ -187,6 +192,7 @@ func EntryFor(target *lockfile.Server, h *mcpwire.Hello, s *mcpwire.Surface) (*l
 // Lock runs command with the named environment variables and returns its lock
 // entry. prefer is the era to try first ("" probes as the seed says: modern
 // first, then legacy); a failed preferred era falls back to the probe.
+// opts.Era, when set, is the only era tried.
 func Lock(ctx context.Context, name string, command, env []string, prefer string, policy *lockfile.Policy, opts Options) (*lockfile.Server, error) {
 	return LockTarget(ctx, name, &lockfile.Server{Command: command, EnvPassthrough: env, Policy: policy}, prefer, opts)
 }
@@ -274,7 +280,12 @@ func observe(ctx context.Context, name string, entry *lockfile.Server, prefer st
 		h   *mcpwire.Hello
 		err error
 	)
-	if prefer != "" {
+	if opts.Era != "" {
+		c, h, err = handshake(ctx, start, opts.Era, opts.clientOptions())
+		if err != nil {
+			return nil, nil, eraRefused(name, entry, opts, err)
+		}
+	} else if prefer != "" {
 		c, h, err = handshake(ctx, start, prefer, opts.clientOptions())
 		var ee *mcpwire.EraError
 		if prefer == lockfile.EraModern && errors.As(err, &ee) && ee.LacksModern {

@@ -50,6 +50,9 @@ func LockNew(ctx context.Context, path, name string, target *lockfile.Server, op
 	if err != nil {
 		return err
 	}
+	if err := EraConflict(plan.Loaded, path, name, target, opts.Era); err != nil {
+		return err
+	}
 	if plan.Broken != "" {
 		h.Note(fmt.Sprintf("%s: the entry in %s is broken (%s); locking it afresh to replace it", name, path, plan.Broken))
 	}

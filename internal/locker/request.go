@@ -22,6 +22,7 @@ type Request struct {
 	Headers    []string // --header NAME=ENVVAR
 	Accept     string   // --accept KIND (a re-lock only)
 	Remove     string   // --remove NAME
+	Era        string   // --era: auto ("" too), legacy or 2026-07-28 (a new entry only)
 	OAuth      OAuthClient
 }
 
@@ -32,8 +33,12 @@ type OAuthClient struct{ ID, SecretEnv, MetadataURL string }
 // apply (a *UsageError), and does it: LockNew, Relock or Remove. The lock
 // runs with opts; o and h are LockNew's and Relock's.
 func Lock(ctx context.Context, r Request, opts launch.Options, o Options, h Hooks) error {
+	era, err := launch.ParseEra(r.Era)
+	if err != nil {
+		return usageErr("%v", err)
+	}
 	if r.Remove != "" {
-		if len(r.Command) > 0 || r.Name != "" || len(r.Env) > 0 || r.Accept != "" || r.URL != "" || len(r.Headers) > 0 {
+		if len(r.Command) > 0 || r.Name != "" || len(r.Env) > 0 || r.Accept != "" || r.URL != "" || len(r.Headers) > 0 || era != "" {
 			return usageHint(fmt.Sprintf("mcpsum lock --lockfile %s --remove %s", termtext.ShellArg(r.Path), termtext.ShellArg(r.Remove)), "--remove takes only the entry's name")
 		}
 		if err := Remove(r.Path, r.Remove, o.Generator); err != nil {
@@ -46,6 +51,7 @@ func Lock(ctx context.Context, r Request, opts launch.Options, o Options, h Hook
 		return usageErr("--accept %s: the one kind lock can accept on its own is descriptive (only case, punctuation, reordering or deleted words)", termtext.ShellArg(r.Accept))
 	}
 	opts.ClientMetadataURL = r.OAuth.MetadataURL
+	opts.Era = era
 	if err := r.OAuth.check(r.URL); err != nil {
 		return err
 	}
@@ -63,6 +69,9 @@ func Lock(ctx context.Context, r Request, opts launch.Options, o Options, h Hook
 	if len(r.Command) == 0 {
 		if len(r.Env) > 0 {
 			return usageHint("give the server command after --: mcpsum lock --name N --env VAR -- COMMAND [ARG]...", "--env applies to a new entry")
+		}
+		if era != "" {
+			return relockEra(r.Path, r.Name, era)
 		}
 		return Relock(ctx, r.Path, r.Name, opts, o, h)
 	}

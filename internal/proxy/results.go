@@ -47,6 +47,12 @@ func (p *Proxy) resultToClient(c *call, line []byte, env jsonline.Envelope) {
 		return
 	}
 	edits := []edit{{env.ID.Start, env.ID.End, clientID}}
+	bridged := !c.modern && p.srv.upEra == mcpspec.EraModern
+	if bridged && env.Err.OK() {
+		if e, ok := p.eraNoteError(line, env.Err); ok {
+			edits = append(edits, e)
+		}
+	}
 	if marked != nil {
 		edits = append(edits, *marked)
 	}
@@ -70,10 +76,15 @@ func (p *Proxy) resultToClient(c *call, line []byte, env jsonline.Envelope) {
 			p.replyErr(clientID, &jsonline.Error{Code: mcpspec.CodeInternalError, Message: "mcpsum: the server's result was not forwarded: " + err.Error()})
 			return
 		}
-		if !c.modern && p.srv.upEra == mcpspec.EraModern {
+		if bridged {
 			// A legacy client gets its own era's fields: no resultType,
-			// ttlMs, cacheScope or serverInfo copy.
-			edits = append(edits, edit{env.Result.Start, env.Result.End, legacyResult(line, env.Result)})
+			// ttlMs, cacheScope or serverInfo copy; a tool refused a
+			// legacy request to it gets why, and the fix (eranote.go).
+			res := legacyResult(line, env.Result)
+			if c.method == "tools/call" {
+				res = p.eraNoteResult(res)
+			}
+			edits = append(edits, edit{env.Result.Start, env.Result.End, res})
 		} else if info.OK() {
 			edits = append(edits, edit{info.Start, info.End, p.srv.lock.ServerInfo})
 		}

@@ -53,6 +53,9 @@
 //	                answers input_required asking for sampling/createMessage,
 //	                roots/list and a made-up method, whatever the request's
 //	                _meta declared; a retry carrying inputResponses gets "ok"
+//	modern-only     a 2026-07-28-only server: server/discover lists only 2026-07-28,
+//	                initialize gets -32022 listing it (the spec's answer; go-sdk and the
+//	                TypeScript SDK v2 still answer initialize with a legacy version)
 //	ask-flood       like ask-undeclared, but input_required asks for 1000
 //	                elicitations at once
 //	flood-noread    on tools/call, stops reading its stdin for good and sends ping
@@ -198,6 +201,10 @@ func handle(m *msg) {
 		}
 		json.Unmarshal(m.Params, &p)
 		v := p.ProtocolVersion
+		if *mode == "modern-only" {
+			replyErr(m.ID, -32022, "unsupported protocol version", map[string]any{"supported": []string{"2026-07-28"}, "requested": v})
+			break
+		}
 		switch {
 		case *mode == "wrongversion":
 			v = "2099-01-01"
@@ -280,6 +287,9 @@ func discover(m *msg) {
 	case "err32022-legacy":
 		replyErr(m.ID, -32022, "unsupported protocol version", map[string]any{"supported": []string{"2025-11-25", "2025-06-18"}, "requested": "2026-07-28"})
 	case "ask-undeclared", "ask-flood":
+		reply(m.ID, res)
+	case "modern-only":
+		res["supportedVersions"] = []string{"2026-07-28"}
 		reply(m.ID, res)
 	default:
 		replyErr(m.ID, -32601, "Method not found", nil)
