@@ -111,13 +111,17 @@ func TestSumdbEndToEnd(t *testing.T) {
 	if n := strings.Count(lock, `"logProof": "c2sp.org/tlog-proof@v1\nindex `); n != 2 {
 		t.Fatalf("mcp.lock holds %d log proofs, want 2:\n%s", n, lock)
 	}
-	// The user's machine as it is now, for the cases that change it.
+	// The user's machine as it is now (its state and cache saved before any
+	// case runs), for the cases that change it.
+	savedState, savedCache := filepath.Join(t.TempDir(), "state"), filepath.Join(t.TempDir(), "cache")
+	copyTree(t, stateDir, savedState)
+	copyTree(t, cacheDir, savedCache)
 	userCopy := func(t *testing.T) (dir, state, cache string) {
 		dir = npmProject(t, false)
 		must(t, os.WriteFile(filepath.Join(dir, "mcp.lock"), []byte(lock), 0o644))
 		s, c := filepath.Join(t.TempDir(), "state"), filepath.Join(t.TempDir(), "cache")
-		copyTree(t, stateDir, s)
-		copyTree(t, cacheDir, c)
+		copyTree(t, savedState, s)
+		copyTree(t, savedCache, c)
 		return dir, "XDG_STATE_HOME=" + s, "XDG_CACHE_HOME=" + c
 	}
 
