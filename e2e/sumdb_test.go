@@ -33,6 +33,7 @@ func TestSumdbEndToEnd(t *testing.T) {
 		t.Helper()
 		return mcpsum(t, dir, append([]string{"npm_config_offline=true"}, env...), args...)
 	}
+	offline := []string{"npm_config_offline=true"} // mcpsum-log add's servers run the installed copies too
 	// lockBoth locks mem and seq in dir at once (two concurrent `mcpsum
 	// lock` runs into one mcp.lock, which its file lock allows), and runs
 	// extra alongside.
@@ -75,7 +76,7 @@ func TestSumdbEndToEnd(t *testing.T) {
 		t.Fatalf("signing key: %v %v, want mode 0600", fi, err)
 	}
 	snapshot := filepath.Join(t.TempDir(), "log-at-1")
-	so, se, code := mcpsumLog(t, honest, "add", "--dir", logDir, "--lockfile", "mcp.lock", "--name", "mem")
+	so, se, code := mcpsumLogEnv(t, honest, offline, "add", "--dir", logDir, "--lockfile", "mcp.lock", "--name", "mem")
 	if code != 0 || !strings.Contains(so, "logged  mem npm/"+memSpec+"#") {
 		t.Fatalf("mcpsum-log add mem: exit %d\n%s%s", code, so, se)
 	}
@@ -85,11 +86,11 @@ func TestSumdbEndToEnd(t *testing.T) {
 	fork := filepath.Join(t.TempDir(), "log-forked")
 	copyTree(t, logDir, fork)
 	concurrently(func() {
-		if so, se, code := mcpsumLog(t, honest, "add", "--dir", logDir, "--lockfile", "mcp.lock"); code != 0 || !strings.Contains(so, "already mem") || !strings.Contains(so, "logged  seq") {
+		if so, se, code := mcpsumLogEnv(t, honest, offline, "add", "--dir", logDir, "--lockfile", "mcp.lock"); code != 0 || !strings.Contains(so, "already mem") || !strings.Contains(so, "logged  seq") {
 			t.Errorf("mcpsum-log add (again, plus seq): exit %d\n%s%s", code, so, se)
 		}
 	}, func() {
-		if so, se, code := mcpsumLog(t, honest, "add", "--dir", fork, "--lockfile", "fork.lock", "--name", "seq2"); code != 0 {
+		if so, se, code := mcpsumLogEnv(t, honest, offline, "add", "--dir", fork, "--lockfile", "fork.lock", "--name", "seq2"); code != 0 {
 			t.Errorf("add to the fork: exit %d\n%s%s", code, so, se)
 		}
 	})
@@ -221,7 +222,7 @@ func TestSumdbEndToEnd(t *testing.T) {
 			t.Fatalf("lock of the tampered install without a log: exit %d\n%s", code, se)
 		}
 		cpBefore := readFile(t, filepath.Join(logDir, "tiles", "checkpoint"))
-		so, se, code := mcpsumLog(t, victim, "add", "--dir", logDir, "--lockfile", "tampered.lock")
+		so, se, code := mcpsumLogEnv(t, victim, offline, "add", "--dir", logDir, "--lockfile", "tampered.lock")
 		if code != 1 || !regexp.MustCompile(`logged: sha256:[0-9a-f]{64}\n\s*now:    sha256:[0-9a-f]{64}`).MatchString(se) || !strings.Contains(se, "nothing was appended") {
 			t.Errorf("mcpsum-log add of another surface for a logged key: exit %d, want 1 with both digests\n%s%s", code, so, se)
 		}
