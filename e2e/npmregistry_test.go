@@ -8,11 +8,13 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"io/fs"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -23,7 +25,7 @@ import (
 // cold `npx` installs with no network: it serves, for each package
 // installed in e2e/node_modules (the versions `npm ci` put there, nested
 // ones too), its packument and a tarball packed from its files, built when
-// first asked for. Each tarball is answered after delay, so an install
+// first asked for, and the packages a test adds (add). Each tarball is answered after delay, so an install
 // takes a while, as on a real cold machine. It records, per npm process
 // (npm's npm-session header), the span of its requests.
 type npmRegistry struct {
@@ -33,7 +35,31 @@ type npmRegistry struct {
 	mu       sync.Mutex
 	dirs     map[string][]string // package name → its folders
 	tarballs map[string][]byte   // "name@version" → .tgz
+	extra    map[string]string   // package name → its version (add)
 	spans    map[string][2]time.Time
+}
+
+// add serves one more package, made of files (path under package/ →
+// content; "package.json" among them), scripts and all: a package a test
+// writes, installed by real npm beside those of e2e/node_modules.
+func (r *npmRegistry) add(files map[string]string) {
+	var m struct{ Name, Version string }
+	if err := json.Unmarshal([]byte(files["package.json"]), &m); err != nil || m.Name == "" || m.Version == "" {
+		panic("npmRegistry.add: a package.json with a name and a version")
+	}
+	var buf bytes.Buffer
+	gz := gzip.NewWriter(&buf)
+	tw := tar.NewWriter(gz)
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		tw.WriteHeader(&tar.Header{Name: "package/" + name, Mode: 0o755, Size: int64(len(files[name])), ModTime: time.Unix(499162500, 0), Typeflag: tar.TypeReg})
+		tw.Write([]byte(files[name]))
+	}
+	tw.Close()
+	gz.Close()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.tarballs[m.Name+"@"+m.Version] = buf.Bytes()
+	r.extra[m.Name] = files["package.json"]
 }
 
 func startNpmRegistry(t *testing.T, delay time.Duration) *npmRegistry {
@@ -42,7 +68,7 @@ func startNpmRegistry(t *testing.T, delay time.Duration) *npmRegistry {
 	if err != nil {
 		requirePeers(t, "e2e/node_modules is missing; run `npm ci` in e2e/")
 	}
-	r := &npmRegistry{delay: delay, dirs: map[string][]string{}, tarballs: map[string][]byte{}, spans: map[string][2]time.Time{}}
+	r := &npmRegistry{delay: delay, dirs: map[string][]string{}, tarballs: map[string][]byte{}, extra: map[string]string{}, spans: map[string][2]time.Time{}}
 	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || !d.IsDir() || filepath.Base(filepath.Dir(p)) == "node_modules" && strings.HasPrefix(d.Name(), ".") {
 			return nil
@@ -96,8 +122,12 @@ func (r *npmRegistry) serve(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	r.mu.Lock()
-	dirs := r.dirs[path]
+	dirs, extra := r.dirs[path], r.extra[path]
 	r.mu.Unlock()
+	if extra != "" {
+		r.serveAdded(w, path, extra)
+		return
+	}
 	if len(dirs) == 0 {
 		http.NotFound(w, req)
 		return
@@ -131,6 +161,28 @@ func (r *npmRegistry) serve(w http.ResponseWriter, req *http.Request) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	json.NewEncoder(w).Encode(map[string]any{"name": path, "versions": versions, "dist-tags": map[string]string{"latest": latest}})
+}
+
+// userConfig makes this registry the npm configuration of the user whose
+// home is home (~/.npmrc), read by every npm and npx run with that HOME:
+// mcpsum's installs and the servers' own npx alike.
+func (r *npmRegistry) userConfig(t *testing.T, home string) {
+	t.Helper()
+	writeFiles(t, map[string]string{filepath.Join(home, ".npmrc"): "registry=" + r.url + "\nupdate-notifier=false\naudit=false\nfund=false\n"})
+}
+
+// serveAdded answers the packument of a package given to add.
+func (r *npmRegistry) serveAdded(w http.ResponseWriter, name, manifest string) {
+	var m map[string]any
+	json.Unmarshal([]byte(manifest), &m)
+	v, _ := m["version"].(string)
+	r.mu.Lock()
+	tgz := r.tarballs[name+"@"+v]
+	r.mu.Unlock()
+	sum := sha512.Sum512(tgz)
+	m["dist"] = map[string]string{"tarball": r.url + "-/tarball/" + url.PathEscape(name+"@"+v), "integrity": "sha512-" + base64.StdEncoding.EncodeToString(sum[:])}
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(map[string]any{"name": name, "versions": map[string]any{v: m}, "dist-tags": map[string]string{"latest": v}})
 }
 
 // packDir packs a package folder as npm does (files under package/),

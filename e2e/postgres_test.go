@@ -46,11 +46,19 @@ func TestPostgresTableAfterLock(t *testing.T) {
 	if stdout, _, code := mcpsum(t, dir, nil, "verify"); code != 1 || !strings.Contains(stdout, "DRIFT") || !strings.Contains(stdout, orders) {
 		t.Fatalf("a table created after locking, resources pinned: verify exit %d (want 1 naming %s)\n%s", code, orders, stdout)
 	}
+	// Only a table's resource drifted: verify names the edit below.
+	unpin := `add "unpinned": ["resources"] to the "policy" of server "pg"`
+	if stdout, _, _ := mcpsum(t, dir, nil, "verify"); !strings.Contains(stdout, unpin) {
+		t.Errorf("verify does not name policy.unpinned (%s):\n%s", unpin, stdout)
+	}
 	cs := goClient(t, proxyCmd(dir, "pg"), "legacy", nil)
 	if _, err := callJSON(t, cs, "query", map[string]any{"sql": "select total from orders"}); err == nil {
 		t.Error("resources pinned: the proxy forwarded query to a drifted server")
 	} else {
 		quarantined(t, err, orders)
+		if !strings.Contains(err.Error(), unpin) {
+			t.Errorf("the quarantine does not name policy.unpinned (%s): %v", unpin, err)
+		}
 	}
 	cs.Close()
 

@@ -138,6 +138,7 @@ func TestProxyPerformance(t *testing.T) {
 	}
 	fmt.Fprintf(&b, "a %d-byte (64 MiB) line passed; proxy peak RSS then %.1f MiB\n", n, float64(peakRSS(c.cmd.Process.Pid))/(1<<20))
 	c.close()
+	fastThroughput(t, &b, srv, relay, t.TempDir(), base)
 	t.Log(b.String())
 }
 
@@ -233,7 +234,9 @@ func TestProxyThroughput(t *testing.T) {
 // fastThroughput measures 8 MiB results from proxytest's fast server
 // (FastBig answers at write speed, so the relay and the proxy are the
 // bottleneck, not the server's encoder): direct, through the splice relay
-// and through the proxy, interleaved, and prints the proxy/relay ratio.
+// and through the proxy, interleaved, and prints the proxy/relay ratio, for
+// a text result ("big") and for a structuredContent of rows of small
+// members ("rows", where the proxy's JSON check has the most to do).
 func fastThroughput(t *testing.T, b *strings.Builder, srv, relay, dir, base string) {
 	mustLock(t, dir, nil, "--name", "fast", "--", srv, "-fake-fast-big")
 	lock := filepath.Join(dir, "mcp.lock")
@@ -248,31 +251,38 @@ func fastThroughput(t *testing.T, b *strings.Builder, srv, relay, dir, base stri
 		argv["baseline"] = []string{base, "proxy", "--lockfile", lock, "--name", "fast"}
 	}
 	const rounds, calls, size = 7, 8, 8 << 20
-	tput := map[string][]float64{}
+	tools := []string{"big", "rows"}
+	tput := map[string][]float64{} // by tool and mode
 	for r := 0; r < rounds; r++ {
 		for _, m := range modes {
 			c := startBench(t, argv[m])
 			c.initialize()
-			c.call(fmt.Sprintf(`{"name":"big","arguments":{"bytes":%d}}`, size)) // warm
-			for i := 0; i < calls; i++ {
-				start := time.Now()
-				n := len(c.call(fmt.Sprintf(`{"name":"big","arguments":{"bytes":%d}}`, size)))
-				if n < size {
-					t.Fatalf("%s: a %d-byte result came through as %d bytes", m, size, n)
+			for _, tool := range tools {
+				params := fmt.Sprintf(`{"name":%q,"arguments":{"bytes":%d}}`, tool, size)
+				c.call(params) // warm
+				for i := 0; i < calls; i++ {
+					start := time.Now()
+					n := len(c.call(params))
+					if n < size {
+						t.Fatalf("%s: a %d-byte %s result came through as %d bytes", m, size, tool, n)
+					}
+					tput[tool+" "+m] = append(tput[tool+" "+m], float64(n)/(1<<20)/time.Since(start).Seconds())
 				}
-				tput[m] = append(tput[m], float64(n)/(1<<20)/time.Since(start).Seconds())
 			}
 			c.close()
 		}
 	}
-	med := func(name string) float64 {
-		v := slices.Clone(tput[name])
-		slices.Sort(v)
-		return v[len(v)/2]
+	for _, tool := range tools {
+		med := func(name string) float64 {
+			v := slices.Clone(tput[tool+" "+name])
+			slices.Sort(v)
+			return v[len(v)/2]
+		}
+		what := map[string]string{"big": "text", "rows": "structuredContent rows"}[tool]
+		fmt.Fprintf(b, "8 MiB of %s from the fast server (MiB/s, median of %d): direct %.0f, relay %.0f, proxy %.0f", what, rounds*calls, med("direct"), med("relay"), med("proxy"))
+		if base != "" {
+			fmt.Fprintf(b, ", baseline %.0f (proxy/baseline %.2fx)", med("baseline"), med("proxy")/med("baseline"))
+		}
+		fmt.Fprintf(b, "\n  proxy/relay %.2fx (goal >= 0.8x), proxy/direct %.2fx, relay/direct %.2fx\n", med("proxy")/med("relay"), med("proxy")/med("direct"), med("relay")/med("direct"))
 	}
-	fmt.Fprintf(b, "8 MiB from the fast server (MiB/s, median of %d): direct %.0f, relay %.0f, proxy %.0f", rounds*calls, med("direct"), med("relay"), med("proxy"))
-	if base != "" {
-		fmt.Fprintf(b, ", baseline %.0f (proxy/baseline %.2fx)", med("baseline"), med("proxy")/med("baseline"))
-	}
-	fmt.Fprintf(b, "\n  proxy/relay %.2fx (goal >= 0.8x), proxy/direct %.2fx, relay/direct %.2fx\n", med("proxy")/med("relay"), med("proxy")/med("direct"), med("relay")/med("direct"))
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // reflector is a FAKE hostile remote server (no real server reflects
@@ -19,7 +20,8 @@ import (
 // in its answers — in a 401's WWW-Authenticate, an HTTP 500 body, or its
 // tool's description.
 type reflector struct {
-	mode atomic.Value // "", "401", "500", "describe"
+	mode   atomic.Value // "", "401", "500", "describe"
+	listed atomic.Int32 // tools/list answered with the tool
 }
 
 func (f *reflector) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -55,6 +57,7 @@ func (f *reflector) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			desc += " (you are " + auth + ")"
 		}
 		d, _ := json.Marshal(desc)
+		f.listed.Add(1)
 		answer(`{"tools":[{"name":"echo","description":` + string(d) + `,"inputSchema":{"type":"object"}}]}`)
 	case m.Method == "tools/call":
 		answer(`{"content":[{"type":"text","text":"ok"}]}`)
@@ -103,16 +106,46 @@ func TestRemoteRedactsReflectedCredentials(t *testing.T) {
 		leaked("--sarif-file ("+mode+")", string(b))
 	}
 
-	// The proxy: a call the server refuses with the credential in its body.
+	// The proxy: a call the server refuses with the credential in its
+	// body. The proxy's surface check lists the tools once the server
+	// answered its handshake, maybe after the client's handshake was
+	// answered: the server refuses only once the check has its list, so
+	// the call is forwarded and its refusal reaches the client (an error the
+	// proxy forwards; nothing of it goes to stderr).
 	f.mode.Store("")
+	f.listed.Store(0)
 	cmd := proxyCmd(dir, "saas")
 	cmd.Env = append(os.Environ(), env...)
 	p := startRaw(t, cmd)
 	p.initialize()
+	for i := 0; f.listed.Load() == 0; i++ {
+		if i == 600 {
+			t.Fatalf("the proxy did not list the tools within 60 s\n%s", p.stderr.String())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 	f.mode.Store("500")
 	p.send(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{}}}`)
 	got := p.await("7")
 	leaked("the proxy's error to its client", string(got["error"]))
+	p.wait()
+	if strings.Contains(p.stderr.String(), "reflected-s3cret") {
+		t.Errorf("the proxy's stderr holds the credential:\n%s", p.stderr.String())
+	}
+
+	// A server that refuses the proxy's own surface check with the
+	// credential: the quarantine on stderr and the -32002 the call gets
+	// say it redacted.
+	cmd = proxyCmd(dir, "saas")
+	cmd.Env = append(os.Environ(), env...)
+	p = startRaw(t, cmd)
+	p.initialize()
+	p.send(`{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"echo","arguments":{}}}`)
+	got = p.await("8")
+	if !strings.Contains(string(got["error"]), "-32002") {
+		t.Errorf("a call after the check was refused: %s %s, want -32002", got["result"], got["error"])
+	}
+	leaked("the quarantine's error to the client", string(got["error"]))
 	p.wait()
 	leaked("the proxy's stderr", p.stderr.String())
 

@@ -37,6 +37,11 @@ import (
 //
 //	MCPSUM_SERVE_PERF=1 go test ./e2e -run TestServePerformance -v
 //
+// MCPSUM_BENCH_BASELINE=PATH names an mcpsum built from another commit:
+// its serve (remote upstream at 1 client; two replicas of it, on a
+// database of their own, behind a balancer of their own at 64 clients)
+// is measured in the same rounds, and the ratios against it printed.
+//
 // Serial: a measurement; it runs alone, before the parallel tests start.
 func TestServePerformance(t *testing.T) {
 	if os.Getenv("MCPSUM_SERVE_PERF") != "1" {
@@ -57,11 +62,23 @@ func TestServePerformance(t *testing.T) {
 	mustLock(t, dir, nil, append([]string{"--name", "local", "--"}, proxysrvScript(t, dir)...)...)
 	_, env := taintState(t)
 	one := startServe(t, dir, "", env)
-	pg, _ := startPostgres(t)
+	pg, pgSQL := startPostgres(t)
 	r1 := startServe(t, dir, filepath.Join(dir, "serve-token"), env, "--state", pg)
 	r2 := startServe(t, dir, filepath.Join(dir, "serve-token"), env, "--state", pg)
 	lb, _ := startBalancer(t, r1.url, r2.url)
 	tok := withToken{token: one.token}
+	base := os.Getenv("MCPSUM_BENCH_BASELINE")
+	var oneB *serveProc
+	var lbB string
+	if base != "" {
+		oneB = startServeBin(t, base, freePort(t), dir, "", env)
+		pgSQL("CREATE DATABASE base")
+		pgB := strings.TrimSuffix(pg, "/postgres") + "/base"
+		tf := filepath.Join(dir, "serve-token")
+		r1B := startServeBin(t, base, freePort(t), dir, tf, env, "--state", pgB)
+		r2B := startServeBin(t, base, freePort(t), dir, tf, env, "--state", pgB)
+		lbB, _ = startBalancer(t, r1B.url, r2B.url)
+	}
 	plain := func(url, era string) *mcp.ClientSession {
 		return httpClient(t, url, withToken{}, era, nil)
 	}
@@ -79,10 +96,37 @@ func TestServePerformance(t *testing.T) {
 			{"serve remote", httpClient(t, one.at("remote-"+era.name), tok, era.name, nil)},
 			{"serve stdio", httpClient(t, one.at("local"), tok, era.name, nil)},
 		}
+		if oneB != nil {
+			modes = append(modes, struct {
+				name string
+				cs   *mcp.ClientSession
+			}{"serve remote base", httpClient(t, oneB.at("remote-"+era.name), tok, era.name, nil)})
+		}
+		// serve's own cost per call, summed over its threads: CPU time and
+		// times a thread was switched in (each a wake-up), both far less
+		// sensitive to the machine's load than latency
+		pids := map[string]int{"serve remote": one.cmd.Process.Pid}
+		if oneB != nil {
+			pids["serve remote base"] = oneB.cmd.Process.Pid
+		}
+		cost := map[string][2]int64{}
 		const rounds, calls = 7, 150
 		for r := 0; r < rounds; r++ {
 			for _, m := range modes {
+				pid := pids[m.name]
+				cpu0, sw0 := schedStat(pid)
 				lat[era.name+" "+m.name] = append(lat[era.name+" "+m.name], timeCalls(t, m.cs, 1, calls)...)
+				if pid != 0 {
+					cpu1, sw1 := schedStat(pid)
+					c := cost[m.name]
+					cost[m.name] = [2]int64{c[0] + cpu1 - cpu0, c[1] + sw1 - sw0}
+				}
+			}
+		}
+		for _, name := range []string{"serve remote", "serve remote base"} {
+			if c, ok := cost[name]; ok {
+				n := float64(rounds * (calls + 1))
+				fmt.Fprintf(&b, "\n%s, 1 client: %s: %.0f µs of serve's CPU and %.1f thread switches-in per call", era.name, name, float64(c[0])/n/1e3, float64(c[1])/n)
 			}
 		}
 		d := p50(lat[era.name+" direct"])
@@ -90,6 +134,11 @@ func TestServePerformance(t *testing.T) {
 		l := p50(lat[era.name+" serve stdio"])
 		fmt.Fprintf(&b, "\n%s, 1 client: small call p50 direct over HTTP %s, through serve (remote upstream) %s: %.2fx (goal <= 1.25x); through serve (stdio upstream) %s: %.2fx",
 			era.name, us(d), us(s), float64(s)/float64(d), us(l), float64(l)/float64(d))
+		if oneB != nil {
+			o := p50(lat[era.name+" serve remote base"])
+			fmt.Fprintf(&b, "\n%s, 1 client: the baseline's serve (remote upstream) %s: %.2fx direct; this serve %.2fx the baseline's",
+				era.name, us(o), float64(o)/float64(d), float64(s)/float64(o))
+		}
 	}
 	fmt.Fprintf(&b, "\nload average after 1 client: %s", loadavg())
 
@@ -101,11 +150,20 @@ func TestServePerformance(t *testing.T) {
 			name string
 			cs   []*mcp.ClientSession
 		}{{name: "direct"}, {name: "nginx direct"}, {name: "2 replicas"}}
+		if lbB != "" {
+			sets = append(sets, struct {
+				name string
+				cs   []*mcp.ClientSession
+			}{name: "2 replicas base"})
+		}
 		for i := 0; i < clients; i++ {
 			sets[0].cs = append(sets[0].cs, plain(direct[era.name], era.name))
 			sets[1].cs = append(sets[1].cs, plain(lbDirect+"/mcp", era.name))
 			me := withToken{token: r1.token, extra: http.Header{"Mcpsum-Session": {"c" + strconv.Itoa(i)}}}
 			sets[2].cs = append(sets[2].cs, httpClient(t, lb+"/servers/remote-"+era.name+"/mcp", me, era.name, nil))
+			if lbB != "" {
+				sets[3].cs = append(sets[3].cs, httpClient(t, lbB+"/servers/remote-"+era.name+"/mcp", me, era.name, nil))
+			}
 		}
 		const rounds, calls = 5, 10
 		for r := 0; r < rounds; r++ {
@@ -130,6 +188,11 @@ func TestServePerformance(t *testing.T) {
 		s := p50(lat[era.name+" 64 2 replicas"])
 		fmt.Fprintf(&b, "\n%s, %d concurrent clients: small call p50 direct %s, through 2 serve replicas behind nginx %s: %.2fx (goal <= 1.5x); nginx straight to the server %s (%.2fx direct)",
 			era.name, clients, us(d), us(s), float64(s)/float64(d), us(n), float64(n)/float64(d))
+		if lbB != "" {
+			o := p50(lat[era.name+" 64 2 replicas base"])
+			fmt.Fprintf(&b, "\n%s, %d concurrent clients: the baseline's 2 replicas %s: %.2fx direct; these replicas %.2fx the baseline's",
+				era.name, clients, us(o), float64(o)/float64(d), float64(s)/float64(o))
+		}
 		for _, s := range sets {
 			for _, cs := range s.cs {
 				cs.Close()
@@ -209,6 +272,24 @@ func loadavg() string {
 		return "?"
 	}
 	return strings.Join(f[:3], " ")
+}
+
+// schedStat sums, over the threads of a live process, the nanoseconds
+// they ran and the times they were switched in (/proc/PID/task/*/schedstat).
+func schedStat(pid int) (cpu, switches int64) {
+	tasks, _ := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	for _, tk := range tasks {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/schedstat", pid, tk.Name()))
+		if err != nil {
+			continue
+		}
+		if f := strings.Fields(string(b)); len(f) == 3 {
+			ns, _ := strconv.ParseInt(f[0], 10, 64)
+			n, _ := strconv.ParseInt(f[2], 10, 64)
+			cpu, switches = cpu+ns, switches+n
+		}
+	}
+	return cpu, switches
 }
 
 // vmRSS reads VmRSS of a live process (bytes; 0 if unknown).

@@ -49,11 +49,18 @@ func freePort(t testing.TB) string {
 // startServeAt is startServe on the given port.
 func startServeAt(t testing.TB, port, dir, tokenFile string, env []string, extra ...string) *serveProc {
 	t.Helper()
+	return startServeBin(t, bin.mcpsum, port, dir, tokenFile, env, extra...)
+}
+
+// startServeBin is startServeAt with another mcpsum binary (a baseline
+// built from another commit, for benchmarks).
+func startServeBin(t testing.TB, exe, port, dir, tokenFile string, env []string, extra ...string) *serveProc {
+	t.Helper()
 	if tokenFile == "" {
 		tokenFile = filepath.Join(dir, "serve-token")
 	}
 	args := append([]string{"serve", "--lockfile", filepath.Join(dir, "mcp.lock"), "--addr", "127.0.0.1:" + port, "--token-file", tokenFile}, extra...)
-	cmd := exec.Command(bin.mcpsum, args...)
+	cmd := exec.Command(exe, args...)
 	cmd.Dir = dir
 	if env != nil {
 		cmd.Env = env

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"github.com/mcpsum/mcpsum/internal/hint"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
@@ -14,6 +15,7 @@ import (
 	"github.com/mcpsum/mcpsum/internal/cli"
 	"github.com/mcpsum/mcpsum/internal/locker"
 	"github.com/mcpsum/mcpsum/internal/policy"
+	"github.com/mcpsum/mcpsum/internal/review"
 	"github.com/mcpsum/mcpsum/internal/statefile"
 )
 
@@ -42,6 +44,9 @@ prints JSON for you to review and paste. It never edits the lockfile.`),
 				return err
 			}
 			sg := policy.Suggest(f.Servers[*name])
+			if e := f.Servers[*name]; review.DataShaped(e) && (e.Policy == nil || !slices.Contains(e.Policy.Unpinned, "resources")) {
+				fmt.Fprintf(a.stderr, "note: its resources look like data the server lists live (one per table or row): if they are, a new one quarantines the server; add \"unpinned\": [\"resources\"] beside \"taint\" in the policy below (see \"policy.unpinned\" in docs/lockfile-format.md)\n")
+			}
 			sg.WriteSuggestion(a.stderr, f.Servers[*name], *name, *lockfile)
 			return writeJSON(a.stdout, sg.Paste())
 		},

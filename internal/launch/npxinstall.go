@@ -82,6 +82,32 @@ func installVar(n string) bool {
 	return (slices.Contains(installVars, n) || strings.HasPrefix(low, "npm_config_")) && low != "npm_config_cache" && lockfile.ValidEnvName(n)
 }
 
+// InstallSees is lock's one line about an entry whose package mcpsum
+// installs by npx before its first start on a machine (see above), or ""
+// for any other entry (not npx, a form parseNpx does not know, sandboxed,
+// remote): which environment that install sees, the rule and the names it
+// gives here (never values), and how to pass it another. Escaped.
+func InstallSees(entry *lockfile.Server) string {
+	if entry.Remote() || (entry.Policy != nil && entry.Policy.Sandbox != nil) {
+		return ""
+	}
+	run := parseNpx(entry.Command)
+	if run == nil {
+		return ""
+	}
+	var names []string
+	for _, kv := range InstallEnv(entry.EnvPassthrough) {
+		n, _, _ := strings.Cut(kv, "=")
+		names = append(names, termtext.ShellArg(n))
+	}
+	pkgs := make([]string, len(run.packages))
+	for i, p := range run.packages {
+		pkgs[i] = termtext.ShellArg(p)
+	}
+	return fmt.Sprintf("npx installs %s before its first start on a machine; the install sees the server's variables (PATH, HOME, TMPDIR, envPassthrough) and your npm_config_*, proxy and CA variables (here: %s), no others: lock with --env one it needs (PUPPETEER_SKIP_DOWNLOAD, ...)",
+		strings.Join(pkgs, " "), strings.Join(names, ", "))
+}
+
 // installish are name patterns of variables package install scripts read
 // (browser and binary downloads, mirrors): when an install fails, those
 // set in the caller's environment are named with the --env that passes them.
@@ -242,9 +268,9 @@ func runInstall(ctx context.Context, name string, entry *lockfile.Server, run *n
 	}
 	logDir := filepath.Join(state, "install")
 	logPath := filepath.Join(logDir, filepath.Base(run.folder("/"))+".log")
-	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+	logf, err := statefile.OpenTruncate(logPath) // a link planted there is refused, never followed
 	if err != nil {
-		return err
+		return fmt.Errorf("server %q: the npx install's log: %w", name, err)
 	}
 	defer logf.Close()
 	prog, err := process.LookPath(entry.Command[0], env, dir)

@@ -3,9 +3,13 @@ package locker
 import (
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 
 	"github.com/mcpsum/mcpsum/internal/hint"
+	"github.com/mcpsum/mcpsum/internal/launch"
 	"github.com/mcpsum/mcpsum/internal/review"
+	"github.com/mcpsum/mcpsum/internal/termtext"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 )
 
@@ -22,8 +26,10 @@ func ProgressLine(e *lockfile.Server, err error) string {
 // WriteWritten writes to w, a "lock: " line each, what a merge into the
 // lockfile at path noted, that it was written, then what show would flag
 // in the new entries (Warnings) and shadows (review's shadowing between
-// them and the lock's other servers). The lock is written anyway (unless
-// Options.Strict refused the shadowing): the warnings are the reviewer's.
+// them and the lock's other servers), and for each entry whose package npx
+// installs before its first start, which environment that install sees
+// (launch.InstallSees). The lock is written anyway (unless Options.Strict
+// refused the shadowing): the warnings are the reviewer's.
 func WriteWritten(w io.Writer, path string, entries map[string]*lockfile.Server, wr *Written, shadows []review.Shadow) {
 	for _, n := range wr.Notes {
 		fmt.Fprintf(w, "lock: %s\n", n)
@@ -34,5 +40,10 @@ func WriteWritten(w io.Writer, path string, entries map[string]*lockfile.Server,
 	}
 	for _, s := range shadows {
 		fmt.Fprintf(w, "lock: warning: shadowing: %s\n", s)
+	}
+	for _, n := range slices.Sorted(maps.Keys(entries)) {
+		if l := launch.InstallSees(entries[n]); l != "" {
+			fmt.Fprintf(w, "lock: %s: %s\n", termtext.ShellArg(n), l)
+		}
 	}
 }

@@ -140,7 +140,11 @@ func (p *Proxy) check(ctx context.Context) {
 	}
 	if len(def) > 0 {
 		review.Label(def, lock, observed) // the quarantine error's data says what kind of change each is
-		p.quarantineWith("its definitions changed since they were locked: "+describe(def), def)
+		hint := ""
+		if review.DataResources(def, lock, observed) {
+			hint = review.UnpinnedHint(p.opts.Name, p.opts.Lockfile)
+		}
+		p.quarantineHinted("its definitions changed since they were locked: "+describe(def), def, hint)
 		return
 	}
 	p.openGate()

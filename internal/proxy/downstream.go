@@ -4,9 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 
 	"github.com/mcpsum/mcpsum/internal/jsonscan"
 	"github.com/mcpsum/mcpsum/internal/mcpspec"
+	"github.com/mcpsum/mcpsum/internal/mcpwire"
 	"github.com/mcpsum/mcpsum/internal/proxy/internal/jsonline"
 	"github.com/mcpsum/mcpsum/internal/termtext"
 )
@@ -29,6 +31,62 @@ type Downstream interface {
 	// Streaming(id), called before a streamed answer, whose id comes last;
 	// one that can tell that its client went away implements Gone() bool.
 	Out() io.Writer
+}
+
+// Direct is what a Downstream implements whose client lines arrive on
+// goroutines of their own (an HTTP handler per request): instead of
+// writing each line into Messages for the core's reader to wake up to,
+// the caller hands it to the core on its own goroutine, one fewer
+// hand-off per message. The core calls Direct once, before it reads
+// anything, with take: take handles one whole line of the client (no line
+// break inside; the line becomes the core's, as a line read from Messages
+// would), in turn with every other line, exactly as the reader of
+// Messages would; it fails with ErrInputEnded once the client's input
+// ended (Messages reached EOF) or the core stopped, and with a
+// *mcpwire.LineTooLongError, handling nothing, for a line over the limit
+// (write that one into Messages: the core ends the session as it does
+// for any line too long). Messages still carries the client's end (EOF).
+type Direct interface {
+	Direct(take func(line []byte) error)
+}
+
+// ErrInputEnded is what a Direct downstream's take returns once the
+// client's input ended or the core stopped.
+var ErrInputEnded = errors.New("the client's input ended")
+
+// clientIn serialises the client's lines: the reader of Messages and a
+// Direct downstream's callers take turns, one line at a time.
+type clientIn struct {
+	mu    sync.Mutex
+	ended bool
+}
+
+// take is a Direct downstream's way in (see Direct).
+func (p *Proxy) take(line []byte) error {
+	if max := p.lineMax(); len(line) > max {
+		return &mcpwire.LineTooLongError{Max: max}
+	}
+	p.in.mu.Lock()
+	defer p.in.mu.Unlock()
+	if p.in.ended {
+		return ErrInputEnded
+	}
+	p.fromClient(line)
+	return nil
+}
+
+// endInput refuses every later line of a Direct downstream.
+func (p *Proxy) endInput() {
+	p.in.mu.Lock()
+	p.in.ended = true
+	p.in.mu.Unlock()
+}
+
+func (p *Proxy) lineMax() int {
+	if p.opts.Pin.MaxLine > 0 {
+		return p.opts.Pin.MaxLine
+	}
+	return mcpspec.MaxMessage
 }
 
 // Router is what an Out that routes messages implements (see Downstream).

@@ -24,10 +24,19 @@ type QuarantineError struct {
 	Reason   string             // one line, server text quoted
 	Findings []lockfile.Finding // definitional findings (may be empty, e.g. an unreadable surface)
 	Next     string             // the command to run
+	Hint     string             // another way out, when one fits (e.g. policy.unpinned for data resources); may be empty
 }
 
 func (e *QuarantineError) Error() string {
-	return fmt.Sprintf("server %q was quarantined: %s; run %s", e.Server, e.Reason, e.Next)
+	return fmt.Sprintf("server %q was quarantined: %s; run %s%s", e.Server, e.Reason, e.Next, e.hintSuffix())
+}
+
+// hintSuffix is the hint as the end of a sentence, or "".
+func (e *QuarantineError) hintSuffix() string {
+	if e.Hint == "" {
+		return ""
+	}
+	return "; " + e.Hint
 }
 
 // rpc renders the quarantine as the -32002 error every later request gets.
@@ -43,16 +52,20 @@ func (e *QuarantineError) rpc() *jsonline.Error {
 	for _, f := range e.Findings {
 		fs = append(fs, finding{f.Kind, f.Name, f.Change, f.Fields, f.Labels})
 	}
+	data := map[string]any{
+		"mcpsum":   "quarantined",
+		"server":   e.Server,
+		"reason":   e.Reason,
+		"findings": fs,
+		"next":     e.Next,
+	}
+	if e.Hint != "" {
+		data["hint"] = e.Hint
+	}
 	return &jsonline.Error{
 		Code:    CodeQuarantined,
-		Message: fmt.Sprintf("mcpsum: server %q is quarantined: %s; run %s", e.Server, e.Reason, e.Next),
-		Data: map[string]any{
-			"mcpsum":   "quarantined",
-			"server":   e.Server,
-			"reason":   e.Reason,
-			"findings": fs,
-			"next":     e.Next,
-		},
+		Message: fmt.Sprintf("mcpsum: server %q is quarantined: %s; run %s%s", e.Server, e.Reason, e.Next, e.hintSuffix()),
+		Data:    data,
 	}
 }
 

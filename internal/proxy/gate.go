@@ -181,7 +181,14 @@ func (p *Proxy) releaseHeldDown(pass bool) {
 // quarantineWith stops the server and makes every later request fail with
 // -32002; held and in-flight requests get the same error now.
 func (p *Proxy) quarantineWith(reason string, findings []lockfile.Finding) {
+	p.quarantineHinted(reason, findings, "")
+}
+
+// quarantineHinted is quarantineWith with a hint (another way out) for the
+// error and the log; hint may be empty.
+func (p *Proxy) quarantineHinted(reason string, findings []lockfile.Finding, hint string) {
 	q := &QuarantineError{
+		Hint:     hint,
 		Server:   p.opts.Name,
 		Reason:   reason,
 		Findings: findings,
@@ -198,7 +205,7 @@ func (p *Proxy) quarantineWith(reason string, findings []lockfile.Finding) {
 	p.mu.Unlock()
 	close(p.life.quarDone)
 	p.releaseHeldDown(false) // refused and dropped
-	p.logf("QUARANTINED: %s; every request now gets error %d; run %s", reason, CodeQuarantined, q.Next)
+	p.logf("QUARANTINED: %s; every request now gets error %d; run %s%s", reason, CodeQuarantined, q.Next, q.hintSuffix())
 	p.failWaiting(q.rpc())
 	if up != nil {
 		go up.Stop(p.opts.Grace, p.opts.Grace)

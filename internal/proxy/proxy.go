@@ -93,6 +93,8 @@ type Proxy struct {
 	// (a JSON string no client uses; clients drop responses to unknown ids).
 	voidID []byte
 	out    *jsonline.Writer // to the client
+	in     clientIn         // the client's lines take turns (downstream.go)
+	srvIn  sync.Mutex       // the server's lines take turns (stream.go)
 
 	up    upstream.Upstream // the server; nil until started
 	hello *mcpwire.Hello

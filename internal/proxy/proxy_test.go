@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcpsum/mcpsum/internal/proxy/internal/jsonline"
+	"github.com/mcpsum/mcpsum/pkg/lockfile"
 )
 
 // resultOf returns the raw result member of a response line (the bytes the
@@ -158,6 +159,41 @@ func TestQuarantineOnDrift(t *testing.T) {
 	var q *QuarantineError
 	if !errors.As(err, &q) {
 		t.Fatalf("Run returned %v, want a *QuarantineError", err)
+	}
+}
+
+// TestQuarantineOfDataResourcesNamesUnpinned: a server that lists one
+// resource per row (server-postgres: per table) gets one more; only those
+// drifted, so the quarantine says how to declare them data
+// (policy.unpinned), and the error's data carries the same hint.
+func TestQuarantineOfDataResourcesNamesUnpinned(t *testing.T) {
+	e := lockServer(t, legacyOnly, "-rows=2")
+	s := startProxy(t, withCommand(t, e, legacyOnly, "-rows=3"))
+	s.initialize()
+	_, m := s.request("tools/call", `{"name":"add","arguments":{"a":1,"b":2}}`)
+	if m.Error == nil || m.Error.Code != CodeQuarantined {
+		t.Fatalf("want error %d, got result %s / error %+v", CodeQuarantined, m.Result, m.Error)
+	}
+	want := `"unpinned": ["resources"]`
+	if !strings.Contains(m.Error.Message, want) || !strings.Contains(string(m.Error.Data), `"hint"`) {
+		t.Errorf("message %q / data %s do not name %s", m.Error.Message, m.Error.Data, want)
+	}
+	err := s.close()
+	var q *QuarantineError
+	if !errors.As(err, &q) || !strings.Contains(q.Error(), want) {
+		t.Fatalf("Run returned %v, want a *QuarantineError naming %s", err, want)
+	}
+	// The hint's edit: with policy.unpinned ["resources"] the same server
+	// serves its unchanged tool.
+	fixed := withCommand(t, e, legacyOnly, "-rows=3")
+	fixed.Policy = &lockfile.Policy{Unpinned: []string{"resources"}}
+	s = startProxy(t, fixed)
+	s.initialize()
+	if _, m := s.request("tools/call", `{"name":"add","arguments":{"a":1,"b":2}}`); m.Error != nil || !strings.Contains(string(m.Result), `"sum":3`) {
+		t.Errorf("with policy.unpinned the call got %s / %+v", m.Result, m.Error)
+	}
+	if err := s.close(); err != nil {
+		t.Errorf("Run with policy.unpinned: %v", err)
 	}
 }
 

@@ -43,9 +43,14 @@ func Serve(ctx context.Context, down Downstream, opts Options) error {
 	if err != nil {
 		return err
 	}
+	defer p.endInput()
+	if d, ok := down.(Direct); ok {
+		d.Direct(p.take)
+	}
 	clientGone := make(chan struct{})
 	go func() {
 		defer close(clientGone)
+		defer p.endInput()
 		p.readClient(mcpwire.NewLineReader(down.Messages(), opts.Pin.MaxLine))
 	}()
 	// The supervisor stops after shutdown (stopSup), not on the signal
@@ -128,10 +133,19 @@ func newProxy(stdout io.Writer, opts Options) (*Proxy, error) {
 }
 
 // shutdown stops the server's process group and answers every request still
-// waiting with an error.
+// waiting with an error: the session's verdict when it has one (a
+// quarantine or failure records its state before it answers the waiting
+// requests, and the end of input may stop the session in between), else
+// why the request was not answered.
 func (p *Proxy) shutdown(why string) {
 	p.mu.Lock()
-	if p.gate.state != gateQuarantined && p.gate.state != gateFailed {
+	var verdict *jsonline.Error
+	switch {
+	case p.gate.quarantine != nil:
+		verdict = p.gate.quarantine.rpc()
+	case p.gate.state == gateFailed:
+		verdict = p.failureRPC()
+	default:
 		p.gate.state = gateClosing
 	}
 	up := p.up
@@ -148,7 +162,10 @@ func (p *Proxy) shutdown(why string) {
 			p.logf("%v", err)
 		}
 	}
-	p.failWaiting(&jsonline.Error{Code: mcpspec.CodeInternalError, Message: fmt.Sprintf("mcpsum: the request was not answered: %s and the server %q was stopped", why, p.opts.Name)})
+	if verdict == nil {
+		verdict = &jsonline.Error{Code: mcpspec.CodeInternalError, Message: fmt.Sprintf("mcpsum: the request was not answered: %s and the server %q was stopped", why, p.opts.Name)}
+	}
+	p.failWaiting(verdict)
 }
 
 // supervise starts the server, speaks its locked era, and runs the surface
@@ -180,6 +197,9 @@ func (p *Proxy) supervise(ctx context.Context) {
 	}
 	p.up = up
 	p.mu.Unlock()
+	if d, ok := up.(upstream.Direct); ok {
+		d.Direct(p.takeServer)
+	}
 	readerDone := make(chan struct{})
 	go func() {
 		defer close(readerDone)
@@ -334,6 +354,8 @@ func (p *Proxy) readClient(r *mcpwire.LineReader) {
 			}
 			return
 		}
+		p.in.mu.Lock()
 		p.fromClient(line)
+		p.in.mu.Unlock()
 	}
 }

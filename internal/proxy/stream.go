@@ -49,6 +49,11 @@ func (p *Proxy) readServerStream(r io.Reader, max int) error {
 		max = mcpspec.MaxMessage
 	}
 	s := &streamReader{r: r, buf: make([]byte, window), max: max}
+	// The reader holds p.srvIn while it holds any part of a line: a
+	// message an upstream hands over directly (takeServer) waits until the
+	// line before it was handled, and never lands inside one.
+	p.srvIn.Lock()
+	defer p.srvIn.Unlock()
 	for {
 		if i := bytes.IndexByte(s.buf[s.start:s.end], '\n'); i >= 0 {
 			line := trimLine(s.buf[s.start : s.start+i])
@@ -66,7 +71,14 @@ func (p *Proxy) readServerStream(r io.Reader, max int) error {
 			s.start = 0
 		}
 		if s.end < len(s.buf) {
+			empty := s.end == 0
+			if empty {
+				p.srvIn.Unlock()
+			}
 			n, err := s.r.Read(s.buf[s.end:])
+			if empty {
+				p.srvIn.Lock()
+			}
 			s.end += n
 			if err != nil && n == 0 {
 				if line := trimLine(s.buf[:s.end]); len(line) > 0 && !errors.As(err, new(*upstream.OverflowError)) {
@@ -80,6 +92,22 @@ func (p *Proxy) readServerStream(r io.Reader, max int) error {
 			return err
 		}
 	}
+}
+
+// takeServer is a Direct upstream's way in (upstream.Direct): one whole
+// small message of the server, handled on the caller's goroutine in turn
+// with the reader's lines.
+func (p *Proxy) takeServer(line []byte) bool {
+	if len(line) > p.lineMax() || bytes.IndexByte(line, '\n') >= 0 {
+		return false // as a line of its own in Messages: too long, or two lines
+	}
+	line = trimLine(line)
+	p.srvIn.Lock()
+	defer p.srvIn.Unlock()
+	if len(line) > 0 {
+		p.fromServer(line)
+	}
+	return true
 }
 
 func trimLine(b []byte) []byte {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -174,6 +175,19 @@ func benchLines(b *testing.B, line []byte) {
 // copy to the client (here io.Discard), with no process or pipe involved.
 func BenchmarkStreamResult(b *testing.B) {
 	benchLines(b, []byte(`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"`+strings.Repeat("abcdefgh", 1<<20)+`"}]}}`+"\n"))
+}
+
+// BenchmarkStreamStructured is BenchmarkStreamResult for a result of
+// 8 MiB of structuredContent rows of small members (the tracker's fast
+// path, trackfast.go).
+func BenchmarkStreamStructured(b *testing.B) {
+	var rows strings.Builder
+	rows.WriteString(`{"jsonrpc":"2.0","id":1,"result":{"content":[],"structuredContent":{"rows":[`)
+	for i := 0; rows.Len() < 8<<20; i++ {
+		fmt.Fprintf(&rows, `{"id":%d,"name":"row %d","ok":true,"score":%d.5,"tags":["a","b"],"parent":null},`, i, i, i%1000)
+	}
+	rows.WriteString(`null]}}}` + "\n")
+	benchLines(b, []byte(rows.String()))
 }
 
 // BenchmarkSmallResponse is the same for a short result (the common case).

@@ -50,9 +50,10 @@ func (s *Server) newEntry(ctx context.Context, name string, e *lockfile.Server) 
 }
 
 // core is one proxy core (internal/proxy.Serve) behind this package's
-// downstream: the client's lines go in through a pipe, one whole line per
-// write; the core's lines come out through a router to the HTTP streams
-// waiting for them. A legacy session has one core; a 2026-07-28 pool has
+// downstream: the client's lines go in on the HTTP handlers' goroutines
+// (proxy.Direct; the pipe carries only the client's end, and a line over
+// the core's limit); the core's lines come out through a router to the
+// HTTP streams waiting for them. A legacy session has one core; a 2026-07-28 pool has
 // one or more. Each core starts its own upstream: one server process, or
 // one session with a remote server.
 type core struct {
@@ -64,6 +65,10 @@ type core struct {
 	done   chan struct{} // closed when the core ended
 	err    error         // why, once done
 	last   atomic.Int64  // unix nanoseconds of the last request
+	// take hands the core a line on the caller's goroutine (proxy.Direct);
+	// set before ready is closed.
+	take   func(line []byte) error
+	ready  chan struct{} // closed once take is set
 	cancel context.CancelFunc
 }
 
@@ -75,7 +80,7 @@ func (s *Server) startCore(e *entry, id identity, legacy bool, label string) *co
 	pr, pw := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
 	tp := s.cfg.Replicas.tokenPrefix(s.coreN.Add(1))
-	c := &core{label: label, prefix: "mcpsum-" + tp, pr: pr, pw: pw, router: newRouter(legacy), done: make(chan struct{}), cancel: cancel}
+	c := &core{label: label, prefix: "mcpsum-" + tp, pr: pr, pw: pw, router: newRouter(legacy), done: make(chan struct{}), ready: make(chan struct{}), cancel: cancel}
 	c.touch()
 	warn := func(msg string) { s.logf("%s: %s", label, msg) }
 	var hooks proxy.Hooks
@@ -117,13 +122,38 @@ func (s *Server) startCore(e *entry, id identity, legacy bool, label string) *co
 func (c *core) Messages() io.Reader { return c.pr }
 func (c *core) Out() io.Writer      { return c.router }
 
-// send writes one line of the client (no line break inside) into the core.
+// Direct is the core's way in for each line (proxy.Direct): the HTTP
+// handler hands its message to the core on its own goroutine, instead of
+// through the pipe to the core's reader (one wake-up fewer per message).
+func (c *core) Direct(take func(line []byte) error) {
+	c.take = take
+	close(c.ready)
+}
+
+// send hands one line of the client (no line break inside) to the core,
+// and waits until the core took it.
 func (c *core) send(line []byte) error {
 	c.touch()
-	if _, err := c.pw.Write(append(line, '\n')); err != nil {
+	if c.router.gone.Load() {
+		return errEnded // the client ended its input (end)
+	}
+	select {
+	case <-c.ready:
+	case <-c.done:
 		return errEnded
 	}
-	return nil
+	err := c.take(line)
+	if err == nil {
+		return nil
+	}
+	if !errors.Is(err, proxy.ErrInputEnded) {
+		// a line over the core's limit: through the pipe, whose reader
+		// ends the session as a line too long ends any
+		if _, err := c.pw.Write(append(line, '\n')); err == nil {
+			return nil
+		}
+	}
+	return errEnded
 }
 
 // end is the client's end of input (DELETE, or idle): the core answers

@@ -2,6 +2,7 @@ package serve
 
 import (
 	"net/http"
+	"strconv"
 	"sync"
 	"time"
 )
@@ -11,6 +12,13 @@ import (
 // it) or a session's GET stream. The router writes to it from the core's
 // writer; the handler that owns the response waits for done and closes it
 // before it returns, so nothing is written to a response that ended.
+//
+// A POST whose answer is the first message for it gets that answer as a
+// plain JSON body instead (the client must accept both, and serve refuses
+// one whose Accept does not list both: request.go), written in one piece
+// with its headers and its length: no event framing, no end of a chunked
+// stream to follow it, so a client that reads the response to its end has
+// it at once.
 type stream struct {
 	mu      sync.Mutex
 	w       http.ResponseWriter
@@ -77,6 +85,13 @@ func (s *stream) event(msg []byte, answer bool) bool {
 	if s.closed {
 		return false
 	}
+	if answer && !s.started && s.id != nil && !s.listen {
+		s.started = true
+		s.plain(msg)
+		s.events++
+		s.answered()
+		return !s.closed
+	}
 	s.start()
 	s.write(eventHead)
 	s.write(msg)
@@ -142,6 +157,21 @@ func (s *stream) close() {
 	s.mu.Lock()
 	s.closed = true
 	s.mu.Unlock()
+}
+
+// plain writes the answer as the whole response, and flushes it: one
+// JSON body whose length is known, so headers and body leave in one
+// write, with no end of a stream to follow (s.mu held).
+func (s *stream) plain(msg []byte) {
+	h := s.w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(len(msg)))
+	if s.head != nil {
+		s.head(h)
+	}
+	s.w.WriteHeader(http.StatusOK)
+	s.write(msg)
+	s.rc.Flush()
 }
 
 // wrote reports whether any event went out (the response has begun).

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/mcpsum/mcpsum/internal/clientconfig"
+	"slices"
 	"sort"
 
 	"github.com/mcpsum/mcpsum/internal/jsonscan"
@@ -48,6 +49,10 @@ type Server struct {
 	// advertise but that hold no item: it listed none, or answered the list
 	// with -32601 (method not found), which lock counts as none.
 	EmptyAdvertised []string `json:"emptyAdvertised,omitempty"`
+	// DataResources: the resources look like data the server lists live
+	// (one per table or row, internal/review DataShaped) and the policy
+	// does not declare them so (policy.unpinned).
+	DataResources bool `json:"resourcesLookLikeData,omitempty"`
 }
 
 // RemoteInfo is where a remote server is and how mcpsum signs in to it
@@ -155,6 +160,7 @@ func buildServer(s *lockfile.Server) *Server {
 		}
 		ss.Instructions = &Text{Chars: len([]rune(*s.Instructions)), Digest: digest, Suspicious: sus, text: *s.Instructions}
 	}
+	ss.DataResources = review.DataShaped(s) && (s.Policy == nil || !slices.Contains(s.Policy.Unpinned, "resources"))
 	advertised := advertisedKinds(s.Capabilities)
 	for _, k := range mcpspec.Kinds {
 		raw, digests := s.Items(k.Name), s.Digests.Of(k.Name)

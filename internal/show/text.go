@@ -95,6 +95,8 @@ func writeServer(w io.Writer, name string, s *Server, compact bool) {
 		}
 		if s.Policy != nil && slices.Contains(s.Policy.Unpinned, k.Field) {
 			fmt.Fprintf(w, "  %s (as seen at lock time; data, not pinned: the proxy serves the server's live list)\n", k.Field)
+		} else if k.Field == "resources" && s.DataResources {
+			fmt.Fprintf(w, "  %s (they look like data the server lists live, one per table or row: a new one is drift that quarantines the server; if they are, add \"unpinned\": [\"resources\"] to this entry's \"policy\")\n", k.Field)
 		} else {
 			fmt.Fprintf(w, "  %s\n", k.Field)
 		}

@@ -32,21 +32,47 @@ func OpenAppend(path string) (*os.File, error) {
 	return f, nil
 }
 
-// checkAppendable refuses an opened file that is not a regular file of ours.
+// OpenTruncate opens path for writing from its start (an output file mcpsum
+// rewrites each time, such as an npx install's log), creating it with mode
+// 0600. It refuses what OpenAppend refuses, the same way: a symbolic link at
+// path (O_NOFOLLOW: its target is neither created, truncated nor written),
+// anything but a regular file, another user's file. The file is emptied
+// only after those checks.
+func OpenTruncate(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0o600)
+	if errors.Is(err, syscall.ELOOP) {
+		return nil, hint.Errorf("remove the link (mcpsum writes this file itself)", "%s is a symbolic link: refusing to write through it", path)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := checkAppendable(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if err := f.Truncate(0); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return f, nil
+}
+
+// checkAppendable refuses an opened file that is not a regular file of ours
+// (OpenAppend, OpenTruncate).
 func checkAppendable(f *os.File) error {
 	fi, err := f.Stat()
 	if err != nil {
 		return err
 	}
 	if !fi.Mode().IsRegular() {
-		return fmt.Errorf("not a regular file (%v): refusing to append to it", fi.Mode().Type())
+		return fmt.Errorf("not a regular file (%v): refusing to write to it", fi.Mode().Type())
 	}
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	if !ok {
 		return errors.New("cannot read the file's owner")
 	}
 	if uid := os.Geteuid(); int(st.Uid) != uid {
-		return fmt.Errorf("belongs to user %d, not to you (%d): refusing to append to it", st.Uid, uid)
+		return fmt.Errorf("belongs to user %d, not to you (%d): refusing to write to it", st.Uid, uid)
 	}
 	return nil
 }

@@ -46,6 +46,9 @@ func WriteAtomic(path string, data []byte, o WriteOptions) error { return errUns
 // OpenAppend is not available on this platform.
 func OpenAppend(path string) (*os.File, error) { return nil, errUnsupported }
 
+// OpenTruncate is not available on this platform.
+func OpenTruncate(path string) (*os.File, error) { return nil, errUnsupported }
+
 // Log is not available on this platform.
 type Log struct{}
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/mcpsum/mcpsum/internal/locker"
+	"github.com/mcpsum/mcpsum/internal/review"
 	"github.com/mcpsum/mcpsum/internal/termtext"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 )
@@ -46,6 +47,9 @@ func Accept(w io.Writer, colour bool, path, kind string, f *lockfile.File, entri
 			next = append(next, fmt.Sprintf("mcpsum lock --lockfile %s --name %s", termtext.ShellArg(path), n))
 		}
 		lines = append(lines, fmt.Sprintf("%-6s %s: %s", status, n, countLine(ch.Findings)))
+		if review.DataResources(ch.Findings, ch.Locked, ch.Now) {
+			lines = append(lines, fmt.Sprintf("%-6s %s: %s", "hint", n, review.UnpinnedHint(ch.Name, path)))
+		}
 	}
 	if changed == 0 && kind == "" {
 		return nil // nothing taken in: the lock's write says the rest

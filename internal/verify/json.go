@@ -3,6 +3,7 @@ package verify
 import (
 	"fmt"
 	"github.com/mcpsum/mcpsum/internal/hint"
+	"github.com/mcpsum/mcpsum/internal/review"
 	"io"
 	"strings"
 	"time"
@@ -27,7 +28,7 @@ type ServerJSON struct {
 	Era             string        `json:"era"`
 	ProtocolVersion string        `json:"protocolVersion"`
 	Error           string        `json:"error,omitempty"`
-	Hints           []string      `json:"hints,omitempty"` // with an error: what to do about it
+	Hints           []string      `json:"hints,omitempty"` // with an error: what to do about it; with a drift of data-like resources only: policy.unpinned
 	Findings        []FindingJSON `json:"findings"`
 	Seconds         float64       `json:"seconds"`
 	Unpinned        []string      `json:"unpinned,omitempty"`    // kinds declared data (policy.unpinned): not drift
@@ -72,6 +73,9 @@ func (r *Report) JSON(exitCode int) *JSON {
 			Findings: []FindingJSON{}, Seconds: s.seconds(), Unpinned: s.unpinned()}
 		if s.Error != nil {
 			j.Error, j.Hints = s.Error.Error(), hint.Of(s.Error)
+		}
+		if h := s.dataHint(r.Lockfile); h != "" {
+			j.Hints = append(j.Hints, h)
 		}
 		for _, fd := range s.dataChanges() {
 			j.DataChanges = append(j.DataChanges, FindingJSON{"data", fd.Kind, fd.Name, fd.Change, fd.Fields, fd.Locked, fd.Observed, []string{"data"}, nil})
@@ -134,4 +138,14 @@ func (r *Report) Write(w io.Writer, format string, colour bool, lock []byte, exi
 	}
 	r.WriteText(w, colour)
 	return nil
+}
+
+// dataHint is review.UnpinnedHint when the server drifted and only
+// resources shaped like the locked ones (one per table or row) changed,
+// else "".
+func (s *ServerResult) dataHint(lockfilePath string) string {
+	if s.Status != StatusDrift || !review.DataResources(s.Findings, s.Locked, s.Observed) {
+		return ""
+	}
+	return review.UnpinnedHint(s.Name, lockfilePath)
 }

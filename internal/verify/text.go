@@ -59,6 +59,9 @@ func (r *Report) WriteText(w io.Writer, colour bool) {
 		case StatusDrift:
 			drifted, definitional = append(drifted, s.Name), true
 			fmt.Fprintf(w, "%sDRIFT%s  %s: the server no longer matches %s: %s\n", c.red, c.reset, name, quoteArg(r.Lockfile), countLine(s.Findings))
+			if h := s.dataHint(r.Lockfile); h != "" {
+				fmt.Fprintf(w, "%shint%s   %s: %s\n", c.dim, c.reset, name, h)
+			}
 		default:
 			label := "note"
 			if r.Strict {

@@ -75,10 +75,11 @@ func Main(args []string) int {
 	neverAnswer := fs.Bool("never-answer", false, "FAKE: read stdin, never answer")
 	rootsAtStart := fs.Bool("roots-at-start", false, "ask the client for roots/list once initialized (as server-filesystem does); the roots-seen tool returns the answer")
 	rootsApply := fs.Duration("roots-apply-delay", 0, "with -roots-at-start: apply the answer this long after it came, then say so on stderr (as server-filesystem does after resolving each root); roots-seen answers at once with what is applied")
-	fastBig := fs.Bool("fake-fast-big", false, "FAKE: a hand-written legacy server whose big tool answers at write speed (FastBig), for the throughput benchmark")
+	fastBig := fs.Bool("fake-fast-big", false, "FAKE: a hand-written legacy server whose big (text) and rows (structuredContent) tools answer at write speed (FastBig), for the throughput benchmark")
 	fakeTasks := fs.Bool("fake-modern-tasks", false, "FAKE: a hand-written 2026-07-28 server with the tasks extension (FakeModernTasks)")
 	httpAddr := fs.String("http", "", "serve Streamable HTTP at this address (go-sdk's handler) instead of stdio")
 	stateless := fs.Bool("stateless", false, "with -http: go-sdk's stateless handler (2026-07-28)")
+	rows := fs.Int("rows", 0, "extra resources test://rows/N/data, one per row (data as server-postgres lists tables)")
 	headerTool := fs.Bool("header-tool", false, "add a tool route whose region argument is mirrored into Mcp-Param-Region (x-mcp-header)")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -172,6 +173,9 @@ func Main(args []string) int {
 		}}}, nil
 	}
 	s.AddResource(&mcp.Resource{URI: "test://static/readme", Name: "readme", MIMEType: "text/plain"}, read)
+	for i := range *rows {
+		s.AddResource(&mcp.Resource{URI: fmt.Sprintf("test://rows/%d/data", i+1), Name: fmt.Sprintf("row %d", i+1), MIMEType: "text/plain"}, read)
+	}
 	s.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: "test://item/{id}", Name: "item", MIMEType: "text/plain"}, read)
 	if *headerTool {
 		s.AddTool(&mcp.Tool{Name: "route", Description: "answer the region it was routed to",

@@ -14,8 +14,11 @@
 // EscapedLines, which turns a server's stderr into quoted lines.
 //
 // Everything it reads is untrusted: nothing here decodes with
-// encoding/json, and the tracker's per-byte loop makes no allocation and
-// no interface call (BenchmarkTracker).
+// encoding/json, and the tracker's loops make no allocation and no
+// interface call (BenchmarkTracker): strings a word at a time
+// (trackstr.go), structure below the depths the member rules read a whole
+// token at a time (trackfast.go, checked against the byte-by-byte machine
+// by FuzzTrackerFast).
 //
 // Lock order: a Writer's lock is the innermost of the proxy's locks; the
 // Writer calls out only to its io.Writer and its Tracker.

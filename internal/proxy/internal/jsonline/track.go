@@ -36,6 +36,7 @@ type grammar struct {
 	part  []byte // the first bytes of a UTF-8 sequence split across chunks
 	plain bool   // check the grammar only (validate), no member rules
 	done  bool   // the message object ended (its '}' not emitted)
+	slow  bool   // tests: the byte-by-byte machine only (no trackfast.go)
 }
 
 // rules is what the member rules (trackrules.go) know so far.
@@ -279,6 +280,14 @@ func (t *Tracker) scan() error {
 			t.valueEnded(i)
 			i-- // c is not part of the number: look at it again
 			continue
+		}
+		// Rows of small members (trackfast.go); not for a bracket that
+		// closes back to the depths the rules read (it would hand it back).
+		if low := t.fastLow(); low != 0 && (len(t.stack) > low || c != '}' && c != ']') {
+			if j := t.fast(b, i, low); j > i {
+				i = j - 1
+				continue
+			}
 		}
 		if c == ' ' || c == '\t' || c == '\r' || c == '\n' {
 			continue

@@ -3,6 +3,7 @@ package jsonline
 import (
 	"bytes"
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -37,6 +38,9 @@ func BenchmarkTracker(b *testing.B) {
 		in := inputs[name]
 		b.Run(name, func(b *testing.B) {
 			b.SetBytes(int64(len(in)))
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			cpu := threadCPU()
 			for b.Loop() {
 				t := NewTracker([]string{"jsonrpc", "id"}, nil)
 				for i := 0; i < len(in); i += feedChunk {
@@ -47,6 +51,10 @@ func BenchmarkTracker(b *testing.B) {
 				if !t.done {
 					b.Fatal("not done")
 				}
+			}
+			if cpu := threadCPU() - cpu; cpu > 0 {
+				// The rate on the CPU time the loop got (MB/s is wall time).
+				b.ReportMetric(float64(len(in))*float64(b.N)/cpu.Seconds()/1e6, "cpuMB/s")
 			}
 		})
 	}

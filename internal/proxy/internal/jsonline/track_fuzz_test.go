@@ -50,6 +50,12 @@ func FuzzTracker(f *testing.F) {
 		`{"a":01}}`,
 		`{"a":"x` + "\x01" + `"}}`,
 		`"` + strings.Repeat("0123456789abcdef", 8) + `"}`,
+		// Deep enough for the fast path (trackfast.go): rows of small
+		// members, and tokens it hands back to scan.
+		`{"structuredContent":{"rows":[{"id":1,"name":"r","ok":true,"x":null,"f":false,"s":-1.5e+2,"t":["a"]},{}]}}}`,
+		`{"a":{"b":{"c":[1,-0,0.5e1,"é\n",tru]}}}}`,
+		`{"a":{"b":{"c":{"d":01}}}}}`,
+		`{"_meta":{"k":{"l":[1]}},"x":{"y":[{"z":"` + "\xff" + `"}]}}}`,
 	} {
 		f.Add([]byte(s), uint8(7))
 	}

@@ -35,7 +35,7 @@ func (t *Tracker) Ended() bool { return t.done }
 // keyBytes collects the bytes b of a member name; at is where b starts in
 // the chunk being fed.
 func (t *Tracker) keyBytes(b []byte, at int) {
-	if !(t.isKey || t.typeVal) || t.keyLong || t.plain || len(t.stack) > 3 {
+	if !(t.isKey || t.typeVal) || t.keyLong || t.noRules() {
 		return
 	}
 	if len(t.key)+len(b) > maxKeyTrack {
@@ -48,6 +48,14 @@ func (t *Tracker) keyBytes(b []byte, at int) {
 		return
 	}
 	t.key = append(t.key, b...)
+}
+
+// noRules reports whether no rule reads the member names of the object
+// being read: below the result's members and its _meta's (the fast path,
+// trackfast.go, reads none there either).
+func (t *Tracker) noRules() bool {
+	d := len(t.stack)
+	return t.plain || d > 3 || d == 3 && !t.inMeta
 }
 
 // filtered reports whether the object being read has its members held
@@ -100,7 +108,7 @@ func (t *Tracker) endString(i int) error {
 		return nil
 	}
 	t.st, t.isKey = tColon, false
-	if t.plain || len(t.stack) > 3 { // no rule reads names deeper down
+	if t.noRules() {
 		return nil
 	}
 	if t.keyLong {

@@ -32,6 +32,7 @@ type HTTP struct {
 	pr     *io.PipeReader
 	pw     *io.PipeWriter
 	pipeMu sync.Mutex // one message at a time into the pipe
+	take   func(line []byte) bool
 }
 
 // smallEvent is the size up to which an event or JSON body is read whole
@@ -78,14 +79,27 @@ func (u *HTTP) WriteLine(parts ...[]byte) error {
 	return u.s.Send(jsonline.Concat(parts...))
 }
 
-// deliver writes one small message into the pipe as one line.
-// msg is the caller's: its line end is appended in place, so the reader
-// gets the line in one hand-over.
+// Direct takes the core's way in for a whole message (see Direct): a
+// small message is handed to the core on the goroutine that read it, not
+// through the pipe to the core's reader.
+func (u *HTTP) Direct(take func(line []byte) bool) {
+	u.pipeMu.Lock()
+	u.take = take
+	u.pipeMu.Unlock()
+}
+
+// deliver hands one small message to the core: directly when the core
+// took the way in (Direct), else into the pipe as one line. msg is the
+// caller's: its line end is appended in place, so the reader gets the
+// line in one hand-over. pipeMu keeps it from running inside a long
+// message that streams into the pipe.
 func (u *HTTP) deliver(msg []byte) error {
-	msg = append(msg, '\n')
 	u.pipeMu.Lock()
 	defer u.pipeMu.Unlock()
-	_, err := u.pw.Write(msg)
+	if u.take != nil && u.take(msg) {
+		return nil
+	}
+	_, err := u.pw.Write(append(msg, '\n'))
 	return err
 }
 

@@ -33,6 +33,20 @@ type Upstream interface {
 	Stop(grace, termGrace time.Duration) error
 }
 
+// Direct is what an Upstream implements whose messages arrive on
+// goroutines of their own (a remote server's POST answers): the core calls
+// Direct once, before it reads Messages, with take, which handles one
+// whole message (no line break inside; the caller's, not kept) on the
+// caller's goroutine, in turn with what the reader of Messages handles,
+// instead of the reader's waking up to it; take reports false, having
+// handled nothing, for a message over the line limit (write it into
+// Messages, whose reader fails the server for it as for any line too
+// long). Messages still carries the server's end, and long messages
+// streamed as they arrive.
+type Direct interface {
+	Direct(take func(line []byte) bool)
+}
+
 // Stdio is a locked command started by pin, spoken to on its stdin and
 // stdout. Its stdin is a bounded queue (stdin.go): writing to it never
 // blocks, and a server that does not read what waits for it is stopped.
