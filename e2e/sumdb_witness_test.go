@@ -24,16 +24,10 @@ func TestSumdbWitnessPolicyAfterFirstUse(t *testing.T) {
 		t.Helper()
 		return mcpsum(t, dir, append([]string{"npm_config_offline=true"}, env...), args...)
 	}
-	var locks []func() // at once, into one mcp.lock (its file lock allows it)
 	for name, spec := range map[string]string{"mem": memSpec, "seq": seqSpec} {
-		locks = append(locks, func() {
-			if _, se, code := run(honest, nil, "lock", "--name", name, "--env", "npm_config_offline", "--", "npx", "-y", spec); code != 0 {
-				t.Errorf("lock %s: exit %d\n%s", name, code, se)
-			}
-		})
-	}
-	if concurrently(locks...); t.Failed() {
-		t.FailNow()
+		if _, se, code := run(honest, nil, "lock", "--name", name, "--env", "npm_config_offline", "--", "npx", "-y", spec); code != 0 {
+			t.Fatalf("lock %s: exit %d\n%s", name, code, se)
+		}
 	}
 	logDir := filepath.Join(t.TempDir(), "log")
 	vkey, se, code := mcpsumLog(t, honest, "init", "--dir", logDir, "--origin", "witness.e2e/mcp")
