@@ -36,16 +36,36 @@ func TestColdNpxVerifyFirstTry(t *testing.T) {
 		reg.userConfig(t, home)
 		return []string{"HOME=" + home, "XDG_STATE_HOME=" + filepath.Join(home, "state")}
 	}
-	warm := env(t.TempDir())
-	servers := map[string]string{"mem": "@modelcontextprotocol/server-memory@2026.8.31", "seq": "@modelcontextprotocol/server-sequential-thinking@2026.8.31", "fs": "@modelcontextprotocol/server-filesystem@2026.8.31"}
+	// One server more than the machine's install slots (as many as three
+	// packages: with 2 cores, one slot and two servers), so the cap on
+	// installs at once is exercised without more installs than that needs.
+	// The lock is made where npx finds the packages installed (a folder
+	// linking e2e/node_modules: no install), the servers at once
+	// (concurrent locks into one mcp.lock), and copied to dir, where npx
+	// finds nothing: what the cold machine verifies is installed there.
+	slots := max(1, min(4, runtime.NumCPU()/2))
+	all := [][2]string{{"mem", "@modelcontextprotocol/server-memory@2026.8.31"}, {"seq", "@modelcontextprotocol/server-sequential-thinking@2026.8.31"}, {"fs", "@modelcontextprotocol/server-filesystem@2026.8.31"}}
+	servers := all[:min(len(all), slots+1)]
+	npmServer(t, "server-filesystem")
+	warm, warmDir := env(t.TempDir()), npmProject(t, false)
 	shared := t.TempDir()
-	for name, pkg := range servers {
-		args := []string{"--name", name, "--", "npx", "-y", pkg}
-		if name == "fs" {
+	var locks []func()
+	for _, srv := range servers {
+		args := []string{"lock", "--name", srv[0], "--", "npx", "-y", srv[1]}
+		if srv[0] == "fs" {
 			args = append(args, shared)
 		}
-		mustLock(t, dir, warm, args...)
+		locks = append(locks, func() {
+			if _, stderr, code := mcpsum(t, warmDir, warm, args...); code != 0 {
+				t.Errorf("mcpsum %v: exit %d\n%s", args, code, stderr)
+			}
+		})
 	}
+	concurrently(locks...)
+	if t.Failed() {
+		t.FailNow()
+	}
+	must(t, os.WriteFile(filepath.Join(dir, "mcp.lock"), []byte(readFile(t, filepath.Join(warmDir, "mcp.lock"))), 0o644))
 
 	home := t.TempDir()
 	cold := env(home)
@@ -56,7 +76,6 @@ func TestColdNpxVerifyFirstTry(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("verify on a cold machine: exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	slots := max(1, min(4, runtime.NumCPU()/2))
 	if n := reg.maxOverlap(); n > slots {
 		t.Errorf("%d npm processes downloaded at once, want at most %d", n, slots)
 	}

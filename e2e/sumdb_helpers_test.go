@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -151,4 +152,15 @@ func readFile(t *testing.T, p string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// concurrently runs each of fs in its own goroutine and waits for all of
+// them: independent commands of one test (report failures with t.Errorf
+// in them; t.Fatal belongs to the test's own goroutine).
+func concurrently(fs ...func()) {
+	var wg sync.WaitGroup
+	for _, f := range fs {
+		wg.Go(f)
+	}
+	wg.Wait()
 }
