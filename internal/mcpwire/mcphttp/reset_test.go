@@ -50,3 +50,37 @@ func TestDroppedRequest(t *testing.T) {
 		})
 	}
 }
+
+// A response (or notification) whose POST is dropped on a kept connection
+// (the server restarted, as TestProxyRemoteRestartRenews saw under load)
+// goes once more on a new connection instead of ending the session; a
+// second drop still ends it.
+func TestDroppedResponseResent(t *testing.T) {
+	script := legacyScript()
+	var posts atomic.Int32
+	script[key{"POST", "s1", ""}] = func(w http.ResponseWriter, r *got) {
+		if n := posts.Add(1); n == 1 || n >= 3 {
+			panic(http.ErrAbortHandler) // FAKE: the connection closed, nothing answered
+		}
+		w.WriteHeader(http.StatusAccepted)
+	}
+	f := newFake(t, script)
+	r := newRecorder()
+	s := open(t, f, r, r.sink(), Hooks{})
+	handshake(t, s, r)
+	if err := s.Send([]byte(`{"jsonrpc":"2.0","id":7,"result":{}}`)); err != nil {
+		t.Fatalf("a response dropped once: %v", err)
+	}
+	if n := len(f.requests(key{"POST", "s1", ""})); n != 2 {
+		t.Errorf("the response was posted %d times, want 2", n)
+	}
+	if err := s.Send(request(8, "tools/list", "")); err != nil {
+		t.Fatalf("the session after a resent response: %v", err)
+	}
+	if m := r.next(t); !strings.Contains(m, `"id":8`) {
+		t.Fatalf("tools/list after a resent response was answered %q", m)
+	}
+	if err := s.Send([]byte(`{"jsonrpc":"2.0","id":9,"result":{}}`)); err == nil {
+		t.Error("a response dropped twice: no error")
+	}
+}

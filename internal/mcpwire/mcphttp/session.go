@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"sync"
 	"sync/atomic"
@@ -312,9 +313,19 @@ func (s *Session) forget(id []byte) {
 func (s *Session) send(msg []byte, m *envelope) error {
 	ctx, cancel := context.WithTimeout(s.ctx, 30*time.Second)
 	defer cancel()
-	renewed, reauthed := false, false
+	renewed, reauthed, resent := false, false, false
 	for {
 		resp, sid, err := s.post(ctx, msg, m)
+		if err != nil && !resent && s.dropped(ctx, err) {
+			// A POST dropped on a kept connection (the server restarted,
+			// a balancer recycled it) goes once more on a new one: a
+			// response or notification lost so would end the session,
+			// and one the server did get and gets again is one it already
+			// handled (an answer to an id it has done with, a second
+			// cancel or progress).
+			resent = true
+			continue
+		}
 		if err != nil {
 			return err
 		}
@@ -377,6 +388,14 @@ func (s *Session) post(ctx context.Context, msg []byte, m *envelope) (*http.Resp
 		return nil, sid, fmt.Errorf("remote server %s cannot be reached: %s: %w", s.url, what(m), err)
 	}
 	return resp, sid, nil
+}
+
+// dropped reports whether err is a POST's connection failing after the
+// server was reached (a reset, an EOF): not a cancellation, a redirect, or a
+// dial of a server never reached.
+func (s *Session) dropped(ctx context.Context, err error) bool {
+	var op *net.OpError
+	return ctx.Err() == nil && s.reached.Load() && !errors.As(err, new(*RedirectError)) && !(errors.As(err, &op) && op.Op == "dial")
 }
 
 // setHeaders puts the spec's headers and a legacy session's on h.
