@@ -252,10 +252,8 @@ func benchBins(t *testing.T) (hello, bare, bigsrv string) {
 			pkg string
 		}{{&benchOnce.hello, "hello"}, {&benchOnce.bare, "bareclient"}, {&benchOnce.bigsrv, "bigsrv"}} {
 			*b.dst = filepath.Join(bin.dir, b.pkg)
-			cmd := exec.Command("go", "build", "-o", *b.dst, "github.com/mcpsum/mcpsum/e2e/servers/"+b.pkg)
-			cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-			if out, err := cmd.CombinedOutput(); err != nil {
-				benchOnce.err = fmt.Errorf("go build %s: %v\n%s", b.pkg, err, out)
+			if err := goBuild(*b.dst, "github.com/mcpsum/mcpsum/e2e/servers/"+b.pkg); err != nil {
+				benchOnce.err = err
 				return
 			}
 		}
