@@ -5,8 +5,6 @@
 package e2e
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"flag"
 	"fmt"
 	"os"
@@ -18,7 +16,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/mcpsum/mcpsum/internal/statefile"
 	"github.com/mcpsum/mcpsum/internal/testbin"
 )
 
@@ -118,7 +115,7 @@ func buildAll(dir string) error {
 				// the README's install (TestReadmeFirstCommands) uses.
 				flags = []string{"-trimpath", "-buildvcs=false"}
 			}
-			errs[i] = goBuild(*t.dst, t.pkg, flags...)
+			errs[i] = testbin.GoBuild(*t.dst, t.pkg, flags...)
 		}()
 	}
 	wg.Wait()
@@ -187,61 +184,3 @@ func mcpsum(t testing.TB, dir string, env []string, args ...string) (string, str
 	}
 	return stdout.String(), stderr.String(), code
 }
-
-// goBuild builds pkg (CGO_ENABLED=0, with flags) into dst. With the tests'
-// shared cache (testbin.SharedCacheEnv) it builds into a folder there, one
-// per checkout, and links the result to dst: go build leaves a target whose
-// build ID is current as it is, so a run whose sources did not change links
-// nothing (linking e2e's dozen binaries was ~20 CPU-seconds of every run).
-// dst is a hard link (or a copy), so a later run that rebuilds one never
-// changes a file this run executes; a lock per binary keeps two runs of one
-// checkout from building the same one at once.
-func goBuild(dst, pkg string, flags ...string) error {
-	out := dst
-	if cache := binCache(); cache != "" {
-		out = filepath.Join(cache, filepath.Base(dst))
-		lockPath := out + ".lock"
-		if f, err := os.OpenFile(lockPath, os.O_CREATE|os.O_RDONLY, 0o600); err == nil {
-			f.Close()
-		}
-		if lk, err := statefile.LockExclusive(lockPath); err == nil {
-			defer lk.Unlock()
-		} else {
-			out = dst // no lock here (another OS): build as before
-		}
-	}
-	cmd := exec.Command("go", append(append([]string{"build"}, flags...), "-o", out, pkg)...)
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if b, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("go build %s: %v\n%s", pkg, err, b)
-	}
-	if out == dst {
-		return nil
-	}
-	if err := os.Link(out, dst); err == nil {
-		return nil
-	}
-	b, err := os.ReadFile(out)
-	if err == nil {
-		err = os.WriteFile(dst, b, 0o755)
-	}
-	return err
-}
-
-var binCacheDir = sync.OnceValue(func() string {
-	cache := os.Getenv(testbin.SharedCacheEnv)
-	repo, err := filepath.Abs("..")
-	if cache == "" || err != nil {
-		return ""
-	}
-	h := sha256.Sum256([]byte(repo))
-	dir := filepath.Join(cache, "mcpsum", "e2e-bin", hex.EncodeToString(h[:6]))
-	if os.MkdirAll(dir, 0o755) != nil {
-		return ""
-	}
-	return dir
-})
-
-// binCache is the shared cache's folder of this checkout's e2e binaries, or
-// "" when there is none.
-func binCache() string { return binCacheDir() }

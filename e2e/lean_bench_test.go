@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpsum/mcpsum/internal/testbin"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 )
 
@@ -252,7 +253,7 @@ func benchBins(t *testing.T) (hello, bare, bigsrv string) {
 			pkg string
 		}{{&benchOnce.hello, "hello"}, {&benchOnce.bare, "bareclient"}, {&benchOnce.bigsrv, "bigsrv"}} {
 			*b.dst = filepath.Join(bin.dir, b.pkg)
-			if err := goBuild(*b.dst, "github.com/mcpsum/mcpsum/e2e/servers/"+b.pkg); err != nil {
+			if err := testbin.GoBuild(*b.dst, "github.com/mcpsum/mcpsum/e2e/servers/"+b.pkg); err != nil {
 				benchOnce.err = err
 				return
 			}

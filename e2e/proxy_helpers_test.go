@@ -44,7 +44,7 @@ func proxyServers(t testing.TB) (srv, relay string) {
 			{&proxyBins.lean, "proxylean"},
 		} {
 			*b.dst = filepath.Join(bin.dir, b.pkg)
-			if err := goBuild(*b.dst, "github.com/mcpsum/mcpsum/e2e/servers/"+b.pkg); err != nil {
+			if err := testbin.GoBuild(*b.dst, "github.com/mcpsum/mcpsum/e2e/servers/"+b.pkg); err != nil {
 				proxyBins.err = err
 				return
 			}
