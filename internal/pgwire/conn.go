@@ -54,8 +54,14 @@ func Connect(ctx context.Context, cfg *Config) (*Conn, error) {
 	if err != nil {
 		return nil, err
 	}
+	return connectOn(ctx, nc, cfg)
+}
+
+// connectOn starts the protocol on nc (the tests' fake servers hand it one
+// end of a pipe).
+func connectOn(ctx context.Context, nc net.Conn, cfg *Config) (*Conn, error) {
 	c := &Conn{nc: nc}
-	err = c.guard(ctx, func() error {
+	err := c.guard(ctx, func() error {
 		if err := c.startTLS(cfg); err != nil {
 			return err
 		}
