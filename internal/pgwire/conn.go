@@ -17,7 +17,8 @@ import (
 // Conn is one connection. It is not safe for concurrent use: a Pool hands
 // each goroutine its own.
 type Conn struct {
-	nc     net.Conn
+	nc     net.Conn // raw, or TLS over it
+	raw    net.Conn // the socket
 	rd     *reader
 	w      writer
 	status byte // the transaction status of the last ReadyForQuery: I, T or E
@@ -60,7 +61,7 @@ func Connect(ctx context.Context, cfg *Config) (*Conn, error) {
 // connectOn starts the protocol on nc (the tests' fake servers hand it one
 // end of a pipe).
 func connectOn(ctx context.Context, nc net.Conn, cfg *Config) (*Conn, error) {
-	c := &Conn{nc: nc}
+	c := &Conn{nc: nc, raw: nc}
 	err := c.guard(ctx, func() error {
 		if err := c.startTLS(cfg); err != nil {
 			return err

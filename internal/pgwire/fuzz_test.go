@@ -38,7 +38,7 @@ func FuzzReader(f *testing.F) {
 				}
 			case 'E', 'N':
 				if f, err := parseFields(body); err == nil {
-					pgError(f).Error()
+					_ = pgError(f).Error()
 				}
 			}
 		}

@@ -6,7 +6,6 @@ import (
 	"runtime"
 	"slices"
 	"sync"
-	"time"
 )
 
 // Pool shares up to a fixed number of connections among goroutines. A
@@ -102,14 +101,7 @@ func (p *Pool) drop(c *Conn) {
 // nothing to say to an idle client, so anything readable (an error before
 // it closed, or the close itself) means it is gone.
 func (c *Conn) alive() bool {
-	if c.broken || c.rd.r.Buffered() > 0 {
-		return false
-	}
-	c.nc.SetReadDeadline(time.Now())
-	_, err := c.rd.r.Peek(1)
-	c.nc.SetReadDeadline(time.Time{})
-	var ne interface{ Timeout() bool }
-	return errors.As(err, &ne) && ne.Timeout()
+	return !c.broken && c.rd.r.Buffered() == 0 && !readable(c.raw)
 }
 
 // Close closes every connection, the ones in use included (their
