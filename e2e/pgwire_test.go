@@ -123,6 +123,17 @@ func TestPgwire(t *testing.T) {
 		if err := tx.Commit(ctx); !errors.Is(err, pgwire.ErrTxRolledBack) {
 			t.Fatalf("commit of a failed transaction: %v", err)
 		}
+		c, err := pool.Acquire(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Exec(ctx, "BEGIN"); err != nil || c.TxStatus() != 'T' {
+			t.Fatalf("BEGIN: status %c, %v", c.TxStatus(), err)
+		}
+		pool.Release(c) // left inside a transaction: the pool must not reuse it
+		if _, err := c.Exec(ctx, "SELECT 1"); err == nil {
+			t.Fatal("a connection released inside a transaction was kept")
+		}
 		psql("CREATE TABLE counter (n bigint); INSERT INTO counter VALUES (0)")
 		// Read, then write, under an advisory lock: only a pool that keeps
 		// each transaction on its own connection counts every increment.

@@ -104,6 +104,14 @@ func (c *Conn) guard(ctx context.Context, fn func() error) error {
 			c.broken = true
 			c.nc.Close()
 		}
+		cerr := ctx.Err()
+		var ne net.Error
+		if cerr == nil && errors.As(err, &ne) && ne.Timeout() && !d.IsZero() && !time.Now().Before(d) {
+			cerr = context.DeadlineExceeded // the socket saw the deadline before the context's timer
+		}
+		if cerr != nil && !errors.Is(err, cerr) {
+			err = fmt.Errorf("%w (%v)", cerr, err)
+		}
 	}
 	return err
 }

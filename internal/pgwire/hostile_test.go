@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 )
 
 // These tests talk to fake backends over net.Pipe: they are hostile or
@@ -254,5 +255,28 @@ func TestHostileResults(t *testing.T) {
 				t.Fatal("a protocol error left the connection in use")
 			}
 		})
+	}
+}
+
+// TestSilentServer: a server that stops answering is bounded by the
+// caller's context, and the connection is not reused.
+func TestSilentServer(t *testing.T) {
+	stop := make(chan struct{})
+	defer close(stop)
+	conn, err := fake(t, plainCfg(), func(b *backend) {
+		b.startup()
+		b.send('R', authOK)
+		ready(b)
+		b.read()
+		<-stop
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	_, err = conn.Query(ctx, "SELECT 1")
+	if !errors.Is(err, context.DeadlineExceeded) || !conn.broken {
+		t.Fatalf("error %v, broken %v", err, conn.broken)
 	}
 }
