@@ -6,11 +6,14 @@ import (
 	"crypto/pbkdf2"
 	"crypto/rand"
 	"crypto/sha256"
+	"crypto/sha512"
 	"crypto/subtle"
+	"crypto/x509"
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
 	"strconv"
 	"strings"
 )
@@ -36,6 +39,8 @@ type scram struct {
 	password    string
 	clientNonce string
 	clientFirst string // client-first-message-bare
+	gs2         string // the GS2 header: "n,," (no TLS), "y,," (TLS, no binding offered), "p=tls-server-end-point,,"
+	cbind       []byte // the channel binding data with "p="
 	authMessage string
 	saltedPass  []byte
 }
@@ -51,7 +56,14 @@ func newScram(password string) (*scram, error) {
 }
 
 // first is the client-first-message.
-func (s *scram) first() string { return "n,," + s.clientFirst }
+func (s *scram) first() string { return s.header() + s.clientFirst }
+
+func (s *scram) header() string {
+	if s.gs2 == "" {
+		return "n,,"
+	}
+	return s.gs2
+}
 
 // final answers the server-first-message with the client-final-message.
 func (s *scram) final(serverFirst string) (string, error) {
@@ -75,7 +87,8 @@ func (s *scram) final(serverFirst string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	withoutProof := "c=biws,r=" + nonce // biws: base64("n,,")
+	cb := base64.StdEncoding.EncodeToString(append([]byte(s.header()), s.cbind...))
+	withoutProof := "c=" + cb + ",r=" + nonce
 	s.authMessage = s.clientFirst + "," + serverFirst + "," + withoutProof
 	clientKey := mac(s.saltedPass, "Client Key")
 	storedKey := sha256.Sum256(clientKey)
@@ -129,4 +142,24 @@ func scramAttrs(msg string, want ...string) (map[string]string, error) {
 		attrs[name] = v
 	}
 	return attrs, nil
+}
+
+// endPoint is RFC 5929's tls-server-end-point channel binding: the hash of
+// the server's certificate with its signature's hash (SHA-256 for MD5 and
+// SHA-1), as PostgreSQL computes it.
+func endPoint(cert *x509.Certificate) ([]byte, error) {
+	var h hash.Hash
+	switch cert.SignatureAlgorithm {
+	case x509.MD5WithRSA, x509.SHA1WithRSA, x509.ECDSAWithSHA1, x509.DSAWithSHA1,
+		x509.SHA256WithRSA, x509.SHA256WithRSAPSS, x509.ECDSAWithSHA256, x509.DSAWithSHA256:
+		h = sha256.New()
+	case x509.SHA384WithRSA, x509.SHA384WithRSAPSS, x509.ECDSAWithSHA384:
+		h = sha512.New384()
+	case x509.SHA512WithRSA, x509.SHA512WithRSAPSS, x509.ECDSAWithSHA512:
+		h = sha512.New()
+	default:
+		return nil, fmt.Errorf("SCRAM channel binding: no hash for the server certificate's signature algorithm %v", cert.SignatureAlgorithm)
+	}
+	h.Write(cert.Raw)
+	return h.Sum(nil), nil
 }

@@ -24,6 +24,7 @@ type Conn struct {
 	status byte // the transaction status of the last ReadyForQuery: I, T or E
 	broken bool // an I/O, protocol or cancel error: the connection must go
 	tls    bool
+	verify bool // TLS with the server's certificate verified (verify-ca, verify-full)
 }
 
 // TxStatus is the transaction status the server last reported: 'I' idle,
@@ -152,6 +153,7 @@ func (c *Conn) startTLS(cfg *Config) error {
 		return fmt.Errorf("TLS with the server: %w", err)
 	}
 	c.nc, c.tls = t, true
+	c.verify = !tc.InsecureSkipVerify || tc.VerifyConnection != nil
 	return nil
 }
 
@@ -309,8 +311,14 @@ func (c *Conn) authenticate(cfg *Config) error {
 			}
 			return nil
 		case 3: // cleartext password
-			if !c.tls && cfg.Network != "unix" {
-				return errors.New("the server asks for the password in cleartext over an unencrypted connection; refused (use sslmode=verify-full, or a Unix socket)")
+			// Only to a server proven to be the one meant: over TLS that
+			// was not verified, whoever answered could be asking.
+			switch {
+			case cfg.Network == "unix" || c.verify:
+			case c.tls:
+				return errors.New("the server asks for the password in cleartext over TLS whose certificate was not verified (sslmode=" + cfg.SSLMode + "); refused (use sslmode=verify-full with sslrootcert, or a Unix socket)")
+			default:
+				return errors.New("the server asks for the password in cleartext over an unencrypted connection; refused (use sslmode=verify-full with sslrootcert, or a Unix socket)")
 			}
 			if err := c.password(cfg, cfg.Password); err != nil {
 				return err
@@ -331,18 +339,36 @@ func (c *Conn) authenticate(cfg *Config) error {
 			if cur.err != nil {
 				return cur.err
 			}
-			if !slices.Contains(mechs, "SCRAM-SHA-256") {
-				return fmt.Errorf("the server offers SASL mechanisms %q; this client speaks SCRAM-SHA-256", clean(strings.Join(mechs, " ")))
-			}
 			if cfg.Password == "" {
 				return errors.New("the server asks for a password and the URL gives none")
 			}
 			if sc, err = newScram(cfg.Password); err != nil {
 				return err
 			}
+			// Over TLS, bind the exchange to the server's certificate when
+			// the server offers it: a man in the middle holding another
+			// certificate cannot relay it. "y" tells a server that would
+			// have offered it that the offer was removed on the way.
+			mech := "SCRAM-SHA-256"
+			if c.tls {
+				sc.gs2 = "y,,"
+				if slices.Contains(mechs, "SCRAM-SHA-256-PLUS") {
+					certs := c.nc.(*tls.Conn).ConnectionState().PeerCertificates
+					if len(certs) == 0 {
+						return errors.New("SCRAM channel binding: the server sent no certificate")
+					}
+					if sc.cbind, err = endPoint(certs[0]); err != nil {
+						return err
+					}
+					mech, sc.gs2 = "SCRAM-SHA-256-PLUS", "p=tls-server-end-point,,"
+				}
+			}
+			if !slices.Contains(mechs, mech) {
+				return fmt.Errorf("the server offers SASL mechanisms %q; this client speaks SCRAM-SHA-256", clean(strings.Join(mechs, " ")))
+			}
 			c.w.b = c.w.b[:0]
 			at := c.w.begin('p')
-			c.w.str("SCRAM-SHA-256")
+			c.w.str(mech)
 			first := sc.first()
 			c.w.int32(int32(len(first)))
 			c.w.b = append(c.w.b, first...)

@@ -6,10 +6,11 @@
 //
 // It takes postgres:// URLs (ParseURL), speaks TLS (sslmode disable,
 // prefer, require, verify-ca, verify-full), authenticates with trust,
-// SCRAM-SHA-256 (the server's signature verified), md5, and a cleartext
-// password only over TLS or a Unix socket, and runs statements with the
-// extended protocol (text and bytea parameters and results, NULL) or, with
-// no parameters, the simple one. A Pool shares connections among
+// SCRAM-SHA-256 (the server's signature verified; bound to the TLS
+// certificate when the server offers SCRAM-SHA-256-PLUS), md5, and a
+// cleartext password only over verified TLS or a Unix socket, and runs
+// statements with the extended protocol (text and bytea parameters and
+// results, NULL) or, with no parameters, the simple one. A Pool shares connections among
 // goroutines and drops broken ones.
 //
 // The server's bytes are untrusted: every message length is checked
