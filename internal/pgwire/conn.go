@@ -88,13 +88,15 @@ func (c *Conn) guard(ctx context.Context, fn func() error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	// Deadlines go on the socket (TLS's are its socket's): c.nc changes
+	// from the socket to TLS inside fn while the AfterFunc may run.
 	d, _ := ctx.Deadline()
-	c.nc.SetDeadline(d)
-	stop := context.AfterFunc(ctx, func() { c.nc.SetDeadline(time.Unix(1, 0)) })
+	c.raw.SetDeadline(d)
+	stop := context.AfterFunc(ctx, func() { c.raw.SetDeadline(time.Unix(1, 0)) })
 	err := fn()
 	if !stop() {
 		c.broken = true
-		c.nc.Close()
+		c.raw.Close()
 		if cerr := ctx.Err(); cerr != nil {
 			return cerr
 		}

@@ -120,7 +120,7 @@ func (p *Pool) Close() {
 		if slices.Contains(idle, c) {
 			c.Close()
 		} else {
-			c.nc.Close() // in use: its owner sees the error
+			c.raw.Close() // in use: its owner sees the error
 		}
 	}
 }
