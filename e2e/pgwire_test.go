@@ -410,3 +410,20 @@ func writeOwned(t *testing.T, data, name, content string, mode os.FileMode) {
 	}
 	os.Chmod(file, mode)
 }
+
+// TestServeStateURLRefused: serve refuses a --state URL its PostgreSQL
+// client cannot honour as written before it starts anything (usage, exit
+// 2), naming the parameter and never the password.
+func TestServeStateURLRefused(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, c := range []struct{ url, want string }{
+		{"postgres://u:hunter2@127.0.0.1:1/db?pool_max_conns=4", `--state postgres://127.0.0.1:1/db: unknown parameter "pool_max_conns" in the postgres:// URL (known: host, port, dbname, user, password, sslmode, sslrootcert, connect_timeout, application_name)`},
+		{"postgresql://u:hunter2@127.0.0.1:1/db?sslmode=allow", `sslmode "allow" is not one of disable, prefer, require, verify-ca, verify-full`},
+	} {
+		_, stderr, code := mcpsum(t, dir, nil, "serve", "--lockfile", filepath.Join(dir, "no.lock"), "--state", c.url)
+		if code != 2 || !strings.Contains(stderr, c.want) || strings.Contains(stderr, "hunter2") {
+			t.Errorf("serve --state %s: exit %d, stderr %q; want 2 and %q", c.url, code, stderr, c.want)
+		}
+	}
+}

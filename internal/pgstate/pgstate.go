@@ -41,12 +41,7 @@ CREATE TABLE IF NOT EXISTS mcpsum_replicas (
 // Open connects to the database at dsn (postgres://...) and makes its
 // tables when they are missing.
 func Open(ctx context.Context, dsn string) (*DB, error) {
-	name := "the database"
-	if u, err := url.Parse(dsn); err == nil {
-		u.User = nil
-		u.RawQuery = ""
-		name = u.Redacted()
-	}
+	name := nameOf(dsn)
 	cfg, err := pgwire.ParseURL(dsn)
 	if err != nil {
 		return nil, fmt.Errorf("--state %s: %w", name, err)
@@ -72,6 +67,26 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 		return nil, fmt.Errorf("state database %s: %w", name, err)
 	}
 	return &DB{pool: pool, name: name}, nil
+}
+
+// CheckURL says what keeps dsn from being used, before anything connects
+// (nil when nothing does).
+func CheckURL(dsn string) error {
+	if _, err := pgwire.ParseURL(dsn); err != nil {
+		return fmt.Errorf("--state %s: %w", nameOf(dsn), err)
+	}
+	return nil
+}
+
+// nameOf is the database URL without its credentials and parameters.
+func nameOf(dsn string) string {
+	u, err := url.Parse(dsn)
+	if err != nil {
+		return "postgres://..."
+	}
+	u.User = nil
+	u.RawQuery = ""
+	return u.Redacted()
 }
 
 // Close closes the connections.
