@@ -68,16 +68,16 @@ func TestPgwire(t *testing.T) {
 		for i := range all {
 			all[i] = byte(i)
 		}
-		row, err := pool.QueryRow(ctx, `SELECT $1::text, $2::bytea, $3::text IS NULL, $4::bigint, $5::bytea, NULL::bytea, ''::text`,
-			"héllo 'quoted' \\ $1", all, nil, int64(-42), []byte{})
+		row, err := pool.QueryRow(ctx, `SELECT $1::text, $2::bytea, $3::text IS NULL, $4::bigint, $5::bytea, NULL::bytea, ''::text, $6::bytea IS NULL`,
+			"héllo 'quoted' \\ $1", all, nil, int64(-42), []byte{}, []byte(nil))
 		if err != nil {
 			t.Fatal(err)
 		}
 		if string(row[0]) != "héllo 'quoted' \\ $1" || string(row[1]) != string(all) || string(row[2]) != "t" || string(row[3]) != "-42" {
 			t.Fatalf("row %q", row[:4])
 		}
-		if row[4] == nil || len(row[4]) != 0 || row[5] != nil || row[6] == nil || len(row[6]) != 0 {
-			t.Fatalf("empty bytea %#v, NULL %#v, empty text %#v", row[4], row[5], row[6])
+		if row[4] == nil || len(row[4]) != 0 || row[5] != nil || row[6] == nil || len(row[6]) != 0 || string(row[7]) != "t" {
+			t.Fatalf("empty bytea %#v, NULL %#v, empty text %#v, nil []byte NULL %q", row[4], row[5], row[6], row[7])
 		}
 		c, err := pool.Acquire(ctx)
 		if err != nil {

@@ -24,8 +24,9 @@ const maxResult = MaxMessage
 const oidBytea = 17
 
 // Query runs sql with args ($1, $2, ...): a string is sent as text, a
-// []byte as bytea, an int64 or int as bigint, nil as NULL. With no args it
-// uses the simple protocol, so sql may hold several statements.
+// []byte as bytea, an int64 or int as bigint, nil (and a nil []byte) as
+// NULL. With no args it uses the simple protocol, so sql may hold several
+// statements.
 func (c *Conn) Query(ctx context.Context, sql string, args ...any) (*Result, error) {
 	if strings.IndexByte(sql, 0) >= 0 {
 		return nil, errors.New("the statement holds a NUL byte")
@@ -67,12 +68,9 @@ func (c *Conn) extended(sql string, args []any) error {
 				return fmt.Errorf("parameter $%d is not text (invalid UTF-8 or a NUL byte): send bytes as []byte", i+1)
 			}
 			vals[i] = []byte(v)
-		case []byte:
+		case []byte: // nil is NULL, as pgx had it; empty is empty
 			oids[i], formats[i] = oidBytea, 1
 			vals[i] = v
-			if v == nil {
-				vals[i] = []byte{}
-			}
 		case int64:
 			oids[i], vals[i] = 20, strconv.AppendInt(nil, v, 10)
 		case int:
@@ -98,7 +96,7 @@ func (c *Conn) extended(sql string, args []any) error {
 	}
 	c.w.int16(int16(uint16(len(args))))
 	for i, v := range vals {
-		if args[i] == nil {
+		if b, ok := args[i].([]byte); args[i] == nil || ok && b == nil {
 			c.w.int32(-1)
 			continue
 		}
