@@ -92,6 +92,23 @@ func TestPgwire(t *testing.T) {
 			t.Fatalf("bytea in escape output: %q, %v", row, err)
 		}
 		c.Exec(ctx, "RESET bytea_output")
+		// Each statement is parsed once per connection, under a name; one
+		// the server lost is parsed afresh after its error.
+		for i := range 3 {
+			if row, err := c.QueryRow(ctx, `SELECT $1::text || 'x'`, "a"); err != nil || string(row[0]) != "ax" {
+				t.Fatalf("run %d of a named statement: %q, %v", i, row, err)
+			}
+		}
+		if row, err := c.QueryRow(ctx, `SELECT count(*) FROM pg_prepared_statements WHERE statement = $1`, `SELECT $1::text || 'x'`); err != nil || string(row[0]) != "1" {
+			t.Fatalf("the statement's prepared copies: %q, %v", row, err)
+		}
+		c.Exec(ctx, "DEALLOCATE ALL")
+		if _, err := c.QueryRow(ctx, `SELECT $1::text || 'x'`, "a"); err == nil || !strings.Contains(err.Error(), "26000") {
+			t.Fatalf("a deallocated statement: %v", err)
+		}
+		if row, err := c.QueryRow(ctx, `SELECT $1::text || 'x'`, "b"); err != nil || string(row[0]) != "bx" {
+			t.Fatalf("after DEALLOCATE: %q, %v", row, err)
+		}
 		tag, err := c.Exec(ctx, "CREATE TABLE kv (k text PRIMARY KEY, v bytea); INSERT INTO kv VALUES ('a', '\\x00'), ('b', NULL)")
 		if err != nil || tag != "INSERT 0 2" {
 			t.Fatalf("several statements: %q, %v", tag, err)

@@ -25,6 +25,12 @@ type Conn struct {
 	broken bool // an I/O, protocol or cancel error: the connection must go
 	tls    bool
 	verify bool // TLS with the server's certificate verified (verify-ca, verify-full)
+
+	stmts       map[string]string // the named statements: SQL and parameter types → name
+	nstmt       int               // names given so far
+	using       string            // the statement key of the request in flight
+	pending     string            // the key being parsed under pendingName, until ParseComplete
+	pendingName string
 }
 
 // TxStatus is the transaction status the server last reported: 'I' idle,

@@ -18,6 +18,10 @@ type Result struct {
 	Tag     string // e.g. "INSERT 0 1"
 }
 
+// maxStmts bounds the named statements of a connection; more are parsed
+// unnamed each time.
+const maxStmts = 64
+
 // maxResult bounds the bytes of one result's rows.
 const maxResult = MaxMessage
 
@@ -32,6 +36,7 @@ func (c *Conn) Query(ctx context.Context, sql string, args ...any) (*Result, err
 		return nil, errors.New("the statement holds a NUL byte")
 	}
 	c.w.b = c.w.b[:0]
+	c.using, c.pending = "", ""
 	if len(args) == 0 {
 		at := c.w.begin('Q')
 		c.w.str(sql)
@@ -48,6 +53,13 @@ func (c *Conn) Query(ctx context.Context, sql string, args ...any) (*Result, err
 		res, err = c.results()
 		return err
 	})
+	c.pending = ""
+	// A named statement the server lost (DEALLOCATE, DISCARD) or whose
+	// result changed with the schema is parsed afresh next time.
+	var pe *Error
+	if errors.As(err, &pe) && (pe.Code == "26000" || pe.Code == "0A000") {
+		delete(c.stmts, c.using)
+	}
 	return res, err
 }
 
@@ -79,17 +91,29 @@ func (c *Conn) extended(sql string, args []any) error {
 			return fmt.Errorf("parameter $%d has type %T (want string, []byte, int64, int or nil)", i+1, a)
 		}
 	}
-	at := c.w.begin('P')
-	c.w.str("")
-	c.w.str(sql)
-	c.w.int16(int16(uint16(len(args))))
-	for _, o := range oids {
-		c.w.int32(o)
+	// A statement is parsed once per connection under a name of its own
+	// (as pgx's statement cache did): the server plans it once.
+	key := sql + "\x00" + fmt.Sprint(oids)
+	c.using = key
+	name, cached := c.stmts[key]
+	if !cached {
+		if len(c.stmts) < maxStmts {
+			c.nstmt++
+			name = "pgwire_" + strconv.Itoa(c.nstmt)
+			c.pending, c.pendingName = key, name
+		}
+		at := c.w.begin('P')
+		c.w.str(name)
+		c.w.str(sql)
+		c.w.int16(int16(uint16(len(args))))
+		for _, o := range oids {
+			c.w.int32(o)
+		}
+		c.w.end(at)
 	}
-	c.w.end(at)
-	at = c.w.begin('B')
+	at := c.w.begin('B')
 	c.w.str("")
-	c.w.str("")
+	c.w.str(name)
 	c.w.int16(int16(uint16(len(args))))
 	for _, f := range formats {
 		c.w.int16(f)
@@ -134,7 +158,15 @@ func (c *Conn) results() (*Result, error) {
 			return nil, err
 		}
 		switch t {
-		case '1', '2', '3', 'n', 's', 'I', 'N', 'A', 'K':
+		case '1': // ParseComplete: the named statement exists from now on
+			if c.pending != "" {
+				if c.stmts == nil {
+					c.stmts = map[string]string{}
+				}
+				c.stmts[c.pending] = c.pendingName
+				c.pending = ""
+			}
+		case '2', '3', 'n', 's', 'I', 'N', 'A', 'K':
 			// ParseComplete, BindComplete, CloseComplete, NoData,
 			// PortalSuspended, EmptyQueryResponse, NoticeResponse,
 			// NotificationResponse, BackendKeyData: nothing to keep.
