@@ -55,7 +55,11 @@ with --strict show exits 1 after printing.`),
 					return err
 				}
 			} else {
-				v.WriteText(a.stdout, *lockfilePath, *compact)
+				out := &cli.Lines{W: a.stdout}
+				v.WriteText(out, *lockfilePath, *compact)
+				if err := out.Flush(); err != nil {
+					return err
+				}
 			}
 			if err := v.ShadowingError(*lockfilePath); *strict && err != nil {
 				return verdict(err)

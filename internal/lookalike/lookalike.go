@@ -192,8 +192,10 @@ func Confusable(s string) string {
 // asciiProto is the prototype of each ASCII character ("" when it is its
 // own), taken from confusables at first use.
 var asciiProto = sync.OnceValue(func() (t [128]string) {
-	for _, c := range confusables {
-		if c.r < 128 {
+	// Ranging over the array by value would copy all of it (151 KB) onto
+	// the stack first: a frame that grew the stack to 256 KB.
+	for i := range confusables {
+		if c := &confusables[i]; c.r < 128 {
 			t[c.r] = c.s
 		}
 	}

@@ -84,12 +84,33 @@ func read(path, what string, max int64, flags int) ([]byte, error) {
 	if fi.Size() > max {
 		return nil, &TooLargeError{What: what, Path: path, Size: fi.Size(), Max: max}
 	}
-	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	data, err := readAll(f, fi.Size(), max)
 	if err != nil {
 		return nil, err
 	}
 	if int64(len(data)) > max { // grew while being read
 		return nil, &TooLargeError{What: what, Path: path, Size: int64(len(data)), Max: max}
+	}
+	return data, nil
+}
+
+// readAll reads f to its end, or to one byte over max, into a buffer
+// sized from the file's size (one more byte to see its end in one read):
+// a 500 KB lock read by io.ReadAll's doubling allocated 1.4 MB.
+func readAll(f io.Reader, size, max int64) ([]byte, error) {
+	data := make([]byte, 0, min(size, max)+1)
+	for int64(len(data)) <= max {
+		if len(data) == cap(data) { // grew while being read
+			data = append(data, 0)[:len(data)]
+		}
+		n, err := f.Read(data[len(data):min(int64(cap(data)), max+1)])
+		data = data[:len(data)+n]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
 	}
 	return data, nil
 }

@@ -21,8 +21,15 @@ func InertJSON(b []byte) []byte {
 		b = bytes.ToValidUTF8(b, []byte(`\ufffd`))
 	}
 	b = unescapePrintable(b)
-	var out []byte
-	for i := 0; i < len(b); {
+	ascii := 0
+	for ascii < len(b) && b[ascii] < utf8.RuneSelf {
+		ascii++
+	}
+	if ascii == len(b) {
+		return b[:len(b):len(b)] // nothing to escape (capped: an append copies)
+	}
+	out := append(make([]byte, 0, len(b)+len(b)/8), b[:ascii]...)
+	for i := ascii; i < len(b); {
 		r, size := utf8.DecodeRune(b[i:])
 		if r < utf8.RuneSelf || unicode.IsPrint(r) {
 			out = append(out, b[i:i+size]...)

@@ -15,9 +15,11 @@ var ErrMergeConflict = errors.New("merge conflict markers")
 // markerLine is the line of data's first merge conflict marker (1-based),
 // or 0: "<<<<<<<" or ">>>>>>>" alone or before a space, "=======" alone.
 func markerLine(data []byte) int {
-	for n, l := range bytes.Split(data, []byte("\n")) {
-		if marker(bytes.TrimSuffix(l, []byte("\r"))) != 0 {
-			return n + 1
+	n := 0
+	for l := range bytes.Lines(data) { // no slice of every line (a 1,000-tool lock has 37,000)
+		n++
+		if marker(bytes.TrimSuffix(bytes.TrimSuffix(l, []byte("\n")), []byte("\r"))) != 0 {
+			return n
 		}
 	}
 	return 0

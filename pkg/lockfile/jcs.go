@@ -27,6 +27,8 @@ func appendCanonical(dst, raw []byte, exact bool) ([]byte, error) {
 		return nil, err
 	}
 	c := canonicaliser{src: raw, exact: exact}
+	s := c.borrow()
+	defer c.release(s, s.out) // dst is the caller's: only the stacks are pooled
 	i := skipWS(raw, 0)
 	out, i, err := c.walk(dst, i)
 	if err != nil {
@@ -50,13 +52,18 @@ func ExactDigest(raw []byte) (string, error) {
 		return "", errf("not valid UTF-8")
 	}
 	c := canonicaliser{src: raw, keepNumbers: true}
+	s := c.borrow()
 	i := skipWS(raw, 0)
-	out, i, err := c.walk(make([]byte, 0, len(raw)), i)
+	out, i, err := c.walk(s.buffer(len(raw)), i)
+	defer func() { c.release(s, out) }()
 	if err != nil {
 		return "", err.finish()
 	}
 	if skipWS(raw, i) != len(raw) {
 		return "", errf("not valid UTF-8 JSON: data after the value")
+	}
+	if len(c.objs) == 0 {
+		return digestOf(out), nil
 	}
 	return digestOf(c.reorder(out, 0)), nil
 }
@@ -95,6 +102,7 @@ type canonicaliser struct {
 	// order their members sorted (objs[k].lo:hi); see reorder.
 	objs  []unsortedObject
 	order []span
+	steps []step // emit's stack
 }
 
 // member16 is one object member being sorted: its decoded key and the span
@@ -175,8 +183,10 @@ func canonicalItem(raw []byte, keyField string) (canon, compacted []byte, key st
 		return nil, nil, "", err
 	}
 	c := canonicaliser{src: raw, exact: true, keyField: keyField, wantCompact: true, compact: make([]byte, 0, len(raw))}
+	s := c.borrow()
 	i := c.ws(0)
-	out, i, perr := c.walk(make([]byte, 0, len(raw)), i)
+	out, i, perr := c.walk(s.buffer(len(raw)), i)
+	defer func() { c.release(s, out) }()
 	if perr != nil {
 		if perr.syntax {
 			return nil, nil, "", perr.finish() // an item that is not JSON has no key
@@ -189,7 +199,7 @@ func canonicalItem(raw []byte, keyField string) (canon, compacted []byte, key st
 	if !c.hasKey {
 		return nil, nil, "", errf("item has no %q field", keyField)
 	}
-	return c.reorder(out, 0), append(c.compact, raw[c.cpos:]...), c.key, nil
+	return c.result(out, 0), append(c.compact, raw[c.cpos:]...), c.key, nil
 }
 
 // compareUTF16 orders strings by their UTF-16 code units, as RFC 8785 sorts

@@ -50,11 +50,8 @@ func (c *canonicaliser) reorder(out []byte, base int) []byte {
 // order by the entries above; an entry for objs[o] then moves on to the
 // object's next member (order[n]), and ends with the object.
 func (c *canonicaliser) emit(dst, out []byte, s span, k int) []byte {
-	type step struct {
-		s       span
-		k, o, n int32
-	}
-	st := []step{{s: s, k: int32(k), o: -1}}
+	st := append(c.steps[:0], step{s: s, k: int32(k), o: -1})
+	defer func() { c.steps = st[:0] }()
 	for len(st) > 0 {
 		f := &st[len(st)-1]
 		if int(f.k) < len(c.objs) && c.objs[f.k].start < f.s.end { // an unsorted object inside
@@ -84,6 +81,12 @@ func (c *canonicaliser) emit(dst, out []byte, s span, k int) []byte {
 		f.k = int32(c.firstObject(int(f.o)+1, f.s.start))
 	}
 	return dst
+}
+
+// step is one entry of emit's stack.
+type step struct {
+	s       span
+	k, o, n int32
 }
 
 // firstObject is the index of the first unsorted object from objs[k:] that
