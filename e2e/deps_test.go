@@ -62,3 +62,25 @@ func TestMcpsumLinksNoTessera(t *testing.T) {
 		t.Error("cmd/mcpsum-log does not link Tessera's POSIX driver")
 	}
 }
+
+// The PostgreSQL client of serve's --state is mcpsum's own (internal/pgwire):
+// pgx and what it pulled in (encoding/xml, x/text's cases, precis and
+// language, ~15 initialisers and 5 MB) ran at every start of every command.
+func TestMcpsumLinksNoPgx(t *testing.T) {
+	t.Parallel()
+	out, err := exec.Command("go", "list", "-deps", "github.com/mcpsum/mcpsum/cmd/mcpsum").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list -deps: %v\n%s", err, out)
+	}
+	pgwire := false
+	for _, d := range strings.Fields(string(out)) {
+		if strings.HasPrefix(d, "github.com/jackc/") || d == "encoding/xml" ||
+			strings.HasPrefix(d, "golang.org/x/text/cases") || strings.HasPrefix(d, "golang.org/x/text/secure") || strings.HasPrefix(d, "golang.org/x/text/language") {
+			t.Errorf("cmd/mcpsum depends on %s", d)
+		}
+		pgwire = pgwire || d == "github.com/mcpsum/mcpsum/internal/pgwire"
+	}
+	if !pgwire {
+		t.Error("cmd/mcpsum does not link internal/pgwire: is the check above looking at the right names?")
+	}
+}

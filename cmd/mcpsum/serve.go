@@ -70,6 +70,10 @@ load balancer share state with --state postgres://...; see docs/serve.md.`),
 			if *replicaURL != "" && *state == "" {
 				return usageErr("--replica-url is for replicas sharing --state postgres://...")
 			}
+			var ue *serve.UsageError
+			if err := serve.CheckState(*state); errors.As(err, &ue) {
+				return usageErr("%s", ue.Msg)
+			}
 			if *addr == "" && *socket == "" {
 				*addr = "127.0.0.1:8808"
 			}
@@ -98,7 +102,6 @@ load balancer share state with --state postgres://...; see docs/serve.md.`),
 				fmt.Fprintf(a.stderr, "mcpsum serve: made a new token in %s\n", *tokenFile)
 			}
 			l, err := serve.Listen(serve.ListenOptions{Addr: *addr, Socket: *socket, CertFile: *cert, KeyFile: *key})
-			var ue *serve.UsageError
 			if errors.As(err, &ue) {
 				return usageErr("%s", ue.Msg)
 			} else if err != nil {

@@ -65,6 +65,14 @@ var onlyFrom = map[string]string{
 // termtext nothing at all).
 var helperBase = []string{"internal/hint", "internal/mcpspec", "internal/termtext", "internal/fileperm"}
 
+// helperDeps are the helpers a helper builds on beyond the base ones: the
+// serve replicas' state store speaks PostgreSQL through mcpsum's own client.
+var helperDeps = map[string][]string{"internal/pgstate": {"internal/pgwire"}}
+
+// standalone are helpers that import no package of mcpsum at all (the
+// PostgreSQL client: a protocol, nothing of mcpsum's).
+var standalone = []string{"internal/pgwire"}
+
 func TestLayering(t *testing.T) {
 	root := moduleRoot(t)
 	imports := map[string][]string{} // package (relative to the module) → its mcpsum imports
@@ -138,6 +146,10 @@ func violation(pkg, dep string) string {
 	}
 	if isHelper(pkg) {
 		switch {
+		case slices.Contains(standalone, top(pkg)) && top(dep) != top(pkg):
+			return pkg + " imports no package of mcpsum"
+		case slices.Contains(helperDeps[top(pkg)], top(dep)):
+			return ""
 		case !isHelper(dep):
 			return "a helper imports no application package"
 		case slices.Contains(helperBase, pkg):

@@ -6,8 +6,8 @@
 // the registry of where each replica is reached, so that any replica can
 // forward a legacy session's requests to the one that holds it.
 //
-// It imports no package of mcpsum (a leaf: internal/serve hands it to
-// internal/policy as Docs) and github.com/jackc/pgx/v5, the Go driver of
-// PostgreSQL. Nothing here prints; errors name the database without its
+// It imports of mcpsum only internal/pgwire, mcpsum's own small client of
+// PostgreSQL's protocol (internal/serve hands it to internal/policy as
+// Docs). Nothing here prints; errors name the database without its
 // credentials.
 package pgstate

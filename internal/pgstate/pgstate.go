@@ -10,15 +10,14 @@ import (
 	"net/url"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/mcpsum/mcpsum/internal/pgwire"
 )
 
 // DB is the state the replicas of `mcpsum serve` share in one PostgreSQL
 // database: the taint state documents (policy.Docs), the approval key
 // (policy.KeyDocs), and which replica is reached where.
 type DB struct {
-	pool *pgxpool.Pool
+	pool *pgwire.Pool
 	name string // the database, for messages (no credentials)
 }
 
@@ -42,22 +41,14 @@ CREATE TABLE IF NOT EXISTS mcpsum_replicas (
 // Open connects to the database at dsn (postgres://...) and makes its
 // tables when they are missing.
 func Open(ctx context.Context, dsn string) (*DB, error) {
-	name := "the database"
-	if u, err := url.Parse(dsn); err == nil {
-		u.User = nil
-		u.RawQuery = ""
-		name = u.Redacted()
-	}
-	cfg, err := pgxpool.ParseConfig(dsn)
+	name := nameOf(dsn)
+	cfg, err := pgwire.ParseURL(dsn)
 	if err != nil {
 		return nil, fmt.Errorf("--state %s: %w", name, err)
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	pool, err := pgxpool.NewWithConfig(ctx, cfg)
-	if err != nil {
-		return nil, fmt.Errorf("state database %s: %w", name, err)
-	}
+	pool := pgwire.NewPool(cfg, 0)
 	// One replica's CREATE at a time: they start together.
 	tx, err := pool.Begin(ctx)
 	if err == nil {
@@ -78,6 +69,26 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 	return &DB{pool: pool, name: name}, nil
 }
 
+// CheckURL says what keeps dsn from being used, before anything connects
+// (nil when nothing does).
+func CheckURL(dsn string) error {
+	if _, err := pgwire.ParseURL(dsn); err != nil {
+		return fmt.Errorf("--state %s: %w", nameOf(dsn), err)
+	}
+	return nil
+}
+
+// nameOf is the database URL without its credentials and parameters.
+func nameOf(dsn string) string {
+	u, err := url.Parse(dsn)
+	if err != nil {
+		return "postgres://..."
+	}
+	u.User = nil
+	u.RawQuery = ""
+	return u.Redacted()
+}
+
 // Close closes the connections.
 func (db *DB) Close() { db.pool.Close() }
 
@@ -88,12 +99,14 @@ func (db *DB) Where(id string) string { return fmt.Sprintf("of session %s in %s"
 func (db *DB) Read(id string) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	var doc []byte
-	err := db.pool.QueryRow(ctx, `SELECT doc FROM mcpsum_taint WHERE session = $1`, id).Scan(&doc)
-	if errors.Is(err, pgx.ErrNoRows) {
+	row, err := db.pool.QueryRow(ctx, `SELECT doc FROM mcpsum_taint WHERE session = $1`, id)
+	if errors.Is(err, pgwire.ErrNoRows) {
 		return nil, fs.ErrNotExist
 	}
-	return doc, err
+	if err != nil {
+		return nil, err
+	}
+	return row[0], nil
 }
 
 // Change replaces session id's document in one transaction that holds an
@@ -111,9 +124,11 @@ func (db *DB) Change(id string, fn func(cur []byte, err error) ([]byte, error)) 
 		return fmt.Errorf("taint state in %s: %w", db.name, err)
 	}
 	var cur []byte
-	rerr := tx.QueryRow(ctx, `SELECT doc FROM mcpsum_taint WHERE session = $1`, id).Scan(&cur)
-	if errors.Is(rerr, pgx.ErrNoRows) {
+	row, rerr := tx.QueryRow(ctx, `SELECT doc FROM mcpsum_taint WHERE session = $1`, id)
+	if errors.Is(rerr, pgwire.ErrNoRows) {
 		rerr = fs.ErrNotExist
+	} else if rerr == nil {
+		cur = row[0]
 	}
 	doc, err := fn(cur, rerr)
 	if err != nil {
@@ -152,9 +167,11 @@ func (db *DB) key(name string) ([]byte, error) {
 	if _, err := db.pool.Exec(ctx, `INSERT INTO mcpsum_keys (name, key) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING`, name, k); err != nil {
 		return nil, fmt.Errorf("the %s key in %s: %w", name, db.name, err)
 	}
-	if err := db.pool.QueryRow(ctx, `SELECT key FROM mcpsum_keys WHERE name = $1`, name).Scan(&k); err != nil {
+	row, err := db.pool.QueryRow(ctx, `SELECT key FROM mcpsum_keys WHERE name = $1`, name)
+	if err != nil {
 		return nil, fmt.Errorf("the %s key in %s: %w", name, db.name, err)
 	}
+	k = row[0]
 	if len(k) != 32 {
 		return nil, fmt.Errorf("the %s key in %s has %d bytes, want 32", name, db.name, len(k))
 	}
@@ -179,12 +196,14 @@ func (db *DB) Register(id, url string) error {
 func (db *DB) Replica(id string) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	var u string
-	err := db.pool.QueryRow(ctx, `SELECT url FROM mcpsum_replicas WHERE id = $1`, id).Scan(&u)
-	if errors.Is(err, pgx.ErrNoRows) {
+	row, err := db.pool.QueryRow(ctx, `SELECT url FROM mcpsum_replicas WHERE id = $1`, id)
+	if errors.Is(err, pgwire.ErrNoRows) {
 		return "", nil
 	}
-	return u, err
+	if err != nil {
+		return "", err
+	}
+	return string(row[0]), nil
 }
 
 // Unregister forgets replica id (it stops).

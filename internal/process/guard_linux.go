@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -266,6 +268,16 @@ func reapWithin(pids []int, d time.Duration) []int {
 
 // childrenOf lists the children of ppid (zombies included) not in skip.
 func childrenOf(ppid int, skip map[int]bool) []int {
+	if ppid == os.Getpid() {
+		if out, ok := ownChildren(skip); ok {
+			return out
+		}
+	}
+	return scanChildren(ppid, skip)
+}
+
+// scanChildren is childrenOf by reading every process's stat.
+func scanChildren(ppid int, skip map[int]bool) []int {
 	d, err := os.Open("/proc")
 	if err != nil {
 		return nil
@@ -287,6 +299,40 @@ func childrenOf(ppid int, skip map[int]bool) []int {
 		}
 	}
 	return out
+}
+
+// ownChildren lists this process's children (zombies included) not in
+// skip from the kernel's own lists, /proc/self/task/TID/children (a
+// child, adopted orphans too, is on the list of the thread that is its
+// parent): a file per thread instead of one per process on the machine
+// (152 here: 12 ms a scan). ok is false where the kernel keeps no such
+// list (CONFIG_PROC_CHILDREN off): the caller scans /proc then.
+func ownChildren(skip map[int]bool) (out []int, ok bool) {
+	self := strconv.Itoa(os.Getpid())
+	if _, err := readProcFile("/proc/self/task/" + self + "/children"); err != nil {
+		return nil, false
+	}
+	d, err := os.Open("/proc/self/task")
+	if err != nil {
+		return nil, false
+	}
+	tids, err := d.Readdirnames(-1)
+	d.Close()
+	if err != nil {
+		return nil, false
+	}
+	for _, tid := range tids {
+		b, err := readProcFile("/proc/self/task/" + tid + "/children")
+		if err != nil {
+			continue // the thread ended meanwhile
+		}
+		for _, f := range strings.Fields(string(b)) {
+			if pid, err := strconv.Atoi(f); err == nil && !skip[pid] && !slices.Contains(out, pid) {
+				out = append(out, pid)
+			}
+		}
+	}
+	return out, true
 }
 
 func uintptrOf(v *int32) uintptr { return uintptr(unsafe.Pointer(v)) }

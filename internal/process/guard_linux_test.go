@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -143,5 +144,58 @@ func keptChild(t *testing.T) {
 	stdin.Close()
 	if err := wait(); err != nil || out.String() != "got done\n" {
 		t.Fatalf("kept child: %v, %q", err, out.String())
+	}
+}
+
+// The kernel's lists of this process's children (ownChildren) name the
+// same children as a scan of every process's stat, a zombie included.
+func TestOwnChildrenMatchesScan(t *testing.T) {
+	var cmds []*exec.Cmd
+	for i := 0; i < 3; i++ {
+		c := exec.Command("sleep", "30")
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		cmds = append(cmds, c)
+	}
+	zombie := exec.Command("true")
+	if err := zombie.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		for _, c := range cmds {
+			c.Process.Kill()
+			c.Wait()
+		}
+		zombie.Wait()
+	})
+	for { // until "true" exited (a zombie: not waited for yet)
+		st, err := ReadStat(strconv.Itoa(zombie.Process.Pid))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Field(3) == "Z" {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	own, ok := ownChildren(nil)
+	if !ok {
+		t.Skip("this kernel keeps no /proc/self/task/TID/children")
+	}
+	scan := scanChildren(os.Getpid(), nil)
+	slices.Sort(own)
+	slices.Sort(scan)
+	if !slices.Equal(own, scan) {
+		t.Fatalf("ownChildren %v, scan of /proc %v", own, scan)
+	}
+	for _, c := range append(cmds, zombie) {
+		if !slices.Contains(own, c.Process.Pid) {
+			t.Errorf("child %d missing from %v", c.Process.Pid, own)
+		}
+	}
+	skip := map[int]bool{cmds[0].Process.Pid: true}
+	if got, _ := ownChildren(skip); slices.Contains(got, cmds[0].Process.Pid) {
+		t.Errorf("skipped child %d listed: %v", cmds[0].Process.Pid, got)
 	}
 }

@@ -7,7 +7,6 @@ package process
 
 import (
 	"errors"
-	"os"
 	"strconv"
 	"strings"
 )
@@ -30,7 +29,7 @@ func ParseStat(line string) (Stat, error) {
 
 // ReadStat reads and splits /proc/PID/stat; pid is a number or "self".
 func ReadStat(pid string) (Stat, error) {
-	b, err := os.ReadFile("/proc/" + pid + "/stat")
+	b, err := readProcFile("/proc/" + pid + "/stat")
 	if err != nil {
 		return Stat{}, err
 	}

@@ -21,6 +21,21 @@ type State struct {
 	db     *pgstate.DB // nil: the state folder
 }
 
+// CheckState checks --state before serve starts anything: a URL the
+// PostgreSQL client cannot use as written is a usage error.
+func CheckState(spec string) error {
+	switch {
+	case spec == "":
+	case strings.HasPrefix(spec, "postgres://"), strings.HasPrefix(spec, "postgresql://"):
+		if err := pgstate.CheckURL(spec); err != nil {
+			return &UsageError{err.Error()} // pgwire cleans what it quotes; the name is URL-escaped
+		}
+	default:
+		return &UsageError{fmt.Sprintf("--state %s: give postgres://... or leave it out for the state folder", termtext.Quoted(spec, 100))}
+	}
+	return nil
+}
+
 // OpenState opens spec: "" is the state folder; postgres://... a database
 // the replicas share.
 func OpenState(ctx context.Context, spec string, warn func(string)) (*State, error) {
@@ -28,15 +43,14 @@ func OpenState(ctx context.Context, spec string, warn func(string)) (*State, err
 	if err != nil {
 		return nil, err
 	}
+	if err := CheckState(spec); err != nil {
+		return nil, err
+	}
 	st := &State{}
-	switch {
-	case spec == "":
-	case strings.HasPrefix(spec, "postgres://"), strings.HasPrefix(spec, "postgresql://"):
+	if spec != "" {
 		if st.db, err = pgstate.Open(ctx, spec); err != nil {
 			return nil, err
 		}
-	default:
-		return nil, &UsageError{fmt.Sprintf("--state %s: give postgres://... or leave it out for the state folder", termtext.Quoted(spec, 100))}
 	}
 	var docs *pgstate.DB
 	if st.db != nil {
