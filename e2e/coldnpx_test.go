@@ -19,7 +19,9 @@ import (
 // installed again. Real npm and npx against a local registry serving the
 // packages of e2e/node_modules (npmregistry_test.go): no network. Before,
 // every npx install started at once and ran inside the start allowance,
-// and a cut-short folder failed every later start.
+// and a cut-short folder failed every later start. Where the project's
+// node_modules holds a package at its locked version (the warm locks here)
+// mcpsum installs nothing: npx runs that copy.
 func TestColdNpxVerifyFirstTry(t *testing.T) {
 	t.Parallel()
 	if _, err := os.Stat("node_modules/@modelcontextprotocol/server-memory/package.json"); err != nil {
@@ -47,7 +49,8 @@ func TestColdNpxVerifyFirstTry(t *testing.T) {
 	all := [][2]string{{"mem", "@modelcontextprotocol/server-memory@2026.8.31"}, {"seq", "@modelcontextprotocol/server-sequential-thinking@2026.8.31"}, {"fs", "@modelcontextprotocol/server-filesystem@2026.8.31"}}
 	servers := all[:min(len(all), slots+1)]
 	npmServer(t, "server-filesystem")
-	warm, warmDir := env(t.TempDir()), npmProject(t, false)
+	warmHome := t.TempDir()
+	warm, warmDir := env(warmHome), npmProject(t, false)
 	shared := t.TempDir()
 	var locks []func()
 	for _, srv := range servers {
@@ -56,12 +59,18 @@ func TestColdNpxVerifyFirstTry(t *testing.T) {
 			args = append(args, shared)
 		}
 		locks = append(locks, func() {
-			if _, stderr, code := mcpsum(t, warmDir, warm, args...); code != 0 {
-				t.Errorf("mcpsum %v: exit %d\n%s", args, code, stderr)
+			if _, stderr, code := mcpsum(t, warmDir, warm, args...); code != 0 || strings.Contains(stderr, "installing") {
+				t.Errorf("mcpsum %v: exit %d, want 0 and no install\n%s", args, code, stderr)
 			}
 		})
 	}
 	concurrently(locks...)
+	// There npx runs the project's copy and installs nothing, so mcpsum
+	// runs no install of its own either (it was a second npm start doing
+	// nothing, ~2 CPU-seconds before each start of such a server).
+	if logs, _ := filepath.Glob(filepath.Join(warmHome, "state", "mcpsum", "install", "*.log")); len(logs) != 0 {
+		t.Errorf("mcpsum ran npx installs %v for packages the project holds at their locked versions", logs)
+	}
 	if t.Failed() {
 		t.FailNow()
 	}

@@ -106,20 +106,16 @@ func buildAll(dir string) error {
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			args := []string{"build", "-o", *t.dst, t.pkg}
+			var flags []string
 			if t.out == "mcpsum" {
 				// The flags of the Action's and the pre-commit hook's build
 				// of mcpsum (scripts/action/build.sh, scripts/pre-commit-hook.sh):
 				// the tests that run those builds find its packages in the
 				// cache. The other binaries keep go install's flags, which
 				// the README's install (TestReadmeFirstCommands) uses.
-				args = []string{"build", "-trimpath", "-buildvcs=false", "-o", *t.dst, t.pkg}
+				flags = []string{"-trimpath", "-buildvcs=false"}
 			}
-			cmd := exec.Command("go", args...)
-			cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-			if out, err := cmd.CombinedOutput(); err != nil {
-				errs[i] = fmt.Errorf("go build %s: %v\n%s", t.pkg, err, out)
-			}
+			errs[i] = testbin.GoBuild(*t.dst, t.pkg, flags...)
 		}()
 	}
 	wg.Wait()

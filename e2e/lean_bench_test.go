@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpsum/mcpsum/internal/testbin"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 )
 
@@ -252,10 +253,8 @@ func benchBins(t *testing.T) (hello, bare, bigsrv string) {
 			pkg string
 		}{{&benchOnce.hello, "hello"}, {&benchOnce.bare, "bareclient"}, {&benchOnce.bigsrv, "bigsrv"}} {
 			*b.dst = filepath.Join(bin.dir, b.pkg)
-			cmd := exec.Command("go", "build", "-o", *b.dst, "github.com/mcpsum/mcpsum/e2e/servers/"+b.pkg)
-			cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-			if out, err := cmd.CombinedOutput(); err != nil {
-				benchOnce.err = fmt.Errorf("go build %s: %v\n%s", b.pkg, err, out)
+			if err := testbin.GoBuild(*b.dst, "github.com/mcpsum/mcpsum/e2e/servers/"+b.pkg); err != nil {
+				benchOnce.err = err
 				return
 			}
 		}

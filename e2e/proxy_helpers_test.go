@@ -44,10 +44,8 @@ func proxyServers(t testing.TB) (srv, relay string) {
 			{&proxyBins.lean, "proxylean"},
 		} {
 			*b.dst = filepath.Join(bin.dir, b.pkg)
-			cmd := exec.Command("go", "build", "-o", *b.dst, "github.com/mcpsum/mcpsum/e2e/servers/"+b.pkg)
-			cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-			if out, err := cmd.CombinedOutput(); err != nil {
-				proxyBins.err = fmt.Errorf("go build %s: %v\n%s", b.pkg, err, out)
+			if err := testbin.GoBuild(*b.dst, "github.com/mcpsum/mcpsum/e2e/servers/"+b.pkg); err != nil {
+				proxyBins.err = err
 				return
 			}
 		}

@@ -23,6 +23,7 @@ func runAdd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	lf := fs.String("lockfile", "mcp.lock", "the lockfile whose entries to log")
 	wp := fs.String("witness-policy", "", "ask the witnesses of this policy file to cosign; publish only checkpoints its quorum cosigned (kept in D: every later add needs it too)")
 	timeout := fs.Int("timeout-secs", 30, "per answer of a server")
+	start := fs.Int("start-timeout-secs", 60, "how long a server may take from its start to its first answer, as mcpsum verify's")
 	publish := fs.Int("publish-timeout-secs", 120, "how long to wait for a signed (and cosigned) checkpoint")
 	var ns names
 	fs.Var(&ns, "name", "an entry to log (repeatable; default: every entry)")
@@ -30,6 +31,10 @@ func runAdd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 0 // -h: the help is printed
 	} else if err != nil || *dir == "" || fs.NArg() > 0 {
 		fmt.Fprint(stderr, "mcpsum-log add: want --dir D --lockfile F [--name N]...\n")
+		return 2
+	}
+	if *timeout <= 0 || *start <= 0 {
+		fmt.Fprintf(stderr, "mcpsum-log add: --timeout-secs and --start-timeout-secs must be positive, got %d and %d\n", *timeout, *start)
 		return 2
 	}
 	o := sumlog.Options{Storage: *storage, PublishTimeout: time.Duration(*publish) * time.Second}
@@ -40,12 +45,14 @@ func runAdd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 	}
-	return add(ctx, *dir, o, *lf, ns, time.Duration(*timeout)*time.Second, stdout, stderr)
+	lo := launch.Options{Lockfile: *lf, Timeout: time.Duration(*timeout) * time.Second, StartTimeout: time.Duration(*start) * time.Second}
+	return add(ctx, *dir, o, ns, lo, stdout, stderr)
 }
 
 // add verifies the entries against their live servers, as mcpsum verify
 // does, and logs every keyed one that matches.
-func add(ctx context.Context, dir string, st sumlog.Options, lf string, ns []string, timeout time.Duration, stdout, stderr io.Writer) int {
+func add(ctx context.Context, dir string, st sumlog.Options, ns []string, lo launch.Options, stdout, stderr io.Writer) int {
+	lf := lo.Lockfile
 	f, err := lockfile.Load(lf)
 	if err != nil {
 		fmt.Fprintf(stderr, "mcpsum-log add: %s\n", hint.Lines(err, "mcpsum-log: "))
@@ -81,7 +88,7 @@ func add(ctx context.Context, dir string, st sumlog.Options, lf string, ns []str
 		fmt.Fprintln(stderr, "mcpsum-log add: no entry has a key; nothing to log")
 		return 0
 	}
-	rep := verify.Verify(ctx, f, keyed, false, launch.Options{Lockfile: lf, Timeout: timeout})
+	rep := verify.Verify(ctx, f, keyed, false, lo)
 	for _, s := range rep.Servers {
 		switch s.Status {
 		case verify.StatusOK, verify.StatusInformational:

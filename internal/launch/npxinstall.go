@@ -139,7 +139,7 @@ func InstallWithheld(env []string, output string) []string {
 // installed.
 func installNpx(name string, entry *lockfile.Server, dir string, opts Options) error {
 	run := parseNpx(entry.Command)
-	if run == nil {
+	if run == nil || run.local(dir) { // npx runs the project's copy: nothing to install (npxlocal.go)
 		return nil
 	}
 	env := InstallEnv(entry.EnvPassthrough)

@@ -54,6 +54,7 @@ func serveLog(t *testing.T, dir string, o sumlog.Options) string {
 // lookups find the same records, the old storage is left as it was, and a
 // second migrate into the now full storage is refused.
 func TestMigrate(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	n := migrateSize()
 	dir := filepath.Join(t.TempDir(), "log")

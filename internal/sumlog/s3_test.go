@@ -23,7 +23,6 @@ func s3Log(t *testing.T, origin string) (dir, vkey, spec string, o sumlog.Option
 	t.Helper()
 	s3 = logtest.StartS3(t, "mcpsum-log")
 	dsn := logtest.StartMariaDB(t)
-	s3.Setenv(t)
 	spec = "s3://" + s3.Bucket + "/logs/one?endpoint=" + s3.Endpoint
 	o = sumlog.Options{Getenv: func(k string) string {
 		if k == sumlog.DSNEnv {
@@ -47,6 +46,7 @@ func s3Log(t *testing.T, origin string) (dir, vkey, spec string, o sumlog.Option
 // another surface for a logged key is refused; the folder records the
 // storage, and a spec that names another is refused.
 func TestS3Storage(t *testing.T) {
+	t.Parallel()
 	dir, vkey, spec, o, s3 := s3Log(t, "s3.test/log")
 	ctx := context.Background()
 	surf := func(i int) sumdb.Surface {
@@ -108,8 +108,8 @@ func TestS3Storage(t *testing.T) {
 // A database DSN is a secret: a storage that cannot reach its database
 // says so without printing the DSN.
 func TestS3StorageHidesDSN(t *testing.T) {
+	t.Parallel()
 	s3 := logtest.StartS3(t, "b")
-	s3.Setenv(t)
 	const dsn = "mcpsum:s3cr3t-pass@tcp(127.0.0.1:1)/log"
 	o := sumlog.Options{Storage: "s3://b?endpoint=" + s3.Endpoint, Getenv: func(k string) string { return map[string]string{sumlog.DSNEnv: dsn}[k] }}
 	_, err := sumlog.InitIn(context.Background(), filepath.Join(t.TempDir(), "log"), "s3.test/log", o)

@@ -23,6 +23,7 @@ func wSurface(c byte) sumdb.Surface {
 // of them accepts the cosigned checkpoint (lookups and offline proofs), and
 // one that needs a witness who did not cosign refuses it with a clear error.
 func TestWitnessCosigning(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := filepath.Join(t.TempDir(), "log")
 	vkey, err := sumlog.Init(dir, "witnessed.test/log")
@@ -75,6 +76,7 @@ func TestWitnessCosigning(t *testing.T) {
 // cannot get its fork cosigned, publishes nothing new, and the add says
 // why; the honest log keeps growing.
 func TestWitnessCatchesFork(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := filepath.Join(t.TempDir(), "log")
 	vkey, err := sumlog.Init(dir, "forked.test/log")

@@ -1,14 +1,10 @@
 package testbin
 
-//lint:file-ignore SA1019 runtime.GOROOT locates the toolchain that built the test, to build peers with it
-
 import (
 	"bytes"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
 	"sync"
 	"testing"
 )
@@ -23,9 +19,10 @@ type build struct {
 	err  error
 }
 
-// Build returns out, the program pkg built there by go build (the toolchain
-// that built the test, without cgo), once per test binary however many
-// tests ask, concurrently or not. A failed build fails every test that asks.
+// Build returns out, the program pkg built there by GoBuild (the toolchain
+// that built the test, without cgo; linked from the shared cache when it is
+// up to date there), once per test binary however many tests ask,
+// concurrently or not. A failed build fails every test that asks.
 func Build(t testing.TB, out, pkg string) string {
 	t.Helper()
 	mu.Lock()
@@ -35,17 +32,7 @@ func Build(t testing.TB, out, pkg string) string {
 		builds[out] = b
 	}
 	mu.Unlock()
-	b.once.Do(func() {
-		goBin := filepath.Join(runtime.GOROOT(), "bin", "go")
-		if _, err := os.Stat(goBin); err != nil {
-			goBin = "go"
-		}
-		cmd := exec.Command(goBin, "build", "-o", out, pkg)
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if o, err := cmd.CombinedOutput(); err != nil {
-			b.err = fmt.Errorf("go build %s: %v\n%s", pkg, err, o)
-		}
-	})
+	b.once.Do(func() { b.err = GoBuild(out, pkg) })
 	if b.err != nil {
 		t.Fatal(b.err)
 	}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -17,6 +18,34 @@ type S3 struct {
 	Env      []string // the AWS credentials and settings a client needs
 }
 
+// The root credentials every StartS3 server takes, made up for the tests.
+const s3Access, s3Secret = "mcpsumtest", "mcpsum-test-secret-key"
+
+// S3Env are the AWS credentials and settings a client of any StartS3
+// server needs: the same for every one, so a test binary whose library
+// under test reads them from its environment (as the AWS SDK does) may set
+// them once in TestMain (SetS3Env) and run its S3 tests in parallel, which
+// t.Setenv (S3.Setenv) rules out.
+func S3Env() []string {
+	return []string{
+		"AWS_ACCESS_KEY_ID=" + s3Access, "AWS_SECRET_ACCESS_KEY=" + s3Secret,
+		"AWS_REGION=us-east-1", "AWS_EC2_METADATA_DISABLED=true",
+		"AWS_CONFIG_FILE=/dev/null", "AWS_SHARED_CREDENTIALS_FILE=/dev/null",
+	}
+}
+
+// SetS3Env sets S3Env in this process's environment (for TestMain: every
+// test of the binary then reaches any StartS3 server).
+func SetS3Env() error {
+	for _, kv := range S3Env() {
+		k, v, _ := strings.Cut(kv, "=")
+		if err := os.Setenv(k, v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // StartS3 starts Versity's S3 gateway over a temporary folder with one
 // bucket, named bucket, and root credentials made up for the test.
 func StartS3(t testing.TB, bucket string) *S3 {
@@ -27,16 +56,11 @@ func StartS3(t testing.TB, bucket string) *S3 {
 		t.Fatal(err)
 	}
 	addr := freeAddr(t)
-	const access, secret = "mcpsumtest", "mcpsum-test-secret-key"
-	cmd := exec.Command(bin, "--access", access, "--secret", secret, "--port", addr, "--quiet", "posix", "--sidecar", filepath.Join(t.TempDir()), root)
+	cmd := exec.Command(bin, "--access", s3Access, "--secret", s3Secret, "--port", addr, "--quiet", "posix", "--sidecar", filepath.Join(t.TempDir()), root)
 	cmd.Env = os.Environ()
 	logPath := filepath.Join(t.TempDir(), "versitygw.log")
 	start(t, cmd, logPath)
-	s := &S3{Endpoint: "http://" + addr, Bucket: bucket, Root: root, Env: []string{
-		"AWS_ACCESS_KEY_ID=" + access, "AWS_SECRET_ACCESS_KEY=" + secret,
-		"AWS_REGION=us-east-1", "AWS_EC2_METADATA_DISABLED=true",
-		"AWS_CONFIG_FILE=/dev/null", "AWS_SHARED_CREDENTIALS_FILE=/dev/null",
-	}}
+	s := &S3{Endpoint: "http://" + addr, Bucket: bucket, Root: root, Env: S3Env()}
 	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(100 * time.Millisecond) {
 		resp, err := http.Get(s.Endpoint + "/")
 		if err == nil {
