@@ -309,9 +309,6 @@ func scanChildren(ppid int, skip map[int]bool) []int {
 // list (CONFIG_PROC_CHILDREN off): the caller scans /proc then.
 func ownChildren(skip map[int]bool) (out []int, ok bool) {
 	self := strconv.Itoa(os.Getpid())
-	if _, err := readProcFile("/proc/self/task/" + self + "/children"); err != nil {
-		return nil, false
-	}
 	d, err := os.Open("/proc/self/task")
 	if err != nil {
 		return nil, false
@@ -323,6 +320,9 @@ func ownChildren(skip map[int]bool) (out []int, ok bool) {
 	}
 	for _, tid := range tids {
 		b, err := readProcFile("/proc/self/task/" + tid + "/children")
+		if err != nil && tid == self {
+			return nil, false // the main thread runs: the kernel keeps no such list
+		}
 		if err != nil {
 			continue // the thread ended meanwhile
 		}
