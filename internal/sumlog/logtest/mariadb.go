@@ -34,11 +34,22 @@ func StartMariaDB(t testing.TB) string {
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	data, sock := filepath.Join(dir, "data"), filepath.Join(dir, "s")
-	if out, err := exec.Command(install, "--no-defaults", "--datadir="+data, "--user=root", "--auth-root-authentication-method=normal", "--skip-test-db").CombinedOutput(); err != nil {
+	// A temporary folder of its own: MariaDB removes '#sql*' files it
+	// finds in its tmpdir, so two servers sharing one (tests in parallel)
+	// delete each other's temporary tables.
+	tmp := filepath.Join(dir, "tmp")
+	if err := os.Mkdir(tmp, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	env := append(os.Environ(), "TMPDIR="+tmp)
+	installCmd := exec.Command(install, "--no-defaults", "--datadir="+data, "--user=root", "--auth-root-authentication-method=normal", "--skip-test-db")
+	installCmd.Env = env
+	if out, err := installCmd.CombinedOutput(); err != nil {
 		t.Fatalf("mariadb-install-db: %v\n%s", err, out)
 	}
 	logPath := filepath.Join(dir, "err.log")
-	cmd := exec.Command(server, "--no-defaults", "--datadir="+data, "--socket="+sock, "--skip-networking", "--user=root", "--pid-file="+filepath.Join(dir, "pid"), "--log-error="+logPath)
+	cmd := exec.Command(server, "--no-defaults", "--datadir="+data, "--socket="+sock, "--skip-networking", "--user=root", "--pid-file="+filepath.Join(dir, "pid"), "--log-error="+logPath, "--tmpdir="+tmp)
+	cmd.Env = env
 	start(t, cmd, filepath.Join(dir, "out.log"))
 	root := "root@unix(" + sock + ")/"
 	var db *sql.DB
