@@ -106,16 +106,19 @@ func buildAll(dir string) error {
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			var flags []string
 			if t.out == "mcpsum" {
-				// The flags of the Action's and the pre-commit hook's build
-				// of mcpsum (scripts/action/build.sh, scripts/pre-commit-hook.sh):
-				// the tests that run those builds find its packages in the
-				// cache. The other binaries keep go install's flags, which
-				// the README's install (TestReadmeFirstCommands) uses.
-				flags = []string{"-trimpath", "-buildvcs=false"}
+				// The settings of the Action's and the pre-commit hook's
+				// build of mcpsum (scripts/action/build.sh,
+				// scripts/pre-commit-hook.sh): the tests that run those
+				// builds find its packages in the cache, and the
+				// benchmarks measure the binary a release build makes.
+				errs[i] = testbin.GoBuildRelease(*t.dst, t.pkg)
+				return
 			}
-			errs[i] = testbin.GoBuild(*t.dst, t.pkg, flags...)
+			// The other programs are built as go test and the README's
+			// `go install ./cmd/...` (TestReadmeFirstCommands) build, so
+			// they share the packages those compiled.
+			errs[i] = testbin.GoBuild(*t.dst, t.pkg)
 		}()
 	}
 	wg.Wait()

@@ -1,8 +1,6 @@
 package e2e
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"os"
 	"os/exec"
@@ -12,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpsum/mcpsum/internal/testbin"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 )
 
@@ -76,7 +73,15 @@ exec %q "$@"
 if [ "$*" = "--yes --package=@modelcontextprotocol/server-everything@2026.8.31 -- true" ]; then exit 0; fi
 echo "npx shim: no network in this test; unexpected: npx $*" >&2; exit 1
 `, everything))
+	// Any other go command runs the real go, from the physical folder: the
+	// "clone" is a link to this checkout, and go keys a main module's
+	// compiled packages by their folder, so run through the link's path the
+	// README's `go install ./cmd/...` compiled all of mcpsum's packages again
+	// (~34 CPU-seconds in a fresh clone), while from the checkout's own path
+	// it finds those `go test` and `go vet` compiled there. A real clone is a
+	// real folder; the link is only this test's stand-in for it.
 	write("go", fmt.Sprintf(`if [ "$*" = "install github.com/modelcontextprotocol/go-sdk/examples/server/everything@v1.8.0" ]; then exec cp %q "${GOBIN:?}/everything"; fi
+cd -P .
 exec %q "$@"
 `, bin.goEvery, realGo))
 	env := append(os.Environ(), "PATH="+shims+":"+gobin+":"+os.Getenv("PATH"), "GOBIN="+gobin, "TMPDIR="+t.TempDir())
@@ -91,12 +96,8 @@ exec %q "$@"
 		return string(out)
 	}
 
-	// Install: clone, then go install from the clone into GOBIN. The clone
-	// is made in the same folder each run (one per checkout, in the tests'
-	// shared cache, beside Go's build cache): go keys a main module's
-	// packages by their folder, so a fresh folder each run compiled all of
-	// mcpsum's packages again (~20 CPU-seconds); GOBIN is still fresh.
-	run("Install", cloneFolder(t, repo), readmeBlock(t, readme, "## Install"))
+	// Install: clone, then go install from the clone into a fresh GOBIN.
+	run("Install", t.TempDir(), readmeBlock(t, readme, "## Install"))
 	if _, err := os.Stat(filepath.Join(gobin, "mcpsum")); err != nil {
 		t.Fatalf("the README's install command did not install mcpsum: %v", err)
 	}
@@ -399,21 +400,4 @@ func cutPipe(l string) string {
 		}
 	}
 	return l
-}
-
-// cloneFolder is where TestReadmeFirstCommands "clones" repo: a folder of
-// the tests' shared cache (testbin.SharedCacheEnv) named after repo's path,
-// the same in every run of this checkout; a temp folder when there is no
-// shared cache.
-func cloneFolder(t *testing.T, repo string) string {
-	cache := os.Getenv(testbin.SharedCacheEnv)
-	if cache == "" {
-		return t.TempDir()
-	}
-	h := sha256.Sum256([]byte(repo))
-	dir := filepath.Join(cache, "mcpsum", "e2e-readme-clone", hex.EncodeToString(h[:6]))
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return dir
 }

@@ -185,7 +185,7 @@ func TestSignHelperMissingSaysHowToInstall(t *testing.T) {
 	// the folder of this mcpsum (its GOBIN).
 	cmd = exec.Command("go", "install", "./cmd/...")
 	cmd.Dir = ".."
-	cmd.Env = append(os.Environ(), "GOBIN="+lone, "CGO_ENABLED=0")
+	cmd.Env = append(os.Environ(), "GOBIN="+lone)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go install ./cmd/...: %v\n%s", err, out)
 	}

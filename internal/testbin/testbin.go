@@ -20,8 +20,8 @@ type build struct {
 }
 
 // Build returns out, the program pkg built there by GoBuild (the toolchain
-// that built the test, without cgo; linked from the shared cache when it is
-// up to date there), once per test binary however many tests ask,
+// and cgo setting that built the test; linked from the shared cache when it
+// is up to date there), once per test binary however many tests ask,
 // concurrently or not. A failed build fails every test that asks.
 func Build(t testing.TB, out, pkg string) string {
 	t.Helper()
