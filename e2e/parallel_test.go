@@ -23,6 +23,11 @@ func TestTestsRunInParallel(t *testing.T) {
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no test files (%v)", err)
 	}
+	// The longest tests start first from the file that sorts last
+	// (zz_longest_test.go says why), which holds nothing else.
+	if last := files[len(files)-1]; last != "zz_longest_test.go" {
+		t.Errorf("%s sorts after zz_longest_test.go: the longest tests must stay in the last file to start first", last)
+	}
 	fset := token.NewFileSet()
 	for _, name := range files {
 		f, err := parser.ParseFile(fset, name, nil, parser.ParseComments)
@@ -33,6 +38,9 @@ func TestTestsRunInParallel(t *testing.T) {
 			fn, ok := d.(*ast.FuncDecl)
 			if !ok || fn.Recv != nil || !strings.HasPrefix(fn.Name.Name, "Test") || fn.Name.Name == "TestMain" {
 				continue
+			}
+			if name == "zz_longest_test.go" && !longestTests[fn.Name.Name] {
+				t.Errorf("%s: %s is not one of the longest tests (longestTests): declare it beside the tests of its subject", fset.Position(fn.Pos()), fn.Name.Name)
 			}
 			if !startsParallel(fn) && !strings.Contains(fn.Doc.Text(), "\nSerial: ") {
 				t.Errorf("%s: %s does not start with t.Parallel() (or say why it must run alone in a \"Serial: \" line of its doc comment)", fset.Position(fn.Pos()), fn.Name.Name)
@@ -55,6 +63,16 @@ func TestTestsRunInParallel(t *testing.T) {
 			return true
 		})
 	}
+}
+
+// longestTests are the tests of zz_longest_test.go: the longest on a
+// 2-core machine with the package's 8 at a time (go test -json's elapsed
+// per test, 2026-12-06).
+var longestTests = map[string]bool{
+	"TestInstallVariableEnvHint": true,
+	"TestColdNpxVerifyFirstTry":  true,
+	"TestProxyInspector":         true,
+	"TestReadmeFirstCommands":    true,
 }
 
 func startsParallel(fn *ast.FuncDecl) bool {

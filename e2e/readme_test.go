@@ -9,8 +9,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/mcpsum/mcpsum/pkg/lockfile"
 )
 
 // readmeBlock returns the first ```sh block after the heading in README.md.
@@ -26,114 +24,6 @@ func readmeBlock(t *testing.T, readme, heading string) string {
 		t.Fatalf("README.md: no ```sh block after %q", heading)
 	}
 	return block
-}
-
-// The README's first commands work for a new user, as written: the install
-// command, "Set up, run, test" and "A first lock, step by step" run verbatim
-// with sh -e in fresh folders, each new shell with the installed mcpsum on
-// PATH. CI has no network, so three commands are served locally by shims
-// that refuse anything else: `git clone https://github.com/mcpsum/mcpsum`
-// links this checkout, `npx -y @modelcontextprotocol/server-everything@2026.8.31`
-// runs the same pinned version from e2e/node_modules, and `go install` of
-// go-sdk's everything example copies the one e2e built from go.mod's pin.
-func TestReadmeFirstCommands(t *testing.T) {
-	t.Parallel()
-	repo, err := filepath.Abs("..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, err := os.ReadFile(filepath.Join(repo, "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	readme := string(data)
-	realGo, err := exec.LookPath("go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	realGit, err := exec.LookPath("git")
-	if err != nil {
-		t.Fatal(err)
-	}
-
-	shims := t.TempDir()
-	gobin := t.TempDir()
-	everything := npmServer(t, "server-everything")
-	write := func(name, body string) {
-		if err := os.WriteFile(filepath.Join(shims, name), []byte("#!/bin/sh\n"+body), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write("git", fmt.Sprintf(`if [ "$1 $2" = "clone https://github.com/mcpsum/mcpsum" ] && [ $# -eq 2 ]; then exec ln -sfn %q mcpsum; fi
-exec %q "$@"
-`, repo, realGit))
-	// mcpsum installs a locked npx command's package before starting it
-	// (npx --yes --package=PKG -- true): the package is "installed" here.
-	write("npx", fmt.Sprintf(`if [ "$*" = "-y @modelcontextprotocol/server-everything@2026.8.31" ]; then exec node %q; fi
-if [ "$*" = "--yes --package=@modelcontextprotocol/server-everything@2026.8.31 -- true" ]; then exit 0; fi
-echo "npx shim: no network in this test; unexpected: npx $*" >&2; exit 1
-`, everything))
-	// Any other go command runs the real go, from the physical folder: the
-	// "clone" is a link to this checkout, and go keys a main module's
-	// compiled packages by their folder, so run through the link's path the
-	// README's `go install ./cmd/...` compiled all of mcpsum's packages again
-	// (~34 CPU-seconds in a fresh clone), while from the checkout's own path
-	// it finds those `go test` and `go vet` compiled there. A real clone is a
-	// real folder; the link is only this test's stand-in for it.
-	write("go", fmt.Sprintf(`if [ "$*" = "install github.com/modelcontextprotocol/go-sdk/examples/server/everything@v1.8.0" ]; then exec cp %q "${GOBIN:?}/everything"; fi
-cd -P .
-exec %q "$@"
-`, bin.goEvery, realGo))
-	env := append(os.Environ(), "PATH="+shims+":"+gobin+":"+os.Getenv("PATH"), "GOBIN="+gobin, "TMPDIR="+t.TempDir())
-	run := func(what, dir, script string) string {
-		t.Helper()
-		cmd := exec.Command("sh", "-e", "-c", script)
-		cmd.Dir, cmd.Env = dir, env
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("README %s failed: %v\n--- script ---\n%s--- output ---\n%s", what, err, script, out)
-		}
-		return string(out)
-	}
-
-	// Install: clone, then go install from the clone into a fresh GOBIN.
-	run("Install", t.TempDir(), readmeBlock(t, readme, "## Install"))
-	if _, err := os.Stat(filepath.Join(gobin, "mcpsum")); err != nil {
-		t.Fatalf("the README's install command did not install mcpsum: %v", err)
-	}
-
-	// Set up: a fresh folder of its own, never the clone.
-	before, _ := os.Stat(filepath.Join(repo, "mcp.lock"))
-	out := run("Set up, run, test", t.TempDir(), readmeBlock(t, readme, "## Set up, run, test"))
-	if after, _ := os.Stat(filepath.Join(repo, "mcp.lock")); (before == nil) != (after == nil) {
-		t.Errorf("the set-up commands wrote mcp.lock into the clone")
-	}
-	if !strings.Contains(out, "server everything") || !strings.Contains(out, "17 tools") {
-		t.Errorf("set-up's show did not review the locked server:\n%s", out)
-	}
-
-	// A first lock, in a project folder that is a git repository.
-	project := t.TempDir()
-	run("git init", project, "git init -q")
-	out = run("A first lock", project, readmeBlock(t, readme, "## A first lock, step by step"))
-	if !strings.Contains(out, "ok     everything") || !strings.Contains(out, "ok     go-everything") {
-		t.Errorf("the tour's verify did not pass both servers:\n%s", out)
-	}
-	// The README's own example must not earn a warning from the commands it
-	// shows (an absolute path inside the lockfile's folder did).
-	if strings.Contains(out, "warning:") {
-		t.Errorf("the README's first lock prints warnings:\n%s", out)
-	}
-	l, err := lockfile.Load(filepath.Join(project, "mcp.lock"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if l.Version != 2 || len(l.Servers) != 2 {
-		t.Errorf("the tour's lock: version %d, %d servers; the README says version 2 with two servers", l.Version, len(l.Servers))
-	}
-	if staged := run("git diff", project, "git diff --cached --name-only"); strings.TrimSpace(staged) != "mcp.lock" {
-		t.Errorf("git add mcp.lock staged %q", staged)
-	}
 }
 
 // The README's "Commands" block and each command's -h agree: the flags on a

@@ -1,0 +1,372 @@
+package e2e
+
+// The package's longest tests, in the file that sorts last, the longest
+// last. go test releases the paused parallel tests all at once, and Go's
+// scheduler starts them roughly from the last declared to the first (the
+// closed channel readies its waiters last-in first-out), 8 at a time
+// (parallelDefault): declared elsewhere, these waited behind most of the
+// package (TestReadmeFirstCommands and TestProxyInspector started ~177 s
+// into a 242 s run, its last 25 s the two of them alone), here they start
+// first and the short tests fill the cores around them. The order decides
+// only how soon a test starts, never what it checks; TestTestsRunInParallel
+// keeps this file last and holding only these tests. Their helpers stay
+// beside the tests of their subject.
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpsum/mcpsum/internal/testbin"
+	"github.com/mcpsum/mcpsum/pkg/lockfile"
+)
+
+// A package whose install needs a variable of the user's shell (as
+// puppeteer's download needs PUPPETEER_SKIP_DOWNLOAD where there is no
+// network): a plain npx sees it, the install mcpsum runs does not (it sees
+// the server's variables and npm's configuration, proxies and
+// certificates). lock names the variable, never its value, with the lock
+// command that passes it; that command, run as printed, locks the server,
+// its review says what the install sees, and the lock verifies on a cold
+// machine. The package is written here (its install script fails as a
+// browser download does offline; its server is the real server-memory, a
+// dependency), served with e2e/node_modules' packages by the local
+// registry; real npm and npx.
+func TestInstallVariableEnvHint(t *testing.T) {
+	t.Parallel()
+	if _, err := os.Stat("node_modules/@modelcontextprotocol/server-memory/package.json"); err != nil {
+		requirePeers(t, "npm packages are not installed; run `npm ci` in e2e/")
+	}
+	reg := startNpmRegistry(t, 0)
+	const pkg = "mcpsum-e2e-browser@1.0.0"
+	reg.add(map[string]string{
+		"package.json": `{"name":"mcpsum-e2e-browser","version":"1.0.0","type":"module","bin":{"mcpsum-e2e-browser":"index.js"},` +
+			`"scripts":{"postinstall":"node postinstall.cjs"},"dependencies":{"@modelcontextprotocol/server-memory":"2026.8.31"}}`,
+		"index.js": "#!/usr/bin/env node\nimport \"@modelcontextprotocol/server-memory/dist/index.js\";\n",
+		"postinstall.cjs": "if (!process.env.MCPSUM_E2E_SKIP_DOWNLOAD) {\n" +
+			"  console.error(\"downloading the browser build: connect ENETUNREACH 203.0.113.9:443\");\n  process.exit(1);\n}\n",
+	})
+	const value = "skip-VALUE-not-shown"
+	// The registry is the user's npm configuration (~/.npmrc), which both
+	// the install and the server's own npx read (a server gets HOME).
+	env := func(home string) []string {
+		reg.userConfig(t, home)
+		return []string{"HOME=" + home, "XDG_STATE_HOME=" + filepath.Join(home, "state"), "MCPSUM_E2E_SKIP_DOWNLOAD=" + value}
+	}
+	dir := t.TempDir()
+	shell := env(t.TempDir())
+	_, stderr, code := mcpsum(t, dir, shell, "lock", "--name", "web", "--", "npx", "-y", pkg)
+	if code != 3 || strings.Contains(stderr, value) {
+		t.Fatalf("lock of a package whose install needs MCPSUM_E2E_SKIP_DOWNLOAD: exit %d (want 3, the value never shown)\n%s", code, stderr)
+	}
+	next := hintCommand(t, stderr, "if the install needs one, lock it with it: ")
+	args := strings.Fields(next)
+	if len(args) < 2 || args[0] != "mcpsum" || !strings.Contains(next, "--env MCPSUM_E2E_SKIP_DOWNLOAD -- npx -y "+pkg) {
+		t.Fatalf("want a lock command passing MCPSUM_E2E_SKIP_DOWNLOAD in:\n%s", stderr)
+	}
+	_, stderr, code = mcpsum(t, dir, shell, args[1:]...)
+	if code != 0 {
+		t.Fatalf("the suggested %q: exit %d\n%s", next, code, stderr)
+	}
+	// lock's review: what the install of this entry sees.
+	sees := ""
+	for _, l := range strings.Split(stderr, "\n") {
+		if strings.HasPrefix(l, "lock: web: npx installs "+pkg) {
+			sees = l
+		}
+	}
+	if !strings.Contains(sees, "(here: HOME, ") || !strings.Contains(sees, "MCPSUM_E2E_SKIP_DOWNLOAD") || strings.Contains(sees, value) {
+		t.Errorf("lock does not say what the install sees (HOME, the variable passed, PATH; no value):\n%s", stderr)
+	}
+	if lock, _ := os.ReadFile(filepath.Join(dir, "mcp.lock")); !strings.Contains(string(lock), `"MCPSUM_E2E_SKIP_DOWNLOAD"`) {
+		t.Errorf("the lock does not pass MCPSUM_E2E_SKIP_DOWNLOAD:\n%s", lock)
+	}
+	if stdout, stderr, code := mcpsum(t, dir, env(t.TempDir()), "verify"); code != 0 {
+		t.Errorf("verify on a cold machine: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+}
+
+// A fresh machine (an empty HOME: a new CI runner) verifies a lock of npx
+// servers on the first try: each package is installed by npx before its
+// server starts, at most InstallSlots installs at a time (max(1, min(4,
+// cores/2))), each with its own time, so a start allowance far shorter than
+// an install (--start-timeout-secs 2 here, installs of several seconds)
+// does not fail them. What an install cut short leaves (npx's folder with
+// node_modules but not the package.json npm writes last) is removed and
+// installed again. Real npm and npx against a local registry serving the
+// packages of e2e/node_modules (npmregistry_test.go): no network. Before,
+// every npx install started at once and ran inside the start allowance,
+// and a cut-short folder failed every later start. Where the project's
+// node_modules holds a package at its locked version (the warm locks here)
+// mcpsum installs nothing: npx runs that copy.
+func TestColdNpxVerifyFirstTry(t *testing.T) {
+	t.Parallel()
+	if _, err := os.Stat("node_modules/@modelcontextprotocol/server-memory/package.json"); err != nil {
+		requirePeers(t, "npm packages are not installed; run `npm ci` in e2e/")
+	}
+	reg := startNpmRegistry(t, 150*time.Millisecond)
+	dir := t.TempDir()
+	// The registry is the user's npm configuration (~/.npmrc): the server's
+	// own npx resolves its package again when it starts, and gets HOME but
+	// not npm_config_* (a server gets only its locked variables), so with
+	// npm_config_registry it asked registry.npmjs.org (network, slow under
+	// load: a start passed 30 s here).
+	env := func(home string) []string {
+		reg.userConfig(t, home)
+		return []string{"HOME=" + home, "XDG_STATE_HOME=" + filepath.Join(home, "state")}
+	}
+	// One server more than the machine's install slots (as many as three
+	// packages: with 2 cores, one slot and two servers), so the cap on
+	// installs at once is exercised without more installs than that needs.
+	// The lock is made where npx finds the packages installed (a folder
+	// linking e2e/node_modules: no install), the servers at once
+	// (concurrent locks into one mcp.lock), and copied to dir, where npx
+	// finds nothing: what the cold machine verifies is installed there.
+	slots := max(1, min(4, runtime.NumCPU()/2))
+	all := [][2]string{{"mem", "@modelcontextprotocol/server-memory@2026.8.31"}, {"seq", "@modelcontextprotocol/server-sequential-thinking@2026.8.31"}, {"fs", "@modelcontextprotocol/server-filesystem@2026.8.31"}}
+	servers := all[:min(len(all), slots+1)]
+	npmServer(t, "server-filesystem")
+	warmHome := t.TempDir()
+	warm, warmDir := env(warmHome), npmProject(t, false)
+	shared := t.TempDir()
+	var locks []func()
+	for _, srv := range servers {
+		args := []string{"lock", "--name", srv[0], "--", "npx", "-y", srv[1]}
+		if srv[0] == "fs" {
+			args = append(args, shared)
+		}
+		locks = append(locks, func() {
+			if _, stderr, code := mcpsum(t, warmDir, warm, args...); code != 0 || strings.Contains(stderr, "installing") {
+				t.Errorf("mcpsum %v: exit %d, want 0 and no install\n%s", args, code, stderr)
+			}
+		})
+	}
+	concurrently(locks...)
+	// There npx runs the project's copy and installs nothing, so mcpsum
+	// runs no install of its own either (it was a second npm start doing
+	// nothing, ~2 CPU-seconds before each start of such a server).
+	if logs, _ := filepath.Glob(filepath.Join(warmHome, "state", "mcpsum", "install", "*.log")); len(logs) != 0 {
+		t.Errorf("mcpsum ran npx installs %v for packages the project holds at their locked versions", logs)
+	}
+	if t.Failed() {
+		t.FailNow()
+	}
+	must(t, os.WriteFile(filepath.Join(dir, "mcp.lock"), []byte(readFile(t, filepath.Join(warmDir, "mcp.lock"))), 0o644))
+
+	home := t.TempDir()
+	cold := env(home)
+	reg.mu.Lock()
+	clear(reg.spans)
+	reg.mu.Unlock()
+	stdout, stderr, code := mcpsum(t, dir, cold, "verify", "--start-timeout-secs", "2")
+	if code != 0 {
+		t.Fatalf("verify on a cold machine: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if n := reg.maxOverlap(); n > slots {
+		t.Errorf("%d npm processes downloaded at once, want at most %d", n, slots)
+	}
+
+	// An install cut short: node_modules without the folder's package.json
+	// and without a dependency.
+	folders, _ := filepath.Glob(filepath.Join(home, ".npm", "_npx", "*"))
+	if len(folders) != len(servers) {
+		t.Fatalf("npx folders %v, want one per server", folders)
+	}
+	var cut string
+	for _, f := range folders {
+		if _, err := os.Stat(filepath.Join(f, "node_modules", "@modelcontextprotocol", "server-memory")); err == nil {
+			cut = f
+		}
+	}
+	if err := os.Remove(filepath.Join(cut, "package.json")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(filepath.Join(cut, "node_modules", "@modelcontextprotocol", "sdk")); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code = mcpsum(t, dir, cold, "verify", "--name", "mem", "--start-timeout-secs", "2")
+	if code != 0 || !strings.Contains(stderr+stdout, "removed npx's half-installed folder "+cut) {
+		t.Fatalf("verify after an install was cut short: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+}
+
+// The inspector CLI (TS SDK v2 client) in both eras through the proxy, in
+// front of a legacy npm server and a 2026-07-28 go-sdk server: each call's
+// result equals the one the inspector gets from the server directly (in the
+// era the server speaks).
+func TestProxyInspector(t *testing.T) {
+	t.Parallel()
+	insp := inspector(t)
+	targets := []struct {
+		name, era string
+		argv      []string
+		tool      string
+		args      string
+	}{
+		{"npm-everything", "legacy", []string{"node", npmServer(t, "server-everything")}, "get-sum", `{"a":2,"b":3}`},
+		{"go-everything", "modern", []string{bin.goEvery}, "greet", `{"name":"inspector"}`},
+	}
+	run := func(t *testing.T, dir, era string, env []string, argv ...string) json.RawMessage {
+		t.Helper()
+		args := []string{insp, "--cli", "--format", "json", "-q", "--protocol-era", era}
+		if dir != "" {
+			args = append(args, "--cwd", dir)
+		}
+		for _, e := range env {
+			args = append(args, "-e", e)
+		}
+		args = append(args, argv...)
+		cmd := exec.Command("node", args...)
+		var stderr testbin.SyncBuffer
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("inspector %v: %v\nstdout: %s\nstderr: %s", argv, err, out, stderr.String())
+		}
+		var m struct{ Result json.RawMessage }
+		if err := json.Unmarshal(out, &m); err != nil || m.Result == nil {
+			t.Fatalf("inspector output has no result: %s", out)
+		}
+		return m.Result
+	}
+	content := func(res json.RawMessage) string {
+		var r struct{ Content json.RawMessage }
+		json.Unmarshal(res, &r)
+		return string(r.Content)
+	}
+	for _, tg := range targets {
+		t.Run(tg.name, func(t *testing.T) {
+			dir := t.TempDir()
+			mustLock(t, dir, nil, append([]string{"--name", "s", "--"}, tg.argv...)...)
+			call := []string{"--method", "tools/call", "--tool-name", tg.tool, "--tool-args-json", tg.args}
+			want := content(run(t, "", tg.era, nil, append(slices.Clone(tg.argv), call...)...))
+			for _, era := range []string{"legacy", "modern"} {
+				got := content(run(t, dir, era, []string{"MCPSUM_NAME=s"}, append([]string{bin.mcpsum, "proxy"}, call...)...))
+				if got == "" || got != want {
+					t.Errorf("%s inspector: content through the proxy\n%s\ndiffers from the direct one\n%s", era, got, want)
+				}
+				var tl struct{ Tools []struct{ Name string } }
+				json.Unmarshal(run(t, dir, era, []string{"MCPSUM_NAME=s"}, bin.mcpsum, "proxy", "--method", "tools/list"), &tl)
+				l, _ := readLock(t, dir)
+				if len(tl.Tools) != len(l.Servers["s"].Tools) {
+					t.Errorf("%s inspector: tools/list through the proxy listed %d tools, the lock has %d", era, len(tl.Tools), len(l.Servers["s"].Tools))
+				}
+			}
+		})
+	}
+}
+
+// The README's first commands work for a new user, as written: the install
+// command, "Set up, run, test" and "A first lock, step by step" run verbatim
+// with sh -e in fresh folders, each new shell with the installed mcpsum on
+// PATH. CI has no network, so three commands are served locally by shims
+// that refuse anything else: `git clone https://github.com/mcpsum/mcpsum`
+// links this checkout, `npx -y @modelcontextprotocol/server-everything@2026.8.31`
+// runs the same pinned version from e2e/node_modules, and `go install` of
+// go-sdk's everything example copies the one e2e built from go.mod's pin.
+func TestReadmeFirstCommands(t *testing.T) {
+	t.Parallel()
+	repo, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(repo, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := string(data)
+	realGo, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	realGit, err := exec.LookPath("git")
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	shims := t.TempDir()
+	gobin := t.TempDir()
+	everything := npmServer(t, "server-everything")
+	write := func(name, body string) {
+		if err := os.WriteFile(filepath.Join(shims, name), []byte("#!/bin/sh\n"+body), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("git", fmt.Sprintf(`if [ "$1 $2" = "clone https://github.com/mcpsum/mcpsum" ] && [ $# -eq 2 ]; then exec ln -sfn %q mcpsum; fi
+exec %q "$@"
+`, repo, realGit))
+	// mcpsum installs a locked npx command's package before starting it
+	// (npx --yes --package=PKG -- true): the package is "installed" here.
+	write("npx", fmt.Sprintf(`if [ "$*" = "-y @modelcontextprotocol/server-everything@2026.8.31" ]; then exec node %q; fi
+if [ "$*" = "--yes --package=@modelcontextprotocol/server-everything@2026.8.31 -- true" ]; then exit 0; fi
+echo "npx shim: no network in this test; unexpected: npx $*" >&2; exit 1
+`, everything))
+	// Any other go command runs the real go, from the physical folder: the
+	// "clone" is a link to this checkout, and go keys a main module's
+	// compiled packages by their folder, so run through the link's path the
+	// README's `go install ./cmd/...` compiled all of mcpsum's packages again
+	// (~34 CPU-seconds in a fresh clone), while from the checkout's own path
+	// it finds those `go test` and `go vet` compiled there. A real clone is a
+	// real folder; the link is only this test's stand-in for it.
+	write("go", fmt.Sprintf(`if [ "$*" = "install github.com/modelcontextprotocol/go-sdk/examples/server/everything@v1.8.0" ]; then exec cp %q "${GOBIN:?}/everything"; fi
+cd -P .
+exec %q "$@"
+`, bin.goEvery, realGo))
+	env := append(os.Environ(), "PATH="+shims+":"+gobin+":"+os.Getenv("PATH"), "GOBIN="+gobin, "TMPDIR="+t.TempDir())
+	run := func(what, dir, script string) string {
+		t.Helper()
+		cmd := exec.Command("sh", "-e", "-c", script)
+		cmd.Dir, cmd.Env = dir, env
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("README %s failed: %v\n--- script ---\n%s--- output ---\n%s", what, err, script, out)
+		}
+		return string(out)
+	}
+
+	// Install: clone, then go install from the clone into a fresh GOBIN.
+	run("Install", t.TempDir(), readmeBlock(t, readme, "## Install"))
+	if _, err := os.Stat(filepath.Join(gobin, "mcpsum")); err != nil {
+		t.Fatalf("the README's install command did not install mcpsum: %v", err)
+	}
+
+	// Set up: a fresh folder of its own, never the clone.
+	before, _ := os.Stat(filepath.Join(repo, "mcp.lock"))
+	out := run("Set up, run, test", t.TempDir(), readmeBlock(t, readme, "## Set up, run, test"))
+	if after, _ := os.Stat(filepath.Join(repo, "mcp.lock")); (before == nil) != (after == nil) {
+		t.Errorf("the set-up commands wrote mcp.lock into the clone")
+	}
+	if !strings.Contains(out, "server everything") || !strings.Contains(out, "17 tools") {
+		t.Errorf("set-up's show did not review the locked server:\n%s", out)
+	}
+
+	// A first lock, in a project folder that is a git repository.
+	project := t.TempDir()
+	run("git init", project, "git init -q")
+	out = run("A first lock", project, readmeBlock(t, readme, "## A first lock, step by step"))
+	if !strings.Contains(out, "ok     everything") || !strings.Contains(out, "ok     go-everything") {
+		t.Errorf("the tour's verify did not pass both servers:\n%s", out)
+	}
+	// The README's own example must not earn a warning from the commands it
+	// shows (an absolute path inside the lockfile's folder did).
+	if strings.Contains(out, "warning:") {
+		t.Errorf("the README's first lock prints warnings:\n%s", out)
+	}
+	l, err := lockfile.Load(filepath.Join(project, "mcp.lock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Version != 2 || len(l.Servers) != 2 {
+		t.Errorf("the tour's lock: version %d, %d servers; the README says version 2 with two servers", l.Version, len(l.Servers))
+	}
+	if staged := run("git diff", project, "git diff --cached --name-only"); strings.TrimSpace(staged) != "mcp.lock" {
+		t.Errorf("git add mcp.lock staged %q", staged)
+	}
+}
