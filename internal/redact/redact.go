@@ -31,7 +31,7 @@ const MinLen = 8
 var (
 	mu      sync.RWMutex
 	secrets map[string]string // a form of a credential → its replacement (made by the first Add: no initialiser)
-	ordered []string              // the forms, longest first
+	ordered []string          // the forms, longest first
 )
 
 // Add keeps value, a credential mcpsum sends; label says where it came
