@@ -41,7 +41,7 @@ func TestInitIsCheap(t *testing.T) {
 	// one has every process fault in the 64 KiB block of the binary that
 	// holds its init, though a proxy never calls into these packages
 	// (docs/performance.md: the proxy's peak RSS is mostly such blocks).
-	for _, pkg := range []string{"cli", "fleet", "importer", "launch", "lookalike", "policy", "redact", "review", "verify", "../pkg/sumdb"} {
+	for _, pkg := range []string{"cli", "clientconfig", "fleet", "importer", "launch", "lookalike", "policy", "redact", "review", "verify", "../pkg/sumdb"} {
 		name := "github.com/mcpsum/mcpsum/internal/" + pkg
 		if strings.HasPrefix(pkg, "../") {
 			name = "github.com/mcpsum/mcpsum/" + strings.TrimPrefix(pkg, "../")
