@@ -97,6 +97,7 @@ type Proxy struct {
 	srvIn  sync.Mutex       // the server's lines take turns (stream.go)
 
 	up    upstream.Upstream // the server; nil until started
+	first <-chan *started   // the local server Serve started before the rest (early.go); supervise takes it
 	hello *mcpwire.Hello
 	// stderrLines escapes the server's stderr into the log.
 	stderrLines *jsonline.EscapedLines
