@@ -36,7 +36,10 @@ func startFirst(opts Options) <-chan *started {
 		return nil
 	}
 	ch := make(chan *started, 1)
-	go func() { ch <- startLocal(opts) }()
+	go func() {
+		presize16K() // the process start is deep (stackpresize.go)
+		ch <- startLocal(opts)
+	}()
 	// Let it run now, on this thread: the caller, queued behind it, goes
 	// on as soon as another thread is free or the start waits (a fork, an
 	// install). Without this the start waited for the caller's set-up or a
