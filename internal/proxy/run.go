@@ -44,7 +44,7 @@ func Serve(ctx context.Context, down Downstream, opts Options) error {
 		abandon(first, opts.Grace)
 		return err
 	}
-	p.first = first
+	p.life.first = first
 	defer p.endInput()
 	if d, ok := down.(Direct); ok {
 		d.Direct(p.take)
@@ -264,8 +264,8 @@ func (p *Proxy) startUpstream(ctx context.Context) (upstream.Upstream, func(), e
 // start takes the local server Serve started first (early.go).
 func (p *Proxy) start() (*process.Process, func(), error) {
 	var s *started
-	if p.first != nil {
-		s = <-p.first
+	if p.life.first != nil {
+		s = <-p.life.first
 	} else { // not through Serve
 		s = startLocal(p.opts)
 	}
