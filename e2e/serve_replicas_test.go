@@ -87,6 +87,13 @@ func TestServeReplicas(t *testing.T) {
 // request to the next; hits says how many requests reached a replica.
 func startBalancer(t testing.TB, replicas ...string) (string, func(replica string) int) {
 	t.Helper()
+	return startBalancerWith(t, "", replicas...)
+}
+
+// startBalancerWith is startBalancer with method, a balancing directive of
+// the upstream block ("" round robin).
+func startBalancerWith(t testing.TB, method string, replicas ...string) (string, func(replica string) int) {
+	t.Helper()
 	bin, err := exec.LookPath("nginx")
 	if err != nil {
 		bin = "/usr/sbin/nginx"
@@ -97,6 +104,9 @@ func startBalancer(t testing.TB, replicas ...string) (string, func(replica strin
 	addr := freeLoopback(t)
 	prefix := t.TempDir()
 	var up strings.Builder
+	if method != "" {
+		fmt.Fprintf(&up, "    %s\n", method)
+	}
 	for _, r := range replicas {
 		fmt.Fprintf(&up, "    server %s;\n", strings.TrimPrefix(r, "http://"))
 	}
