@@ -18,7 +18,7 @@ var help = cli.Help{
 		"from": "URL|FILE", "to": "PATH", "trust": "FILE", "serial": "N", "mode": "MODE",
 		"serve-url": "URL", "mcpsum": "PATH", "out": "FILE",
 		"addr": "HOST:PORT", "socket": "PATH", "token-file": "FILE", "tls-cert": "FILE", "tls-key": "FILE",
-		"allow-host": "NAME", "state": "URL", "replica-url": "URL", "idle-timeout-secs": "SECS",
+		"allow-host": "NAME", "state": "URL", "replica-url": "URL", "replica-id": "ID", "idle-timeout-secs": "SECS",
 		"era": "ERA",
 	},
 	Examples: map[string][]string{ // TestHelp holds each to its command's flags
