@@ -3,7 +3,6 @@ package upstream
 import (
 	"fmt"
 	"io"
-	"os"
 	"sync"
 	"time"
 
@@ -64,11 +63,7 @@ func (e *OverflowError) Error() string {
 }
 
 func newStdinQueue(w io.Writer, overflow func(*OverflowError)) *stdinQueue {
-	tw := tryWriter(w)
-	if os.Getenv("J40_NOTRY") != "" {
-		tw = nil
-	}
-	q := &stdinQueue{w: w, try: tw, done: make(chan struct{}), overflow: overflow}
+	q := &stdinQueue{w: w, try: tryWriter(w), done: make(chan struct{}), overflow: overflow}
 	q.cond = sync.NewCond(&q.mu)
 	go q.run()
 	return q
