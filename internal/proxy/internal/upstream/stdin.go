@@ -19,18 +19,10 @@ import (
 // a message that would take what queues behind the next one to be written
 // over mcpspec.MaxWaitingForServer stops the server (overflow), and every
 // later write fails.
-//
-// When nothing waits and the writer is not writing, WriteLine first tries
-// the message itself on the caller's goroutine, without blocking (a pipe
-// whose file can write without waiting: tryWrite); only what the pipe did
-// not take at once is queued. A small message to a server that reads its
-// input so costs no wake-up of the writer goroutine.
 type stdinQueue struct {
 	mu      sync.Mutex
 	cond    *sync.Cond
 	w       io.Writer
-	try     func(b []byte) int // writes what it can of b without blocking (nil: never)
-	busy    bool               // the writer goroutine writes a batch
 	lines   [][]byte
 	waiting int   // bytes queued and not yet handed to a write (with per-message overhead)
 	err     error // sticky: the pipe failed, the queue overflowed, or it was closed
@@ -63,7 +55,7 @@ func (e *OverflowError) Error() string {
 }
 
 func newStdinQueue(w io.Writer, overflow func(*OverflowError)) *stdinQueue {
-	q := &stdinQueue{w: w, try: tryWriter(w), done: make(chan struct{}), overflow: overflow}
+	q := &stdinQueue{w: w, done: make(chan struct{}), overflow: overflow}
 	q.cond = sync.NewCond(&q.mu)
 	go q.run()
 	return q
@@ -96,18 +88,7 @@ func (q *stdinQueue) WriteLine(parts ...[]byte) error {
 	for _, p := range parts {
 		line = append(line, p...)
 	}
-	line = append(line, '\n')
-	if len(q.lines) == 0 && !q.busy && q.try != nil {
-		// Nothing is ahead of it: what the pipe takes now is in order.
-		w := q.try(line)
-		if w == len(line) {
-			q.mu.Unlock()
-			return nil
-		}
-		line = line[w:]
-		n = len(line) + messageOverhead
-	}
-	q.lines = append(q.lines, line)
+	q.lines = append(q.lines, append(line, '\n'))
 	q.waiting += n
 	q.cond.Signal()
 	q.mu.Unlock()
@@ -139,7 +120,6 @@ func (q *stdinQueue) run() {
 		for _, l := range batch {
 			q.waiting -= len(l) + messageOverhead // the line and its newline, as WriteLine counted it
 		}
-		q.busy = true
 		q.mu.Unlock()
 		out := batch[0]
 		if k > 1 {
@@ -149,10 +129,8 @@ func (q *stdinQueue) run() {
 			}
 			out = buf
 		}
-		_, err := q.w.Write(out)
-		q.mu.Lock()
-		q.busy = false
-		if err != nil {
+		if _, err := q.w.Write(out); err != nil {
+			q.mu.Lock()
 			if q.err == nil {
 				q.err = err
 			}
@@ -160,7 +138,6 @@ func (q *stdinQueue) run() {
 			q.mu.Unlock()
 			return
 		}
-		q.mu.Unlock()
 		clear(batch)
 	}
 }
