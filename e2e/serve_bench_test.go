@@ -77,12 +77,25 @@ func TestServePerformance(t *testing.T) {
 	_, env := taintState(t)
 	one := startServe(t, dir, "", env)
 	pg, pgSQL := startPostgres(t)
+	// two replicas for each way of balancing (each pair holds only its own
+	// clients' sessions, as the baseline's pair does)
+	pair := func(extra ...[]string) [2]*serveProc {
+		var rs [2]*serveProc
+		for i := range rs {
+			args := []string{"--state", pg}
+			if len(extra) > 0 {
+				args = append(args, extra[0][i*2:i*2+2]...)
+			}
+			rs[i] = startServe(t, dir, filepath.Join(dir, "serve-token"), env, args...)
+		}
+		return rs
+	}
 	ids := []string{"0a000001", "0a000002"}
-	r1 := startServe(t, dir, filepath.Join(dir, "serve-token"), env, "--state", pg, "--replica-id", ids[0])
-	r2 := startServe(t, dir, filepath.Join(dir, "serve-token"), env, "--state", pg, "--replica-id", ids[1])
-	lb, _ := startBalancer(t, r1.url, r2.url)
-	lbA, _, _ := startBalancerWith(t, balancing{method: affinity}, r1.url, r2.url)
-	lbO, _, _ := startBalancerWith(t, balancing{owners: ids}, r1.url, r2.url)
+	rr, rh, ro := pair(), pair(), pair([]string{"--replica-id", ids[0], "--replica-id", ids[1]})
+	r1 := rr[0]
+	lb, _ := startBalancer(t, rr[0].url, rr[1].url)
+	lbA, _, _ := startBalancerWith(t, balancing{method: affinity}, rh[0].url, rh[1].url)
+	lbO, _, _ := startBalancerWith(t, balancing{owners: ids}, ro[0].url, ro[1].url)
 	tok := withToken{token: one.token}
 	base := os.Getenv("MCPSUM_BENCH_BASELINE")
 	var oneB *serveProc
