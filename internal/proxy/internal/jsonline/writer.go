@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"sync"
 
 	"github.com/mcpsum/mcpsum/internal/termtext"
@@ -84,6 +85,12 @@ func (lw *Writer) WriteLine(parts ...[]byte) error {
 	}
 	_, lw.err = lw.w.Write(Newline)
 	return lw.err
+}
+
+// GrowPipe grows the pipe the lines go to, if they go to one (GrowPipe).
+func (lw *Writer) GrowPipe(size int) bool {
+	f, ok := lw.w.(*os.File)
+	return ok && GrowPipe(f, size)
 }
 
 // Newline is the line end of every message.
