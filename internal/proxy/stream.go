@@ -268,8 +268,7 @@ func (p *Proxy) streamResult(s *streamReader, pre jsonline.Prefix, c *call) erro
 		t.ForLegacy() // the client's own era's fields only
 	}
 	ls := p.out.Begin(t, c.ClientID)
-	ls.Raw(head[:pre.IDKey])
-	ls.Raw(head[pre.AfterID:env.Result.Start])
+	ls.Raw(jsonline.Concat(head[:pre.IDKey], head[pre.AfterID:env.Result.Start])) // one write
 	rest := head[env.Result.Start:]
 	if c.modern && p.srv.upEra == lockfile.EraLegacy && head[env.Result.Start] == '{' {
 		// Legacy servers never send resultType; the cache hints of a
