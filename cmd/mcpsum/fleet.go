@@ -14,9 +14,9 @@ import (
 	"github.com/mcpsum/mcpsum/internal/importer"
 )
 
-// fleetCmd is fleet's subcommand sub (its help is fleet.Help[sub]) running exec.
+// fleetCmd is fleet's subcommand sub (its help is fleet.Help(sub)) running exec.
 func (a *app) fleetCmd(sub, short string, fs *flag.FlagSet, subs []*ffcli.Command, exec func(context.Context, []string) error) *ffcli.Command {
-	h := fleet.Help[sub]
+	h := fleet.Help(sub)
 	return &ffcli.Command{Name: cmp.Or(sub, "fleet"), ShortUsage: h[0], ShortHelp: short, LongHelp: strings.TrimSpace(h[1]), FlagSet: fs, Subcommands: subs, Exec: exec}
 }
 
@@ -35,7 +35,7 @@ func (a *app) fleetSync() *ffcli.Command {
 	helper := attestHelperFlag(fs)
 	return a.fleetCmd("sync", "install the organisation's signed lock, if it is newer", fs, nil, func(ctx context.Context, args []string) error {
 		if len(args) > 0 || *from == "" {
-			return usageErr("usage: %s", fleet.Help["sync"][0])
+			return usageErr("usage: %s", fleet.Help("sync")[0])
 		}
 		cfg, err := logConfig()
 		if err != nil {
@@ -57,7 +57,7 @@ func (a *app) fleetRelease() *ffcli.Command {
 	helper := attestHelperFlag(fs)
 	return a.fleetCmd("release", "sign a lock as the organisation's release N of an org lock", fs, nil, func(ctx context.Context, args []string) error {
 		if len(args) > 0 || *serial == 0 {
-			return usageErr("usage: %s", fleet.Help["release"][0])
+			return usageErr("usage: %s", fleet.Help("release")[0])
 		}
 		r, err := fleet.Publish(ctx, fleet.PublishOptions{Lockfile: *lockfilePath, Name: *name, Serial: *serial, ValidFor: *validFor, SignArgs: sf.args(),
 			Helper: attestproto.Client{Helper: *helper, Version: moduleVersion()}, Note: a.note("fleet release")})
@@ -83,7 +83,7 @@ func (a *app) fleetEmit() *ffcli.Command {
 	install := fs.Bool("install", false, "write the policy where the client reads its managed settings (as root)")
 	return a.fleetCmd("emit", "write a client's own managed policy so that only the org lock's servers run, through mcpsum", fs, nil, func(ctx context.Context, args []string) error {
 		if len(args) > 0 {
-			return usageErr("usage: %s", fleet.Help["emit"][0])
+			return usageErr("usage: %s", fleet.Help("emit")[0])
 		}
 		policy, err := fleet.Emit(fleet.EmitRequest{Client: *client, Policy: *pf, Self: importer.SelfPath, Out: *out, Install: *install,
 			Env: fleet.LocalEnv(), Note: a.note("fleet emit")})

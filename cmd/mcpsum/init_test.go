@@ -36,6 +36,20 @@ func TestInitIsCheap(t *testing.T) {
 			t.Errorf("init of %s allocates %s bytes (%s allocations), over %d: compile or build it on first use", m[1], m[2], m[3], limit)
 		}
 	}
+	// These run no initialiser at all: their package-level values are data
+	// (lazyRegexp literals, tables, zero-value memos). A package that runs
+	// one has every process fault in the 64 KiB block of the binary that
+	// holds its init, though a proxy never calls into these packages
+	// (docs/performance.md: the proxy's peak RSS is mostly such blocks).
+	for _, pkg := range []string{"cli", "clientconfig", "fleet", "importer", "launch", "lookalike", "policy", "redact", "review", "verify", "../pkg/sumdb"} {
+		name := "github.com/mcpsum/mcpsum/internal/" + pkg
+		if strings.HasPrefix(pkg, "../") {
+			name = "github.com/mcpsum/mcpsum/" + strings.TrimPrefix(pkg, "../")
+		}
+		if strings.Contains(string(out), "\ninit "+name+" @") {
+			t.Errorf("%s runs an initialiser before main: make its package-level values data (lazyRegexp literals, tables, sync.Once memos), not map literals or function calls", name)
+		}
+	}
 	if found < 5 {
 		t.Fatalf("found %d inits of mcpsum's packages in the trace:\n%s", found, strings.TrimSpace(string(out)))
 	}

@@ -4,9 +4,11 @@ import "github.com/mcpsum/mcpsum/internal/cli"
 
 // help renders a command's help the way mcpsum's flags are spelled: long
 // --flags, each with its MCPSUM_ environment twin, and examples last.
-var help = cli.Help{
-	Prefix: "MCPSUM",
-	Placeholders: map[string]string{ // the argument of a flag
+var help = cli.Help{Prefix: "MCPSUM", Placeholders: placeholders, Examples: examples}
+
+// placeholders name the argument of each flag.
+func placeholders() map[string]string {
+	return map[string]string{
 		"lockfile": "FILE", "name": "NAME", "env": "VAR", "timeout-secs": "SECS",
 		"start-timeout-secs": "SECS", "approval-timeout-secs": "SECS",
 		"sarif-file": "FILE", "format": "FORMAT", "client": "NAME", "project": "DIR",
@@ -20,8 +22,13 @@ var help = cli.Help{
 		"addr": "HOST:PORT", "socket": "PATH", "token-file": "FILE", "tls-cert": "FILE", "tls-key": "FILE",
 		"allow-host": "NAME", "state": "URL", "replica-url": "URL", "idle-timeout-secs": "SECS",
 		"era": "ERA",
-	},
-	Examples: map[string][]string{ // TestHelp holds each to its command's flags
+	}
+}
+
+// examples are each command's examples (TestHelp holds each to its
+// command's flags).
+func examples() map[string][]string {
+	return map[string][]string{
 		"mcpsum": {"mcpsum lock --name memory -- npx -y @modelcontextprotocol/server-memory@2026.8.31",
 			"mcpsum verify", "mcpsum help lock"},
 		"mcpsum lock": {"mcpsum lock --name memory -- npx -y @modelcontextprotocol/server-memory@2026.8.31",
@@ -53,5 +60,5 @@ var help = cli.Help{
 		"mcpsum fleet release":  {"mcpsum fleet release --lockfile org.lock --name eng --serial 42 --key cosign.key"},
 		"mcpsum fleet emit":     {"mcpsum fleet emit --client claude-code --out managed-settings.json"},
 		"mcpsum fleet status":   {"mcpsum fleet status --json"},
-	},
+	}
 }

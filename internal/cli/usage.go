@@ -16,17 +16,27 @@ const Width = 100
 // its environment twin (Prefix_FLAG_NAME) and its default; Placeholders
 // name the argument of a flag (lockfile: FILE); Examples are command
 // lines, by the path of the command they show ("mcpsum taint reset"),
-// printed last. No line is wider than Width.
+// printed last. No line is wider than Width. Both tables are functions,
+// called when help is shown: a package-level map literal is code every
+// process runs before main (docs/performance.md, the proxy's peak RSS).
 type Help struct {
 	Prefix       string
-	Placeholders map[string]string
-	Examples     map[string][]string
+	Placeholders func() map[string]string
+	Examples     func() map[string][]string
 }
 
 // Render is the help of c, whose path is as typed ("mcpsum lock").
 func (h Help) Render(c *ffcli.Command, path string) string {
-	s := usage(c, h.Prefix, h.Placeholders)
-	if ex := h.Examples[path]; len(ex) > 0 {
+	var placeholders map[string]string
+	if h.Placeholders != nil {
+		placeholders = h.Placeholders()
+	}
+	s := usage(c, h.Prefix, placeholders)
+	var examples []string
+	if h.Examples != nil {
+		examples = h.Examples()[path]
+	}
+	if ex := examples; len(ex) > 0 {
 		s += "\n\nExamples:\n  " + strings.Join(ex, "\n  ")
 	}
 	return s

@@ -71,12 +71,12 @@ func FlagError(root *ffcli.Command, args []string, err error) error {
 	}
 	if name, ok := strings.CutPrefix(msg, "flag needs an argument: "); ok {
 		msg = fmt.Sprintf("--%s needs a value", strings.TrimLeft(name, "-"))
-	} else if m := invalidValue().FindStringSubmatch(msg); m != nil {
+	} else if m := invalidValue.get().FindStringSubmatch(msg); m != nil {
 		msg = fmt.Sprintf("--%s %s: %s", m[2], m[1], m[3])
-	} else if m := invalidBool().FindStringSubmatch(msg); m != nil {
+	} else if m := invalidBool.get().FindStringSubmatch(msg); m != nil {
 		msg = fmt.Sprintf("--%s: %s", m[1], m[2])
 	}
-	if m := givenTwice().FindString(msg); m != "" {
+	if m := givenTwice.get().FindString(msg); m != "" {
 		msg, help = m, "give it once"
 	}
 	return hint.Wrap(fmt.Errorf("%s: %s", cmd, msg), help)
@@ -84,9 +84,9 @@ func FlagError(root *ffcli.Command, args []string, err error) error {
 
 // What the flag package says of a bad value, and Once of a repeated flag.
 var (
-	invalidValue = lazyRegexp(`^invalid (?:boolean )?value (".*") for (?:flag )?-(\S+): (.*)$`)
-	invalidBool  = lazyRegexp(`^invalid boolean flag (\S+): (.*)$`)
-	givenTwice   = lazyRegexp(`--\S+ given twice \(first .*\)$`)
+	invalidValue = &lazyRegexp{expr: `^invalid (?:boolean )?value (".*") for (?:flag )?-(\S+): (.*)$`}
+	invalidBool  = &lazyRegexp{expr: `^invalid boolean flag (\S+): (.*)$`}
+	givenTwice   = &lazyRegexp{expr: `--\S+ given twice \(first .*\)$`}
 )
 
 // commandWords are the leading words of args that name subcommands.

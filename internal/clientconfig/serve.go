@@ -46,14 +46,18 @@ type serveShape struct {
 // from the environment, each in its own syntax (their documentation):
 // Claude Code and Gemini CLI expand ${VAR} in a server's headers, Cursor,
 // VS Code, Windsurf and Devin ${env:VAR}. Gemini reads "url" as the older
-// HTTP+SSE transport, so its entry takes "httpUrl".
-var serveShapes = map[string]serveShape{
-	"claude-code": {typ: "http", urlKey: "url", ref: "${" + ServeTokenEnv + "}"},
-	"gemini":      {urlKey: "httpUrl", ref: "${" + ServeTokenEnv + "}"},
-	"cursor":      {urlKey: "url", ref: "${env:" + ServeTokenEnv + "}"},
-	"vscode":      {typ: "http", urlKey: "url", ref: "${env:" + ServeTokenEnv + "}"},
-	"windsurf":    {urlKey: "serverUrl", ref: "${env:" + ServeTokenEnv + "}"},
-	"devin":       {urlKey: "serverUrl", ref: "${env:" + ServeTokenEnv + "}"},
+// HTTP+SSE transport, so its entry takes "httpUrl". The table is built
+// when asked for: a package-level map literal is code every mcpsum process
+// (a proxy too) runs before main.
+func serveShapes() map[string]serveShape {
+	return map[string]serveShape{
+		"claude-code": {typ: "http", urlKey: "url", ref: "${" + ServeTokenEnv + "}"},
+		"gemini":      {urlKey: "httpUrl", ref: "${" + ServeTokenEnv + "}"},
+		"cursor":      {urlKey: "url", ref: "${env:" + ServeTokenEnv + "}"},
+		"vscode":      {typ: "http", urlKey: "url", ref: "${env:" + ServeTokenEnv + "}"},
+		"windsurf":    {urlKey: "serverUrl", ref: "${env:" + ServeTokenEnv + "}"},
+		"devin":       {urlKey: "serverUrl", ref: "${env:" + ServeTokenEnv + "}"},
+	}
 }
 
 // CanServe says why the client's config cannot point at mcpsum serve with
@@ -62,11 +66,11 @@ var serveShapes = map[string]serveShape{
 // written into it. Codex takes the token's variable by name
 // (bearer_token_env_var), in the snippet import prints.
 func (c *Client) CanServe() error {
-	if _, ok := serveShapes[c.Name]; ok || c.Name == "codex" {
+	if _, ok := serveShapes()[c.Name]; ok || c.Name == "codex" {
 		return nil
 	}
 	var can []string
-	for n := range serveShapes {
+	for n := range serveShapes() {
 		can = append(can, n)
 	}
 	can = append(can, "codex")
@@ -82,7 +86,7 @@ func (c *Client) ServeEntry(u string) (string, error) {
 	if err := c.CanServe(); err != nil {
 		return "", err
 	}
-	s := serveShapes[c.Name]
+	s := serveShapes()[c.Name]
 	var m []string
 	if s.typ != "" {
 		m = append(m, `"type": `+jsonString(s.typ))

@@ -132,7 +132,7 @@ func checkAllowlistFile(data []byte, es []Entry, _ string, _ Env) []string {
 // (allowlists add up, a later switch wins), and checks the result. A
 // managed-mcp.json deploys servers no allowlist governs.
 func checkClaudeCode(_ []byte, es []Entry, _ string, env Env) []string {
-	dropin := env.at(claudeCodePlaces[env.GOOS])
+	dropin := env.at(claudeCodePlaces.on(env.GOOS))
 	dir := filepath.Dir(filepath.Dir(dropin))
 	files := []string{filepath.Join(dir, "managed-settings.json")}
 	if ents, err := os.ReadDir(filepath.Dir(dropin)); err == nil {

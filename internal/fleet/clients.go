@@ -14,7 +14,7 @@ type Client struct {
 	Modes []string // the modes its policy can express (ModeArgv, ModeURL)
 	// places is where the client reads its managed policy, by GOOS (a
 	// missing GOOS: only an MDM profile or the registry, no file).
-	places map[string]string
+	places places
 	// keys are the top-level members (or TOML tables) the policy owns;
 	// --install replaces a file holding nothing else.
 	keys   []string
@@ -34,11 +34,25 @@ type Env struct {
 	Getenv func(string) string
 }
 
+// places are paths by GOOS: a table of data, not a map literal (which
+// would be code every mcpsum process runs before main).
+type places []struct{ goos, path string }
+
+// on is the path for goos ("" when there is none).
+func (ps places) on(goos string) string {
+	for _, p := range ps {
+		if p.goos == goos {
+			return p.path
+		}
+	}
+	return ""
+}
+
 // claudeCodePlaces is Claude Code's drop-in, by GOOS.
-var claudeCodePlaces = map[string]string{
-	"linux":   "/etc/claude-code/managed-settings.d/mcpsum.json",
-	"darwin":  "/Library/Application Support/ClaudeCode/managed-settings.d/mcpsum.json",
-	"windows": `C:\Program Files\ClaudeCode\managed-settings.d\mcpsum.json`,
+var claudeCodePlaces = places{
+	{"linux", "/etc/claude-code/managed-settings.d/mcpsum.json"},
+	{"darwin", "/Library/Application Support/ClaudeCode/managed-settings.d/mcpsum.json"},
+	{"windows", `C:\Program Files\ClaudeCode\managed-settings.d\mcpsum.json`},
 }
 
 // Clients are the clients fleet emit writes policies for.
@@ -53,32 +67,32 @@ var Clients = []*Client{
 	},
 	{
 		Name: "copilot", Title: "GitHub Copilot", Modes: []string{ModeArgv, ModeURL},
-		places: map[string]string{
-			"linux":  "/etc/github-copilot/managed-settings.json",
-			"darwin": "/Library/Application Support/GitHubCopilot/managed-settings.json",
+		places: places{
+			{"linux", "/etc/github-copilot/managed-settings.json"},
+			{"darwin", "/Library/Application Support/GitHubCopilot/managed-settings.json"},
 		},
 		keys: allowlistKeys, render: renderAllowlist, check: checkAllowlistFile,
 	},
 	{
 		Name: "vscode", Title: "Visual Studio Code", Modes: []string{ModeArgv, ModeURL},
-		places: map[string]string{"linux": "/etc/vscode/policy.json"},
+		places: places{{"linux", "/etc/vscode/policy.json"}},
 		keys:   []string{vscodePolicy}, render: renderVSCode, check: checkVSCode,
 	},
 	{
 		Name: "gemini", Title: "Gemini CLI", Modes: []string{ModeArgv, ModeURL},
-		places: map[string]string{
-			"linux":   "/etc/gemini-cli/settings.json",
-			"darwin":  "/Library/Application Support/GeminiCli/settings.json",
-			"windows": `C:\ProgramData\gemini-cli\settings.json`,
+		places: places{
+			{"linux", "/etc/gemini-cli/settings.json"},
+			{"darwin", "/Library/Application Support/GeminiCli/settings.json"},
+			{"windows", `C:\ProgramData\gemini-cli\settings.json`},
 		},
 		keys: []string{"mcp", "mcpServers"}, render: renderGemini, check: checkGemini,
 	},
 	{
 		Name: "codex", Title: "Codex CLI", Modes: []string{ModeArgv, ModeURL},
-		places: map[string]string{
-			"linux":   "/etc/codex/requirements.toml",
-			"darwin":  "/etc/codex/requirements.toml",
-			"windows": `C:\ProgramData\OpenAI\Codex\requirements.toml`,
+		places: places{
+			{"linux", "/etc/codex/requirements.toml"},
+			{"darwin", "/etc/codex/requirements.toml"},
+			{"windows", `C:\ProgramData\OpenAI\Codex\requirements.toml`},
 		},
 		keys: []string{"mcp_servers"}, toml: true, render: renderCodex, check: checkCodex,
 	},
@@ -87,7 +101,7 @@ var Clients = []*Client{
 		// profile or the Windows registry only, and its managed servers are
 		// remote ones: the URL of mcpsum serve.
 		Name: "claude-desktop", Title: "Claude Desktop", Modes: []string{ModeURL},
-		places: map[string]string{},
+		places: nil,
 		keys:   []string{"managedMcpServers", "isLocalDevMcpEnabled", "isDesktopExtensionEnabled"},
 		render: renderClaudeDesktop,
 	},
@@ -121,7 +135,7 @@ func (c *Client) Path(env Env) string {
 			return p
 		}
 	}
-	return env.at(c.places[env.GOOS])
+	return env.at(c.places.on(env.GOOS))
 }
 
 // at is the system path p under env.Root.

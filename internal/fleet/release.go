@@ -54,12 +54,12 @@ func (r Release) Expired(now time.Time) bool { return !now.Before(r.Expires) }
 
 // lockName is an org lock's release name (fleet release --name, the trust
 // file's "name"): what the statement says it is for.
-var lockName = lazyRegexp(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+var lockName = &lazyRegexp{expr: `^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`}
 
 // CheckName reports a release name that is not 1 to 64 letters, digits,
 // '.', '_' or '-' (starting with a letter or digit).
 func CheckName(n string) error {
-	if !lockName().MatchString(n) {
+	if !lockName.get().MatchString(n) {
 		return fmt.Errorf("name %s: want 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit", termtext.Quoted(n, 80))
 	}
 	return nil

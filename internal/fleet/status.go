@@ -198,7 +198,7 @@ func clientStatus(c *Client, es []Entry, o StatusOptions) ClientStatus {
 // settings at all: mcpsum's drop-in may be missing while another file
 // carries an allowlist.
 func claudeSettingsExist(env Env) bool {
-	dropins := filepath.Dir(env.at(claudeCodePlaces[env.GOOS]))
+	dropins := filepath.Dir(env.at(claudeCodePlaces.on(env.GOOS)))
 	if m, _ := filepath.Glob(filepath.Join(dropins, "*.json")); len(m) > 0 {
 		return true
 	}

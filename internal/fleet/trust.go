@@ -33,7 +33,7 @@ type Trust struct {
 	Signers   []Signer
 }
 
-var signerName = lazyRegexp(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+var signerName = &lazyRegexp{expr: `^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`}
 
 // signerMembers are the members of one signer in a trust file.
 var signerMembers = []string{"name", "key", "certificateIdentity", "certificateIdentityRegexp",
@@ -149,7 +149,7 @@ func parseSigner(raw []byte, dir string) (Signer, error) {
 	s := Signer{Name: v["name"], Req: attestproto.VerifyRequest{
 		Key: v["key"], Identity: v["certificateIdentity"], IdentityRegexp: v["certificateIdentityRegexp"],
 		Issuer: v["certificateOidcIssuer"], IssuerRegexp: v["certificateOidcIssuerRegexp"], TrustedRoot: v["trustedRoot"]}}
-	if !signerName().MatchString(s.Name) {
+	if !signerName.get().MatchString(s.Name) {
 		return Signer{}, fmt.Errorf("name %s: want 1 to 64 letters, digits, '.', '_' or '-'", termtext.Quoted(s.Name, 80))
 	}
 	for _, p := range []*string{&s.Req.Key, &s.Req.TrustedRoot} {

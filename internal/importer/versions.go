@@ -40,7 +40,7 @@ func (p *planner) warnUnpinned(e clientconfig.Entry) {
 	p.say("", "       pin it: write %s in the client config%s, i.e. run %s", q(u.Pinned(version)), how, qs(u.PinnedArgv(e.Argv, version)))
 }
 
-var pipVersion = lazyRegexp(`^\S+ \(([^)\s]+)\)`)
+var pipVersion = &lazyRegexp{expr: `^\S+ \(([^)\s]+)\)`}
 
 // lookupVersion runs the package manager's own lookup command.
 func lookupVersion(ctx context.Context, u *pkgspec.Unpinned) (string, error) {
@@ -65,7 +65,7 @@ func lookupVersion(ctx context.Context, u *pkgspec.Unpinned) (string, error) {
 			return "", fmt.Errorf("unexpected answer %s", termtext.Quoted(string(out), 80))
 		}
 	} else {
-		m := pipVersion().FindSubmatch(out)
+		m := pipVersion.get().FindSubmatch(out)
 		if m == nil {
 			return "", fmt.Errorf("unexpected answer %s", termtext.Quoted(string(out), 80))
 		}

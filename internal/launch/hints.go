@@ -95,14 +95,14 @@ func envHint(name string, entry *lockfile.Server, opts Options, stderr string) s
 }
 
 // envWord is a word of a server's stderr that could name a variable.
-var envWord = lazyRegexp(`\b[A-Za-z_][A-Za-z0-9_]{2,}\b`)
+var envWord = &lazyRegexp{expr: `\b[A-Za-z_][A-Za-z0-9_]{2,}\b`}
 
 // namedIn lists the variables set in mcpsum's environment, withheld from a
 // server passed env, whose names stderr holds, sorted.
 func namedIn(stderr string, env []string) []string {
 	passed := slices.Concat(env, process.BaseEnv())
 	var out []string
-	for _, w := range envWord().FindAllString(stderr, -1) {
+	for _, w := range envWord.get().FindAllString(stderr, -1) {
 		if _, set := os.LookupEnv(w); set && !slices.Contains(passed, w) && lockfile.ValidEnvName(w) && w == strings.ToUpper(w) {
 			out = append(out, w)
 		}
@@ -167,10 +167,10 @@ func Withheld(env []string) []string {
 
 // npxFolder finds a folder of npm's npx cache (…/_npx/<16 hex>) in a stderr
 // line; the character set keeps anything a shell would read specially out.
-var npxFolder = lazyRegexp(`(/[A-Za-z0-9._@+~/-]*/_npx/[0-9a-f]{16})\b`)
+var npxFolder = &lazyRegexp{expr: `(/[A-Za-z0-9._@+~/-]*/_npx/[0-9a-f]{16})\b`}
 
 // missingModule is what node says it could not find.
-var missingModule = lazyRegexp(`Cannot find (?:module|package) '([^']{1,300})'`)
+var missingModule = &lazyRegexp{expr: `Cannot find (?:module|package) '([^']{1,300})'`}
 
 // npxCacheHint names a half-installed npx cache folder when the server
 // failed on a missing file in it, and the command that removes it (npx
@@ -182,7 +182,7 @@ func npxCacheHint(entry *lockfile.Server, text string) string {
 		return ""
 	}
 	dir := ""
-	if m := npxFolder().FindStringSubmatch(text); m != nil {
+	if m := npxFolder.get().FindStringSubmatch(text); m != nil {
 		dir = filepath.Clean(m[1])
 	} else if len(entry.Command) > 0 && filepath.Base(entry.Command[0]) == "npx" {
 		// npx's own error names no folder: its whole cache of npx installs
@@ -204,7 +204,7 @@ func npxCacheHint(entry *lockfile.Server, text string) string {
 			// npm writes the folder's package.json last: this install
 			// finished, and what is missing was never in it.
 			missing := ""
-			if m := missingModule().FindStringSubmatch(text); m != nil {
+			if m := missingModule.get().FindStringSubmatch(text); m != nil {
 				missing = " (" + termtext.TruncateQuote(m[1], 200) + ")"
 			}
 			return fmt.Sprintf("npx's install in %s is complete (its package.json is there), yet a file it needs is missing%s: the package as published, or a dependency version its ranges let in, lacks it; installing again gives the same, so removing the folder does not help: lock a version that works (another PKG@VERSION in the command) or report it to the package's authors",

@@ -15,8 +15,8 @@ import (
 // then its "Require stack", ES modules the module or package and the file
 // that imported it.
 var (
-	nodeMissing  = lazyRegexp(`Cannot find (?:module|package) '([^']+)'(?: imported from (\S+))?`)
-	requireStack = lazyRegexp(`(?m)^- (/\S+)$`)
+	nodeMissing  = &lazyRegexp{expr: `Cannot find (?:module|package) '([^']+)'(?: imported from (\S+))?`}
+	requireStack = &lazyRegexp{expr: `(?m)^- (/\S+)$`}
 )
 
 // nodeModulesHint: the server failed because the Node packages of a
@@ -24,13 +24,13 @@ var (
 // clone or a CI job has none until it installs them). It names the project
 // folder and its install command.
 func nodeModulesHint(text, dir string) string {
-	m := nodeMissing().FindStringSubmatch(text)
+	m := nodeMissing.get().FindStringSubmatch(text)
 	if m == nil {
 		return ""
 	}
 	missing, from := m[1], m[2]
 	if from == "" {
-		if s := requireStack().FindStringSubmatch(text); s != nil {
+		if s := requireStack.get().FindStringSubmatch(text); s != nil {
 			from = s[1]
 		}
 	}
@@ -105,7 +105,19 @@ func installHint(project string) string {
 // missingFile finds a path a server reports missing: Node's ENOENT,
 // Python's FileNotFoundError and "can't open file", Go's and C's "PATH: no
 // such file or directory", "cannot access PATH" (server-filesystem, ls).
-var missingFile = sync.OnceValue(func() []*regexp.Regexp {
+func missingFile() []*regexp.Regexp {
+	missingFileOnce.Do(func() { missingFileRes = compileMissingFile() })
+	return missingFileRes
+}
+
+// missingFileOnce and missingFileRes are zero values, data without an
+// initialiser (a sync.OnceValue here would run code before main).
+var (
+	missingFileOnce sync.Once
+	missingFileRes  []*regexp.Regexp
+)
+
+func compileMissingFile() []*regexp.Regexp {
 	return []*regexp.Regexp{
 		regexp.MustCompile(`ENOENT: no such file or directory, \w+ '([^']+)'`),
 		regexp.MustCompile(`No such file or directory: '([^']+)'`),
@@ -116,7 +128,7 @@ var missingFile = sync.OnceValue(func() []*regexp.Regexp {
 		regexp.MustCompile(`cannot open ([^\s:]+): No such file`),          // dash: sh srv.sh
 		regexp.MustCompile(`(?:^|\s)([^\s:]+): No such file or directory`), // bash, C programs
 	}
-})
+}
 
 // missingFileHint names the file or folder the server looked for, when it
 // indeed does not exist here (relative paths are the server's: against the

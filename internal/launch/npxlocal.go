@@ -24,7 +24,7 @@ import (
 
 // exactVersion is a full semver version, as `npm install` pins one: a
 // range, a tag or a loose form ("v1.2.3", "=1.2.3") is not one.
-var exactVersion = lazyRegexp(`^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$`)
+var exactVersion = &lazyRegexp{expr: `^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$`}
 
 // local reports whether npx run in dir finds every package of n installed in
 // the project there at exactly its spec's version (see above).
@@ -42,7 +42,7 @@ func (n *npxRun) local(dir string) bool {
 			return false
 		}
 		name, version := p[:at], p[at+1:]
-		if !exactVersion().MatchString(version) || !installedAt(filepath.Join(prefix, "node_modules", filepath.FromSlash(name)), name, version) {
+		if !exactVersion.get().MatchString(version) || !installedAt(filepath.Join(prefix, "node_modules", filepath.FromSlash(name)), name, version) {
 			return false
 		}
 	}

@@ -106,7 +106,7 @@ func Skeleton(s string) string {
 		if unicode.Is(unicode.Mn, r) && r != 0x301 && r != 0x300 && r != 0x308 && r != 0x302 && r != 0x303 {
 			continue // invisible-ish combining marks; accents stay visible
 		}
-		if c, ok := homoglyphs[r]; ok {
+		if c, ok := homoglyph(r); ok {
 			b.WriteRune(c)
 			continue
 		}
@@ -127,19 +127,39 @@ func isPlainASCII(s string) bool {
 // homoglyphs are letters that render like a Latin letter or digit in common
 // terminal fonts (a subset of Unicode's confusables.txt for the scripts seen
 // in practice).
-var homoglyphs = map[rune]rune{
+var homoglyphs = [...][2]rune{
 	// Cyrillic
-	'а': 'a', 'в': 'B', 'е': 'e', 'ё': 'ë', 'к': 'k', 'м': 'M', 'н': 'H', 'о': 'o', 'р': 'p', 'с': 'c', 'т': 'T',
-	'у': 'y', 'х': 'x', 'ѕ': 's', 'і': 'i', 'ї': 'ï', 'ј': 'j', 'ԁ': 'd', 'ԛ': 'q', 'ԝ': 'w', 'һ': 'h', 'ӏ': 'l', 'ɡ': 'g',
-	'А': 'A', 'В': 'B', 'Е': 'E', 'К': 'K', 'М': 'M', 'Н': 'H', 'О': 'O', 'Р': 'P', 'С': 'C', 'Т': 'T', 'У': 'Y',
-	'Х': 'X', 'Ѕ': 'S', 'І': 'I', 'Ј': 'J', 'Ԁ': 'D', 'Ԛ': 'Q', 'Ԝ': 'W', 'Һ': 'h', 'Ӏ': 'l',
+	{'а', 'a'}, {'в', 'B'}, {'е', 'e'}, {'ё', 'ë'}, {'к', 'k'}, {'м', 'M'}, {'н', 'H'}, {'о', 'o'}, {'р', 'p'}, {'с', 'c'}, {'т', 'T'},
+	{'у', 'y'}, {'х', 'x'}, {'ѕ', 's'}, {'і', 'i'}, {'ї', 'ï'}, {'ј', 'j'}, {'ԁ', 'd'}, {'ԛ', 'q'}, {'ԝ', 'w'}, {'һ', 'h'}, {'ӏ', 'l'}, {'ɡ', 'g'},
+	{'А', 'A'}, {'В', 'B'}, {'Е', 'E'}, {'К', 'K'}, {'М', 'M'}, {'Н', 'H'}, {'О', 'O'}, {'Р', 'P'}, {'С', 'C'}, {'Т', 'T'}, {'У', 'Y'},
+	{'Х', 'X'}, {'Ѕ', 'S'}, {'І', 'I'}, {'Ј', 'J'}, {'Ԁ', 'D'}, {'Ԛ', 'Q'}, {'Ԝ', 'W'}, {'Һ', 'h'}, {'Ӏ', 'l'},
 	// Greek
-	'α': 'a', 'ο': 'o', 'ν': 'v', 'ι': 'i', 'κ': 'k', 'ρ': 'p', 'τ': 't', 'υ': 'u', 'χ': 'x', 'γ': 'y',
-	'Α': 'A', 'Β': 'B', 'Ε': 'E', 'Ζ': 'Z', 'Η': 'H', 'Ι': 'I', 'Κ': 'K', 'Μ': 'M', 'Ν': 'N', 'Ο': 'O',
-	'Ρ': 'P', 'Τ': 'T', 'Υ': 'Y', 'Χ': 'X',
+	{'α', 'a'}, {'ο', 'o'}, {'ν', 'v'}, {'ι', 'i'}, {'κ', 'k'}, {'ρ', 'p'}, {'τ', 't'}, {'υ', 'u'}, {'χ', 'x'}, {'γ', 'y'},
+	{'Α', 'A'}, {'Β', 'B'}, {'Ε', 'E'}, {'Ζ', 'Z'}, {'Η', 'H'}, {'Ι', 'I'}, {'Κ', 'K'}, {'Μ', 'M'}, {'Ν', 'N'}, {'Ο', 'O'},
+	{'Ρ', 'P'}, {'Τ', 'T'}, {'Υ', 'Y'}, {'Χ', 'X'},
 	// Armenian, Latin extensions and others
-	'օ': 'o', 'ս': 'u', 'ց': 'g', 'հ': 'h', 'ո': 'n', 'ı': 'i', 'ȷ': 'j', 'ℓ': 'l', 'ǀ': 'l', '׀': 'l',
-	'Ꭺ': 'A', 'Ᏼ': 'B', 'Ꮯ': 'C', 'Ꭼ': 'E', 'Ꮋ': 'H', 'Ꮶ': 'K', 'Ꮇ': 'M', 'Ꮲ': 'P', 'Ꮪ': 'S', 'Ꭲ': 'T',
+	{'օ', 'o'}, {'ս', 'u'}, {'ց', 'g'}, {'հ', 'h'}, {'ո', 'n'}, {'ı', 'i'}, {'ȷ', 'j'}, {'ℓ', 'l'}, {'ǀ', 'l'}, {'׀', 'l'},
+	{'Ꭺ', 'A'}, {'Ᏼ', 'B'}, {'Ꮯ', 'C'}, {'Ꭼ', 'E'}, {'Ꮋ', 'H'}, {'Ꮶ', 'K'}, {'Ꮇ', 'M'}, {'Ꮲ', 'P'}, {'Ꮪ', 'S'}, {'Ꭲ', 'T'},
+}
+
+// homoglyph is the Latin letter or digit r renders like (ok false when r is
+// none of the homoglyphs). The table is plain data and the map is built at
+// first use: a map literal would be an initialiser run before every
+// command's main, touching this package's code in every process.
+func homoglyph(r rune) (rune, bool) {
+	homoglyphMap.once.Do(func() {
+		homoglyphMap.m = make(map[rune]rune, len(homoglyphs))
+		for _, h := range homoglyphs {
+			homoglyphMap.m[h[0]] = h[1]
+		}
+	})
+	c, ok := homoglyphMap.m[r]
+	return c, ok
+}
+
+var homoglyphMap struct {
+	once sync.Once
+	m    map[rune]rune
 }
 
 // Spells reports whether s could read as word (lower-case ASCII letters and
@@ -190,17 +210,25 @@ func Confusable(s string) string {
 }
 
 // asciiProto is the prototype of each ASCII character ("" when it is its
-// own), taken from confusables at first use.
-var asciiProto = sync.OnceValue(func() (t [128]string) {
-	// Ranging over the array by value would copy all of it (151 KB) onto
-	// the stack first: a frame that grew the stack to 256 KB.
-	for i := range confusables {
-		if c := &confusables[i]; c.r < 128 {
-			t[c.r] = c.s
+// own), taken from confusables at first use (a memo of plain data: no
+// initialiser runs before main).
+func asciiProto() *[128]string {
+	asciiProtos.once.Do(func() {
+		// Ranging over the array by value would copy all of it (151 KB)
+		// onto the stack first: a frame that grew the stack to 256 KB.
+		for i := range confusables {
+			if c := &confusables[i]; c.r < 128 {
+				asciiProtos.t[c.r] = c.s
+			}
 		}
-	}
-	return t
-})
+	})
+	return &asciiProtos.t
+}
+
+var asciiProtos struct {
+	once sync.Once
+	t    [128]string
+}
 
 // confusableASCII is Confusable of printable ASCII whose prototypes are
 // ASCII too, without normalising (NFD leaves ASCII alone); ok is false

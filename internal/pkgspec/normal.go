@@ -9,23 +9,23 @@ import (
 // starting with '.', '_' or '-'. A local path (./x, /x, ../x), a tarball, a
 // git URL or GitHub shorthand (user/repo), and anything shaped like an
 // option is not one.
-var npmName = lazyRegexp(`^(@[A-Za-z0-9~][A-Za-z0-9~._-]*/)?[A-Za-z0-9~][A-Za-z0-9~._-]*$`)
+var npmName = &lazyRegexp{expr: `^(@[A-Za-z0-9~][A-Za-z0-9~._-]*/)?[A-Za-z0-9~][A-Za-z0-9~._-]*$`}
 
 // NPMName reports whether name is an npm registry package name.
 func NPMName(name string) bool {
-	return len(name) <= 214 && npmName().MatchString(name)
+	return len(name) <= 214 && npmName.get().MatchString(name)
 }
 
 // PyPIName reports whether name is a PyPI project name (PEP 508: letters,
 // digits, '.', '_', '-', starting and ending with a letter or digit).
 func PyPIName(name string) bool {
-	return pypiName().MatchString(name) && !strings.ContainsAny(name[len(name)-1:], "._-")
+	return pypiName.get().MatchString(name) && !strings.ContainsAny(name[len(name)-1:], "._-")
 }
 
 // NormalPyPI is a PyPI name as the index compares it (PEP 503): lower case,
 // every run of '-', '_' and '.' one '-'.
 func NormalPyPI(name string) string {
-	return pep503().ReplaceAllString(strings.ToLower(name), "-")
+	return pep503.get().ReplaceAllString(strings.ToLower(name), "-")
 }
 
 // NormalNPMVersion is an exact npm version as the registry knows it
@@ -41,18 +41,18 @@ func NormalNPMVersion(v string) string {
 
 // pep440 is the PEP 440 version grammar (packaging's VERSION_PATTERN),
 // matched case-insensitively.
-var pep440 = lazyRegexp(`^(?i)v?(?:([0-9]+)!)?([0-9]+(?:\.[0-9]+)*)` +
+var pep440 = &lazyRegexp{expr: `^(?i)v?(?:([0-9]+)!)?([0-9]+(?:\.[0-9]+)*)` +
 	`(?:[-_.]?(a|b|c|rc|alpha|beta|pre|preview)[-_.]?([0-9]+)?)?` +
 	`(?:-([0-9]+)|[-_.]?(post|rev|r)[-_.]?([0-9]+)?)?` +
 	`(?:[-_.]?(dev)[-_.]?([0-9]+)?)?` +
-	`(?:\+([a-z0-9]+(?:[-_.][a-z0-9]+)*))?$`)
+	`(?:\+([a-z0-9]+(?:[-_.][a-z0-9]+)*))?$`}
 
 // NormalPyPIVersion is a PEP 440 version in the form the index compares
 // (packaging's canonicalize_version): "1.0", "1.0.0" and "v1.0" are one
 // version ("1"), "1.0RC1" is "1rc1". ok is false for what is not a PEP 440
 // version.
 func NormalPyPIVersion(v string) (string, bool) {
-	m := pep440().FindStringSubmatch(v)
+	m := pep440.get().FindStringSubmatch(v)
 	if m == nil {
 		return "", false
 	}
@@ -78,7 +78,7 @@ func NormalPyPIVersion(v string) (string, bool) {
 		b.WriteString(".dev" + num(m[9]))
 	}
 	if m[10] != "" {
-		b.WriteString("+" + pep503().ReplaceAllString(strings.ToLower(m[10]), "."))
+		b.WriteString("+" + pep503.get().ReplaceAllString(strings.ToLower(m[10]), "."))
 	}
 	return b.String(), true
 }

@@ -21,10 +21,10 @@ func (p Pin) Name() string {
 }
 
 var (
-	goVersion = lazyRegexp(`^v[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$`)
-	ociDigest = lazyRegexp(`^sha256:[0-9a-f]{64}$`)
-	pypiName  = lazyRegexp(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
-	pep503    = lazyRegexp(`[-_.]+`) // PyPI names compare normalised (PEP 503)
+	goVersion = &lazyRegexp{expr: `^v[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$`}
+	ociDigest = &lazyRegexp{expr: `^sha256:[0-9a-f]{64}$`}
+	pypiName  = &lazyRegexp{expr: `^[A-Za-z0-9][A-Za-z0-9._-]*$`}
+	pep503    = &lazyRegexp{expr: `[-_.]+`} // PyPI names compare normalised (PEP 503)
 )
 
 // Program is argv[0]'s base name, lower-cased, without .cmd or .exe: the
@@ -56,7 +56,7 @@ func FindPinned(argv []string) (Pin, bool) {
 			return Pin{}, false
 		}
 		name, version := splitNPM(argv[i])
-		if !exactSemver().MatchString(version) || !NPMName(name) || otherSource(argv, npmSourceFlags) {
+		if !exactSemver.get().MatchString(version) || !NPMName(name) || otherSource(argv, npmSourceFlags) {
 			return Pin{}, false
 		}
 		return Pin{Index: i, Ecosystem: "npm", Package: name, Version: NormalNPMVersion(version)}, true
@@ -79,7 +79,7 @@ func FindPinned(argv []string) (Pin, bool) {
 				continue
 			}
 			mod, version, ok := strings.Cut(argv[i], "@")
-			if !ok || module.CheckImportPath(mod) != nil || !goVersion().MatchString(version) {
+			if !ok || module.CheckImportPath(mod) != nil || !goVersion.get().MatchString(version) {
 				return Pin{}, false // a local package (./cmd/srv) has no import path
 			}
 			return Pin{Index: i, Ecosystem: "go", Package: mod, Version: version}, true
@@ -90,7 +90,7 @@ func FindPinned(argv []string) (Pin, bool) {
 		}
 		if i := imageIndex(argv); i > 0 {
 			image, digest, ok := strings.Cut(argv[i], "@")
-			if ok && image != "" && !strings.HasPrefix(image, "-") && ociDigest().MatchString(digest) {
+			if ok && image != "" && !strings.HasPrefix(image, "-") && ociDigest.get().MatchString(digest) {
 				return Pin{Index: i, Ecosystem: "oci", Package: NormalImage(image), Version: digest}, true
 			}
 		}

@@ -32,8 +32,8 @@ func (u *Unpinned) PinnedArgv(argv []string, version string) []string {
 }
 
 var (
-	exactSemver = lazyRegexp(`^v?[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$`)
-	exactPyPI   = lazyRegexp(`^[A-Za-z0-9][A-Za-z0-9._-]*(\[[A-Za-z0-9._,-]+\])?==[0-9A-Za-z.!+-]+$`)
+	exactSemver = &lazyRegexp{expr: `^v?[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$`}
+	exactPyPI   = &lazyRegexp{expr: `^[A-Za-z0-9][A-Za-z0-9._-]*(\[[A-Za-z0-9._,-]+\])?==[0-9A-Za-z.!+-]+$`}
 )
 
 // FindUnpinned returns the unpinned package of an npx/bunx/uvx command line,
@@ -52,7 +52,7 @@ func FindUnpinned(argv []string) *Unpinned {
 			return nil
 		}
 		name, version := splitNPM(argv[i])
-		if exactSemver().MatchString(version) || !NPMName(name) {
+		if exactSemver.get().MatchString(version) || !NPMName(name) {
 			return nil // pinned, or not a registry package (a path, a URL, an option)
 		}
 		return &Unpinned{Index: i, Spec: argv[i], Package: name, Ecosystem: "npm",
@@ -63,7 +63,7 @@ func FindUnpinned(argv []string) *Unpinned {
 			return nil
 		}
 		spec := argv[i]
-		if _, _, exact := uvExact(spec); exact || exactPyPI().MatchString(spec) {
+		if _, _, exact := uvExact(spec); exact || exactPyPI.get().MatchString(spec) {
 			return nil
 		}
 		name := spec

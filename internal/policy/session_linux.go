@@ -10,13 +10,21 @@ import (
 	"github.com/mcpsum/mcpsum/internal/process"
 )
 
-var bootID = sync.OnceValues(func() (string, error) {
-	b, err := os.ReadFile("/proc/sys/kernel/random/boot_id")
-	if err != nil {
-		return "", err
-	}
-	return strings.TrimSpace(string(b)), nil
-})
+// bootID reads the kernel's boot id once. The memo is plain data (a
+// sync.OnceValues would be an initialiser run before every command's main).
+func bootID() (string, error) {
+	boot.once.Do(func() {
+		b, err := os.ReadFile("/proc/sys/kernel/random/boot_id")
+		boot.id, boot.err = strings.TrimSpace(string(b)), err
+	})
+	return boot.id, boot.err
+}
+
+var boot struct {
+	once sync.Once
+	id   string
+	err  error
+}
 
 // ProcessClient describes the running process pid.
 func ProcessClient(pid int) (Client, error) {

@@ -49,6 +49,7 @@ func Serve(ctx context.Context, down Downstream, opts Options) error {
 	}
 	clientGone := make(chan struct{})
 	go func() {
+		presize8K()
 		defer close(clientGone)
 		defer p.endInput()
 		p.readClient(mcpwire.NewLineReader(down.Messages(), opts.Pin.MaxLine))
@@ -59,6 +60,7 @@ func Serve(ctx context.Context, down Downstream, opts Options) error {
 	supCtx, stopSup := context.WithCancel(context.WithoutCancel(ctx))
 	supDone := make(chan struct{})
 	go func() {
+		presize16K()
 		defer close(supDone)
 		p.supervise(supCtx)
 	}()
@@ -202,6 +204,7 @@ func (p *Proxy) supervise(ctx context.Context) {
 	}
 	readerDone := make(chan struct{})
 	go func() {
+		presize16K()
 		defer close(readerDone)
 		p.serverEnded(up, p.readServerStream(up.Messages(), p.opts.Pin.MaxLine))
 	}()

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/mcpsum/mcpsum/internal/jsonscan"
 	"github.com/mcpsum/mcpsum/internal/mcpspec"
@@ -29,8 +30,9 @@ type served struct {
 	prompts   map[string]bool            // locked prompt names
 	uris      map[string]bool            // locked resource URIs
 	tmplKeys  map[string]bool            // locked resource template strings
-	tmpls     []*regexp.Regexp           // what each locked template matches
-	taskTools map[string]bool            // locked tools that take a task (legacy execution.taskSupport)
+	tmplsOnce sync.Once
+	tmpls     []*regexp.Regexp // what each locked template matches (compiled at first use: templates)
+	taskTools map[string]bool  // locked tools that take a task (legacy execution.taskSupport)
 	lists     [4]kindList
 	pageSize  int
 
@@ -70,13 +72,6 @@ func newServed(lock *lockfile.Server, pageSize int) (*served, error) {
 	}
 	if s.tmplKeys, err = nameSet(lockfile.KindResourceTemplate, lock.ResourceTemplates); err != nil {
 		return nil, err
-	}
-	for t := range s.tmplKeys {
-		// A template that does not parse matches nothing (as in go-sdk,
-		// whose servers route resources/read the same way).
-		if tm, err := uritemplate.New(t); err == nil {
-			s.tmpls = append(s.tmpls, tm.Regexp())
-		}
 	}
 	s.taskTools = taskTools(lock.Tools)
 	s.legacyCaps = lock.Capabilities
@@ -150,12 +145,29 @@ func (s *served) lockedURI(uri string) bool {
 	if s.uris[uri] {
 		return true
 	}
-	for _, re := range s.tmpls {
+	for _, re := range s.templates() {
 		if re.MatchString(uri) {
 			return true
 		}
 	}
 	return false
+}
+
+// templates are the expressions the locked resource templates match,
+// compiled at the first resources/read that needs them: a proxy that reads
+// no templated resource never runs the regexp compiler (its code and
+// tables are pages of the binary every proxy would map; docs/performance.md).
+func (s *served) templates() []*regexp.Regexp {
+	s.tmplsOnce.Do(func() {
+		for t := range s.tmplKeys {
+			// A template that does not parse matches nothing (as in
+			// go-sdk, whose servers route resources/read the same way).
+			if tm, err := uritemplate.New(t); err == nil {
+				s.tmpls = append(s.tmpls, tm.Regexp())
+			}
+		}
+	})
+	return s.tmpls
 }
 
 // has reports whether the locked capabilities advertise key.

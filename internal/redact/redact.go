@@ -30,8 +30,8 @@ const MinLen = 8
 
 var (
 	mu      sync.RWMutex
-	secrets = map[string]string{} // a form of a credential → its replacement
-	ordered []string              // the forms, longest first
+	secrets map[string]string // a form of a credential → its replacement (made by the first Add: no initialiser)
+	ordered []string          // the forms, longest first
 )
 
 // Add keeps value, a credential mcpsum sends; label says where it came
@@ -46,6 +46,9 @@ func Add(value, label string) {
 	mu.Lock()
 	defer mu.Unlock()
 	for _, f := range forms {
+		if secrets == nil {
+			secrets = map[string]string{}
+		}
 		if _, ok := secrets[f]; !ok {
 			secrets[f] = repl
 			ordered = append(ordered, f)

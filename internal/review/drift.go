@@ -132,7 +132,7 @@ func itemLabels(kind string, old, cur *node, c *labelCtx) (labels, why []string)
 		if equal(o, c) {
 			continue
 		}
-		if (textKeys[f] || f == "name" && (kind == lockfile.KindResource || kind == lockfile.KindResourceTemplate)) && wordy(o) && wordy(c) ||
+		if (textKey(f) || f == "name" && (kind == lockfile.KindResource || kind == lockfile.KindResourceTemplate)) && wordy(o) && wordy(c) ||
 			equal(stripText(o), stripText(c)) {
 			wording = true
 			continue
@@ -218,11 +218,11 @@ func wordings(kind string, n *node, path string, top bool, into map[string]strin
 		for i, k := range n.keys {
 			v := n.vals[i]
 			switch {
-			case v != nil && v.kind == 's' && (textKeys[k] || top && k == "name" && (kind == lockfile.KindResource || kind == lockfile.KindResourceTemplate)):
+			case v != nil && v.kind == 's' && (textKey(k) || top && k == "name" && (kind == lockfile.KindResource || kind == lockfile.KindResourceTemplate)):
 				into[join(k)] = v.str
-			case valueKeys[k]:
+			case valueKey(k):
 				// a value the schema suggests or allows: never wording
-			case nameMaps[k] && v != nil && v.kind == 'o':
+			case nameMap(k) && v != nil && v.kind == 'o':
 				for j, name := range v.keys {
 					wordings(kind, v.vals[j], join(k)+"."+name, false, into)
 				}
@@ -260,15 +260,15 @@ func stripText(n *node) *node {
 	case 'o':
 		c := &node{kind: 'o'}
 		for i, k := range n.keys {
-			if textKeys[k] && wordy(n.vals[i]) {
+			if textKey(k) && wordy(n.vals[i]) {
 				continue
 			}
 			v := n.vals[i]
-			if valueKeys[k] {
+			if valueKey(k) {
 				c.keys, c.vals = append(c.keys, k), append(c.vals, v) // a value, kept whole
 				continue
 			}
-			if nameMaps[k] && v != nil && v.kind == 'o' {
+			if nameMap(k) && v != nil && v.kind == 'o' {
 				m := &node{kind: 'o', keys: v.keys}
 				for _, sv := range v.vals {
 					m.vals = append(m.vals, stripText(sv))

@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"html"
 	"net/url"
-	"regexp"
 	"strconv"
 	"strings"
 	"unicode"
@@ -42,7 +41,7 @@ func hiddenCounts(s string, b baseline, into map[string]int) {
 		into["leetspeak (digits for letters)"] += n
 	}
 	for _, e := range encodings {
-		for _, m := range e.re().FindAllString(s, -1) {
+		for _, m := range e.re.get().FindAllString(s, -1) {
 			if _, ok := e.decode(m); ok {
 				into["an encoded run ("+e.name+")"]++
 			}
@@ -52,7 +51,7 @@ func hiddenCounts(s string, b baseline, into map[string]int) {
 		into["an encoded run (tag characters)"]++
 	}
 	for _, c := range concealers {
-		if n := len(c.re().FindAllStringIndex(s, -1)); n > 0 {
+		if n := len(c.re.get().FindAllStringIndex(s, -1)); n > 0 {
 			into[c.why] += n
 		}
 	}
@@ -62,34 +61,34 @@ func hiddenCounts(s string, b baseline, into map[string]int) {
 // concealers are ways to keep text out of a rendered view or a screen.
 var concealers = []struct {
 	why string
-	re  func() *regexp.Regexp
+	re  *lazyRegexp
 }{
-	{"an HTML comment", lazyRegexp(`<!--`)},
-	{"a Markdown comment", lazyRegexp(`(?m)^[ \t]*\[[^\]\n]*\]:[ \t]*(#|<>)`)},
-	{"a run of blank lines", lazyRegexp(`\n([ \t\p{Zs}]*\n){3,}`)},
-	{"a run of spaces", lazyRegexp(`[ \t\p{Zs}]{40,}`)},
+	{"an HTML comment", &lazyRegexp{expr: `<!--`}},
+	{"a Markdown comment", &lazyRegexp{expr: `(?m)^[ \t]*\[[^\]\n]*\]:[ \t]*(#|<>)`}},
+	{"a run of blank lines", &lazyRegexp{expr: `\n([ \t\p{Zs}]*\n){3,}`}},
+	{"a run of spaces", &lazyRegexp{expr: `[ \t\p{Zs}]{40,}`}},
 }
 
 // encodings are runs of encoded text: each is hidden text when it decodes
 // to readable text.
 var encodings = []struct {
 	name   string
-	re     func() *regexp.Regexp
+	re     *lazyRegexp
 	decode func(string) (string, bool)
 }{
-	{"base64", lazyRegexp(`[A-Za-z0-9+/_-]{16,}={0,2}`), decodeBase64},
-	{"hex", lazyRegexp(`\b(?:[0-9a-fA-F]{2}){10,}\b`), func(m string) (string, bool) {
+	{"base64", &lazyRegexp{expr: `[A-Za-z0-9+/_-]{16,}={0,2}`}, decodeBase64},
+	{"hex", &lazyRegexp{expr: `\b(?:[0-9a-fA-F]{2}){10,}\b`}, func(m string) (string, bool) {
 		b, err := hex.DecodeString(m)
 		return readable(b, err)
 	}},
-	{"percent escapes", lazyRegexp(`(?:%[0-9A-Fa-f]{2}){5,}`), func(m string) (string, bool) {
+	{"percent escapes", &lazyRegexp{expr: `(?:%[0-9A-Fa-f]{2}){5,}`}, func(m string) (string, bool) {
 		s, err := url.PathUnescape(m)
 		return readable([]byte(s), err)
 	}},
-	{"HTML entities", lazyRegexp(`(?:&#(?:[xX][0-9a-fA-F]+|[0-9]+);){4,}`), func(m string) (string, bool) {
+	{"HTML entities", &lazyRegexp{expr: `(?:&#(?:[xX][0-9a-fA-F]+|[0-9]+);){4,}`}, func(m string) (string, bool) {
 		return readable([]byte(html.UnescapeString(m)), nil)
 	}},
-	{"\\u escapes", lazyRegexp(`(?:\\u[0-9a-fA-F]{4}|\\x[0-9a-fA-F]{2}){4,}`), func(m string) (string, bool) {
+	{"\\u escapes", &lazyRegexp{expr: `(?:\\u[0-9a-fA-F]{4}|\\x[0-9a-fA-F]{2}){4,}`}, func(m string) (string, bool) {
 		s, err := strconv.Unquote(`"` + m + `"`)
 		return readable([]byte(s), err)
 	}},
@@ -140,7 +139,23 @@ func tagText(s string) string {
 }
 
 // leet maps the digits leetspeak writes for letters.
-var leet = map[rune]rune{'0': 'o', '1': 'i', '3': 'e', '4': 'a', '5': 's', '7': 't'}
+func leet(r rune) rune {
+	switch r {
+	case '0':
+		return 'o'
+	case '1':
+		return 'i'
+	case '3':
+		return 'e'
+	case '4':
+		return 'a'
+	case '5':
+		return 's'
+	case '7':
+		return 't'
+	}
+	return 0
+}
 
 // leetTokens are the words of s written with digits for letters
 // ("1gn0r3", "pr3v10us"), decoded: at least three letters, every digit one
@@ -158,7 +173,7 @@ func leetTokens(s string) []string {
 				letters++
 				inner = inner || prevDigit
 				prevDigit = false
-			case leet[r] != 0:
+			case leet(r) != 0:
 				prevDigit = true
 			default:
 				ok = false
@@ -166,7 +181,7 @@ func leetTokens(s string) []string {
 		}
 		if ok && letters >= 3 && inner {
 			out = append(out, strings.Map(func(r rune) rune {
-				if l := leet[r]; l != 0 {
+				if l := leet(r); l != 0 {
 					return l
 				}
 				return r
@@ -190,7 +205,7 @@ func readings(s string) []string {
 		out = append(out, unleet(seen))
 	}
 	for _, e := range encodings {
-		for _, m := range e.re().FindAllString(s, -1) {
+		for _, m := range e.re.get().FindAllString(s, -1) {
 			if d, ok := e.decode(m); ok {
 				out = append(out, d)
 			}

@@ -15,27 +15,39 @@ import (
 // stopwords are frequent function words of languages written in Latin
 // letters, chosen so that no word is common in two of them (English "die",
 // "on" or "a" are not German, French or Spanish markers).
-var stopwords = map[string][]string{
-	"English":    {"the", "and", "of", "to", "is", "in", "for", "with", "this", "that", "it", "be", "are", "or", "by", "from", "as", "an", "at", "you", "your", "not", "if", "will", "can", "which", "when", "all", "any", "each", "its", "returns", "use", "must", "should", "into", "only", "then", "before", "after"},
-	"German":     {"der", "das", "und", "nicht", "mit", "ist", "ein", "eine", "einen", "dem", "des", "sie", "ihr", "ihre", "ihren", "auf", "für", "vor", "jeder", "jede", "jedem", "zu", "von", "werden", "wird", "oder", "auch", "sich", "dass", "nach", "bei", "aus", "alle", "wenn", "nur", "noch", "immer", "diese", "dieser", "dieses", "bitte", "datei", "inhalt", "lies", "sende", "füge", "zum", "zur", "im"},
-	"French":     {"le", "la", "les", "du", "et", "est", "une", "pour", "dans", "avec", "sur", "pas", "ne", "que", "qui", "vous", "votre", "vos", "chaque", "avant", "ce", "cette", "ses", "au", "aux", "lisez", "fichier", "contenu", "toujours", "envoyez", "joignez", "réponse", "être", "sont", "où", "appel"},
-	"Spanish":    {"el", "los", "las", "del", "y", "una", "con", "para", "por", "que", "usted", "su", "sus", "cada", "antes", "siempre", "archivo", "contenido", "lee", "envía", "incluye", "también", "esta", "este", "es", "al"},
-	"Italian":    {"il", "gli", "della", "delle", "di", "che", "per", "con", "una", "non", "sempre", "prima", "ogni", "leggi", "invia", "contenuto", "anche", "questo", "questa", "sono", "nel", "nella"},
-	"Portuguese": {"os", "do", "da", "dos", "das", "em", "um", "uma", "com", "não", "para", "sempre", "antes", "cada", "leia", "envie", "conteúdo", "arquivo", "também", "você", "seu", "sua", "é", "ao"},
-	"Dutch":      {"het", "een", "en", "van", "niet", "met", "voor", "op", "zijn", "altijd", "bestand", "inhoud", "lees", "stuur", "ook", "elke", "deze", "dit", "wordt", "naar", "bij", "uw", "je"},
+var stopwords = []struct {
+	lang  string
+	words []string
+}{
+	{"English", []string{"the", "and", "of", "to", "is", "in", "for", "with", "this", "that", "it", "be", "are", "or", "by", "from", "as", "an", "at", "you", "your", "not", "if", "will", "can", "which", "when", "all", "any", "each", "its", "returns", "use", "must", "should", "into", "only", "then", "before", "after"}},
+	{"German", []string{"der", "das", "und", "nicht", "mit", "ist", "ein", "eine", "einen", "dem", "des", "sie", "ihr", "ihre", "ihren", "auf", "für", "vor", "jeder", "jede", "jedem", "zu", "von", "werden", "wird", "oder", "auch", "sich", "dass", "nach", "bei", "aus", "alle", "wenn", "nur", "noch", "immer", "diese", "dieser", "dieses", "bitte", "datei", "inhalt", "lies", "sende", "füge", "zum", "zur", "im"}},
+	{"French", []string{"le", "la", "les", "du", "et", "est", "une", "pour", "dans", "avec", "sur", "pas", "ne", "que", "qui", "vous", "votre", "vos", "chaque", "avant", "ce", "cette", "ses", "au", "aux", "lisez", "fichier", "contenu", "toujours", "envoyez", "joignez", "réponse", "être", "sont", "où", "appel"}},
+	{"Spanish", []string{"el", "los", "las", "del", "y", "una", "con", "para", "por", "que", "usted", "su", "sus", "cada", "antes", "siempre", "archivo", "contenido", "lee", "envía", "incluye", "también", "esta", "este", "es", "al"}},
+	{"Italian", []string{"il", "gli", "della", "delle", "di", "che", "per", "con", "una", "non", "sempre", "prima", "ogni", "leggi", "invia", "contenuto", "anche", "questo", "questa", "sono", "nel", "nella"}},
+	{"Portuguese", []string{"os", "do", "da", "dos", "das", "em", "um", "uma", "com", "não", "para", "sempre", "antes", "cada", "leia", "envie", "conteúdo", "arquivo", "também", "você", "seu", "sua", "é", "ao"}},
+	{"Dutch", []string{"het", "een", "en", "van", "niet", "met", "voor", "op", "zijn", "altijd", "bestand", "inhoud", "lees", "stuur", "ook", "elke", "deze", "dit", "wordt", "naar", "bij", "uw", "je"}},
 }
 
 // stopwordLang maps each stopword to its languages (a word in two lists
 // counts for both).
-var stopwordLang = sync.OnceValue(func() map[string][]string {
-	m := map[string][]string{}
-	for lang, ws := range stopwords {
-		for _, w := range ws {
-			m[w] = append(m[w], lang)
+func stopwordLang() map[string][]string {
+	stopwordMap.once.Do(func() {
+		m := map[string][]string{}
+		for _, l := range stopwords {
+			for _, w := range l.words {
+				m[w] = append(m[w], l.lang)
+			}
 		}
-	}
-	return m
-})
+		stopwordMap.m = m
+	})
+	return stopwordMap.m
+}
+
+// stopwordMap is stopwordLang's memo: plain data, no initialiser.
+var stopwordMap struct {
+	once sync.Once
+	m    map[string][]string
+}
 
 // language guesses the language of Latin-script words: the one with the
 // most stopwords, when it has at least two and more than any other ("" when

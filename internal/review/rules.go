@@ -11,7 +11,7 @@ import (
 
 // modelAddress are phrases that give the model orders or ask it to keep
 // things from the user (lower-cased text).
-var modelAddress = compileAll(
+var modelAddress = &lazyRegexps{exprs: []string{
 	`\bignore (all|any|the|your|previous|prior|above|earlier|other|those|these)\b`,
 	`\b(do not|don't|dont|never|must not) (tell|inform|mention|reveal|show|notify|alert|ask|disclose|report)\b`,
 	`\bwithout (telling|informing|asking|notifying|showing|mentioning|alerting)\b`,
@@ -28,23 +28,23 @@ var modelAddress = compileAll(
 	`(^|\n)\s*(system|assistant|developer)\s*:`,
 	`"role"\s*:\s*"(system|assistant|developer|user|tool)"`,
 	`\b(from now on|new instructions|disregard|forget (all|any|everything|previous|your))\b`,
-)
+}}
 
 // sensitive are names of data a tool has no business asking the model for:
 // the conversation, its own prompt, secrets and the files that hold them
 // (lower-cased text).
-var sensitive = compileAll(
+var sensitive = &lazyRegexps{exprs: []string{
 	`\b(the|this|whole|entire|full|current|previous|earlier|recent) (conversation|chat|chat history|dialog|dialogue|message history|transcript)\b`,
 	`\b(conversation|chat|message) (history|log|transcript|so far)\b`,
 	`\b(system prompt|system message|your instructions|hidden instructions|developer message)\b`,
 	`\b(private|secret|ssh|api|access|signing|gpg|pgp) keys?\b`,
 	`\b(passwords?|passphrases?|passwd|credentials?|cookies?|session tokens?|access tokens?|bearer tokens?|auth tokens?|refresh tokens?|api tokens?|secrets?|seed phrases?|mnemonic|2fa codes?|otp codes?)\b`,
 	`(^|[^a-z0-9])(id_rsa|id_ed25519|id_ecdsa|id_dsa|\.ssh|\.env|\.netrc|\.npmrc|\.pypirc|\.pgpass|\.git-credentials|\.aws|\.kube|\.docker/config\.json|\.gnupg|authorized_keys|known_hosts|/etc/shadow|/etc/passwd|keychain|wallet\.dat)([^a-z0-9]|$)`,
-)
+}}
 
 // destinations are places data can be sent or read: URLs, e-mail addresses,
 // host names, IPv4 addresses and file paths.
-var destinations = compileAll(
+var destinations = &lazyRegexps{exprs: []string{
 	`(?i)\b[a-z][a-z0-9+.-]*://[^\s"'<>)\]}]+`,
 	`(?i)\b[a-z0-9._%+-]+@[a-z0-9-]+(\.[a-z0-9-]+)*\.[a-z]{2,}\b`,
 	`(?i)\b([a-z0-9]([a-z0-9-]*[a-z0-9])?\.)+(com|net|org|io|dev|ai|app|co|xyz|info|biz|me|sh|ru|cn|site|online|top|cloud|example|internal|local|onion|gg|tk|ly|to)\b`,
@@ -52,24 +52,36 @@ var destinations = compileAll(
 	`(^|[\s"'(\x60=:,])((~|\$HOME|\$\{HOME\}|%[A-Z]+%)?/[A-Za-z0-9._-]+(/[A-Za-z0-9._-]*)*)`,
 	`(^|[\s"'(\x60=:,])(~|\$HOME)($|[\s"'),;])`,
 	`\b[A-Za-z]:\\[^\s"']+`,
-)
+}}
 
 // notText are members whose string value is a fixed reference, not text a
 // model reads as wording ($schema names the JSON Schema dialect).
-var notText = map[string]bool{"$schema": true}
+func notText(k string) bool { return k == "$schema" }
 
 // textKeys are the JSON Schema and MCP members that hold wording: a change
 // confined to them (and firing no text rule) is descriptive.
-var textKeys = map[string]bool{"description": true, "title": true}
+func textKey(k string) bool { return k == "description" || k == "title" }
 
 // valueKeys are schema members whose value is a value, not a schema: a
 // "description" inside a default or an example is data the model may be
 // handed, so a change there is never wording.
-var valueKeys = map[string]bool{"default": true, "enum": true, "const": true, "examples": true}
+func valueKey(k string) bool {
+	switch k {
+	case "default", "enum", "const", "examples":
+		return true
+	}
+	return false
+}
 
 // nameMaps are schema members whose children are names, not keywords (a
 // property called "description" is not wording).
-var nameMaps = map[string]bool{"properties": true, "patternProperties": true, "$defs": true, "definitions": true, "dependentSchemas": true}
+func nameMap(k string) bool {
+	switch k {
+	case "properties", "patternProperties", "$defs", "definitions", "dependentSchemas":
+		return true
+	}
+	return false
+}
 
 // wellKnownTools are tool names of widely used servers: text naming one is
 // references-tool even when no locked server has it.
@@ -82,15 +94,23 @@ var wellKnownTools = []string{
 	"git_commit", "git_push", "execute_sql", "read_query", "write_query",
 }
 
-// compileAll returns the expressions compiled on first use: most runs of
-// mcpsum (a proxy without drift, show, version) never label anything, and
-// compiling them costs every start-up (cmd/mcpsum's TestInitIsCheap).
-func compileAll(exprs ...string) func() []*regexp.Regexp {
-	return sync.OnceValue(func() []*regexp.Regexp {
-		out := make([]*regexp.Regexp, len(exprs))
-		for i, e := range exprs {
-			out[i] = regexp.MustCompile(e)
+// lazyRegexps are expressions compiled on first use: most runs of mcpsum
+// (a proxy without drift, show, version) never label anything, and
+// compiling them costs every start-up (cmd/mcpsum's TestInitIsCheap). A
+// pointer to a literal is data: the package runs no initialiser.
+type lazyRegexps struct {
+	exprs []string
+	once  sync.Once
+	res   []*regexp.Regexp
+}
+
+// get returns the expressions, compiling them on the first call.
+func (l *lazyRegexps) get() []*regexp.Regexp {
+	l.once.Do(func() {
+		l.res = make([]*regexp.Regexp, len(l.exprs))
+		for i, e := range l.exprs {
+			l.res[i] = regexp.MustCompile(e)
 		}
-		return out
 	})
+	return l.res
 }

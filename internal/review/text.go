@@ -30,7 +30,7 @@ func texts(n *node) []string {
 		case 'o':
 			for i, k := range n.keys {
 				out = append(out, k)
-				if !notText[k] {
+				if !notText(k) {
 					walk(n.vals[i])
 				}
 			}
@@ -101,8 +101,8 @@ type counts struct {
 // of itself and its readings (what it shows, decodes or spells to), rule by
 // rule, so a string read two ways is not counted twice.
 func countText(ss []string) *counts {
-	c := &counts{model: make([]int, len(modelAddress())), sens: make([]int, len(sensitive())),
-		modelLast: make([]string, len(modelAddress())), sensLast: make([]string, len(sensitive())),
+	c := &counts{model: make([]int, len(modelAddress.get())), sens: make([]int, len(sensitive.get())),
+		modelLast: make([]string, len(modelAddress.get())), sensLast: make([]string, len(sensitive.get())),
 		dest: map[string]int{}, tokens: map[string]int{}}
 	for _, s := range ss {
 		forms := append([]string{s}, readings(s)...)
@@ -110,8 +110,8 @@ func countText(ss []string) *counts {
 		for i, f := range forms {
 			lower[i] = strings.ToLower(f)
 		}
-		most(modelAddress(), lower, c.model, c.modelLast)
-		most(sensitive(), lower, c.sens, c.sensLast)
+		most(modelAddress.get(), lower, c.model, c.modelLast)
+		most(sensitive.get(), lower, c.sens, c.sensLast)
 		dest, toks := map[string]int{}, map[string]int{}
 		for _, f := range forms {
 			for d, k := range destinationSet([]string{f}) {
@@ -216,7 +216,7 @@ func quoteList(ss []string, max int) string {
 func destinationSet(ss []string) map[string]int {
 	m := map[string]int{}
 	for _, s := range ss {
-		for _, re := range destinations() {
+		for _, re := range destinations.get() {
 			for _, sub := range re.FindAllStringSubmatch(s, -1) {
 				d := sub[0]
 				if len(sub) > 2 && strings.HasPrefix(re.String(), "(^|") {

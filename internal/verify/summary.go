@@ -108,13 +108,13 @@ func place(kind, name string) string {
 	if name == "" {
 		return kind
 	}
-	if plainName().MatchString(name) {
+	if plainName.get().MatchString(name) {
 		return kind + " " + name
 	}
 	return fmt.Sprintf("%s %+q", kind, name)
 }
 
-var plainName = lazyRegexp(`^[A-Za-z0-9_.:/@-]{1,80}$`)
+var plainName = &lazyRegexp{expr: `^[A-Za-z0-9_.:/@-]{1,80}$`}
 
 // writeWrapped writes items after prefix, comma-separated, continuing on
 // indented lines past about 100 columns.

@@ -165,10 +165,10 @@ func ParseRecord(rec []byte) (key, surface string, err error) {
 		}
 	}
 	surface = strings.TrimPrefix(lines[3], "surface ")
-	if !digestRe().MatchString(surface) {
+	if !digestRe.get().MatchString(surface) {
 		return "", "", fmt.Errorf("record's surface is not a sha256 digest: %q", surface)
 	}
 	return strings.TrimPrefix(lines[1], "key "), surface, nil
 }
 
-var digestRe = lazyRegexp(`^sha256:[0-9a-f]{64}$`)
+var digestRe = &lazyRegexp{expr: `^sha256:[0-9a-f]{64}$`}
