@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -83,9 +84,89 @@ func TestServeReplicas(t *testing.T) {
 	}
 }
 
+// Two replicas with ids of their own (--replica-id) behind nginx routing
+// each legacy session's requests to the replica its id begins with (the
+// map docs/serve.md recommends), everything else round robin: every call
+// is answered, and every request of a session reached the replica that
+// holds it (none took the forwarding leg). A replica id in use by a live
+// replica elsewhere is refused with the way out, which works; a malformed
+// id is a usage error.
+func TestServeReplicasByOwner(t *testing.T) {
+	t.Parallel()
+	pg, _ := startPostgres(t)
+	dir := t.TempDir()
+	mustLock(t, dir, nil, append([]string{"--name", "srv", "--era", "legacy", "--"}, proxysrvScript(t, dir)...)...)
+	_, env := taintState(t)
+	token := filepath.Join(dir, "serve-token")
+	ids := []string{"0a000001", "0a000002"}
+	r1 := startServe(t, dir, token, env, "--state", pg, "--replica-id", ids[0])
+	r2 := startServe(t, dir, token, env, "--state", pg, "--replica-id", ids[1])
+	lb, hits, logPath := startBalancerWith(t, balancing{owners: ids}, r1.url, r2.url)
+	for c := range 4 {
+		cs := httpClient(t, lb+"/servers/srv/mcp", withToken{token: r1.token}, "legacy", nil)
+		for i := range 3 {
+			if got, err := toolText(t.Context(), cs, "add", map[string]any{"a": c, "b": i}); err != nil || !strings.Contains(got, fmt.Sprint(c+i)) {
+				t.Fatalf("client %d call %d: %q %v\nreplica 1:\n%s\nreplica 2:\n%s", c, i, got, err, r1.stderr, r2.stderr)
+			}
+		}
+		cs.Close()
+	}
+	if a, b := hits(r1.url), hits(r2.url); a < 4 || b < 4 {
+		t.Errorf("the balancer sent %d requests to replica 1 and %d to replica 2: the sessions did not spread", a, b)
+	}
+	b, _ := os.ReadFile(logPath)
+	held := 0
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 4 || f[3] == "-" {
+			continue
+		}
+		held++
+		want := map[string]string{ids[0]: r1.url, ids[1]: r2.url}[f[3][:8]]
+		if "http://"+f[0] != want {
+			t.Errorf("a request of session %s went to %s, not to its replica %s", f[3], f[0], want)
+		}
+	}
+	if held < 4*4 {
+		t.Errorf("%d requests with a session id in the balancer's log, want at least 16:\n%s", held, b)
+	}
+
+	// the same id as a live replica at another address: refused, with the way out
+	p := exec.Command(bin.mcpsum, "serve", "--lockfile", filepath.Join(dir, "mcp.lock"), "--addr", "127.0.0.1:"+freePort(t), "--token-file", token, "--state", pg, "--replica-id", ids[0])
+	p.Env, p.Dir = env, dir
+	out, err := p.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "replica id 0a000001 is in use by the replica at") || !strings.Contains(string(out), "give each replica its own --replica-id") {
+		t.Fatalf("a third replica with replica 1's id: %v\n%s", err, out)
+	}
+	r3 := startServe(t, dir, token, env, "--state", pg, "--replica-id", "0a000003")
+	cs := httpClient(t, r3.at("srv"), withToken{token: r3.token}, "legacy", nil)
+	if got, err := toolText(t.Context(), cs, "add", map[string]any{"a": 1, "b": 2}); err != nil || !strings.Contains(got, "3") {
+		t.Fatalf("the replica with an id of its own: %q %v", got, err)
+	}
+	_, stderr, code := mcpsum(t, dir, env, "serve", "--state", pg, "--replica-id", "0A00000Z")
+	if code != 2 || !strings.Contains(stderr, "want 8 lowercase hex digits") {
+		t.Errorf("a malformed --replica-id: exit %d\n%s", code, stderr)
+	}
+}
+
 // startBalancer runs nginx in front of the replicas, round robin, each
 // request to the next; hits says how many requests reached a replica.
 func startBalancer(t testing.TB, replicas ...string) (string, func(replica string) int) {
+	t.Helper()
+	url, hits, _ := startBalancerWith(t, balancing{}, replicas...)
+	return url, hits
+}
+
+// balancing is how startBalancerWith's nginx picks a replica.
+type balancing struct {
+	method string   // a balancing directive of the upstream block ("": round robin)
+	owners []string // the replicas' --replica-id, in order: a session's requests go to its replica (docs/serve.md)
+}
+
+// startBalancerWith is startBalancer balancing as bal says; it returns
+// also the access log's path (each line: the replica's address, the
+// method, the status and the Mcp-Session-Id).
+func startBalancerWith(t testing.TB, bal balancing, replicas ...string) (string, func(replica string) int, string) {
 	t.Helper()
 	bin, err := exec.LookPath("nginx")
 	if err != nil {
@@ -96,24 +177,41 @@ func startBalancer(t testing.TB, replicas ...string) (string, func(replica strin
 	}
 	addr := freeLoopback(t)
 	prefix := t.TempDir()
-	var up strings.Builder
+	var up, owners strings.Builder
+	if bal.method != "" {
+		fmt.Fprintf(&up, "    %s\n", bal.method)
+	}
 	for _, r := range replicas {
 		fmt.Fprintf(&up, "    server %s;\n", strings.TrimPrefix(r, "http://"))
+	}
+	pool := "serve"
+	if len(bal.owners) > 0 {
+		// as docs/serve.md shows it
+		pool = "$serve_pool"
+		owners.WriteString("  map $http_mcp_session_id $serve_pool {\n")
+		for _, id := range bal.owners {
+			fmt.Fprintf(&owners, "    ~^%s- serve_%s;\n", id, id)
+		}
+		owners.WriteString("    default serve;\n  }\n")
+		for i, id := range bal.owners {
+			fmt.Fprintf(&owners, "  upstream serve_%s { server %s; }\n", id, strings.TrimPrefix(replicas[i], "http://"))
+		}
 	}
 	conf := userLine() + fmt.Sprintf(`pid %[1]s/nginx.pid;
 error_log %[1]s/error.log;
 worker_processes 1;
 events {}
 http {
-  log_format up '$upstream_addr $request_method $status';
+  log_format up '$upstream_addr $request_method $status $http_mcp_session_id';
   access_log %[1]s/access.log up;
   client_body_temp_path %[1]s; proxy_temp_path %[1]s; fastcgi_temp_path %[1]s; uwsgi_temp_path %[1]s; scgi_temp_path %[1]s;
   upstream serve {
 %[2]s  }
+%[4]s
   server {
     listen %[3]s;
     location / {
-      proxy_pass http://serve;
+      proxy_pass http://%[5]s;
       proxy_http_version 1.1;
       proxy_set_header Connection "";
       proxy_set_header Host $http_host;
@@ -123,7 +221,7 @@ http {
     }
   }
 }
-`, prefix, up.String(), addr)
+`, prefix, up.String(), addr, owners.String(), pool)
 	cf := filepath.Join(prefix, "nginx.conf")
 	if err := os.WriteFile(cf, []byte(conf), 0o644); err != nil {
 		t.Fatal(err)
@@ -137,7 +235,20 @@ http {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait(); out.Close() })
+	t.Cleanup(func() {
+		// SIGTERM: the master stops its workers (killed, it would leave
+		// them running, orphaned)
+		cmd.Process.Signal(syscall.SIGTERM)
+		done := make(chan struct{})
+		go func() { cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			cmd.Process.Kill()
+			<-done
+		}
+		out.Close()
+	})
 	url := "http://" + addr
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
 		if resp, err := http.Get(url + "/"); err == nil {
@@ -159,5 +270,5 @@ http {
 			}
 		}
 		return n
-	}
+	}, filepath.Join(prefix, "access.log")
 }

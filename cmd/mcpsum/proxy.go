@@ -16,6 +16,7 @@ import (
 	"github.com/mcpsum/mcpsum/internal/cli"
 	"github.com/mcpsum/mcpsum/internal/launch"
 	"github.com/mcpsum/mcpsum/internal/locker"
+	"github.com/mcpsum/mcpsum/internal/process"
 	"github.com/mcpsum/mcpsum/internal/proxy"
 	"github.com/mcpsum/mcpsum/internal/taintguard"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
@@ -84,6 +85,7 @@ Client configuration:
 			if *approval <= 0 {
 				return usageErr("--approval-timeout-secs must be positive, got %d", *approval)
 			}
+			process.Ready() // while the lock is read: the server starts sooner
 			opts := launch.Options{Lockfile: *lockfilePath,
 				Timeout: time.Duration(*timeout) * time.Second, StartTimeout: time.Duration(*start) * time.Second}
 			if *requireSig {

@@ -30,13 +30,14 @@ func (a *app) serveCommand() *ffcli.Command {
 	var hosts stringList
 	fs.Var(&hosts, "allow-host", "a name the Host and Origin of a request may carry besides loopback ones and the TLS certificate's (a load balancer's name; repeatable)")
 	replicaURL := fs.String("replica-url", "", "with --state postgres://: the URL the other replicas reach this one at (default: where it listens)")
+	replicaID := fs.String("replica-id", "", "with --state postgres://: this replica's id, 8 hex digits, which its session ids begin with, for a balancer that keeps each session on its replica (default: a random one at each start)")
 	timeout := fs.Int("timeout-secs", defaultTimeoutSecs, "seconds to wait for each answer of a server's surface check once it has started")
 	start := startTimeoutFlag(fs)
 	approval := fs.Int("approval-timeout-secs", 600, "seconds an approval question of the taint policy stays open before the call is refused")
 	idle := fs.Int("idle-timeout-secs", int(serve.DefaultIdle/time.Second), "seconds a session may go without a request before it ends and its server stops")
 	return &ffcli.Command{
 		Name:       "serve",
-		ShortUsage: "mcpsum serve [--lockfile F] [--addr HOST:PORT | --socket PATH] [--token-file F] [--tls-cert C --tls-key K] [--allow-host NAME]... [--state postgres://... [--replica-url URL]]",
+		ShortUsage: "mcpsum serve [--lockfile F] [--addr HOST:PORT | --socket PATH] [--token-file F] [--tls-cert C --tls-key K] [--allow-host NAME]... [--state postgres://... [--replica-url URL] [--replica-id ID]]",
 		ShortHelp:  "serve every locked server over Streamable HTTP, each behind the proxy",
 		LongHelp: strings.TrimSpace(`
 serve gives each server of the lockfile a URL, /servers/NAME/mcp, for MCP
@@ -64,13 +65,21 @@ load balancer share state with --state postgres://...; see docs/serve.md.`),
 			if err := checkTimeouts(*timeout, *start); err != nil {
 				return err
 			}
+			var ue *serve.UsageError
 			if *approval <= 0 || *idle <= 0 {
 				return usageErr("--approval-timeout-secs and --idle-timeout-secs must be positive")
 			}
 			if *replicaURL != "" && *state == "" {
 				return usageErr("--replica-url is for replicas sharing --state postgres://...")
 			}
-			var ue *serve.UsageError
+			if *replicaID != "" {
+				if *state == "" {
+					return usageErr("--replica-id is for replicas sharing --state postgres://...")
+				}
+				if err := serve.CheckReplicaID(*replicaID); errors.As(err, &ue) {
+					return usageErr("%s", ue.Msg)
+				}
+			}
 			if err := serve.CheckState(*state); errors.As(err, &ue) {
 				return usageErr("%s", ue.Msg)
 			}
@@ -123,7 +132,7 @@ load balancer share state with --state postgres://...; see docs/serve.md.`),
 				}
 			}
 			srv, err := serve.New(ctx, serve.Config{
-				Lockfile: *lockfilePath, File: f, Token: token, Access: l.Access, State: st.Shared, Replicas: st.Replicas(*replicaURL),
+				Lockfile: *lockfilePath, File: f, Token: token, Access: l.Access, State: st.Shared, Replicas: st.Replicas(*replicaURL, *replicaID),
 				Pin: launch.Options{Lockfile: *lockfilePath, Timeout: time.Duration(*timeout) * time.Second,
 					StartTimeout: time.Duration(*start) * time.Second},
 				Approval: time.Duration(*approval) * time.Second, Idle: time.Duration(*idle) * time.Second,

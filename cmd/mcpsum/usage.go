@@ -20,7 +20,7 @@ func placeholders() map[string]string {
 		"from": "URL|FILE", "to": "PATH", "trust": "FILE", "serial": "N", "mode": "MODE",
 		"serve-url": "URL", "mcpsum": "PATH", "out": "FILE",
 		"addr": "HOST:PORT", "socket": "PATH", "token-file": "FILE", "tls-cert": "FILE", "tls-key": "FILE",
-		"allow-host": "NAME", "state": "URL", "replica-url": "URL", "idle-timeout-secs": "SECS",
+		"allow-host": "NAME", "state": "URL", "replica-url": "URL", "replica-id": "ID", "idle-timeout-secs": "SECS",
 		"era": "ERA",
 	}
 }

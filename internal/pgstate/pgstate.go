@@ -191,6 +191,22 @@ func (db *DB) Register(id, url string) error {
 	return nil
 }
 
+// ReplicaInUse returns the URL another live replica registered id with:
+// one reached elsewhere than url that renewed its record (every 30 s)
+// within the last 90 seconds; "" when none.
+func (db *DB) ReplicaInUse(id, url string) (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	row, err := db.pool.QueryRow(ctx, `SELECT url FROM mcpsum_replicas WHERE id = $1 AND url <> $2 AND seen > now() - interval '90 seconds'`, id, url)
+	if errors.Is(err, pgwire.ErrNoRows) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("replica registry in %s: %w", db.name, err)
+	}
+	return string(row[0]), nil
+}
+
 // Replica returns the URL replica id is reached at; "" when it is not
 // known.
 func (db *DB) Replica(id string) (string, error) {

@@ -60,6 +60,19 @@ type Process struct {
 	stopErr  error
 }
 
+// Ready makes, in the background, the check Go's os package makes before
+// the first child a process starts (on Linux whether pidfds work: a
+// pidfd_open of itself and a child that exits at once, about a millisecond),
+// so that the first Start does not wait for it. Call it when a server is
+// about to be started (the proxy, while it reads its lock).
+func Ready() {
+	go func() {
+		if self, err := os.FindProcess(os.Getpid()); err == nil {
+			self.Release()
+		}
+	}()
+}
+
 // Start starts spec.Argv in its own process group with exactly spec.Env. The
 // child is reaped by a goroutine; Done is closed then. Always call Stop.
 func Start(spec Spec) (*Process, error) {

@@ -131,10 +131,11 @@ type taskTable = tasktable.Table[CallInfo, *serverRequest, *jsonline.Error]
 // lifecycle are the session's events (channels closed once, and recheck,
 // which a list_changed fills) and the health checks' clock.
 type lifecycle struct {
-	recheck  chan struct{} // a list_changed asks for a new check
-	started  chan struct{} // closed once the server's start has succeeded or failed
-	upFailed chan struct{} // closed by fail
-	quarDone chan struct{} // closed by quarantine
+	first    <-chan *started // the local server Serve started before the rest (early.go); supervise takes it
+	recheck  chan struct{}   // a list_changed asks for a new check
+	started  chan struct{}   // closed once the server's start has succeeded or failed
+	upFailed chan struct{}   // closed by fail
+	quarDone chan struct{}   // closed by quarantine
 	// handshook is closed once the server answered its handshake; born is
 	// when the session began (startup.go).
 	handshook   chan struct{}

@@ -9,7 +9,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mcpsum/mcpsum/internal/launch"
 	"github.com/mcpsum/mcpsum/internal/mcpspec"
 	"github.com/mcpsum/mcpsum/internal/mcpwire"
 	"github.com/mcpsum/mcpsum/internal/process"
@@ -39,10 +38,13 @@ func Run(ctx context.Context, stdin io.Reader, stdout io.Writer, opts Options) e
 // messages end, ctx is cancelled, or the server fails. It returns as Run
 // does.
 func Serve(ctx context.Context, down Downstream, opts Options) error {
+	first := startFirst(opts) // before the rest: early.go
 	p, err := newProxy(down.Out(), opts)
 	if err != nil {
+		abandon(first, opts.Grace)
 		return err
 	}
+	p.life.first = first
 	defer p.endInput()
 	if d, ok := down.(Direct); ok {
 		d.Direct(p.take)
@@ -259,14 +261,16 @@ func (p *Proxy) startUpstream(ctx context.Context) (upstream.Upstream, func(), e
 	return upstream.NewStdio(proc), cleanup, nil
 }
 
+// start takes the local server Serve started first (early.go).
 func (p *Proxy) start() (*process.Process, func(), error) {
-	if p.opts.Start != nil {
-		return p.opts.Start()
+	var s *started
+	if p.life.first != nil {
+		s = <-p.life.first
+	} else { // not through Serve
+		s = startLocal(p.opts)
 	}
-	po := p.opts.Pin
-	p.stderrLines = jsonline.NewEscapedLines(p.opts.Stderr, fmt.Sprintf("server %q stderr: ", p.opts.Name))
-	po.Stderr = p.stderrLines
-	return launch.Start(p.opts.Name, p.opts.Entry, po)
+	p.stderrLines = s.lines
+	return s.proc, s.cleanup, s.err
 }
 
 // serverEnded fails the session with why the server's messages ended.

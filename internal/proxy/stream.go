@@ -29,6 +29,11 @@ import (
 // window is the size of the read buffer over the server's stdout.
 const window = 256 << 10
 
+// longPipe is the size the pipes on both sides are grown to at the first
+// line longer than the window (jsonline.GrowPipe): a session that never
+// carries one keeps the kernel's default.
+const longPipe = window
+
 // keepAcc is the largest collect buffer kept between long lines.
 const keepAcc = 4 << 20
 
@@ -40,6 +45,20 @@ type streamReader struct {
 	max        int
 	acc        []byte
 	ended      bool // the last consume reached the end of the line
+	grown      bool // the pipes were grown (growPipes)
+}
+
+// growPipes grows the pipe from the server (if r reads one) and the one
+// to the client (if out writes one) to longPipe, once per session.
+func (s *streamReader) growPipes(out *jsonline.Writer) {
+	if s.grown {
+		return
+	}
+	s.grown = true
+	if g, ok := s.r.(interface{ GrowPipe(size int) bool }); ok {
+		g.GrowPipe(longPipe)
+	}
+	out.GrowPipe(longPipe)
 }
 
 // readServerStream reads the server until its stdout ends; it returns the
@@ -121,6 +140,7 @@ func trimLine(b []byte) []byte {
 // longLine handles a line that filled the window: stream it, drop it, or
 // collect it.
 func (p *Proxy) longLine(s *streamReader) error {
+	s.growPipes(p.out)
 	head := s.buf[:s.end]
 	pre, ok := jsonline.ScanPrefix(head)
 	if ok && pre.Open == "result" && pre.Env.ID.OK() && pre.OnlyEnvelope() {
@@ -248,8 +268,7 @@ func (p *Proxy) streamResult(s *streamReader, pre jsonline.Prefix, c *call) erro
 		t.ForLegacy() // the client's own era's fields only
 	}
 	ls := p.out.Begin(t, c.ClientID)
-	ls.Raw(head[:pre.IDKey])
-	ls.Raw(head[pre.AfterID:env.Result.Start])
+	ls.Raw(jsonline.Concat(head[:pre.IDKey], head[pre.AfterID:env.Result.Start])) // one write
 	rest := head[env.Result.Start:]
 	if c.modern && p.srv.upEra == lockfile.EraLegacy && head[env.Result.Start] == '{' {
 		// Legacy servers never send resultType; the cache hints of a

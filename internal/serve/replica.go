@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httputil"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/mcpsum/mcpsum/internal/mcpwire/mcphttp"
 	"github.com/mcpsum/mcpsum/internal/pgstate"
+	"github.com/mcpsum/mcpsum/internal/termtext"
 )
 
 // Replicas: several serve processes behind a plain load balancer, any
@@ -32,21 +34,35 @@ const headerForwarded = "Mcpsum-Forwarded"
 
 // Replicas is this replica of a serve that shares a database with others.
 type Replicas struct {
-	id  string // this replica's: 8 hex digits, new each start
+	id  string // this replica's: 8 hex digits, new each start unless given (--replica-id)
 	url string // where the others reach it (http(s)://host:port, or unix:PATH)
 	db  *pgstate.DB
 
 	mu    sync.Mutex
 	known map[string]*httputil.ReverseProxy // other replicas, by id
 
-	stop chan struct{}
-	once sync.Once
+	stop  chan struct{}
+	once  sync.Once
+	given bool // the id was chosen (--replica-id): refuse one in use
 }
 
-func newReplicas(db *pgstate.DB, url string) *Replicas {
-	b := make([]byte, 4)
-	rand.Read(b)
-	return &Replicas{id: hex.EncodeToString(b), url: url, db: db, known: map[string]*httputil.ReverseProxy{}, stop: make(chan struct{})}
+// newReplicas is this replica, reached at url, with id ("": a random one).
+func newReplicas(db *pgstate.DB, url, id string) *Replicas {
+	given := id != ""
+	if !given {
+		b := make([]byte, 4)
+		rand.Read(b)
+		id = hex.EncodeToString(b)
+	}
+	return &Replicas{id: id, url: url, db: db, known: map[string]*httputil.ReverseProxy{}, stop: make(chan struct{}), given: given}
+}
+
+// CheckReplicaID checks a --replica-id: 8 lowercase hex digits.
+func CheckReplicaID(id string) error {
+	if len(id) != 8 || strings.ToLower(id) != id || !isHex(id) {
+		return &UsageError{Msg: fmt.Sprintf("--replica-id %s: want 8 lowercase hex digits (e.g. 0a000001), a different one for each replica", termtext.Quoted(id, 40))}
+	}
+	return nil
 }
 
 // ID is this replica's id.
@@ -56,6 +72,15 @@ func (rs *Replicas) ID() string { return rs.id }
 func (rs *Replicas) start() error {
 	if rs == nil {
 		return nil
+	}
+	if rs.given {
+		other, err := rs.db.ReplicaInUse(rs.id, rs.url)
+		if err != nil {
+			return err
+		}
+		if other != "" {
+			return fmt.Errorf("replica id %s is in use by the replica at %s (it renewed its record in the last 90 seconds): give each replica its own --replica-id", rs.id, termtext.Quoted(other, 200))
+		}
 	}
 	if err := rs.db.Register(rs.id, rs.url); err != nil {
 		return err

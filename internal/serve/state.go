@@ -79,10 +79,11 @@ func (st *State) Close() {
 }
 
 // Replicas is this replica among the others sharing the database, reached
-// at url; nil for the state folder (one replica).
-func (st *State) Replicas(url string) *Replicas {
+// at url, with id (--replica-id; "": a random one at each start); nil for
+// the state folder (one replica).
+func (st *State) Replicas(url, id string) *Replicas {
 	if st.db == nil {
 		return nil
 	}
-	return newReplicas(st.db, url)
+	return newReplicas(st.db, url, id)
 }

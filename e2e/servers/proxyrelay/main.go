@@ -31,6 +31,9 @@ func main() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
+	if f, ok := out.(*os.File); ok {
+		growPipes(f)
+	}
 	go func() { io.Copy(in, os.Stdin); in.Close() }()
 	io.Copy(os.Stdout, out)
 	cmd.Wait()

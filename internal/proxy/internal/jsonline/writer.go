@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"sync"
 
 	"github.com/mcpsum/mcpsum/internal/termtext"
@@ -86,6 +87,12 @@ func (lw *Writer) WriteLine(parts ...[]byte) error {
 	return lw.err
 }
 
+// GrowPipe grows the pipe the lines go to, if they go to one (GrowPipe).
+func (lw *Writer) GrowPipe(size int) bool {
+	f, ok := lw.w.(*os.File)
+	return ok && GrowPipe(f, size)
+}
+
 // Newline is the line end of every message.
 var Newline = []byte{'\n'}
 
@@ -149,13 +156,12 @@ func (ls *Stream) Feed(b []byte) error {
 	return ls.t.Feed(b, ls.lw.put)
 }
 
-// Finish ends the line with tail and a newline.
+// Finish ends the line with tail and a newline (one write).
 func (ls *Stream) Finish(tail []byte) {
 	ls.lw.mu.Lock()
 	defer ls.lw.mu.Unlock()
 	if !ls.over {
-		ls.lw.put(tail)
-		ls.end()
+		ls.end(tail)
 	}
 }
 
@@ -169,16 +175,16 @@ func (ls *Stream) Abort(void []byte) bool {
 	}
 	b := ls.t.Closer()
 	b = append(append(append(b, `,"id":`...), void...), '}')
-	ls.lw.put(b)
-	ls.end()
+	ls.end(b)
 	return true
 }
 
-// end writes the newline and the queued messages (lw.mu held).
-func (ls *Stream) end() {
+// end writes tail and the newline in one write, then the queued messages
+// (lw.mu held).
+func (ls *Stream) end(tail []byte) {
 	ls.over = true
 	lw := ls.lw
-	lw.put(Newline)
+	lw.put(append(tail[:len(tail):len(tail)], '\n'))
 	for _, m := range lw.queue {
 		lw.put(m)
 	}

@@ -2,10 +2,12 @@ package upstream
 
 import (
 	"io"
+	"os"
 	"sync"
 	"time"
 
 	"github.com/mcpsum/mcpsum/internal/process"
+	"github.com/mcpsum/mcpsum/internal/proxy/internal/jsonline"
 )
 
 // Upstream is the server as the proxy sees it: somewhere to send messages
@@ -93,6 +95,12 @@ func (r stdout) Read(b []byte) (int, error) {
 		return 0, e
 	}
 	return n, err
+}
+
+// GrowPipe grows the pipe of the server's stdout (jsonline.GrowPipe).
+func (r stdout) GrowPipe(size int) bool {
+	f, ok := r.s.proc.Stdout().(*os.File)
+	return ok && jsonline.GrowPipe(f, size)
 }
 
 func (s *Stdio) stopped() *OverflowError {
