@@ -12,6 +12,8 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+
+	"golang.org/x/mod/modfile"
 )
 
 // GoBuild builds pkg into out with the toolchain that built the test, with
@@ -108,12 +110,7 @@ func modulePath(root string) string {
 	if err != nil {
 		return ""
 	}
-	for _, l := range strings.Split(string(b), "\n") {
-		if f := strings.Fields(l); len(f) == 2 && f[0] == "module" {
-			return strings.Trim(f[1], `"`)
-		}
-	}
-	return ""
+	return modfile.ModulePath(b)
 }
 
 // moduleRoot is the folder of the nearest go.mod at or above the working
