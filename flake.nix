@@ -16,7 +16,7 @@
 
       # `nix hash path` of `go mod vendor`; changes whenever go.mod, go.sum or the
       # set of imported packages changes. Rewritten by scripts/update-vendorhash.sh.
-      vendorHash = "sha256-urBDrd7r7FFv4lETtl8Ig++URUuXkCchGOabzU8Uw5s=";
+      vendorHash = "sha256-bxtT8TFRHGoU2eAsXB10RZ8kHvpX1i9S40KksA3SkYw=";
 
       # go.mod says `go 1.26.8` and nixpkgs builds with GOTOOLCHAIN=local, so an
       # older Go refuses to build: take the first of go_1_26 / go that is new enough.
