@@ -197,18 +197,18 @@ check_repro() {
 }
 
 # --- other systems ------------------------------------------------------------------
-# Every package builds for macOS (vet: code and tests) and Windows (build: the
-# binaries; some tests are Unix-only) without cgo, as the release does.
+# Every package builds for macOS and Windows without cgo, as the release
+# does (go build, not vet: test files' dependencies double the cold cost).
 check_cross() {
-	CGO_ENABLED=0 GOOS=darwin GOARCH=arm64 go vet ./... || {
-		echo "cross: go vet for darwin/arm64 failed (above)"
+	CGO_ENABLED=0 GOOS=darwin GOARCH=arm64 go build ./... || {
+		echo "cross: go build for darwin/arm64 failed (above)"
 		return 1
 	}
 	CGO_ENABLED=0 GOOS=windows GOARCH=amd64 go build ./... || {
 		echo "cross: go build for windows/amd64 failed (above)"
 		return 1
 	}
-	echo "go vet darwin/arm64 and go build windows/amd64 pass"
+	echo "go build darwin/arm64 and windows/amd64 pass"
 }
 
 run buildifier check_buildifier
