@@ -3,9 +3,9 @@ package main
 import (
 	"context"
 	"os"
-	"os/signal"
 	"syscall"
 
+	"github.com/mcpsum/mcpsum/internal/cli"
 	"github.com/mcpsum/mcpsum/internal/mcpwire"
 	"github.com/mcpsum/mcpsum/internal/process"
 	"github.com/mcpsum/mcpsum/internal/sandbox"
@@ -19,10 +19,16 @@ func main() {
 		os.Exit(code)
 	}
 	// Child subreaper, non-dumpable, environment block cleared (issue 12.5,
-	// 12.6); what this machine cannot give is reported by `mcpsum doctor`.
-	_ = process.Guard()
+	// 12.6; what this machine cannot give is reported by `mcpsum doctor`),
+	// and Ctrl-C/SIGTERM handled: set up on a goroutine of their own while
+	// the command line and the lock are read. No child process starts
+	// before they are in force (process.Before).
+	ctx, installSignals, stop := cli.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	process.Before(func() {
+		_ = process.Guard()
+		installSignals()
+	})
 	mcpwire.ClientVersion = moduleVersion()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)

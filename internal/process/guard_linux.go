@@ -72,6 +72,7 @@ func Guard() error {
 // Protections says, one line each, which of Guard's protections are in force
 // in this process (for `mcpsum doctor`), and whether all are.
 func Protections() ([]string, bool) {
+	waitBefore() // a Guard under way (Before) is reported once done
 	var out []string
 	ok := true
 	if v, err := prctlGet(prGetChildSubreaper); err == nil && v == 1 {
