@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"os"
+	"sync"
 	"syscall"
 
 	"github.com/mcpsum/mcpsum/internal/cli"
@@ -28,7 +29,7 @@ func main() {
 		_ = process.Guard()
 		installSignals()
 	})
-	mcpwire.ClientVersion = moduleVersion()
+	mcpwire.ClientVersion = sync.OnceValue(moduleVersion) // read at first use
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
