@@ -25,12 +25,21 @@ func main() {
 	// the command line and the lock are read. No child process starts
 	// before they are in force (process.Before).
 	ctx, installSignals, stop := cli.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	installPipe, stopPipe := func() {}, func() {}
+	if len(os.Args) > 1 && os.Args[1] == "proxy" {
+		// The proxy's SIGPIPE handler (runProxy) set up with the others:
+		// each handler is a round trip to Go's signal thread, and this one
+		// would otherwise be waited for just before the server starts.
+		installPipe, stopPipe = cli.NotifyPipe()
+	}
 	process.Before(func() {
 		_ = process.Guard()
 		installSignals()
+		installPipe()
 	})
 	mcpwire.ClientVersion = sync.OnceValue(moduleVersion) // read at first use
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
+	stopPipe()
 	os.Exit(code)
 }
