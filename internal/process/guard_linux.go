@@ -43,8 +43,9 @@ var guard struct {
 //     even the moment it must be dumpable (starting a sandbox as a non-root
 //     user, see Start) shows no variable.
 //
-// Call it once, from main, before starting any server, and start every child
-// process through Start afterwards: when no server runs, every other child is
+// Call it once, from main, before starting any server (mcpsum's main runs it
+// through Before, so that it overlaps reading the flags and the lock), and
+// start every child process through Start afterwards: when no server runs, every other child is
 // treated as a server's orphan and ended. It returns what could not be set up;
 // the program may go on (Protections reports it).
 func Guard() error {
