@@ -125,6 +125,26 @@ func TestWithheldSecretNotInParentEnviron(t *testing.T) {
 			if !strings.Contains(string(got), "read exit") {
 				t.Fatalf("the server did not try to read: %q", got)
 			}
+			// The proxy sets its guard up while it reads its flags and
+			// the lock (process.Before): in force before it starts the server too.
+			if err := os.Remove(seen); err != nil {
+				t.Fatal(err)
+			}
+			cmd = exec.Command(exe, "proxy", "--name", "s")
+			cmd.Dir, cmd.Env = dir, []string{"PATH=/usr/bin:/bin", "HOME=" + dir, "MCPSUM_TEST_SECRET=hunter2-withheld"}
+			cmd.Stdin = strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"e2e","version":"1"}}}` + "\n")
+			if u.cred != nil {
+				cmd.SysProcAttr = &syscall.SysProcAttr{Credential: u.cred}
+			}
+			if out, err := cmd.Output(); err != nil || !strings.Contains(string(out), `"result"`) {
+				t.Fatalf("proxy as %s: %v\n%s", u.name, err, out)
+			}
+			if got, err = os.ReadFile(seen); err != nil {
+				t.Fatal(err)
+			}
+			if strings.Contains(string(got), "hunter2") || !strings.Contains(string(got), "read exit") {
+				t.Fatalf("as %s the server the proxy started read %q from mcpsum's environ", u.name, got)
+			}
 			// A non-dumpable mcpsum still starts a sandbox (a non-root user
 			// writes the new namespace's id maps only while dumpable).
 			if out, _, code := mcpsum(t, dir, nil, "doctor"); code != 0 && !strings.Contains(out, "available:       yes") {

@@ -18,13 +18,15 @@ import (
 // printed for it, a real client (go-sdk) reaches the server through it
 // with serve's token, and Gemini CLI's policy (the one that defines the
 // servers, not only admits them) carries the token as serve asks for it:
-// an Authorization header whose ${MCPSUM_SERVE_TOKEN} Gemini expands.
+// an Authorization header whose ${MCPSUM_SERVE_TOKEN} Gemini expands. The
+// servers are mcp-go's everything example (a Go peer with an echo tool:
+// what is tested is where the URLs lead, not the server; each start of the
+// npm server-everything cost ~0.7 CPU-s, six of them here).
 func TestFleetURLModeReachesServe(t *testing.T) {
 	t.Parallel()
-	everything := npmServer(t, "server-everything")
 	dir := t.TempDir()
 	for _, n := range []string{"every", "second"} {
-		mustLock(t, dir, nil, "--name", n, "--", "node", everything)
+		mustLock(t, dir, nil, "--name", n, "--", bin.mcpgoEvery)
 	}
 	_, env := taintState(t)
 	p := startServe(t, dir, "", env)

@@ -22,16 +22,18 @@ import (
 // requests alternate between replicas (a legacy session's requests, and a
 // 2026-07-28 client's retry with its approval, reach the replica that
 // holds them); a source read through one replica taints the client's sink
-// on the other; a server that drifted is quarantined on both.
+// on the other; a server that drifted is quarantined on both. "web" and
+// "mail" are mcp-go's everything example (echo, add): a Go peer, since
+// what is tested is the replicas' shared state, and each legacy session's
+// start of the npm server-everything cost ~0.7 CPU-s.
 func TestServeReplicas(t *testing.T) {
 	t.Parallel()
-	everything := npmServer(t, "server-everything")
 	pg, _ := startPostgres(t)
 	dir := t.TempDir()
-	mustLock(t, dir, nil, "--name", "web", "--", "node", everything)
-	mustLock(t, dir, nil, "--name", "mail", "--", "node", everything)
+	mustLock(t, dir, nil, "--name", "web", "--", bin.mcpgoEvery)
+	mustLock(t, dir, nil, "--name", "mail", "--", bin.mcpgoEvery)
 	setPolicy(t, dir, "web", map[string]any{"taint": map[string]any{"sources": []string{"echo"}, "sinks": []string{}}})
-	setPolicy(t, dir, "mail", map[string]any{"taint": map[string]any{"sources": []string{}, "sinks": []string{"get-sum"}}})
+	setPolicy(t, dir, "mail", map[string]any{"taint": map[string]any{"sources": []string{}, "sinks": []string{"add"}}})
 	mustLock(t, dir, nil, append([]string{"--name", "drifty", "--"}, proxysrvScript(t, dir, "-versions", "2025-11-25")...)...)
 	state, env := taintState(t)
 	token := filepath.Join(dir, "serve-token")
@@ -46,7 +48,7 @@ func TestServeReplicas(t *testing.T) {
 		me := withToken{token: r1.token, extra: http.Header{"Mcpsum-Session": {"me-" + era}}}
 		mail := httpClient(t, at("mail"), me, era, &mcp.ClientOptions{ElicitationHandler: ans.handle})
 		for i := range 4 {
-			if got, err := callJSON(t, mail, "get-sum", sum); err != nil || !strings.Contains(got, "5") || len(ans.questions()) != 0 {
+			if got, err := callJSON(t, mail, "add", sum); err != nil || !strings.Contains(got, "is 5") || len(ans.questions()) != 0 {
 				t.Fatalf("%s: untainted sink call %d through the balancer: %s %v, asked %q\nreplica 1:\n%s\nreplica 2:\n%s", era, i, got, err, ans.questions(), r1.stderr, r2.stderr)
 			}
 		}
@@ -58,13 +60,13 @@ func TestServeReplicas(t *testing.T) {
 		}
 		for i, cs := range []*mcp.ClientSession{mail, httpClient(t, r2.at("mail"), me, era, &mcp.ClientOptions{ElicitationHandler: ans.handle})} {
 			ans.set("accept", true)
-			got, err := callJSON(t, cs, "get-sum", sum)
-			if q := ans.questions(); err != nil || !strings.Contains(got, "5") || len(q) != 1 || !strings.Contains(q[0], `"echo" on server "web"`) {
+			got, err := callJSON(t, cs, "add", sum)
+			if q := ans.questions(); err != nil || !strings.Contains(got, "is 5") || len(q) != 1 || !strings.Contains(q[0], `"echo" on server "web"`) {
 				b, _ := os.ReadFile(filepath.Join(state, "mcpsum", "taint-audit.jsonl"))
 				t.Fatalf("%s: a sink call after a source read on the other replica (%s): %s %v, asked %q\nreplica 1:\n%s\nreplica 2:\n%s\naudit:\n%s", era, []string{"through the balancer", "on replica 2"}[i], got, err, q, r1.stderr, r2.stderr, b)
 			}
 			ans.set("decline", nil)
-			if got, err := callJSON(t, cs, "get-sum", sum); err == nil && !strings.Contains(got, "not accepted") {
+			if got, err := callJSON(t, cs, "add", sum); err == nil && !strings.Contains(got, "not accepted") {
 				t.Fatalf("%s: a declined sink call after a source read on the other replica: %s", era, got)
 			}
 		}

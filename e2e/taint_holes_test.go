@@ -209,6 +209,12 @@ func TestTaintSessionGrant(t *testing.T) {
 	}
 	taintByResource(p, "5")
 	p.send(greet("6", "bob"))
-	askedFor(p) // the grant went with the reset
+	ask = askedFor(p) // the grant went with the reset
+	// Answered, so the proxy's end of input has nothing left to wait for
+	// (an open question would hold it for --timeout-secs: finish).
+	p.send(`{"jsonrpc":"2.0","id":` + ask + `,"result":{"action":"decline"}}`)
+	if r := string(p.await("6")["result"]); !strings.Contains(r, "mcpsum refused this call") {
+		t.Fatalf("declined call after the reset: %s", r)
+	}
 	p.wait()
 }

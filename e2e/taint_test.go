@@ -88,9 +88,10 @@ func auditLines(t *testing.T, state string) []map[string]any {
 
 var resetCmd = regexp.MustCompile(`mcpsum taint reset ([A-Za-z0-9._-]+)`)
 
-// Two proxies of one client session in front of the real npm
-// server-everything: "web" labels echo a source, "mail" labels get-sum a
-// sink. The session is this test process (the proxies' parent). A source
+// Two proxies of one client session in front of mcp-go's everything
+// example server (a Go peer: the taint state is the proxies', whatever the
+// server; its ten starts of the npm server-everything cost ~7 CPU-s): "web"
+// labels echo a source, "mail" labels add a sink. The session is this test process (the proxies' parent). A source
 // result on web taints the session; the next sink call on mail, another
 // process, needs the user's approval through the client: legacy (the
 // proxy's own elicitation/create) and 2026-07-28 (input_required) go-sdk
@@ -98,12 +99,11 @@ var resetCmd = regexp.MustCompile(`mcpsum taint reset ([A-Za-z0-9._-]+)`)
 // elicitation gets the refusal.
 func TestTaintAcrossProxies(t *testing.T) {
 	t.Parallel()
-	everything := npmServer(t, "server-everything")
 	dir := t.TempDir()
-	mustLock(t, dir, nil, "--name", "web", "--", "node", everything)
-	mustLock(t, dir, nil, "--name", "mail", "--", "node", everything)
+	mustLock(t, dir, nil, "--name", "web", "--", bin.mcpgoEvery)
+	mustLock(t, dir, nil, "--name", "mail", "--", bin.mcpgoEvery)
 	setPolicy(t, dir, "web", map[string]any{"taint": map[string]any{"sources": []string{"echo"}, "sinks": []string{}}})
-	setPolicy(t, dir, "mail", map[string]any{"taint": map[string]any{"sources": []string{}, "sinks": []string{"get-sum"}}})
+	setPolicy(t, dir, "mail", map[string]any{"taint": map[string]any{"sources": []string{}, "sinks": []string{"add"}}})
 	state, env := taintState(t)
 
 	for _, era := range []string{"legacy", "modern"} {
@@ -111,8 +111,8 @@ func TestTaintAcrossProxies(t *testing.T) {
 			ans := &answerer{action: "accept", allow: true}
 			mail := goClient(t, taintProxy(dir, "mail", env), era, &mcp.ClientOptions{ElicitationHandler: ans.handle})
 			sum := map[string]any{"a": 2, "b": 3}
-			got, err := callJSON(t, mail, "get-sum", sum)
-			if err != nil || !strings.Contains(got, "5") || len(ans.questions()) != 0 {
+			got, err := callJSON(t, mail, "add", sum)
+			if err != nil || !strings.Contains(got, "is 5") || len(ans.questions()) != 0 {
 				t.Fatalf("untainted sink call: %s %v, asked %q", got, err, ans.questions())
 			}
 
@@ -134,15 +134,15 @@ func TestTaintAcrossProxies(t *testing.T) {
 			}
 			for _, c := range cases {
 				ans.set(c.action, c.allow)
-				got, err := callJSON(t, mail, "get-sum", sum)
+				got, err := callJSON(t, mail, "add", sum)
 				q := ans.questions()
-				if len(q) != 1 || !strings.Contains(q[0], `"echo" on server "web"`) || !strings.Contains(q[0], `tool "get-sum" on server "mail"`) || !strings.Contains(q[0], "\"a\": 2\n  \"b\": 3") {
+				if len(q) != 1 || !strings.Contains(q[0], `"echo" on server "web"`) || !strings.Contains(q[0], `tool "add" on server "mail"`) || !strings.Contains(q[0], "\"a\": 2\n  \"b\": 3") {
 					t.Fatalf("%s/%v: asked %q", c.action, c.allow, q)
 				}
 				if err != nil {
 					t.Fatalf("%s/%v: %v", c.action, c.allow, err)
 				}
-				if c.allowed != !strings.Contains(got, `"isError":true`) || c.allowed != strings.Contains(got, "sum of 2 and 3 is 5") || !strings.Contains(got, c.why) {
+				if c.allowed != !strings.Contains(got, `"isError":true`) || c.allowed != strings.Contains(got, "sum of 2.000000 and 3.000000 is 5") || !strings.Contains(got, c.why) {
 					t.Errorf("%s/%v: %s", c.action, c.allow, got)
 				}
 			}
@@ -150,7 +150,7 @@ func TestTaintAcrossProxies(t *testing.T) {
 			// A client without elicitation gets the refusal it can show,
 			// naming the source, when, and the commands.
 			plain := goClient(t, taintProxy(dir, "mail", env), era, nil)
-			got, err = callJSON(t, plain, "get-sum", sum)
+			got, err = callJSON(t, plain, "add", sum)
 			if err != nil || !strings.Contains(got, `"isError":true`) {
 				t.Fatalf("no capability: %s %v", got, err)
 			}
@@ -169,7 +169,7 @@ func TestTaintAcrossProxies(t *testing.T) {
 			web.Close()
 			plain.Close()
 			again := goClient(t, taintProxy(dir, "mail", env), era, nil)
-			if got, _ := callJSON(t, again, "get-sum", sum); !strings.Contains(got, `"isError":true`) {
+			if got, _ := callJSON(t, again, "add", sum); !strings.Contains(got, `"isError":true`) {
 				t.Errorf("a restarted proxy forgot the taint: %s", got)
 			}
 			again.Close()

@@ -9,7 +9,6 @@ import (
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 
-	"github.com/mcpsum/mcpsum/internal/attestproto"
 	"github.com/mcpsum/mcpsum/internal/fleet"
 	"github.com/mcpsum/mcpsum/internal/importer"
 )
@@ -42,7 +41,7 @@ func (a *app) fleetSync() *ffcli.Command {
 			return err
 		}
 		res, err := fleet.Sync(ctx, fleet.SyncOptions{From: *from, To: *to, Trust: *trust, Log: cfg,
-			Helper: attestproto.Client{Helper: *helper, Version: moduleVersion()}, Note: a.note("fleet sync")})
+			Helper: attestClient(*helper), Note: a.note("fleet sync")})
 		return a.text(func() string { return res.Text() }, err)
 	})
 }
@@ -60,7 +59,7 @@ func (a *app) fleetRelease() *ffcli.Command {
 			return usageErr("usage: %s", fleet.Help("release")[0])
 		}
 		r, err := fleet.Publish(ctx, fleet.PublishOptions{Lockfile: *lockfilePath, Name: *name, Serial: *serial, ValidFor: *validFor, SignArgs: sf.args(),
-			Helper: attestproto.Client{Helper: *helper, Version: moduleVersion()}, Note: a.note("fleet release")})
+			Helper: attestClient(*helper), Note: a.note("fleet release")})
 		return a.text(func() string { return fleet.ReleasedText(*lockfilePath, r) }, err)
 	})
 }

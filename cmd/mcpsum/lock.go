@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/mcpsum/mcpsum/internal/process"
 	"os"
 	"os/exec"
 	"strings"
@@ -171,6 +172,7 @@ func (a *app) authorizer(cmd string) func(server, authURL string) error {
 	return func(server, authURL string) error {
 		fmt.Fprintf(a.stderr, "%s: %s asks you to sign in; open this URL in your browser:\n  %s\n", cmd, server, quoteArg(authURL))
 		if b := os.Getenv("BROWSER"); b != "" {
+			process.Settle() // no child before the guard is up
 			c := exec.Command(b, authURL)
 			c.Stdout, c.Stderr = a.stderr, a.stderr
 			if err := c.Start(); err != nil {

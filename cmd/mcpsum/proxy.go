@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
@@ -133,10 +131,12 @@ func (a *app) runProxy(ctx context.Context, f *lockfile.File, path, name string,
 	}
 	defer closeHooks()
 	// A client that dies closes our stdout: get EPIPE from the write instead
-	// of being killed by SIGPIPE, so the server's process group is still ended.
-	pipe := make(chan os.Signal, 1)
-	signal.Notify(pipe, syscall.SIGPIPE)
-	defer signal.Stop(pipe)
+	// of being killed by SIGPIPE, so the server's process group is still
+	// ended. In force before the server starts (process.Before), set up
+	// while the proxy readies itself.
+	installPipe, stopPipe := cli.NotifyPipe()
+	process.Before(installPipe)
+	defer stopPipe()
 
 	po.Hooks = hooks
 	err = proxy.Run(ctx, a.stdin, a.rawStdout, po)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/mcpsum/mcpsum/internal/process"
 	"strings"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
@@ -38,7 +39,7 @@ COSIGN_PASSWORD).`),
 			if len(args) > 0 {
 				return usageErr("sign takes no arguments (got %q)", args[0])
 			}
-			c := attestproto.Client{Helper: *helper, Version: moduleVersion()}
+			c := attestClient(*helper)
 			dst, err := locker.Sign(ctx, c, *lockfilePath, *bundle, sf.args(), func(n string) { fmt.Fprintf(a.stderr, "sign: %s\n", n) })
 			if err != nil {
 				return err
@@ -97,7 +98,7 @@ func (s sigFlags) any() bool {
 func (s sigFlags) check(ctx context.Context, lockPath string) (*attestproto.Signer, *lockfile.File, error) {
 	req := attestproto.VerifyRequest{Bundle: attestproto.BundlePath(lockPath, *s.bundle), Key: *s.key,
 		Identity: *s.identity, Issuer: *s.issuer, IdentityRegexp: *s.identityRE, IssuerRegexp: *s.issuerRE, TrustedRoot: *s.trusted}
-	return locker.ReadSigned(ctx, attestproto.Client{Helper: *s.helper, Version: moduleVersion()}, req, lockPath)
+	return locker.ReadSigned(ctx, attestClient(*s.helper), req, lockPath)
 }
 
 // describeSigner says who signed, escaped.
@@ -107,4 +108,11 @@ var describeSigner = (*attestproto.Signer).Describe
 // helper.
 func attestHelperFlag(fs *flag.FlagSet) *string {
 	return fs.String("attest-helper", "", "absolute path of the "+attestproto.Command+" signing helper (default: the one beside mcpsum; never taken from PATH)")
+}
+
+// attestClient runs the signing helper at path (the attest protocol); it
+// starts that helper only once the guard is up (process.Before).
+func attestClient(helper string) attestproto.Client {
+	process.Settle()
+	return attestproto.Client{Helper: helper, Version: moduleVersion()}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/mcpsum/mcpsum/internal/process"
 	"os/exec"
 	"strings"
 	"time"
@@ -50,6 +51,7 @@ func lookupVersion(ctx context.Context, u *pkgspec.Unpinned) (string, error) {
 	if u.Ecosystem == "npm" {
 		args = append(append([]string{}, args...), "--json")
 	}
+	process.Settle() // no child before the guard is up
 	out, err := exec.CommandContext(ctx, args[0], args[1:]...).Output()
 	if err != nil {
 		return "", err

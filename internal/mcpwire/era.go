@@ -16,10 +16,11 @@ import (
 )
 
 // ClientName and ClientVersion are sent as mcpsum's clientInfo. cmd/mcpsum sets
-// ClientVersion to its own version at startup.
+// ClientVersion to a func that reads its own version on first use (reading
+// the build info at every start delayed the proxy's server).
 var (
 	ClientName    = "mcpsum"
-	ClientVersion = "dev"
+	ClientVersion = func() string { return "dev" }
 )
 
 // Hello is what a server said about itself at the start of a session.
@@ -59,7 +60,7 @@ func metaFor(version string, caps json.RawMessage) json.RawMessage {
 }
 
 func clientInfo() map[string]string {
-	return map[string]string{"name": ClientName, "version": ClientVersion}
+	return map[string]string{"name": ClientName, "version": ClientVersion()}
 }
 
 // EraError reports a server whose answer rules out locking it (no fallback):

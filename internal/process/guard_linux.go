@@ -43,8 +43,9 @@ var guard struct {
 //     even the moment it must be dumpable (starting a sandbox as a non-root
 //     user, see Start) shows no variable.
 //
-// Call it once, from main, before starting any server, and start every child
-// process through Start afterwards: when no server runs, every other child is
+// Call it once, from main, before starting any server (mcpsum's main runs it
+// through Before, so that it overlaps reading the flags and the lock), and
+// start every child process through Start afterwards: when no server runs, every other child is
 // treated as a server's orphan and ended. It returns what could not be set up;
 // the program may go on (Protections reports it).
 func Guard() error {
@@ -72,6 +73,7 @@ func Guard() error {
 // Protections says, one line each, which of Guard's protections are in force
 // in this process (for `mcpsum doctor`), and whether all are.
 func Protections() ([]string, bool) {
+	waitBefore() // a Guard under way (Before) is reported once done
 	var out []string
 	ok := true
 	if v, err := prctlGet(prGetChildSubreaper); err == nil && v == 1 {

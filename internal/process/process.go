@@ -116,6 +116,7 @@ func Start(spec Spec) (*Process, error) {
 		ExtraFiles:  spec.ExtraFiles,
 		SysProcAttr: procAttr(spec.SysProcAttr),
 	}
+	waitBefore() // Guard and the signal handlers first (Before)
 	err = startGuarded(cmd.Start, func() int { return cmd.Process.Pid }, hasIDMaps(cmd.SysProcAttr))
 	closeAll(stdinR, stdoutW, stderrW) // the child holds its own copies
 	if err != nil {
@@ -148,6 +149,7 @@ func Start(spec Spec) (*Process, error) {
 // and a sweep of servers' orphans (Guard) never ends it. wait reaps it; call
 // it once.
 func StartKept(cmd *exec.Cmd) (wait func() error, err error) {
+	waitBefore()
 	if err := startKept(cmd.Start, func() int { return cmd.Process.Pid }); err != nil {
 		return nil, err
 	}

@@ -282,7 +282,7 @@ type startupState struct {
 }
 
 func (p *Proxy) clientInfoJSON() json.RawMessage {
-	return mustJSON(map[string]string{"name": mcpwire.ClientName, "version": mcpwire.ClientVersion})
+	return mustJSON(map[string]string{"name": mcpwire.ClientName, "version": mcpwire.ClientVersion()})
 }
 
 // writeLines writes lines to the client, giving up after a while when the

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"bytes"
 	"fmt"
+	"github.com/mcpsum/mcpsum/internal/process"
 	"os/exec"
 	"runtime"
 	"strings"
@@ -49,6 +50,7 @@ func probe() error {
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	cmd.WaitDelay = time.Second
+	process.Settle() // no child before the guard is up
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("start: %w", err)
 	}
