@@ -7,7 +7,7 @@
 #   .ci/build-checks.sh                 all checks
 #   .ci/build-checks.sh CHECK...        some: buildifier gazelle regenerate
 #                                       use_repo flake-parse vendorhash
-#                                       flake-eval repro
+#                                       flake-eval repro cross
 #
 # Installs nix-bin with apt-get when nix is missing (root). Builds the pinned
 # gazelle/buildifier/buildozer from tools/go.mod. The repro check builds the
@@ -21,7 +21,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 . "$ROOT/ci/lib.sh"
 cd "$ROOT"
 
-all="buildifier gazelle regenerate use_repo flake-parse vendorhash flake-eval repro"
+all="buildifier gazelle regenerate use_repo flake-parse vendorhash flake-eval repro cross"
 checks=${*:-$all}
 for c in $checks; do
 	case " $all " in *" $c "*) ;; *)
@@ -196,6 +196,21 @@ check_repro() {
 	echo "two clones of $(git rev-parse --short=12 HEAD) built identical bytes: $(awk '{ print $2 }' "$tmp/dist-a/SHA256SUMS" | tr '\n' ' ')"
 }
 
+# --- other systems ------------------------------------------------------------------
+# Every package builds for macOS and Windows without cgo, as the release
+# does (go build, not vet: test files' dependencies double the cold cost).
+check_cross() {
+	CGO_ENABLED=0 GOOS=darwin GOARCH=arm64 go build ./... || {
+		echo "cross: go build for darwin/arm64 failed (above)"
+		return 1
+	}
+	CGO_ENABLED=0 GOOS=windows GOARCH=amd64 go build ./... || {
+		echo "cross: go build for windows/amd64 failed (above)"
+		return 1
+	}
+	echo "go build darwin/arm64 and windows/amd64 pass"
+}
+
 run buildifier check_buildifier
 run gazelle check_gazelle
 run regenerate check_regenerate
@@ -204,6 +219,7 @@ run flake-parse check_flake_parse
 run vendorhash check_vendorhash
 run flake-eval check_flake_eval
 run repro check_repro
+run cross check_cross
 
 echo "build checks: $(($(date +%s) - t0))s"
 if [ -n "$failed" ]; then

@@ -193,9 +193,16 @@ func TestProxyEverythingDeclaredCapabilities(t *testing.T) {
 	cs.Close()
 
 	bare := goClient(t, proxyCmd(dir, "e"), "legacy", nil) // declares nothing
+	// A first call waits for the server's start and surface check (seconds
+	// on a loaded machine); what is timed below is the sampling call alone.
+	if got, err := callJSON(t, bare, "get-sum", map[string]any{"a": 1, "b": 2}); err != nil || !strings.Contains(got, "is 3") {
+		t.Fatalf("get-sum through the proxy: %s %v", got, err)
+	}
+	// Unanswered, the server's sampling request would wait for its SDK's
+	// request timeout (60 s); the proxy's refusal comes at once.
 	start := time.Now()
 	got, err := callJSON(t, bare, "trigger-sampling-request", map[string]any{"prompt": "hi"})
-	if took := time.Since(start); took > 10*time.Second {
+	if took := time.Since(start); took > 30*time.Second {
 		t.Errorf("a client without sampling waited %s for trigger-sampling-request", took)
 	}
 	if err == nil && !strings.Contains(got, `"isError":true`) {

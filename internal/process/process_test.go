@@ -150,6 +150,15 @@ func TestStopStubborn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// It ignores SIGTERM once it runs its main, before it reads stdin: its
+	// answer to a ping says so. Without this wait, a loaded machine had not
+	// reached main 200 ms after the start, and the SIGTERM ended it.
+	if _, err := p.Stdin.Write([]byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\n")); err != nil {
+		t.Fatal(err)
+	}
+	if line, err := bufio.NewReader(p.Stdout()).ReadString('\n'); err != nil || !strings.Contains(line, `"id":1`) {
+		t.Fatalf("no answer to a ping: %q %v", line, err)
+	}
 	var wg sync.WaitGroup
 	for i := 0; i < 3; i++ { // concurrent Stops wait for the first
 		wg.Add(1)

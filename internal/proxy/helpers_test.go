@@ -93,7 +93,9 @@ func (s *session) send(line string) {
 	}
 }
 
-// recv returns the next line from the proxy (fails after 20 s).
+// recv returns the next line from the proxy (fails after 90 s: a bound
+// that catches a hang, generous enough for a server's start and check on a
+// loaded 2-core machine).
 func (s *session) recv() []byte {
 	s.t.Helper()
 	type res struct {
@@ -108,8 +110,8 @@ func (s *session) recv() []byte {
 			s.t.Fatalf("read from proxy: %v (stderr: %s)", r.err, s.stderr)
 		}
 		return r.l
-	case <-time.After(20 * time.Second):
-		s.t.Fatalf("no message from the proxy within 20s (stderr: %s)", s.stderr)
+	case <-time.After(90 * time.Second):
+		s.t.Fatalf("no message from the proxy within 90s (stderr: %s)", s.stderr)
 	}
 	return nil
 }

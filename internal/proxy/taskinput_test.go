@@ -61,14 +61,18 @@ func (g *proxyGrabber) taskInputs() int {
 // for input (taskinput.go) is dropped once the client has seen the task
 // end; it was kept for the whole session.
 func TestTaskInputDroppedWhenTaskEnds(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	// node starting server-everything takes seconds on a loaded machine
+	// (more than startProxy's 10 s answer bound): it gets the start-up
+	// allowance mcpsum gives a server by default (60 s).
+	pin := launch.Options{Timeout: 30 * time.Second, StartTimeout: 60 * time.Second}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	e, err := launch.Lock(ctx, "e", everythingServer(t), nil, "", nil, launch.Options{Timeout: 30 * time.Second})
+	e, err := launch.Lock(ctx, "e", everythingServer(t), nil, "", nil, pin)
 	if err != nil {
 		t.Fatal(err)
 	}
 	g := &proxyGrabber{}
-	s := startProxy(t, e, func(o *Options) { o.Hooks = g })
+	s := startProxy(t, e, func(o *Options) { o.Hooks = g; o.Pin = pin })
 	const meta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}},"extensions":{"io.modelcontextprotocol/tasks":{}}}}`
 	_, m := s.request("tools/call", `{"name":"simulate-research-query","arguments":{"topic":"python","ambiguous":true},`+meta+`}`)
 	var r struct{ TaskID string }
@@ -85,7 +89,7 @@ func TestTaskInputDroppedWhenTaskEnds(t *testing.T) {
 	}
 	wait := func(status string) map[string]json.RawMessage {
 		t.Helper()
-		for i := 0; i < 120; i++ {
+		for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); {
 			if g := get(); string(g["status"]) == `"`+status+`"` {
 				return g
 			}

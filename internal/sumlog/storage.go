@@ -262,3 +262,7 @@ func (s Storage) dsn(o Options) (string, error) {
 	}
 	return "", hint.Errorf("set "+DSNEnv+" to its DSN (user:password@tcp(host:3306)/db), or add dsn-file=FILE to the spec", "storage %s needs its database", s)
 }
+
+// maxObject caps what is read from storage: an entry bundle of 256 records
+// is about 150 KiB.
+const maxObject = 4 << 20

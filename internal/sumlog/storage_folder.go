@@ -15,13 +15,13 @@ import (
 	"github.com/mcpsum/mcpsum/internal/statefile"
 	"github.com/transparency-dev/tessera"
 	"github.com/transparency-dev/tessera/storage/posix"
-	"golang.org/x/sys/unix"
 )
 
 // folder is Tessera's POSIX storage: checkpoint, tiles and lookups as
 // files under root, which any web server can serve as they are.
 type folder struct {
 	root, spec string
+	pending    pendingSyncs // what flush makes durable where there is no syncfs
 }
 
 func openFolder(root, spec string) (store, error) {
@@ -30,10 +30,6 @@ func openFolder(root, spec string) (store, error) {
 	}
 	return &folder{root: root, spec: spec}, nil
 }
-
-// maxObject caps what is read from storage: an entry bundle of 256 records
-// is about 150 KiB.
-const maxObject = 4 << 20
 
 func (f *folder) read(_ context.Context, p string) ([]byte, error) {
 	if !fs.ValidPath(p) {
@@ -55,18 +51,11 @@ func (f *folder) write(_ context.Context, p string, data []byte) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	return statefile.WriteAtomic(path, data, statefile.WriteOptions{Perm: 0o644})
-}
-
-// flush makes every write to the folder's file system durable (one
-// syncfs(2) instead of an fsync per lookup file).
-func (f *folder) flush(context.Context) error {
-	d, err := os.Open(f.root)
-	if err != nil {
+	if err := statefile.WriteAtomic(path, data, statefile.WriteOptions{Perm: 0o644}); err != nil {
 		return err
 	}
-	defer d.Close()
-	return unix.Syncfs(int(d.Fd()))
+	f.pending.add(path)
+	return nil
 }
 
 func (f *folder) driver(ctx context.Context) (tessera.Driver, error) {

@@ -1,10 +1,12 @@
 package mcphttp
 
 import (
+	"net"
 	"net/http"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // A server that drops one request (its POST's connection closed before
@@ -82,5 +84,45 @@ func TestDroppedResponseResent(t *testing.T) {
 	}
 	if err := s.Send([]byte(`{"jsonrpc":"2.0","id":9,"result":{}}`)); err == nil {
 		t.Error("a response dropped twice: no error")
+	}
+}
+
+// A server that answered and then refuses connections for a while (it
+// restarts: nothing listens on its port until it is up again) gets the
+// next request once it listens again; the request is not failed with
+// "connection refused" (TestProxyRemoteRestartRenews saw that under load).
+func TestRestartingServerRefusesThenListens(t *testing.T) {
+	script := legacyScript()
+	script[key{"POST", "s1", "tools/call"}] = jsonAnswer(200, nil, `{"jsonrpc":"2.0","id":%ID,"result":{"content":[]}}`)
+	f := newFake(t, script)
+	f.srv.Config.SetKeepAlivesEnabled(false) // no kept connection: the next POST dials
+	r := newRecorder()
+	s := open(t, f, r, r.sink(), Hooks{})
+	handshake(t, s, r)
+	addr := f.srv.Listener.Addr().String()
+	f.srv.Listener.Close() // down: connections to addr are refused
+	f.srv.CloseClientConnections()
+	up := make(chan *http.Server, 1)
+	go func() {
+		time.Sleep(500 * time.Millisecond) // restarting
+		l, err := net.Listen("tcp", addr)
+		if err != nil {
+			t.Errorf("listen again on %s: %v", addr, err)
+			up <- nil
+			return
+		}
+		srv := &http.Server{Handler: f}
+		srv.SetKeepAlivesEnabled(false)
+		up <- srv
+		srv.Serve(l)
+	}()
+	if err := s.Send(request(5, "tools/call", `{"name":"echo","arguments":{}}`)); err != nil {
+		t.Fatal(err)
+	}
+	if m := r.next(t); !strings.Contains(m, `"id":5`) || strings.Contains(m, "error") {
+		t.Fatalf("the request to the restarted server was answered %q", m)
+	}
+	if srv := <-up; srv != nil {
+		srv.Close()
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/mcpsum/mcpsum/internal/jsonscan"
@@ -377,6 +378,24 @@ func (s *Session) post(ctx context.Context, msg []byte, m *envelope) (*http.Resp
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	resp, err := s.client.Do(req)
+	// A server that answered before and now refuses connections is
+	// restarting (a redeploy, a crash and restart): nothing was sent, so
+	// the POST goes again once it listens, backing off, for up to
+	// restartWait; one that does not come back fails as before.
+	for wait, until := 100*time.Millisecond, time.Now().Add(restartWait); err != nil && s.reached.Load() && errors.Is(err, syscall.ECONNREFUSED) && time.Now().Before(until); wait = min(2*wait, 2*time.Second) {
+		select {
+		case <-ctx.Done():
+		case <-time.After(wait):
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		again := req.Clone(ctx)
+		if again.Body, err = req.GetBody(); err != nil {
+			break
+		}
+		resp, err = s.client.Do(again)
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, sid, ctx.Err()
@@ -389,6 +408,10 @@ func (s *Session) post(ctx context.Context, msg []byte, m *envelope) (*http.Resp
 	}
 	return resp, sid, nil
 }
+
+// restartWait bounds how long a POST waits for a server that answered
+// before and now refuses connections (see post).
+var restartWait = 30 * time.Second
 
 // dropped reports whether err is a POST's connection failing after the
 // server was reached (a reset, an EOF): not a cancellation, a redirect, or a
