@@ -25,12 +25,7 @@ func TestFleetSyncWithLog(t *testing.T) {
 		t.Helper()
 		return mcpsum(t, dir, append([]string{"npm_config_offline=true"}, env...), args...)
 	}
-	for _, args := range [][]string{{"--name", "mem", "--env", "npm_config_offline", "--", "npx", "-y", memSpec},
-		{"--name", "seq", "--env", "npm_config_offline", "--", "npx", "-y", seqSpec}} {
-		if _, se, code := run(honest, []string{"MCPSUMDB=off"}, append([]string{"lock"}, args...)...); code != 0 {
-			t.Fatalf("lock %v: exit %d\n%s", args, code, se)
-		}
-	}
+	operatorLock(t, honest, "mcp.lock", false) // mem and seq, locked with no log
 	both := filepath.Join(honest, "mcp.lock")
 	memOnly := filepath.Join(honest, "mem-only.lock")
 	must(t, os.WriteFile(memOnly, []byte(readFile(t, both)), 0o644))
@@ -104,9 +99,7 @@ func TestFleetSyncWithLog(t *testing.T) {
 	refused("an unlogged surface", "npm/"+seqSpec)
 	// A surface the log holds otherwise: a tampered install's.
 	victim := npmProject(t, true)
-	if _, se, code := run(victim, []string{"MCPSUMDB=off"}, "lock", "--name", "mem", "--env", "npm_config_offline", "--", "npx", "-y", memSpec); code != 0 {
-		t.Fatalf("lock of the tampered install: exit %d\n%s", code, se)
-	}
+	operatorLock(t, victim, "mcp.lock", true) // the tampered install's lock of mem, with no log
 	o.release(t, filepath.Join(victim, "mcp.lock"), "3", o.key)
 	refused("a surface that differs from the logged one", "SECURITY ERROR")
 	// An unknown signer.

@@ -12,15 +12,17 @@ import (
 	"github.com/mcpsum/mcpsum/internal/testbin"
 )
 
-// Real clients over HTTP through `mcpsum serve`, in front of the npm
-// server-everything locked as a stdio server: go-sdk's client (both eras),
+// Real clients over HTTP through `mcpsum serve`, in front of mcp-go's
+// everything example locked as a stdio server: go-sdk's client (both eras),
 // the TypeScript SDK v1 and v2 (v2 also in 2026-07-28) and the Inspector
-// CLI, run as serve's start-up hint says.
+// CLI, run as serve's start-up hint says. What is tested is serve and the
+// clients, so the server is a built Go binary (~0.05 CPU-s a start, against
+// ~0.7 for the npm server-everything, which serve starts once per legacy
+// session); the npm server-everything through serve is TestServeConformance's.
 func TestServeClients(t *testing.T) {
 	t.Parallel()
-	everything := npmServer(t, "server-everything")
 	dir := t.TempDir()
-	mustLock(t, dir, nil, "--name", "every", "--", "node", everything)
+	mustLock(t, dir, nil, "--name", "every", "--", bin.mcpgoEvery)
 	_, env := taintState(t)
 	p := startServe(t, dir, "", env)
 	url := p.at("every")

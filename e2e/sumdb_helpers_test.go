@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -158,4 +159,64 @@ func concurrently(fs ...func()) {
 		wg.Go(f)
 	}
 	wg.Wait()
+}
+
+// operatorLocks holds the locks the transparency-log tests start from, an
+// operator's locks made with no log (MCPSUMDB=off) through npx: server-memory
+// and server-sequential-thinking from an honest install (mcp.lock), and
+// server-memory from a tampered one. Each is made once per run, by the first
+// test that asks, and written into each asking test's own project: the same
+// argv and environment in a project of the same packages locks the same
+// entries, and every npx start costs ~2 CPU-s (docs/performance.md, the test
+// suite). What each test asserts about a lock against a log is still run by
+// that test itself.
+var operatorLocks struct {
+	honestOnce, tamperedOnce sync.Once
+	honest, tampered         string
+	honestErr, tamperedErr   string
+}
+
+// lockSpecs are the `mcpsum lock` arguments of the operator's locks.
+var lockSpecs = map[string][]string{
+	"mem": {"--name", "mem", "--env", "npm_config_offline", "--", "npx", "-y", memSpec},
+	"seq": {"--name", "seq", "--env", "npm_config_offline", "--", "npx", "-y", seqSpec},
+}
+
+// operatorLock writes the operator's lock into dir's file name: the
+// honest one of both servers, or the tampered install's of server-memory.
+func operatorLock(t *testing.T, dir, name string, tampered bool) {
+	t.Helper()
+	lockIn := func(tamper bool, names ...string) (string, string) {
+		proj := npmProject(t, tamper)
+		var errs [2]string
+		var wg sync.WaitGroup
+		for i, n := range names {
+			wg.Go(func() {
+				if _, se, code := mcpsum(t, proj, []string{"npm_config_offline=true", "MCPSUMDB=off"}, append([]string{"lock"}, lockSpecs[n]...)...); code != 0 {
+					errs[i] = "lock " + n + ": exit " + strconv.Itoa(code) + "\n" + se
+				}
+			})
+		}
+		wg.Wait()
+		if e := errs[0] + errs[1]; e != "" {
+			return "", e
+		}
+		b, err := os.ReadFile(filepath.Join(proj, "mcp.lock"))
+		if err != nil {
+			return "", err.Error()
+		}
+		return string(b), ""
+	}
+	lock, msg := "", ""
+	if tampered {
+		operatorLocks.tamperedOnce.Do(func() { operatorLocks.tampered, operatorLocks.tamperedErr = lockIn(true, "mem") })
+		lock, msg = operatorLocks.tampered, operatorLocks.tamperedErr
+	} else {
+		operatorLocks.honestOnce.Do(func() { operatorLocks.honest, operatorLocks.honestErr = lockIn(false, "mem", "seq") })
+		lock, msg = operatorLocks.honest, operatorLocks.honestErr
+	}
+	if msg != "" {
+		t.Fatalf("the operator's lock (tampered install: %v): %s", tampered, msg)
+	}
+	must(t, os.WriteFile(filepath.Join(dir, name), []byte(lock), 0o644))
 }

@@ -58,14 +58,19 @@ func TestSumdbEndToEnd(t *testing.T) {
 		}
 		return stderr[:]
 	}
-	// The operator: a log of two surfaces, seen by an honest install.
+	// The operator: a log of two surfaces, seen by an honest install (the
+	// operator's lock of both, made once per run: operatorLock).
 	// Alongside, the entry that forks the log below, into a lockfile of
 	// its own.
-	lockBoth(t, honest, nil, "operator", func() {
+	concurrently(func() {
 		if _, se, code := run(t, honest, nil, "lock", "--lockfile", "fork.lock", "--name", "seq2", "--env", "MCPSUM_E2E_FORK", "--env", "npm_config_offline", "--", "npx", "-y", seqSpec); code != 0 {
 			t.Errorf("lock seq2: exit %d\n%s", code, se)
 		}
 	})
+	operatorLock(t, honest, "mcp.lock", false)
+	if t.Failed() {
+		t.FailNow()
+	}
 	logDir := filepath.Join(t.TempDir(), "log")
 	vkey, se, code := mcpsumLog(t, honest, "init", "--dir", logDir, "--origin", "e2e.test/mcp")
 	if code != 0 {
@@ -218,9 +223,7 @@ func TestSumdbEndToEnd(t *testing.T) {
 	t.Run("operator refuses a tampered surface", func(t *testing.T) {
 		t.Parallel()
 		victim := npmProject(t, true)
-		if _, se, code := run(t, victim, []string{"MCPSUMDB=off"}, "lock", "--lockfile", "tampered.lock", "--name", "mem", "--env", "npm_config_offline", "--", "npx", "-y", memSpec); code != 0 {
-			t.Fatalf("lock of the tampered install without a log: exit %d\n%s", code, se)
-		}
+		operatorLock(t, victim, "tampered.lock", true) // the tampered install's lock without a log
 		cpBefore := readFile(t, filepath.Join(logDir, "tiles", "checkpoint"))
 		so, se, code := mcpsumLogEnv(t, victim, offline, "add", "--dir", logDir, "--lockfile", "tampered.lock")
 		if code != 1 || !regexp.MustCompile(`logged: sha256:[0-9a-f]{64}\n\s*now:    sha256:[0-9a-f]{64}`).MatchString(se) || !strings.Contains(se, "nothing was appended") {

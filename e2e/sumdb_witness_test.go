@@ -24,11 +24,7 @@ func TestSumdbWitnessPolicyAfterFirstUse(t *testing.T) {
 		t.Helper()
 		return mcpsum(t, dir, append([]string{"npm_config_offline=true"}, env...), args...)
 	}
-	for name, spec := range map[string]string{"mem": memSpec, "seq": seqSpec} {
-		if _, se, code := run(honest, nil, "lock", "--name", name, "--env", "npm_config_offline", "--", "npx", "-y", spec); code != 0 {
-			t.Fatalf("lock %s: exit %d\n%s", name, code, se)
-		}
-	}
+	operatorLock(t, honest, "mcp.lock", false) // mem and seq, locked with no log
 	logDir := filepath.Join(t.TempDir(), "log")
 	vkey, se, code := mcpsumLog(t, honest, "init", "--dir", logDir, "--origin", "witness.e2e/mcp")
 	if code != 0 {
