@@ -20,6 +20,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -36,20 +37,21 @@ import (
 // command that passes it; that command, run as printed, locks the server,
 // its review says what the install sees, and the lock verifies on a cold
 // machine. The package is written here (its install script fails as a
-// browser download does offline; its server is the real server-memory, a
-// dependency), served with e2e/node_modules' packages by the local
-// registry; real npm and npx.
+// browser download does offline; its server is the real server-memory of
+// e2e/node_modules, imported by its path), served by the local registry;
+// real npm and npx. The package has no dependencies: each of the three
+// installs is of one package, not of server-memory's tree of ~90 (~6 CPU-s
+// each, docs/performance.md); what is tested is what the install sees,
+// and npm's installs of whole trees are TestColdNpxVerifyFirstTry's.
 func TestInstallVariableEnvHint(t *testing.T) {
 	t.Parallel()
-	if _, err := os.Stat("node_modules/@modelcontextprotocol/server-memory/package.json"); err != nil {
-		requirePeers(t, "npm packages are not installed; run `npm ci` in e2e/")
-	}
+	memory := npmServer(t, "server-memory")
 	reg := startNpmRegistry(t, 0)
 	const pkg = "mcpsum-e2e-browser@1.0.0"
 	reg.add(map[string]string{
 		"package.json": `{"name":"mcpsum-e2e-browser","version":"1.0.0","type":"module","bin":{"mcpsum-e2e-browser":"index.js"},` +
-			`"scripts":{"postinstall":"node postinstall.cjs"},"dependencies":{"@modelcontextprotocol/server-memory":"2026.8.31"}}`,
-		"index.js": "#!/usr/bin/env node\nimport \"@modelcontextprotocol/server-memory/dist/index.js\";\n",
+			`"scripts":{"postinstall":"node postinstall.cjs"}}`,
+		"index.js": "#!/usr/bin/env node\nimport " + strconv.Quote(memory) + ";\n",
 		"postinstall.cjs": "if (!process.env.MCPSUM_E2E_SKIP_DOWNLOAD) {\n" +
 			"  console.error(\"downloading the browser build: connect ENETUNREACH 203.0.113.9:443\");\n  process.exit(1);\n}\n",
 	})
