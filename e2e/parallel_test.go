@@ -73,6 +73,7 @@ var longestTests = map[string]bool{
 	"TestColdNpxVerifyFirstTry":  true,
 	"TestProxyInspector":         true,
 	"TestReadmeFirstCommands":    true,
+	"TestSumdbEndToEnd":          true,
 }
 
 func startsParallel(fn *ast.FuncDecl) bool {
