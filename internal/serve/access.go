@@ -57,7 +57,17 @@ func LoadToken(path string) (token string, created bool, err error) {
 	if err != nil {
 		return "", false, fmt.Errorf("token file %s: %w", path, err)
 	}
-	if !st.Mode().IsRegular() || st.Mode().Perm()&0o077 != 0 {
+	if !st.Mode().IsRegular() {
+		kind := "a directory"
+		switch {
+		case st.Mode()&fs.ModeSymlink != 0:
+			kind = "a symbolic link"
+		case !st.IsDir():
+			kind = "a special file (" + st.Mode().String() + ")"
+		}
+		return "", false, fmt.Errorf("token file %s is %s, not a regular file: give --token-file the file itself (serve makes one, mode 0600, where none exists)", path, kind)
+	}
+	if st.Mode().Perm()&0o077 != 0 {
 		return "", false, fmt.Errorf("token file %s must be a regular file only its owner can read (mode 0600; it is %v): run 'chmod 600 %s'", path, st.Mode(), termtext.ShellArg(path))
 	}
 	b, err := safeio.ReadOwn(path, "token file", 4<<10)

@@ -3,6 +3,7 @@ package serve
 import (
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -106,8 +107,28 @@ func TestTokenFile(t *testing.T) {
 		t.Fatalf("read back: %q %v %v", again, created, err)
 	}
 	os.Chmod(p, 0o644)
-	if _, _, err := LoadToken(p); err == nil || !strings.Contains(err.Error(), "chmod 600") {
+	_, _, err = LoadToken(p)
+	if err == nil || !strings.Contains(err.Error(), "chmod 600") {
 		t.Fatalf("a token file others may read: %v", err)
+	}
+	// The command the error names, run as printed, makes the file usable.
+	_, next, _ := strings.Cut(err.Error(), "run '")
+	next, _, _ = strings.Cut(next, "'")
+	if out, err := exec.Command("sh", "-c", next).CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v\n%s", next, err, out)
+	}
+	if again, _, err := LoadToken(p); err != nil || again != tok {
+		t.Fatalf("after %s: %q %v", next, again, err)
+	}
+	// A folder or a symbolic link is named for what it is, with no chmod
+	// advice (which would change nothing).
+	link := filepath.Join(dir, "link")
+	os.Symlink(p, link)
+	for what, path := range map[string]string{"a directory": dir, "a symbolic link": link} {
+		_, _, err := LoadToken(path)
+		if err == nil || !strings.Contains(err.Error(), "is "+what+", not a regular file") || strings.Contains(err.Error(), "chmod") {
+			t.Errorf("a token file that is %s: %v", what, err)
+		}
 	}
 	short := filepath.Join(dir, "short")
 	os.WriteFile(short, []byte("abc\n"), 0o600)
