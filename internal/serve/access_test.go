@@ -1,13 +1,17 @@
 package serve
 
 import (
+	"errors"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/mcpsum/mcpsum/internal/hint"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 )
 
@@ -134,5 +138,24 @@ func TestTokenFile(t *testing.T) {
 	os.WriteFile(short, []byte("abc\n"), 0o600)
 	if _, _, err := LoadToken(short); err == nil || !strings.Contains(err.Error(), "at least 16") {
 		t.Fatalf("a short token: %v", err)
+	}
+}
+
+// A port that is no port number is a usage error naming --addr; an
+// address another program listens on says so, with the next step.
+func TestListenBadPortAndPortInUse(t *testing.T) {
+	t.Parallel()
+	_, err := Listen(ListenOptions{Addr: "127.0.0.1:99999"})
+	if ue := (*UsageError)(nil); !errors.As(err, &ue) || !strings.Contains(err.Error(), `port "99999" is not a port number`) {
+		t.Errorf("port 99999: %v, want a *UsageError naming the port", err)
+	}
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	_, err = Listen(ListenOptions{Addr: busy.Addr().String()})
+	if err == nil || !strings.Contains(err.Error(), "--addr") || !slices.ContainsFunc(hint.Of(err), func(h string) bool { return strings.Contains(h, "another program listens there") }) {
+		t.Errorf("a port in use: %v (hints %q), want the --addr named and the next step", err, hint.Of(err))
 	}
 }
