@@ -132,17 +132,30 @@ func Untouched(path string) string {
 // signing helper verify req's bundle over those exact bytes, without
 // running any server. It returns who signed and the parsed file of the
 // bytes that verified. A mistake in req is said before the file is read.
+// A file that does not parse is checked against the signature all the
+// same: a changed byte is a bad signature (a security verdict) even where
+// it breaks the JSON; only a signed file that does not parse is malformed.
 func ReadSigned(ctx context.Context, c attestproto.Client, req attestproto.VerifyRequest, path string) (*attestproto.Signer, *lockfile.File, error) {
 	if _, err := req.Args(); err != nil {
 		return nil, nil, err
 	}
-	data, f, err := Read(path)
+	data, err := lockfile.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, NoLockfile(path, "")
+	}
 	if err != nil {
 		return nil, nil, err
+	}
+	f, perr := lockfile.Parse(path, data)
+	if perr != nil && !errors.As(perr, new(*lockfile.FormatError)) {
+		return nil, nil, perr // a digest mismatch: a verdict already
 	}
 	signer, err := c.Verify(ctx, data, req)
 	if err != nil {
 		return nil, nil, err
+	}
+	if perr != nil {
+		return nil, nil, perr
 	}
 	return signer, f, nil
 }
