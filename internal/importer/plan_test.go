@@ -78,3 +78,27 @@ func TestPlanRemoteCollision(t *testing.T) {
 		t.Errorf("collision line: %+v", last)
 	}
 }
+
+// import --client C without a config of C names the files it looked for
+// by their paths (was each location relative to a base it did not name:
+// Cursor's user and project files both as ".cursor/mcp.json").
+func TestNoConfigNamesWhereItLooked(t *testing.T) {
+	t.Parallel()
+	home, project := t.TempDir(), t.TempDir()
+	dirs := clientconfig.Dirs{OS: "linux", Home: home, XDGConfig: filepath.Join(home, ".config"), Project: project}
+	for client, want := range map[string][]string{
+		"cursor":         {filepath.Join(home, ".cursor", "mcp.json"), filepath.Join(project, ".cursor", "mcp.json")},
+		"claude-desktop": {filepath.Join(home, ".config", "Claude", "claude_desktop_config.json")},
+	} {
+		c, _ := clientconfig.Lookup(client)
+		_, err := ReadConfigs(dirs, c, "")
+		if err == nil {
+			t.Fatalf("%s: no error without a config", client)
+		}
+		for _, p := range want {
+			if !strings.Contains(err.Error(), p) {
+				t.Errorf("%s: %v; want it to name %s", client, err, p)
+			}
+		}
+	}
+}

@@ -41,14 +41,8 @@ func ReadConfigs(dirs clientconfig.Dirs, client *clientconfig.Client, file strin
 	}
 	found := clientconfig.Find(dirs, client)
 	if len(found) == 0 {
-		var looked []string
-		for _, l := range client.Locations {
-			if l.OS == "" || l.OS == dirs.OS {
-				looked = append(looked, l.Rel)
-			}
-		}
 		return nil, hint.Errorf("give the config file's path instead: mcpsum import FILE",
-			"no %s config found (looked in %s)", client.Title, strings.Join(looked, ", "))
+			"no %s config found (looked in %s)", client.Title, strings.Join(dirs.Paths(client), ", "))
 	}
 	var out []*clientconfig.Config
 	for _, f := range found {
