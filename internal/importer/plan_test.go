@@ -3,10 +3,12 @@ package importer
 import (
 	"context"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/mcpsum/mcpsum/internal/clientconfig"
+	"github.com/mcpsum/mcpsum/internal/hint"
 )
 
 func parse(t *testing.T, client, path, src string) *clientconfig.Config {
@@ -100,5 +102,16 @@ func TestNoConfigNamesWhereItLooked(t *testing.T) {
 				t.Errorf("%s: %v; want it to name %s", client, err, p)
 			}
 		}
+	}
+}
+
+// import FILE of a file that is not there says so and names the command
+// that lists the configs found (was the bare "open FILE: no such file").
+func TestConfigFileMissing(t *testing.T) {
+	t.Parallel()
+	file := filepath.Join(t.TempDir(), "claude_desktop_config.json")
+	_, err := ReadConfigs(clientconfig.Dirs{OS: "linux"}, nil, file)
+	if err == nil || err.Error() != "no client config at "+file || !slices.ContainsFunc(hint.Of(err), func(h string) bool { return strings.HasPrefix(h, "'mcpsum import' lists") }) {
+		t.Errorf("a missing FILE: %v (hints %q)", err, hint.Of(err))
 	}
 }

@@ -3,11 +3,12 @@ package importer
 import (
 	"errors"
 	"fmt"
-	"github.com/mcpsum/mcpsum/internal/hint"
+	"io/fs"
 	"strings"
 	"time"
 
 	"github.com/mcpsum/mcpsum/internal/clientconfig"
+	"github.com/mcpsum/mcpsum/internal/hint"
 )
 
 // DetectError is a config FILE whose client could not be told from its
@@ -21,6 +22,9 @@ func (e *DetectError) Unwrap() error { return e.Err }
 func ReadConfigs(dirs clientconfig.Dirs, client *clientconfig.Client, file string) ([]*clientconfig.Config, error) {
 	if file != "" {
 		src, err := clientconfig.ReadFile(file)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, hint.Errorf("'mcpsum import' lists the client configs found here (or name one with --client NAME)", "no client config at %s", file)
+		}
 		if err != nil {
 			return nil, err
 		}
