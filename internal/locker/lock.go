@@ -174,10 +174,6 @@ func write(path string, loaded *lockfile.File, entries map[string]*lockfile.Serv
 // most often a new server whose command was left out, so the hint is the
 // command that locks it.
 func notLocked(f *lockfile.File, path, name string) error {
-	next := fmt.Sprintf("to lock a new server, give its command after --: 'mcpsum lock --lockfile %s --name %s -- COMMAND [ARG]...' (or its --url URL)",
-		termtext.ShellArg(path), termtext.ShellArg(name))
-	if len(f.Servers) == 0 {
-		return usageHint(next, "no server %s in %s (it has no servers)", termtext.ShellArg(name), path)
-	}
-	return usageHint(next, "no server %s in %s (locked: %s)", termtext.ShellArg(name), path, strings.Join(Names(f), ", "))
+	return NotLocked(f, path, name, fmt.Sprintf("to lock a new server, give its command after --: 'mcpsum lock --lockfile %s --name %s -- COMMAND [ARG]...' (or its --url URL)",
+		termtext.ShellArg(path), termtext.ShellArg(name)))
 }

@@ -103,11 +103,22 @@ func Load(path string) (*lockfile.File, error) {
 func Select(f *lockfile.File, path, name string) ([]string, error) {
 	if name != "" {
 		if _, ok := f.Servers[name]; !ok {
-			return nil, usageErr("no server %s in %s (locked: %s)", termtext.ShellArg(name), path, strings.Join(Names(f), ", "))
+			return nil, NotLocked(f, path, name, "")
 		}
 		return []string{name}, nil
 	}
 	return Names(f), nil
+}
+
+// NotLocked is the usage error for an entry name that f, read from path,
+// does not hold: it names the entries f holds (or says it holds none), with
+// next, when given, as the next step.
+func NotLocked(f *lockfile.File, path, name, next string) error {
+	held := "locked: " + strings.Join(Names(f), ", ")
+	if len(f.Servers) == 0 {
+		held = "it has no servers"
+	}
+	return usageHint(next, "no server %s in %s (%s)", termtext.ShellArg(name), termtext.ShellArg(path), held)
 }
 
 // Names returns the server names of f, sorted.
