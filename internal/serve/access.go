@@ -81,6 +81,24 @@ func LoadToken(path string) (token string, created bool, err error) {
 	return token, false, nil
 }
 
+// CheckAllowHost checks an --allow-host value: a name or address as a
+// request's Host carries it, without its port. A URL, a port or a space
+// could never match a Host, so every request through that name would be
+// refused (403) with nothing said at the start.
+func CheckAllowHost(h string) error {
+	if net.ParseIP(strings.TrimSuffix(strings.TrimPrefix(h, "["), "]")) != nil {
+		return nil
+	}
+	ok := h != "" && len(h) <= 253 && h[0] != '.' && h[0] != '-'
+	for _, c := range h {
+		ok = ok && (c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '-')
+	}
+	if !ok {
+		return &UsageError{fmt.Sprintf("--allow-host %s: give the host name alone, as clients send it in Host (mcp.example.com): no scheme, port or path", termtext.Quoted(h, 100))}
+	}
+	return nil
+}
+
 // admit checks Host, Origin and the token; a refused request is answered
 // (403, 401) and logged, never with the token it carried.
 func (s *Server) admit(w http.ResponseWriter, r *http.Request) bool {

@@ -159,3 +159,19 @@ func TestListenBadPortAndPortInUse(t *testing.T) {
 		t.Errorf("a port in use: %v (hints %q), want the --addr named and the next step", err, hint.Of(err))
 	}
 }
+
+// --allow-host takes a host name or address alone: a URL, a port or a
+// space could never match a request's Host, so it is refused at the start.
+func TestCheckAllowHost(t *testing.T) {
+	t.Parallel()
+	for _, ok := range []string{"mcp.example.com", "LB-1.internal", "10.0.0.5", "::1", "[fd00::1]"} {
+		if err := CheckAllowHost(ok); err != nil {
+			t.Errorf("%q: %v", ok, err)
+		}
+	}
+	for _, bad := range []string{"", "https://mcp.example.com", "mcp.example.com:443", "mcp.example.com/mcp", "bad host", ".example.com"} {
+		if err := CheckAllowHost(bad); !errors.As(err, new(*UsageError)) || !strings.Contains(err.Error(), "give the host name alone") {
+			t.Errorf("%q: %v, want a *UsageError", bad, err)
+		}
+	}
+}
