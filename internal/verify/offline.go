@@ -27,7 +27,7 @@ func Offline(w io.Writer, path string, logConfig func() (*sumdb.Config, error)) 
 		fmt.Fprintf(w, "%-6s %s: %s\n", offlineLabel(err), q, hint.Lines(err, "       "))
 		return err
 	}
-	fmt.Fprintf(w, "ok     %s: %d servers, every digest matches (offline: no server was started)\n", q, len(f.Servers))
+	fmt.Fprintf(w, "ok     %s: %s, every digest matches (offline: no server was started)\n", q, plural(len(f.Servers), "server"))
 	cfg, err := logConfig()
 	if err != nil {
 		return err
