@@ -41,6 +41,9 @@ func UnknownCommand(c *ffcli.Command, path, word string) error {
 		names = append(names, sc.Name)
 	}
 	err := fmt.Errorf("unknown command %q", word)
+	if _, sub, ok := strings.Cut(path, " "); ok {
+		err = fmt.Errorf("unknown %s command %q", sub, word) // "unknown fleet command"
+	}
 	list := fmt.Sprintf("'%s -h' lists the commands", path)
 	if near, ok := Closest(word, names); ok {
 		if strings.EqualFold(near, word) {
