@@ -70,3 +70,31 @@ func TestRelockPastADeadServerThenRemoveIt(t *testing.T) {
 		t.Errorf("--remove with --name: exit %d\n%s", code, stderr)
 	}
 }
+
+// `lock --name N` without a command, for an N the lock does not hold, is
+// most often a new server whose command was left out: the error lists the
+// locked names and the hint is the command that locks N; run as printed,
+// with the server's command for COMMAND, it locks it.
+func TestRelockOfAnUnlockedNameHintsTheLockCommand(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if _, stderr, code := mcpsum(t, dir, nil, "lock", "--name", "a", "--", bin.goSeq); code != 0 {
+		t.Fatalf("lock a: exit %d\n%s", code, stderr)
+	}
+	_, stderr, code := mcpsum(t, dir, nil, "lock", "--name", "b")
+	if code != 2 || !strings.Contains(stderr, "no server b in mcp.lock (locked: a)") {
+		t.Fatalf("lock --name b without a command: exit %d, want 2\n%s", code, stderr)
+	}
+	next := hintCommand(t, stderr, "give its command after --: ")
+	next, _, _ = strings.Cut(strings.Trim(next, "'"), "' (")
+	args := strings.Fields(strings.Replace(next, "COMMAND [ARG]...", bin.goSeq, 1))
+	if len(args) < 2 || args[0] != "mcpsum" {
+		t.Fatalf("want an mcpsum command in the hint:\n%s", stderr)
+	}
+	if _, stderr, code := mcpsum(t, dir, nil, args[1:]...); code != 0 {
+		t.Fatalf("the suggested %q: exit %d\n%s", next, code, stderr)
+	}
+	if f, _ := readLock(t, dir); len(f.Servers["b"].Command) == 0 {
+		t.Fatalf("the suggested %q did not lock b", next)
+	}
+}

@@ -205,3 +205,33 @@ func TestSignHelperMissingSaysHowToInstall(t *testing.T) {
 		t.Fatalf("verify --signature after installing the helper: exit %d\n%s", code, out)
 	}
 }
+
+// Any changed byte of a signed lock is a bad signature (exit 1, as
+// docs/signing.md says), also one that leaves the file no valid JSON: the
+// bytes are checked against the signature before mcpsum gives up on
+// parsing them.
+func TestSignedLockChangedToBadJSONIsABadSignature(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	key, pub := signingKeys(t, dir)
+	lockProxysrv(t, dir)
+	pass := []string{"MCPSUM_KEY_PASSWORD=" + attesttest.Passphrase}
+	lock := filepath.Join(dir, "mcp.lock")
+	good, err := os.ReadFile(lock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"verify", "--signature", "mcp.lock.sigstore.json", "--key", pub},
+		{"proxy", "--name", "s", "--require-signature", "--key", pub},
+	} {
+		os.WriteFile(lock, good, 0o644)
+		if _, errOut, code := mcpsum(t, dir, pass, "sign", "--key", key); code != 0 {
+			t.Fatalf("sign: exit %d\n%s", code, errOut)
+		}
+		os.WriteFile(lock, append(good, "{}\n"...), 0o644)
+		if _, errOut, code := mcpsum(t, dir, nil, args...); code != 1 || !strings.Contains(errOut, "signature") {
+			t.Errorf("mcpsum %s of a signed lock changed to bad JSON: exit %d, want 1 (a bad signature)\n%s", strings.Join(args, " "), code, errOut)
+		}
+	}
+}

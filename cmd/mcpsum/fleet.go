@@ -33,8 +33,11 @@ func (a *app) fleetSync() *ffcli.Command {
 	trust := fs.String("trust", "", "the trust file naming the org lock and the signers the organisation trusts (default: <to>.trust.json)")
 	helper := attestHelperFlag(fs)
 	return a.fleetCmd("sync", "install the organisation's signed lock, if it is newer", fs, nil, func(ctx context.Context, args []string) error {
-		if len(args) > 0 || *from == "" {
+		if len(args) > 0 {
 			return usageErr("usage: %s", fleet.Help("sync")[0])
+		}
+		if *from == "" {
+			return usageHint("'mcpsum fleet sync -h' explains it", "fleet sync needs --from URL|FILE: where the organisation publishes the org lock")
 		}
 		cfg, err := logConfig()
 		if err != nil {
@@ -55,8 +58,11 @@ func (a *app) fleetRelease() *ffcli.Command {
 	sf := registerSignerFlags(fs)
 	helper := attestHelperFlag(fs)
 	return a.fleetCmd("release", "sign a lock as the organisation's release N of an org lock", fs, nil, func(ctx context.Context, args []string) error {
-		if len(args) > 0 || *serial == 0 {
+		if len(args) > 0 {
 			return usageErr("usage: %s", fleet.Help("release")[0])
+		}
+		if *serial == 0 {
+			return usageHint("'mcpsum fleet release -h' explains it", "fleet release needs --serial N: a whole number from 1, higher than every earlier release's of this org lock")
 		}
 		r, err := fleet.Publish(ctx, fleet.PublishOptions{Lockfile: *lockfilePath, Name: *name, Serial: *serial, ValidFor: *validFor, SignArgs: sf.args(),
 			Helper: attestClient(*helper), Note: a.note("fleet release")})

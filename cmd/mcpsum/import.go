@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
@@ -123,6 +124,9 @@ With neither --client nor FILE, import lists the config files it finds.`),
 			era, err := launch.ParseEra(*f.era)
 			if err != nil {
 				return usageErr("%v", err)
+			}
+			if st, err := os.Stat(*f.project); err != nil || !st.IsDir() {
+				return usageErr("--project %s is not a folder: name the project folder whose configs (.mcp.json, .vscode/mcp.json, …) to read", quoteArg(*f.project))
 			}
 			dirs := clientconfig.DirsFromEnv(*f.project)
 			if *f.undo {

@@ -142,7 +142,7 @@ const (
 )
 
 func startTimeoutFlag(fs *flag.FlagSet) *int {
-	return fs.Int("start-timeout-secs", defaultStartTimeoutSecs, "seconds a server may take from its start to its first answer (a first npx run downloads the package)")
+	return fs.Int("start-timeout-secs", defaultStartTimeoutSecs, "seconds a server may take from its start to its first answer (a first npx run downloads the package); --timeout-secs when that is longer")
 }
 
 func checkTimeouts(timeout, start int) error {

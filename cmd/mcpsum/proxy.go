@@ -114,8 +114,7 @@ Client configuration:
 func (a *app) runProxy(ctx context.Context, f *lockfile.File, path, name string, opts launch.Options, approval time.Duration) error {
 	entry := f.Servers[name]
 	if entry == nil {
-		return usageHint(fmt.Sprintf("lock it first with 'mcpsum lock --lockfile %s --name %s -- COMMAND [ARG]...'", quoteArg(path), quoteArg(name)),
-			"no server %s in %s (locked: %s)", quoteArg(name), quoteArg(path), strings.Join(locker.Names(f), ", "))
+		return locker.NotLocked(f, path, name, fmt.Sprintf("lock it first with 'mcpsum lock --lockfile %s --name %s -- COMMAND [ARG]...'", quoteArg(path), quoteArg(name)))
 	}
 	po := proxy.Options{Name: name, Lockfile: path, Entry: entry, Pin: opts, Stderr: a.stderr}
 	po.RemoteFromLock()

@@ -83,6 +83,11 @@ load balancer share state with --state postgres://...; see docs/serve.md.`),
 			if err := serve.CheckState(*state); errors.As(err, &ue) {
 				return usageErr("%s", ue.Msg)
 			}
+			for _, h := range hosts {
+				if err := serve.CheckAllowHost(h); errors.As(err, &ue) {
+					return usageErr("%s", ue.Msg)
+				}
+			}
 			if *addr == "" && *socket == "" {
 				*addr = "127.0.0.1:8808"
 			}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 
@@ -40,6 +41,9 @@ func UnknownCommand(c *ffcli.Command, path, word string) error {
 		names = append(names, sc.Name)
 	}
 	err := fmt.Errorf("unknown command %q", word)
+	if _, sub, ok := strings.Cut(path, " "); ok {
+		err = fmt.Errorf("unknown %s command %q", sub, word) // "unknown fleet command"
+	}
 	list := fmt.Sprintf("'%s -h' lists the commands", path)
 	if near, ok := Closest(word, names); ok {
 		if strings.EqualFold(near, word) {
@@ -72,7 +76,7 @@ func FlagError(root *ffcli.Command, args []string, err error) error {
 	if name, ok := strings.CutPrefix(msg, "flag needs an argument: "); ok {
 		msg = fmt.Sprintf("--%s needs a value", strings.TrimLeft(name, "-"))
 	} else if m := invalidValue.get().FindStringSubmatch(msg); m != nil {
-		msg = fmt.Sprintf("--%s %s: %s", m[2], m[1], m[3])
+		msg = fmt.Sprintf("--%s %s: %s", m[2], m[1], valueWant(c.FlagSet.Lookup(m[2]), m[3]))
 	} else if m := invalidBool.get().FindStringSubmatch(msg); m != nil {
 		msg = fmt.Sprintf("--%s: %s", m[1], m[2])
 	}
@@ -80,6 +84,31 @@ func FlagError(root *ffcli.Command, args []string, err error) error {
 		msg, help = m, "give it once"
 	}
 	return hint.Wrap(fmt.Errorf("%s: %s", cmd, msg), help)
+}
+
+// valueWant says what a flag takes, for the flag package's bare "parse
+// error" of a value that is not of its type ("abc" for a number).
+func valueWant(f *flag.Flag, why string) string {
+	if f == nil || why != "parse error" {
+		return why
+	}
+	v := f.Value
+	if o, ok := v.(*Once); ok {
+		v = o.Value
+	}
+	g, ok := v.(flag.Getter)
+	if !ok {
+		return why
+	}
+	switch g.Get().(type) {
+	case int, int64, uint, uint64:
+		return "want a whole number"
+	case float64:
+		return "want a number"
+	case time.Duration:
+		return "want a duration (30s, 5m)"
+	}
+	return why
 }
 
 // What the flag package says of a bad value, and Once of a repeated flag.

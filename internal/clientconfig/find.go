@@ -60,6 +60,18 @@ func (d Dirs) base(b Base) string {
 	return ""
 }
 
+// Paths are the files Find looks at for client under d, in table order
+// (a pattern with '*' for a location that may expand to several).
+func (d Dirs) Paths(client *Client) []string {
+	var out []string
+	for _, l := range client.Locations {
+		if base := d.base(l.Base); base != "" && (l.OS == "" || l.OS == d.OS) {
+			out = append(out, filepath.Join(base, filepath.FromSlash(l.Rel)))
+		}
+	}
+	return slices.Compact(out)
+}
+
 // Found is a config file that exists.
 type Found struct {
 	Client   *Client

@@ -253,6 +253,7 @@ func (e *Entry) remoteEdits(src []byte, c *Client, argv []string) ([]jsonc.Edit,
 	old, now := string(src[r.url.KeyStart:r.url.Value.End]), run
 	if r.typ != nil {
 		edits = append(edits, jsonc.Edit{Start: r.typ.Start, End: r.typ.End, Text: `"stdio"`})
+		old, now = `"type": `+string(src[r.typ.Start:r.typ.End])+", "+old, `"type": "stdio", `+now
 	}
 	if r.headers != nil {
 		var env []string

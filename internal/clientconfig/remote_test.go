@@ -149,7 +149,9 @@ func TestRewriteAndUndoRemote(t *testing.T) {
 	if want := strings.Replace(orig, remote, wantEntry, 1); string(data) != want {
 		t.Fatalf("rewrite:\n%s\nwant:\n%s", data, want)
 	}
-	if len(changes) != 1 || !strings.Contains(changes[0].Old, `"url": "https://mcp.example.com/mcp"`) || !strings.Contains(changes[0].New, `"env": {"LINEAR_TOKEN"`) {
+	// The change shown is every change made: the type too.
+	if len(changes) != 1 || !strings.Contains(changes[0].Old, `"type": "http", "url": "https://mcp.example.com/mcp"`) ||
+		!strings.HasPrefix(changes[0].New, `"type": "stdio", "command": "/bin/mcpsum"`) || !strings.Contains(changes[0].New, `"env": {"LINEAR_TOKEN"`) {
 		t.Errorf("change shown: %+v", changes)
 	}
 	o := WriteOptions{Now: time.Now(), StateDir: state, Client: "vscode", Changes: []EntryChange{cfg.Entries[0].Change(cfg.Src, argv)}}

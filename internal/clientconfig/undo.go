@@ -1,7 +1,9 @@
 package clientconfig
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"slices"
 	"strings"
@@ -54,6 +56,9 @@ const futureSkew = 5 * time.Minute
 // one) is never used; the result names it.
 func Undo(path string, o UndoOptions) (*UndoResult, error) {
 	target, err := realPath(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("no client config at %s: nothing to undo", path)
+	}
 	if err != nil {
 		return nil, err
 	}

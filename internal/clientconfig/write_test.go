@@ -254,6 +254,15 @@ func TestUndoIgnoresFutureRecords(t *testing.T) {
 	}
 }
 
+// Undo of a config that is not there says so (was the lstat error).
+func TestUndoOfAMissingConfig(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "c.json")
+	_, err := Undo(p, UndoOptions{StateDir: t.TempDir(), Now: time.Now()})
+	if err == nil || err.Error() != "no client config at "+p+": nothing to undo" {
+		t.Fatalf("Undo of a missing config = %v", err)
+	}
+}
+
 // Issue 22: Claude Code and Gemini rewrite their own config (a new key, new
 // formatting), so the file no longer holds what mcpsum wrote. Undo then puts
 // back only the entries mcpsum changed and keeps the client's changes; with

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcpsum/mcpsum/internal/hint"
 	"github.com/mcpsum/mcpsum/internal/statefile"
+	"github.com/mcpsum/mcpsum/internal/termtext"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 )
 
@@ -53,8 +54,11 @@ type EmitRequest struct {
 // installs it; it returns the policy when it is for stdout (neither).
 func Emit(req EmitRequest) (stdout []byte, err error) {
 	c, ok := ClientByName(req.Client)
+	if req.Client == "" {
+		return nil, usage("fleet emit needs --client C, one of: %s", strings.Join(ClientNames(), ", "))
+	}
 	if !ok {
-		return nil, usage("usage: mcpsum fleet emit --client %s [--mode argv|url] [--out FILE | --install]", strings.Join(ClientNames(), "|"))
+		return nil, usage("--client %s: unknown client; one of: %s", termtext.Quoted(req.Client, 40), strings.Join(ClientNames(), ", "))
 	}
 	if req.Out != "" && req.Install {
 		return nil, usage("give --out or --install, not both")

@@ -3,10 +3,12 @@ package importer
 import (
 	"context"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/mcpsum/mcpsum/internal/clientconfig"
+	"github.com/mcpsum/mcpsum/internal/hint"
 )
 
 func parse(t *testing.T, client, path, src string) *clientconfig.Config {
@@ -76,5 +78,40 @@ func TestPlanRemoteCollision(t *testing.T) {
 	want := "mcpsum lock --lockfile mcp.lock --name s-cursor --url https://two.example/mcp --header Authorization=T, then set this entry's command and args to: mcpsum proxy --lockfile mcp.lock --name s-cursor"
 	if last.Verb != "skip" || !strings.Contains(last.Text, "different URL or headers") || !strings.Contains(last.Text, want) {
 		t.Errorf("collision line: %+v", last)
+	}
+}
+
+// import --client C without a config of C names the files it looked for
+// by their paths (was each location relative to a base it did not name:
+// Cursor's user and project files both as ".cursor/mcp.json").
+func TestNoConfigNamesWhereItLooked(t *testing.T) {
+	t.Parallel()
+	home, project := t.TempDir(), t.TempDir()
+	dirs := clientconfig.Dirs{OS: "linux", Home: home, XDGConfig: filepath.Join(home, ".config"), Project: project}
+	for client, want := range map[string][]string{
+		"cursor":         {filepath.Join(home, ".cursor", "mcp.json"), filepath.Join(project, ".cursor", "mcp.json")},
+		"claude-desktop": {filepath.Join(home, ".config", "Claude", "claude_desktop_config.json")},
+	} {
+		c, _ := clientconfig.Lookup(client)
+		_, err := ReadConfigs(dirs, c, "")
+		if err == nil {
+			t.Fatalf("%s: no error without a config", client)
+		}
+		for _, p := range want {
+			if !strings.Contains(err.Error(), p) {
+				t.Errorf("%s: %v; want it to name %s", client, err, p)
+			}
+		}
+	}
+}
+
+// import FILE of a file that is not there says so and names the command
+// that lists the configs found (was the bare "open FILE: no such file").
+func TestConfigFileMissing(t *testing.T) {
+	t.Parallel()
+	file := filepath.Join(t.TempDir(), "claude_desktop_config.json")
+	_, err := ReadConfigs(clientconfig.Dirs{OS: "linux"}, nil, file)
+	if err == nil || err.Error() != "no client config at "+file || !slices.ContainsFunc(hint.Of(err), func(h string) bool { return strings.HasPrefix(h, "'mcpsum import' lists") }) {
+		t.Errorf("a missing FILE: %v (hints %q)", err, hint.Of(err))
 	}
 }

@@ -3,11 +3,12 @@ package importer
 import (
 	"errors"
 	"fmt"
-	"github.com/mcpsum/mcpsum/internal/hint"
+	"io/fs"
 	"strings"
 	"time"
 
 	"github.com/mcpsum/mcpsum/internal/clientconfig"
+	"github.com/mcpsum/mcpsum/internal/hint"
 )
 
 // DetectError is a config FILE whose client could not be told from its
@@ -21,6 +22,9 @@ func (e *DetectError) Unwrap() error { return e.Err }
 func ReadConfigs(dirs clientconfig.Dirs, client *clientconfig.Client, file string) ([]*clientconfig.Config, error) {
 	if file != "" {
 		src, err := clientconfig.ReadFile(file)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, hint.Errorf("'mcpsum import' lists the client configs found here (or name one with --client NAME)", "no client config at %s", file)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -41,14 +45,8 @@ func ReadConfigs(dirs clientconfig.Dirs, client *clientconfig.Client, file strin
 	}
 	found := clientconfig.Find(dirs, client)
 	if len(found) == 0 {
-		var looked []string
-		for _, l := range client.Locations {
-			if l.OS == "" || l.OS == dirs.OS {
-				looked = append(looked, l.Rel)
-			}
-		}
 		return nil, hint.Errorf("give the config file's path instead: mcpsum import FILE",
-			"no %s config found (looked in %s)", client.Title, strings.Join(looked, ", "))
+			"no %s config found (looked in %s)", client.Title, strings.Join(dirs.Paths(client), ", "))
 	}
 	var out []*clientconfig.Config
 	for _, f := range found {

@@ -124,7 +124,10 @@ func argvWarnings(argv []string, lockPath string) []string {
 		switch {
 		case dir != "" && dir != "/" && under(p, dir):
 			rel, _ := filepath.Rel(dir, p)
-			out = append(out, fmt.Sprintf("command holds %s, inside the lockfile's folder: a teammate's checkout is elsewhere; write it as %s (the server runs in the lockfile's folder)", termtext.Quoted(a, -1), termtext.Quoted(flag+"./"+rel, -1)))
+			if rel != "." {
+				rel = "./" + rel
+			}
+			out = append(out, fmt.Sprintf("command holds %s, inside the lockfile's folder: a teammate's checkout is elsewhere; write it as %s (the server runs in the lockfile's folder)", termtext.Quoted(a, -1), termtext.Quoted(flag+rel, -1)))
 		case home != "" && home != "/" && under(p, home):
 			out = append(out, fmt.Sprintf("command holds %s, under your home folder: a teammate will not have it; put what the server needs where the lock can name it on every machine (e.g. relative to the lockfile's folder)", termtext.Quoted(a, -1)))
 		case under(p, "/home") || under(p, "/Users") || under(p, "/root"):

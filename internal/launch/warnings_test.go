@@ -22,6 +22,12 @@ func TestArgvWarningsSuggestions(t *testing.T) {
 	if want := `write it as "--config=./conf/a.json"`; !strings.Contains(got[0], want) {
 		t.Errorf("%q lacks %q", got[0], want)
 	}
+	// The lockfile's folder itself is ".", not "./.".
+	for arg, want := range map[string]string{proj: `write it as "."`, "--root=" + proj + "/": `write it as "--root=."`} {
+		if self := argvWarnings([]string{"srv", arg}, lock); len(self) != 1 || !strings.Contains(self[0], want) {
+			t.Errorf("warnings for the lockfile's folder itself (%s): %q, want %s", arg, self, want)
+		}
+	}
 	if strings.Contains(got[1], "install the server") || !strings.Contains(got[1], "under your home folder: a teammate will not have it") {
 		t.Errorf("home-folder warning for a data folder: %q", got[1])
 	}

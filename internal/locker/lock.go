@@ -107,6 +107,9 @@ func Relock(ctx context.Context, path, name string, opts launch.Options, o Optio
 	if err != nil {
 		return err
 	}
+	if name != "" && f.Servers[name] == nil {
+		return notLocked(f, path, name)
+	}
 	names, err := Select(f, path, name)
 	if err != nil {
 		return err
@@ -165,4 +168,12 @@ func write(path string, loaded *lockfile.File, entries map[string]*lockfile.Serv
 		return &RefusedError{Refused: w.Refused}
 	}
 	return nil
+}
+
+// notLocked is the answer to a re-lock of an entry the lockfile lacks:
+// most often a new server whose command was left out, so the hint is the
+// command that locks it.
+func notLocked(f *lockfile.File, path, name string) error {
+	return NotLocked(f, path, name, fmt.Sprintf("to lock a new server, give its command after --: 'mcpsum lock --lockfile %s --name %s -- COMMAND [ARG]...' (or its --url URL)",
+		termtext.ShellArg(path), termtext.ShellArg(name)))
 }

@@ -103,11 +103,22 @@ func Load(path string) (*lockfile.File, error) {
 func Select(f *lockfile.File, path, name string) ([]string, error) {
 	if name != "" {
 		if _, ok := f.Servers[name]; !ok {
-			return nil, usageErr("no server %s in %s (locked: %s)", termtext.ShellArg(name), path, strings.Join(Names(f), ", "))
+			return nil, NotLocked(f, path, name, "")
 		}
 		return []string{name}, nil
 	}
 	return Names(f), nil
+}
+
+// NotLocked is the usage error for an entry name that f, read from path,
+// does not hold: it names the entries f holds (or says it holds none), with
+// next, when given, as the next step.
+func NotLocked(f *lockfile.File, path, name, next string) error {
+	held := "locked: " + strings.Join(Names(f), ", ")
+	if len(f.Servers) == 0 {
+		held = "it has no servers"
+	}
+	return usageHint(next, "no server %s in %s (%s)", termtext.ShellArg(name), termtext.ShellArg(path), held)
 }
 
 // Names returns the server names of f, sorted.
@@ -132,17 +143,30 @@ func Untouched(path string) string {
 // signing helper verify req's bundle over those exact bytes, without
 // running any server. It returns who signed and the parsed file of the
 // bytes that verified. A mistake in req is said before the file is read.
+// A file that does not parse is checked against the signature all the
+// same: a changed byte is a bad signature (a security verdict) even where
+// it breaks the JSON; only a signed file that does not parse is malformed.
 func ReadSigned(ctx context.Context, c attestproto.Client, req attestproto.VerifyRequest, path string) (*attestproto.Signer, *lockfile.File, error) {
 	if _, err := req.Args(); err != nil {
 		return nil, nil, err
 	}
-	data, f, err := Read(path)
+	data, err := lockfile.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, NoLockfile(path, "")
+	}
 	if err != nil {
 		return nil, nil, err
+	}
+	f, perr := lockfile.Parse(path, data)
+	if perr != nil && !errors.As(perr, new(*lockfile.FormatError)) {
+		return nil, nil, perr // a digest mismatch: a verdict already
 	}
 	signer, err := c.Verify(ctx, data, req)
 	if err != nil {
 		return nil, nil, err
+	}
+	if perr != nil {
+		return nil, nil, perr
 	}
 	return signer, f, nil
 }

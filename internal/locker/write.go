@@ -11,7 +11,6 @@ import (
 	"github.com/mcpsum/mcpsum/internal/clientconfig"
 	"github.com/mcpsum/mcpsum/internal/launch"
 	"github.com/mcpsum/mcpsum/internal/review"
-	"github.com/mcpsum/mcpsum/internal/termtext"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 )
 
@@ -210,10 +209,7 @@ func Remove(path, name, generator string) error {
 	if err != nil {
 		return err
 	}
-	if len(f.Servers) == 0 {
-		return usageErr("no server %s in %s (it has no servers)", termtext.ShellArg(name), path)
-	}
-	return usageErr("no server %s in %s (locked: %s)", termtext.ShellArg(name), path, strings.Join(Names(f), ", "))
+	return NotLocked(f, path, name, "")
 }
 
 // Warnings lists, per entry in name order, what show would flag in the new

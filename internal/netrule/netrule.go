@@ -83,6 +83,9 @@ func ParseServerURL(raw string) (*url.URL, error) {
 			return nil, errors.New("contains a space, a control character or non-ASCII text (percent-encode it)")
 		}
 	}
+	if full := withScheme(raw); full != "" {
+		return nil, fmt.Errorf("has no scheme: write it in full, as %s", full)
+	}
 	u, err := url.Parse(raw)
 	if err != nil {
 		return nil, errors.New("not a valid URL")
@@ -103,6 +106,27 @@ func ParseServerURL(raw string) (*url.URL, error) {
 		return nil, fmt.Errorf("port %q: want 1 to 65535", p)
 	}
 	return u, nil
+}
+
+// withScheme is raw written without a scheme ("127.0.0.1:3001/mcp",
+// "mcp.example.com/mcp") in full, with http for a loopback host and https
+// for any other, when that is a URL ParseServerURL takes; "" otherwise.
+func withScheme(raw string) string {
+	if strings.Contains(raw, "://") {
+		return ""
+	}
+	u, err := url.Parse("https://" + raw)
+	if err != nil || u.Host == "" {
+		return ""
+	}
+	full := "https://" + raw
+	if LoopbackHost(u.Hostname()) {
+		full = "http://" + raw
+	}
+	if _, err := ParseServerURL(full); err != nil {
+		return ""
+	}
+	return full
 }
 
 func portNumber(p string) int {

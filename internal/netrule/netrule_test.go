@@ -57,6 +57,26 @@ func TestParseServerURL(t *testing.T) {
 	}
 }
 
+// A URL written without its scheme is refused with the URL in full, and
+// that URL is one ParseServerURL takes (http only for this machine).
+func TestParseServerURLWithoutScheme(t *testing.T) {
+	for raw, full := range map[string]string{
+		"127.0.0.1:3001/mcp":    "http://127.0.0.1:3001/mcp",
+		"localhost:3001/mcp":    "http://localhost:3001/mcp",
+		"mcp.example.com/mcp":   "https://mcp.example.com/mcp",
+		"mcp.example.com:8443/": "https://mcp.example.com:8443/",
+	} {
+		_, err := ParseServerURL(raw)
+		if err == nil || !strings.Contains(err.Error(), "no scheme: write it in full, as "+full) {
+			t.Errorf("%q: got %v, want the URL in full, %s", raw, err, full)
+			continue
+		}
+		if _, err := ParseServerURL(full); err != nil {
+			t.Errorf("the suggested %s: %v", full, err)
+		}
+	}
+}
+
 func TestOrigin(t *testing.T) {
 	for raw, want := range map[string]string{
 		"https://Example.com/x":     "https://example.com:443",

@@ -69,7 +69,11 @@ func (p *Proxy) clientNotification(line []byte, env jsonline.Envelope) {
 	if p.client.legacy {
 		version = p.client.version
 	}
+	failed := p.gate.state == gateFailed
 	p.mu.Unlock()
+	if failed {
+		return // the server is gone: nothing reaches it, and its failure was said
+	}
 	if !mcpwire.ClientNotification(version, method) {
 		p.logf("dropped the client's notification \"%s\": not a notification a %s client sends a server (a request needs an id)",
 			termtext.TruncateQuote(method, 80), version)

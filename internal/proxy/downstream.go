@@ -187,12 +187,22 @@ func (p *Proxy) clientRequest(line []byte, env jsonline.Envelope, id []byte) {
 	}
 	p.mu.Lock()
 	q, legacy := p.gate.quarantine, p.client.legacy
+	var failed *jsonline.Error
+	if p.gate.state == gateFailed {
+		failed = p.failureRPC()
+	}
 	p.mu.Unlock()
 	if q != nil {
 		p.replyErr(id, q.rpc())
 		return
 	}
 	m, known := clientMethods[method]
+	if !r.modern && !legacy && !m.early && failed != nil {
+		// The client's initialize got the failure: say it again rather
+		// than ask for an initialize it sent.
+		p.replyErr(id, failed)
+		return
+	}
 	if !r.modern && !legacy && !m.early {
 		p.replyErr(id, &jsonline.Error{Code: mcpspec.CodeInvalidRequest, Message: fmt.Sprintf("mcpsum: \"%s\" before initialize: send initialize first (or 2026-07-28 _meta on every request)", termtext.TruncateQuote(method, 80))})
 		return

@@ -130,8 +130,18 @@ func TestServerNeverAnswers(t *testing.T) {
 	if m.Error == nil || !strings.Contains(m.Error.Message, "no answer within") {
 		t.Fatalf("want the handshake's timeout as initialize's error, got %s %+v", m.Result, m.Error)
 	}
+	// The client's next messages, sent as after any initialize, get the
+	// same failure: never "send initialize first" (it did), and its
+	// notification is not logged as one its era does not send.
+	s.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	if _, m := s.request("tools/call", `{"name":"add","arguments":{"a":1,"b":2}}`); m.Error == nil || !strings.Contains(m.Error.Message, "no answer within") {
+		t.Errorf("a call after the failed initialize: want the failure again, got %s %+v", m.Result, m.Error)
+	}
 	if err := s.close(); err == nil {
 		t.Error("Run must fail when the server never answered")
+	}
+	if log := s.stderr.String(); strings.Contains(log, "dropped the client's notification") {
+		t.Errorf("the client's notifications/initialized after the failure was logged as one its era does not send:\n%s", log)
 	}
 }
 

@@ -57,7 +57,17 @@ func LoadToken(path string) (token string, created bool, err error) {
 	if err != nil {
 		return "", false, fmt.Errorf("token file %s: %w", path, err)
 	}
-	if !st.Mode().IsRegular() || st.Mode().Perm()&0o077 != 0 {
+	if !st.Mode().IsRegular() {
+		kind := "a directory"
+		switch {
+		case st.Mode()&fs.ModeSymlink != 0:
+			kind = "a symbolic link"
+		case !st.IsDir():
+			kind = "a special file (" + st.Mode().String() + ")"
+		}
+		return "", false, fmt.Errorf("token file %s is %s, not a regular file: give --token-file the file itself (serve makes one, mode 0600, where none exists)", path, kind)
+	}
+	if st.Mode().Perm()&0o077 != 0 {
 		return "", false, fmt.Errorf("token file %s must be a regular file only its owner can read (mode 0600; it is %v): run 'chmod 600 %s'", path, st.Mode(), termtext.ShellArg(path))
 	}
 	b, err := safeio.ReadOwn(path, "token file", 4<<10)
@@ -69,6 +79,24 @@ func LoadToken(path string) (token string, created bool, err error) {
 		return "", false, fmt.Errorf("token file %s must hold one token of at least %d characters without spaces; remove it and serve makes a new one", path, minToken)
 	}
 	return token, false, nil
+}
+
+// CheckAllowHost checks an --allow-host value: a name or address as a
+// request's Host carries it, without its port. A URL, a port or a space
+// could never match a Host, so every request through that name would be
+// refused (403) with nothing said at the start.
+func CheckAllowHost(h string) error {
+	if net.ParseIP(strings.TrimSuffix(strings.TrimPrefix(h, "["), "]")) != nil {
+		return nil
+	}
+	ok := h != "" && len(h) <= 253 && h[0] != '.' && h[0] != '-'
+	for _, c := range h {
+		ok = ok && (c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '-')
+	}
+	if !ok {
+		return &UsageError{fmt.Sprintf("--allow-host %s: give the host name alone, as clients send it in Host (mcp.example.com): no scheme, port or path", termtext.Quoted(h, 100))}
+	}
+	return nil
 }
 
 // admit checks Host, Origin and the token; a refused request is answered

@@ -1,12 +1,17 @@
 package serve
 
 import (
+	"errors"
+	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/mcpsum/mcpsum/internal/hint"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 )
 
@@ -106,12 +111,67 @@ func TestTokenFile(t *testing.T) {
 		t.Fatalf("read back: %q %v %v", again, created, err)
 	}
 	os.Chmod(p, 0o644)
-	if _, _, err := LoadToken(p); err == nil || !strings.Contains(err.Error(), "chmod 600") {
+	_, _, err = LoadToken(p)
+	if err == nil || !strings.Contains(err.Error(), "chmod 600") {
 		t.Fatalf("a token file others may read: %v", err)
+	}
+	// The command the error names, run as printed, makes the file usable.
+	_, next, _ := strings.Cut(err.Error(), "run '")
+	next, _, _ = strings.Cut(next, "'")
+	if out, err := exec.Command("sh", "-c", next).CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v\n%s", next, err, out)
+	}
+	if again, _, err := LoadToken(p); err != nil || again != tok {
+		t.Fatalf("after %s: %q %v", next, again, err)
+	}
+	// A folder or a symbolic link is named for what it is, with no chmod
+	// advice (which would change nothing).
+	link := filepath.Join(dir, "link")
+	os.Symlink(p, link)
+	for what, path := range map[string]string{"a directory": dir, "a symbolic link": link} {
+		_, _, err := LoadToken(path)
+		if err == nil || !strings.Contains(err.Error(), "is "+what+", not a regular file") || strings.Contains(err.Error(), "chmod") {
+			t.Errorf("a token file that is %s: %v", what, err)
+		}
 	}
 	short := filepath.Join(dir, "short")
 	os.WriteFile(short, []byte("abc\n"), 0o600)
 	if _, _, err := LoadToken(short); err == nil || !strings.Contains(err.Error(), "at least 16") {
 		t.Fatalf("a short token: %v", err)
+	}
+}
+
+// A port that is no port number is a usage error naming --addr; an
+// address another program listens on says so, with the next step.
+func TestListenBadPortAndPortInUse(t *testing.T) {
+	t.Parallel()
+	_, err := Listen(ListenOptions{Addr: "127.0.0.1:99999"})
+	if ue := (*UsageError)(nil); !errors.As(err, &ue) || !strings.Contains(err.Error(), `port "99999" is not a port number`) {
+		t.Errorf("port 99999: %v, want a *UsageError naming the port", err)
+	}
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	_, err = Listen(ListenOptions{Addr: busy.Addr().String()})
+	if err == nil || !strings.Contains(err.Error(), "--addr") || !slices.ContainsFunc(hint.Of(err), func(h string) bool { return strings.Contains(h, "another program listens there") }) {
+		t.Errorf("a port in use: %v (hints %q), want the --addr named and the next step", err, hint.Of(err))
+	}
+}
+
+// --allow-host takes a host name or address alone: a URL, a port or a
+// space could never match a request's Host, so it is refused at the start.
+func TestCheckAllowHost(t *testing.T) {
+	t.Parallel()
+	for _, ok := range []string{"mcp.example.com", "LB-1.internal", "10.0.0.5", "::1", "[fd00::1]"} {
+		if err := CheckAllowHost(ok); err != nil {
+			t.Errorf("%q: %v", ok, err)
+		}
+	}
+	for _, bad := range []string{"", "https://mcp.example.com", "mcp.example.com:443", "mcp.example.com/mcp", "bad host", ".example.com"} {
+		if err := CheckAllowHost(bad); !errors.As(err, new(*UsageError)) || !strings.Contains(err.Error(), "give the host name alone") {
+			t.Errorf("%q: %v, want a *UsageError", bad, err)
+		}
 	}
 }

@@ -8,9 +8,12 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
+	"github.com/mcpsum/mcpsum/internal/hint"
 	"github.com/mcpsum/mcpsum/internal/termtext"
 )
 
@@ -53,9 +56,12 @@ func Listen(o ListenOptions) (*Listener, error) {
 		}
 		return listenSocket(o.Socket)
 	}
-	host, _, err := net.SplitHostPort(o.Addr)
+	host, port, err := net.SplitHostPort(o.Addr)
 	if err != nil {
 		return nil, &UsageError{fmt.Sprintf("--addr %s must be HOST:PORT (127.0.0.1:8808)", termtext.Quoted(o.Addr, 100))}
+	}
+	if n, err := strconv.Atoi(port); port != "" && (err != nil || n < 0 || n > 65535) {
+		return nil, &UsageError{fmt.Sprintf("--addr %s: port %s is not a port number (1 to 65535; 0 picks a free one)", termtext.Quoted(o.Addr, 100), termtext.Quoted(port, 20))}
 	}
 	loop := strings.EqualFold(host, "localhost")
 	if ip := net.ParseIP(host); ip != nil {
@@ -65,8 +71,12 @@ func Listen(o ListenOptions) (*Listener, error) {
 		return nil, &UsageError{fmt.Sprintf("--addr %s is not a loopback address: serving beyond this machine needs TLS (--tls-cert and --tls-key) as well as the token", termtext.Quoted(o.Addr, 100))}
 	}
 	ln, err := net.Listen("tcp", o.Addr)
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return nil, hint.Wrap(fmt.Errorf("--addr %s: %w", termtext.Quoted(o.Addr, 100), err),
+			"another program listens there (another mcpsum serve?): stop it, or give --addr a free port")
+	}
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("--addr %s: %w", termtext.Quoted(o.Addr, 100), err)
 	}
 	l := &Listener{Listener: ln}
 	scheme := "http"

@@ -275,8 +275,10 @@ func TestTamper(t *testing.T) {
 				t.Fatalf("got %+v, want server %s kind %s item %s", ie, tt.server, tt.kind, tt.item)
 			}
 			msg := hint.Lines(err, "") // the message and, on lines of their own, its hints
+			// The git commands work only for a committed lock, and say so
+			// (a lock outside git would get "not a git repository").
 			for _, want := range []string{"lockfile mcp.lock", `server "` + tt.server + `"`, ie.Locked, ie.Computed,
-				"'git diff HEAD -- mcp.lock'", "'git checkout HEAD -- mcp.lock'", "'mcpsum lock --lockfile mcp.lock --name " + tt.server + " -- COMMAND [ARG]...'"} {
+				"if mcp.lock is committed to git: see the edit", "'git diff HEAD -- mcp.lock'", "'git checkout HEAD -- mcp.lock'", "'mcpsum lock --lockfile mcp.lock --name " + tt.server + " -- COMMAND [ARG]...'"} {
 				if !strings.Contains(msg, want) {
 					t.Errorf("message lacks %q: %s", want, msg)
 				}

@@ -31,7 +31,7 @@ func (e *FormatError) Hints() []string {
 		return []string{fmt.Sprintf("resolve it with 'mcpsum lock --lockfile %s': it keeps the entries both sides agree on and re-locks the ones they disagree on (docs/locking.md)", f)}
 	case e.File != "" && e.Server != "":
 		// One broken entry: lock can replace it (locker's brokenEntry).
-		return []string{fmt.Sprintf("fix the entry by hand; undo an edit, staged or not, with 'git checkout HEAD -- %s'", f),
+		return []string{fmt.Sprintf("fix the entry by hand; if %s is committed to git, undo an edit, staged or not, with 'git checkout HEAD -- %s'", f, f),
 			fmt.Sprintf("or replace this one entry with a fresh lock of the server you mean to run (every other entry must be valid): 'mcpsum lock --lockfile %s --name %s -- COMMAND [ARG]...'", f, termtext.ShellArg(e.Server))}
 	case e.File != "":
 		return []string{"fix the file by hand or restore it from git"}
@@ -82,7 +82,7 @@ func (e *IntegrityError) Error() string {
 // Hints are the commands that show the edit, undo it, or replace the entry.
 func (e *IntegrityError) Hints() []string {
 	f := termtext.ShellArg(e.File)
-	return []string{fmt.Sprintf("see the edit, staged or not, with 'git diff HEAD -- %s'; undo it with 'git checkout HEAD -- %s'", f, f),
+	return []string{fmt.Sprintf("if %s is committed to git: see the edit, staged or not, with 'git diff HEAD -- %s'; undo it with 'git checkout HEAD -- %s'", f, f, f),
 		fmt.Sprintf("or replace this one entry with a fresh lock of the server you mean to run (every other entry must match): 'mcpsum lock --lockfile %s --name %s -- COMMAND [ARG]...'", f, termtext.ShellArg(e.Server))}
 }
 
