@@ -74,6 +74,7 @@ var longestTests = map[string]bool{
 	"TestProxyInspector":         true,
 	"TestReadmeFirstCommands":    true,
 	"TestSumdbEndToEnd":          true,
+	"TestServeConformance":       true,
 }
 
 func startsParallel(fn *ast.FuncDecl) bool {
