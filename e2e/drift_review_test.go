@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -222,5 +223,53 @@ func TestShadowingAcrossServers(t *testing.T) {
 	out, stderr, code = mcpsum(t, dir2, nil, "import", "--write", cfg)
 	if code != 0 || strings.Count(out, "  shadow "+want) != 1 {
 		t.Errorf("import --write: exit %d, want the shadowing once in its listing\n%s\n%s", code, out, stderr)
+	}
+}
+
+// The same server locked twice: lock prints one shadowing line for the
+// pair (the names in common counted, the first few named) instead of a
+// line per tool, and the show command it names lists each finding.
+func TestLockGroupsSameNameShadowing(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "team"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	mustLock(t, dir, nil, "--lockfile", "team/x.lock", "--name", "a", "--", bin.mcpgoEvery)
+	stderr := mustLock(t, dir, nil, "--lockfile", "team/x.lock", "--name", "b", "--", bin.mcpgoEvery)
+	if n := strings.Count(stderr, "lock: warning: shadowing: "); n != 1 || !strings.Contains(stderr, `servers "a" and "b" have `) {
+		t.Fatalf("want one grouped shadowing warning, got %d:\n%s", n, stderr)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "team", "x.lock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f lockJSON
+	if err := json.Unmarshal(data, &f); err != nil {
+		t.Fatal(err)
+	}
+	_, names, ok := strings.Cut(stderr, `servers "a" and "b" have `)
+	if common := len(f.Servers["a"].Tools) + len(f.Servers["a"].Prompts); !ok || common <= 3 || !strings.HasPrefix(names, fmt.Sprintf("%d tool and prompt names in common", common)) {
+		t.Fatalf("the warning does not count the %d names in common:\n%s", common, stderr)
+	}
+	_, show, _ := strings.Cut(stderr, "cannot tell them apart; ")
+	show, _, _ = strings.Cut(show, " lists each")
+	args := strings.Fields(show)
+	if len(args) < 2 || args[0] != "mcpsum" || args[1] != "show" {
+		t.Fatalf("the warning names no show command: %q", show)
+	}
+	out, errOut, code := mcpsum(t, dir, nil, args[1:]...)
+	if code != 0 {
+		t.Fatalf("%s: exit %d\n%s", show, code, errOut)
+	}
+	for _, raw := range f.Servers["a"].Tools {
+		var tool struct{ Name string }
+		if err := json.Unmarshal(raw, &tool); err != nil {
+			t.Fatal(err)
+		}
+		n := tool.Name
+		if want := fmt.Sprintf(`tool %q of server "a" and %q of server "b" have the same name`, n, n); strings.Count(out, want) != 2 {
+			t.Errorf("%s does not list %s under each server", show, want)
+		}
 	}
 }

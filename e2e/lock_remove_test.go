@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -96,5 +97,41 @@ func TestRelockOfAnUnlockedNameHintsTheLockCommand(t *testing.T) {
 	}
 	if f, _ := readLock(t, dir); len(f.Servers["b"].Command) == 0 {
 		t.Fatalf("the suggested %q did not lock b", next)
+	}
+}
+
+// A lockfile named in a folder that does not exist: verify's hint creates
+// the folder before the lock (lock runs its servers in the lockfile's
+// folder, so it cannot lock there first), and lock itself says to create
+// it. Both hints are run.
+func TestLockfileInAMissingFolderHintsMkdir(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	_, stderr, code := mcpsum(t, dir, nil, "lock", "--lockfile", "team/mcp.lock", "--name", "s", "--", bin.goSeq)
+	if code != 3 || !strings.Contains(stderr, `the lockfile's folder "`+filepath.Join(dir, "team")+`" does not exist`) || strings.Contains(stderr, `server "s": server "s"`) {
+		t.Fatalf("lock into a missing folder: exit %d, want 3 naming the folder once\n%s", code, stderr)
+	}
+	if mk := hintCommand(t, stderr, "create it first: "); mk != "mkdir -p "+filepath.Join(dir, "team") {
+		t.Fatalf("lock's hint %q", mk)
+	}
+	_, stderr, code = mcpsum(t, dir, nil, "verify", "--lockfile", "team/mcp.lock")
+	if code != 3 {
+		t.Fatalf("verify of a lockfile in a missing folder: exit %d, want 3\n%s", code, stderr)
+	}
+	next := hintCommand(t, stderr, "create one with ")
+	next, _, _ = strings.Cut(next, " (or pass --lockfile)")
+	mkdir, lock, ok := strings.Cut(next, " && ")
+	if !ok || mkdir != "mkdir -p team" {
+		t.Fatalf("verify's hint %q does not create the folder first", next)
+	}
+	if out, err := exec.Command("sh", "-c", "cd "+dir+" && "+mkdir).CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v\n%s", mkdir, err, out)
+	}
+	args := strings.Fields(strings.NewReplacer("COMMAND [ARG]...", bin.goSeq, "NAME", "s").Replace(lock))
+	if _, stderr, code := mcpsum(t, dir, nil, args[1:]...); code != 0 {
+		t.Fatalf("the suggested %q: exit %d\n%s", lock, code, stderr)
+	}
+	if _, stderr, code := mcpsum(t, dir, nil, "verify", "--lockfile", "team/mcp.lock"); code != 0 {
+		t.Fatalf("verify after the hints: exit %d\n%s", code, stderr)
 	}
 }

@@ -6,10 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
 
+	"github.com/mcpsum/mcpsum/internal/hint"
 	"github.com/mcpsum/mcpsum/internal/mcpwire"
 	"github.com/mcpsum/mcpsum/internal/process"
 	"github.com/mcpsum/mcpsum/internal/redact"
@@ -89,7 +91,7 @@ func Start(name string, entry *lockfile.Server, opts Options) (*process.Process,
 func launch(name string, entry *lockfile.Server, opts Options) (process.Spec, func() error, func(), error) {
 	dir, err := WorkDir(opts.Lockfile)
 	if err != nil {
-		return process.Spec{}, nil, nil, fmt.Errorf("server %q: %w", name, err)
+		return process.Spec{}, nil, nil, err // about the lockfile's folder, not the server
 	}
 	if entry.Policy == nil || entry.Policy.Sandbox == nil {
 		if err := installNpx(name, entry, dir, opts); err != nil {
@@ -123,6 +125,10 @@ func WorkDir(lockPath string) (string, error) {
 	}
 	dir := filepath.Dir(abs)
 	fi, err := os.Stat(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", hint.Wrap(fmt.Errorf("the lockfile's folder %s does not exist (it is the servers' working directory)", termtext.Quoted(dir, -1)),
+			fmt.Sprintf("create it first: mkdir -p %s", termtext.ShellArg(dir)))
+	}
 	if err != nil {
 		return "", fmt.Errorf("the lockfile's folder %s is the servers' working directory and cannot be used: %w", dir, err)
 	}

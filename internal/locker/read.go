@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -66,7 +67,14 @@ func (e *NoLockfileError) Hints() []string {
 	if e.Name != "" {
 		name = termtext.ShellArg(e.Name)
 	}
-	steps := []string{fmt.Sprintf("create one with mcpsum lock --lockfile %s --name %s -- COMMAND [ARG]... (or pass --lockfile)", termtext.ShellArg(e.Path), name)}
+	create := fmt.Sprintf("mcpsum lock --lockfile %s --name %s -- COMMAND [ARG]...", termtext.ShellArg(e.Path), name)
+	if dir := filepath.Dir(e.Path); dir != "." {
+		if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+			// lock runs its servers in the lockfile's folder: it must exist.
+			create = fmt.Sprintf("mkdir -p %s && %s", termtext.ShellArg(dir), create)
+		}
+	}
+	steps := []string{fmt.Sprintf("create one with %s (or pass --lockfile)", create)}
 	if e.UserLock != "" {
 		steps = append(steps, fmt.Sprintf("your user lock, where mcpsum import put the servers of your own client configs, is %s: pass --lockfile %s", termtext.ShellArg(e.UserLock), termtext.ShellArg(e.UserLock)))
 	}

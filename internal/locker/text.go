@@ -5,6 +5,7 @@ import (
 	"io"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/mcpsum/mcpsum/internal/hint"
 	"github.com/mcpsum/mcpsum/internal/launch"
@@ -38,7 +39,7 @@ func WriteWritten(w io.Writer, path string, entries map[string]*lockfile.Server,
 	for _, s := range Warnings(path, entries) {
 		fmt.Fprintf(w, "lock: warning: %s\n", s)
 	}
-	for _, s := range shadows {
+	for _, s := range shadowLines(shadows, path) {
 		fmt.Fprintf(w, "lock: warning: shadowing: %s\n", s)
 	}
 	for _, n := range slices.Sorted(maps.Keys(entries)) {
@@ -46,4 +47,43 @@ func WriteWritten(w io.Writer, path string, entries map[string]*lockfile.Server,
 			fmt.Fprintf(w, "lock: %s: %s\n", termtext.ShellArg(n), l)
 		}
 	}
+}
+
+// sameNamesShown is how many same-name findings of one pair of servers
+// lock prints one by one; past it they are one line (the same server
+// locked twice would otherwise print a line per tool).
+const sameNamesShown = 3
+
+// shadowLines are the shadowing findings as lock prints them: each alone,
+// but a pair of servers with more than sameNamesShown names in common is
+// one line naming the first few and the count, pointing at show of the
+// lockfile at path, which lists each. Look-alike names and cross-references, the subtle findings,
+// are always printed alone.
+func shadowLines(shadows []review.Shadow, path string) []string {
+	same := map[[2]string][]review.Shadow{}
+	for _, s := range shadows {
+		if s.Rule == review.RuleToolShadowing && s.How == "have the same name" {
+			same[s.Servers] = append(same[s.Servers], s)
+		}
+	}
+	var out []string
+	done := map[[2]string]bool{}
+	for _, s := range shadows {
+		group := same[s.Servers]
+		if s.Rule != review.RuleToolShadowing || s.How != "have the same name" || len(group) <= sameNamesShown {
+			out = append(out, s.String())
+			continue
+		}
+		if done[s.Servers] {
+			continue
+		}
+		done[s.Servers] = true
+		names := make([]string, 0, sameNamesShown)
+		for _, g := range group[:sameNamesShown] {
+			names = append(names, fmt.Sprintf("%s %+q", g.Kind, g.Names[0]))
+		}
+		out = append(out, fmt.Sprintf("servers %+q and %+q have %d tool and prompt names in common (%s and %d more): a client that loads both cannot tell them apart; mcpsum show --lockfile %s lists each",
+			s.Servers[0], s.Servers[1], len(group), strings.Join(names, ", "), len(group)-sameNamesShown, termtext.ShellArg(path)))
+	}
+	return out
 }
