@@ -83,7 +83,8 @@ func LoadToken(path string) (token string, created bool, err error) {
 
 // CheckAllowHost checks an --allow-host value: a name or address as a
 // request's Host carries it, without its port. A URL, a port or a space
-// could never match a Host, so every request through that name would be
+// could never match a Host (a name may hold "_": Docker Compose service
+// names do), so every request through that name would be
 // refused (403) with nothing said at the start.
 func CheckAllowHost(h string) error {
 	if net.ParseIP(strings.TrimSuffix(strings.TrimPrefix(h, "["), "]")) != nil {
@@ -91,7 +92,7 @@ func CheckAllowHost(h string) error {
 	}
 	ok := h != "" && len(h) <= 253 && h[0] != '.' && h[0] != '-'
 	for _, c := range h {
-		ok = ok && (c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '-')
+		ok = ok && (c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '-' || c == '_')
 	}
 	if !ok {
 		return &UsageError{fmt.Sprintf("--allow-host %s: give the host name alone, as clients send it in Host (mcp.example.com): no scheme, port or path", termtext.Quoted(h, 100))}

@@ -164,7 +164,7 @@ func TestListenBadPortAndPortInUse(t *testing.T) {
 // space could never match a request's Host, so it is refused at the start.
 func TestCheckAllowHost(t *testing.T) {
 	t.Parallel()
-	for _, ok := range []string{"mcp.example.com", "LB-1.internal", "10.0.0.5", "::1", "[fd00::1]"} {
+	for _, ok := range []string{"mcp.example.com", "LB-1.internal", "mcp_gateway", "10.0.0.5", "::1", "[fd00::1]"} {
 		if err := CheckAllowHost(ok); err != nil {
 			t.Errorf("%q: %v", ok, err)
 		}
