@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -17,15 +18,13 @@ import (
 	"github.com/mcpsum/mcpsum/internal/testbin"
 )
 
-// The CLI scripts in testdata/script run the real command tree in-process
-// (testscript re-executes this test binary as "mcpsum", and as its signing
-// helper "mcpsum-attest", which testscript puts beside it and on PATH) and
-// assert exact exit codes and output.
+// The CLI scripts in testdata/script run the real command tree and assert
+// exact exit codes and output: `mcpsum` is this package built as the
+// program it is (scriptBin), its signing helper `mcpsum-attest` this test
+// binary re-executed under that name (testscript puts it on PATH; scriptBin
+// links it beside mcpsum, where mcpsum looks for it).
 func TestMain(m *testing.M) {
 	testscript.Main(testbin.M(m), map[string]func(){
-		"mcpsum": func() {
-			os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
-		},
 		"mcpsum-attest": func() {
 			os.Exit(attest.Serve(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Getenv))
 		},
@@ -40,11 +39,13 @@ func TestScripts(t *testing.T) {
 	if err := os.WriteFile(fix+"/virtual_root.json", ss.TrustedRootJSON, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	bin := scriptBin(t)
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
 		Cmds:                map[string]func(*testscript.TestScript, bool, []string){"exits": exits, "replace": replace},
 		RequireExplicitExec: true,
 		Setup: func(env *testscript.Env) error {
+			env.Setenv("PATH", bin+string(os.PathListSeparator)+env.Getenv("PATH"))
 			// Shared fixtures: the top-level testdata lockfiles.
 			env.Setenv("LOCKS", mustAbs(t, "../../testdata/lockfiles"))
 			env.Setenv("FIX", fix)
@@ -55,6 +56,28 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 	})
+}
+
+// scriptBin returns a folder holding mcpsum built from this package (one
+// link, shared across runs through testbin's cache while the sources do not
+// change) and, beside it, the signing helper. A script starts mcpsum ~200
+// times: this test binary re-executed as mcpsum cost ~0.057 CPU-s a start
+// (it also holds the virtual Sigstore's server packages, whose init runs
+// at every start), the program alone ~0.030: ~5 CPU-s a run.
+func scriptBin(t *testing.T) string {
+	t.Helper()
+	exe := testbin.Program(t, "mcpsum", "github.com/mcpsum/mcpsum/cmd/mcpsum")
+	helper, err := exec.LookPath("mcpsum-attest") // testscript.Main's copy of this test binary
+	if err != nil {
+		t.Fatal(err)
+	}
+	beside := filepath.Join(filepath.Dir(exe), "mcpsum-attest")
+	if _, err := os.Lstat(beside); err != nil {
+		if err := os.Symlink(helper, beside); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return filepath.Dir(exe)
 }
 
 func mustAbs(t *testing.T, p string) string {
