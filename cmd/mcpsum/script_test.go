@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/x509"
+	"encoding/pem"
 	"errors"
 	"os"
 	"os/exec"
@@ -12,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+	"github.com/sigstore/sigstore/pkg/cryptoutils"
 
 	"github.com/mcpsum/mcpsum/internal/attest"
 	"github.com/mcpsum/mcpsum/internal/attest/attesttest"
@@ -34,7 +37,8 @@ func TestMain(m *testing.M) {
 func TestScripts(t *testing.T) {
 	// Signing fixtures and a running virtual Sigstore (offline, loopback).
 	fix := t.TempDir()
-	attesttest.WriteFixtures(t, fix, "fixture.lock", []byte("{}\n"))
+	f := attesttest.WriteFixtures(t, fix, "fixture.lock", []byte("{}\n"))
+	writePlainKey(t, f.Key, fix+"/plain.key")
 	ss := attesttest.Start(t)
 	if err := os.WriteFile(fix+"/virtual_root.json", ss.TrustedRootJSON, 0o644); err != nil {
 		t.Fatal(err)
@@ -56,6 +60,29 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 	})
+}
+
+// writePlainKey writes the key of the encrypted cosign.key at from
+// unencrypted (PKCS#8 "PRIVATE KEY", a format sign accepts) to to: the
+// steps whose subject is not the key's format sign with it, without the
+// scrypt of cosign's encryption (~0.4 CPU-s a signing helper's start).
+func writePlainKey(t *testing.T, from, to string) {
+	t.Helper()
+	b, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	priv, err := cryptoutils.UnmarshalPEMToPrivateKey(b, cryptoutils.StaticPasswordFunc([]byte(attesttest.Passphrase)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	der, err := x509.MarshalPKCS8PrivateKey(priv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}), 0o600); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // scriptBin returns a folder holding mcpsum built from this package (one
