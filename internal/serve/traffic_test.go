@@ -48,9 +48,13 @@ func TestTraffic(t *testing.T) {
 					t.Fatalf("flood: %v %v", res, err)
 				}
 				waitFor(t, "20 progress notifications", func() bool { return progress.Load() == 20 })
-				big, _, err := callText(t, cs, "big", map[string]any{"bytes": 3 << 20})
-				if err != nil || len(big) != 3<<20 || !strings.HasPrefix(big, "abcdef") {
-					t.Fatalf("a 3 MiB result: %d bytes, %v", len(big), err)
+				// Longer than the proxy core's 256 KiB read window (past
+				// which it streams a result in pieces) and than the 1 MiB
+				// its writer queues behind a streamed line.
+				const bigSize = 1<<20 + 256<<10
+				big, _, err := callText(t, cs, "big", map[string]any{"bytes": bigSize})
+				if err != nil || len(big) != bigSize || !strings.HasPrefix(big, "abcdef") {
+					t.Fatalf("a %d-byte result: %d bytes, %v", bigSize, len(big), err)
 				}
 				// Cancel a slow call until the server saw one cancelled (a
 				// cancellation may come before the call reached it).
