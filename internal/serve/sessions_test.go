@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -13,15 +14,17 @@ import (
 )
 
 // serverProcs counts the running server processes whose command line holds
-// marker.
+// marker among this test process's descendants (serve starts its servers
+// as children): a scan of every process on the machine (hundreds during a
+// whole `go test ./...`), 50 times a second while the test waited, was most
+// of this test's CPU.
 func serverProcs(t testing.TB, marker string) int {
 	t.Helper()
 	n := 0
-	cmdlines, _ := filepath.Glob("/proc/[0-9]*/cmdline")
-	for _, p := range cmdlines {
-		b, err := os.ReadFile(p)
+	for _, pid := range descendants(strconv.Itoa(os.Getpid())) {
+		b, err := os.ReadFile("/proc/" + pid + "/cmdline")
 		if err == nil && bytes.Contains(b, []byte(marker)) {
-			stat, _ := os.ReadFile(filepath.Join(filepath.Dir(p), "stat"))
+			stat, _ := os.ReadFile("/proc/" + pid + "/stat")
 			if i := bytes.LastIndexByte(stat, ')'); i > 0 && len(stat) > i+2 && stat[i+2] == 'Z' {
 				continue // a zombie: it exited
 			}
@@ -31,6 +34,21 @@ func serverProcs(t testing.TB, marker string) int {
 	return n
 }
 
+// descendants lists the pids below pid, from each of its threads' children
+// file (the child belongs to the thread that started it).
+func descendants(pid string) []string {
+	var out []string
+	files, _ := filepath.Glob("/proc/" + pid + "/task/*/children")
+	for _, f := range files {
+		b, _ := os.ReadFile(f)
+		for _, c := range strings.Fields(string(b)) {
+			out = append(out, c)
+			out = append(out, descendants(c)...)
+		}
+	}
+	return out
+}
+
 // One server process per legacy session, ended with the session (DELETE,
 // or idle); 2026-07-28 requests of one client identity share one, and
 // another identity (another Mcpsum-Session) gets its own.
@@ -38,7 +56,10 @@ func TestSessionsAndProcesses(t *testing.T) {
 	t.Parallel()
 	marker := "marker-sessions-" + time.Now().Format("150405.000000")
 	f := startServe(t, map[string]*lockfile.Server{"t": lockServer(t, "-desc", marker)}, func(c *Config) { c.Idle = 2 * time.Second })
-	count := func() int { return serverProcs(t, marker) }
+	count := func() int {
+		time.Sleep(80 * time.Millisecond) // with waitFor's 20 ms: a /proc scan each 0.1 s, not 50 a second
+		return serverProcs(t, marker)
+	}
 	a := f.goClient(t, "t", "legacy", nil, nil)
 	b := f.goClient(t, "t", "legacy", nil, nil)
 	if _, _, err := callText(t, a, "echo", map[string]any{"text": "a"}); err != nil {
