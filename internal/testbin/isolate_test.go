@@ -218,3 +218,63 @@ func isolatingMain(t *testing.T, path string) bool {
 	}
 	return found
 }
+
+// atExitEnv makes TestAtExitChild, re-run by TestAtExit, record in the file
+// it names when its test and its AtExit functions ran.
+const atExitEnv = "TESTBIN_ATEXIT_CHILD"
+
+// TestAtExit: what a test registers with AtExit runs once, after the
+// tests ended, last registered first, while the isolated folders are
+// still there (a shared server's data folder is in TMPDIR).
+func TestAtExit(t *testing.T) {
+	t.Parallel()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := filepath.Join(t.TempDir(), "rec")
+	cmd := exec.Command(self, "-test.run", "^TestAtExitChild$", "-test.count=1")
+	cmd.Env = []string{atExitEnv + "=" + rec} // isolated afresh: its own TMPDIR
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, IsolatedEnv+"=") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("child: %v\n%s", err, b)
+	}
+	b, err := os.ReadFile(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "test ended\nsecond, tmp there\nfirst, tmp there\n"; string(b) != want {
+		t.Errorf("the child recorded %q, want %q", b, want)
+	}
+}
+
+func TestAtExitChild(t *testing.T) {
+	rec := os.Getenv(atExitEnv)
+	if rec == "" {
+		t.Skip("run by TestAtExit")
+	}
+	write := func(s string) {
+		f, err := os.OpenFile(rec, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+		if err == nil {
+			fmt.Fprintln(f, s)
+			f.Close()
+		}
+	}
+	tmp := os.TempDir()
+	for _, name := range []string{"first", "second"} {
+		if !AtExit(func() {
+			if _, err := os.Stat(tmp); err != nil {
+				write(name + ", tmp gone")
+				return
+			}
+			write(name + ", tmp there")
+		}) {
+			t.Fatal("AtExit refused under Run")
+		}
+	}
+	t.Cleanup(func() { write("test ended") })
+}
