@@ -61,6 +61,13 @@ func isolateChild() int {
 		os.MkdirAll(filepath.Dir(rec), 0o700)
 		os.WriteFile(rec, []byte(`{"config":"`+filepath.Join(os.TempDir(), "TestX1", "001", "claude.json")+`"}`), 0o600)
 		os.WriteFile(filepath.Join(real, ".claude.json"), []byte(`{"mcpServers":{"a":{"command":"`+filepath.Join(os.TempDir(), "bin")+`"}}}`), 0o600)
+		// mcpsum's own cache is watched; the caches tests and CI share on
+		// purpose (sharedCaches) are not.
+		for _, sub := range []string{"sumdb", "testbin"} {
+			d := filepath.Join(real, ".cache", "mcpsum", sub, "x")
+			os.MkdirAll(d, 0o700)
+			os.WriteFile(filepath.Join(d, "f"), []byte(os.TempDir()), 0o600)
+		}
 	case "other":
 		rec := filepath.Join(real, ".local", "state", "mcpsum", "import-backups", "y.json")
 		os.MkdirAll(filepath.Dir(rec), 0o700)
@@ -106,10 +113,14 @@ func TestIsolate(t *testing.T) {
 	for _, want := range []string{
 		filepath.Join(home, ".local", "state", "mcpsum", "import-backups", "x.json"),
 		filepath.Join(home, ".claude.json"),
+		filepath.Join(home, ".cache", "mcpsum", "sumdb", "x", "f"),
 	} {
 		if !strings.Contains(out, "  "+want+"\n") && !strings.HasSuffix(out, "  "+want+"\n") {
 			t.Errorf("Close did not name %s:\n%s", want, out)
 		}
+	}
+	if shared := filepath.Join(home, ".cache", "mcpsum", "testbin"); strings.Contains(out, shared) {
+		t.Errorf("Close named a file of testbin's shared cache:\n%s", out)
 	}
 	if !strings.Contains(out, "close: tests wrote into the real user's folders") {
 		t.Errorf("Close did not report the leak:\n%s", out)
