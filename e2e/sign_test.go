@@ -195,7 +195,7 @@ func TestSignHelperMissingSaysHowToInstall(t *testing.T) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go install ./cmd/...: %v\n%s", err, out)
 	}
-	for _, name := range []string{"mcpsum", "mcpsum-attest", "mcpsum-log"} {
+	for _, name := range cmdPrograms {
 		// go install sets the time of a program it found up to date, as of
 		// one it wrote: a program of an earlier run is not this one's.
 		if fi, err := os.Stat(filepath.Join(gobin, name)); err != nil || fi.ModTime().Before(installed) {
@@ -250,12 +250,16 @@ func TestSignedLockChangedToBadJSONIsABadSignature(t *testing.T) {
 	}
 }
 
-// installFolder is the GOBIN of TestSignHelperMissingSaysHowToInstall's
-// `go install ./cmd/...`: a folder of this clone's in the tests' shared
-// cache (testbin.SharedCacheEnv), held under a file lock until the test
-// ends, where go install finds the programs of an earlier run of the same
+// cmdPrograms are the programs `go install ./cmd/...` installs.
+var cmdPrograms = []string{"mcpsum", "mcpsum-attest", "mcpsum-log"}
+
+// installFolder is the GOBIN of `go install ./cmd/...` in
+// TestSignHelperMissingSaysHowToInstall and TestReadmeFirstCommands: a
+// folder of this clone's in the tests' shared cache
+// (testbin.SharedCacheEnv), held under a file lock until the test ends,
+// where go install finds the programs of an earlier install of the same
 // sources up to date and links nothing (three links into a fresh folder
-// were ~7 CPU-seconds of every run); a fresh folder without that cache.
+// were ~7 CPU-seconds, twice a run); a fresh folder without that cache.
 func installFolder(t *testing.T) string {
 	t.Helper()
 	shared := os.Getenv(testbin.SharedCacheEnv)
