@@ -37,6 +37,12 @@ var bin struct {
 	mcpgoHTTP  string // e2e/servers/mcpgohttp: mcp-go v1.2.1's Streamable HTTP server
 	confclient string // e2e/servers/confclient: mcpsum as the conformance suite's client
 	goConf     string // go-sdk conformance/everything-server: the suite's server scenarios
+	proxysrv   string // e2e/servers/proxysrv: internal/proxy/proxytest's go-sdk server
+	proxyrelay string // e2e/servers/proxyrelay: a plain byte relay, the benchmarks' floor
+	proxylean  string // e2e/servers/proxylean: the proxy without the rest of mcpsum linked in
+	hello      string // e2e/servers/hello: the hello-world floor of the start benchmarks
+	bareclient string // e2e/servers/bareclient: a bare client listing a server
+	bigsrv     string // e2e/servers/bigsrv: a fast-starting 1,000-tool server
 }
 
 // TestMain builds every binary once, then runs the tests isolated from the
@@ -99,6 +105,12 @@ func buildAll(dir string) error {
 			{&bin.hostile, "github.com/mcpsum/mcpsum/e2e/servers/hostile"},
 			{&bin.mcpgoHTTP, "github.com/mcpsum/mcpsum/e2e/servers/mcpgohttp"},
 			{&bin.confclient, "github.com/mcpsum/mcpsum/e2e/servers/confclient"},
+			{&bin.proxysrv, "github.com/mcpsum/mcpsum/e2e/servers/proxysrv"},
+			{&bin.proxyrelay, "github.com/mcpsum/mcpsum/e2e/servers/proxyrelay"},
+			{&bin.proxylean, "github.com/mcpsum/mcpsum/e2e/servers/proxylean"},
+			{&bin.hello, "github.com/mcpsum/mcpsum/e2e/servers/hello"},
+			{&bin.bareclient, "github.com/mcpsum/mcpsum/e2e/servers/bareclient"},
+			{&bin.bigsrv, "github.com/mcpsum/mcpsum/e2e/servers/bigsrv"},
 			{&bin.goEvery, "github.com/modelcontextprotocol/go-sdk/examples/server/everything"},
 			{&bin.goMemory, "github.com/modelcontextprotocol/go-sdk/examples/server/memory"},
 			{&bin.goSeq, "github.com/modelcontextprotocol/go-sdk/examples/server/sequentialthinking"},
