@@ -5,15 +5,18 @@
 package e2e
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 
 	"github.com/mcpsum/mcpsum/internal/testbin"
@@ -34,6 +37,12 @@ var bin struct {
 	mcpgoHTTP  string // e2e/servers/mcpgohttp: mcp-go v1.2.1's Streamable HTTP server
 	confclient string // e2e/servers/confclient: mcpsum as the conformance suite's client
 	goConf     string // go-sdk conformance/everything-server: the suite's server scenarios
+	proxysrv   string // e2e/servers/proxysrv: internal/proxy/proxytest's go-sdk server
+	proxyrelay string // e2e/servers/proxyrelay: a plain byte relay, the benchmarks' floor
+	proxylean  string // e2e/servers/proxylean: the proxy without the rest of mcpsum linked in
+	hello      string // e2e/servers/hello: the hello-world floor of the start benchmarks
+	bareclient string // e2e/servers/bareclient: a bare client listing a server
+	bigsrv     string // e2e/servers/bigsrv: a fast-starting 1,000-tool server
 }
 
 // TestMain builds every binary once, then runs the tests isolated from the
@@ -71,64 +80,142 @@ func parallelDefault() {
 }
 
 func buildAll(dir string) error {
-	targets := []struct {
-		dst *string
-		out string
-		pkg string
+	// Every program is built with the settings of mcpsum's release builds
+	// (scripts/action/build.sh, scripts/pre-commit-hook.sh: CGO_ENABLED=0
+	// -trimpath -buildvcs=false): the benchmarks measure the binary a
+	// release build makes, and nothing of the checkout's folder goes into
+	// a binary, so one folder of them serves every clone (buildShared). Two
+	// `go build -o folder/` runs, since the go-sdk's and mcp-go's examples
+	// share the name "everything".
+	groups := []struct {
+		sub     string
+		targets []struct {
+			dst *string
+			pkg string
+		}
 	}{
-		{&bin.mcpsum, "mcpsum", "github.com/mcpsum/mcpsum/cmd/mcpsum"},
-		{&bin.attest, "mcpsum-attest", "github.com/mcpsum/mcpsum/cmd/mcpsum-attest"},
-		{&bin.log, "mcpsum-log", "github.com/mcpsum/mcpsum/cmd/mcpsum-log"},
-		{&bin.gosrv, "gosrv", "github.com/mcpsum/mcpsum/e2e/servers/gosrv"},
-		{&bin.hostile, "hostile", "github.com/mcpsum/mcpsum/e2e/servers/hostile"},
-		{&bin.goEvery, "go-everything", "github.com/modelcontextprotocol/go-sdk/examples/server/everything"},
-		{&bin.goMemory, "go-memory", "github.com/modelcontextprotocol/go-sdk/examples/server/memory"},
-		{&bin.goSeq, "go-sequentialthinking", "github.com/modelcontextprotocol/go-sdk/examples/server/sequentialthinking"},
-		{&bin.mcpgoEvery, "mcpgo-everything", "github.com/mark3labs/mcp-go/examples/everything"},
-		{&bin.mcpgoHTTP, "mcpgohttp", "github.com/mcpsum/mcpsum/e2e/servers/mcpgohttp"},
-		{&bin.confclient, "confclient", "github.com/mcpsum/mcpsum/e2e/servers/confclient"},
-		{&bin.goConf, "go-conformance", "github.com/modelcontextprotocol/go-sdk/conformance/everything-server"},
+		{"release", []struct {
+			dst *string
+			pkg string
+		}{
+			{&bin.mcpsum, "github.com/mcpsum/mcpsum/cmd/mcpsum"},
+			{&bin.attest, "github.com/mcpsum/mcpsum/cmd/mcpsum-attest"},
+			{&bin.log, "github.com/mcpsum/mcpsum/cmd/mcpsum-log"},
+			{&bin.gosrv, "github.com/mcpsum/mcpsum/e2e/servers/gosrv"},
+			{&bin.hostile, "github.com/mcpsum/mcpsum/e2e/servers/hostile"},
+			{&bin.mcpgoHTTP, "github.com/mcpsum/mcpsum/e2e/servers/mcpgohttp"},
+			{&bin.confclient, "github.com/mcpsum/mcpsum/e2e/servers/confclient"},
+			{&bin.proxysrv, "github.com/mcpsum/mcpsum/e2e/servers/proxysrv"},
+			{&bin.proxyrelay, "github.com/mcpsum/mcpsum/e2e/servers/proxyrelay"},
+			{&bin.proxylean, "github.com/mcpsum/mcpsum/e2e/servers/proxylean"},
+			{&bin.hello, "github.com/mcpsum/mcpsum/e2e/servers/hello"},
+			{&bin.bareclient, "github.com/mcpsum/mcpsum/e2e/servers/bareclient"},
+			{&bin.bigsrv, "github.com/mcpsum/mcpsum/e2e/servers/bigsrv"},
+			{&bin.goEvery, "github.com/modelcontextprotocol/go-sdk/examples/server/everything"},
+			{&bin.goMemory, "github.com/modelcontextprotocol/go-sdk/examples/server/memory"},
+			{&bin.goSeq, "github.com/modelcontextprotocol/go-sdk/examples/server/sequentialthinking"},
+			{&bin.goConf, "github.com/modelcontextprotocol/go-sdk/conformance/everything-server"},
+		}},
+		{"release-mcpgo", []struct {
+			dst *string
+			pkg string
+		}{
+			{&bin.mcpgoEvery, "github.com/mark3labs/mcp-go/examples/everything"},
+		}},
 	}
-	var pkgs []string
-	for _, t := range targets {
-		*t.dst = filepath.Join(dir, t.out)
-		pkgs = append(pkgs, t.pkg)
-	}
-	// One go build per target, but in a single invocation for the shared cache;
-	// `go build -o dir/` names each binary after its package directory, so
-	// build one by one to control names.
 	var wg sync.WaitGroup
-	errs := make([]error, len(targets))
-	sem := make(chan struct{}, runtime.NumCPU())
-	for i, t := range targets {
+	errs := make([]error, len(groups))
+	for i, g := range groups {
+		out := filepath.Join(dir, g.sub)
+		var pkgs []string
+		for _, t := range g.targets {
+			*t.dst = filepath.Join(out, path.Base(t.pkg))
+			pkgs = append(pkgs, t.pkg)
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			if t.out == "mcpsum" {
-				// The settings of the Action's and the pre-commit hook's
-				// build of mcpsum (scripts/action/build.sh,
-				// scripts/pre-commit-hook.sh): the tests that run those
-				// builds find its packages in the cache, and the
-				// benchmarks measure the binary a release build makes.
-				errs[i] = testbin.GoBuildRelease(*t.dst, t.pkg)
-				return
-			}
-			// The other programs are built as go test and the README's
-			// `go install ./cmd/...` (TestReadmeFirstCommands) build, so
-			// they share the packages those compiled.
-			errs[i] = testbin.GoBuild(*t.dst, t.pkg)
+			errs[i] = buildShared(out, g.sub, pkgs)
 		}()
 	}
 	wg.Wait()
-	for _, err := range errs {
+	return errors.Join(errs...)
+}
+
+// buildShared builds pkgs into the folder out (named after each package's
+// folder) in one `go build` with release settings. With the tests' shared
+// cache (testbin.SharedCacheEnv) it builds into a folder of the same name
+// there and hard-links (or copies) the results into out: go build leaves a
+// program whose build ID is current as it is, so a run, in this clone or
+// another, whose programs' sources did not change links nothing (linking
+// was most of this TestMain's ~25 CPU-seconds in a fresh clone), and one
+// go run checks all the programs (~0.5 CPU-seconds each when run one by
+// one). The links are the run's own: a later run that rebuilds a shared
+// program never changes a file this run executes. A file lock keeps two
+// runs from building into the folder at once.
+func buildShared(out, name string, pkgs []string) error {
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
+	target := out
+	if shared := os.Getenv(testbin.SharedCacheEnv); shared != "" {
+		d := filepath.Join(shared, "mcpsum", "testbin", "e2e-"+name)
+		if os.MkdirAll(d, 0o755) == nil {
+			unlock, err := lockFile(d + ".lock")
+			if err != nil {
+				return err
+			}
+			defer unlock()
+			target = d
+		}
+	}
+	//lint:ignore SA1019 the toolchain that built this test builds its programs
+	goBin := filepath.Join(runtime.GOROOT(), "bin", "go")
+	if _, err := os.Stat(goBin); err != nil {
+		goBin = "go"
+	}
+	cmd := exec.Command(goBin, append([]string{"build", "-trimpath", "-buildvcs=false", "-o", target + string(filepath.Separator)}, pkgs...)...)
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if o, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("go build %s: %v\n%s", strings.Join(pkgs, " "), err, o)
+	}
+	if target == out {
+		return nil
+	}
+	for _, p := range pkgs {
+		src, dst := filepath.Join(target, path.Base(p)), filepath.Join(out, path.Base(p))
+		if os.Link(src, dst) == nil {
+			continue
+		}
+		b, err := os.ReadFile(src)
+		if err == nil {
+			err = os.WriteFile(dst, b, 0o755)
+		}
 		if err != nil {
 			return err
 		}
 	}
-	_ = pkgs
 	return nil
+}
+
+// lockFile takes an exclusive flock on path (made if missing) and returns
+// its release; the kernel releases it if the process dies.
+func lockFile(path string) (func(), error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDONLY, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	for {
+		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
+		if !errors.Is(err, syscall.EINTR) {
+			break
+		}
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { f.Close() }, nil
 }
 
 // npmServer returns the entry point of an official npm server installed by

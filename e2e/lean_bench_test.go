@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpsum/mcpsum/internal/testbin"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
 )
 
@@ -238,29 +237,9 @@ func (m *measures) bigResults(key string, t *testing.T, argv []string) {
 	c.close()
 }
 
-var benchOnce struct {
-	once                sync.Once
-	hello, bare, bigsrv string
-	err                 error
-}
-
-// benchBins builds the hello-world floor, the bare listing client and the
-// fast-starting 1,000-tool server.
+// benchBins returns the hello-world floor, the bare listing client and the
+// fast-starting 1,000-tool server, built by TestMain.
 func benchBins(t *testing.T) (hello, bare, bigsrv string) {
-	benchOnce.once.Do(func() {
-		for _, b := range []struct {
-			dst *string
-			pkg string
-		}{{&benchOnce.hello, "hello"}, {&benchOnce.bare, "bareclient"}, {&benchOnce.bigsrv, "bigsrv"}} {
-			*b.dst = filepath.Join(bin.dir, b.pkg)
-			if err := testbin.GoBuild(*b.dst, "github.com/mcpsum/mcpsum/e2e/servers/"+b.pkg); err != nil {
-				benchOnce.err = err
-				return
-			}
-		}
-	})
-	if benchOnce.err != nil {
-		t.Fatal(benchOnce.err)
-	}
-	return benchOnce.hello, benchOnce.bare, benchOnce.bigsrv
+	t.Helper()
+	return bin.hello, bin.bareclient, bin.bigsrv
 }

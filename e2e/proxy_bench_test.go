@@ -43,7 +43,7 @@ func TestProxyPerformance(t *testing.T) {
 		{"direct", []string{srv, "-versions", "2025-11-25"}},
 		{"relay", []string{relay, srv, "-versions", "2025-11-25"}},
 		{"proxy", []string{bin.mcpsum, "proxy", "--lockfile", lock, "--name", "s"}},
-		{"lean", []string{proxyBins.lean, lock, "s"}},
+		{"lean", []string{bin.proxylean, lock, "s"}},
 	}
 	// MCPSUM_BENCH_BASELINE names an mcpsum built from another commit: its
 	// proxy runs interleaved with this one, for a before/after ratio.
@@ -109,7 +109,7 @@ func TestProxyPerformance(t *testing.T) {
 	// start, from the exec of the proxy binary to the answer.
 	firstOf := [][]string{
 		{bin.mcpsum, "proxy", "--lockfile", lock, "--name", "slowstart"},
-		{proxyBins.lean, lock, "slowstart"},
+		{bin.proxylean, lock, "slowstart"},
 	}
 	if base != "" {
 		firstOf = append(firstOf, []string{base, "proxy", "--lockfile", lock, "--name", "slowstart"})

@@ -11,7 +11,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -22,38 +21,12 @@ import (
 	"github.com/mcpsum/mcpsum/internal/testbin"
 )
 
-// The proxy tests build binaries of their own, once, beside the ones
-// TestMain builds: proxysrv (internal/proxy/proxytest's go-sdk server), and for
-// the benchmark proxyrelay (a plain byte relay, the floor) and proxylean
-// (the proxy without the rest of mcpsum linked in).
-var proxyBins struct {
-	once             sync.Once
-	srv, relay, lean string
-	err              error
-}
-
+// proxyServers returns proxysrv (internal/proxy/proxytest's go-sdk server)
+// and the benchmarks' proxyrelay (a plain byte relay, the floor), built by
+// TestMain with proxylean (the proxy without the rest of mcpsum linked in).
 func proxyServers(t testing.TB) (srv, relay string) {
 	t.Helper()
-	proxyBins.once.Do(func() {
-		for _, b := range []struct {
-			dst *string
-			pkg string
-		}{
-			{&proxyBins.srv, "proxysrv"},
-			{&proxyBins.relay, "proxyrelay"},
-			{&proxyBins.lean, "proxylean"},
-		} {
-			*b.dst = filepath.Join(bin.dir, b.pkg)
-			if err := testbin.GoBuild(*b.dst, "github.com/mcpsum/mcpsum/e2e/servers/"+b.pkg); err != nil {
-				proxyBins.err = err
-				return
-			}
-		}
-	})
-	if proxyBins.err != nil {
-		t.Fatal(proxyBins.err)
-	}
-	return proxyBins.srv, proxyBins.relay
+	return bin.proxysrv, bin.proxyrelay
 }
 
 // proxysrvScript writes dir/srv.sh, which execs dir/proxysrv (a symlink, so

@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -8,8 +10,10 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/mcpsum/mcpsum/internal/attest/attesttest"
+	"github.com/mcpsum/mcpsum/internal/testbin"
 )
 
 // signingKeys writes an encrypted signing key and its public half into dir.
@@ -181,15 +185,25 @@ func TestSignHelperMissingSaysHowToInstall(t *testing.T) {
 		t.Fatalf("sign --attest-helper %s: exit %d\n%s", bin.attest, code, out)
 	}
 	os.Remove(filepath.Join(dir, "mcp.lock.sigstore.json"))
-	// The suggested command, run as printed in this clone, installing into
-	// the folder of this mcpsum (its GOBIN).
+	// The suggested command, run as printed in this clone, and mcpsum as
+	// it installs it, beside the helper in its GOBIN.
+	gobin := installFolder(t)
+	installed := time.Now().Truncate(time.Second)
 	cmd = exec.Command("go", "install", "./cmd/...")
 	cmd.Dir = ".."
-	cmd.Env = append(os.Environ(), "GOBIN="+lone)
+	cmd.Env = append(os.Environ(), "GOBIN="+gobin)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go install ./cmd/...: %v\n%s", err, out)
 	}
-	if out, err := exec.Command(filepath.Join(lone, "mcpsum-attest"), "version").Output(); err != nil || !strings.HasPrefix(string(out), "mcpsum-attest ") {
+	for _, name := range cmdPrograms {
+		// go install sets the time of a program it found up to date, as of
+		// one it wrote: a program of an earlier run is not this one's.
+		if fi, err := os.Stat(filepath.Join(gobin, name)); err != nil || fi.ModTime().Before(installed) {
+			t.Fatalf("go install ./cmd/... did not install %s into its GOBIN: %v", name, err)
+		}
+	}
+	mc = filepath.Join(gobin, "mcpsum")
+	if out, err := exec.Command(filepath.Join(gobin, "mcpsum-attest"), "version").Output(); err != nil || !strings.HasPrefix(string(out), "mcpsum-attest ") {
 		t.Errorf("mcpsum-attest version: %v %q", err, out)
 	}
 	if out, code := run("sign", "--key", key); code != 0 {
@@ -234,4 +248,34 @@ func TestSignedLockChangedToBadJSONIsABadSignature(t *testing.T) {
 			t.Errorf("mcpsum %s of a signed lock changed to bad JSON: exit %d, want 1 (a bad signature)\n%s", strings.Join(args, " "), code, errOut)
 		}
 	}
+}
+
+// cmdPrograms are the programs `go install ./cmd/...` installs.
+var cmdPrograms = []string{"mcpsum", "mcpsum-attest", "mcpsum-log"}
+
+// installFolder is the GOBIN of `go install ./cmd/...` in
+// TestSignHelperMissingSaysHowToInstall and TestReadmeFirstCommands: a
+// folder of this clone's in the tests' shared cache
+// (testbin.SharedCacheEnv), held under a file lock until the test ends,
+// where go install finds the programs of an earlier install of the same
+// sources up to date and links nothing (three links into a fresh folder
+// were ~7 CPU-seconds, twice a run); a fresh folder without that cache.
+func installFolder(t *testing.T) string {
+	t.Helper()
+	shared := os.Getenv(testbin.SharedCacheEnv)
+	root, err := filepath.Abs("..")
+	if shared == "" || err != nil {
+		return t.TempDir()
+	}
+	sum := sha256.Sum256([]byte(root))
+	d := filepath.Join(shared, "mcpsum", "testbin", hex.EncodeToString(sum[:6])+"-gobin")
+	if err := os.MkdirAll(d, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	unlock, err := lockFile(d + ".lock")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(unlock)
+	return d
 }

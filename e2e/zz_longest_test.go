@@ -135,7 +135,20 @@ func TestReadmeFirstCommands(t *testing.T) {
 	}
 
 	shims := t.TempDir()
-	gobin := t.TempDir()
+	// The GOBIN is the one TestSignHelperMissingSaysHowToInstall installs
+	// into (installFolder), holding only what the install writes: there go
+	// install finds the programs of an earlier install of the same sources
+	// up to date and links nothing.
+	gobin := installFolder(t)
+	entries, err := os.ReadDir(gobin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if !slices.Contains(cmdPrograms, e.Name()) {
+			must(t, os.RemoveAll(filepath.Join(gobin, e.Name())))
+		}
+	}
 	everything := npmServer(t, "server-everything")
 	write := func(name, body string) {
 		if err := os.WriteFile(filepath.Join(shims, name), []byte("#!/bin/sh\n"+body), 0o755); err != nil {
@@ -174,10 +187,15 @@ exec %q "$@"
 		return string(out)
 	}
 
-	// Install: clone, then go install from the clone into a fresh GOBIN.
+	// Install: clone, then go install from the clone into the GOBIN. The
+	// three programs are this install's: go install sets the time of a
+	// program it found up to date, as of one it wrote.
+	start := time.Now().Truncate(time.Second)
 	run("Install", t.TempDir(), readmeBlock(t, readme, "## Install"))
-	if _, err := os.Stat(filepath.Join(gobin, "mcpsum")); err != nil {
-		t.Fatalf("the README's install command did not install mcpsum: %v", err)
+	for _, name := range cmdPrograms {
+		if fi, err := os.Stat(filepath.Join(gobin, name)); err != nil || fi.ModTime().Before(start) {
+			t.Fatalf("the README's install command did not install %s: %v", name, err)
+		}
 	}
 
 	// Set up: a fresh folder of its own, never the clone.

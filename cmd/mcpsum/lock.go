@@ -120,7 +120,13 @@ func (a *app) lockHooks(accept string) locker.Hooks {
 	// Every re-lock prints what it takes in; lock --accept also refuses a
 	// change not of that kind.
 	h.Review = func(path string, f *lockfile.File, entries map[string]*lockfile.Server) error {
-		if err := verify.Accept(a.stdout, isTerminal(a.stdout), path, accept, f, entries); err != nil {
+		// In whole lines of ~64 KiB: a long diff made one write per line.
+		out := &cli.Lines{W: a.stdout}
+		err := verify.Accept(out, isTerminal(a.stdout), path, accept, f, entries)
+		if ferr := out.Flush(); ferr != nil {
+			return ferr
+		}
+		if err != nil {
 			return verdict(err)
 		}
 		return nil

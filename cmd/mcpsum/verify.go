@@ -123,7 +123,11 @@ func (a *app) verifyServers(ctx context.Context, v verifyFlags) (ret error) {
 			ret = silent{code: code}
 		}
 	}()
-	if err := rep.Write(a.stdout, *v.format, isTerminal(a.stdout), data, code, moduleVersion()); err != nil {
+	out := &cli.Lines{W: a.stdout} // whole lines, not one write per line
+	if err := rep.Write(out, *v.format, isTerminal(a.stdout), data, code, moduleVersion()); err != nil {
+		return err
+	}
+	if err := out.Flush(); err != nil {
 		return err
 	}
 	return silent{code: code}

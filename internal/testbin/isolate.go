@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -172,9 +173,18 @@ func xdg(name, def string) string {
 	return def
 }
 
+// sharedCaches are the folders under the real cache/mcpsum that the tests
+// and CI write on purpose, outside what watched checks: testbin's builds
+// (GoBuild), the log's test peers (internal/sumlog/logtest; logpeers-ci
+// is .ci/run's), .ci/build-checks.sh's reproducibility caches and
+// ci/lib.sh's tools. They hold most of the files there (~17,000 on a
+// machine that ran CI: two walks of them cost every test binary ~0.3
+// CPU-seconds, ~15 per `go test ./...`), none of them mcpsum's own.
+var sharedCaches = []string{"testbin", "logpeers", "logpeers-ci", "repro", "tools-bin"}
+
 // watched are the real files and folders Close checks: mcpsum's own
-// folders (all of them below, the log peers' build cache excepted) and the
-// files directly in HOME (a client's config such as ~/.claude.json).
+// folders (all of them below, the shared caches excepted) and the files
+// directly in HOME (a client's config such as ~/.claude.json).
 func (iso *Isolation) watched(visit func(path string, info fs.FileInfo)) {
 	for _, k := range []string{"state", "config", "cache"} {
 		d := iso.Real[k]
@@ -185,7 +195,7 @@ func (iso *Isolation) watched(visit func(path string, info fs.FileInfo)) {
 			if err != nil {
 				return nil
 			}
-			if e.IsDir() && k == "cache" && p == filepath.Join(d, "logpeers") {
+			if e.IsDir() && k == "cache" && filepath.Dir(p) == d && slices.Contains(sharedCaches, e.Name()) {
 				return filepath.SkipDir
 			}
 			if info, err := e.Info(); err == nil && info.Mode().IsRegular() {

@@ -61,6 +61,13 @@ func isolateChild() int {
 		os.MkdirAll(filepath.Dir(rec), 0o700)
 		os.WriteFile(rec, []byte(`{"config":"`+filepath.Join(os.TempDir(), "TestX1", "001", "claude.json")+`"}`), 0o600)
 		os.WriteFile(filepath.Join(real, ".claude.json"), []byte(`{"mcpServers":{"a":{"command":"`+filepath.Join(os.TempDir(), "bin")+`"}}}`), 0o600)
+		// mcpsum's own cache is watched; the caches tests and CI share on
+		// purpose (sharedCaches) are not.
+		for _, sub := range []string{"sumdb", "testbin"} {
+			d := filepath.Join(real, ".cache", "mcpsum", sub, "x")
+			os.MkdirAll(d, 0o700)
+			os.WriteFile(filepath.Join(d, "f"), []byte(os.TempDir()), 0o600)
+		}
 	case "other":
 		rec := filepath.Join(real, ".local", "state", "mcpsum", "import-backups", "y.json")
 		os.MkdirAll(filepath.Dir(rec), 0o700)
@@ -106,10 +113,14 @@ func TestIsolate(t *testing.T) {
 	for _, want := range []string{
 		filepath.Join(home, ".local", "state", "mcpsum", "import-backups", "x.json"),
 		filepath.Join(home, ".claude.json"),
+		filepath.Join(home, ".cache", "mcpsum", "sumdb", "x", "f"),
 	} {
 		if !strings.Contains(out, "  "+want+"\n") && !strings.HasSuffix(out, "  "+want+"\n") {
 			t.Errorf("Close did not name %s:\n%s", want, out)
 		}
+	}
+	if shared := filepath.Join(home, ".cache", "mcpsum", "testbin"); strings.Contains(out, shared) {
+		t.Errorf("Close named a file of testbin's shared cache:\n%s", out)
 	}
 	if !strings.Contains(out, "close: tests wrote into the real user's folders") {
 		t.Errorf("Close did not report the leak:\n%s", out)
@@ -217,4 +228,64 @@ func isolatingMain(t *testing.T, path string) bool {
 		})
 	}
 	return found
+}
+
+// atExitEnv makes TestAtExitChild, re-run by TestAtExit, record in the file
+// it names when its test and its AtExit functions ran.
+const atExitEnv = "TESTBIN_ATEXIT_CHILD"
+
+// TestAtExit: what a test registers with AtExit runs once, after the
+// tests ended, last registered first, while the isolated folders are
+// still there (a shared server's data folder is in TMPDIR).
+func TestAtExit(t *testing.T) {
+	t.Parallel()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := filepath.Join(t.TempDir(), "rec")
+	cmd := exec.Command(self, "-test.run", "^TestAtExitChild$", "-test.count=1")
+	cmd.Env = []string{atExitEnv + "=" + rec} // isolated afresh: its own TMPDIR
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, IsolatedEnv+"=") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("child: %v\n%s", err, b)
+	}
+	b, err := os.ReadFile(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "test ended\nsecond, tmp there\nfirst, tmp there\n"; string(b) != want {
+		t.Errorf("the child recorded %q, want %q", b, want)
+	}
+}
+
+func TestAtExitChild(t *testing.T) {
+	rec := os.Getenv(atExitEnv)
+	if rec == "" {
+		t.Skip("run by TestAtExit")
+	}
+	write := func(s string) {
+		f, err := os.OpenFile(rec, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+		if err == nil {
+			fmt.Fprintln(f, s)
+			f.Close()
+		}
+	}
+	tmp := os.TempDir()
+	for _, name := range []string{"first", "second"} {
+		if !AtExit(func() {
+			if _, err := os.Stat(tmp); err != nil {
+				write(name + ", tmp gone")
+				return
+			}
+			write(name + ", tmp there")
+		}) {
+			t.Fatal("AtExit refused under Run")
+		}
+	}
+	t.Cleanup(func() { write("test ended") })
 }

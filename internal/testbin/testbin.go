@@ -77,6 +77,7 @@ func runIn(m *testing.M, iso *Isolation, setup []func() error) int {
 	dir = d
 	defer os.RemoveAll(d)
 	current = iso
+	defer runAtExit()
 	for _, f := range setup {
 		if err := f(); err != nil {
 			fmt.Fprintln(os.Stderr, err)
@@ -88,6 +89,36 @@ func runIn(m *testing.M, iso *Isolation, setup []func() error) int {
 
 // current is the isolation Run set up (nil outside Run).
 var current *Isolation
+
+var (
+	exitMu sync.Mutex
+	atExit []func()
+)
+
+// AtExit registers f to run after the tests of Run, before it removes the
+// test process's folders (what a package shares across its tests and
+// stops once: a database server), last registered first. It reports
+// false, registering nothing, outside Run: the caller then cleans up per
+// test.
+func AtExit(f func()) bool {
+	exitMu.Lock()
+	defer exitMu.Unlock()
+	if current == nil {
+		return false
+	}
+	atExit = append(atExit, f)
+	return true
+}
+
+func runAtExit() {
+	exitMu.Lock()
+	fs := atExit
+	atExit = nil
+	exitMu.Unlock()
+	for i := len(fs) - 1; i >= 0; i-- {
+		fs[i]()
+	}
+}
 
 // Current returns the isolation of this test process: the folders Run
 // gave it and the real ones it hides. It fails the test outside Run.
