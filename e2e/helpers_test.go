@@ -16,7 +16,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 
 	"github.com/mcpsum/mcpsum/internal/testbin"
@@ -161,12 +160,11 @@ func buildShared(out, name string, pkgs []string) error {
 	if shared := os.Getenv(testbin.SharedCacheEnv); shared != "" {
 		d := filepath.Join(shared, "mcpsum", "testbin", "e2e-"+name)
 		if os.MkdirAll(d, 0o755) == nil {
-			unlock, err := lockFile(d + ".lock")
-			if err != nil {
-				return err
+			// Without file locks (not unix) each run builds its own.
+			if unlock, err := testbin.LockFile(d + ".lock"); err == nil {
+				defer unlock()
+				target = d
 			}
-			defer unlock()
-			target = d
 		}
 	}
 	//lint:ignore SA1019 the toolchain that built this test builds its programs
@@ -196,26 +194,6 @@ func buildShared(out, name string, pkgs []string) error {
 		}
 	}
 	return nil
-}
-
-// lockFile takes an exclusive flock on path (made if missing) and returns
-// its release; the kernel releases it if the process dies.
-func lockFile(path string) (func(), error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDONLY, 0o600)
-	if err != nil {
-		return nil, err
-	}
-	for {
-		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
-		if !errors.Is(err, syscall.EINTR) {
-			break
-		}
-	}
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	return func() { f.Close() }, nil
 }
 
 // npmServer returns the entry point of an official npm server installed by

@@ -272,7 +272,7 @@ func installFolder(t *testing.T) string {
 	if err := os.MkdirAll(d, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	unlock, err := lockFile(d + ".lock")
+	unlock, err := testbin.LockFile(d + ".lock")
 	if err != nil {
 		t.Fatal(err)
 	}

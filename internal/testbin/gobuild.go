@@ -51,7 +51,7 @@ func GoBuildRelease(out, pkg string) error {
 func goBuild(out, pkg string, env, flags []string) error {
 	target := out
 	if c := cachedPath(pkg, append(slices.Clone(env), flags...)); c != "" {
-		if unlock, err := lockFile(c + ".lock"); err == nil {
+		if unlock, err := LockFile(c + ".lock"); err == nil {
 			defer unlock()
 			target = c
 		}

@@ -8,9 +8,9 @@ import (
 	"syscall"
 )
 
-// lockFile takes an exclusive flock on path (made if missing) and returns
+// LockFile takes an exclusive flock on path (made if missing) and returns
 // its release; the kernel releases it if the process dies.
-func lockFile(path string) (func(), error) {
+func LockFile(path string) (func(), error) {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDONLY, 0o600)
 	if err != nil {
 		return nil, err
