@@ -6,7 +6,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -14,6 +13,7 @@ import (
 
 	"github.com/mcpsum/mcpsum/internal/launch"
 	"github.com/mcpsum/mcpsum/internal/proxy/proxytest"
+	"github.com/mcpsum/mcpsum/internal/proxy/proxytest/locktest"
 	"github.com/mcpsum/mcpsum/internal/taintguard"
 	"github.com/mcpsum/mcpsum/internal/testbin"
 	"github.com/mcpsum/mcpsum/pkg/lockfile"
@@ -29,50 +29,12 @@ func TestMain(m *testing.M) {
 
 const testToken = "test-token-0123456789abcdef"
 
-func serverCmd(t testing.TB, args ...string) []string {
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return append([]string{exe, proxytest.ServeFlag}, args...)
-}
-
-// lockServer locks the test server started with args, like `mcpsum lock`,
-// once per args in this test process: the tests lock the same few server
-// variants again and again, and each lock started a server. Every call
-// gets its own entry, read back from the lockfile bytes the lock makes (as
-// a proxy reads its entry), so a test may change it.
-func lockServer(t testing.TB, args ...string) *lockfile.Server {
-	t.Helper()
-	v, _ := locks.LoadOrStore(strings.Join(args, "\x00"), &lockOnce{})
-	l := v.(*lockOnce)
-	l.once.Do(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-		defer cancel()
-		e, err := launch.Lock(ctx, "t", serverCmd(t, args...), nil, "", nil, launch.Options{Timeout: 20 * time.Second})
-		if err == nil {
-			l.data, err = lockfile.Marshal(&lockfile.File{Servers: map[string]*lockfile.Server{"t": e}})
-		}
-		l.err = err
-	})
-	if l.err != nil {
-		t.Fatalf("lock: %v", l.err)
-	}
-	f, err := lockfile.Parse("mcp.lock", l.data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return f.Servers["t"]
-}
-
-// locks holds lockServer's locks by args (a *lockOnce each).
-var locks sync.Map
-
-type lockOnce struct {
-	once sync.Once
-	data []byte // the lockfile holding the entry "t"
-	err  error
-}
+// serverCmd and lockServer start and lock this test binary as proxytest's
+// server (locktest: each server variant locked once per test process).
+var (
+	serverCmd  = locktest.Command
+	lockServer = locktest.Lock
+)
 
 // fixture is a Server under test behind httptest, with its log.
 type fixture struct {
